@@ -1,0 +1,2 @@
+//! The `lspedit` command-line interface.
+fn main() {}
