@@ -1,1 +1,28 @@
-//! lspedit-engine
+//! lspedit-engine: the pure text and patch engine of lspedit.
+//!
+//! No file system, no processes, no async: bytes and text in, bytes and reports out. The
+//! pipeline is [`parse_patch`] → [`apply_file_patch`] per file section (which decodes the
+//! [`Document`], relocates every hunk and applies the [`LineEdits`] in one place), with
+//! [`classify_patch_operations`] deciding which files a patch writes content to.
+
+mod apply;
+mod classify;
+mod diff;
+mod edit;
+mod error;
+mod file;
+mod hash;
+mod parse;
+mod patch;
+mod text;
+
+pub use apply::{Applied, ApplyOptions, HunkPlacement, SyncBlock, apply_hunks};
+pub use classify::{Classification, classify_patch_operations};
+pub use diff::{DiffOptions, unified_diff};
+pub use edit::{LineEdit, LineEdits, Overlap};
+pub use error::{EngineError, Reason};
+pub use file::{FileAction, FileOutcome, apply_file_patch};
+pub use hash::{Anchor, LineHash, ViewOptions, hashline, hashline_view, is_blank, normalize_for_hash};
+pub use parse::parse_patch;
+pub use patch::{FileChange, FilePatch, Hunk, HunkLine, LineKind, Patch, PatchFormat};
+pub use text::{Document, Line, LineEnding, check_text};

@@ -1,0 +1,535 @@
+//! Relocation and application of hunks (DESIGN.md §4).
+//!
+//! Every hunk is matched against the ORIGINAL document and turned into one [`LineEdit`]; the
+//! edits are applied together by [`LineEdits::apply`]. A hunk's target is its anchor (or header)
+//! line plus the relocation offset at which the previous hunk was found; the search then tries
+//! the target and moves outward `+1, −1, +2, −2, …` up to the search radius. A position matches
+//! only if every context and removal line matches: normalized content equal, and the anchor hash
+//! equal where the line carries one. The nearest match wins; two at the same distance are
+//! refused as ambiguous. Runs of blank lines compare as one blank line when they must.
+
+use std::ops::Range;
+
+use crate::edit::{LineEdit, LineEdits, ranges_conflict};
+use crate::error::{EngineError, Reason};
+use crate::hash::{Anchor, LineHash, hashline, normalize_for_hash};
+use crate::patch::{Hunk, LineKind};
+use crate::text::{Document, Line};
+
+/// Knobs of the application.
+#[derive(Debug, Clone)]
+pub struct ApplyOptions {
+    /// How far from its target a hunk is searched for, in lines each way.
+    pub search_radius: usize,
+    /// Live sync: at most this many fresh anchored lines per modified block.
+    pub sync_block_max_lines: usize,
+    /// Live sync: at most this many fresh anchored lines per file; past it, ranges only.
+    pub sync_total_max_lines: usize,
+}
+
+impl Default for ApplyOptions {
+    fn default() -> Self {
+        ApplyOptions { search_radius: 100, sync_block_max_lines: 40, sync_total_max_lines: 200 }
+    }
+}
+
+/// Where a hunk landed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HunkPlacement {
+    /// 1-based hunk number within its file.
+    pub index: usize,
+    /// 1-based line the hunk's first old line was expected at (after carrying the drift).
+    pub target_line: usize,
+    /// 1-based line it was found at.
+    pub found_line: usize,
+    /// `found_line - line the hunk claimed`: how far the file had moved.
+    pub offset: isize,
+}
+
+/// Live sync: a modified block of the new file with fresh anchors.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyncBlock {
+    /// 1-based first line of the block in the new file.
+    pub start_line: usize,
+    /// Number of lines in the block (0 when the hunk only removed lines).
+    pub line_count: usize,
+    /// `42abcd|content` lines, or `None` when the cap was reached (re-read the range instead).
+    pub lines: Option<Vec<String>>,
+}
+
+/// The result of applying a file's hunks.
+#[derive(Debug, Clone)]
+pub struct Applied {
+    pub doc: Document,
+    pub edits: LineEdits,
+    pub hunks: Vec<HunkPlacement>,
+    pub sync: Vec<SyncBlock>,
+    pub added: usize,
+    pub removed: usize,
+}
+
+/// One old-side (context or removal) line of a hunk, prepared for matching.
+struct OldLine<'h> {
+    norm: String,
+    anchor: Option<Anchor>,
+    kind: LineKind,
+    text: &'h str,
+}
+
+/// How an old-side line maps onto the file at a candidate position.
+#[derive(Debug, Clone, Copy)]
+enum Slot {
+    One(usize),
+    Run(usize),
+    /// A blank context line past the end of the file (the model counted the final newline).
+    Beyond,
+}
+
+#[derive(Debug, Clone)]
+struct Run {
+    old: Range<usize>,
+    file: Range<usize>,
+}
+
+#[derive(Debug, Clone)]
+struct Alignment {
+    range: Range<usize>,
+    slots: Vec<Slot>,
+    runs: Vec<Run>,
+}
+
+/// Lazily normalized file lines: only lines the search touches are normalized.
+struct Normalized<'d> {
+    doc: &'d Document,
+    cache: Vec<Option<Box<str>>>,
+}
+
+impl<'d> Normalized<'d> {
+    fn new(doc: &'d Document) -> Self {
+        Normalized { doc, cache: vec![None; doc.len()] }
+    }
+
+    fn get(&mut self, i: usize) -> &str {
+        let doc = self.doc;
+        self.cache[i].get_or_insert_with(|| normalize_line(&doc.lines[i].text).into_boxed_str())
+    }
+
+    fn is_blank(&mut self, i: usize) -> bool {
+        self.get(i).is_empty()
+    }
+
+    fn matches(&mut self, i: usize, old: &OldLine<'_>) -> bool {
+        let norm = self.get(i);
+        if norm != old.norm {
+            return false;
+        }
+        old.anchor.is_none_or(|a| LineHash::of_normalized(norm) == a.hash)
+    }
+}
+
+/// `normalize_for_hash` with a fast path for ASCII lines.
+fn normalize_line(s: &str) -> String {
+    if s.is_ascii() {
+        s.chars().filter(|c| !c.is_ascii_whitespace() && *c != '\u{b}').collect()
+    } else {
+        normalize_for_hash(s)
+    }
+}
+
+impl Normalized<'_> {
+    fn match_strict(&mut self, old: &[OldLine<'_>], p: usize) -> Option<Alignment> {
+        let len = self.doc.len();
+        let mut slots = Vec::with_capacity(old.len());
+        for (k, o) in old.iter().enumerate() {
+            let j = p + k;
+            if j >= len {
+                if old[k..].iter().all(|o| o.kind == LineKind::Context && o.norm.is_empty()) {
+                    slots.extend(std::iter::repeat_n(Slot::Beyond, old.len() - k));
+                    return Some(Alignment { range: p..len, slots, runs: Vec::new() });
+                }
+                return None;
+            }
+            if !self.matches(j, o) {
+                return None;
+            }
+            slots.push(Slot::One(j));
+        }
+        Some(Alignment { range: p..p + old.len(), slots, runs: Vec::new() })
+    }
+
+    fn match_collapsed(&mut self, old: &[OldLine<'_>], p: usize) -> Option<Alignment> {
+        let len = self.doc.len();
+        let (mut i, mut j) = (0, p);
+        let mut slots = Vec::with_capacity(old.len());
+        let mut runs = Vec::new();
+        while i < old.len() {
+            if old[i].norm.is_empty() {
+                let i2 = i + old[i..].iter().take_while(|o| o.norm.is_empty()).count();
+                if old[i..i2].iter().any(|o| o.anchor.is_some_and(|a| a.hash != LineHash(0))) {
+                    return None;
+                }
+                let mut j2 = j;
+                while j2 < len && self.is_blank(j2) {
+                    j2 += 1;
+                }
+                if j2 == j {
+                    if j == len && old[i..].iter().all(|o| o.kind == LineKind::Context && o.norm.is_empty()) {
+                        slots.extend(std::iter::repeat_n(Slot::Beyond, old.len() - i));
+                        break;
+                    }
+                    return None;
+                }
+                slots.extend(std::iter::repeat_n(Slot::Run(runs.len()), i2 - i));
+                runs.push(Run { old: i..i2, file: j..j2 });
+                i = i2;
+                j = j2;
+            } else {
+                if j >= len || !self.matches(j, &old[i]) {
+                    return None;
+                }
+                slots.push(Slot::One(j));
+                i += 1;
+                j += 1;
+            }
+        }
+        Some(Alignment { range: p..j, slots, runs })
+    }
+
+    fn match_at(&mut self, old: &[OldLine<'_>], p: usize) -> Option<Alignment> {
+        self.match_strict(old, p).or_else(|| self.match_collapsed(old, p))
+    }
+
+    /// How many old-side lines match one to one at `p` (for near-miss reports).
+    fn score(&mut self, old: &[OldLine<'_>], p: usize) -> usize {
+        let len = self.doc.len();
+        (0..old.len()).filter(|&k| p + k < len && self.matches(p + k, &old[k])).count()
+    }
+}
+
+/// Apply `hunks` to `doc`. On error nothing is returned but the error: the caller's document is
+/// untouched (per-file atomicity).
+pub fn apply_hunks(doc: &Document, hunks: &[Hunk], opts: &ApplyOptions) -> Result<Applied, EngineError> {
+    let mut norm = Normalized::new(doc);
+    let mut claimed: Vec<(Range<usize>, LineEdit)> = Vec::new();
+    let mut placements = Vec::new();
+    let mut carry: isize = 0;
+    let mut cursor: usize = 0;
+    let mut final_newline = doc.final_newline;
+    for (h_idx, hunk) in hunks.iter().enumerate() {
+        let index = h_idx + 1;
+        let old: Vec<OldLine<'_>> = hunk
+            .old_side()
+            .map(|l| OldLine { norm: normalize_line(&l.text), anchor: l.anchor, kind: l.kind, text: &l.text })
+            .collect();
+        let claimed_ranges: Vec<Range<usize>> = claimed.iter().map(|(r, _)| r.clone()).collect();
+        let placed = locate(&mut norm, hunk, &old, index, carry, cursor, &claimed_ranges, opts);
+        let (alignment, claimed_line, target) = match placed {
+            Ok(p) => p,
+            Err(e) if hunk.unterminated_last && matches!(e.reason, Reason::HunkMismatch | Reason::OutOfBounds) => {
+                return Err(EngineError::new(
+                    Reason::TruncatedInput,
+                    format!(
+                        "hunk {index} does not match the file and the patch's last line has no terminating newline: the patch was probably cut off. Nothing was applied; resend it"
+                    ),
+                )
+                .with_hunk(index));
+            }
+            Err(e) => return Err(e),
+        };
+        let found = alignment.range.start;
+        if let Some(claimed_line) = claimed_line {
+            carry = found as isize - claimed_line;
+        }
+        placements.push(HunkPlacement {
+            index,
+            target_line: target.max(0) as usize + 1,
+            found_line: found + 1,
+            offset: claimed_line.map_or(0, |c| found as isize - c),
+        });
+        cursor = alignment.range.end;
+        if alignment.range.end == doc.len() && hunk.old_no_newline != hunk.new_no_newline {
+            final_newline = !hunk.new_no_newline;
+        }
+        let lines = emit(doc, hunk, &old, &alignment);
+        claimed.push((alignment.range.clone(), LineEdit { range: alignment.range, lines }));
+    }
+    let edits = LineEdits::new(claimed.into_iter().map(|(_, e)| e).collect()).map_err(|o| {
+        EngineError::new(Reason::HunkMismatch, format!("hunks {} and {} overlap", o.0 + 1, o.1 + 1))
+    })?;
+    let new_doc = Document {
+        lines: edits.apply(&doc.lines),
+        eol: doc.eol,
+        bom: doc.bom,
+        final_newline,
+    };
+    let sync = live_sync(&new_doc, &edits, opts);
+    Ok(Applied {
+        added: hunks.iter().map(Hunk::additions).sum(),
+        removed: hunks.iter().map(Hunk::removals).sum(),
+        doc: new_doc,
+        edits,
+        hunks: placements,
+        sync,
+    })
+}
+
+/// The position the hunk claims (0-based line of its first old line), before drift.
+fn claimed_position(hunk: &Hunk, old: &[OldLine<'_>]) -> Option<isize> {
+    if let Some((k, a)) = old.iter().enumerate().find_map(|(k, o)| o.anchor.map(|a| (k, a))) {
+        return Some(a.line as isize - 1 - k as isize);
+    }
+    let start = hunk.old_start? as isize;
+    Some(if old.is_empty() { start } else { (start - 1).max(0) })
+}
+
+#[allow(clippy::too_many_arguments)] // One call site; the arguments are the search state.
+fn locate(
+    norm: &mut Normalized<'_>,
+    hunk: &Hunk,
+    old: &[OldLine<'_>],
+    index: usize,
+    carry: isize,
+    cursor: usize,
+    claimed: &[Range<usize>],
+    opts: &ApplyOptions,
+) -> Result<(Alignment, Option<isize>, isize), EngineError> {
+    let len = norm.doc.len();
+    let free = |r: &Range<usize>| !claimed.iter().any(|c| ranges_conflict(c, r));
+    let eof_ok = |a: &Alignment| !hunk.at_eof || a.range.end == len;
+    let Some(claimed_pos) = claimed_position(hunk, old) else {
+        return locate_positionless(norm, hunk, old, index, cursor, claimed).map(|a| (a, None, cursor as isize));
+    };
+    let target = claimed_pos + carry;
+    if old.is_empty() {
+        // A pure insertion has nothing to verify: it lands exactly at its target.
+        let t = if hunk.at_eof { len as isize } else { target };
+        if t < 0 || t > len as isize {
+            return Err(out_of_bounds(index, t, len));
+        }
+        let p = t as usize;
+        return Ok((Alignment { range: p..p, slots: Vec::new(), runs: Vec::new() }, Some(claimed_pos), target));
+    }
+    let radius = opts.search_radius as isize;
+    if target > len as isize + radius || target < -radius {
+        return Err(out_of_bounds(index, target, len));
+    }
+    for d in 0..=radius {
+        let mut found: Vec<Alignment> = Vec::new();
+        let candidates: &[isize] = if d == 0 { &[target] } else { &[target + d, target - d] };
+        for &c in candidates {
+            if c < 0 || c > len as isize {
+                continue;
+            }
+            if let Some(a) = norm.match_at(old, c as usize)
+                && free(&a.range)
+                && eof_ok(&a)
+            {
+                found.push(a);
+            }
+        }
+        match found.len() {
+            0 => continue,
+            1 => return Ok((found.remove(0), Some(claimed_pos), target)),
+            _ => {
+                let (a, b) = (found[1].range.start + 1, found[0].range.start + 1);
+                return Err(EngineError::new(
+                    Reason::AmbiguousMatch,
+                    format!(
+                        "hunk {index} matches at lines {a} and {b} equally ({d} lines from line {}); re-read the file and anchor the hunk",
+                        target + 1
+                    ),
+                )
+                .with_hunk(index));
+            }
+        }
+    }
+    if target > len as isize {
+        return Err(out_of_bounds(index, target, len));
+    }
+    Err(near_miss(norm, old, index, target, opts.search_radius))
+}
+
+fn out_of_bounds(index: usize, target: isize, len: usize) -> EngineError {
+    EngineError::new(
+        Reason::OutOfBounds,
+        format!("hunk {index} targets line {} but the file has {len} lines; re-read the file", target + 1),
+    )
+    .with_hunk(index)
+}
+
+/// A hunk with no anchor and no line numbers (Codex chunks): it is searched from the end of the
+/// previous hunk onwards, after its `@@ context` line when it has one; it must be unique there.
+fn locate_positionless(
+    norm: &mut Normalized<'_>,
+    hunk: &Hunk,
+    old: &[OldLine<'_>],
+    index: usize,
+    cursor: usize,
+    claimed: &[Range<usize>],
+) -> Result<Alignment, EngineError> {
+    let len = norm.doc.len();
+    let mut from = cursor.min(len);
+    if let Some(hint) = &hunk.context_hint {
+        let hint_norm = normalize_line(hint);
+        let exact = (from..len).find(|&j| norm.get(j) == hint_norm);
+        let hint_at = exact.or_else(|| (from..len).find(|&j| norm.get(j).contains(hint_norm.as_str())));
+        match hint_at {
+            Some(j) => from = j,
+            None => {
+                return Err(EngineError::new(
+                    Reason::HunkMismatch,
+                    format!("hunk {index}: its context line `@@ {hint}` is not in the file after line {from}; re-read the file"),
+                )
+                .with_hunk(index));
+            }
+        }
+    }
+    if old.is_empty() {
+        let p = if hunk.context_hint.is_some() && !hunk.at_eof { (from + 1).min(len) } else { len };
+        return Ok(Alignment { range: p..p, slots: Vec::new(), runs: Vec::new() });
+    }
+    let mut found: Vec<Alignment> = Vec::new();
+    for p in from..=len {
+        if let Some(a) = norm.match_at(old, p)
+            && !claimed.iter().any(|c| ranges_conflict(c, &a.range))
+            && (!hunk.at_eof || a.range.end == len)
+        {
+            found.push(a);
+            if hunk.context_hint.is_some() || found.len() == 2 {
+                break;
+            }
+        }
+    }
+    match found.len() {
+        0 => Err(EngineError::new(
+            Reason::HunkMismatch,
+            format!(
+                "hunk {index} does not match the file after line {from}: first expected line `{}` was not found; re-read the file",
+                old[0].text.trim()
+            ),
+        )
+        .with_hunk(index)),
+        1 => Ok(found.remove(0)),
+        _ => Err(EngineError::new(
+            Reason::AmbiguousMatch,
+            format!(
+                "hunk {index} has no line numbers or anchors and matches at lines {} and {}; re-read the file and anchor the hunk",
+                found[0].range.start + 1,
+                found[1].range.start + 1
+            ),
+        )
+        .with_hunk(index)),
+    }
+}
+
+/// `hunk_mismatch` with the nearest near-miss within the radius.
+fn near_miss(norm: &mut Normalized<'_>, old: &[OldLine<'_>], index: usize, target: isize, radius: usize) -> EngineError {
+    let len = norm.doc.len() as isize;
+    let lo = (target - radius as isize).max(0);
+    let hi = (target + radius as isize).min(len - 1);
+    let mut best: Option<(usize, usize)> = None; // (score, position)
+    for p in lo..=hi {
+        let s = norm.score(old, p as usize);
+        let better = match best {
+            None => s > 0,
+            Some((bs, bp)) => s > bs || (s == bs && (p - target).abs() < (bp as isize - target).abs()),
+        };
+        if better {
+            best = Some((s, p as usize));
+        }
+    }
+    let shown = (target + 1).max(1);
+    let mut msg = format!("hunk {index} does not match at line {shown} or within {radius} lines of it");
+    if let Some((score, p)) = best {
+        msg.push_str(&format!("; closest is line {} ({score} of {} lines match", p + 1, old.len()));
+        let first_diff = (0..old.len()).find(|&k| (p + k) as isize >= len || !norm.matches(p + k, &old[k]));
+        if let Some(k) = first_diff {
+            let j = p + k;
+            if (j as isize) < len {
+                let file_line = norm.doc.lines[j].text.clone();
+                let same_content = norm.get(j) == old[k].norm;
+                if same_content && let Some(a) = old[k].anchor {
+                    msg.push_str(&format!(
+                        "; line {} has the expected content but the anchor {a} does not match it (the line now hashes to {}): the file changed since it was read",
+                        j + 1,
+                        LineHash::of(&file_line)
+                    ));
+                } else {
+                    msg.push_str(&format!(
+                        "; line {} is `{}` where the hunk expects `{}`",
+                        j + 1,
+                        file_line.trim(),
+                        old[k].text.trim()
+                    ));
+                }
+            } else {
+                msg.push_str("; the file ends before the hunk does");
+            }
+        }
+        msg.push(')');
+    }
+    msg.push_str("; re-read the file");
+    EngineError::new(Reason::HunkMismatch, msg).with_hunk(index)
+}
+
+/// The lines that replace the aligned range: context lines keep the file's text, additions use
+/// the document's line ending, removals vanish. Collapsed blank runs keep the file's blank lines
+/// minus the hunk's removals.
+fn emit(doc: &Document, hunk: &Hunk, old: &[OldLine<'_>], al: &Alignment) -> Vec<Line> {
+    let mut out = Vec::new();
+    let mut k = 0;
+    for hl in &hunk.lines {
+        if hl.kind == LineKind::Add {
+            out.push(doc.new_line(hl.text.clone()));
+            continue;
+        }
+        let slot = al.slots[k];
+        match slot {
+            Slot::One(j) => {
+                if hl.kind == LineKind::Context {
+                    out.push(doc.lines[j].clone());
+                }
+            }
+            Slot::Beyond => {}
+            Slot::Run(r) => {
+                let run = &al.runs[r];
+                if run.file.len() == run.old.len() {
+                    let j = run.file.start + (k - run.old.start);
+                    if hl.kind == LineKind::Context {
+                        out.push(doc.lines[j].clone());
+                    }
+                } else {
+                    let run_old = &old[run.old.clone()];
+                    let contexts = run_old.iter().filter(|o| o.kind == LineKind::Context).count();
+                    let removals = run_old.len() - contexts;
+                    let n = run.file.len();
+                    let keep = if contexts > 0 { n.saturating_sub(removals).max(1) } else { n.saturating_sub(removals) };
+                    let emit_at = run_old.iter().position(|o| o.kind == LineKind::Context).unwrap_or(0) + run.old.start;
+                    if k == emit_at {
+                        out.extend(doc.lines[run.file.start..run.file.start + keep].iter().cloned());
+                    }
+                }
+            }
+        }
+        k += 1;
+    }
+    out
+}
+
+fn live_sync(doc: &Document, edits: &LineEdits, opts: &ApplyOptions) -> Vec<SyncBlock> {
+    let mut budget = opts.sync_total_max_lines;
+    edits
+        .new_ranges()
+        .into_iter()
+        .map(|r| {
+            let n = r.len();
+            let lines = if n <= opts.sync_block_max_lines && n <= budget {
+                budget -= n;
+                Some(r.clone().map(|i| hashline(i + 1, &doc.lines[i].text)).collect())
+            } else {
+                None
+            };
+            SyncBlock { start_line: r.start + 1, line_count: n, lines }
+        })
+        .collect()
+}

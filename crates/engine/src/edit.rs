@@ -1,0 +1,138 @@
+//! Line edits: the one representation of a change to a document, and the one place it is applied.
+
+use std::ops::Range;
+
+use crate::text::Line;
+
+/// Replace the original lines `range` (0-based, half-open) by `lines`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineEdit {
+    pub range: Range<usize>,
+    pub lines: Vec<Line>,
+}
+
+/// A set of line edits against one original text.
+///
+/// Invariant: sorted by `range.start`, and pairwise disjoint: for consecutive edits `a`, `b`,
+/// `a.range.end <= b.range.start`. Several insertions (empty ranges) at one position keep the
+/// order they were given in. Every edit refers to the ORIGINAL line numbers; `apply` is the only
+/// place edits are carried out.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LineEdits {
+    edits: Vec<LineEdit>,
+}
+
+/// Two edits overlap: their indices in the order given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Overlap(pub usize, pub usize);
+
+/// Do `a` and `b` claim a common line (or does an insertion fall strictly inside a replacement)?
+pub fn ranges_conflict(a: &Range<usize>, b: &Range<usize>) -> bool {
+    if a.is_empty() && b.is_empty() {
+        return false;
+    }
+    if a.is_empty() {
+        return b.start < a.start && a.start < b.end;
+    }
+    if b.is_empty() {
+        return a.start < b.start && b.start < a.end;
+    }
+    a.start < b.end && b.start < a.end
+}
+
+impl LineEdits {
+    /// Sort the edits (stable) and check the disjointness invariant.
+    pub fn new(edits: Vec<LineEdit>) -> Result<LineEdits, Overlap> {
+        let mut indexed: Vec<(usize, LineEdit)> = edits.into_iter().enumerate().collect();
+        indexed.sort_by_key(|(_, e)| (e.range.start, e.range.end));
+        for w in indexed.windows(2) {
+            if w[0].1.range.end > w[1].1.range.start {
+                return Err(Overlap(w[0].0, w[1].0));
+            }
+        }
+        Ok(LineEdits { edits: indexed.into_iter().map(|(_, e)| e).collect() })
+    }
+
+    pub fn edits(&self) -> &[LineEdit] {
+        &self.edits
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.edits.is_empty()
+    }
+
+    /// Apply to the original lines.
+    pub fn apply(&self, original: &[Line]) -> Vec<Line> {
+        let delta: isize = self.edits.iter().map(|e| e.lines.len() as isize - e.range.len() as isize).sum();
+        let mut out = Vec::with_capacity((original.len() as isize + delta).max(0) as usize);
+        let mut pos = 0;
+        for e in &self.edits {
+            out.extend_from_slice(&original[pos..e.range.start]);
+            out.extend(e.lines.iter().cloned());
+            pos = e.range.end;
+        }
+        out.extend_from_slice(&original[pos..]);
+        out
+    }
+
+    /// Where each edit's lines sit in the result (0-based, half-open), in edit order.
+    pub fn new_ranges(&self) -> Vec<Range<usize>> {
+        let mut shift: isize = 0;
+        self.edits
+            .iter()
+            .map(|e| {
+                let start = (e.range.start as isize + shift) as usize;
+                shift += e.lines.len() as isize - e.range.len() as isize;
+                start..start + e.lines.len()
+            })
+            .collect()
+    }
+
+    /// The edits that turn the result of `apply(original)` back into `original`.
+    pub fn invert(&self, original: &[Line]) -> LineEdits {
+        let edits = self
+            .edits
+            .iter()
+            .zip(self.new_ranges())
+            .map(|(e, new)| LineEdit { range: new, lines: original[e.range.clone()].to_vec() })
+            .collect();
+        LineEdits { edits }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(s: &[&str]) -> Vec<Line> {
+        s.iter().map(|t| Line { text: t.to_string(), crlf: false }).collect()
+    }
+
+    #[test]
+    fn apply_and_invert_round_trip() {
+        let orig = lines(&["a", "b", "c", "d"]);
+        let edits = LineEdits::new(vec![
+            LineEdit { range: 3..4, lines: lines(&["D1", "D2"]) },
+            LineEdit { range: 0..0, lines: lines(&["top"]) },
+            LineEdit { range: 1..3, lines: vec![] },
+        ])
+        .unwrap();
+        let out = edits.apply(&orig);
+        assert_eq!(out, lines(&["top", "a", "D1", "D2"]));
+        assert_eq!(edits.new_ranges(), vec![0..1, 2..2, 2..4]);
+        assert_eq!(edits.invert(&orig).apply(&out), orig);
+    }
+
+    #[test]
+    fn overlapping_edits_are_refused() {
+        let err = LineEdits::new(vec![
+            LineEdit { range: 0..2, lines: vec![] },
+            LineEdit { range: 1..3, lines: vec![] },
+        ])
+        .unwrap_err();
+        assert_eq!(err, Overlap(0, 1));
+        assert!(ranges_conflict(&(2..2), &(1..3)));
+        assert!(!ranges_conflict(&(1..1), &(1..3)));
+        assert!(!ranges_conflict(&(3..3), &(1..3)));
+    }
+}

@@ -1,0 +1,96 @@
+//! Typed refusals of the engine: a reason code a program can match on, and a message a model can act on.
+
+use std::fmt;
+
+/// Why the engine refused a patch, a file or a hunk.
+///
+/// The snake_case names returned by [`Reason::as_str`] are part of the protocol (DESIGN.md §9):
+/// tools, the CLI and the MCP server print them verbatim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Reason {
+    InvalidDiffFormat,
+    UnsafeDiff,
+    ShaMismatch,
+    ScopeViolation,
+    EmptyDiff,
+    StaleContext,
+    HunkMismatch,
+    AmbiguousMatch,
+    OutOfBounds,
+    TruncatedInput,
+    AnchoredAddition,
+    PathOutsideWorkspace,
+    BinaryFile,
+    NotUtf8,
+    FileNotFound,
+    FileExists,
+    PatchNotFound,
+    ValidationFailed,
+    IoError,
+}
+
+impl Reason {
+    /// The stable reason code.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::InvalidDiffFormat => "invalid_diff_format",
+            Reason::UnsafeDiff => "unsafe_diff",
+            Reason::ShaMismatch => "sha_mismatch",
+            Reason::ScopeViolation => "scope_violation",
+            Reason::EmptyDiff => "empty_diff",
+            Reason::StaleContext => "stale_context",
+            Reason::HunkMismatch => "hunk_mismatch",
+            Reason::AmbiguousMatch => "ambiguous_match",
+            Reason::OutOfBounds => "out_of_bounds",
+            Reason::TruncatedInput => "truncated_input",
+            Reason::AnchoredAddition => "anchored_addition",
+            Reason::PathOutsideWorkspace => "path_outside_workspace",
+            Reason::BinaryFile => "binary_file",
+            Reason::NotUtf8 => "not_utf8",
+            Reason::FileNotFound => "file_not_found",
+            Reason::FileExists => "file_exists",
+            Reason::PatchNotFound => "patch_not_found",
+            Reason::ValidationFailed => "validation_failed",
+            Reason::IoError => "io_error",
+        }
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A refusal with its context. `message` is written for the model: it says what is wrong and
+/// what to do next; `patch_line` (1-based) points into the patch text when the patch is at fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}: {message}")]
+pub struct EngineError {
+    pub reason: Reason,
+    pub message: String,
+    pub patch_line: Option<usize>,
+    pub hunk: Option<usize>,
+}
+
+impl EngineError {
+    pub fn new(reason: Reason, message: impl Into<String>) -> Self {
+        EngineError { reason, message: message.into(), patch_line: None, hunk: None }
+    }
+
+    /// A parse error at a 1-based line of the patch; the message is prefixed with the line.
+    pub fn at_line(reason: Reason, patch_line: usize, message: impl Into<String>) -> Self {
+        EngineError {
+            reason,
+            message: format!("patch line {patch_line}: {}", message.into()),
+            patch_line: Some(patch_line),
+            hunk: None,
+        }
+    }
+
+    pub fn with_hunk(mut self, hunk: usize) -> Self {
+        self.hunk = Some(hunk);
+        self
+    }
+}

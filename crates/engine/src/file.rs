@@ -1,0 +1,133 @@
+//! Applying one file section of a patch to that file's current bytes.
+
+use crate::apply::{Applied, ApplyOptions, HunkPlacement, SyncBlock, apply_hunks};
+use crate::error::{EngineError, Reason};
+use crate::patch::{FileChange, FilePatch};
+use crate::text::{Document, LineEnding};
+
+/// What happened to a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileAction {
+    Added,
+    Modified,
+    Deleted,
+    /// Moved from `from`; `content_changed` tells whether hunks changed it too.
+    Renamed { from: String },
+}
+
+/// The outcome of one file section: the bytes to write (or none, for a deletion) and the report.
+#[derive(Debug, Clone)]
+pub struct FileOutcome {
+    /// The path after the change (the deleted path for a deletion).
+    pub path: String,
+    pub action: FileAction,
+    /// New content; `None` for a deletion.
+    pub new_content: Option<Vec<u8>>,
+    pub content_changed: bool,
+    pub hunks: Vec<HunkPlacement>,
+    pub sync: Vec<SyncBlock>,
+    pub added: usize,
+    pub removed: usize,
+}
+
+/// Apply one file section to `current`, the file's bytes (`None` when it does not exist).
+/// Errors carry reason codes; the caller adds the path.
+pub fn apply_file_patch(fp: &FilePatch, current: Option<&[u8]>, opts: &ApplyOptions) -> Result<FileOutcome, EngineError> {
+    match &fp.change {
+        FileChange::Add { path, lines, final_newline } => {
+            if current.is_some() {
+                return Err(EngineError::new(
+                    Reason::FileExists,
+                    "the patch creates this file but it already exists; patch it as an update instead",
+                ));
+            }
+            let mut doc = Document::empty(LineEnding::Lf);
+            doc.lines = lines.iter().map(|l| doc.new_line(l.clone())).collect();
+            doc.final_newline = *final_newline || lines.is_empty();
+            let sync = vec![SyncBlock {
+                start_line: 1,
+                line_count: lines.len(),
+                lines: (lines.len() <= opts.sync_block_max_lines).then(|| {
+                    lines.iter().enumerate().map(|(i, l)| crate::hash::hashline(i + 1, l)).collect()
+                }),
+            }];
+            Ok(FileOutcome {
+                path: path.clone(),
+                action: FileAction::Added,
+                new_content: Some(doc.to_bytes()),
+                content_changed: true,
+                hunks: Vec::new(),
+                sync,
+                added: lines.len(),
+                removed: 0,
+            })
+        }
+        FileChange::Delete { path, hunks } => {
+            let Some(bytes) = current else { return Err(not_found()) };
+            let removed = if hunks.is_empty() {
+                0
+            } else {
+                let doc = Document::from_bytes(bytes)?;
+                let applied = apply_hunks(&doc, hunks, opts)?;
+                if !applied.doc.lines.is_empty() {
+                    return Err(EngineError::new(
+                        Reason::HunkMismatch,
+                        format!(
+                            "the deletion's hunks cover only part of the file ({} of {} lines would remain); re-read the file",
+                            applied.doc.len(),
+                            doc.len()
+                        ),
+                    ));
+                }
+                applied.removed
+            };
+            Ok(FileOutcome {
+                path: path.clone(),
+                action: FileAction::Deleted,
+                new_content: None,
+                content_changed: true,
+                hunks: Vec::new(),
+                sync: Vec::new(),
+                added: 0,
+                removed,
+            })
+        }
+        FileChange::Update { path, move_to, hunks } => {
+            let Some(bytes) = current else { return Err(not_found()) };
+            let action = match move_to {
+                Some(_) => FileAction::Renamed { from: path.clone() },
+                None => FileAction::Modified,
+            };
+            let new_path = move_to.clone().unwrap_or_else(|| path.clone());
+            if hunks.is_empty() {
+                return Ok(FileOutcome {
+                    path: new_path,
+                    action,
+                    new_content: Some(bytes.to_vec()),
+                    content_changed: false,
+                    hunks: Vec::new(),
+                    sync: Vec::new(),
+                    added: 0,
+                    removed: 0,
+                });
+            }
+            let doc = Document::from_bytes(bytes)?;
+            let Applied { doc: new_doc, hunks: placements, sync, added, removed, .. } = apply_hunks(&doc, hunks, opts)?;
+            let new_content = new_doc.to_bytes();
+            Ok(FileOutcome {
+                path: new_path,
+                action,
+                content_changed: new_content != bytes,
+                new_content: Some(new_content),
+                hunks: placements,
+                sync,
+                added,
+                removed,
+            })
+        }
+    }
+}
+
+fn not_found() -> EngineError {
+    EngineError::new(Reason::FileNotFound, "the patch changes this file but it does not exist; create it with `--- /dev/null` or `*** Add File:`")
+}

@@ -1,0 +1,353 @@
+//! Unified diff, plain or git-style, with optional anchors on context and removal lines.
+
+use super::{PLine, check_hunk, parse_body};
+use crate::error::{EngineError, Reason};
+use crate::patch::{FileChange, FilePatch, Hunk, LineKind, Patch, PatchFormat};
+
+const DEV_NULL: &str = "/dev/null";
+
+struct Header {
+    old_start: usize,
+    old_count: usize,
+    new_start: usize,
+    new_count: usize,
+    hint: Option<String>,
+}
+
+/// Parse `@@ -a[,b] +c[,d] @@ [hint]`. `Ok(None)` for the number-less `@@ @@` / `@@` form.
+fn parse_header(pl: PLine<'_>) -> Result<Option<Header>, EngineError> {
+    let rest = pl.text.strip_prefix("@@").unwrap_or(pl.text).trim_start();
+    if rest.is_empty() || rest.starts_with("@@") {
+        return Ok(None);
+    }
+    let bad = || {
+        EngineError::at_line(
+            Reason::InvalidDiffFormat,
+            pl.no,
+            format!("malformed hunk header `{}`; expected `@@ -a,b +c,d @@` (or `@@ @@` with anchored lines)", pl.text),
+        )
+    };
+    let (ranges, hint) = match rest.find("@@") {
+        Some(i) => (&rest[..i], rest[i + 2..].trim()),
+        None => return Err(bad()),
+    };
+    let mut parts = ranges.split_whitespace();
+    let old = parts.next().and_then(|p| p.strip_prefix('-')).ok_or_else(bad)?;
+    let new = parts.next().and_then(|p| p.strip_prefix('+')).ok_or_else(bad)?;
+    if parts.next().is_some() {
+        return Err(bad());
+    }
+    let range = |s: &str| -> Option<(usize, usize)> {
+        match s.split_once(',') {
+            Some((a, b)) => Some((a.parse().ok()?, b.parse().ok()?)),
+            None => Some((s.parse().ok()?, 1)),
+        }
+    };
+    let (old_start, old_count) = range(old).ok_or_else(bad)?;
+    let (new_start, new_count) = range(new).ok_or_else(bad)?;
+    Ok(Some(Header {
+        old_start,
+        old_count,
+        new_start,
+        new_count,
+        hint: (!hint.is_empty()).then(|| hint.to_string()),
+    }))
+}
+
+/// Strip a trailing timestamp (after a tab), surrounding quotes, and a git `a/` or `b/` prefix.
+fn clean_path(raw: &str, prefix: &str) -> String {
+    let raw = raw.split('\t').next().unwrap_or(raw).trim_end();
+    let raw = raw
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .map(unescape_git)
+        .unwrap_or_else(|| raw.to_string());
+    if raw == DEV_NULL {
+        return raw;
+    }
+    raw.strip_prefix(prefix).map(str::to_string).unwrap_or(raw)
+}
+
+/// Undo git's C-style quoting of unusual path names (`\"`, `\\`, `\t`, `\n`, octal bytes).
+fn unescape_git(s: &str) -> String {
+    let mut bytes = Vec::with_capacity(s.len());
+    let mut it = s.bytes().peekable();
+    while let Some(b) = it.next() {
+        if b != b'\\' {
+            bytes.push(b);
+            continue;
+        }
+        match it.next() {
+            Some(b'n') => bytes.push(b'\n'),
+            Some(b't') => bytes.push(b'\t'),
+            Some(d @ b'0'..=b'7') => {
+                let mut v = u32::from(d - b'0');
+                for _ in 0..2 {
+                    if let Some(&n @ b'0'..=b'7') = it.peek() {
+                        v = v * 8 + u32::from(n - b'0');
+                        it.next();
+                    }
+                }
+                bytes.push((v & 0xff) as u8);
+            }
+            Some(other) => bytes.push(other),
+            None => bytes.push(b'\\'),
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// Paths from `diff --git a/x b/y` (only reliable when neither contains ` b/`).
+fn git_header_paths(rest: &str) -> Option<(String, String)> {
+    let idx = rest.find(" b/")?;
+    Some((clean_path(&rest[..idx], "a/"), clean_path(&rest[idx + 1..], "b/")))
+}
+
+fn is_file_header(lines: &[PLine<'_>], i: usize) -> bool {
+    let l = lines[i].text;
+    l.starts_with("diff --git ")
+        || (l.starts_with("--- ") && lines.get(i + 1).is_some_and(|n| n.text.starts_with("+++ ")))
+}
+
+#[derive(Default)]
+struct Section {
+    old: Option<String>,
+    new: Option<String>,
+    rename_from: Option<String>,
+    rename_to: Option<String>,
+    new_file: bool,
+    deleted: bool,
+    hunks: Vec<Hunk>,
+    patch_line: usize,
+}
+
+pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
+    let mut files = Vec::new();
+    let mut i = 0;
+    let mut hunk_no = 0;
+    let last_line = lines.last().copied();
+    while i < lines.len() {
+        let pl = lines[i];
+        if pl.text.starts_with("@@") {
+            return Err(EngineError::at_line(
+                Reason::InvalidDiffFormat,
+                pl.no,
+                "hunk without a file header; start each file with `--- a/path` and `+++ b/path`",
+            ));
+        }
+        if !is_file_header(lines, i) {
+            // Text before, between or after file sections (prose, `Index:` lines) is ignored,
+            // as git apply does.
+            i += 1;
+            continue;
+        }
+        let mut sec = Section { patch_line: pl.no, ..Section::default() };
+        if let Some(rest) = pl.text.strip_prefix("diff --git ") {
+            if let Some((a, b)) = git_header_paths(rest) {
+                sec.old = Some(a);
+                sec.new = Some(b);
+            }
+            i += 1;
+            while i < lines.len() {
+                let t = lines[i].text;
+                if t.starts_with("@@") || is_file_header(lines, i) {
+                    break;
+                }
+                if let Some(p) = t.strip_prefix("rename from ") {
+                    sec.rename_from = Some(clean_path(p, ""));
+                } else if let Some(p) = t.strip_prefix("rename to ") {
+                    sec.rename_to = Some(clean_path(p, ""));
+                } else if t.starts_with("new file mode") {
+                    sec.new_file = true;
+                } else if t.starts_with("deleted file mode") {
+                    sec.deleted = true;
+                } else if t.starts_with("copy from ") || t.starts_with("copy to ") {
+                    return Err(EngineError::at_line(
+                        Reason::UnsafeDiff,
+                        lines[i].no,
+                        "git copies are not supported; write the new file as a creation instead",
+                    ));
+                } else if t.starts_with("GIT binary patch") || (t.starts_with("Binary files ") && t.ends_with(" differ")) {
+                    return Err(EngineError::at_line(
+                        Reason::BinaryFile,
+                        lines[i].no,
+                        "binary patches are not supported; binary files are never text-patched",
+                    ));
+                } else if !(t.starts_with("index ")
+                    || t.starts_with("similarity index")
+                    || t.starts_with("dissimilarity index")
+                    || t.starts_with("old mode")
+                    || t.starts_with("new mode")
+                    || t.trim().is_empty())
+                {
+                    break;
+                }
+                i += 1;
+            }
+        }
+        if i + 1 < lines.len() && lines[i].text.starts_with("--- ") && lines[i + 1].text.starts_with("+++ ") {
+            sec.old = Some(clean_path(&lines[i].text[4..], "a/"));
+            sec.new = Some(clean_path(&lines[i + 1].text[4..], "b/"));
+            i += 2;
+        }
+        while i < lines.len() && lines[i].text.starts_with("@@") {
+            hunk_no += 1;
+            let (hunk, next) = parse_hunk(lines, i, hunk_no, last_line)?;
+            sec.hunks.push(hunk);
+            i = next;
+        }
+        files.push(finish_section(sec)?);
+    }
+    Ok(Patch { format: PatchFormat::Unified, files })
+}
+
+fn finish_section(sec: Section) -> Result<FilePatch, EngineError> {
+    let line = sec.patch_line;
+    let missing = || {
+        EngineError::at_line(Reason::InvalidDiffFormat, line, "file section without paths; add `--- a/path` and `+++ b/path`")
+    };
+    let old = sec.rename_from.clone().or(sec.old.clone());
+    let new = sec.rename_to.clone().or(sec.new.clone());
+    let is_null = |p: &Option<String>| p.as_deref() == Some(DEV_NULL);
+    let change = if sec.new_file || is_null(&sec.old) {
+        let path = new.filter(|p| p != DEV_NULL).ok_or_else(missing)?;
+        let mut content = Vec::new();
+        let mut final_newline = true;
+        for h in &sec.hunks {
+            if h.old_side().next().is_some() {
+                return Err(EngineError::at_line(
+                    Reason::InvalidDiffFormat,
+                    h.patch_line,
+                    format!("`{path}` is created from /dev/null, so its hunks may only add lines"),
+                ));
+            }
+            content.extend(h.lines.iter().map(|l| l.text.clone()));
+            final_newline = !h.new_no_newline;
+        }
+        FileChange::Add { path, lines: content, final_newline }
+    } else if sec.deleted || is_null(&sec.new) {
+        let path = old.filter(|p| p != DEV_NULL).ok_or_else(missing)?;
+        FileChange::Delete { path, hunks: sec.hunks }
+    } else {
+        let path = old.ok_or_else(missing)?;
+        let new = new.ok_or_else(missing)?;
+        let move_to = (new != path).then_some(new);
+        if move_to.is_none() && sec.hunks.is_empty() {
+            return Err(EngineError::at_line(
+                Reason::InvalidDiffFormat,
+                line,
+                format!("the section for `{path}` has no hunks"),
+            ));
+        }
+        FileChange::Update { path, move_to, hunks: sec.hunks }
+    };
+    Ok(FilePatch { change, patch_line: line })
+}
+
+/// Parse one hunk starting at the header `lines[start]`. Returns the hunk and the index of the
+/// first line after it.
+fn parse_hunk<'a>(
+    lines: &[PLine<'a>],
+    start: usize,
+    index: usize,
+    last_line: Option<PLine<'a>>,
+) -> Result<(Hunk, usize), EngineError> {
+    let header_line = lines[start];
+    let header = parse_header(header_line)?;
+    let mut hunk = Hunk { patch_line: header_line.no, ..Hunk::default() };
+    if let Some(h) = &header {
+        hunk.old_start = Some(h.old_start);
+        hunk.old_count = Some(h.old_count);
+        hunk.new_start = Some(h.new_start);
+        hunk.new_count = Some(h.new_count);
+        hunk.context_hint = h.hint.clone();
+    }
+    let (mut old_seen, mut new_seen) = (0usize, 0usize);
+    // Empty lines stand for blank context lines only when more hunk lines follow them (or the
+    // header still needs them); trailing ones are the patch's own spacing.
+    let mut pending_blank: Vec<PLine<'a>> = Vec::new();
+    let mut i = start + 1;
+    while i < lines.len() {
+        let pl = lines[i];
+        let t = pl.text;
+        if t.starts_with("@@") || is_file_header(lines, i) {
+            // A removal line can look like `--- x`; trust the header count while it still
+            // needs lines.
+            let needs_more = header.as_ref().is_some_and(|h| old_seen < h.old_count);
+            if !(t.starts_with("--- ") && needs_more) {
+                break;
+            }
+        }
+        let (kind, body) = match t.as_bytes().first() {
+            Some(b' ') => (LineKind::Context, &t[1..]),
+            Some(b'-') => (LineKind::Remove, &t[1..]),
+            Some(b'+') => (LineKind::Add, &t[1..]),
+            Some(b'\\') => {
+                // `\ No newline at end of file` applies to the line before it.
+                if let Some(prev) = hunk.lines.last() {
+                    match prev.kind {
+                        LineKind::Context => {
+                            hunk.old_no_newline = true;
+                            hunk.new_no_newline = true;
+                        }
+                        LineKind::Remove => hunk.old_no_newline = true,
+                        LineKind::Add => hunk.new_no_newline = true,
+                    }
+                }
+                i += 1;
+                continue;
+            }
+            None => {
+                pending_blank.push(pl);
+                i += 1;
+                continue;
+            }
+            Some(_) => break,
+        };
+        for blank in pending_blank.drain(..) {
+            hunk.lines.push(parse_body(LineKind::Context, "", blank));
+            old_seen += 1;
+            new_seen += 1;
+        }
+        let line = parse_body(kind, body, pl);
+        match kind {
+            LineKind::Context => {
+                old_seen += 1;
+                new_seen += 1;
+            }
+            LineKind::Remove => old_seen += 1,
+            LineKind::Add => new_seen += 1,
+        }
+        hunk.lines.push(line);
+        i += 1;
+    }
+    if let Some(h) = &header {
+        for blank in pending_blank.drain(..) {
+            if old_seen >= h.old_count || new_seen >= h.new_count {
+                break;
+            }
+            hunk.lines.push(parse_body(LineKind::Context, "", blank));
+            old_seen += 1;
+            new_seen += 1;
+        }
+        let is_last = !lines[i..].iter().any(|l| l.text.starts_with("@@") || l.text.starts_with("diff --git ") || l.text.starts_with("--- "));
+        if is_last && (old_seen < h.old_count || new_seen < h.new_count) {
+            let short = (h.old_count - old_seen.min(h.old_count)).max(h.new_count - new_seen.min(h.new_count));
+            return Err(EngineError::at_line(
+                Reason::TruncatedInput,
+                header_line.no,
+                format!(
+                    "hunk {index} (`{}`) ends {short} line(s) short of its header at the end of the patch: the patch looks cut off. Nothing was applied. Resend the rest; if the header count is simply wrong, fix the count",
+                    header_line.text
+                ),
+            )
+            .with_hunk(index));
+        }
+    }
+    if hunk.lines.is_empty() {
+        return Err(EngineError::at_line(Reason::InvalidDiffFormat, header_line.no, format!("hunk {index} has no lines"))
+            .with_hunk(index));
+    }
+    check_hunk(&mut hunk, index, last_line)?;
+    Ok((hunk, i))
+}

@@ -1,0 +1,122 @@
+//! The parsed form of a patch, whatever format it came in.
+
+use crate::hash::Anchor;
+
+/// Which syntax a patch was written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PatchFormat {
+    /// Unified diff, plain or git-style.
+    Unified,
+    /// The Codex envelope, `*** Begin Patch` … `*** End Patch`.
+    Codex,
+}
+
+/// A whole patch: one entry per file section, in patch order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Patch {
+    pub format: PatchFormat,
+    pub files: Vec<FilePatch>,
+}
+
+/// What a patch does to one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileChange {
+    /// Create a file with these lines.
+    Add { path: String, lines: Vec<String>, final_newline: bool },
+    /// Delete a file. Hunks, when present, must match the file's content.
+    Delete { path: String, hunks: Vec<Hunk> },
+    /// Change a file in place, or move it (`move_to`) with or without content changes.
+    Update { path: String, move_to: Option<String>, hunks: Vec<Hunk> },
+}
+
+/// One file section of a patch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilePatch {
+    pub change: FileChange,
+    /// 1-based line of the patch where this section starts.
+    pub patch_line: usize,
+}
+
+impl FilePatch {
+    /// The path the section reads from.
+    pub fn path(&self) -> &str {
+        match &self.change {
+            FileChange::Add { path, .. }
+            | FileChange::Delete { path, .. }
+            | FileChange::Update { path, .. } => path,
+        }
+    }
+
+    /// The path the file has after the change (`None` for a deletion).
+    pub fn new_path(&self) -> Option<&str> {
+        match &self.change {
+            FileChange::Add { path, .. } => Some(path),
+            FileChange::Delete { .. } => None,
+            FileChange::Update { path, move_to, .. } => Some(move_to.as_deref().unwrap_or(path)),
+        }
+    }
+}
+
+/// The kind of a hunk line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    Context,
+    Remove,
+    Add,
+}
+
+/// One line of a hunk. `text` is the content without marker or anchor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HunkLine {
+    pub kind: LineKind,
+    pub text: String,
+    /// The anchor the model copied from the hashline view, on context and removal lines.
+    pub anchor: Option<Anchor>,
+    /// 1-based line of the patch.
+    pub patch_line: usize,
+}
+
+/// A hunk: where it claims to apply and its lines.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Hunk {
+    /// `@@ -a,b +c,d @@` numbers; `None` when the header has none (anchored or Codex hunks).
+    pub old_start: Option<usize>,
+    pub old_count: Option<usize>,
+    pub new_start: Option<usize>,
+    pub new_count: Option<usize>,
+    /// Codex `@@ <context>` line, or the text after a unified header's second `@@`.
+    pub context_hint: Option<String>,
+    pub lines: Vec<HunkLine>,
+    /// The hunk must end at the end of the file (Codex `*** End of File`).
+    pub at_eof: bool,
+    /// `\ No newline at end of file` follows the hunk's last old-side line.
+    pub old_no_newline: bool,
+    /// `\ No newline at end of file` follows the hunk's last new-side line.
+    pub new_no_newline: bool,
+    /// The patch's final line belongs to this hunk and had no terminating newline, so it is only
+    /// trusted if the file verifies it (it is a context or removal line).
+    pub unterminated_last: bool,
+    /// 1-based line of the patch holding the hunk header (or its first line).
+    pub patch_line: usize,
+}
+
+impl Hunk {
+    /// Lines the hunk expects in the file (context and removal), in order.
+    pub fn old_side(&self) -> impl Iterator<Item = &HunkLine> {
+        self.lines.iter().filter(|l| l.kind != LineKind::Add)
+    }
+
+    /// Whether the hunk changes anything.
+    pub fn has_changes(&self) -> bool {
+        self.lines.iter().any(|l| l.kind != LineKind::Context)
+            || self.old_no_newline != self.new_no_newline
+    }
+
+    pub fn additions(&self) -> usize {
+        self.lines.iter().filter(|l| l.kind == LineKind::Add).count()
+    }
+
+    pub fn removals(&self) -> usize {
+        self.lines.iter().filter(|l| l.kind == LineKind::Remove).count()
+    }
+}
