@@ -1,0 +1,41 @@
+//! Typed errors of the tools: the engine's reason code plus the path it is about.
+
+use std::fmt;
+
+pub use lspedit_engine::Reason;
+use lspedit_engine::EngineError;
+
+/// A refusal or failure of a tool, naming the file and the reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ToolError {
+    pub reason: Reason,
+    /// The workspace-relative path the error is about, when there is one.
+    pub path: Option<String>,
+    pub message: String,
+}
+
+impl ToolError {
+    pub fn new(reason: Reason, path: Option<&str>, message: impl Into<String>) -> Self {
+        ToolError { reason, path: path.map(str::to_string), message: message.into() }
+    }
+
+    pub fn io(path: &str, what: &str, err: &std::io::Error) -> Self {
+        ToolError::new(Reason::IoError, Some(path), format!("{what} failed: {err}"))
+    }
+
+    pub fn from_engine(path: Option<&str>, err: EngineError) -> Self {
+        ToolError { reason: err.reason, path: path.map(str::to_string), message: err.message }
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.path {
+            Some(p) => write!(f, "{p}: {}: {}", self.reason, self.message),
+            None => write!(f, "{}: {}", self.reason, self.message),
+        }
+    }
+}
+
+impl std::error::Error for ToolError {}

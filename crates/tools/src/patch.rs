@@ -1,0 +1,203 @@
+//! Applying a patch to the workspace: parse, plan every file in memory, then commit each file
+//! atomically. A file whose section fails is left untouched; the other files still apply
+//! (per-call granularity, DESIGN.md §4), and the report names every file's outcome.
+
+use std::collections::{BTreeSet, HashMap};
+
+use lspedit_engine::{
+    ApplyOptions, Classification, FileAction, FileChange, FileOutcome, Patch, apply_file_patch,
+    classify_patch_operations, parse_patch,
+};
+
+use crate::error::{Reason, ToolError};
+use crate::workspace::Workspace;
+
+/// Options of [`apply_patch`].
+#[derive(Debug, Clone, Default)]
+pub struct ApplyPatchOptions {
+    pub engine: ApplyOptions,
+    /// Plan and report, but write nothing.
+    pub dry_run: bool,
+}
+
+/// The outcome of one file section.
+#[derive(Debug, Clone)]
+pub enum FileStatus {
+    Applied(FileOutcome),
+    Failed(ToolError),
+}
+
+/// One line of the per-file report.
+#[derive(Debug, Clone)]
+pub struct FileReport {
+    /// The path the section names (its source path for renames).
+    pub path: String,
+    pub status: FileStatus,
+}
+
+impl FileReport {
+    pub fn is_applied(&self) -> bool {
+        matches!(self.status, FileStatus::Applied(_))
+    }
+
+    /// `M path (2 hunks, moved +3)`, `A path (+4)`, `D path`, `R old -> new`,
+    /// `FAILED path: hunk_mismatch: …`.
+    pub fn summary_line(&self) -> String {
+        match &self.status {
+            FileStatus::Failed(e) => format!("FAILED {}: {}: {}", self.path, e.reason, e.message),
+            FileStatus::Applied(o) => {
+                let mut detail = Vec::new();
+                if !o.hunks.is_empty() {
+                    let n = o.hunks.len();
+                    detail.push(format!("{n} hunk{}", if n == 1 { "" } else { "s" }));
+                }
+                let moved: BTreeSet<isize> = o.hunks.iter().map(|h| h.offset).filter(|&d| d != 0).collect();
+                if !moved.is_empty() {
+                    let list: Vec<String> = moved.iter().map(|d| format!("{d:+}")).collect();
+                    detail.push(format!("moved {}", list.join(", ")));
+                }
+                let (letter, name) = match &o.action {
+                    FileAction::Added => {
+                        detail.push(format!("+{}", o.added));
+                        ("A", o.path.clone())
+                    }
+                    FileAction::Modified => ("M", o.path.clone()),
+                    FileAction::Deleted => ("D", o.path.clone()),
+                    FileAction::Renamed { from } => ("R", format!("{from} -> {}", o.path)),
+                };
+                if detail.is_empty() { format!("{letter} {name}") } else { format!("{letter} {name} ({})", detail.join(", ")) }
+            }
+        }
+    }
+}
+
+/// The report of a whole call.
+#[derive(Debug, Clone)]
+pub struct PatchReport {
+    pub files: Vec<FileReport>,
+    pub classification: Classification,
+}
+
+impl PatchReport {
+    pub fn all_applied(&self) -> bool {
+        self.files.iter().all(FileReport::is_applied)
+    }
+
+    /// The summary lines, one per file, each ending with a newline.
+    pub fn summary(&self) -> String {
+        self.files.iter().map(|f| f.summary_line() + "\n").collect()
+    }
+}
+
+struct Planned {
+    report_path: String,
+    /// Paths this section reads or writes (for per-file atomicity across sections).
+    touches: Vec<String>,
+    result: Result<FileOutcome, ToolError>,
+}
+
+/// Parse `text` and apply it. `Err` only when the patch as a whole cannot be read (then nothing
+/// was touched); per-file refusals are in the report.
+pub fn apply_patch(ws: &Workspace, text: &str, opts: &ApplyPatchOptions) -> Result<PatchReport, ToolError> {
+    let patch = parse_patch(text).map_err(|e| ToolError::from_engine(None, e))?;
+    apply_parsed(ws, &patch, opts)
+}
+
+/// Apply an already parsed patch.
+pub fn apply_parsed(ws: &Workspace, patch: &Patch, opts: &ApplyPatchOptions) -> Result<PatchReport, ToolError> {
+    // Current content per path as the plan proceeds: `None` = does not exist.
+    let mut state: HashMap<String, Option<Vec<u8>>> = HashMap::new();
+    let mut planned: Vec<Planned> = Vec::new();
+    for fp in &patch.files {
+        let src = fp.path().to_string();
+        let mut touches = vec![src.clone()];
+        if let Some(n) = fp.new_path()
+            && n != src
+        {
+            touches.push(n.to_string());
+        }
+        let result = plan_one(ws, fp, &src, &mut state, &opts.engine);
+        planned.push(Planned { report_path: src, touches, result });
+    }
+    // Per-file atomicity: a failed section poisons every other section touching its paths.
+    let failed: BTreeSet<String> = planned
+        .iter()
+        .filter(|p| p.result.is_err())
+        .flat_map(|p| p.touches.iter().cloned())
+        .collect();
+    let mut files = Vec::new();
+    for p in planned {
+        let result = match p.result {
+            Ok(outcome) if p.touches.iter().any(|t| failed.contains(t)) => Err(ToolError::new(
+                Reason::HunkMismatch,
+                Some(&outcome.path),
+                "another section of this patch for the same file failed, so this file was left untouched",
+            )),
+            Ok(outcome) if opts.dry_run => Ok(outcome),
+            Ok(outcome) => commit(ws, &p.report_path, &outcome).map(|()| outcome),
+            Err(e) => Err(e),
+        };
+        let status = match result {
+            Ok(o) => FileStatus::Applied(o),
+            Err(e) => FileStatus::Failed(e),
+        };
+        files.push(FileReport { path: p.report_path, status });
+    }
+    Ok(PatchReport { files, classification: classify_patch_operations(patch) })
+}
+
+fn plan_one(
+    ws: &Workspace,
+    fp: &lspedit_engine::FilePatch,
+    src: &str,
+    state: &mut HashMap<String, Option<Vec<u8>>>,
+    opts: &ApplyOptions,
+) -> Result<FileOutcome, ToolError> {
+    let mut current = |path: &str| -> Result<Option<Vec<u8>>, ToolError> {
+        if let Some(s) = state.get(path) {
+            return Ok(s.clone());
+        }
+        let bytes = ws.read(path)?;
+        state.insert(path.to_string(), bytes.clone());
+        Ok(bytes)
+    };
+    let bytes = current(src)?;
+    if let FileChange::Update { move_to: Some(dest), .. } = &fp.change {
+        ws.resolve(dest)?;
+        if current(dest)?.is_some() {
+            return Err(ToolError::new(
+                Reason::FileExists,
+                Some(dest),
+                format!("cannot move `{src}` to `{dest}`: the destination exists"),
+            ));
+        }
+    }
+    let outcome = apply_file_patch(fp, bytes.as_deref(), opts).map_err(|e| ToolError::from_engine(Some(src), e))?;
+    match &outcome.action {
+        FileAction::Deleted => {
+            state.insert(src.to_string(), None);
+        }
+        FileAction::Renamed { from } => {
+            state.insert(from.clone(), None);
+            state.insert(outcome.path.clone(), outcome.new_content.clone());
+        }
+        FileAction::Added | FileAction::Modified => {
+            state.insert(outcome.path.clone(), outcome.new_content.clone());
+        }
+    }
+    Ok(outcome)
+}
+
+fn commit(ws: &Workspace, src: &str, outcome: &FileOutcome) -> Result<(), ToolError> {
+    match (&outcome.action, &outcome.new_content) {
+        (FileAction::Deleted, _) => ws.remove(src),
+        (FileAction::Renamed { from }, Some(content)) => {
+            ws.write_atomic(&outcome.path, content)?;
+            ws.remove(from)
+        }
+        (_, Some(content)) if outcome.content_changed || outcome.action == FileAction::Added => {
+            ws.write_atomic(&outcome.path, content)
+        }
+        _ => Ok(()),
+    }
+}
