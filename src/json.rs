@@ -22,7 +22,12 @@ pub struct ErrorJson {
 
 impl From<&ToolError> for ErrorJson {
     fn from(e: &ToolError) -> Self {
-        ErrorJson { ok: false, reason: e.reason.as_str(), path: e.path.clone(), message: e.message.clone() }
+        ErrorJson {
+            ok: false,
+            reason: e.reason.as_str(),
+            path: e.path.clone(),
+            message: e.message.clone(),
+        }
     }
 }
 
@@ -94,17 +99,38 @@ impl From<&PatchReport> for ReportJson {
                             FileAction::Renamed { .. } => "renamed",
                         },
                         summary,
-                        new_path: matches!(o.action, FileAction::Renamed { .. }).then(|| o.path.clone()),
+                        new_path: matches!(o.action, FileAction::Renamed { .. })
+                            .then(|| o.path.clone()),
                         reason: None,
                         message: None,
-                        hunks: o.hunks.iter().map(|h| HunkJson { index: h.index, found_line: h.found_line, offset: h.offset }).collect(),
-                        sync: o.sync.iter().map(|b| SyncJson { start_line: b.start_line, line_count: b.line_count, lines: b.lines.clone() }).collect(),
+                        hunks: o
+                            .hunks
+                            .iter()
+                            .map(|h| HunkJson {
+                                index: h.index,
+                                found_line: h.found_line,
+                                offset: h.offset,
+                            })
+                            .collect(),
+                        sync: o
+                            .sync
+                            .iter()
+                            .map(|b| SyncJson {
+                                start_line: b.start_line,
+                                line_count: b.line_count,
+                                lines: b.lines.clone(),
+                            })
+                            .collect(),
                         added: o.added,
                         removed: o.removed,
                     },
                 }
             })
             .collect();
-        ReportJson { ok: r.all_applied(), files, content_write_files: r.classification.content_write_files.clone() }
+        ReportJson {
+            ok: r.all_applied(),
+            files,
+            content_write_files: r.classification.content_write_files.clone(),
+        }
     }
 }

@@ -8,13 +8,19 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use lspedit::engine::{ViewOptions, hashline_view};
-use lspedit::tools::{ApplyPatchOptions, FileStatus, PatchReport, ToolError, Workspace, apply_patch, base_sha};
+use lspedit::tools::{
+    ApplyPatchOptions, FileStatus, PatchReport, ToolError, Workspace, apply_patch, base_sha,
+};
 use serde::Serialize;
 
 mod json;
 
 #[derive(Parser)]
-#[command(name = "lspedit", version, about = "Safe, hash-anchored file edits for coding agents")]
+#[command(
+    name = "lspedit",
+    version,
+    about = "Safe, hash-anchored file edits for coding agents"
+)]
 struct Cli {
     /// More log output on stderr (repeat for more).
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
@@ -62,6 +68,7 @@ enum Command {
     },
 }
 
+#[allow(clippy::print_stderr)] // Errors for the person at the terminal.
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -92,8 +99,13 @@ fn init_logging(verbose: u8) {
         2 => "debug",
         _ => "trace",
     };
-    let filter = tracing_subscriber::EnvFilter::try_from_env("LSPEDIT_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(std::io::stderr().is_terminal()).init();
+    let filter = tracing_subscriber::EnvFilter::try_from_env("LSPEDIT_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
 }
 
 enum Failure {
@@ -110,7 +122,8 @@ impl From<ToolError> for Failure {
 fn open_workspace(root: Option<PathBuf>) -> Result<Workspace, Failure> {
     let root = match root {
         Some(r) => r,
-        None => std::env::current_dir().map_err(|e| Failure::Usage(format!("cannot read the current directory: {e}")))?,
+        None => std::env::current_dir()
+            .map_err(|e| Failure::Usage(format!("cannot read the current directory: {e}")))?,
     };
     Workspace::open(&root).map_err(|e| Failure::Usage(e.to_string()))
 }
@@ -121,35 +134,69 @@ fn out(text: &str) {
 }
 
 fn print_json<T: Serialize>(value: &T) -> Result<(), Failure> {
-    let text = serde_json::to_string_pretty(value).map_err(|e| Failure::Usage(format!("cannot serialize the result: {e}")))?;
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| Failure::Usage(format!("cannot serialize the result: {e}")))?;
     out(&format!("{text}\n"));
     Ok(())
 }
 
 fn run(command: Command) -> Result<u8, Failure> {
     match command {
-        Command::Read { file, offset, limit, root, json } => {
+        Command::Read {
+            file,
+            offset,
+            limit,
+            root,
+            json,
+        } => {
             let ws = open_workspace(root)?;
-            let bytes = ws
-                .read(&file)?
-                .ok_or_else(|| ToolError::new(lspedit::tools::Reason::FileNotFound, Some(&file), "no such file"))?;
-            let doc = lspedit::engine::Document::from_bytes(&bytes).map_err(|e| ToolError::from_engine(Some(&file), e))?;
+            let bytes = ws.read(&file)?.ok_or_else(|| {
+                ToolError::new(
+                    lspedit::tools::Reason::FileNotFound,
+                    Some(&file),
+                    "no such file",
+                )
+            })?;
+            let doc = lspedit::engine::Document::from_bytes(&bytes)
+                .map_err(|e| ToolError::from_engine(Some(&file), e))?;
             let texts = doc.texts();
-            let view = hashline_view(&texts, ViewOptions { offset, limit, ..ViewOptions::default() });
+            let view = hashline_view(
+                &texts,
+                ViewOptions {
+                    offset,
+                    limit,
+                    ..ViewOptions::default()
+                },
+            );
             if json {
-                print_json(&json::ReadJson { path: &file, base_sha: base_sha(&bytes), total_lines: texts.len(), content: &view })?;
+                print_json(&json::ReadJson {
+                    path: &file,
+                    base_sha: base_sha(&bytes),
+                    total_lines: texts.len(),
+                    content: &view,
+                })?;
             } else {
                 out(&view);
             }
             Ok(0)
         }
-        Command::Apply { patch, root, json, no_diagnostics, dry_run, search_radius } => {
+        Command::Apply {
+            patch,
+            root,
+            json,
+            no_diagnostics,
+            dry_run,
+            search_radius,
+        } => {
             // Diagnostics come from the language-server pool, which this build does not start;
             // the flag is accepted so scripts can pin the behaviour.
             let _ = no_diagnostics;
             let ws = open_workspace(root)?;
             let text = read_patch_input(patch.as_deref())?;
-            let mut opts = ApplyPatchOptions { dry_run, ..ApplyPatchOptions::default() };
+            let mut opts = ApplyPatchOptions {
+                dry_run,
+                ..ApplyPatchOptions::default()
+            };
             opts.engine.search_radius = search_radius;
             let report = match apply_patch(&ws, &text, &opts) {
                 Ok(r) => r,
@@ -176,10 +223,13 @@ fn read_patch_input(arg: Option<&str>) -> Result<String, Failure> {
     match arg {
         None | Some("-") => {
             let mut s = String::new();
-            std::io::stdin().read_to_string(&mut s).map_err(|e| Failure::Usage(format!("cannot read the patch from standard input: {e}")))?;
+            std::io::stdin().read_to_string(&mut s).map_err(|e| {
+                Failure::Usage(format!("cannot read the patch from standard input: {e}"))
+            })?;
             Ok(s)
         }
-        Some(path) => std::fs::read_to_string(path).map_err(|e| Failure::Usage(format!("cannot read the patch file {path}: {e}"))),
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|e| Failure::Usage(format!("cannot read the patch file {path}: {e}"))),
     }
 }
 
@@ -187,7 +237,9 @@ fn read_patch_input(arg: Option<&str>) -> Result<String, Failure> {
 fn render_report(report: &PatchReport) -> String {
     let mut s = report.summary();
     for f in &report.files {
-        let FileStatus::Applied(o) = &f.status else { continue };
+        let FileStatus::Applied(o) = &f.status else {
+            continue;
+        };
         for block in &o.sync {
             if block.line_count == 0 {
                 continue;
@@ -195,12 +247,18 @@ fn render_report(report: &PatchReport) -> String {
             let end = block.start_line + block.line_count - 1;
             match &block.lines {
                 Some(lines) => {
-                    s.push_str(&format!("\n{} lines {}-{}:\n", o.path, block.start_line, end));
+                    s.push_str(&format!(
+                        "\n{} lines {}-{}:\n",
+                        o.path, block.start_line, end
+                    ));
                     for l in lines {
                         s.push_str(&format!("{l}\n"));
                     }
                 }
-                None => s.push_str(&format!("\n{} lines {}-{}: changed; re-read for fresh anchors\n", o.path, block.start_line, end)),
+                None => s.push_str(&format!(
+                    "\n{} lines {}-{}: changed; re-read for fresh anchors\n",
+                    o.path, block.start_line, end
+                )),
             }
         }
     }

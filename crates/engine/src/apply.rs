@@ -29,7 +29,11 @@ pub struct ApplyOptions {
 
 impl Default for ApplyOptions {
     fn default() -> Self {
-        ApplyOptions { search_radius: 100, sync_block_max_lines: 40, sync_total_max_lines: 200 }
+        ApplyOptions {
+            search_radius: 100,
+            sync_block_max_lines: 40,
+            sync_total_max_lines: 200,
+        }
     }
 }
 
@@ -106,7 +110,10 @@ struct Normalized<'d> {
 
 impl<'d> Normalized<'d> {
     fn new(doc: &'d Document) -> Self {
-        Normalized { doc, cache: vec![None; doc.len()] }
+        Normalized {
+            doc,
+            cache: vec![None; doc.len()],
+        }
     }
 
     fn get(&mut self, i: usize) -> &str {
@@ -123,14 +130,17 @@ impl<'d> Normalized<'d> {
         if norm != old.norm {
             return false;
         }
-        old.anchor.is_none_or(|a| LineHash::of_normalized(norm) == a.hash)
+        old.anchor
+            .is_none_or(|a| LineHash::of_normalized(norm) == a.hash)
     }
 }
 
 /// `normalize_for_hash` with a fast path for ASCII lines.
 fn normalize_line(s: &str) -> String {
     if s.is_ascii() {
-        s.chars().filter(|c| !c.is_ascii_whitespace() && *c != '\u{b}').collect()
+        s.chars()
+            .filter(|c| !c.is_ascii_whitespace() && *c != '\u{b}')
+            .collect()
     } else {
         normalize_for_hash(s)
     }
@@ -143,9 +153,16 @@ impl Normalized<'_> {
         for (k, o) in old.iter().enumerate() {
             let j = p + k;
             if j >= len {
-                if old[k..].iter().all(|o| o.kind == LineKind::Context && o.norm.is_empty()) {
+                if old[k..]
+                    .iter()
+                    .all(|o| o.kind == LineKind::Context && o.norm.is_empty())
+                {
                     slots.extend(std::iter::repeat_n(Slot::Beyond, old.len() - k));
-                    return Some(Alignment { range: p..len, slots, runs: Vec::new() });
+                    return Some(Alignment {
+                        range: p..len,
+                        slots,
+                        runs: Vec::new(),
+                    });
                 }
                 return None;
             }
@@ -154,7 +171,11 @@ impl Normalized<'_> {
             }
             slots.push(Slot::One(j));
         }
-        Some(Alignment { range: p..p + old.len(), slots, runs: Vec::new() })
+        Some(Alignment {
+            range: p..p + old.len(),
+            slots,
+            runs: Vec::new(),
+        })
     }
 
     fn match_collapsed(&mut self, old: &[OldLine<'_>], p: usize) -> Option<Alignment> {
@@ -165,7 +186,10 @@ impl Normalized<'_> {
         while i < old.len() {
             if old[i].norm.is_empty() {
                 let i2 = i + old[i..].iter().take_while(|o| o.norm.is_empty()).count();
-                if old[i..i2].iter().any(|o| o.anchor.is_some_and(|a| a.hash != LineHash(0))) {
+                if old[i..i2]
+                    .iter()
+                    .any(|o| o.anchor.is_some_and(|a| a.hash != LineHash(0)))
+                {
                     return None;
                 }
                 let mut j2 = j;
@@ -173,14 +197,21 @@ impl Normalized<'_> {
                     j2 += 1;
                 }
                 if j2 == j {
-                    if j == len && old[i..].iter().all(|o| o.kind == LineKind::Context && o.norm.is_empty()) {
+                    if j == len
+                        && old[i..]
+                            .iter()
+                            .all(|o| o.kind == LineKind::Context && o.norm.is_empty())
+                    {
                         slots.extend(std::iter::repeat_n(Slot::Beyond, old.len() - i));
                         break;
                     }
                     return None;
                 }
                 slots.extend(std::iter::repeat_n(Slot::Run(runs.len()), i2 - i));
-                runs.push(Run { old: i..i2, file: j..j2 });
+                runs.push(Run {
+                    old: i..i2,
+                    file: j..j2,
+                });
                 i = i2;
                 j = j2;
             } else {
@@ -192,23 +223,36 @@ impl Normalized<'_> {
                 j += 1;
             }
         }
-        Some(Alignment { range: p..j, slots, runs })
+        Some(Alignment {
+            range: p..j,
+            slots,
+            runs,
+        })
     }
 
     fn match_at(&mut self, old: &[OldLine<'_>], p: usize) -> Option<Alignment> {
-        self.match_strict(old, p).or_else(|| self.match_collapsed(old, p))
+        self.match_strict(old, p)
+            .or_else(|| self.match_collapsed(old, p))
     }
 
-    /// How many old-side lines match one to one at `p` (for near-miss reports).
-    fn score(&mut self, old: &[OldLine<'_>], p: usize) -> usize {
+    /// Near-miss score at `p`: `(weight, count)` of the old-side lines that match one to one,
+    /// where a line weighs its normalized length, so a matching `}` says little and a matching
+    /// signature a lot.
+    fn score(&mut self, old: &[OldLine<'_>], p: usize) -> (usize, usize) {
         let len = self.doc.len();
-        (0..old.len()).filter(|&k| p + k < len && self.matches(p + k, &old[k])).count()
+        (0..old.len())
+            .filter(|&k| p + k < len && self.matches(p + k, &old[k]))
+            .fold((0, 0), |(w, c), k| (w + old[k].norm.len().max(1), c + 1))
     }
 }
 
 /// Apply `hunks` to `doc`. On error nothing is returned but the error: the caller's document is
 /// untouched (per-file atomicity).
-pub fn apply_hunks(doc: &Document, hunks: &[Hunk], opts: &ApplyOptions) -> Result<Applied, EngineError> {
+pub fn apply_hunks(
+    doc: &Document,
+    hunks: &[Hunk],
+    opts: &ApplyOptions,
+) -> Result<Applied, EngineError> {
     let mut norm = Normalized::new(doc);
     let mut claimed: Vec<(Range<usize>, LineEdit)> = Vec::new();
     let mut placements = Vec::new();
@@ -219,13 +263,30 @@ pub fn apply_hunks(doc: &Document, hunks: &[Hunk], opts: &ApplyOptions) -> Resul
         let index = h_idx + 1;
         let old: Vec<OldLine<'_>> = hunk
             .old_side()
-            .map(|l| OldLine { norm: normalize_line(&l.text), anchor: l.anchor, kind: l.kind, text: &l.text })
+            .map(|l| OldLine {
+                norm: normalize_line(&l.text),
+                anchor: l.anchor,
+                kind: l.kind,
+                text: &l.text,
+            })
             .collect();
         let claimed_ranges: Vec<Range<usize>> = claimed.iter().map(|(r, _)| r.clone()).collect();
-        let placed = locate(&mut norm, hunk, &old, index, carry, cursor, &claimed_ranges, opts);
+        let placed = locate(
+            &mut norm,
+            hunk,
+            &old,
+            index,
+            carry,
+            cursor,
+            &claimed_ranges,
+            opts,
+        );
         let (alignment, claimed_line, target) = match placed {
             Ok(p) => p,
-            Err(e) if hunk.unterminated_last && matches!(e.reason, Reason::HunkMismatch | Reason::OutOfBounds) => {
+            Err(e)
+                if hunk.unterminated_last
+                    && matches!(e.reason, Reason::HunkMismatch | Reason::OutOfBounds) =>
+            {
                 return Err(EngineError::new(
                     Reason::TruncatedInput,
                     format!(
@@ -251,10 +312,19 @@ pub fn apply_hunks(doc: &Document, hunks: &[Hunk], opts: &ApplyOptions) -> Resul
             final_newline = !hunk.new_no_newline;
         }
         let lines = emit(doc, hunk, &old, &alignment);
-        claimed.push((alignment.range.clone(), LineEdit { range: alignment.range, lines }));
+        claimed.push((
+            alignment.range.clone(),
+            LineEdit {
+                range: alignment.range,
+                lines,
+            },
+        ));
     }
     let edits = LineEdits::new(claimed.into_iter().map(|(_, e)| e).collect()).map_err(|o| {
-        EngineError::new(Reason::HunkMismatch, format!("hunks {} and {} overlap", o.0 + 1, o.1 + 1))
+        EngineError::new(
+            Reason::HunkMismatch,
+            format!("hunks {} and {} overlap", o.0 + 1, o.1 + 1),
+        )
     })?;
     let new_doc = Document {
         lines: edits.apply(&doc.lines),
@@ -275,11 +345,19 @@ pub fn apply_hunks(doc: &Document, hunks: &[Hunk], opts: &ApplyOptions) -> Resul
 
 /// The position the hunk claims (0-based line of its first old line), before drift.
 fn claimed_position(hunk: &Hunk, old: &[OldLine<'_>]) -> Option<isize> {
-    if let Some((k, a)) = old.iter().enumerate().find_map(|(k, o)| o.anchor.map(|a| (k, a))) {
+    if let Some((k, a)) = old
+        .iter()
+        .enumerate()
+        .find_map(|(k, o)| o.anchor.map(|a| (k, a)))
+    {
         return Some(a.line as isize - 1 - k as isize);
     }
     let start = hunk.old_start? as isize;
-    Some(if old.is_empty() { start } else { (start - 1).max(0) })
+    Some(if old.is_empty() {
+        start
+    } else {
+        (start - 1).max(0)
+    })
 }
 
 #[allow(clippy::too_many_arguments)] // One call site; the arguments are the search state.
@@ -297,7 +375,8 @@ fn locate(
     let free = |r: &Range<usize>| !claimed.iter().any(|c| ranges_conflict(c, r));
     let eof_ok = |a: &Alignment| !hunk.at_eof || a.range.end == len;
     let Some(claimed_pos) = claimed_position(hunk, old) else {
-        return locate_positionless(norm, hunk, old, index, cursor, claimed).map(|a| (a, None, cursor as isize));
+        return locate_positionless(norm, hunk, old, index, cursor, claimed)
+            .map(|a| (a, None, cursor as isize));
     };
     let target = claimed_pos + carry;
     if old.is_empty() {
@@ -307,7 +386,15 @@ fn locate(
             return Err(out_of_bounds(index, t, len));
         }
         let p = t as usize;
-        return Ok((Alignment { range: p..p, slots: Vec::new(), runs: Vec::new() }, Some(claimed_pos), target));
+        return Ok((
+            Alignment {
+                range: p..p,
+                slots: Vec::new(),
+                runs: Vec::new(),
+            },
+            Some(claimed_pos),
+            target,
+        ));
     }
     let radius = opts.search_radius as isize;
     if target > len as isize + radius || target < -radius {
@@ -315,7 +402,11 @@ fn locate(
     }
     for d in 0..=radius {
         let mut found: Vec<Alignment> = Vec::new();
-        let candidates: &[isize] = if d == 0 { &[target] } else { &[target + d, target - d] };
+        let candidates: &[isize] = if d == 0 {
+            &[target]
+        } else {
+            &[target + d, target - d]
+        };
         for &c in candidates {
             if c < 0 || c > len as isize {
                 continue;
@@ -352,7 +443,10 @@ fn locate(
 fn out_of_bounds(index: usize, target: isize, len: usize) -> EngineError {
     EngineError::new(
         Reason::OutOfBounds,
-        format!("hunk {index} targets line {} but the file has {len} lines; re-read the file", target + 1),
+        format!(
+            "hunk {index} targets line {} but the file has {len} lines; re-read the file",
+            target + 1
+        ),
     )
     .with_hunk(index)
 }
@@ -372,7 +466,8 @@ fn locate_positionless(
     if let Some(hint) = &hunk.context_hint {
         let hint_norm = normalize_line(hint);
         let exact = (from..len).find(|&j| norm.get(j) == hint_norm);
-        let hint_at = exact.or_else(|| (from..len).find(|&j| norm.get(j).contains(hint_norm.as_str())));
+        let hint_at =
+            exact.or_else(|| (from..len).find(|&j| norm.get(j).contains(hint_norm.as_str())));
         match hint_at {
             Some(j) => from = j,
             None => {
@@ -385,8 +480,16 @@ fn locate_positionless(
         }
     }
     if old.is_empty() {
-        let p = if hunk.context_hint.is_some() && !hunk.at_eof { (from + 1).min(len) } else { len };
-        return Ok(Alignment { range: p..p, slots: Vec::new(), runs: Vec::new() });
+        let p = if hunk.context_hint.is_some() && !hunk.at_eof {
+            (from + 1).min(len)
+        } else {
+            len
+        };
+        return Ok(Alignment {
+            range: p..p,
+            slots: Vec::new(),
+            runs: Vec::new(),
+        });
     }
     let mut found: Vec<Alignment> = Vec::new();
     for p in from..=len {
@@ -423,26 +526,40 @@ fn locate_positionless(
 }
 
 /// `hunk_mismatch` with the nearest near-miss within the radius.
-fn near_miss(norm: &mut Normalized<'_>, old: &[OldLine<'_>], index: usize, target: isize, radius: usize) -> EngineError {
+fn near_miss(
+    norm: &mut Normalized<'_>,
+    old: &[OldLine<'_>],
+    index: usize,
+    target: isize,
+    radius: usize,
+) -> EngineError {
     let len = norm.doc.len() as isize;
     let lo = (target - radius as isize).max(0);
     let hi = (target + radius as isize).min(len - 1);
-    let mut best: Option<(usize, usize)> = None; // (score, position)
+    let mut best: Option<((usize, usize), usize)> = None; // ((weight, count), position)
     for p in lo..=hi {
         let s = norm.score(old, p as usize);
         let better = match best {
-            None => s > 0,
-            Some((bs, bp)) => s > bs || (s == bs && (p - target).abs() < (bp as isize - target).abs()),
+            None => s.0 > 0,
+            Some((bs, bp)) => {
+                s.0 > bs.0 || (s.0 == bs.0 && (p - target).abs() < (bp as isize - target).abs())
+            }
         };
         if better {
             best = Some((s, p as usize));
         }
     }
     let shown = (target + 1).max(1);
-    let mut msg = format!("hunk {index} does not match at line {shown} or within {radius} lines of it");
-    if let Some((score, p)) = best {
-        msg.push_str(&format!("; closest is line {} ({score} of {} lines match", p + 1, old.len()));
-        let first_diff = (0..old.len()).find(|&k| (p + k) as isize >= len || !norm.matches(p + k, &old[k]));
+    let mut msg =
+        format!("hunk {index} does not match at line {shown} or within {radius} lines of it");
+    if let Some(((_, score), p)) = best {
+        msg.push_str(&format!(
+            "; closest is line {} ({score} of {} lines match",
+            p + 1,
+            old.len()
+        ));
+        let first_diff =
+            (0..old.len()).find(|&k| (p + k) as isize >= len || !norm.matches(p + k, &old[k]));
         if let Some(k) = first_diff {
             let j = p + k;
             if (j as isize) < len {
@@ -500,13 +617,28 @@ fn emit(doc: &Document, hunk: &Hunk, old: &[OldLine<'_>], al: &Alignment) -> Vec
                     }
                 } else {
                     let run_old = &old[run.old.clone()];
-                    let contexts = run_old.iter().filter(|o| o.kind == LineKind::Context).count();
+                    let contexts = run_old
+                        .iter()
+                        .filter(|o| o.kind == LineKind::Context)
+                        .count();
                     let removals = run_old.len() - contexts;
                     let n = run.file.len();
-                    let keep = if contexts > 0 { n.saturating_sub(removals).max(1) } else { n.saturating_sub(removals) };
-                    let emit_at = run_old.iter().position(|o| o.kind == LineKind::Context).unwrap_or(0) + run.old.start;
+                    let keep = if contexts > 0 {
+                        n.saturating_sub(removals).max(1)
+                    } else {
+                        n.saturating_sub(removals)
+                    };
+                    let emit_at = run_old
+                        .iter()
+                        .position(|o| o.kind == LineKind::Context)
+                        .unwrap_or(0)
+                        + run.old.start;
                     if k == emit_at {
-                        out.extend(doc.lines[run.file.start..run.file.start + keep].iter().cloned());
+                        out.extend(
+                            doc.lines[run.file.start..run.file.start + keep]
+                                .iter()
+                                .cloned(),
+                        );
                     }
                 }
             }
@@ -525,11 +657,19 @@ fn live_sync(doc: &Document, edits: &LineEdits, opts: &ApplyOptions) -> Vec<Sync
             let n = r.len();
             let lines = if n <= opts.sync_block_max_lines && n <= budget {
                 budget -= n;
-                Some(r.clone().map(|i| hashline(i + 1, &doc.lines[i].text)).collect())
+                Some(
+                    r.clone()
+                        .map(|i| hashline(i + 1, &doc.lines[i].text))
+                        .collect(),
+                )
             } else {
                 None
             };
-            SyncBlock { start_line: r.start + 1, line_count: n, lines }
+            SyncBlock {
+                start_line: r.start + 1,
+                line_count: n,
+                lines,
+            }
         })
         .collect()
 }
