@@ -18,14 +18,22 @@ pub fn classify_patch_operations(patch: &Patch) -> Classification {
         .filter_map(|fp| match &fp.change {
             FileChange::Add { path, .. } => Some(path.clone()),
             FileChange::Delete { .. } => None,
-            FileChange::Update { path, move_to, hunks } => {
-                hunks.iter().any(|h| h.has_changes()).then(|| move_to.clone().unwrap_or_else(|| path.clone()))
-            }
+            FileChange::Update {
+                path,
+                move_to,
+                hunks,
+            } => hunks
+                .iter()
+                .any(|h| h.has_changes())
+                .then(|| move_to.clone().unwrap_or_else(|| path.clone())),
         })
         .collect();
     files.sort();
     files.dedup();
-    Classification { has_any_content_writes: !files.is_empty(), content_write_files: files }
+    Classification {
+        has_any_content_writes: !files.is_empty(),
+        content_write_files: files,
+    }
 }
 
 #[cfg(test)]
@@ -44,11 +52,17 @@ mod tests {
         // Modify one file.
         check("--- a/a.ts\n+++ b/a.ts\n@@ -1 +1 @@\n-x\n+y\n", &["a.ts"]);
         // Create.
-        check("--- /dev/null\n+++ b/new.rs\n@@ -0,0 +1 @@\n+fn f() {}\n", &["new.rs"]);
+        check(
+            "--- /dev/null\n+++ b/new.rs\n@@ -0,0 +1 @@\n+fn f() {}\n",
+            &["new.rs"],
+        );
         // Delete only.
         check("--- a/old.rs\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n", &[]);
         // Pure rename.
-        check("diff --git a/a.ts b/b.ts\nsimilarity index 100%\nrename from a.ts\nrename to b.ts\n", &[]);
+        check(
+            "diff --git a/a.ts b/b.ts\nsimilarity index 100%\nrename from a.ts\nrename to b.ts\n",
+            &[],
+        );
         // Rename with edits: the new path.
         check(
             "diff --git a/a.ts b/b.ts\nrename from a.ts\nrename to b.ts\n--- a/a.ts\n+++ b/b.ts\n@@ -1 +1 @@\n-x\n+y\n",

@@ -17,19 +17,32 @@ pub struct DiffOptions {
 
 impl Default for DiffOptions {
     fn default() -> Self {
-        DiffOptions { context: 3, anchored: false }
+        DiffOptions {
+            context: 3,
+            anchored: false,
+        }
     }
 }
 
 /// A unified diff turning `old` into `new`, with `--- a/<old_path>` / `+++ b/<new_path>` headers
 /// (`/dev/null` for `None`). Empty when the texts are equal. Line endings are not compared.
-pub fn unified_diff(old: &str, new: &str, old_path: Option<&str>, new_path: Option<&str>, opts: &DiffOptions) -> String {
+pub fn unified_diff(
+    old: &str,
+    new: &str,
+    old_path: Option<&str>,
+    new_path: Option<&str>,
+    opts: &DiffOptions,
+) -> String {
     let a = Document::from_text(old);
     let b = Document::from_text(new);
     // The last line's missing newline is part of its identity, so such a change shows up.
     let key = |d: &Document| -> Vec<(String, bool)> {
         let n = d.lines.len();
-        d.lines.iter().enumerate().map(|(i, l)| (l.text.clone(), i + 1 == n && !d.final_newline)).collect()
+        d.lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (l.text.clone(), i + 1 == n && !d.final_newline))
+            .collect()
     };
     let (ka, kb) = (key(&a), key(&b));
     let ops = capture_diff_slices(similar::Algorithm::Myers, &ka, &kb);
@@ -38,13 +51,22 @@ pub fn unified_diff(old: &str, new: &str, old_path: Option<&str>, new_path: Opti
         return String::new();
     }
     let mut out = String::new();
-    out.push_str(&format!("--- {}\n", old_path.map_or("/dev/null".to_string(), |p| format!("a/{p}"))));
-    out.push_str(&format!("+++ {}\n", new_path.map_or("/dev/null".to_string(), |p| format!("b/{p}"))));
+    out.push_str(&format!(
+        "--- {}\n",
+        old_path.map_or("/dev/null".to_string(), |p| format!("a/{p}"))
+    ));
+    out.push_str(&format!(
+        "+++ {}\n",
+        new_path.map_or("/dev/null".to_string(), |p| format!("b/{p}"))
+    ));
     for group in groups {
-        let (Some(first), Some(last)) = (group.first(), group.last()) else { continue };
+        let (Some(first), Some(last)) = (group.first(), group.last()) else {
+            continue;
+        };
         let old_range = first.old_range().start..last.old_range().end;
         let new_range = first.new_range().start..last.new_range().end;
-        let header_start = |r: &std::ops::Range<usize>| if r.is_empty() { r.start } else { r.start + 1 };
+        let header_start =
+            |r: &std::ops::Range<usize>| if r.is_empty() { r.start } else { r.start + 1 };
         out.push_str(&format!(
             "@@ -{},{} +{},{} @@\n",
             header_start(&old_range),
@@ -55,7 +77,10 @@ pub fn unified_diff(old: &str, new: &str, old_path: Option<&str>, new_path: Opti
         let old_line = |i: usize, marker: char, out: &mut String| {
             let (text, no_nl) = &ka[i];
             if opts.anchored {
-                let anchor = Anchor { line: i + 1, hash: LineHash::of(text) };
+                let anchor = Anchor {
+                    line: i + 1,
+                    hash: LineHash::of(text),
+                };
                 out.push_str(&format!("{marker}{anchor}|{text}\n"));
             } else {
                 out.push_str(&format!("{marker}{text}\n"));
@@ -71,12 +96,16 @@ pub fn unified_diff(old: &str, new: &str, old_path: Option<&str>, new_path: Opti
                         old_line(i, ' ', &mut out);
                     }
                 }
-                DiffOp::Delete { old_index, old_len, .. } => {
+                DiffOp::Delete {
+                    old_index, old_len, ..
+                } => {
                     for i in old_index..old_index + old_len {
                         old_line(i, '-', &mut out);
                     }
                 }
-                DiffOp::Insert { new_index, new_len, .. } => {
+                DiffOp::Insert {
+                    new_index, new_len, ..
+                } => {
                     for (text, no_nl) in &kb[new_index..new_index + new_len] {
                         out.push_str(&format!("+{text}\n"));
                         if *no_nl {
@@ -84,7 +113,12 @@ pub fn unified_diff(old: &str, new: &str, old_path: Option<&str>, new_path: Opti
                         }
                     }
                 }
-                DiffOp::Replace { old_index, old_len, new_index, new_len } => {
+                DiffOp::Replace {
+                    old_index,
+                    old_len,
+                    new_index,
+                    new_len,
+                } => {
                     for i in old_index..old_index + old_len {
                         old_line(i, '-', &mut out);
                     }

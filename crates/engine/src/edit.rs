@@ -50,7 +50,9 @@ impl LineEdits {
                 return Err(Overlap(w[0].0, w[1].0));
             }
         }
-        Ok(LineEdits { edits: indexed.into_iter().map(|(_, e)| e).collect() })
+        Ok(LineEdits {
+            edits: indexed.into_iter().map(|(_, e)| e).collect(),
+        })
     }
 
     pub fn edits(&self) -> &[LineEdit] {
@@ -63,7 +65,11 @@ impl LineEdits {
 
     /// Apply to the original lines.
     pub fn apply(&self, original: &[Line]) -> Vec<Line> {
-        let delta: isize = self.edits.iter().map(|e| e.lines.len() as isize - e.range.len() as isize).sum();
+        let delta: isize = self
+            .edits
+            .iter()
+            .map(|e| e.lines.len() as isize - e.range.len() as isize)
+            .sum();
         let mut out = Vec::with_capacity((original.len() as isize + delta).max(0) as usize);
         let mut pos = 0;
         for e in &self.edits {
@@ -94,7 +100,10 @@ impl LineEdits {
             .edits
             .iter()
             .zip(self.new_ranges())
-            .map(|(e, new)| LineEdit { range: new, lines: original[e.range.clone()].to_vec() })
+            .map(|(e, new)| LineEdit {
+                range: new,
+                lines: original[e.range.clone()].to_vec(),
+            })
             .collect();
         LineEdits { edits }
     }
@@ -105,16 +114,30 @@ mod tests {
     use super::*;
 
     fn lines(s: &[&str]) -> Vec<Line> {
-        s.iter().map(|t| Line { text: t.to_string(), crlf: false }).collect()
+        s.iter()
+            .map(|t| Line {
+                text: t.to_string(),
+                crlf: false,
+            })
+            .collect()
     }
 
     #[test]
     fn apply_and_invert_round_trip() {
         let orig = lines(&["a", "b", "c", "d"]);
         let edits = LineEdits::new(vec![
-            LineEdit { range: 3..4, lines: lines(&["D1", "D2"]) },
-            LineEdit { range: 0..0, lines: lines(&["top"]) },
-            LineEdit { range: 1..3, lines: vec![] },
+            LineEdit {
+                range: 3..4,
+                lines: lines(&["D1", "D2"]),
+            },
+            LineEdit {
+                range: 0..0,
+                lines: lines(&["top"]),
+            },
+            LineEdit {
+                range: 1..3,
+                lines: vec![],
+            },
         ])
         .unwrap();
         let out = edits.apply(&orig);
@@ -126,8 +149,14 @@ mod tests {
     #[test]
     fn overlapping_edits_are_refused() {
         let err = LineEdits::new(vec![
-            LineEdit { range: 0..2, lines: vec![] },
-            LineEdit { range: 1..3, lines: vec![] },
+            LineEdit {
+                range: 0..2,
+                lines: vec![],
+            },
+            LineEdit {
+                range: 1..3,
+                lines: vec![],
+            },
         ])
         .unwrap_err();
         assert_eq!(err, Overlap(0, 1));

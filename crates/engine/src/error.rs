@@ -76,7 +76,12 @@ pub struct EngineError {
 
 impl EngineError {
     pub fn new(reason: Reason, message: impl Into<String>) -> Self {
-        EngineError { reason, message: message.into(), patch_line: None, hunk: None }
+        EngineError {
+            reason,
+            message: message.into(),
+            patch_line: None,
+            hunk: None,
+        }
     }
 
     /// A parse error at a 1-based line of the patch; the message is prefixed with the line.

@@ -12,7 +12,9 @@ pub enum FileAction {
     Modified,
     Deleted,
     /// Moved from `from`; `content_changed` tells whether hunks changed it too.
-    Renamed { from: String },
+    Renamed {
+        from: String,
+    },
 }
 
 /// The outcome of one file section: the bytes to write (or none, for a deletion) and the report.
@@ -32,9 +34,17 @@ pub struct FileOutcome {
 
 /// Apply one file section to `current`, the file's bytes (`None` when it does not exist).
 /// Errors carry reason codes; the caller adds the path.
-pub fn apply_file_patch(fp: &FilePatch, current: Option<&[u8]>, opts: &ApplyOptions) -> Result<FileOutcome, EngineError> {
+pub fn apply_file_patch(
+    fp: &FilePatch,
+    current: Option<&[u8]>,
+    opts: &ApplyOptions,
+) -> Result<FileOutcome, EngineError> {
     match &fp.change {
-        FileChange::Add { path, lines, final_newline } => {
+        FileChange::Add {
+            path,
+            lines,
+            final_newline,
+        } => {
             if current.is_some() {
                 return Err(EngineError::new(
                     Reason::FileExists,
@@ -48,7 +58,11 @@ pub fn apply_file_patch(fp: &FilePatch, current: Option<&[u8]>, opts: &ApplyOpti
                 start_line: 1,
                 line_count: lines.len(),
                 lines: (lines.len() <= opts.sync_block_max_lines).then(|| {
-                    lines.iter().enumerate().map(|(i, l)| crate::hash::hashline(i + 1, l)).collect()
+                    lines
+                        .iter()
+                        .enumerate()
+                        .map(|(i, l)| crate::hash::hashline(i + 1, l))
+                        .collect()
                 }),
             }];
             Ok(FileOutcome {
@@ -63,7 +77,9 @@ pub fn apply_file_patch(fp: &FilePatch, current: Option<&[u8]>, opts: &ApplyOpti
             })
         }
         FileChange::Delete { path, hunks } => {
-            let Some(bytes) = current else { return Err(not_found()) };
+            let Some(bytes) = current else {
+                return Err(not_found());
+            };
             let removed = if hunks.is_empty() {
                 0
             } else {
@@ -92,8 +108,14 @@ pub fn apply_file_patch(fp: &FilePatch, current: Option<&[u8]>, opts: &ApplyOpti
                 removed,
             })
         }
-        FileChange::Update { path, move_to, hunks } => {
-            let Some(bytes) = current else { return Err(not_found()) };
+        FileChange::Update {
+            path,
+            move_to,
+            hunks,
+        } => {
+            let Some(bytes) = current else {
+                return Err(not_found());
+            };
             let action = match move_to {
                 Some(_) => FileAction::Renamed { from: path.clone() },
                 None => FileAction::Modified,
@@ -112,7 +134,14 @@ pub fn apply_file_patch(fp: &FilePatch, current: Option<&[u8]>, opts: &ApplyOpti
                 });
             }
             let doc = Document::from_bytes(bytes)?;
-            let Applied { doc: new_doc, hunks: placements, sync, added, removed, .. } = apply_hunks(&doc, hunks, opts)?;
+            let Applied {
+                doc: new_doc,
+                hunks: placements,
+                sync,
+                added,
+                removed,
+                ..
+            } = apply_hunks(&doc, hunks, opts)?;
             let new_content = new_doc.to_bytes();
             Ok(FileOutcome {
                 path: new_path,
@@ -129,5 +158,8 @@ pub fn apply_file_patch(fp: &FilePatch, current: Option<&[u8]>, opts: &ApplyOpti
 }
 
 fn not_found() -> EngineError {
-    EngineError::new(Reason::FileNotFound, "the patch changes this file but it does not exist; create it with `--- /dev/null` or `*** Add File:`")
+    EngineError::new(
+        Reason::FileNotFound,
+        "the patch changes this file but it does not exist; create it with `--- /dev/null` or `*** Add File:`",
+    )
 }

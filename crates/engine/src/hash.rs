@@ -29,7 +29,9 @@ fn is_invisible(c: char) -> bool {
 
 /// The form of a line used for hashing and comparison only, never for what is written.
 pub fn normalize_for_hash(line: &str) -> String {
-    line.nfc().filter(|&c| !is_invisible(c) && !c.is_whitespace()).collect()
+    line.nfc()
+        .filter(|&c| !is_invisible(c) && !c.is_whitespace())
+        .collect()
 }
 
 /// True when the line is blank once normalized (empty, whitespace or invisible characters only).
@@ -109,7 +111,10 @@ impl Anchor {
         if line == 0 {
             return None;
         }
-        Some(Anchor { line, hash: LineHash::parse(&s[digits..])? })
+        Some(Anchor {
+            line,
+            hash: LineHash::parse(&s[digits..])?,
+        })
     }
 
     /// Split `"42abcd|content"` into the anchor and the content after the bar.
@@ -149,13 +154,24 @@ pub struct ViewOptions {
 
 impl Default for ViewOptions {
     fn default() -> Self {
-        ViewOptions { offset: 1, limit: None, max_line_chars: 2000 }
+        ViewOptions {
+            offset: 1,
+            limit: None,
+            max_line_chars: 2000,
+        }
     }
 }
 
 /// One line of the hashline view: `42abcd|<content>`.
 pub fn hashline(line_no: usize, content: &str) -> String {
-    format!("{}|{}", Anchor { line: line_no, hash: LineHash::of(content) }, content)
+    format!(
+        "{}|{}",
+        Anchor {
+            line: line_no,
+            hash: LineHash::of(content)
+        },
+        content
+    )
 }
 
 /// The hashline view of `lines` (contents without line terminators), one line per file line,
@@ -170,7 +186,10 @@ pub fn hashline_view<S: AsRef<str>>(lines: &[S], opts: ViewOptions) -> String {
     let mut out = String::new();
     for (i, line) in lines.iter().enumerate().take(end).skip(start) {
         let content = line.as_ref();
-        let anchor = Anchor { line: i + 1, hash: LineHash::of(content) };
+        let anchor = Anchor {
+            line: i + 1,
+            hash: LineHash::of(content),
+        };
         let total = content.chars().count();
         if total > opts.max_line_chars {
             let cut: String = content.chars().take(opts.max_line_chars).collect();
@@ -206,9 +225,14 @@ mod tests {
     #[test]
     fn hash_is_stable_and_whitespace_insensitive() {
         // Pinned values: the hash is protocol; this test fails if it ever changes.
-        assert_eq!(LineHash::of("fn main() {").to_string(), LineHash::of("fn main(){").to_string());
-        let pinned: Vec<String> =
-            ["fn main() {", "}", "return x;"].iter().map(|l| LineHash::of(l).to_string()).collect();
+        assert_eq!(
+            LineHash::of("fn main() {").to_string(),
+            LineHash::of("fn main(){").to_string()
+        );
+        let pinned: Vec<String> = ["fn main() {", "}", "return x;"]
+            .iter()
+            .map(|l| LineHash::of(l).to_string())
+            .collect();
         // Independently computed with the documented algorithm (FNV-1a 64, XOR-folded to 16 bits).
         assert_eq!(pinned, ["mkpn", "nhkf", "neba"]);
     }
@@ -242,10 +266,27 @@ mod tests {
     #[test]
     fn view_ranges_and_long_lines() {
         let lines = ["a", "b", "c", "dddddddddd"];
-        let v = hashline_view(&lines, ViewOptions { offset: 2, limit: Some(2), max_line_chars: 5 });
+        let v = hashline_view(
+            &lines,
+            ViewOptions {
+                offset: 2,
+                limit: Some(2),
+                max_line_chars: 5,
+            },
+        );
         let expected = format!("2{}|b\n3{}|c\n", LineHash::of("b"), LineHash::of("c"));
         assert_eq!(v, expected);
-        let v = hashline_view(&lines, ViewOptions { offset: 4, limit: None, max_line_chars: 5 });
-        assert_eq!(v, format!("4{}|ddddd… [5 more chars]\n", LineHash::of("dddddddddd")));
+        let v = hashline_view(
+            &lines,
+            ViewOptions {
+                offset: 4,
+                limit: None,
+                max_line_chars: 5,
+            },
+        );
+        assert_eq!(
+            v,
+            format!("4{}|ddddd… [5 more chars]\n", LineHash::of("dddddddddd"))
+        );
     }
 }

@@ -22,7 +22,9 @@ pub use diff::{DiffOptions, unified_diff};
 pub use edit::{LineEdit, LineEdits, Overlap};
 pub use error::{EngineError, Reason};
 pub use file::{FileAction, FileOutcome, apply_file_patch};
-pub use hash::{Anchor, LineHash, ViewOptions, hashline, hashline_view, is_blank, normalize_for_hash};
+pub use hash::{
+    Anchor, LineHash, ViewOptions, hashline, hashline_view, is_blank, normalize_for_hash,
+};
 pub use parse::parse_patch;
 pub use patch::{FileChange, FilePatch, Hunk, HunkLine, LineKind, Patch, PatchFormat};
 pub use text::{Document, Line, LineEnding, check_text};

@@ -22,11 +22,19 @@ pub struct Patch {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FileChange {
     /// Create a file with these lines.
-    Add { path: String, lines: Vec<String>, final_newline: bool },
+    Add {
+        path: String,
+        lines: Vec<String>,
+        final_newline: bool,
+    },
     /// Delete a file. Hunks, when present, must match the file's content.
     Delete { path: String, hunks: Vec<Hunk> },
     /// Change a file in place, or move it (`move_to`) with or without content changes.
-    Update { path: String, move_to: Option<String>, hunks: Vec<Hunk> },
+    Update {
+        path: String,
+        move_to: Option<String>,
+        hunks: Vec<Hunk>,
+    },
 }
 
 /// One file section of a patch.
@@ -113,10 +121,16 @@ impl Hunk {
     }
 
     pub fn additions(&self) -> usize {
-        self.lines.iter().filter(|l| l.kind == LineKind::Add).count()
+        self.lines
+            .iter()
+            .filter(|l| l.kind == LineKind::Add)
+            .count()
     }
 
     pub fn removals(&self) -> usize {
-        self.lines.iter().filter(|l| l.kind == LineKind::Remove).count()
+        self.lines
+            .iter()
+            .filter(|l| l.kind == LineKind::Remove)
+            .count()
     }
 }

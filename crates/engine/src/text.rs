@@ -57,7 +57,10 @@ pub fn check_text(bytes: &[u8]) -> Result<(), EngineError> {
     {
         return Err(EngineError::new(
             Reason::BinaryFile,
-            format!("the file is binary ({}); binary files are never text-patched", kind.mime_type()),
+            format!(
+                "the file is binary ({}); binary files are never text-patched",
+                kind.mime_type()
+            ),
         ));
     }
     Ok(())
@@ -66,7 +69,12 @@ pub fn check_text(bytes: &[u8]) -> Result<(), EngineError> {
 impl Document {
     /// An empty document with the given line ending.
     pub fn empty(eol: LineEnding) -> Document {
-        Document { lines: Vec::new(), eol, bom: false, final_newline: true }
+        Document {
+            lines: Vec::new(),
+            eol,
+            bom: false,
+            final_newline: true,
+        }
     }
 
     /// Decode file bytes. Errors: `binary_file`, `not_utf8`.
@@ -114,27 +122,45 @@ impl Document {
                     } else {
                         lf_count += 1;
                     }
-                    lines.push(Line { text: content.to_string(), crlf });
+                    lines.push(Line {
+                        text: content.to_string(),
+                        crlf,
+                    });
                     rest = &rest[i + 1..];
                 }
                 None => {
-                    lines.push(Line { text: rest.to_string(), crlf: false });
+                    lines.push(Line {
+                        text: rest.to_string(),
+                        crlf: false,
+                    });
                     final_newline = false;
                     rest = "";
                 }
             }
         }
-        let eol = if crlf_count > lf_count { LineEnding::CrLf } else { LineEnding::Lf };
+        let eol = if crlf_count > lf_count {
+            LineEnding::CrLf
+        } else {
+            LineEnding::Lf
+        };
         if !final_newline && let Some(last) = lines.last_mut() {
             // The unterminated last line takes the file's style, should a line ever follow it.
             last.crlf = eol == LineEnding::CrLf;
         }
-        Document { lines, eol, bom, final_newline }
+        Document {
+            lines,
+            eol,
+            bom,
+            final_newline,
+        }
     }
 
     /// A new line in this document's line-ending style.
     pub fn new_line(&self, text: impl Into<String>) -> Line {
-        Line { text: text.into(), crlf: self.eol == LineEnding::CrLf }
+        Line {
+            text: text.into(),
+            crlf: self.eol == LineEnding::CrLf,
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -186,7 +212,10 @@ mod tests {
         let d = round_trip(b"a\nb\n");
         assert_eq!((d.len(), d.final_newline, d.eol), (2, true, LineEnding::Lf));
         let d = round_trip(b"a\r\nb\r\nc");
-        assert_eq!((d.len(), d.final_newline, d.eol), (3, false, LineEnding::CrLf));
+        assert_eq!(
+            (d.len(), d.final_newline, d.eol),
+            (3, false, LineEnding::CrLf)
+        );
         let d = round_trip(b"\xEF\xBB\xBFx\n");
         assert!(d.bom);
         assert_eq!(d.lines[0].text, "x");
@@ -205,9 +234,18 @@ mod tests {
 
     #[test]
     fn binary_and_non_utf8_are_refused() {
-        assert_eq!(Document::from_bytes(b"a\0b").unwrap_err().reason, Reason::BinaryFile);
+        assert_eq!(
+            Document::from_bytes(b"a\0b").unwrap_err().reason,
+            Reason::BinaryFile
+        );
         let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
-        assert_eq!(Document::from_bytes(png).unwrap_err().reason, Reason::BinaryFile);
-        assert_eq!(Document::from_bytes(b"caf\xe9\n").unwrap_err().reason, Reason::NotUtf8);
+        assert_eq!(
+            Document::from_bytes(png).unwrap_err().reason,
+            Reason::BinaryFile
+        );
+        assert_eq!(
+            Document::from_bytes(b"caf\xe9\n").unwrap_err().reason,
+            Reason::NotUtf8
+        );
     }
 }

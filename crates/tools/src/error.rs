@@ -2,8 +2,8 @@
 
 use std::fmt;
 
-pub use lspedit_engine::Reason;
 use lspedit_engine::EngineError;
+pub use lspedit_engine::Reason;
 
 /// A refusal or failure of a tool, naming the file and the reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,7 +17,11 @@ pub struct ToolError {
 
 impl ToolError {
     pub fn new(reason: Reason, path: Option<&str>, message: impl Into<String>) -> Self {
-        ToolError { reason, path: path.map(str::to_string), message: message.into() }
+        ToolError {
+            reason,
+            path: path.map(str::to_string),
+            message: message.into(),
+        }
     }
 
     pub fn io(path: &str, what: &str, err: &std::io::Error) -> Self {
@@ -25,7 +29,11 @@ impl ToolError {
     }
 
     pub fn from_engine(path: Option<&str>, err: EngineError) -> Self {
-        ToolError { reason: err.reason, path: path.map(str::to_string), message: err.message }
+        ToolError {
+            reason: err.reason,
+            path: path.map(str::to_string),
+            message: err.message,
+        }
     }
 }
 

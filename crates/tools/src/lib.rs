@@ -6,5 +6,7 @@ mod patch;
 mod workspace;
 
 pub use error::{Reason, ToolError};
-pub use patch::{ApplyPatchOptions, FileReport, FileStatus, PatchReport, apply_parsed, apply_patch};
+pub use patch::{
+    ApplyPatchOptions, FileReport, FileStatus, PatchReport, apply_parsed, apply_patch,
+};
 pub use workspace::{Workspace, base_sha, write_atomic_abs};

@@ -51,7 +51,12 @@ impl FileReport {
                     let n = o.hunks.len();
                     detail.push(format!("{n} hunk{}", if n == 1 { "" } else { "s" }));
                 }
-                let moved: BTreeSet<isize> = o.hunks.iter().map(|h| h.offset).filter(|&d| d != 0).collect();
+                let moved: BTreeSet<isize> = o
+                    .hunks
+                    .iter()
+                    .map(|h| h.offset)
+                    .filter(|&d| d != 0)
+                    .collect();
                 if !moved.is_empty() {
                     let list: Vec<String> = moved.iter().map(|d| format!("{d:+}")).collect();
                     detail.push(format!("moved {}", list.join(", ")));
@@ -65,7 +70,11 @@ impl FileReport {
                     FileAction::Deleted => ("D", o.path.clone()),
                     FileAction::Renamed { from } => ("R", format!("{from} -> {}", o.path)),
                 };
-                if detail.is_empty() { format!("{letter} {name}") } else { format!("{letter} {name} ({})", detail.join(", ")) }
+                if detail.is_empty() {
+                    format!("{letter} {name}")
+                } else {
+                    format!("{letter} {name} ({})", detail.join(", "))
+                }
             }
         }
     }
@@ -98,13 +107,21 @@ struct Planned {
 
 /// Parse `text` and apply it. `Err` only when the patch as a whole cannot be read (then nothing
 /// was touched); per-file refusals are in the report.
-pub fn apply_patch(ws: &Workspace, text: &str, opts: &ApplyPatchOptions) -> Result<PatchReport, ToolError> {
+pub fn apply_patch(
+    ws: &Workspace,
+    text: &str,
+    opts: &ApplyPatchOptions,
+) -> Result<PatchReport, ToolError> {
     let patch = parse_patch(text).map_err(|e| ToolError::from_engine(None, e))?;
     apply_parsed(ws, &patch, opts)
 }
 
 /// Apply an already parsed patch.
-pub fn apply_parsed(ws: &Workspace, patch: &Patch, opts: &ApplyPatchOptions) -> Result<PatchReport, ToolError> {
+pub fn apply_parsed(
+    ws: &Workspace,
+    patch: &Patch,
+    opts: &ApplyPatchOptions,
+) -> Result<PatchReport, ToolError> {
     // Current content per path as the plan proceeds: `None` = does not exist.
     let mut state: HashMap<String, Option<Vec<u8>>> = HashMap::new();
     let mut planned: Vec<Planned> = Vec::new();
@@ -117,7 +134,11 @@ pub fn apply_parsed(ws: &Workspace, patch: &Patch, opts: &ApplyPatchOptions) -> 
             touches.push(n.to_string());
         }
         let result = plan_one(ws, fp, &src, &mut state, &opts.engine);
-        planned.push(Planned { report_path: src, touches, result });
+        planned.push(Planned {
+            report_path: src,
+            touches,
+            result,
+        });
     }
     // Per-file atomicity: a failed section poisons every other section touching its paths.
     let failed: BTreeSet<String> = planned
@@ -141,9 +162,15 @@ pub fn apply_parsed(ws: &Workspace, patch: &Patch, opts: &ApplyPatchOptions) -> 
             Ok(o) => FileStatus::Applied(o),
             Err(e) => FileStatus::Failed(e),
         };
-        files.push(FileReport { path: p.report_path, status });
+        files.push(FileReport {
+            path: p.report_path,
+            status,
+        });
     }
-    Ok(PatchReport { files, classification: classify_patch_operations(patch) })
+    Ok(PatchReport {
+        files,
+        classification: classify_patch_operations(patch),
+    })
 }
 
 fn plan_one(
@@ -162,7 +189,11 @@ fn plan_one(
         Ok(bytes)
     };
     let bytes = current(src)?;
-    if let FileChange::Update { move_to: Some(dest), .. } = &fp.change {
+    if let FileChange::Update {
+        move_to: Some(dest),
+        ..
+    } = &fp.change
+    {
         ws.resolve(dest)?;
         if current(dest)?.is_some() {
             return Err(ToolError::new(
@@ -172,7 +203,8 @@ fn plan_one(
             ));
         }
     }
-    let outcome = apply_file_patch(fp, bytes.as_deref(), opts).map_err(|e| ToolError::from_engine(Some(src), e))?;
+    let outcome = apply_file_patch(fp, bytes.as_deref(), opts)
+        .map_err(|e| ToolError::from_engine(Some(src), e))?;
     match &outcome.action {
         FileAction::Deleted => {
             state.insert(src.to_string(), None);

@@ -31,9 +31,14 @@ impl Workspace {
     /// Open a workspace rooted at `root` (which must be an existing directory).
     pub fn open(root: impl AsRef<Path>) -> Result<Workspace, ToolError> {
         let shown = root.as_ref().display().to_string();
-        let root = fs::canonicalize(root.as_ref()).map_err(|e| ToolError::io(&shown, "opening the workspace root", &e))?;
+        let root = fs::canonicalize(root.as_ref())
+            .map_err(|e| ToolError::io(&shown, "opening the workspace root", &e))?;
         if !root.is_dir() {
-            return Err(ToolError::new(Reason::IoError, Some(&shown), "the workspace root is not a directory"));
+            return Err(ToolError::new(
+                Reason::IoError,
+                Some(&shown),
+                "the workspace root is not a directory",
+            ));
         }
         Ok(Workspace { root })
     }
@@ -47,10 +52,21 @@ impl Workspace {
     /// root, absolute paths elsewhere and symlinks that escape are `path_outside_workspace`.
     pub fn resolve(&self, path: &str) -> Result<PathBuf, ToolError> {
         let outside = |why: &str| {
-            ToolError::new(Reason::PathOutsideWorkspace, Some(path), format!("{why}; paths must stay inside the workspace root {}", self.root.display()))
+            ToolError::new(
+                Reason::PathOutsideWorkspace,
+                Some(path),
+                format!(
+                    "{why}; paths must stay inside the workspace root {}",
+                    self.root.display()
+                ),
+            )
         };
         if path.is_empty() || path.contains('\0') {
-            return Err(ToolError::new(Reason::PathOutsideWorkspace, Some(path), "empty or invalid path"));
+            return Err(ToolError::new(
+                Reason::PathOutsideWorkspace,
+                Some(path),
+                "empty or invalid path",
+            ));
         }
         let given = Path::new(path);
         let relative: PathBuf = if given.is_absolute() {
@@ -82,7 +98,10 @@ impl Workspace {
         let mut existing = full.clone();
         let mut rest = Vec::new();
         while fs::symlink_metadata(&existing).is_err() {
-            match (existing.file_name().map(|n| n.to_os_string()), existing.parent()) {
+            match (
+                existing.file_name().map(|n| n.to_os_string()),
+                existing.parent(),
+            ) {
                 (Some(name), Some(parent)) => {
                     rest.push(name);
                     existing = parent.to_path_buf();
@@ -90,7 +109,8 @@ impl Workspace {
                 _ => break,
             }
         }
-        let real = fs::canonicalize(&existing).map_err(|_| outside("a symlink in the path points nowhere"))?;
+        let real = fs::canonicalize(&existing)
+            .map_err(|_| outside("a symlink in the path points nowhere"))?;
         if !real.starts_with(&self.root) {
             return Err(outside("a symlink in the path leads outside the workspace"));
         }
@@ -103,7 +123,10 @@ impl Workspace {
 
     /// The path relative to the root, with `/` separators, for reports.
     pub fn display_path(&self, abs: &Path) -> String {
-        abs.strip_prefix(&self.root).unwrap_or(abs).to_string_lossy().replace('\\', "/")
+        abs.strip_prefix(&self.root)
+            .unwrap_or(abs)
+            .to_string_lossy()
+            .replace('\\', "/")
     }
 
     /// Read a file; `Ok(None)` when it does not exist.
@@ -112,7 +135,11 @@ impl Workspace {
         match fs::read(&abs) {
             Ok(bytes) => Ok(Some(bytes)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) if abs.is_dir() => Err(ToolError::new(Reason::IoError, Some(path), format!("is a directory: {e}"))),
+            Err(e) if abs.is_dir() => Err(ToolError::new(
+                Reason::IoError,
+                Some(path),
+                format!("is a directory: {e}"),
+            )),
             Err(e) => Err(ToolError::io(path, "reading", &e)),
         }
     }
@@ -137,16 +164,24 @@ impl Workspace {
 
 /// The atomic write itself, on an already resolved absolute path.
 pub fn write_atomic_abs(abs: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = abs.parent().ok_or_else(|| std::io::Error::other("the path has no parent directory"))?;
+    let dir = abs
+        .parent()
+        .ok_or_else(|| std::io::Error::other("the path has no parent directory"))?;
     fs::create_dir_all(dir)?;
-    let name = abs.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = abs
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = dir.join(format!(
         ".{name}.lspedit-{}-{}.tmp",
         std::process::id(),
         TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
     ));
     let result = (|| {
-        let mut f = fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        let mut f = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
         f.write_all(bytes)?;
         if let Ok(meta) = fs::metadata(abs) {
             f.set_permissions(meta.permissions())?;
@@ -188,16 +223,29 @@ mod tests {
         let root = ws.root().to_path_buf();
         assert_eq!(ws.resolve("a/b.txt").unwrap(), root.join("a/b.txt"));
         assert_eq!(ws.resolve("a/../b.txt").unwrap(), root.join("b.txt"));
-        assert_eq!(ws.resolve(root.join("x").to_str().unwrap()).unwrap(), root.join("x"));
+        assert_eq!(
+            ws.resolve(root.join("x").to_str().unwrap()).unwrap(),
+            root.join("x")
+        );
         for bad in ["../x", "a/../../x", "/etc/passwd", ""] {
-            assert_eq!(ws.resolve(bad).unwrap_err().reason, Reason::PathOutsideWorkspace, "{bad}");
+            assert_eq!(
+                ws.resolve(bad).unwrap_err().reason,
+                Reason::PathOutsideWorkspace,
+                "{bad}"
+            );
         }
         let outside = tempfile::tempdir().unwrap();
         std::os::unix::fs::symlink(outside.path(), root.join("escape")).unwrap();
-        assert_eq!(ws.resolve("escape/x").unwrap_err().reason, Reason::PathOutsideWorkspace);
+        assert_eq!(
+            ws.resolve("escape/x").unwrap_err().reason,
+            Reason::PathOutsideWorkspace
+        );
         std::fs::create_dir(root.join("real")).unwrap();
         std::os::unix::fs::symlink(root.join("real"), root.join("inside")).unwrap();
-        assert_eq!(ws.resolve("inside/new.txt").unwrap(), root.join("real/new.txt"));
+        assert_eq!(
+            ws.resolve("inside/new.txt").unwrap(),
+            root.join("real/new.txt")
+        );
     }
 
     #[test]
@@ -210,9 +258,15 @@ mod tests {
         fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).unwrap();
         ws.write_atomic("run.sh", b"new").unwrap();
         assert_eq!(fs::read(&p).unwrap(), b"new");
-        assert_eq!(fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o755);
+        assert_eq!(
+            fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+            0o755
+        );
         ws.write_atomic("deep/er/f.txt", b"x").unwrap();
-        let names: Vec<_> = fs::read_dir(ws.root()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> = fs::read_dir(ws.root())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names.len(), 2, "{names:?}");
     }
 }

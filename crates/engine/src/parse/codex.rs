@@ -16,13 +16,20 @@ const EOF_MARK: &str = "*** End of File";
 fn path_of(rest: &str, pl: PLine<'_>) -> Result<String, EngineError> {
     let p = rest.trim();
     if p.is_empty() {
-        return Err(EngineError::at_line(Reason::InvalidDiffFormat, pl.no, "missing path after the file marker"));
+        return Err(EngineError::at_line(
+            Reason::InvalidDiffFormat,
+            pl.no,
+            "missing path after the file marker",
+        ));
     }
     Ok(p.to_string())
 }
 
 pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
-    let start = lines.iter().position(|l| l.text.trim_end() == BEGIN).unwrap_or(0);
+    let start = lines
+        .iter()
+        .position(|l| l.text.trim_end() == BEGIN)
+        .unwrap_or(0);
     let Some(end) = lines.iter().rposition(|l| l.text.trim_end() == END) else {
         let last = lines.last().map_or(1, |l| l.no);
         return Err(EngineError::at_line(
@@ -57,11 +64,24 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
                 }
                 i += 1;
             }
-            files.push(FilePatch { change: FileChange::Add { path, lines: content, final_newline: true }, patch_line: pl.no });
+            files.push(FilePatch {
+                change: FileChange::Add {
+                    path,
+                    lines: content,
+                    final_newline: true,
+                },
+                patch_line: pl.no,
+            });
         } else if let Some(rest) = t.strip_prefix(DELETE) {
             let path = path_of(rest, pl)?;
             i += 1;
-            files.push(FilePatch { change: FileChange::Delete { path, hunks: Vec::new() }, patch_line: pl.no });
+            files.push(FilePatch {
+                change: FileChange::Delete {
+                    path,
+                    hunks: Vec::new(),
+                },
+                patch_line: pl.no,
+            });
         } else if let Some(rest) = t.strip_prefix(UPDATE) {
             let path = path_of(rest, pl)?;
             i += 1;
@@ -84,7 +104,11 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
                     match hunks.last_mut() {
                         Some(h) => h.at_eof = true,
                         None => {
-                            return Err(EngineError::at_line(Reason::InvalidDiffFormat, l.no, "`*** End of File` before any change lines"));
+                            return Err(EngineError::at_line(
+                                Reason::InvalidDiffFormat,
+                                l.no,
+                                "`*** End of File` before any change lines",
+                            ));
                         }
                     }
                     i += 1;
@@ -118,13 +142,18 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
                         return Err(EngineError::at_line(
                             Reason::InvalidDiffFormat,
                             l.no,
-                            format!("unexpected line `{lt}` in an update: change lines start with ` `, `-` or `+`, chunks with `@@`"),
+                            format!(
+                                "unexpected line `{lt}` in an update: change lines start with ` `, `-` or `+`, chunks with `@@`"
+                            ),
                         ));
                     }
                 };
                 if hunks.is_empty() {
                     hunk_no += 1;
-                    hunks.push(Hunk { patch_line: l.no, ..Hunk::default() });
+                    hunks.push(Hunk {
+                        patch_line: l.no,
+                        ..Hunk::default()
+                    });
                 }
                 if let Some(h) = hunks.last_mut() {
                     for blank in pending_blank.drain(..) {
@@ -137,24 +166,44 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
             let first_no = hunk_no - hunks.len() + 1;
             for (k, h) in hunks.iter_mut().enumerate() {
                 if h.lines.is_empty() {
-                    return Err(EngineError::at_line(Reason::InvalidDiffFormat, h.patch_line, format!("hunk {} has no lines", first_no + k))
-                        .with_hunk(first_no + k));
+                    return Err(EngineError::at_line(
+                        Reason::InvalidDiffFormat,
+                        h.patch_line,
+                        format!("hunk {} has no lines", first_no + k),
+                    )
+                    .with_hunk(first_no + k));
                 }
                 check_hunk(h, first_no + k, None)?;
             }
             if hunks.is_empty() && move_to.is_none() {
-                return Err(EngineError::at_line(Reason::InvalidDiffFormat, pl.no, format!("the update of `{path}` has no changes")));
+                return Err(EngineError::at_line(
+                    Reason::InvalidDiffFormat,
+                    pl.no,
+                    format!("the update of `{path}` has no changes"),
+                ));
             }
-            files.push(FilePatch { change: FileChange::Update { path, move_to, hunks }, patch_line: pl.no });
+            files.push(FilePatch {
+                change: FileChange::Update {
+                    path,
+                    move_to,
+                    hunks,
+                },
+                patch_line: pl.no,
+            });
         } else if t.is_empty() {
             i += 1;
         } else {
             return Err(EngineError::at_line(
                 Reason::InvalidDiffFormat,
                 pl.no,
-                format!("unexpected line `{t}`; expected `*** Add File:`, `*** Delete File:` or `*** Update File:`"),
+                format!(
+                    "unexpected line `{t}`; expected `*** Add File:`, `*** Delete File:` or `*** Update File:`"
+                ),
             ));
         }
     }
-    Ok(Patch { format: PatchFormat::Codex, files })
+    Ok(Patch {
+        format: PatchFormat::Codex,
+        files,
+    })
 }

@@ -26,7 +26,11 @@ fn split_lines(text: &str) -> Vec<PLine<'_>> {
             None => (rest, false, ""),
         };
         let line = raw.strip_suffix('\r').unwrap_or(raw);
-        out.push(PLine { no, text: line, terminated });
+        out.push(PLine {
+            no,
+            text: line,
+            terminated,
+        });
         rest = next;
         no += 1;
     }
@@ -39,10 +43,15 @@ fn strip_wrapping(mut lines: Vec<PLine<'_>>) -> Vec<PLine<'_>> {
     while lines.first().is_some_and(|l| l.text.trim().is_empty()) {
         lines.remove(0);
     }
-    while lines.last().is_some_and(|l| l.text.trim().is_empty() && l.terminated) {
+    while lines
+        .last()
+        .is_some_and(|l| l.text.trim().is_empty() && l.terminated)
+    {
         lines.pop();
     }
-    if lines.first().is_some_and(|l| l.text.trim_start().starts_with("```"))
+    if lines
+        .first()
+        .is_some_and(|l| l.text.trim_start().starts_with("```"))
         && lines.last().is_some_and(|l| l.text.trim() == "```")
     {
         lines.remove(0);
@@ -66,7 +75,10 @@ pub fn parse_patch(text: &str) -> Result<Patch, EngineError> {
         unified::parse(&lines)?
     };
     if patch.files.is_empty() {
-        return Err(EngineError::new(Reason::EmptyDiff, "the patch changes no file"));
+        return Err(EngineError::new(
+            Reason::EmptyDiff,
+            "the patch changes no file",
+        ));
     }
     Ok(patch)
 }
@@ -76,15 +88,33 @@ pub fn parse_patch(text: &str) -> Result<Patch, EngineError> {
 pub(crate) fn parse_body(kind: LineKind, body: &str, pl: PLine<'_>) -> HunkLine {
     let candidate = body.strip_prefix(' ').unwrap_or(body);
     if let Some((anchor, content)) = Anchor::split_prefix(candidate) {
-        return HunkLine { kind, text: content.to_string(), anchor: Some(anchor), patch_line: pl.no };
+        return HunkLine {
+            kind,
+            text: content.to_string(),
+            anchor: Some(anchor),
+            patch_line: pl.no,
+        };
     }
-    HunkLine { kind, text: body.to_string(), anchor: None, patch_line: pl.no }
+    HunkLine {
+        kind,
+        text: body.to_string(),
+        anchor: None,
+        patch_line: pl.no,
+    }
 }
 
 /// Checks every parsed hunk gets: `+` lines that all carry anchors, and a last patch line that
 /// was cut mid-anchor or is an unterminated addition.
-pub(crate) fn check_hunk(hunk: &mut Hunk, index: usize, last_line: Option<PLine<'_>>) -> Result<(), EngineError> {
-    let adds: Vec<&HunkLine> = hunk.lines.iter().filter(|l| l.kind == LineKind::Add).collect();
+pub(crate) fn check_hunk(
+    hunk: &mut Hunk,
+    index: usize,
+    last_line: Option<PLine<'_>>,
+) -> Result<(), EngineError> {
+    let adds: Vec<&HunkLine> = hunk
+        .lines
+        .iter()
+        .filter(|l| l.kind == LineKind::Add)
+        .collect();
     if !adds.is_empty() && adds.iter().all(|l| l.anchor.is_some()) {
         return Err(EngineError::at_line(
             Reason::AnchoredAddition,
@@ -97,7 +127,9 @@ pub(crate) fn check_hunk(hunk: &mut Hunk, index: usize, last_line: Option<PLine<
         .with_hunk(index));
     }
     let Some(last) = last_line else { return Ok(()) };
-    let Some(hl) = hunk.lines.last() else { return Ok(()) };
+    let Some(hl) = hunk.lines.last() else {
+        return Ok(());
+    };
     if hl.patch_line != last.no {
         return Ok(());
     }

@@ -24,7 +24,10 @@ fn parse_header(pl: PLine<'_>) -> Result<Option<Header>, EngineError> {
         EngineError::at_line(
             Reason::InvalidDiffFormat,
             pl.no,
-            format!("malformed hunk header `{}`; expected `@@ -a,b +c,d @@` (or `@@ @@` with anchored lines)", pl.text),
+            format!(
+                "malformed hunk header `{}`; expected `@@ -a,b +c,d @@` (or `@@ @@` with anchored lines)",
+                pl.text
+            ),
         )
     };
     let (ranges, hint) = match rest.find("@@") {
@@ -32,8 +35,14 @@ fn parse_header(pl: PLine<'_>) -> Result<Option<Header>, EngineError> {
         None => return Err(bad()),
     };
     let mut parts = ranges.split_whitespace();
-    let old = parts.next().and_then(|p| p.strip_prefix('-')).ok_or_else(bad)?;
-    let new = parts.next().and_then(|p| p.strip_prefix('+')).ok_or_else(bad)?;
+    let old = parts
+        .next()
+        .and_then(|p| p.strip_prefix('-'))
+        .ok_or_else(bad)?;
+    let new = parts
+        .next()
+        .and_then(|p| p.strip_prefix('+'))
+        .ok_or_else(bad)?;
     if parts.next().is_some() {
         return Err(bad());
     }
@@ -100,7 +109,10 @@ fn unescape_git(s: &str) -> String {
 /// Paths from `diff --git a/x b/y` (only reliable when neither contains ` b/`).
 fn git_header_paths(rest: &str) -> Option<(String, String)> {
     let idx = rest.find(" b/")?;
-    Some((clean_path(&rest[..idx], "a/"), clean_path(&rest[idx + 1..], "b/")))
+    Some((
+        clean_path(&rest[..idx], "a/"),
+        clean_path(&rest[idx + 1..], "b/"),
+    ))
 }
 
 fn is_file_header(lines: &[PLine<'_>], i: usize) -> bool {
@@ -141,7 +153,10 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
             i += 1;
             continue;
         }
-        let mut sec = Section { patch_line: pl.no, ..Section::default() };
+        let mut sec = Section {
+            patch_line: pl.no,
+            ..Section::default()
+        };
         if let Some(rest) = pl.text.strip_prefix("diff --git ") {
             if let Some((a, b)) = git_header_paths(rest) {
                 sec.old = Some(a);
@@ -167,7 +182,9 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
                         lines[i].no,
                         "git copies are not supported; write the new file as a creation instead",
                     ));
-                } else if t.starts_with("GIT binary patch") || (t.starts_with("Binary files ") && t.ends_with(" differ")) {
+                } else if t.starts_with("GIT binary patch")
+                    || (t.starts_with("Binary files ") && t.ends_with(" differ"))
+                {
                     return Err(EngineError::at_line(
                         Reason::BinaryFile,
                         lines[i].no,
@@ -185,7 +202,10 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
                 i += 1;
             }
         }
-        if i + 1 < lines.len() && lines[i].text.starts_with("--- ") && lines[i + 1].text.starts_with("+++ ") {
+        if i + 1 < lines.len()
+            && lines[i].text.starts_with("--- ")
+            && lines[i + 1].text.starts_with("+++ ")
+        {
             sec.old = Some(clean_path(&lines[i].text[4..], "a/"));
             sec.new = Some(clean_path(&lines[i + 1].text[4..], "b/"));
             i += 2;
@@ -198,13 +218,20 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
         }
         files.push(finish_section(sec)?);
     }
-    Ok(Patch { format: PatchFormat::Unified, files })
+    Ok(Patch {
+        format: PatchFormat::Unified,
+        files,
+    })
 }
 
 fn finish_section(sec: Section) -> Result<FilePatch, EngineError> {
     let line = sec.patch_line;
     let missing = || {
-        EngineError::at_line(Reason::InvalidDiffFormat, line, "file section without paths; add `--- a/path` and `+++ b/path`")
+        EngineError::at_line(
+            Reason::InvalidDiffFormat,
+            line,
+            "file section without paths; add `--- a/path` and `+++ b/path`",
+        )
     };
     let old = sec.rename_from.clone().or(sec.old.clone());
     let new = sec.rename_to.clone().or(sec.new.clone());
@@ -224,10 +251,17 @@ fn finish_section(sec: Section) -> Result<FilePatch, EngineError> {
             content.extend(h.lines.iter().map(|l| l.text.clone()));
             final_newline = !h.new_no_newline;
         }
-        FileChange::Add { path, lines: content, final_newline }
+        FileChange::Add {
+            path,
+            lines: content,
+            final_newline,
+        }
     } else if sec.deleted || is_null(&sec.new) {
         let path = old.filter(|p| p != DEV_NULL).ok_or_else(missing)?;
-        FileChange::Delete { path, hunks: sec.hunks }
+        FileChange::Delete {
+            path,
+            hunks: sec.hunks,
+        }
     } else {
         let path = old.ok_or_else(missing)?;
         let new = new.ok_or_else(missing)?;
@@ -239,9 +273,16 @@ fn finish_section(sec: Section) -> Result<FilePatch, EngineError> {
                 format!("the section for `{path}` has no hunks"),
             ));
         }
-        FileChange::Update { path, move_to, hunks: sec.hunks }
+        FileChange::Update {
+            path,
+            move_to,
+            hunks: sec.hunks,
+        }
     };
-    Ok(FilePatch { change, patch_line: line })
+    Ok(FilePatch {
+        change,
+        patch_line: line,
+    })
 }
 
 /// Parse one hunk starting at the header `lines[start]`. Returns the hunk and the index of the
@@ -254,7 +295,10 @@ fn parse_hunk<'a>(
 ) -> Result<(Hunk, usize), EngineError> {
     let header_line = lines[start];
     let header = parse_header(header_line)?;
-    let mut hunk = Hunk { patch_line: header_line.no, ..Hunk::default() };
+    let mut hunk = Hunk {
+        patch_line: header_line.no,
+        ..Hunk::default()
+    };
     if let Some(h) = &header {
         hunk.old_start = Some(h.old_start);
         hunk.old_count = Some(h.old_count);
@@ -330,9 +374,14 @@ fn parse_hunk<'a>(
             old_seen += 1;
             new_seen += 1;
         }
-        let is_last = !lines[i..].iter().any(|l| l.text.starts_with("@@") || l.text.starts_with("diff --git ") || l.text.starts_with("--- "));
+        let is_last = !lines[i..].iter().any(|l| {
+            l.text.starts_with("@@")
+                || l.text.starts_with("diff --git ")
+                || l.text.starts_with("--- ")
+        });
         if is_last && (old_seen < h.old_count || new_seen < h.new_count) {
-            let short = (h.old_count - old_seen.min(h.old_count)).max(h.new_count - new_seen.min(h.new_count));
+            let short = (h.old_count - old_seen.min(h.old_count))
+                .max(h.new_count - new_seen.min(h.new_count));
             return Err(EngineError::at_line(
                 Reason::TruncatedInput,
                 header_line.no,
@@ -345,8 +394,12 @@ fn parse_hunk<'a>(
         }
     }
     if hunk.lines.is_empty() {
-        return Err(EngineError::at_line(Reason::InvalidDiffFormat, header_line.no, format!("hunk {index} has no lines"))
-            .with_hunk(index));
+        return Err(EngineError::at_line(
+            Reason::InvalidDiffFormat,
+            header_line.no,
+            format!("hunk {index} has no lines"),
+        )
+        .with_hunk(index));
     }
     check_hunk(&mut hunk, index, last_line)?;
     Ok((hunk, i))
