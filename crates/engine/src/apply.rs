@@ -648,7 +648,7 @@ fn emit(doc: &Document, hunk: &Hunk, old: &[OldLine<'_>], al: &Alignment) -> Vec
     out
 }
 
-fn live_sync(doc: &Document, edits: &LineEdits, opts: &ApplyOptions) -> Vec<SyncBlock> {
+pub(crate) fn live_sync(doc: &Document, edits: &LineEdits, opts: &ApplyOptions) -> Vec<SyncBlock> {
     let mut budget = opts.sync_total_max_lines;
     edits
         .new_ranges()

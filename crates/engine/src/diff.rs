@@ -134,3 +134,29 @@ pub fn unified_diff(
     }
     out
 }
+
+/// Where each line of `old` ended up in `new` (0-based), or `None` when the line was removed or
+/// changed. Used to tell a diagnostic that merely moved from one the change introduced.
+pub fn line_map(old: &str, new: &str) -> Vec<Option<usize>> {
+    let a: Vec<&str> = old.lines().collect();
+    let b: Vec<&str> = new.lines().collect();
+    let mut map = vec![None; a.len()];
+    for op in capture_diff_slices(similar::Algorithm::Myers, &a, &b) {
+        if let DiffOp::Equal { old_index, new_index, len } = op {
+            for k in 0..len {
+                map[old_index + k] = Some(new_index + k);
+            }
+        }
+    }
+    map
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_map_follows_moved_lines() {
+        assert_eq!(line_map("a\nb\nc\n", "x\na\nc\n"), vec![Some(1), None, Some(2)]);
+    }
+}

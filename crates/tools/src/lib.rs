@@ -1,10 +1,16 @@
 //! lspedit-tools: the workspace (confined paths, atomic writes) and the operations agents call,
 //! composed from the pure engine.
 
+mod agent;
+pub mod diagnostics;
 mod error;
+mod lsp_provider;
 mod patch;
 mod workspace;
 
+pub use agent::{ToolResult, Tools, ToolsConfig, sync_text};
+pub use diagnostics::{DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider};
+pub use lsp_provider::LspProvider;
 pub use error::{Reason, ToolError};
 pub use patch::{
     ApplyPatchOptions, FileReport, FileStatus, PatchReport, apply_parsed, apply_patch,

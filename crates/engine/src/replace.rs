@@ -1,0 +1,272 @@
+//! Search/replace, the `edit` tool's matcher (DESIGN.md §3.3): the exact text first, then a short
+//! chain of safe fallbacks — trailing whitespace, indentation, Unicode punctuation. A fallback
+//! compares whole lines, must match exactly one place with the same line count, and is never
+//! accepted when the matched text is out of proportion to the text asked for.
+
+use std::ops::Range;
+
+use crate::apply::{ApplyOptions, SyncBlock, live_sync};
+use crate::edit::{LineEdit, LineEdits};
+use crate::error::{EngineError, Reason};
+use crate::text::Document;
+
+/// Which comparison found the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatchStrategy {
+    Exact,
+    TrailingWhitespace,
+    Indentation,
+    UnicodePunctuation,
+}
+
+impl MatchStrategy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MatchStrategy::Exact => "exact",
+            MatchStrategy::TrailingWhitespace => "trailing_whitespace",
+            MatchStrategy::Indentation => "indentation",
+            MatchStrategy::UnicodePunctuation => "unicode_punctuation",
+        }
+    }
+}
+
+/// The result of [`search_replace`].
+#[derive(Debug, Clone)]
+pub struct Replaced {
+    pub doc: Document,
+    pub edits: LineEdits,
+    /// How many places were replaced.
+    pub count: usize,
+    pub strategy: MatchStrategy,
+    /// 1-based first line of every replaced place, in the original file.
+    pub lines: Vec<usize>,
+    pub sync: Vec<SyncBlock>,
+}
+
+/// Replace `old` by `new` in `doc`. Without `replace_all`, `old` must occur exactly once.
+/// Errors: `hunk_mismatch` (not found), `ambiguous_match` (several places), `unsafe_diff`
+/// (empty `old`, or a disproportionate fallback match).
+pub fn search_replace(doc: &Document, old: &str, new: &str, replace_all: bool, opts: &ApplyOptions) -> Result<Replaced, EngineError> {
+    let old = old.replace("\r\n", "\n");
+    let new = new.replace("\r\n", "\n");
+    if old.trim().is_empty() {
+        return Err(EngineError::new(
+            Reason::UnsafeDiff,
+            "old_text is empty or only whitespace; give the exact text to replace (to write a whole file, use write_file)",
+        ));
+    }
+    if old == new {
+        return Err(EngineError::new(Reason::EmptyDiff, "old_text and new_text are identical; nothing to change"));
+    }
+    let joined = doc.texts().join("\n");
+    let starts = line_starts(&joined);
+    let exact: Vec<usize> = joined.match_indices(old.as_str()).map(|(i, _)| i).collect();
+    let (strategy, places): (MatchStrategy, Vec<Place>) = if !exact.is_empty() {
+        if exact.len() > 1 && !replace_all {
+            let lines: Vec<String> = exact.iter().take(5).map(|&b| (line_of(&starts, b) + 1).to_string()).collect();
+            return Err(EngineError::new(
+                Reason::AmbiguousMatch,
+                format!(
+                    "old_text occurs {} times (at lines {}{}); include more surrounding lines to make it unique, or set replace_all",
+                    exact.len(),
+                    lines.join(", "),
+                    if exact.len() > 5 { ", …" } else { "" }
+                ),
+            ));
+        }
+        let places = exact
+            .iter()
+            .map(|&b| {
+                let e = b + old.len();
+                let (l0, l1) = (line_of(&starts, b), line_of(&starts, e));
+                let line_range = l0..l1 + 1;
+                let prefix = &joined[starts[l0]..b];
+                let suffix_end = starts.get(l1 + 1).map_or(joined.len(), |&s| s - 1);
+                let suffix = &joined[e..suffix_end];
+                Place { lines: line_range, replacement: format!("{prefix}{new}{suffix}") }
+            })
+            .collect();
+        (MatchStrategy::Exact, places)
+    } else {
+        fallback(doc, &old, &new)?
+    };
+    let count = places.len();
+    let first_lines = places.iter().map(|p| p.lines.start + 1).collect();
+    let edits = places
+        .into_iter()
+        .map(|p| LineEdit { range: p.lines, lines: p.replacement.split('\n').map(|l| doc.new_line(l)).collect() })
+        .collect();
+    let edits = LineEdits::new(edits).map_err(|_| EngineError::new(Reason::AmbiguousMatch, "old_text matches overlapping places; make it more specific"))?;
+    let new_doc = Document { lines: edits.apply(&doc.lines), ..doc.clone() };
+    let sync = live_sync(&new_doc, &edits, opts);
+    Ok(Replaced { doc: new_doc, edits, count, strategy, lines: first_lines, sync })
+}
+
+struct Place {
+    lines: Range<usize>,
+    replacement: String,
+}
+
+fn line_starts(s: &str) -> Vec<usize> {
+    std::iter::once(0).chain(s.match_indices('\n').map(|(i, _)| i + 1)).collect()
+}
+
+/// The 0-based line holding byte `b`.
+fn line_of(starts: &[usize], b: usize) -> usize {
+    starts.partition_point(|&s| s <= b).saturating_sub(1)
+}
+
+fn fold_punctuation(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{2032}' => '\'',
+            '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{2033}' => '"',
+            '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
+            '\u{00A0}' | '\u{2007}' | '\u{202F}' => ' ',
+            other => other,
+        })
+        .collect::<String>()
+        .replace('\u{2026}', "...")
+}
+
+fn leading_ws(s: &str) -> &str {
+    &s[..s.len() - s.trim_start().len()]
+}
+
+/// The line-based fallbacks, in order; the first that finds anything decides.
+fn fallback(doc: &Document, old: &str, new: &str) -> Result<(MatchStrategy, Vec<Place>), EngineError> {
+    let old_lines: Vec<&str> = old.strip_suffix('\n').unwrap_or(old).split('\n').collect();
+    let new_body = new.strip_suffix('\n').unwrap_or(new);
+    let file: Vec<&str> = doc.texts();
+    type Cmp = fn(&str, &str) -> bool;
+    let chain: [(MatchStrategy, Cmp); 3] = [
+        (MatchStrategy::TrailingWhitespace, |a, b| a.trim_end() == b.trim_end()),
+        (MatchStrategy::Indentation, |a, b| a.trim() == b.trim()),
+        (MatchStrategy::UnicodePunctuation, |a, b| fold_punctuation(a).trim() == fold_punctuation(b).trim()),
+    ];
+    let n = old_lines.len();
+    for (strategy, eq) in chain {
+        let hits: Vec<usize> = (0..(file.len() + 1).saturating_sub(n))
+            .filter(|&p| (0..n).all(|k| eq(file[p + k], old_lines[k])))
+            .collect();
+        match hits.len() {
+            0 => continue,
+            1 => {}
+            k => {
+                let lines: Vec<String> = hits.iter().take(5).map(|p| (p + 1).to_string()).collect();
+                return Err(EngineError::new(
+                    Reason::AmbiguousMatch,
+                    format!(
+                        "old_text is not in the file exactly; ignoring {} it matches {k} places (lines {}); copy the exact text from the file",
+                        strategy_words(strategy),
+                        lines.join(", ")
+                    ),
+                ));
+            }
+        }
+        let p = hits[0];
+        let matched: usize = file[p..p + n].iter().map(|l| l.len() + 1).sum();
+        let asked = old.len().max(1);
+        if matched > asked * 2 + 16 || asked > matched * 2 + 16 {
+            return Err(EngineError::new(
+                Reason::UnsafeDiff,
+                format!(
+                    "old_text only matches lines {}-{} after ignoring {}, and that text is out of proportion to old_text ({matched} vs {asked} bytes); copy the exact text from the file",
+                    p + 1,
+                    p + n,
+                    strategy_words(strategy)
+                ),
+            ));
+        }
+        let replacement = if strategy == MatchStrategy::TrailingWhitespace {
+            new_body.to_string()
+        } else {
+            reindent(new_body, old_lines.iter().copied().find(|l| !l.trim().is_empty()).map_or("", leading_ws), file[p..p + n].iter().copied().find(|l| !l.trim().is_empty()).map_or("", leading_ws))
+        };
+        return Ok((strategy, vec![Place { lines: p..p + n, replacement }]));
+    }
+    Err(EngineError::new(
+        Reason::HunkMismatch,
+        "old_text was not found in the file (also not ignoring trailing whitespace, indentation or Unicode punctuation); re-read the file and copy the text exactly",
+    ))
+}
+
+fn strategy_words(s: MatchStrategy) -> &'static str {
+    match s {
+        MatchStrategy::Exact => "nothing",
+        MatchStrategy::TrailingWhitespace => "trailing whitespace",
+        MatchStrategy::Indentation => "indentation",
+        MatchStrategy::UnicodePunctuation => "indentation and Unicode punctuation",
+    }
+}
+
+/// Shift `new`'s indentation from the indentation the model used (`from`) to the file's (`to`).
+fn reindent(new: &str, from: &str, to: &str) -> String {
+    if from == to {
+        return new.to_string();
+    }
+    new.split('\n')
+        .map(|l| {
+            if l.trim().is_empty() {
+                l.to_string()
+            } else if let Some(rest) = l.strip_prefix(from) {
+                format!("{to}{rest}")
+            } else {
+                format!("{to}{}", l.trim_start())
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(file: &str, old: &str, new: &str, all: bool, expected: Result<(&str, MatchStrategy), Reason>) {
+        let doc = Document::from_text(file);
+        let got = search_replace(&doc, old, new, all, &ApplyOptions::default());
+        match (got, expected) {
+            (Ok(r), Ok((text, strategy))) => {
+                assert_eq!(r.doc.to_text(), text);
+                assert_eq!(r.strategy, strategy);
+            }
+            (Err(e), Err(reason)) => assert_eq!(e.reason, reason, "{}", e.message),
+            (got, want) => panic!("got {got:?}, want {want:?}"),
+        }
+    }
+
+    #[test]
+    fn exact_partial_line_and_multiline() {
+        check("let a = 1;\nlet b = 2;\n", "a = 1", "a = 10", false, Ok(("let a = 10;\nlet b = 2;\n", MatchStrategy::Exact)));
+        check("a\nb\nc\n", "a\nb\n", "x\n", false, Ok(("x\nc\n", MatchStrategy::Exact)));
+        check("a\nb\nc", "c", "c\nd", false, Ok(("a\nb\nc\nd", MatchStrategy::Exact)));
+    }
+
+    #[test]
+    fn uniqueness_and_replace_all() {
+        check("x\nx\n", "x", "y", false, Err(Reason::AmbiguousMatch));
+        check("x\nx\n", "x", "y", true, Ok(("y\ny\n", MatchStrategy::Exact)));
+    }
+
+    #[test]
+    fn crlf_and_bom_are_kept() {
+        check("\u{FEFF}a\r\nb\r\n", "a\nb", "a\nB\nC", false, Ok(("\u{FEFF}a\r\nB\r\nC\r\n", MatchStrategy::Exact)));
+    }
+
+    #[test]
+    fn fallbacks() {
+        check("fn f() {  \n    x();\n}\n", "fn f() {\n    x();", "fn g() {\n    x();", false, Ok(("fn g() {\n    x();\n}\n", MatchStrategy::TrailingWhitespace)));
+        check(
+            "    if a {\n        b();\n    }\n",
+            "if a {\n    b();\n}",
+            "if a {\n    c();\n}",
+            false,
+            Ok(("    if a {\n        c();\n    }\n", MatchStrategy::Indentation)),
+        );
+        check("say(\u{201C}hi\u{201D});\n", "say(\"hi\");", "say(\"yo\");", false, Ok(("say(\"yo\");\n", MatchStrategy::UnicodePunctuation)));
+        check("  a\n  a\n", " a ", "b", false, Err(Reason::AmbiguousMatch));
+        check("a\n", "zzz", "b", false, Err(Reason::HunkMismatch));
+        check("a\n", "  \n", "b", false, Err(Reason::UnsafeDiff));
+    }
+}

@@ -1,0 +1,508 @@
+//! A scripted language server used by lspedit's fault and timing tests.
+//!
+//! The server speaks LSP over stdio with full-text document sync. A [`Script`] (JSON, from the
+//! environment, see [`SCRIPT_ENV`] and [`SCRIPT_FILE_ENV`]) says how diagnostics are delivered
+//! and how the server misbehaves. Diagnostics are derived from the text: every line containing
+//! [`Script::marker`] yields one error at the marker's position, code `F001`, so a test controls
+//! what is reported by what it writes.
+//!
+//! The server is deliberately synchronous and single-threaded: a slow answer blocks everything
+//! behind it, exactly like a busy real server, and a hang is a hang.
+
+use std::collections::HashMap;
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// Environment variable holding a script as inline JSON.
+pub const SCRIPT_ENV: &str = "LSPEDIT_FAKE_SCRIPT";
+/// Environment variable naming a file that holds the script as JSON. Read at every start, so a
+/// test can change the behaviour of the next incarnation by rewriting the file.
+pub const SCRIPT_FILE_ENV: &str = "LSPEDIT_FAKE_SCRIPT_FILE";
+
+/// How diagnostics reach the client.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// `textDocument/publishDiagnostics` carrying the document version.
+    #[default]
+    Push,
+    /// `textDocument/publishDiagnostics` without a version (like typescript-language-server).
+    PushUnversioned,
+    /// `textDocument/diagnostic` requests only.
+    Pull,
+}
+
+/// A point in the server's life at which a fault can be injected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Event {
+    Initialize,
+    Initialized,
+    DidOpen,
+    DidChange,
+    DidSave,
+    Diagnostic,
+    Shutdown,
+}
+
+/// What the fake server does. Every field has a harmless default.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Script {
+    pub mode: Mode,
+    /// Substring that marks an error line.
+    pub marker: String,
+    /// Delay before each publish or pull answer (an intentionally slow server).
+    pub delay_ms: u64,
+    /// Delay before answering `initialize`.
+    pub initialize_delay_ms: u64,
+    /// Exit with status 101 when this event arrives.
+    pub crash_on: Option<Event>,
+    /// Stop reading and answering forever when this event arrives.
+    pub hang_on: Option<Event>,
+    /// Write non-protocol bytes and malformed frames on stdout around every message.
+    pub garbage: bool,
+    /// Never answer `shutdown` and ignore `exit`.
+    pub ignore_shutdown: bool,
+    /// Publish a result for an older version (with a `STALE` diagnostic) before and after
+    /// every correct publish.
+    pub stale_versions: bool,
+    /// Publish every result twice.
+    pub publish_twice: bool,
+    /// Publish nothing when the diagnostics did not change since the last publish.
+    pub skip_unchanged: bool,
+    /// Start a long-lived grandchild (`sleep`) in the server's process group.
+    pub spawn_child: bool,
+    /// Send the client requests and notifications a real server sends (configuration,
+    /// registration, progress, unknown methods) after `initialized`, and log the answers.
+    pub server_requests: bool,
+    /// Append one line per received message and per answer to this file.
+    pub log_file: Option<PathBuf>,
+    /// Settings section asked for in `workspace/configuration`.
+    pub config_section: String,
+}
+
+impl Default for Script {
+    fn default() -> Self {
+        Self {
+            mode: Mode::Push,
+            marker: "ERROR".to_owned(),
+            delay_ms: 0,
+            initialize_delay_ms: 0,
+            crash_on: None,
+            hang_on: None,
+            garbage: false,
+            ignore_shutdown: false,
+            stale_versions: false,
+            publish_twice: false,
+            skip_unchanged: false,
+            spawn_child: false,
+            server_requests: true,
+            log_file: None,
+            config_section: "fake".to_owned(),
+        }
+    }
+}
+
+impl Script {
+    /// Reads the script from [`SCRIPT_FILE_ENV`] or [`SCRIPT_ENV`]; the default when neither is
+    /// set.
+    pub fn from_env() -> Result<Self, String> {
+        if let Some(path) = std::env::var_os(SCRIPT_FILE_ENV) {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| format!("reading {}: {e}", PathBuf::from(&path).display()))?;
+            return serde_json::from_str(&text).map_err(|e| format!("script file: {e}"));
+        }
+        match std::env::var(SCRIPT_ENV) {
+            Ok(text) => serde_json::from_str(&text).map_err(|e| format!("script: {e}")),
+            Err(_) => Ok(Self::default()),
+        }
+    }
+
+    /// The script as JSON, for [`SCRIPT_ENV`] or a script file.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+struct Doc {
+    version: i64,
+    text: String,
+    last_published: Option<Vec<Value>>,
+}
+
+/// The fake server's state machine over a reader and a writer.
+pub struct Server<R, W> {
+    script: Script,
+    input: R,
+    output: W,
+    docs: HashMap<String, Doc>,
+    next_id: i64,
+    log: Option<std::fs::File>,
+    child: Option<std::process::Child>,
+}
+
+impl<R: BufRead, W: Write> Server<R, W> {
+    pub fn new(script: Script, input: R, output: W) -> Self {
+        let log = script.log_file.as_ref().and_then(|p| {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+                .ok()
+        });
+        Self {
+            script,
+            input,
+            output,
+            docs: HashMap::new(),
+            next_id: 1,
+            log,
+            child: None,
+        }
+    }
+
+    /// Serves until `exit` or end of input. Returns the process exit code.
+    pub fn run(mut self) -> std::io::Result<i32> {
+        if self.script.spawn_child {
+            self.child = std::process::Command::new("sleep")
+                .arg("3600")
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .ok();
+            if let Some(child) = &self.child {
+                self.log_line(&format!("child {}", child.id()));
+            }
+        }
+        self.log_line(&format!("start {}", std::process::id()));
+        let mut shutdown = false;
+        while let Some(msg) = self.read_message()? {
+            let method = msg.get("method").and_then(Value::as_str).map(str::to_owned);
+            let id = msg.get("id").cloned();
+            let params = msg.get("params").cloned().unwrap_or(Value::Null);
+            let Some(method) = method else {
+                // A response to one of our requests.
+                self.log_line(&format!("response {msg}"));
+                continue;
+            };
+            match &id {
+                Some(id) => self.log_line(&format!("request {method} {id}")),
+                None => self.log_line(&format!("notification {method} {params}")),
+            }
+            let event = match method.as_str() {
+                "initialize" => Some(Event::Initialize),
+                "initialized" => Some(Event::Initialized),
+                "textDocument/didOpen" => Some(Event::DidOpen),
+                "textDocument/didChange" => Some(Event::DidChange),
+                "textDocument/didSave" => Some(Event::DidSave),
+                "textDocument/diagnostic" => Some(Event::Diagnostic),
+                "shutdown" => Some(Event::Shutdown),
+                _ => None,
+            };
+            if let Some(event) = event {
+                if self.script.crash_on == Some(event) {
+                    self.log_line(&format!("crash {method}"));
+                    return Ok(101);
+                }
+                if self.script.hang_on == Some(event) {
+                    self.log_line(&format!("hang {method}"));
+                    loop {
+                        std::thread::park();
+                    }
+                }
+            }
+            match (method.as_str(), id) {
+                ("initialize", Some(id)) => {
+                    self.pause(self.script.initialize_delay_ms);
+                    let caps = self.capabilities();
+                    self.respond(&id, json!({ "capabilities": caps, "serverInfo": { "name": "lspedit-fake-lsp" } }))?;
+                }
+                ("initialized", None) => {
+                    if self.script.server_requests {
+                        self.send_server_requests()?;
+                    }
+                }
+                ("textDocument/didOpen", None) => {
+                    let uri = str_at(&params, &["textDocument", "uri"]);
+                    let version = params["textDocument"]["version"].as_i64().unwrap_or(0);
+                    let text = str_at(&params, &["textDocument", "text"]);
+                    self.docs.insert(
+                        uri.clone(),
+                        Doc {
+                            version,
+                            text,
+                            last_published: None,
+                        },
+                    );
+                    self.after_change(&uri)?;
+                }
+                ("textDocument/didChange", None) => {
+                    let uri = str_at(&params, &["textDocument", "uri"]);
+                    let version = params["textDocument"]["version"].as_i64().unwrap_or(0);
+                    let text = params["contentChanges"]
+                        .as_array()
+                        .and_then(|c| c.last())
+                        .and_then(|c| c["text"].as_str())
+                        .unwrap_or_default()
+                        .to_owned();
+                    if let Some(doc) = self.docs.get_mut(&uri) {
+                        doc.version = version;
+                        doc.text = text;
+                    }
+                    self.after_change(&uri)?;
+                }
+                ("textDocument/didClose", None) => {
+                    let uri = str_at(&params, &["textDocument", "uri"]);
+                    self.docs.remove(&uri);
+                }
+                ("textDocument/diagnostic", Some(id)) => {
+                    let uri = str_at(&params, &["textDocument", "uri"]);
+                    self.pause(self.script.delay_ms);
+                    let items = self
+                        .docs
+                        .get(&uri)
+                        .map(|d| diagnostics_for(&d.text, &self.script.marker))
+                        .unwrap_or_default();
+                    self.respond(&id, json!({ "kind": "full", "items": items }))?;
+                }
+                ("shutdown", Some(id)) => {
+                    if !self.script.ignore_shutdown {
+                        shutdown = true;
+                        self.respond(&id, Value::Null)?;
+                    }
+                }
+                ("exit", None) => {
+                    if !self.script.ignore_shutdown {
+                        self.log_line("exit");
+                        if let Some(mut child) = self.child.take() {
+                            let _ = child.kill();
+                            let _ = child.wait();
+                        }
+                        return Ok(if shutdown { 0 } else { 1 });
+                    }
+                }
+                (_, Some(id)) => {
+                    self.respond_error(&id, -32601, &format!("no such method {method}"))?;
+                }
+                (_, None) => {}
+            }
+        }
+        self.log_line("eof");
+        Ok(1)
+    }
+
+    fn capabilities(&self) -> Value {
+        let mut caps = json!({
+            "textDocumentSync": { "openClose": true, "change": 1, "save": true },
+        });
+        if self.script.mode == Mode::Pull {
+            caps["diagnosticProvider"] =
+                json!({ "interFileDependencies": false, "workspaceDiagnostics": false });
+        }
+        caps
+    }
+
+    fn send_server_requests(&mut self) -> std::io::Result<()> {
+        let section = self.script.config_section.clone();
+        self.request(
+            "workspace/configuration",
+            json!({ "items": [ { "section": section }, { "section": "absent.section" }, {} ] }),
+        )?;
+        self.request(
+            "client/registerCapability",
+            json!({ "registrations": [ { "id": "1", "method": "workspace/didChangeWatchedFiles" } ] }),
+        )?;
+        self.request(
+            "window/workDoneProgress/create",
+            json!({ "token": "fake/progress" }),
+        )?;
+        self.request("workspace/workspaceFolders", Value::Null)?;
+        self.request("workspace/diagnostic/refresh", Value::Null)?;
+        self.request("fake/unknownRequest", json!({}))?;
+        self.notify(
+            "window/logMessage",
+            json!({ "type": 3, "message": "fake server up" }),
+        )?;
+        self.notify(
+            "experimental/serverStatus",
+            json!({ "health": "ok", "quiescent": true }),
+        )?;
+        self.notify("fake/unknownNotification", json!({ "x": 1 }))?;
+        self.notify(
+            "$/progress",
+            json!({ "token": "fake/progress", "value": { "kind": "begin", "title": "fake" } }),
+        )?;
+        self.notify(
+            "$/progress",
+            json!({ "token": "fake/progress", "value": { "kind": "end" } }),
+        )
+    }
+
+    fn after_change(&mut self, uri: &str) -> std::io::Result<()> {
+        if self.script.mode == Mode::Pull {
+            return Ok(());
+        }
+        let Some(doc) = self.docs.get(uri) else {
+            return Ok(());
+        };
+        let version = doc.version;
+        let diags = diagnostics_for(&doc.text, &self.script.marker);
+        if self.script.skip_unchanged && doc.last_published.as_ref() == Some(&diags) {
+            self.log_line(&format!("skip {uri} {version}"));
+            return Ok(());
+        }
+        self.pause(self.script.delay_ms);
+        let versioned = self.script.mode == Mode::Push;
+        if self.script.stale_versions && versioned {
+            self.publish(uri, Some(version - 1), &stale_diagnostics())?;
+        }
+        self.publish(uri, versioned.then_some(version), &diags)?;
+        if self.script.publish_twice {
+            self.publish(uri, versioned.then_some(version), &diags)?;
+        }
+        if self.script.stale_versions && versioned {
+            self.publish(uri, Some(version - 1), &stale_diagnostics())?;
+        }
+        if let Some(doc) = self.docs.get_mut(uri) {
+            doc.last_published = Some(diags);
+        }
+        Ok(())
+    }
+
+    fn publish(&mut self, uri: &str, version: Option<i64>, diags: &[Value]) -> std::io::Result<()> {
+        let mut params = json!({ "uri": uri, "diagnostics": diags });
+        if let Some(v) = version {
+            params["version"] = json!(v);
+        }
+        self.log_line(&format!("publish {uri} {version:?} {}", diags.len()));
+        self.notify("textDocument/publishDiagnostics", params)
+    }
+
+    fn pause(&self, ms: u64) {
+        if ms > 0 {
+            // The scripted slowness of the fake server itself, not synchronization.
+            std::thread::sleep(std::time::Duration::from_millis(ms));
+        }
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> std::io::Result<()> {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.log_line(&format!("sent-request {method} {id}"));
+        let mut msg = json!({ "jsonrpc": "2.0", "id": id, "method": method });
+        if !params.is_null() {
+            msg["params"] = params;
+        }
+        self.write_message(&msg)
+    }
+
+    fn notify(&mut self, method: &str, params: Value) -> std::io::Result<()> {
+        self.write_message(&json!({ "jsonrpc": "2.0", "method": method, "params": params }))
+    }
+
+    fn respond(&mut self, id: &Value, result: Value) -> std::io::Result<()> {
+        self.write_message(&json!({ "jsonrpc": "2.0", "id": id, "result": result }))
+    }
+
+    fn respond_error(&mut self, id: &Value, code: i64, message: &str) -> std::io::Result<()> {
+        self.write_message(&json!({
+            "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message }
+        }))
+    }
+
+    fn write_message(&mut self, msg: &Value) -> std::io::Result<()> {
+        let body = msg.to_string();
+        if self.script.garbage {
+            // Non-protocol text, a header with a bad length, and a frame whose body is not
+            // JSON-RPC: a client must skip all of it and keep the stream.
+            self.output.write_all(b"garbage: not a header at all\n")?;
+            self.output.write_all(b"Content-Length: nope\r\n\r\n")?;
+            let junk = "{\"not\":\"jsonrpc\"}";
+            write!(self.output, "Content-Length: {}\r\n\r\n{junk}", junk.len())?;
+            self.output.write_all(b"\x00\xff random bytes\r\n")?;
+        }
+        write!(self.output, "Content-Length: {}\r\n\r\n{body}", body.len())?;
+        self.output.flush()
+    }
+
+    fn read_message(&mut self) -> std::io::Result<Option<Value>> {
+        loop {
+            let mut len = None;
+            loop {
+                let mut line = String::new();
+                if self.input.read_line(&mut line)? == 0 {
+                    return Ok(None);
+                }
+                let line = line.trim_end();
+                if line.is_empty() {
+                    break;
+                }
+                if let Some((name, value)) = line.split_once(':')
+                    && name.eq_ignore_ascii_case("content-length")
+                {
+                    len = value.trim().parse::<usize>().ok();
+                }
+            }
+            let Some(len) = len else { continue };
+            let mut body = vec![0u8; len];
+            self.input.read_exact(&mut body)?;
+            if let Ok(value) = serde_json::from_slice(&body) {
+                return Ok(Some(value));
+            }
+        }
+    }
+
+    fn log_line(&mut self, line: &str) {
+        if let Some(log) = &mut self.log {
+            let _ = writeln!(log, "{line}");
+            let _ = log.flush();
+        }
+    }
+}
+
+fn str_at(v: &Value, path: &[&str]) -> String {
+    let mut cur = v;
+    for p in path {
+        cur = &cur[*p];
+    }
+    cur.as_str().unwrap_or_default().to_owned()
+}
+
+/// The diagnostics the fake server reports for `text`: one per line containing `marker`.
+/// Positions are 0-based LSP positions (UTF-16 columns).
+pub fn diagnostics_for(text: &str, marker: &str) -> Vec<Value> {
+    if marker.is_empty() {
+        return Vec::new();
+    }
+    text.lines()
+        .enumerate()
+        .filter_map(|(line, content)| {
+            let byte = content.find(marker)?;
+            let col = content[..byte].encode_utf16().count();
+            let end = col + marker.encode_utf16().count();
+            Some(json!({
+                "range": {
+                    "start": { "line": line, "character": col },
+                    "end": { "line": line, "character": end },
+                },
+                "severity": 1,
+                "code": "F001",
+                "source": "fake",
+                "message": format!("found {marker}"),
+            }))
+        })
+        .collect()
+}
+
+fn stale_diagnostics() -> Vec<Value> {
+    vec![json!({
+        "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 1 } },
+        "severity": 1,
+        "code": "STALE",
+        "message": "STALE result for an older version",
+    })]
+}

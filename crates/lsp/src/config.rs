@@ -1,0 +1,565 @@
+//! Server declarations (`lsp-configs/*.toml`, embedded in the binary) and pool settings, with
+//! workspace overrides from `.lspedit/config.toml`.
+//!
+//! Override file format:
+//!
+//! ```toml
+//! [pool]
+//! idle_timeout_secs = 600        # shut down servers unused this long
+//! max_running = 4                # least recently used server is stopped past this
+//! memory_limit_mb = 4096         # a server group above this is restarted between requests
+//! check_timeout_ms = 3000        # what callers should wait after a write
+//! first_check_timeout_ms = 10000 # ... when the server must start first
+//! startup_timeout_ms = 60000     # initialize must answer within this
+//!
+//! [servers.pyright]              # merged over the bundled declaration, key by key
+//! enabled = false
+//!
+//! [servers.my-lang]              # a new server needs a full declaration
+//! command = "my-lang-server"
+//! languages = { ml = "mylang" }
+//! diagnostics = { strategy = "push-versioned" }
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::LspError;
+
+/// The bundled server declarations, embedded so the pool works without the `lsp-configs`
+/// folder. Order does not matter; `priority` decides between servers for the same extension.
+pub const BUNDLED: &[(&str, &str)] = &[
+    (
+        "lsp-configs/tsc7.toml",
+        include_str!("../../../lsp-configs/tsc7.toml"),
+    ),
+    (
+        "lsp-configs/typescript-language-server.toml",
+        include_str!("../../../lsp-configs/typescript-language-server.toml"),
+    ),
+    (
+        "lsp-configs/rust-analyzer.toml",
+        include_str!("../../../lsp-configs/rust-analyzer.toml"),
+    ),
+    (
+        "lsp-configs/pyright.toml",
+        include_str!("../../../lsp-configs/pyright.toml"),
+    ),
+    (
+        "lsp-configs/clangd.toml",
+        include_str!("../../../lsp-configs/clangd.toml"),
+    ),
+];
+
+/// Environment variable naming the directory that holds project-local server installs
+/// (`node_modules/.bin` below it). Defaults to the repository's `lsp-configs/`.
+pub const SERVERS_DIR_ENV: &str = "LSPEDIT_SERVERS_DIR";
+
+/// How a server's diagnostics are known to be settled for a document version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Strategy {
+    /// Ask with `textDocument/diagnostic` after each change; the answer is the result.
+    Pull,
+    /// Wait for `publishDiagnostics` carrying the version sent (or newer).
+    PushVersioned,
+    /// `publishDiagnostics` without version: after a change, take the publishes that follow,
+    /// settled once `quiet_window_ms` passes without another; no publish within
+    /// `first_publish_timeout_ms` means the previous result holds.
+    PushUnversioned,
+}
+
+/// The diagnostics part of a server declaration.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiagnosticsConfig {
+    pub strategy: Strategy,
+    /// Send `didSave` after each write (servers that check on save).
+    #[serde(default)]
+    pub save: bool,
+    /// Wait for `experimental/serverStatus` to report quiescent before trusting results.
+    #[serde(default)]
+    pub wait_quiescent: bool,
+    /// `$/progress` token prefix of the on-save check (rust-analyzer: `rust-analyzer/flycheck`).
+    /// With `save`, a result is settled only after a check that began after the save ended.
+    #[serde(default)]
+    pub check_progress: Option<String>,
+    /// Push-unversioned: debounce after each publish.
+    #[serde(default = "default_quiet_window_ms")]
+    pub quiet_window_ms: u64,
+    /// Push-unversioned: no publish within this after a change = previous result holds.
+    #[serde(default = "default_first_publish_timeout_ms")]
+    pub first_publish_timeout_ms: u64,
+}
+
+fn default_quiet_window_ms() -> u64 {
+    50
+}
+
+fn default_first_publish_timeout_ms() -> u64 {
+    1000
+}
+
+/// How a server is installed; informational (`scripts/install-servers` does the work) and
+/// shown in "not found" messages.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InstallRecipe {
+    /// `npm`, `rustup` or `apt`.
+    pub kind: String,
+    pub package: String,
+    #[serde(default)]
+    pub version: Option<String>,
+}
+
+/// One language server declaration.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerConfig {
+    pub id: String,
+    /// Program name (looked up in the servers dir's `node_modules/.bin`, then `$PATH`), a path
+    /// relative to the servers dir (contains `/`), or an absolute path.
+    pub command: String,
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Higher wins when several enabled servers handle an extension.
+    #[serde(default)]
+    pub priority: i32,
+    /// File extension (without dot) → LSP language id.
+    pub languages: BTreeMap<String, String>,
+    /// Files or folders whose presence marks a project root.
+    #[serde(default)]
+    pub root_markers: Vec<String>,
+    /// Root is the enclosing Cargo `[workspace]` of the nearest `Cargo.toml`.
+    #[serde(default)]
+    pub cargo_workspace: bool,
+    pub diagnostics: DiagnosticsConfig,
+    #[serde(default)]
+    pub initialization_options: Option<Value>,
+    /// Answers `workspace/configuration`: an item's `section` is a dotted path into this.
+    #[serde(default)]
+    pub settings: Value,
+    /// Merged into the client capabilities' `experimental` object.
+    #[serde(default)]
+    pub experimental_capabilities: Option<Value>,
+    #[serde(default)]
+    pub install: Option<InstallRecipe>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl ServerConfig {
+    /// Parses one declaration from TOML.
+    pub fn from_toml(text: &str) -> Result<Self, LspError> {
+        toml::from_str(text).map_err(|e| LspError::Config {
+            path: PathBuf::from("<inline>"),
+            message: e.to_string(),
+        })
+    }
+
+    /// The language id for `path`'s extension, if this server handles it.
+    pub fn language_for(&self, path: &Path) -> Option<&str> {
+        let ext = path.extension()?.to_str()?;
+        self.languages
+            .get(ext)
+            .or_else(|| self.languages.get(&ext.to_ascii_lowercase()))
+            .map(String::as_str)
+    }
+
+    /// The value answered for a `workspace/configuration` item.
+    pub(crate) fn setting(&self, section: Option<&str>) -> Value {
+        let Some(section) = section.filter(|s| !s.is_empty()) else {
+            return self.settings.clone();
+        };
+        let mut cur = &self.settings;
+        for part in section.split('.') {
+            match cur.get(part) {
+                Some(v) => cur = v,
+                None => return Value::Null,
+            }
+        }
+        cur.clone()
+    }
+}
+
+/// Settings of the pool and the servers it may run.
+#[derive(Debug, Clone)]
+pub struct PoolConfig {
+    pub servers: Vec<ServerConfig>,
+    /// Directory holding project-local installs (`node_modules/.bin`); see [`SERVERS_DIR_ENV`].
+    pub servers_dir: Option<PathBuf>,
+    /// Servers unused this long are shut down.
+    pub idle_timeout: Duration,
+    /// At most this many servers run at once; the least recently used idle one is stopped.
+    pub max_running: usize,
+    /// A server's process group above this resident size is restarted between requests.
+    pub memory_limit_mb: Option<u64>,
+    /// How often idle and memory limits are checked.
+    pub maintenance_interval: Duration,
+    /// `initialize` must answer within this.
+    pub startup_timeout: Duration,
+    /// Bound for requests that have no caller deadline (shutdown, liveness probe).
+    pub request_timeout: Duration,
+    /// Time between `exit` and killing the group.
+    pub shutdown_grace: Duration,
+    /// Consecutive crashes after which a server is marked broken.
+    pub max_crashes: u32,
+    /// First restart delay after a crash; doubles per consecutive crash.
+    pub restart_backoff: Duration,
+    /// A broken server is tried again after this.
+    pub broken_cooldown: Duration,
+    /// Suggested deadline for a check after a write (callers read it; the pool takes deadlines).
+    pub check_timeout: Duration,
+    /// Suggested deadline when the server must start first.
+    pub first_check_timeout: Duration,
+}
+
+impl Default for PoolConfig {
+    /// No servers, default limits.
+    fn default() -> Self {
+        Self {
+            servers: Vec::new(),
+            servers_dir: default_servers_dir(),
+            idle_timeout: Duration::from_secs(600),
+            max_running: 6,
+            memory_limit_mb: Some(4096),
+            maintenance_interval: Duration::from_secs(10),
+            startup_timeout: Duration::from_secs(60),
+            request_timeout: Duration::from_secs(10),
+            shutdown_grace: Duration::from_millis(1500),
+            max_crashes: 3,
+            restart_backoff: Duration::from_millis(200),
+            broken_cooldown: Duration::from_secs(300),
+            check_timeout: Duration::from_secs(3),
+            first_check_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PoolOverrides {
+    idle_timeout_secs: Option<u64>,
+    max_running: Option<usize>,
+    memory_limit_mb: Option<u64>,
+    check_timeout_ms: Option<u64>,
+    first_check_timeout_ms: Option<u64>,
+    startup_timeout_ms: Option<u64>,
+    max_crashes: Option<u32>,
+    servers_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OverrideFile {
+    #[serde(default)]
+    pool: PoolOverrides,
+    #[serde(default)]
+    servers: toml::Table,
+}
+
+impl PoolConfig {
+    /// The bundled servers with default limits.
+    pub fn bundled() -> Result<Self, LspError> {
+        let servers = BUNDLED
+            .iter()
+            .map(|(path, text)| parse_server(Path::new(path), text, None))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Self {
+            servers,
+            ..Self::default()
+        })
+    }
+
+    /// The bundled servers with `<workspace_root>/.lspedit/config.toml` applied when present.
+    pub fn load(workspace_root: &Path) -> Result<Self, LspError> {
+        let path = workspace_root.join(".lspedit").join("config.toml");
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Self::bundled_with_overrides(&path, &text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Self::bundled(),
+            Err(e) => Err(LspError::Config {
+                path,
+                message: e.to_string(),
+            }),
+        }
+    }
+
+    /// The bundled servers with an override file's text applied (`path` is for messages and
+    /// resolves a relative `servers_dir`).
+    pub fn bundled_with_overrides(path: &Path, text: &str) -> Result<Self, LspError> {
+        let err = |message: String| LspError::Config {
+            path: path.to_owned(),
+            message,
+        };
+        let file: OverrideFile = toml::from_str(text).map_err(|e| err(e.to_string()))?;
+        let mut servers = Vec::new();
+        let mut seen = Vec::new();
+        for (bundled_path, bundled_text) in BUNDLED {
+            let base: toml::Table =
+                toml::from_str(bundled_text).map_err(|e| err(format!("{bundled_path}: {e}")))?;
+            let id = base
+                .get("id")
+                .and_then(toml::Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            let over = file.servers.get(&id).and_then(toml::Value::as_table);
+            servers.push(parse_server(
+                Path::new(bundled_path),
+                bundled_text,
+                over.map(|o| (path, o)),
+            )?);
+            seen.push(id);
+        }
+        for (id, value) in &file.servers {
+            if seen.contains(id) {
+                continue;
+            }
+            let mut table = value
+                .as_table()
+                .cloned()
+                .ok_or_else(|| err(format!("servers.{id} must be a table")))?;
+            table
+                .entry("id")
+                .or_insert_with(|| toml::Value::String(id.clone()));
+            let cfg: ServerConfig = toml::Value::Table(table)
+                .try_into()
+                .map_err(|e| err(format!("servers.{id}: {e}")))?;
+            servers.push(cfg);
+        }
+        let mut cfg = Self {
+            servers,
+            ..Self::default()
+        };
+        let p = file.pool;
+        if let Some(v) = p.idle_timeout_secs {
+            cfg.idle_timeout = Duration::from_secs(v);
+        }
+        if let Some(v) = p.max_running {
+            cfg.max_running = v.max(1);
+        }
+        if let Some(v) = p.memory_limit_mb {
+            cfg.memory_limit_mb = (v > 0).then_some(v);
+        }
+        if let Some(v) = p.check_timeout_ms {
+            cfg.check_timeout = Duration::from_millis(v);
+        }
+        if let Some(v) = p.first_check_timeout_ms {
+            cfg.first_check_timeout = Duration::from_millis(v);
+        }
+        if let Some(v) = p.startup_timeout_ms {
+            cfg.startup_timeout = Duration::from_millis(v);
+        }
+        if let Some(v) = p.max_crashes {
+            cfg.max_crashes = v.max(1);
+        }
+        if let Some(dir) = p.servers_dir {
+            let base = path
+                .parent()
+                .and_then(Path::parent)
+                .unwrap_or(Path::new("."));
+            cfg.servers_dir = Some(base.join(dir));
+        }
+        Ok(cfg)
+    }
+
+    /// The enabled server with the highest priority for `path`'s extension whose command can
+    /// be found (so a missing TypeScript 7 falls back to typescript-language-server).
+    pub fn server_for(&self, path: &Path) -> Option<&ServerConfig> {
+        let mut candidates: Vec<&ServerConfig> = self
+            .servers
+            .iter()
+            .filter(|s| s.enabled && s.language_for(path).is_some())
+            .collect();
+        candidates.sort_by_key(|s| std::cmp::Reverse(s.priority));
+        candidates
+            .iter()
+            .find(|s| self.resolve_command(s).is_some())
+            .or(candidates.first())
+            .copied()
+    }
+
+    /// A server by id.
+    pub fn server(&self, id: &str) -> Option<&ServerConfig> {
+        self.servers.iter().find(|s| s.id == id)
+    }
+
+    /// Mutable access to a server by id (tests and embedders tweak declarations).
+    pub fn server_mut(&mut self, id: &str) -> Option<&mut ServerConfig> {
+        self.servers.iter_mut().find(|s| s.id == id)
+    }
+
+    /// Enables exactly the servers named (others stay declared but disabled).
+    pub fn only(mut self, ids: &[&str]) -> Self {
+        for s in &mut self.servers {
+            s.enabled = ids.contains(&s.id.as_str());
+        }
+        self
+    }
+
+    /// Where the server's program is: project-local install first, then `$PATH`.
+    pub fn resolve_command(&self, server: &ServerConfig) -> Option<PathBuf> {
+        let cmd = Path::new(&server.command);
+        if cmd.is_absolute() {
+            return is_executable(cmd).then(|| cmd.to_owned());
+        }
+        if server.command.contains('/') {
+            let dir = self.servers_dir.as_ref()?;
+            let p = dir.join(cmd);
+            return is_executable(&p).then_some(p);
+        }
+        if let Some(dir) = &self.servers_dir {
+            let p = dir.join("node_modules").join(".bin").join(cmd);
+            if is_executable(&p) {
+                return Some(p);
+            }
+        }
+        let path = std::env::var_os("PATH")?;
+        std::env::split_paths(&path)
+            .map(|d| d.join(cmd))
+            .find(|p| is_executable(p))
+    }
+}
+
+fn parse_server(
+    path: &Path,
+    text: &str,
+    over: Option<(&Path, &toml::Table)>,
+) -> Result<ServerConfig, LspError> {
+    let mut table: toml::Table = toml::from_str(text).map_err(|e| LspError::Config {
+        path: path.to_owned(),
+        message: e.to_string(),
+    })?;
+    let mut origin = path;
+    if let Some((over_path, over)) = over {
+        merge(&mut table, over);
+        origin = over_path;
+    }
+    toml::Value::Table(table)
+        .try_into()
+        .map_err(|e: toml::de::Error| LspError::Config {
+            path: origin.to_owned(),
+            message: e.to_string(),
+        })
+}
+
+/// Deep merge: tables merge key by key, anything else is replaced.
+fn merge(base: &mut toml::Table, over: &toml::Table) {
+    for (k, v) in over {
+        match (base.get_mut(k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            _ => {
+                base.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// `$LSPEDIT_SERVERS_DIR`, else the repository's `lsp-configs/` when it exists (development
+/// and tests), else `lsp-configs/` next to the running executable.
+pub fn default_servers_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os(SERVERS_DIR_ENV) {
+        return Some(PathBuf::from(dir));
+    }
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../lsp-configs");
+    if repo.is_dir() {
+        return repo.canonicalize().ok().or(Some(repo));
+    }
+    let exe = std::env::current_exe().ok()?;
+    let beside = exe.parent()?.join("lsp-configs");
+    beside.is_dir().then_some(beside)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bundled_configs_parse() {
+        let cfg = PoolConfig::bundled().unwrap();
+        let ids: Vec<_> = cfg.servers.iter().map(|s| s.id.as_str()).collect();
+        for id in [
+            "tsc7",
+            "typescript-language-server",
+            "rust-analyzer",
+            "pyright",
+            "clangd",
+        ] {
+            assert!(ids.contains(&id), "{id} missing from {ids:?}");
+        }
+        let ra = cfg.server("rust-analyzer").unwrap();
+        assert_eq!(ra.language_for(Path::new("src/lib.rs")), Some("rust"));
+        assert!(ra.cargo_workspace);
+    }
+
+    #[test]
+    fn overrides_merge_and_disable() {
+        let text = r#"
+            [pool]
+            max_running = 2
+            check_timeout_ms = 1234
+            [servers.pyright]
+            enabled = false
+            [servers.rust-analyzer.settings.rust-analyzer]
+            extra = true
+            [servers.fake]
+            command = "/bin/true"
+            languages = { fk = "fake" }
+            diagnostics = { strategy = "pull" }
+        "#;
+        let cfg =
+            PoolConfig::bundled_with_overrides(Path::new("/w/.lspedit/config.toml"), text).unwrap();
+        assert_eq!(cfg.max_running, 2);
+        assert_eq!(cfg.check_timeout, Duration::from_millis(1234));
+        assert!(!cfg.server("pyright").unwrap().enabled);
+        let ra = cfg.server("rust-analyzer").unwrap();
+        assert_eq!(ra.setting(Some("rust-analyzer.extra")), Value::Bool(true));
+        // Bundled keys of the same table survive the merge.
+        assert_ne!(ra.setting(Some("rust-analyzer.checkOnSave")), Value::Null);
+        assert_eq!(cfg.server("fake").unwrap().id, "fake");
+        assert!(cfg.server_for(Path::new("x.py")).is_none());
+    }
+
+    #[test]
+    fn settings_sections() {
+        let mut s = ServerConfig::from_toml(
+            r#"
+            id = "x"
+            command = "x"
+            languages = {}
+            diagnostics = { strategy = "pull" }
+            [settings.python.analysis]
+            typeCheckingMode = "strict"
+            "#,
+        )
+        .unwrap();
+        assert_eq!(
+            s.setting(Some("python.analysis.typeCheckingMode")),
+            Value::String("strict".into())
+        );
+        assert_eq!(s.setting(Some("absent")), Value::Null);
+        s.settings = Value::Null;
+        assert_eq!(s.setting(None), Value::Null);
+    }
+
+    #[test]
+    fn bad_override_is_a_config_error() {
+        let err = PoolConfig::bundled_with_overrides(Path::new("c.toml"), "[pool]\nbogus = 1\n")
+            .unwrap_err();
+        assert!(matches!(err, LspError::Config { .. }));
+    }
+}

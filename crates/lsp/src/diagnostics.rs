@@ -1,0 +1,183 @@
+//! Plain, owned diagnostics: what the pool hands out instead of raw `lsp_types`.
+//!
+//! Positions are converted here from LSP's 0-based UTF-16 positions to 1-based line and
+//! 1-based column counted in Unicode scalar values (`char`s) of the text that was checked, so a
+//! caller can print `[line:column]` without knowing about UTF-16.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use async_lsp::lsp_types;
+
+/// Severity of a diagnostic. A server that sends none means an error (the common reading of
+/// the spec, and what editors show).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Error,
+    Warning,
+    Information,
+    Hint,
+}
+
+impl Severity {
+    /// Upper-case label: `ERROR`, `WARNING`, `INFO`, `HINT`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Severity::Error => "ERROR",
+            Severity::Warning => "WARNING",
+            Severity::Information => "INFO",
+            Severity::Hint => "HINT",
+        }
+    }
+}
+
+/// One diagnostic. `line`/`column` and `end_line`/`end_column` are **1-based**; columns count
+/// Unicode scalar values of the checked text.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Diagnostic {
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+    pub severity: Severity,
+    /// The server's code as text (`2322` for TypeScript, `E0308` for rustc), if any.
+    pub code: Option<String>,
+    pub message: String,
+    /// Who produced it (`ts`, `rustc`, `rust-analyzer`, `Pyright`, `clang`), if the server says.
+    pub source: Option<String>,
+}
+
+/// The settled diagnostics of one file, for the text passed to `check_file`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileDiagnostics {
+    /// The absolute path that was checked.
+    pub path: PathBuf,
+    /// Id of the server that produced them.
+    pub server: String,
+    /// Document version the result belongs to (the version sent with this text).
+    pub version: i32,
+    /// Sorted by line, column, severity, message.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Time from sending the text to the server's first answer for it (publish or pull reply);
+    /// `None` when no message was needed (the server published nothing and the previous result
+    /// holds, or the text was unchanged).
+    pub server_time: Option<Duration>,
+}
+
+impl FileDiagnostics {
+    /// Only the errors.
+    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+    }
+}
+
+/// Converts LSP diagnostics against the text they were computed for.
+pub(crate) fn convert(text: &str, diags: &[lsp_types::Diagnostic]) -> Vec<Diagnostic> {
+    let index = LineIndex::new(text);
+    let mut out: Vec<Diagnostic> = diags
+        .iter()
+        .map(|d| {
+            let (line, column) = index.to_one_based(d.range.start);
+            let (end_line, end_column) = index.to_one_based(d.range.end);
+            Diagnostic {
+                line,
+                column,
+                end_line,
+                end_column,
+                severity: match d.severity {
+                    Some(lsp_types::DiagnosticSeverity::WARNING) => Severity::Warning,
+                    Some(lsp_types::DiagnosticSeverity::INFORMATION) => Severity::Information,
+                    Some(lsp_types::DiagnosticSeverity::HINT) => Severity::Hint,
+                    _ => Severity::Error,
+                },
+                code: d.code.as_ref().map(|c| match c {
+                    lsp_types::NumberOrString::Number(n) => n.to_string(),
+                    lsp_types::NumberOrString::String(s) => s.clone(),
+                }),
+                message: d.message.clone(),
+                source: d.source.clone(),
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        (a.line, a.column, a.severity, &a.message).cmp(&(b.line, b.column, b.severity, &b.message))
+    });
+    out.dedup();
+    out
+}
+
+/// Maps LSP positions (0-based line, UTF-16 column) to 1-based line and char column.
+struct LineIndex<'a> {
+    lines: Vec<&'a str>,
+}
+
+impl<'a> LineIndex<'a> {
+    fn new(text: &'a str) -> Self {
+        Self {
+            lines: text.split('\n').collect(),
+        }
+    }
+
+    fn to_one_based(&self, pos: lsp_types::Position) -> (u32, u32) {
+        let line = pos.line;
+        let Some(content) = self.lines.get(line as usize) else {
+            // Past the end (some servers report EOF one line further): keep the numbers.
+            return (line.saturating_add(1), pos.character.saturating_add(1));
+        };
+        let mut utf16 = 0u32;
+        let mut chars = 0u32;
+        for ch in content.chars() {
+            if utf16 >= pos.character {
+                break;
+            }
+            utf16 += ch.len_utf16() as u32;
+            chars += 1;
+        }
+        if utf16 < pos.character {
+            // Past the end of the line: count the rest as single units.
+            chars += pos.character - utf16;
+        }
+        (line.saturating_add(1), chars.saturating_add(1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pos(line: u32, character: u32) -> lsp_types::Position {
+        lsp_types::Position { line, character }
+    }
+
+    #[test]
+    fn utf16_columns_become_char_columns() {
+        let text = "a😀b\nxyz";
+        let idx = LineIndex::new(text);
+        assert_eq!(idx.to_one_based(pos(0, 0)), (1, 1));
+        // "a" is 1 unit, the emoji 2 units: 'b' is at UTF-16 column 3, char column 3 (1-based).
+        assert_eq!(idx.to_one_based(pos(0, 3)), (1, 3));
+        assert_eq!(idx.to_one_based(pos(1, 2)), (2, 3));
+        assert_eq!(idx.to_one_based(pos(5, 2)), (6, 3));
+    }
+
+    #[test]
+    fn sorted_and_deduplicated() {
+        let d = |line, msg: &str| lsp_types::Diagnostic {
+            range: lsp_types::Range {
+                start: pos(line, 0),
+                end: pos(line, 1),
+            },
+            message: msg.to_owned(),
+            code: Some(lsp_types::NumberOrString::Number(2322)),
+            ..Default::default()
+        };
+        let out = convert("a\nb\nc", &[d(2, "z"), d(0, "a"), d(2, "z")]);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0].line, 1);
+        assert_eq!(out[1].line, 3);
+        assert_eq!(out[1].code.as_deref(), Some("2322"));
+        assert_eq!(out[1].severity, Severity::Error);
+    }
+}

@@ -1,0 +1,91 @@
+//! The error type of the pool: every way a diagnostics request can fail, with the context a
+//! caller needs to log it or to decide to retry.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Errors of the language-server pool.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LspError {
+    /// No enabled server is configured for the file's extension.
+    #[error("no language server configured for {path}")]
+    NoServer { path: PathBuf },
+
+    /// The file is outside the pool's workspace root.
+    #[error("{path} is outside the workspace root {root}")]
+    OutsideWorkspace { path: PathBuf, root: PathBuf },
+
+    /// The server's binary was not found in the project-local install dir nor on `$PATH`.
+    #[error("language server `{server}`: command `{command}` not found (run scripts/install-servers)")]
+    CommandNotFound { server: String, command: String },
+
+    /// Spawning the process failed.
+    #[error("language server `{server}`: spawn failed: {message}")]
+    Spawn { server: String, message: String },
+
+    /// The deadline passed before the result settled. The server keeps running.
+    #[error("language server `{server}`: no result within {waited:?} ({stage})")]
+    Timeout {
+        server: String,
+        stage: &'static str,
+        waited: Duration,
+    },
+
+    /// The server exited or broke the protocol while work was pending.
+    #[error("language server `{server}` died: {reason}{}", tail_suffix(stderr_tail))]
+    ServerDied {
+        server: String,
+        reason: String,
+        stderr_tail: String,
+    },
+
+    /// The server answered a request with an error.
+    #[error("language server `{server}`: {method} failed: {message} ({code})")]
+    Request {
+        server: String,
+        method: &'static str,
+        code: i32,
+        message: String,
+    },
+
+    /// The server crashed repeatedly and is not restarted any more.
+    #[error("language server `{server}` is marked broken after {crashes} crashes")]
+    Broken { server: String, crashes: u32 },
+
+    /// The server crashed recently and waits out its restart backoff.
+    #[error("language server `{server}` crashed; next restart in {retry_in:?}")]
+    Backoff { server: String, retry_in: Duration },
+
+    /// A configuration file could not be read or parsed.
+    #[error("language-server config {path}: {message}")]
+    Config { path: PathBuf, message: String },
+
+    /// The pool's own runtime could not be built.
+    #[error("language-server pool runtime: {message}")]
+    Runtime { message: String },
+
+    /// The pool was shut down.
+    #[error("the language-server pool is shut down")]
+    PoolClosed,
+
+    /// A path could not be turned into a `file://` URI.
+    #[error("cannot turn {path} into a file URI")]
+    BadPath { path: PathBuf },
+}
+
+fn tail_suffix(tail: &str) -> String {
+    if tail.is_empty() {
+        String::new()
+    } else {
+        format!("; stderr: {tail}")
+    }
+}
+
+impl LspError {
+    /// True when the error means the result did not arrive in time (the server may still be
+    /// healthy and warming up).
+    pub fn is_timeout(&self) -> bool {
+        matches!(self, LspError::Timeout { .. })
+    }
+}

@@ -1,0 +1,160 @@
+//! lspedit-lsp: the pool of language servers that reports a file's diagnostics right after a
+//! write. Knows nothing of patches.
+//!
+//! - [`Pool`] (async) and [`BlockingPool`] (for synchronous callers) own one server process per
+//!   (server id, project root), started lazily and de-duplicated.
+//! - [`Pool::check_file`] sends the file's new text (`didOpen` once, then full-text
+//!   `didChange` with increasing versions, `didSave` where the server checks on save) and waits
+//!   until the result for *that* text is settled, per the server's [`Strategy`]. It never
+//!   returns diagnostics older than the text it was given.
+//! - Servers are declared in `lsp-configs/*.toml` (embedded, see [`config::BUNDLED`]) and
+//!   overridden per workspace in `.lspedit/config.toml` ([`PoolConfig::load`]).
+//!
+//! Positions in [`Diagnostic`] are 1-based (line, and column in Unicode scalar values).
+//!
+//! ```no_run
+//! use std::time::{Duration, Instant};
+//! use lspedit_lsp::{BlockingPool, PoolConfig};
+//!
+//! # fn main() -> Result<(), lspedit_lsp::LspError> {
+//! let root = std::path::Path::new("/path/to/workspace");
+//! let pool = BlockingPool::new(root, PoolConfig::load(root)?)?;
+//! let path = root.join("src/main.ts");
+//! if pool.server_for(&path).is_some() {
+//!     let text = std::fs::read_to_string(&path).unwrap_or_default();
+//!     let deadline = Instant::now() + Duration::from_secs(10);
+//!     let result = pool.check_file(&path, &text, deadline)?;
+//!     for d in result.errors() {
+//!         eprintln!("[{}:{}] {} {:?}", d.line, d.column, d.message, d.code);
+//!     }
+//! }
+//! pool.shutdown();
+//! # Ok(()) }
+//! ```
+
+pub mod config;
+mod diagnostics;
+mod error;
+mod pool;
+pub mod process;
+mod root;
+mod server;
+mod transport;
+
+use std::future::Future;
+use std::path::Path;
+use std::time::Instant;
+
+pub use config::{DiagnosticsConfig, InstallRecipe, PoolConfig, ServerConfig, Strategy};
+pub use diagnostics::{Diagnostic, FileDiagnostics, Severity};
+pub use error::LspError;
+pub use pool::{Pool, ServerKey, ServerState, ServerStatus};
+pub use root::detect_root;
+
+/// A [`Pool`] with its own tokio runtime, for synchronous callers (the tools crate).
+///
+/// Every method may be called from any thread, including from inside another runtime's
+/// `spawn_blocking`. Dropping it shuts the servers down (bounded by the shutdown grace) and
+/// leaves no process behind.
+pub struct BlockingPool {
+    pool: Pool,
+    rt: Option<tokio::runtime::Runtime>,
+}
+
+impl std::fmt::Debug for BlockingPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BlockingPool")
+            .field("pool", &self.pool)
+            .finish_non_exhaustive()
+    }
+}
+
+impl BlockingPool {
+    /// A pool for `workspace_root` with a two-thread runtime of its own.
+    pub fn new(workspace_root: impl AsRef<Path>, config: PoolConfig) -> Result<Self, LspError> {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("lspedit-lsp")
+            .enable_all()
+            .build()
+            .map_err(|e| LspError::Runtime {
+                message: e.to_string(),
+            })?;
+        Ok(Self {
+            pool: Pool::new(workspace_root, config)?,
+            rt: Some(rt),
+        })
+    }
+
+    /// The async pool inside (shares state with this one).
+    pub fn pool(&self) -> &Pool {
+        &self.pool
+    }
+
+    /// See [`Pool::check_file`].
+    pub fn check_file(
+        &self,
+        path: &Path,
+        text: &str,
+        deadline: Instant,
+    ) -> Result<FileDiagnostics, LspError> {
+        let pool = self.pool.clone();
+        let path = path.to_owned();
+        let text = text.to_owned();
+        self.run(async move { pool.check_file(&path, &text, deadline).await })
+            .unwrap_or(Err(LspError::PoolClosed))
+    }
+
+    /// See [`Pool::touch`].
+    pub fn touch(&self, path: &Path) {
+        if let Some(rt) = &self.rt {
+            let _guard = rt.enter();
+            self.pool.touch(path);
+        }
+    }
+
+    /// See [`Pool::server_for`].
+    pub fn server_for(&self, path: &Path) -> Option<&ServerConfig> {
+        self.pool.server_for(path)
+    }
+
+    /// See [`Pool::is_alive`].
+    pub fn is_alive(&self, path: &Path) -> bool {
+        self.pool.is_alive(path)
+    }
+
+    /// See [`Pool::status`].
+    pub fn status(&self) -> Vec<ServerStatus> {
+        self.pool.status()
+    }
+
+    /// See [`Pool::shutdown`].
+    pub fn shutdown(&self) {
+        let pool = self.pool.clone();
+        let _ = self.run(async move { pool.shutdown().await });
+    }
+
+    /// Runs `fut` on the pool's runtime and waits for it on this thread. A std channel (not
+    /// `block_on`) so that it works from any thread, even one inside another runtime.
+    fn run<F>(&self, fut: F) -> Option<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let rt = self.rt.as_ref()?;
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        rt.spawn(async move {
+            let _ = tx.send(fut.await);
+        });
+        rx.recv().ok()
+    }
+}
+
+impl Drop for BlockingPool {
+    fn drop(&mut self) {
+        self.shutdown();
+        if let Some(rt) = self.rt.take() {
+            rt.shutdown_background();
+        }
+    }
+}

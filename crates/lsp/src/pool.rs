@@ -1,0 +1,710 @@
+//! The pool: one server process per (server id, root), started lazily and de-duplicated,
+//! restarted after crashes with backoff, marked broken after repeated crashes, stopped when
+//! idle, evicted least-recently-used past a cap, and restarted past a memory limit.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::{Duration, Instant};
+
+use tokio::sync::watch;
+
+use crate::config::{PoolConfig, ServerConfig};
+use crate::diagnostics::FileDiagnostics;
+use crate::root::detect_root;
+use crate::server::Server;
+use crate::{LspError, process};
+
+/// Identity of a server process: which server, started in which root.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ServerKey {
+    pub server: String,
+    pub root: PathBuf,
+}
+
+/// Life state of a server slot, as shown by [`Pool::status`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerState {
+    /// Not running (never started, stopped when idle or evicted, or after a crash).
+    Stopped,
+    Starting,
+    Running,
+    /// Crashed; restarts on next use once the backoff has passed.
+    Backoff { retry_in: Duration },
+    /// Crashed too often; not restarted until the cooldown passes.
+    Broken,
+}
+
+/// One row of [`Pool::status`].
+#[derive(Debug, Clone)]
+pub struct ServerStatus {
+    pub key: ServerKey,
+    pub state: ServerState,
+    /// Process group id (= pid of the spawned process) while running.
+    pub pgid: Option<u32>,
+    /// Resident memory of the server's whole process group, KiB.
+    pub rss_kib: Option<u64>,
+    /// Consecutive crashes.
+    pub crashes: u32,
+    pub last_error: Option<String>,
+    pub uptime: Option<Duration>,
+    pub idle_for: Duration,
+    pub open_documents: usize,
+}
+
+type StartResult = Option<Result<Arc<Server>, LspError>>;
+
+enum SlotState {
+    Idle,
+    Starting(watch::Receiver<StartResult>),
+    Running(Arc<Server>),
+    Broken { since: Instant },
+}
+
+struct Slot {
+    cfg: Arc<ServerConfig>,
+    state: SlotState,
+    crashes: u32,
+    last_crash: Option<Instant>,
+    last_error: Option<String>,
+    last_used: Instant,
+    /// Incremented on every start so a late start result cannot clobber a newer one.
+    generation: u64,
+}
+
+struct Inner {
+    root: PathBuf,
+    config: PoolConfig,
+    slots: Mutex<HashMap<ServerKey, Slot>>,
+    closed: AtomicBool,
+    maintenance_started: AtomicBool,
+}
+
+/// The language-server pool. Cheap to clone (shared). Async: call from a tokio runtime (any
+/// flavor); synchronous callers use [`crate::BlockingPool`].
+///
+/// Dropping the last clone kills every server's process group; [`Pool::shutdown`] stops them
+/// politely first.
+#[derive(Clone)]
+pub struct Pool {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Pool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pool")
+            .field("root", &self.inner.root)
+            .finish_non_exhaustive()
+    }
+}
+
+enum Next {
+    /// Wait for a start; `true` when this call began it.
+    Wait(watch::Receiver<StartResult>, bool),
+    Retry(Instant),
+}
+
+impl Pool {
+    /// A pool for the workspace at `workspace_root` (must exist). Starts nothing.
+    pub fn new(workspace_root: impl AsRef<Path>, config: PoolConfig) -> Result<Self, LspError> {
+        let root = workspace_root.as_ref();
+        let root = root.canonicalize().map_err(|e| LspError::Config {
+            path: root.to_owned(),
+            message: format!("workspace root: {e}"),
+        })?;
+        Ok(Self {
+            inner: Arc::new(Inner {
+                root,
+                config,
+                slots: Mutex::new(HashMap::new()),
+                closed: AtomicBool::new(false),
+                maintenance_started: AtomicBool::new(false),
+            }),
+        })
+    }
+
+    /// The canonical workspace root.
+    pub fn workspace_root(&self) -> &Path {
+        &self.inner.root
+    }
+
+    pub fn config(&self) -> &PoolConfig {
+        &self.inner.config
+    }
+
+    /// The server that would check `path`, if any is configured and enabled.
+    pub fn server_for(&self, path: &Path) -> Option<&ServerConfig> {
+        self.inner.config.server_for(path)
+    }
+
+    /// Which process would serve `path`: the server id and the detected root.
+    pub fn key_for(&self, path: &Path) -> Result<ServerKey, LspError> {
+        let path = self.absolute(path)?;
+        let cfg = self
+            .server_for(&path)
+            .ok_or_else(|| LspError::NoServer { path: path.clone() })?;
+        Ok(ServerKey {
+            server: cfg.id.clone(),
+            root: detect_root(&self.inner.root, &path, cfg),
+        })
+    }
+
+    /// Diagnostics for `path` holding `text` (the content just written), settled per the
+    /// server's strategy, or an error by `deadline`. A server that must start keeps starting in
+    /// the background after a timeout.
+    pub async fn check_file(
+        &self,
+        path: &Path,
+        text: &str,
+        deadline: Instant,
+    ) -> Result<FileDiagnostics, LspError> {
+        let path = self.absolute(path)?;
+        let key = self.key_for(&path)?;
+        let server = self.get_server(&key, deadline).await?;
+        server.busy.fetch_add(1, Ordering::SeqCst);
+        let res = server.check(&path, text, deadline).await;
+        server.busy.fetch_sub(1, Ordering::SeqCst);
+        self.touch_slot(&key);
+        match &res {
+            Ok(_) => {
+                if let Some(slot) = self.slots().get_mut(&key) {
+                    slot.crashes = 0;
+                }
+            }
+            Err(LspError::Timeout { .. }) => self.spawn_probe(key, server),
+            Err(_) => {}
+        }
+        res
+    }
+
+    /// Starts the server for `path` in the background if it is not running. Never waits.
+    pub fn touch(&self, path: &Path) {
+        let Ok(key) = self.key_for(path) else { return };
+        let Ok(handle) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let pool = self.clone();
+        let deadline = Instant::now() + self.inner.config.startup_timeout;
+        handle.spawn(async move {
+            if let Err(e) = pool.get_server(&key, deadline).await {
+                tracing::debug!(server = %key.server, "touch: {e}");
+            }
+        });
+    }
+
+    /// True when the server process for `path` is running.
+    pub fn is_alive(&self, path: &Path) -> bool {
+        let Ok(key) = self.key_for(path) else {
+            return false;
+        };
+        self.is_key_alive(&key)
+    }
+
+    /// True when the server process for `key` is running.
+    pub fn is_key_alive(&self, key: &ServerKey) -> bool {
+        matches!(
+            self.slots().get(key).map(|s| &s.state),
+            Some(SlotState::Running(s)) if s.is_alive()
+        )
+    }
+
+    /// Every server the pool has known, sorted by key.
+    pub fn status(&self) -> Vec<ServerStatus> {
+        let cfg = &self.inner.config;
+        let now = Instant::now();
+        let slots = self.slots();
+        let mut out: Vec<ServerStatus> = slots
+            .iter()
+            .map(|(key, slot)| {
+                let mut st = ServerStatus {
+                    key: key.clone(),
+                    state: ServerState::Stopped,
+                    pgid: None,
+                    rss_kib: None,
+                    crashes: slot.crashes,
+                    last_error: slot.last_error.clone(),
+                    uptime: None,
+                    idle_for: now.saturating_duration_since(slot.last_used),
+                    open_documents: 0,
+                };
+                match &slot.state {
+                    SlotState::Running(s) if s.is_alive() => {
+                        st.state = ServerState::Running;
+                        st.pgid = Some(s.pgid());
+                        st.rss_kib = process::group_rss_kib(s.pgid());
+                        st.uptime = Some(s.uptime());
+                        st.open_documents = s.open_documents();
+                    }
+                    SlotState::Running(s) => {
+                        st.state = ServerState::Stopped;
+                        st.last_error = s.death_reason();
+                    }
+                    SlotState::Starting(_) => st.state = ServerState::Starting,
+                    SlotState::Broken { .. } => st.state = ServerState::Broken,
+                    SlotState::Idle => {
+                        if let Some(at) = slot.last_crash
+                            && slot.crashes > 0
+                        {
+                            let retry = at + backoff(cfg, slot.crashes);
+                            if retry > now {
+                                st.state = ServerState::Backoff {
+                                    retry_in: retry - now,
+                                };
+                            }
+                        }
+                    }
+                }
+                st
+            })
+            .collect();
+        out.sort_by(|a, b| a.key.cmp(&b.key));
+        out
+    }
+
+    /// Stops every server politely (`shutdown`, `exit`, grace, kill the group) and refuses
+    /// further work.
+    pub async fn shutdown(&self) {
+        self.inner.closed.store(true, Ordering::SeqCst);
+        let servers: Vec<Arc<Server>> = {
+            let mut slots = self.slots();
+            slots
+                .values_mut()
+                .filter_map(|slot| match std::mem::replace(&mut slot.state, SlotState::Idle) {
+                    SlotState::Running(s) => Some(s),
+                    other => {
+                        slot.state = other;
+                        None
+                    }
+                })
+                .collect()
+        };
+        let grace = self.inner.config.shutdown_grace;
+        futures::future::join_all(servers.iter().map(|s| s.shutdown(grace))).await;
+        // Starting servers: kill whatever finishes starting (see `start_task`).
+        let starting: Vec<_> = self
+            .slots()
+            .values()
+            .filter_map(|s| match &s.state {
+                SlotState::Starting(rx) => Some(rx.clone()),
+                _ => None,
+            })
+            .collect();
+        for mut rx in starting {
+            let _ = tokio::time::timeout(grace, rx.wait_for(Option::is_some)).await;
+        }
+        self.kill_all();
+    }
+
+    /// Stops one server process (politely), e.g. to apply new settings. Next use restarts it.
+    pub async fn stop(&self, key: &ServerKey) {
+        let server = {
+            let mut slots = self.slots();
+            let Some(slot) = slots.get_mut(key) else {
+                return;
+            };
+            match std::mem::replace(&mut slot.state, SlotState::Idle) {
+                SlotState::Running(s) => Some(s),
+                other => {
+                    slot.state = other;
+                    None
+                }
+            }
+        };
+        if let Some(s) = server {
+            s.shutdown(self.inner.config.shutdown_grace).await;
+        }
+    }
+
+    fn kill_all(&self) {
+        for slot in self.slots().values() {
+            if let SlotState::Running(s) = &slot.state {
+                s.kill();
+            }
+        }
+    }
+
+    fn slots(&self) -> MutexGuard<'_, HashMap<ServerKey, Slot>> {
+        self.inner.slots.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn absolute(&self, path: &Path) -> Result<PathBuf, LspError> {
+        let joined = if path.is_absolute() {
+            path.to_owned()
+        } else {
+            self.inner.root.join(path)
+        };
+        // Canonicalize what exists so symlinked roots compare equal; a new file's parent.
+        let canonical = joined.canonicalize().ok().or_else(|| {
+            let parent = joined.parent()?.canonicalize().ok()?;
+            Some(parent.join(joined.file_name()?))
+        });
+        let path = canonical.unwrap_or(joined);
+        if !path.starts_with(&self.inner.root) {
+            return Err(LspError::OutsideWorkspace {
+                path,
+                root: self.inner.root.clone(),
+            });
+        }
+        Ok(path)
+    }
+
+    fn touch_slot(&self, key: &ServerKey) {
+        if let Some(slot) = self.slots().get_mut(key) {
+            slot.last_used = Instant::now();
+        }
+    }
+
+    /// The running server for `key`, starting it when needed (one start per key however many
+    /// callers ask at once).
+    async fn get_server(&self, key: &ServerKey, deadline: Instant) -> Result<Arc<Server>, LspError> {
+        let since = Instant::now();
+        let mut retried = false;
+        self.ensure_maintenance();
+        loop {
+            if self.inner.closed.load(Ordering::SeqCst) {
+                return Err(LspError::PoolClosed);
+            }
+            let next = self.next_step(key)?;
+            let next = match next {
+                Ok(server) => {
+                    // A liveness probe after a timeout holds this; wait for its verdict.
+                    let guard = tokio::time::timeout_at(deadline.into(), server.health.lock())
+                        .await
+                        .map_err(|_| LspError::Timeout {
+                            server: key.server.clone(),
+                            stage: "waiting for a liveness probe",
+                            waited: since.elapsed(),
+                        })?;
+                    drop(guard);
+                    if server.is_alive() {
+                        return Ok(server);
+                    }
+                    continue;
+                }
+                Err(next) => next,
+            };
+            match next {
+                Next::Wait(mut rx, began) => {
+                    let res = tokio::time::timeout_at(deadline.into(), rx.wait_for(Option::is_some))
+                        .await;
+                    match res {
+                        Err(_) => {
+                            return Err(LspError::Timeout {
+                                server: key.server.clone(),
+                                stage: "starting",
+                                waited: since.elapsed(),
+                            });
+                        }
+                        Ok(Err(_)) => return Err(LspError::PoolClosed),
+                        Ok(Ok(r)) => match r.as_ref() {
+                            Some(Ok(server)) => return Ok(server.clone()),
+                            // A start this call joined failed: try once more on our own (a
+                            // server that hung on a previous start may well start now).
+                            Some(Err(_)) if !began && !retried => {
+                                retried = true;
+                                continue;
+                            }
+                            Some(Err(e)) => return Err(e.clone()),
+                            None => continue,
+                        },
+                    }
+                }
+                Next::Retry(at) => {
+                    if at > deadline {
+                        return Err(LspError::Backoff {
+                            server: key.server.clone(),
+                            retry_in: at.saturating_duration_since(Instant::now()),
+                        });
+                    }
+                    // The restart backoff: a deliberate delay, not a synchronization.
+                    tokio::time::sleep_until(at.into()).await;
+                }
+            }
+        }
+    }
+
+    /// Looks at the slot under the lock and decides: a live server, or what to wait for.
+    #[allow(clippy::type_complexity, reason = "private two-level decision")]
+    fn next_step(&self, key: &ServerKey) -> Result<Result<Arc<Server>, Next>, LspError> {
+        let cfg = &self.inner.config;
+        let now = Instant::now();
+        let mut slots = self.slots();
+        if !slots.contains_key(key) {
+            let server_cfg = cfg
+                .server(&key.server)
+                .cloned()
+                .ok_or_else(|| LspError::NoServer {
+                    path: key.root.clone(),
+                })?;
+            slots.insert(
+                key.clone(),
+                Slot {
+                    cfg: Arc::new(server_cfg),
+                    state: SlotState::Idle,
+                    crashes: 0,
+                    last_crash: None,
+                    last_error: None,
+                    last_used: now,
+                    generation: 0,
+                },
+            );
+        }
+        let Some(slot) = slots.get_mut(key) else {
+            return Err(LspError::PoolClosed);
+        };
+        slot.last_used = now;
+        match &slot.state {
+            SlotState::Running(s) if s.is_alive() => return Ok(Ok(s.clone())),
+            SlotState::Running(s) => {
+                // Died since last use: that is a crash.
+                let reason = s.death_reason();
+                tracing::warn!(server = %key.server, root = %key.root.display(), reason = ?reason, "server died");
+                record_crash(cfg, slot, reason.unwrap_or_default());
+            }
+            SlotState::Starting(rx) => return Ok(Err(Next::Wait(rx.clone(), false))),
+            SlotState::Broken { since } => {
+                if now.saturating_duration_since(*since) < cfg.broken_cooldown {
+                    return Err(LspError::Broken {
+                        server: key.server.clone(),
+                        crashes: slot.crashes,
+                    });
+                }
+                slot.state = SlotState::Idle;
+                slot.crashes = cfg.max_crashes.saturating_sub(1);
+            }
+            SlotState::Idle => {}
+        }
+        if let SlotState::Broken { .. } = slot.state {
+            return Err(LspError::Broken {
+                server: key.server.clone(),
+                crashes: slot.crashes,
+            });
+        }
+        if let Some(at) = slot.last_crash
+            && slot.crashes > 0
+        {
+            let retry = at + backoff(cfg, slot.crashes);
+            if retry > now {
+                return Ok(Err(Next::Retry(retry)));
+            }
+        }
+        let program = cfg
+            .resolve_command(&slot.cfg)
+            .ok_or_else(|| LspError::CommandNotFound {
+                server: key.server.clone(),
+                command: slot.cfg.command.clone(),
+            })?;
+        let (tx, rx) = watch::channel(None);
+        slot.generation += 1;
+        slot.state = SlotState::Starting(rx.clone());
+        let generation = slot.generation;
+        let server_cfg = slot.cfg.clone();
+        let evict = self.pick_eviction(&mut slots, key);
+        drop(slots);
+        if let Some(victim) = evict {
+            let grace = cfg.shutdown_grace;
+            tokio::spawn(async move { victim.shutdown(grace).await });
+        }
+        let pool = Arc::downgrade(&self.inner);
+        let key = key.clone();
+        let startup_timeout = cfg.startup_timeout;
+        // The start runs on its own task so it goes on after a caller's deadline.
+        tokio::spawn(async move {
+            let res = Server::start(server_cfg, key.root.clone(), program, startup_timeout).await;
+            finish_start(pool, &key, generation, res, tx);
+        });
+        Ok(Err(Next::Wait(rx, true)))
+    }
+
+    /// Past `max_running`, the least recently used running server that is not busy makes room.
+    fn pick_eviction(
+        &self,
+        slots: &mut HashMap<ServerKey, Slot>,
+        starting: &ServerKey,
+    ) -> Option<Arc<Server>> {
+        let running = slots
+            .values()
+            .filter(|s| matches!(s.state, SlotState::Running(_) | SlotState::Starting(_)))
+            .count();
+        if running <= self.inner.config.max_running {
+            return None;
+        }
+        let victim_key = slots
+            .iter()
+            .filter(|(k, s)| {
+                *k != starting
+                    && matches!(&s.state, SlotState::Running(srv) if !srv.is_busy())
+            })
+            .min_by_key(|(_, s)| s.last_used)
+            .map(|(k, _)| k.clone())?;
+        let slot = slots.get_mut(&victim_key)?;
+        match std::mem::replace(&mut slot.state, SlotState::Idle) {
+            SlotState::Running(s) => {
+                tracing::debug!(server = %victim_key.server, root = %victim_key.root.display(), "evicting least recently used server");
+                Some(s)
+            }
+            other => {
+                slot.state = other;
+                None
+            }
+        }
+    }
+
+    /// After a timeout: is the server alive but slow, or hung? A hung server is killed, so the
+    /// next call restarts it instead of timing out again.
+    fn spawn_probe(&self, key: ServerKey, server: Arc<Server>) {
+        let timeout = self.inner.config.request_timeout.min(Duration::from_secs(3));
+        // Taken before returning, so the caller's next check waits for the verdict.
+        let Ok(guard) = server.health.clone().try_lock_owned() else {
+            return;
+        };
+        tokio::spawn(async move {
+            let _guard = guard;
+            if server.is_alive() && !server.probe(timeout).await {
+                tracing::warn!(server = %key.server, root = %key.root.display(), "server does not answer; killing it");
+                server.kill();
+            }
+        });
+    }
+
+    fn ensure_maintenance(&self) {
+        if self.inner.maintenance_started.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let weak = Arc::downgrade(&self.inner);
+        let every = self.inner.config.maintenance_interval;
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(every);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                ticks.tick().await;
+                let Some(inner) = weak.upgrade() else { return };
+                if inner.closed.load(Ordering::SeqCst) {
+                    return;
+                }
+                Pool { inner }.maintain().await;
+            }
+        });
+    }
+
+    /// One maintenance pass: stop idle servers, restart servers over the memory limit.
+    pub async fn maintain(&self) {
+        let cfg = &self.inner.config;
+        let now = Instant::now();
+        let mut to_stop = Vec::new();
+        {
+            let mut slots = self.slots();
+            for (key, slot) in slots.iter_mut() {
+                let SlotState::Running(server) = &slot.state else {
+                    continue;
+                };
+                if !server.is_alive() || server.is_busy() {
+                    continue;
+                }
+                let idle = now.saturating_duration_since(slot.last_used) >= cfg.idle_timeout;
+                let over_memory = cfg.memory_limit_mb.is_some_and(|limit| {
+                    process::group_rss_kib(server.pgid()).is_some_and(|kib| kib / 1024 > limit)
+                });
+                if idle || over_memory {
+                    tracing::info!(server = %key.server, root = %key.root.display(), idle, over_memory, "stopping server");
+                    if let SlotState::Running(s) = std::mem::replace(&mut slot.state, SlotState::Idle) {
+                        to_stop.push((key.clone(), s, over_memory));
+                    }
+                }
+            }
+        }
+        let grace = cfg.shutdown_grace;
+        for (key, server, restart) in to_stop {
+            server.shutdown(grace).await;
+            if restart {
+                // Restarted right away so the next check finds it warm.
+                let deadline = Instant::now() + cfg.startup_timeout;
+                let pool = self.clone();
+                tokio::spawn(async move {
+                    let _ = pool.get_server(&key, deadline).await;
+                });
+            }
+        }
+    }
+}
+
+fn backoff(cfg: &PoolConfig, crashes: u32) -> Duration {
+    let exp = crashes.saturating_sub(1).min(10);
+    cfg.restart_backoff
+        .saturating_mul(1u32 << exp)
+        .min(Duration::from_secs(30))
+}
+
+fn record_crash(cfg: &PoolConfig, slot: &mut Slot, reason: String) {
+    slot.crashes += 1;
+    slot.last_crash = Some(Instant::now());
+    slot.last_error = Some(reason);
+    slot.state = if slot.crashes >= cfg.max_crashes {
+        SlotState::Broken {
+            since: Instant::now(),
+        }
+    } else {
+        SlotState::Idle
+    };
+}
+
+fn finish_start(
+    pool: Weak<Inner>,
+    key: &ServerKey,
+    generation: u64,
+    res: Result<Arc<Server>, LspError>,
+    tx: watch::Sender<StartResult>,
+) {
+    let Some(inner) = pool.upgrade() else {
+        if let Ok(server) = &res {
+            server.kill();
+        }
+        return;
+    };
+    let closed = inner.closed.load(Ordering::SeqCst);
+    {
+        let mut slots = inner.slots.lock().unwrap_or_else(|e| e.into_inner());
+        match slots.get_mut(key) {
+            Some(slot) if slot.generation == generation && !closed => match &res {
+                Ok(server) => slot.state = SlotState::Running(server.clone()),
+                Err(e) => {
+                    tracing::warn!(server = %key.server, root = %key.root.display(), "start failed: {e}");
+                    if matches!(e, LspError::CommandNotFound { .. } | LspError::Spawn { .. }) {
+                        // Not a crash: nothing ran. Reported to the caller, tried again next time.
+                        slot.state = SlotState::Idle;
+                        slot.last_error = Some(e.to_string());
+                    } else {
+                        record_crash(&inner.config, slot, e.to_string());
+                    }
+                }
+            },
+            _ => {
+                if let Ok(server) = &res {
+                    server.kill();
+                }
+            }
+        }
+    }
+    let res = if closed {
+        if let Ok(server) = &res {
+            server.kill();
+        }
+        Err(LspError::PoolClosed)
+    } else {
+        res
+    };
+    let _ = tx.send(Some(res));
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // No orphans even without `shutdown()`: kill every group we started.
+        let slots = self.slots.get_mut().unwrap_or_else(|e| e.into_inner());
+        for slot in slots.values() {
+            if let SlotState::Running(s) = &slot.state {
+                s.kill();
+            }
+        }
+    }
+}

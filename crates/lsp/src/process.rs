@@ -1,0 +1,282 @@
+//! The one place that spawns server processes: own process group, piped stdio, stderr drained
+//! into a bounded buffer, and the whole group killed on every way out.
+//!
+//! A language server is rarely one process (typescript-language-server runs tsserver, the
+//! TypeScript 7 launcher runs the native binary, rust-analyzer runs cargo), so killing the pid
+//! we spawned is not enough: each server gets its own process group and we kill the group.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+use crate::LspError;
+
+/// Last lines a server wrote on stderr, bounded in lines and bytes.
+#[derive(Debug, Default)]
+pub(crate) struct StderrTail {
+    lines: VecDeque<String>,
+    bytes: usize,
+}
+
+const STDERR_MAX_LINES: usize = 200;
+const STDERR_MAX_BYTES: usize = 64 * 1024;
+const STDERR_MAX_LINE: usize = 2048;
+
+impl StderrTail {
+    fn push(&mut self, mut line: String) {
+        if line.len() > STDERR_MAX_LINE {
+            let mut cut = STDERR_MAX_LINE;
+            while !line.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            line.truncate(cut);
+        }
+        self.bytes += line.len();
+        self.lines.push_back(line);
+        while self.lines.len() > STDERR_MAX_LINES || self.bytes > STDERR_MAX_BYTES {
+            match self.lines.pop_front() {
+                Some(old) => self.bytes -= old.len(),
+                None => break,
+            }
+        }
+    }
+
+    /// The last `n` lines joined with ` | `.
+    pub(crate) fn last(&self, n: usize) -> String {
+        let skip = self.lines.len().saturating_sub(n);
+        self.lines
+            .iter()
+            .skip(skip)
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(" | ")
+    }
+}
+
+/// Kills a process group with SIGKILL when dropped, unless disarmed. The backstop that makes
+/// "no orphans" hold even when a future is dropped mid-shutdown or the pool is dropped without
+/// `shutdown()`.
+///
+/// The group is signalled once: after SIGKILL every member is gone, and signalling the same
+/// number later could hit an unrelated group that reused it.
+#[derive(Debug)]
+pub(crate) struct GroupGuard {
+    pgid: u32,
+    killed: AtomicBool,
+}
+
+impl GroupGuard {
+    pub(crate) fn pgid(&self) -> u32 {
+        self.pgid
+    }
+
+    pub(crate) fn kill(&self) {
+        if !self.killed.swap(true, Ordering::SeqCst) {
+            kill_group(self.pgid);
+        }
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Sends SIGKILL to every process in the group. Errors (already gone) are ignored.
+pub(crate) fn kill_group(pgid: u32) {
+    let Ok(raw) = i32::try_from(pgid) else { return };
+    if let Some(pid) = rustix::process::Pid::from_raw(raw) {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
+}
+
+pub(crate) struct Spawned {
+    pub child: Child,
+    pub stdin: ChildStdin,
+    pub stdout: ChildStdout,
+    pub guard: GroupGuard,
+    pub stderr: Arc<Mutex<StderrTail>>,
+}
+
+/// Spawns `program` in `cwd` in a new process group with piped stdio. Stderr is drained by a
+/// task into a bounded buffer and logged at debug level under `server`.
+pub(crate) fn spawn(
+    server: &str,
+    program: &Path,
+    args: &[String],
+    env: &BTreeMap<String, String>,
+    cwd: &Path,
+) -> Result<Spawned, LspError> {
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .envs(env)
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    let mut child = cmd.spawn().map_err(|e| LspError::Spawn {
+        server: server.to_owned(),
+        message: format!("{}: {e}", program.display()),
+    })?;
+    let pid = child.id().unwrap_or(0);
+    // From here on the guard owns the group: any early return kills it.
+    let guard = GroupGuard {
+        pgid: pid,
+        killed: AtomicBool::new(pid == 0),
+    };
+    let (Some(stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        return Err(LspError::Spawn {
+            server: server.to_owned(),
+            message: "stdio pipes missing".to_owned(),
+        });
+    };
+    let tail = Arc::new(Mutex::new(StderrTail::default()));
+    let tail2 = tail.clone();
+    let name = server.to_owned();
+    tokio::spawn(async move {
+        let mut reader = BufReader::new(stderr);
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            match reader.read_until(b'\n', &mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    let line = String::from_utf8_lossy(&buf).trim_end().to_owned();
+                    tracing::debug!(server = %name, "stderr: {line}");
+                    if let Ok(mut t) = tail2.lock() {
+                        t.push(line);
+                    }
+                }
+            }
+        }
+    });
+    tracing::debug!(server, pid, program = %program.display(), cwd = %cwd.display(), "spawned");
+    Ok(Spawned {
+        child,
+        stdin,
+        stdout,
+        guard,
+        stderr: tail,
+    })
+}
+
+/// Pids of the live (not zombie) processes whose process group is `pgid`, from `/proc`.
+/// Used to verify that nothing is left behind; empty on systems without `/proc`.
+pub fn live_group_members(pgid: u32) -> Vec<u32> {
+    group_stats(pgid).into_iter().map(|(pid, _)| pid).collect()
+}
+
+/// Waits until no live process is left in the group, or `timeout` passes; true when gone.
+/// Event-driven: it waits on a pidfd of a remaining member (readable when it exits).
+pub fn wait_group_gone(pgid: u32, timeout: Duration) -> bool {
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    use rustix::process::{Pid, PidfdFlags, pidfd_open};
+    let deadline = Instant::now() + timeout;
+    loop {
+        let members = live_group_members(pgid);
+        let Some(&first) = members.first() else {
+            return true;
+        };
+        let now = Instant::now();
+        if now >= deadline {
+            return false;
+        }
+        let Some(pid) = i32::try_from(first).ok().and_then(Pid::from_raw) else {
+            return false;
+        };
+        match pidfd_open(pid, PidfdFlags::empty()) {
+            Ok(fd) => {
+                let left = deadline - now;
+                let ts = Timespec {
+                    tv_sec: i64::try_from(left.as_secs()).unwrap_or(i64::MAX),
+                    tv_nsec: i64::from(left.subsec_nanos()),
+                };
+                let mut fds = [PollFd::new(&fd, PollFlags::IN)];
+                let _ = poll(&mut fds, Some(&ts));
+            }
+            // Gone between the scan and the open.
+            Err(rustix::io::Errno::SRCH) => {}
+            Err(_) => return false,
+        }
+    }
+}
+
+/// Resident memory of all live processes of the group, in KiB (sum of `VmRSS`).
+pub fn group_rss_kib(pgid: u32) -> Option<u64> {
+    let members = group_stats(pgid);
+    if members.is_empty() {
+        return None;
+    }
+    Some(members.iter().map(|(_, rss)| rss).sum())
+}
+
+fn group_stats(pgid: u32) -> Vec<(u32, u64)> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for entry in dir.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // Fields after the command name (which may hold spaces and parentheses):
+        // state ppid pgrp ...
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            continue;
+        };
+        let mut fields = rest.split_whitespace();
+        let state = fields.next().unwrap_or("");
+        let _ppid = fields.next();
+        let pgrp = fields.next().and_then(|s| s.parse::<u32>().ok());
+        if pgrp != Some(pgid) || state == "Z" || state == "X" {
+            continue;
+        }
+        let rss = std::fs::read_to_string(entry.path().join("status"))
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("VmRSS:"))
+                    .and_then(|l| l.split_whitespace().nth(1))
+                    .and_then(|v| v.parse::<u64>().ok())
+            })
+            .unwrap_or(0);
+        out.push((pid, rss));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stderr_tail_is_bounded() {
+        let mut t = StderrTail::default();
+        for i in 0..1000 {
+            t.push(format!("line {i}"));
+        }
+        assert_eq!(t.lines.len(), STDERR_MAX_LINES);
+        assert_eq!(t.last(2), "line 998 | line 999");
+        t.push("x".repeat(10_000));
+        assert!(t.bytes <= STDERR_MAX_BYTES);
+        assert!(t.lines.back().is_some_and(|l| l.len() == STDERR_MAX_LINE));
+    }
+}

@@ -1,0 +1,982 @@
+//! One running language server: its process, the async-lsp main loop, document sync, and the
+//! per-strategy logic that decides when a file's diagnostics are settled.
+//!
+//! The main loop's router only records what the server says (publishes, progress, status,
+//! registrations) in [`State`] and bumps a `watch` counter; waiters re-check their condition on
+//! every bump. Nothing here sleeps for a fixed time: every wait is on a server event, bounded by
+//! the caller's deadline, except the documented quiet window of the unversioned strategy.
+
+use std::collections::{HashMap, HashSet};
+use std::future::Future;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, Instant};
+
+use async_lsp::lsp_types::notification::{
+    Cancel, DidChangeConfiguration, DidChangeTextDocument, DidOpenTextDocument,
+    DidSaveTextDocument, Exit, Initialized,
+};
+use async_lsp::lsp_types::request::{Request, Shutdown};
+use async_lsp::lsp_types::{self, NumberOrString, Url};
+use async_lsp::router::Router;
+use async_lsp::{AnyNotification, AnyRequest, ErrorCode, MainLoop, ResponseError, ServerSocket};
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, watch};
+
+use crate::config::{ServerConfig, Strategy};
+use crate::diagnostics::{FileDiagnostics, convert};
+use crate::process::{self, GroupGuard, StderrTail};
+use crate::transport::{FrameReader, StdinWriter, sanitize};
+use crate::LspError;
+
+/// Event that stops the main loop (after flushing what is queued, e.g. `exit`).
+struct Stop;
+
+/// `initialize` with untyped params and result: we build the params as JSON and need nothing
+/// typed back, so a server's unusual capability shapes can never fail deserialization.
+enum RawInitialize {}
+impl Request for RawInitialize {
+    type Params = Value;
+    type Result = Value;
+    const METHOD: &'static str = "initialize";
+}
+
+/// `textDocument/diagnostic`, parsed leniently by hand.
+enum RawDocumentDiagnostic {}
+impl Request for RawDocumentDiagnostic {
+    type Params = Value;
+    type Result = Value;
+    const METHOD: &'static str = "textDocument/diagnostic";
+}
+
+/// A request no server implements. Servers handle messages in order, so its answer (an error,
+/// MethodNotFound) proves that everything the server emitted before has been received.
+enum Barrier {}
+impl Request for Barrier {
+    type Params = Value;
+    type Result = Value;
+    const METHOD: &'static str = "lspedit/barrier";
+}
+
+#[derive(Debug, Clone)]
+struct Published {
+    version: Option<i32>,
+    diagnostics: Vec<lsp_types::Diagnostic>,
+    seq: u64,
+    at: Instant,
+}
+
+/// What the server told us, updated by the main loop.
+#[derive(Debug, Default)]
+struct State {
+    /// Bumped on every notification; orders publishes relative to our writes.
+    seq: u64,
+    publishes: HashMap<Url, Published>,
+    /// Active `$/progress` tokens of the on-save check.
+    check_active: HashSet<String>,
+    /// Number of on-save checks begun.
+    check_begins: u64,
+    quiescent: Option<bool>,
+    registrations: HashSet<String>,
+    /// Why the connection is gone, once it is.
+    dead: Option<String>,
+    /// Exit status, once the process exited.
+    exited: Option<String>,
+}
+
+struct Shared {
+    name: String,
+    cfg: Arc<ServerConfig>,
+    root_uri: Url,
+    state: Mutex<State>,
+    changed: watch::Sender<u64>,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A poisoned lock only means a panic elsewhere while holding it; the state stays usable.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn bump(&self) {
+        self.changed.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    fn mark_dead(&self, reason: String) {
+        {
+            let mut st = self.lock();
+            if st.dead.is_none() {
+                tracing::debug!(server = %self.name, %reason, "connection ended");
+                st.dead = Some(reason);
+            }
+        }
+        self.bump();
+    }
+
+    fn mark_exited(&self, status: String) {
+        {
+            let mut st = self.lock();
+            st.exited = Some(status.clone());
+            if st.dead.is_none() {
+                st.dead = Some(format!("process exited ({status})"));
+            }
+        }
+        self.bump();
+    }
+
+    /// Answers a request from the server. The ones servers block on get success; anything
+    /// else gets MethodNotFound as JSON-RPC requires.
+    fn answer(&self, req: &AnyRequest) -> Result<Value, ResponseError> {
+        match req.method.as_str() {
+            "workspace/configuration" => {
+                let items = req
+                    .params
+                    .get("items")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
+                Ok(Value::Array(
+                    items
+                        .iter()
+                        .map(|item| {
+                            self.cfg
+                                .setting(item.get("section").and_then(Value::as_str))
+                        })
+                        .collect(),
+                ))
+            }
+            "client/registerCapability" => {
+                let mut st = self.lock();
+                for r in req
+                    .params
+                    .get("registrations")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    if let Some(m) = r.get("method").and_then(Value::as_str) {
+                        st.registrations.insert(m.to_owned());
+                    }
+                }
+                Ok(Value::Null)
+            }
+            "workspace/workspaceFolders" => Ok(json!([{
+                "uri": self.root_uri.as_str(),
+                "name": self.root_uri.path_segments().and_then(|mut s| s.next_back()).unwrap_or("root"),
+            }])),
+            "window/workDoneProgress/create"
+            | "client/unregisterCapability"
+            | "workspace/diagnostic/refresh"
+            | "workspace/semanticTokens/refresh"
+            | "workspace/inlayHint/refresh"
+            | "workspace/inlineValue/refresh"
+            | "workspace/codeLens/refresh" => Ok(Value::Null),
+            other => {
+                tracing::debug!(server = %self.name, method = other, "unhandled server request");
+                Err(ResponseError::new(
+                    ErrorCode::METHOD_NOT_FOUND,
+                    format!("lspedit does not handle {other}"),
+                ))
+            }
+        }
+    }
+
+    /// Records a notification. Never fails: an unknown or malformed notification is logged and
+    /// ignored, so it cannot stop the main loop.
+    fn on_notification(&self, n: &AnyNotification) {
+        match n.method.as_str() {
+            "textDocument/publishDiagnostics" => self.on_publish(&n.params),
+            "$/progress" => {
+                let Some(prefix) = self.cfg.diagnostics.check_progress.as_deref() else {
+                    return;
+                };
+                let token = match n.params.get("token") {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(Value::Number(x)) => x.to_string(),
+                    _ => return,
+                };
+                if !token.starts_with(prefix) {
+                    return;
+                }
+                let kind = n
+                    .params
+                    .pointer("/value/kind")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                {
+                    let mut st = self.lock();
+                    st.seq += 1;
+                    match kind {
+                        "begin" => {
+                            st.check_begins += 1;
+                            st.check_active.insert(token);
+                        }
+                        "end" => {
+                            st.check_active.remove(&token);
+                        }
+                        _ => {}
+                    }
+                }
+                self.bump();
+            }
+            "experimental/serverStatus" => {
+                let quiescent = n.params.get("quiescent").and_then(Value::as_bool);
+                {
+                    let mut st = self.lock();
+                    st.seq += 1;
+                    st.quiescent = quiescent;
+                }
+                self.bump();
+            }
+            "window/logMessage" | "window/showMessage" => {
+                let msg = n
+                    .params
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                tracing::debug!(server = %self.name, "{}: {msg}", n.method);
+            }
+            other => tracing::trace!(server = %self.name, method = other, "ignored notification"),
+        }
+    }
+
+    fn on_publish(&self, params: &Value) {
+        let Some(uri) = params
+            .get("uri")
+            .and_then(Value::as_str)
+            .and_then(|u| Url::parse(u).ok())
+        else {
+            tracing::debug!(server = %self.name, "publishDiagnostics without a valid uri");
+            return;
+        };
+        let version = params
+            .get("version")
+            .and_then(Value::as_i64)
+            .and_then(|v| i32::try_from(v).ok());
+        // Item by item, so one odd diagnostic does not lose the others.
+        let diagnostics = params
+            .get("diagnostics")
+            .and_then(Value::as_array)
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(|d| serde_json::from_value(d.clone()).ok())
+                    .collect()
+            })
+            .unwrap_or_default();
+        {
+            let mut st = self.lock();
+            st.seq += 1;
+            let seq = st.seq;
+            if let (Some(old), Some(new)) = (
+                st.publishes.get(&uri).and_then(|p| p.version),
+                version,
+            ) && new < old
+            {
+                tracing::debug!(server = %self.name, %uri, old, new, "dropping publish for an older version");
+                return;
+            }
+            st.publishes.insert(
+                uri,
+                Published {
+                    version,
+                    diagnostics,
+                    seq,
+                    at: Instant::now(),
+                },
+            );
+        }
+        self.bump();
+    }
+}
+
+/// One open document as the server knows it.
+#[derive(Debug)]
+struct Doc {
+    opened: bool,
+    version: i32,
+    text: String,
+    language: String,
+    settled: Option<Settled>,
+}
+
+#[derive(Debug, Clone)]
+struct Settled {
+    version: i32,
+    lsp: Vec<lsp_types::Diagnostic>,
+    result: FileDiagnostics,
+}
+
+/// How a wait ended.
+struct Outcome {
+    /// `None`: the server sent nothing new, the previous result holds.
+    diagnostics: Option<Vec<lsp_types::Diagnostic>>,
+    /// When the server's first answer for this version arrived.
+    answered_at: Option<Instant>,
+}
+
+/// A running server process with its connection.
+pub(crate) struct Server {
+    pub(crate) id: String,
+    pub(crate) root: PathBuf,
+    cfg: Arc<ServerConfig>,
+    socket: ServerSocket,
+    /// Mirror of async-lsp's outgoing request counter (see [`Server::request`]).
+    next_id: Mutex<i32>,
+    shared: Arc<Shared>,
+    docs: Mutex<HashMap<Url, Arc<tokio::sync::Mutex<Doc>>>>,
+    guard: GroupGuard,
+    stderr: Arc<Mutex<StderrTail>>,
+    started: Instant,
+    /// Checks in flight; maintenance only stops servers at zero.
+    pub(crate) busy: AtomicUsize,
+    /// Held by a liveness probe after a timeout; checks wait for it.
+    pub(crate) health: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("id", &self.id)
+            .field("root", &self.root)
+            .field("pgid", &self.guard.pgid())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Server {
+    /// Spawns and initializes a server. `startup_timeout` bounds `initialize`.
+    pub(crate) async fn start(
+        cfg: Arc<ServerConfig>,
+        root: PathBuf,
+        program: PathBuf,
+        startup_timeout: Duration,
+    ) -> Result<Arc<Server>, LspError> {
+        let id = cfg.id.clone();
+        let root_uri = Url::from_directory_path(&root).map_err(|()| LspError::BadPath {
+            path: root.clone(),
+        })?;
+        let spawned = process::spawn(&id, &program, &cfg.args, &cfg.env, &root)?;
+        let (changed, _) = watch::channel(0u64);
+        let shared = Arc::new(Shared {
+            name: id.clone(),
+            cfg: cfg.clone(),
+            root_uri: root_uri.clone(),
+            state: Mutex::new(State::default()),
+            changed,
+        });
+
+        let (frames_tx, frames_rx) = mpsc::channel(256);
+        let name = id.clone();
+        let stdout = spawned.stdout;
+        tokio::spawn(async move { sanitize(&name, stdout, frames_tx).await });
+
+        let router_state = shared.clone();
+        let (mainloop, socket) = MainLoop::new_client(move |_| {
+            let mut router = Router::new(router_state);
+            router
+                .unhandled_request(|st: &mut Arc<Shared>, req| {
+                    std::future::ready(st.answer(&req))
+                })
+                .unhandled_notification(|st: &mut Arc<Shared>, n| {
+                    st.on_notification(&n);
+                    ControlFlow::Continue(())
+                })
+                .event(|_, _: Stop| ControlFlow::Break(Ok(())))
+                .unhandled_event(|_, _| ControlFlow::Continue(()));
+            router
+        });
+        let loop_shared = shared.clone();
+        let stdin = spawned.stdin;
+        // async-lsp's loop panics when every socket is gone while it runs; this clone lives
+        // as long as the loop, which ends when the process's stdout closes (it is killed when
+        // the `Server` is dropped).
+        let loop_socket = socket.clone();
+        tokio::spawn(async move {
+            let _socket = loop_socket;
+            let res = mainloop
+                .run_buffered(FrameReader::new(frames_rx), StdinWriter(stdin))
+                .await;
+            loop_shared.mark_dead(match res {
+                Ok(()) => "connection closed".to_owned(),
+                Err(e) => format!("connection failed: {e}"),
+            });
+        });
+        let wait_shared = shared.clone();
+        let mut child = spawned.child;
+        tokio::spawn(async move {
+            let status = match child.wait().await {
+                Ok(s) => s.to_string(),
+                Err(e) => format!("wait failed: {e}"),
+            };
+            wait_shared.mark_exited(status);
+        });
+
+        let server = Arc::new(Server {
+            id,
+            root: root.clone(),
+            cfg: cfg.clone(),
+            socket,
+            next_id: Mutex::new(0),
+            shared,
+            docs: Mutex::new(HashMap::new()),
+            guard: spawned.guard,
+            stderr: spawned.stderr,
+            started: Instant::now(),
+            busy: AtomicUsize::new(0),
+            health: Arc::new(tokio::sync::Mutex::new(())),
+        });
+
+        let params = initialize_params(&cfg, &root, &root_uri);
+        let deadline = Instant::now() + startup_timeout;
+        if let Err(e) = server
+            .request::<RawInitialize>(params, deadline, "initialize")
+            .await
+        {
+            server.guard.kill();
+            return Err(e);
+        }
+        server.notify::<Initialized>(lsp_types::InitializedParams {})?;
+        if !cfg.settings.is_null() {
+            server.notify::<DidChangeConfiguration>(lsp_types::DidChangeConfigurationParams {
+                settings: cfg.settings.clone(),
+            })?;
+        }
+        tracing::debug!(server = %server.id, root = %root.display(), "initialized");
+        Ok(server)
+    }
+
+    pub(crate) fn pgid(&self) -> u32 {
+        self.guard.pgid()
+    }
+
+    pub(crate) fn uptime(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    pub(crate) fn is_alive(&self) -> bool {
+        self.shared.lock().dead.is_none()
+    }
+
+    pub(crate) fn death_reason(&self) -> Option<String> {
+        self.shared.lock().dead.clone()
+    }
+
+    pub(crate) fn open_documents(&self) -> usize {
+        self.docs.lock().map(|d| d.len()).unwrap_or(0)
+    }
+
+    pub(crate) fn stderr_tail(&self, lines: usize) -> String {
+        self.stderr
+            .lock()
+            .map(|t| t.last(lines))
+            .unwrap_or_default()
+    }
+
+    /// Kills the process group at once.
+    pub(crate) fn kill(&self) {
+        self.guard.kill();
+        self.shared.mark_dead("killed".to_owned());
+    }
+
+    fn died(&self) -> LspError {
+        LspError::ServerDied {
+            server: self.id.clone(),
+            reason: self
+                .death_reason()
+                .unwrap_or_else(|| "connection lost".to_owned()),
+            stderr_tail: self.stderr_tail(5),
+        }
+    }
+
+    fn timeout(&self, stage: &'static str, since: Instant) -> LspError {
+        LspError::Timeout {
+            server: self.id.clone(),
+            stage,
+            waited: since.elapsed(),
+        }
+    }
+
+    fn notify<N: lsp_types::notification::Notification>(
+        &self,
+        params: N::Params,
+    ) -> Result<(), LspError> {
+        self.socket.notify::<N>(params).map_err(|_| self.died())
+    }
+
+    /// Sends a request and waits for its answer until `deadline`; on timeout the request is
+    /// cancelled with `$/cancelRequest`. Fails at once when the server dies.
+    async fn request<R: Request>(
+        &self,
+        params: R::Params,
+        deadline: Instant,
+        stage: &'static str,
+    ) -> Result<R::Result, LspError> {
+        let since = Instant::now();
+        let (id, mut fut) = {
+            let mut next = self.next_id.lock().unwrap_or_else(|e| e.into_inner());
+            let id = *next;
+            *next += 1;
+            let mut fut = Box::pin(self.socket.request::<R>(params));
+            // async-lsp numbers outgoing requests 0, 1, 2, … in the order they are queued and
+            // does not expose the number. The first poll queues the request; doing it under this
+            // lock keeps our counter equal to its number, which `$/cancelRequest` must name.
+            if let Poll::Ready(res) = fut.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+                return self.map_response::<R>(res);
+            }
+            (id, fut)
+        };
+        let mut changes = self.shared.changed.subscribe();
+        tokio::select! {
+            res = &mut fut => self.map_response::<R>(res),
+            () = tokio::time::sleep_until(deadline.into()) => {
+                let _ = self.socket.notify::<Cancel>(lsp_types::CancelParams {
+                    id: NumberOrString::Number(id),
+                });
+                tracing::debug!(server = %self.id, method = R::METHOD, id, "request timed out; cancelled");
+                Err(self.timeout(stage, since))
+            }
+            () = self.wait_dead(&mut changes) => Err(self.died()),
+        }
+    }
+
+    fn map_response<R: Request>(
+        &self,
+        res: async_lsp::Result<R::Result>,
+    ) -> Result<R::Result, LspError> {
+        match res {
+            Ok(v) => Ok(v),
+            Err(async_lsp::Error::Response(e)) => Err(LspError::Request {
+                server: self.id.clone(),
+                method: R::METHOD,
+                code: e.code.0,
+                message: e.message,
+            }),
+            Err(async_lsp::Error::Deserialize(e)) => Err(LspError::Request {
+                server: self.id.clone(),
+                method: R::METHOD,
+                code: ErrorCode::PARSE_ERROR.0,
+                message: e.to_string(),
+            }),
+            Err(_) => Err(self.died()),
+        }
+    }
+
+    async fn wait_dead(&self, changes: &mut watch::Receiver<u64>) {
+        loop {
+            changes.borrow_and_update();
+            if self.shared.lock().dead.is_some() {
+                return;
+            }
+            if changes.changed().await.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Waits until `pred` yields a value, the server dies (error), or `limit` passes (`None`).
+    async fn wait_for<T>(
+        &self,
+        limit: Instant,
+        mut pred: impl FnMut(&State) -> Option<T>,
+    ) -> Result<Option<T>, LspError> {
+        let mut changes = self.shared.changed.subscribe();
+        loop {
+            changes.borrow_and_update();
+            {
+                let st = self.shared.lock();
+                if let Some(v) = pred(&st) {
+                    return Ok(Some(v));
+                }
+                if st.dead.is_some() {
+                    drop(st);
+                    return Err(self.died());
+                }
+            }
+            tokio::select! {
+                res = changes.changed() => {
+                    if res.is_err() {
+                        return Err(self.died());
+                    }
+                }
+                () = tokio::time::sleep_until(limit.into()) => return Ok(None),
+            }
+        }
+    }
+
+    /// Proves the server has emitted everything it emitted before this call.
+    async fn barrier(&self, deadline: Instant) -> Result<(), LspError> {
+        match self
+            .request::<Barrier>(Value::Null, deadline, "barrier")
+            .await
+        {
+            Ok(_) | Err(LspError::Request { .. }) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Liveness probe: true when the server answers a request within `timeout`.
+    pub(crate) async fn probe(&self, timeout: Duration) -> bool {
+        self.barrier(Instant::now() + timeout).await.is_ok()
+    }
+
+    fn doc(&self, uri: &Url, language: &str) -> Arc<tokio::sync::Mutex<Doc>> {
+        let mut docs = self.docs.lock().unwrap_or_else(|e| e.into_inner());
+        docs.entry(uri.clone())
+            .or_insert_with(|| {
+                Arc::new(tokio::sync::Mutex::new(Doc {
+                    opened: false,
+                    version: 0,
+                    text: String::new(),
+                    language: language.to_owned(),
+                    settled: None,
+                }))
+            })
+            .clone()
+    }
+
+    /// Syncs `text` for `path` and returns its settled diagnostics, or an error by `deadline`.
+    pub(crate) async fn check(
+        &self,
+        path: &Path,
+        text: &str,
+        deadline: Instant,
+    ) -> Result<FileDiagnostics, LspError> {
+        let since = Instant::now();
+        let uri = Url::from_file_path(path).map_err(|()| LspError::BadPath {
+            path: path.to_owned(),
+        })?;
+        let language = self.cfg.language_for(path).unwrap_or("plaintext");
+        let doc = self.doc(&uri, language);
+        // One check per document at a time keeps versions and results in order.
+        let mut doc = tokio::time::timeout_at(deadline.into(), doc.lock_owned())
+            .await
+            .map_err(|_| self.timeout("waiting for an earlier check of the file", since))?;
+
+        let strategy = self.cfg.diagnostics.strategy;
+        let unchanged = doc.opened && doc.text == text;
+        if unchanged
+            && let Some(s) = &doc.settled
+            && s.version == doc.version
+        {
+            let mut result = s.result.clone();
+            result.server_time = None;
+            return Ok(result);
+        }
+        let seq0 = self.shared.lock().seq;
+        let t0 = Instant::now();
+        // An unchanged text is not sent again, except to the unversioned server, whose only
+        // signal is the publish that follows a change.
+        if !unchanged || strategy == Strategy::PushUnversioned {
+            if doc.opened {
+                doc.version += 1;
+                self.notify::<DidChangeTextDocument>(lsp_types::DidChangeTextDocumentParams {
+                    text_document: lsp_types::VersionedTextDocumentIdentifier {
+                        uri: uri.clone(),
+                        version: doc.version,
+                    },
+                    content_changes: vec![lsp_types::TextDocumentContentChangeEvent {
+                        range: None,
+                        range_length: None,
+                        text: text.to_owned(),
+                    }],
+                })?;
+            } else {
+                doc.version = 1;
+                self.notify::<DidOpenTextDocument>(lsp_types::DidOpenTextDocumentParams {
+                    text_document: lsp_types::TextDocumentItem {
+                        uri: uri.clone(),
+                        language_id: doc.language.clone(),
+                        version: doc.version,
+                        text: text.to_owned(),
+                    },
+                })?;
+                doc.opened = true;
+            }
+            doc.text = text.to_owned();
+        }
+        let version = doc.version;
+
+        let outcome = match strategy {
+            Strategy::Pull => self.settle_pull(&uri, deadline).await?,
+            Strategy::PushVersioned if self.cfg.diagnostics.save => {
+                self.settle_on_save(&uri, seq0, deadline).await?
+            }
+            Strategy::PushVersioned => self.settle_versioned(&uri, version, seq0, deadline).await?,
+            Strategy::PushUnversioned => {
+                self.settle_unversioned(&uri, seq0, t0, deadline).await?
+            }
+        };
+        let lsp = match outcome.diagnostics {
+            Some(d) => d,
+            None => doc
+                .settled
+                .as_ref()
+                .map(|s| s.lsp.clone())
+                .unwrap_or_default(),
+        };
+        let result = FileDiagnostics {
+            path: path.to_owned(),
+            server: self.id.clone(),
+            version,
+            diagnostics: convert(text, &lsp),
+            server_time: outcome.answered_at.map(|a| a.saturating_duration_since(t0)),
+        };
+        doc.settled = Some(Settled {
+            version,
+            lsp,
+            result: result.clone(),
+        });
+        Ok(result)
+    }
+
+    async fn settle_pull(&self, uri: &Url, deadline: Instant) -> Result<Outcome, LspError> {
+        let params = json!({ "textDocument": { "uri": uri.as_str() } });
+        let mut retries = 0;
+        loop {
+            match self
+                .request::<RawDocumentDiagnostic>(params.clone(), deadline, "textDocument/diagnostic")
+                .await
+            {
+                Ok(report) => {
+                    let answered_at = Some(Instant::now());
+                    let diagnostics = match report.get("kind").and_then(Value::as_str) {
+                        Some("unchanged") => None,
+                        _ => Some(
+                            report
+                                .get("items")
+                                .and_then(Value::as_array)
+                                .map(|items| {
+                                    items
+                                        .iter()
+                                        .filter_map(|d| serde_json::from_value(d.clone()).ok())
+                                        .collect()
+                                })
+                                .unwrap_or_default(),
+                        ),
+                    };
+                    return Ok(Outcome {
+                        diagnostics,
+                        answered_at,
+                    });
+                }
+                // The server dropped the request because the document moved on or it was busy;
+                // the spec asks the client to ask again.
+                Err(LspError::Request { code, .. })
+                    if retries < 10
+                        && (code == ErrorCode::CONTENT_MODIFIED.0
+                            || code == ErrorCode::SERVER_CANCELLED.0
+                            || code == ErrorCode::REQUEST_CANCELLED.0) =>
+                {
+                    retries += 1;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    async fn settle_versioned(
+        &self,
+        uri: &Url,
+        version: i32,
+        seq0: u64,
+        deadline: Instant,
+    ) -> Result<Outcome, LspError> {
+        let since = Instant::now();
+        let found = self
+            .wait_for(deadline, |st| {
+                st.publishes
+                    .get(uri)
+                    .filter(|p| match p.version {
+                        Some(v) => v >= version,
+                        // A server that forgets the version: only what follows our write.
+                        None => p.seq > seq0,
+                    })
+                    .cloned()
+            })
+            .await?;
+        let p = found.ok_or_else(|| self.timeout("waiting for diagnostics", since))?;
+        Ok(Outcome {
+            diagnostics: Some(p.diagnostics),
+            answered_at: Some(p.at),
+        })
+    }
+
+    /// rust-analyzer: native diagnostics follow the change, rustc's come from the check that
+    /// `didSave` starts. Unchanged diagnostics are not republished, so "settled" is: server
+    /// quiescent, a check begun after our save has ended, and a barrier round trip so that the
+    /// publish the server sends right after the progress end has arrived. The latest publish is
+    /// then the server's current view (no publish at all = no diagnostics).
+    async fn settle_on_save(
+        &self,
+        uri: &Url,
+        seq0: u64,
+        deadline: Instant,
+    ) -> Result<Outcome, LspError> {
+        let since = Instant::now();
+        if self.cfg.diagnostics.wait_quiescent {
+            self.wait_for(deadline, |st| (st.quiescent == Some(true)).then_some(()))
+                .await?
+                .ok_or_else(|| self.timeout("waiting for the server to finish loading", since))?;
+        }
+        let begins0 = self.shared.lock().check_begins;
+        self.notify::<DidSaveTextDocument>(lsp_types::DidSaveTextDocumentParams {
+            text_document: lsp_types::TextDocumentIdentifier { uri: uri.clone() },
+            text: None,
+        })?;
+        let mut answered_at = None;
+        if self.cfg.diagnostics.check_progress.is_some() {
+            self.wait_for(deadline, |st| {
+                (st.check_begins > begins0
+                    && st.check_active.is_empty()
+                    && st.quiescent != Some(false))
+                .then_some(())
+            })
+            .await?
+            .ok_or_else(|| self.timeout("waiting for the on-save check", since))?;
+            answered_at = Some(Instant::now());
+        }
+        self.barrier(deadline).await?;
+        let st = self.shared.lock();
+        let latest = st.publishes.get(uri);
+        if answered_at.is_none() {
+            answered_at = latest.filter(|p| p.seq > seq0).map(|p| p.at);
+        }
+        Ok(Outcome {
+            diagnostics: Some(latest.map(|p| p.diagnostics.clone()).unwrap_or_default()),
+            answered_at,
+        })
+    }
+
+    /// typescript-language-server: publishes carry no version and nothing is published while
+    /// the result stays empty. Take the publishes that follow the write, settled after a quiet
+    /// window without another; nothing within `first_publish_timeout_ms` = previous holds.
+    async fn settle_unversioned(
+        &self,
+        uri: &Url,
+        seq0: u64,
+        t0: Instant,
+        deadline: Instant,
+    ) -> Result<Outcome, LspError> {
+        let d = &self.cfg.diagnostics;
+        let first_limit = deadline.min(t0 + Duration::from_millis(d.first_publish_timeout_ms));
+        let first = self
+            .wait_for(first_limit, |st| {
+                st.publishes
+                    .get(uri)
+                    .filter(|p| p.seq > seq0)
+                    .map(|p| (p.seq, p.at))
+            })
+            .await?;
+        let Some((mut last, answered_at)) = first else {
+            if first_limit >= deadline && Instant::now() >= deadline {
+                return Err(self.timeout("waiting for the first publish", t0));
+            }
+            return Ok(Outcome {
+                diagnostics: None,
+                answered_at: None,
+            });
+        };
+        let quiet = Duration::from_millis(d.quiet_window_ms);
+        loop {
+            let limit = deadline.min(Instant::now() + quiet);
+            let next = self
+                .wait_for(limit, |st| {
+                    st.publishes
+                        .get(uri)
+                        .filter(|p| p.seq > last)
+                        .map(|p| p.seq)
+                })
+                .await?;
+            match next {
+                Some(seq) => last = seq,
+                None => break,
+            }
+        }
+        let st = self.shared.lock();
+        Ok(Outcome {
+            diagnostics: Some(
+                st.publishes
+                    .get(uri)
+                    .map(|p| p.diagnostics.clone())
+                    .unwrap_or_default(),
+            ),
+            answered_at: Some(answered_at),
+        })
+    }
+
+    /// `shutdown` → `exit` → close stdin → wait up to `grace` → kill the group.
+    pub(crate) async fn shutdown(&self, grace: Duration) {
+        if self.is_alive() {
+            let deadline = Instant::now() + grace;
+            let _ = self.request::<Shutdown>((), deadline, "shutdown").await;
+            let _ = self.socket.notify::<Exit>(());
+            // Stops the main loop after flushing `exit`; dropping the writer closes stdin.
+            let _ = self.socket.emit(Stop);
+            let exit_deadline = Instant::now() + grace;
+            let _ = self
+                .wait_for(exit_deadline, |st| st.exited.as_ref().map(|_| ()))
+                .await;
+        }
+        self.guard.kill();
+        self.shared.mark_dead("shut down".to_owned());
+        // SIGKILL is asynchronous: return once the group is really gone.
+        let pgid = self.pgid();
+        let _ = tokio::task::spawn_blocking(move || {
+            process::wait_group_gone(pgid, Duration::from_secs(2))
+        })
+        .await;
+    }
+
+    /// True while some check is running.
+    pub(crate) fn is_busy(&self) -> bool {
+        self.busy.load(Ordering::SeqCst) > 0
+    }
+}
+
+fn initialize_params(cfg: &ServerConfig, root: &Path, root_uri: &Url) -> Value {
+    let name = root
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("root");
+    let mut capabilities = json!({
+        "general": { "positionEncodings": ["utf-16"] },
+        "window": { "workDoneProgress": true },
+        "workspace": {
+            "configuration": true,
+            "workspaceFolders": true,
+            "didChangeConfiguration": { "dynamicRegistration": true },
+            "diagnostics": { "refreshSupport": true },
+        },
+        "textDocument": {
+            "synchronization": { "dynamicRegistration": false, "didSave": true },
+            "publishDiagnostics": {
+                "relatedInformation": false,
+                "versionSupport": true,
+                "codeDescriptionSupport": true,
+                "tagSupport": { "valueSet": [1, 2] },
+            },
+            // pyright answers pull requests only when this is advertised.
+            "diagnostic": { "dynamicRegistration": true, "relatedDocumentSupport": false },
+        },
+    });
+    if let Some(exp) = &cfg.experimental_capabilities {
+        capabilities["experimental"] = exp.clone();
+    }
+    let mut params = json!({
+        "processId": std::process::id(),
+        "clientInfo": { "name": "lspedit", "version": env!("CARGO_PKG_VERSION") },
+        "rootUri": root_uri.as_str(),
+        "rootPath": root.to_string_lossy(),
+        "workspaceFolders": [{ "uri": root_uri.as_str(), "name": name }],
+        "capabilities": capabilities,
+        "trace": "off",
+    });
+    if let Some(opts) = &cfg.initialization_options {
+        params["initializationOptions"] = opts.clone();
+    }
+    params
+}

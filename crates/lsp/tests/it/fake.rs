@@ -1,0 +1,479 @@
+//! Fault and protocol tests against the scripted fake server. Each fault test checks that the
+//! call returns within its deadline (+ slack), that a later call works, and that no process of
+//! the server's group is left behind.
+
+use std::time::{Duration, Instant};
+
+use lspedit_fake_lsp::{Event, Mode, Script};
+use lspedit_lsp::{BlockingPool, LspError, ServerState, Severity};
+
+use crate::harness::*;
+
+const OK: &str = "fine line\nanother fine line\n";
+const BAD: &str = "fine line\n  here is an ERROR\n";
+const BAD2: &str = "ERROR first\nfine\nxx ERROR again\n";
+
+fn script(mode: Mode) -> Script {
+    Script {
+        mode,
+        ..Script::default()
+    }
+}
+
+/// open → error; fix → gone in the very next result; break → back. For one strategy.
+async fn cycle(strategy: &str, mode: Mode) {
+    let ws = FakeWs::new(script(mode));
+    let pool = ws.pool(strategy);
+    let f = ws.file("a.fk");
+
+    let r = check_timed(&pool, &f, BAD, 5000).await.unwrap();
+    assert_eq!(messages(&r), vec!["2:14 found ERROR"], "{strategy}");
+    let d = &r.diagnostics[0];
+    assert_eq!(d.severity, Severity::Error);
+    assert_eq!(d.code.as_deref(), Some("F001"));
+    assert_eq!(d.source.as_deref(), Some("fake"));
+    assert_eq!((d.end_line, d.end_column), (2, 19));
+
+    let r = check_timed(&pool, &f, OK, 3000).await.unwrap();
+    assert!(r.diagnostics.is_empty(), "{strategy}: {r:?}");
+
+    let r = check_timed(&pool, &f, BAD2, 3000).await.unwrap();
+    assert_eq!(messages(&r), vec!["1:1 found ERROR", "3:4 found ERROR"]);
+    assert_eq!(r.version, 3);
+
+    // Same text again: answered from the settled result, nothing sent.
+    let r = check_timed(&pool, &f, BAD2, 3000).await.unwrap();
+    assert_eq!(r.diagnostics.len(), 2);
+    assert_eq!(r.version, 3);
+
+    let groups = pgids(&pool);
+    assert_eq!(groups.len(), 1);
+    pool.shutdown().await;
+    assert_gone(&groups);
+    assert!(!pool.is_alive(&f));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn push_versioned_cycle() {
+    cycle("push-versioned", Mode::Push).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pull_cycle() {
+    cycle("pull", Mode::Pull).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn push_unversioned_cycle() {
+    cycle("push-unversioned", Mode::PushUnversioned).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_requests_are_answered_and_unknown_notifications_ignored() {
+    let ws = FakeWs::new(script(Mode::Push));
+    let pool = ws.pool("push-versioned");
+    let f = ws.file("a.fk");
+    check_timed(&pool, &f, BAD, 5000).await.unwrap();
+    let log = ws.log();
+    let responses: Vec<serde_json::Value> = log
+        .lines()
+        .filter_map(|l| l.strip_prefix("response "))
+        .map(|j| serde_json::from_str(j).unwrap())
+        .collect();
+    let by_id = |id: i64| {
+        responses
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap_or_else(|| panic!("no response to request {id}; log:\n{log}"))
+    };
+    // 1: workspace/configuration → one answer per item: the section, null, everything.
+    assert_eq!(
+        by_id(1)["result"],
+        serde_json::json!([{ "answer": 42 }, null, { "fake": { "answer": 42 } }])
+    );
+    // 2..5: registerCapability, workDoneProgress/create, workspaceFolders, diagnostic/refresh.
+    assert!(by_id(2).get("error").is_none());
+    assert!(by_id(3).get("error").is_none());
+    assert_eq!(
+        by_id(4)["result"][0]["uri"],
+        format!("file://{}/", ws.root().display())
+    );
+    assert!(by_id(5).get("error").is_none());
+    // 6: an unknown request → MethodNotFound.
+    assert_eq!(by_id(6)["error"]["code"], -32601);
+    // The unknown notifications did not stop anything: a second check works.
+    let r = check_timed(&pool, &f, OK, 3000).await.unwrap();
+    assert!(r.diagnostics.is_empty());
+    let groups = pgids(&pool);
+    pool.shutdown().await;
+    assert_gone(&groups);
+}
+
+/// A crash at `event` fails the pending call fast; after the script is fixed, the next call
+/// restarts the server and works.
+async fn crash_at(event: Event, mode: Mode, strategy: &str, calls_before: usize) {
+    let ws = FakeWs::new(Script {
+        crash_on: Some(event),
+        ..script(mode)
+    });
+    let pool = ws.pool(strategy);
+    let f = ws.file("a.fk");
+    for _ in 0..calls_before {
+        check_timed(&pool, &f, OK, 5000).await.unwrap();
+    }
+    let start = Instant::now();
+    let err = check_timed(&pool, &f, BAD, 5000).await.unwrap_err();
+    assert!(
+        matches!(err, LspError::ServerDied { .. }),
+        "{event:?}: expected a death, got {err:?}"
+    );
+    // Death is noticed at once, not at the deadline.
+    assert!(start.elapsed() < Duration::from_secs(2), "{:?}", start.elapsed());
+    assert_gone(&ws.started_pgids());
+
+    ws.set_script(script(mode));
+    let r = check_timed(&pool, &f, BAD, 5000).await.unwrap();
+    assert_eq!(messages(&r), vec!["2:14 found ERROR"]);
+    let status = pool.status();
+    assert_eq!(status.len(), 1);
+    assert_eq!(status[0].state, ServerState::Running);
+    pool.shutdown().await;
+    let all = ws.started_pgids();
+    assert_eq!(all.len(), 2, "one crashed, one restarted");
+    assert_gone(&all);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crash_on_initialize() {
+    crash_at(Event::Initialize, Mode::Push, "push-versioned", 0).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crash_on_initialized() {
+    crash_at(Event::Initialized, Mode::Push, "push-versioned", 0).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crash_on_did_open() {
+    crash_at(Event::DidOpen, Mode::Push, "push-versioned", 0).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crash_on_did_change() {
+    crash_at(Event::DidChange, Mode::Push, "push-versioned", 1).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crash_on_pull() {
+    crash_at(Event::Diagnostic, Mode::Pull, "pull", 0).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hang_after_open_times_out_then_recovers() {
+    let ws = FakeWs::new(Script {
+        hang_on: Some(Event::DidChange),
+        ..script(Mode::Push)
+    });
+    let pool = ws.pool("push-versioned");
+    let f = ws.file("a.fk");
+    check_timed(&pool, &f, BAD, 5000).await.unwrap();
+    let first = pgids(&pool);
+    let err = check_timed(&pool, &f, OK, 800).await.unwrap_err();
+    assert!(err.is_timeout(), "{err:?}");
+    // The liveness probe after the timeout finds it hung and kills it; the next call waits
+    // for that verdict and restarts the server.
+    ws.set_script(script(Mode::Push));
+    let r = check_timed(&pool, &f, OK, 8000).await.unwrap();
+    assert!(r.diagnostics.is_empty());
+    assert_gone(&first);
+    let groups = pgids(&pool);
+    assert_ne!(groups, first);
+    pool.shutdown().await;
+    assert_gone(&groups);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hang_on_initialize_times_out_then_recovers() {
+    let ws = FakeWs::new(Script {
+        hang_on: Some(Event::Initialize),
+        ..script(Mode::Push)
+    });
+    let pool = ws.pool("push-versioned");
+    let f = ws.file("a.fk");
+    let err = check_timed(&pool, &f, BAD, 800).await.unwrap_err();
+    assert!(err.is_timeout(), "{err:?}");
+    assert_eq!(pool.status()[0].state, ServerState::Starting);
+    // Startup goes on in the background until the startup timeout (3 s) kills it.
+    ws.set_script(script(Mode::Push));
+    let r = check_timed(&pool, &f, BAD, 8000).await.unwrap();
+    assert_eq!(r.diagnostics.len(), 1);
+    let groups = pgids(&pool);
+    pool.shutdown().await;
+    assert_gone(&groups);
+    let all = ws.started_pgids();
+    assert_eq!(all.len(), 2);
+    assert_gone(&all);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn garbage_on_stdout_is_skipped() {
+    for (mode, strategy) in [(Mode::Push, "push-versioned"), (Mode::Pull, "pull")] {
+        let ws = FakeWs::new(Script {
+            garbage: true,
+            ..script(mode)
+        });
+        let pool = ws.pool(strategy);
+        let f = ws.file("a.fk");
+        let r = check_timed(&pool, &f, BAD, 5000).await.unwrap();
+        assert_eq!(r.diagnostics.len(), 1);
+        let r = check_timed(&pool, &f, OK, 3000).await.unwrap();
+        assert!(r.diagnostics.is_empty());
+        let groups = pgids(&pool);
+        pool.shutdown().await;
+        assert_gone(&groups);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_answer_times_out_with_cancel_then_works() {
+    let ws = FakeWs::new(Script {
+        delay_ms: 400,
+        ..script(Mode::Pull)
+    });
+    let pool = ws.pool("pull");
+    let f = ws.file("a.fk");
+    // Start the server first so the deadline below measures only the slow answer.
+    check_timed(&pool, &f, OK, 5000).await.unwrap();
+    let err = check_timed(&pool, &f, BAD, 100).await.unwrap_err();
+    assert!(err.is_timeout(), "{err:?}");
+    // A later call with enough time works, and sees the newest text.
+    let r = check_timed(&pool, &f, BAD2, 5000).await.unwrap();
+    assert_eq!(r.diagnostics.len(), 2);
+    // The abandoned request was cancelled by its own id.
+    let log = ws.log();
+    let requests: Vec<&str> = log
+        .lines()
+        .filter(|l| l.starts_with("request textDocument/diagnostic "))
+        .collect();
+    assert_eq!(requests.len(), 3, "{log}");
+    let timed_out_id = requests[1].rsplit(' ').next().unwrap();
+    assert!(
+        log.contains(&format!(
+            "notification $/cancelRequest {{\"id\":{timed_out_id}}}"
+        )),
+        "no cancel for request {timed_out_id}:\n{log}"
+    );
+    let groups = pgids(&pool);
+    pool.shutdown().await;
+    assert_gone(&groups);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ignored_shutdown_is_killed_after_grace() {
+    let ws = FakeWs::new(Script {
+        ignore_shutdown: true,
+        spawn_child: true,
+        ..script(Mode::Push)
+    });
+    let pool = ws.pool("push-versioned");
+    let f = ws.file("a.fk");
+    check_timed(&pool, &f, BAD, 5000).await.unwrap();
+    let groups = pgids(&pool);
+    assert_eq!(
+        lspedit_lsp::process::live_group_members(groups[0]).len(),
+        2,
+        "server and its grandchild"
+    );
+    let start = Instant::now();
+    pool.shutdown().await;
+    // shutdown request (grace) + exit wait (grace) + kill.
+    assert!(start.elapsed() < Duration::from_millis(800) + SLACK * 2);
+    assert_gone(&groups);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stale_versions_and_double_publishes_are_dropped() {
+    let ws = FakeWs::new(Script {
+        stale_versions: true,
+        publish_twice: true,
+        ..script(Mode::Push)
+    });
+    let pool = ws.pool("push-versioned");
+    let f = ws.file("a.fk");
+    for (text, want) in [(BAD, 1), (OK, 0), (BAD2, 2), (OK, 0)] {
+        let r = check_timed(&pool, &f, text, 3000).await.unwrap();
+        assert_eq!(r.diagnostics.len(), want, "{r:?}");
+        assert!(r.diagnostics.iter().all(|d| !d.message.contains("STALE")));
+    }
+    let groups = pgids(&pool);
+    pool.shutdown().await;
+    assert_gone(&groups);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unversioned_without_publish_keeps_previous_result() {
+    // Regression: a server that skips unchanged results must not turn "no news" into
+    // "no errors".
+    let ws = FakeWs::new(Script {
+        skip_unchanged: true,
+        ..script(Mode::PushUnversioned)
+    });
+    let pool = ws.pool("push-unversioned");
+    let f = ws.file("a.fk");
+    let r = check_timed(&pool, &f, BAD, 3000).await.unwrap();
+    assert_eq!(r.diagnostics.len(), 1);
+    // Different text, same diagnostics: the fake publishes nothing.
+    let r = check_timed(&pool, &f, &format!("{BAD}more fine text\n"), 3000)
+        .await
+        .unwrap();
+    assert_eq!(messages(&r), vec!["2:14 found ERROR"]);
+    assert!(r.server_time.is_none());
+    assert!(ws.log().contains("skip "));
+    let r = check_timed(&pool, &f, OK, 3000).await.unwrap();
+    assert!(r.diagnostics.is_empty());
+    let groups = pgids(&pool);
+    pool.shutdown().await;
+    assert_gone(&groups);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn repeated_crashes_mark_the_server_broken() {
+    let ws = FakeWs::new(Script {
+        crash_on: Some(Event::Initialize),
+        ..script(Mode::Push)
+    });
+    let pool = ws.pool("push-versioned");
+    let f = ws.file("a.fk");
+    for _ in 0..3 {
+        let err = check_timed(&pool, &f, BAD, 3000).await.unwrap_err();
+        assert!(matches!(err, LspError::ServerDied { .. }), "{err:?}");
+    }
+    let err = check_timed(&pool, &f, BAD, 3000).await.unwrap_err();
+    assert!(matches!(err, LspError::Broken { crashes: 3, .. }), "{err:?}");
+    let status = pool.status();
+    assert_eq!(status[0].state, ServerState::Broken);
+    assert_eq!(status[0].crashes, 3);
+    assert!(status[0].last_error.is_some());
+    pool.shutdown().await;
+    assert_gone(&ws.started_pgids());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_servers_are_stopped_and_restarted_on_use() {
+    let ws = FakeWs::new(script(Mode::Push));
+    let mut cfg = ws.config("push-versioned");
+    cfg.idle_timeout = Duration::ZERO;
+    let pool = lspedit_lsp::Pool::new(ws.root(), cfg).unwrap();
+    let f = ws.file("a.fk");
+    check_timed(&pool, &f, BAD, 5000).await.unwrap();
+    let groups = pgids(&pool);
+    pool.maintain().await;
+    assert!(!pool.is_alive(&f));
+    assert_gone(&groups);
+    assert_eq!(pool.status()[0].crashes, 0, "an idle stop is not a crash");
+    let r = check_timed(&pool, &f, BAD, 5000).await.unwrap();
+    assert_eq!(r.diagnostics.len(), 1);
+    let groups = pgids(&pool);
+    pool.shutdown().await;
+    assert_gone(&groups);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_limit_restarts_between_requests() {
+    let ws = FakeWs::new(script(Mode::Push));
+    let mut cfg = ws.config("push-versioned");
+    // Any process is above 0 MiB... after rounding down, so use a limit it must exceed.
+    cfg.memory_limit_mb = Some(0);
+    let pool = lspedit_lsp::Pool::new(ws.root(), cfg).unwrap();
+    let f = ws.file("a.fk");
+    check_timed(&pool, &f, BAD, 5000).await.unwrap();
+    let first = pgids(&pool);
+    assert!(pool.status()[0].rss_kib.unwrap_or(0) > 0);
+    pool.maintain().await;
+    assert_gone(&first);
+    let r = check_timed(&pool, &f, OK, 5000).await.unwrap();
+    assert!(r.diagnostics.is_empty());
+    let second = pgids(&pool);
+    assert_eq!(second.len(), 1);
+    assert_ne!(second, first);
+    pool.shutdown().await;
+    assert_gone(&second);
+}
+
+#[test]
+fn blocking_pool_works_and_drop_leaves_nothing_behind() {
+    let ws = FakeWs::new(Script {
+        spawn_child: true,
+        ..script(Mode::Pull)
+    });
+    let pool = BlockingPool::new(ws.root(), ws.config("pull")).unwrap();
+    let f = ws.file("sub/b.fk");
+    assert!(pool.server_for(&f).is_some());
+    assert!(pool.server_for(&ws.file("x.txt")).is_none());
+    let r = pool.check_file(&f, BAD, deadline(5000)).unwrap();
+    assert_eq!(r.diagnostics.len(), 1);
+    assert!(pool.is_alive(&f));
+    let groups: Vec<u32> = pool.status().iter().filter_map(|s| s.pgid).collect();
+    assert_eq!(groups.len(), 1);
+    drop(pool);
+    assert_gone(&groups);
+}
+
+#[test]
+fn blocking_pool_drop_without_shutdown_kills_from_inside_a_runtime() {
+    // Regression: callers inside an async runtime (the MCP server) use the blocking pool
+    // from `spawn_blocking`; that must not panic.
+    let ws = FakeWs::new(script(Mode::Push));
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let root = ws.root();
+    let cfg = ws.config("push-versioned");
+    let f = ws.file("c.fk");
+    let groups = rt.block_on(async move {
+        tokio::task::spawn_blocking(move || {
+            let pool = BlockingPool::new(root, cfg).unwrap();
+            pool.touch(&f);
+            let r = pool.check_file(&f, BAD, deadline(5000)).unwrap();
+            assert_eq!(r.diagnostics.len(), 1);
+            let g: Vec<u32> = pool.status().iter().filter_map(|s| s.pgid).collect();
+            drop(pool);
+            g
+        })
+        .await
+        .unwrap()
+    });
+    assert_gone(&groups);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn files_outside_the_workspace_or_unconfigured_are_refused() {
+    let ws = FakeWs::new(script(Mode::Push));
+    let pool = ws.pool("push-versioned");
+    let err = pool
+        .check_file(std::path::Path::new("/etc/x.fk"), OK, deadline(1000))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, LspError::OutsideWorkspace { .. }), "{err:?}");
+    let err = pool
+        .check_file(&ws.file("x.txt"), OK, deadline(1000))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, LspError::NoServer { .. }), "{err:?}");
+    assert!(pool.status().is_empty(), "nothing started");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn missing_binary_is_reported() {
+    let ws = FakeWs::new(script(Mode::Push));
+    let mut cfg = ws.config("push-versioned");
+    cfg.servers[0].command = "/nonexistent/lspedit-no-such-server".to_owned();
+    let pool = lspedit_lsp::Pool::new(ws.root(), cfg).unwrap();
+    let err = pool
+        .check_file(&ws.file("a.fk"), OK, deadline(1000))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, LspError::CommandNotFound { .. }), "{err:?}");
+}

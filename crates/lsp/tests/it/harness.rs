@@ -1,0 +1,231 @@
+//! Test harness: the fake server binary, temp workspaces, pools, and leftover-process checks.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use lspedit_fake_lsp::Script;
+use lspedit_lsp::{FileDiagnostics, Pool, PoolConfig, ServerConfig, process};
+
+/// Slack allowed past a deadline before a call counts as late.
+pub const SLACK: Duration = Duration::from_millis(700);
+
+/// Path of the `lspedit-fake-lsp` binary, built once per test process. Cargo builds only this
+/// package's targets for its tests, so the harness asks cargo for the other package's binary
+/// (a no-op when it is fresh) and reads the path from cargo's JSON messages.
+pub fn fake_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fake-lsp/Cargo.toml");
+        let out = Command::new(cargo)
+            .args(["build", "--quiet", "--message-format=json", "--bin", "lspedit-fake-lsp"])
+            .arg("--manifest-path")
+            .arg(&manifest)
+            .output()
+            .expect("run cargo build for the fake server");
+        assert!(
+            out.status.success(),
+            "building lspedit-fake-lsp failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|m| m["reason"] == "compiler-artifact")
+            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+            .expect("cargo reported no executable for lspedit-fake-lsp")
+    })
+}
+
+pub fn init_tracing() {
+    static INIT: OnceLock<()> = OnceLock::new();
+    INIT.get_or_init(|| {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(
+                tracing_subscriber::EnvFilter::try_from_env("LSPEDIT_TEST_LOG")
+                    .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+            )
+            .with_test_writer()
+            .try_init();
+    });
+}
+
+/// A temp workspace for the fake server with its script file.
+pub struct FakeWs {
+    pub dir: tempfile::TempDir,
+    pub script_file: PathBuf,
+    pub log_file: PathBuf,
+}
+
+impl FakeWs {
+    pub fn new(script: Script) -> Self {
+        init_tracing();
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let script_file = root.join("script.json");
+        let log_file = root.join("fake.log");
+        let ws = Self {
+            dir,
+            script_file,
+            log_file,
+        };
+        ws.set_script(script);
+        ws
+    }
+
+    pub fn root(&self) -> PathBuf {
+        self.dir.path().canonicalize().unwrap()
+    }
+
+    /// Rewrites the script; the next server start reads it.
+    pub fn set_script(&self, mut script: Script) {
+        script.log_file = Some(self.log_file.clone());
+        std::fs::write(&self.script_file, script.to_json()).unwrap();
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log_file).unwrap_or_default()
+    }
+
+    /// Process group ids of every fake server started so far (each logs `start <pid>`).
+    pub fn started_pgids(&self) -> Vec<u32> {
+        self.log()
+            .lines()
+            .filter_map(|l| l.strip_prefix("start "))
+            .filter_map(|p| p.trim().parse().ok())
+            .collect()
+    }
+
+    pub fn server_config(&self, strategy: &str) -> ServerConfig {
+        let toml = format!(
+            r#"
+            id = "fake"
+            command = {cmd:?}
+            root_markers = ["fake.root"]
+            languages = {{ fk = "fake" }}
+            diagnostics = {{ strategy = "{strategy}", quiet_window_ms = 30, first_publish_timeout_ms = 400 }}
+            env = {{ LSPEDIT_FAKE_SCRIPT_FILE = {script:?} }}
+            [settings.fake]
+            answer = 42
+            "#,
+            cmd = fake_bin().display().to_string(),
+            script = self.script_file.display().to_string(),
+        );
+        ServerConfig::from_toml(&toml).unwrap()
+    }
+
+    pub fn config(&self, strategy: &str) -> PoolConfig {
+        PoolConfig {
+            servers: vec![self.server_config(strategy)],
+            shutdown_grace: Duration::from_millis(400),
+            restart_backoff: Duration::from_millis(50),
+            startup_timeout: Duration::from_secs(3),
+            request_timeout: Duration::from_secs(2),
+            maintenance_interval: Duration::from_secs(3600),
+            ..PoolConfig::default()
+        }
+    }
+
+    pub fn pool(&self, strategy: &str) -> Pool {
+        Pool::new(self.root(), self.config(strategy)).unwrap()
+    }
+
+    pub fn file(&self, name: &str) -> PathBuf {
+        self.root().join(name)
+    }
+}
+
+pub fn deadline(ms: u64) -> Instant {
+    Instant::now() + Duration::from_millis(ms)
+}
+
+/// Runs a check and asserts it returned by its deadline plus [`SLACK`].
+pub async fn check_timed(
+    pool: &Pool,
+    path: &Path,
+    text: &str,
+    ms: u64,
+) -> Result<FileDiagnostics, lspedit_lsp::LspError> {
+    let start = Instant::now();
+    let res = pool.check_file(path, text, deadline(ms)).await;
+    let took = start.elapsed();
+    assert!(
+        took <= Duration::from_millis(ms) + SLACK,
+        "check took {took:?}, deadline was {ms} ms: {res:?}"
+    );
+    res
+}
+
+/// Messages of the diagnostics, for compact assertions.
+pub fn messages(d: &FileDiagnostics) -> Vec<String> {
+    d.diagnostics
+        .iter()
+        .map(|d| format!("{}:{} {}", d.line, d.column, d.message))
+        .collect()
+}
+
+/// Process groups of every running server.
+pub fn pgids(pool: &Pool) -> Vec<u32> {
+    pool.status().iter().filter_map(|s| s.pgid).collect()
+}
+
+/// Asserts that no process of these groups is alive (waiting, event-driven, up to 5 s for
+/// SIGKILL to land).
+pub fn assert_gone(pgids: &[u32]) {
+    for &pgid in pgids {
+        assert!(
+            process::wait_group_gone(pgid, Duration::from_secs(5)),
+            "process group {pgid} still has live members: {:?}",
+            process::live_group_members(pgid)
+        );
+    }
+}
+
+/// Copies `test-projects/<name>` into a temp dir (so tests can write files freely).
+pub fn copy_project(name: &str) -> tempfile::TempDir {
+    init_tracing();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../test-projects")
+        .join(name);
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&src, dir.path());
+    dir
+}
+
+fn copy_dir(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for entry in std::fs::read_dir(src).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if name == "target" || name == "node_modules" {
+            continue;
+        }
+        let to = dst.join(&name);
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to);
+        } else {
+            std::fs::copy(entry.path(), &to).unwrap();
+        }
+    }
+}
+
+/// The bundled config with only `server` enabled, or `None` (test skipped) when its binary is
+/// missing. With `LSPEDIT_REQUIRE_SERVERS=1` a missing binary fails the test instead.
+pub fn require_server(server: &str) -> Option<PoolConfig> {
+    let cfg = PoolConfig::bundled().unwrap().only(&[server]);
+    let decl = cfg.server(server).unwrap();
+    if cfg.resolve_command(decl).is_some() {
+        return Some(cfg);
+    }
+    let msg = format!(
+        "language server `{server}` (`{}`) not installed; run scripts/install-servers",
+        decl.command
+    );
+    if std::env::var("LSPEDIT_REQUIRE_SERVERS").is_ok_and(|v| v == "1") {
+        panic!("{msg} (LSPEDIT_REQUIRE_SERVERS=1)");
+    }
+    eprintln!("SKIPPED: {msg}");
+    None
+}

@@ -1,0 +1,388 @@
+//! The tools an agent calls — `read_file`, `edit`, `write_file`, `apply_patch` — composed from
+//! the engine, the workspace and a diagnostics provider (DESIGN.md §6–§7).
+//!
+//! Order of work for every writing tool: take the file's lock, read, compute, write atomically,
+//! build the success message, then (for text files with a configured server) ask for diagnostics
+//! and append them. A failing, hung or missing provider only means no diagnostics block.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use lspedit_engine::{
+    ApplyOptions, DiffOptions, Document, FileAction, FileOutcome, SyncBlock, ViewOptions, check_text, hashline_view, line_map,
+    parse_patch, search_replace, unified_diff,
+};
+
+use crate::diagnostics::{self, Diagnostic, DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider};
+use crate::error::{Reason, ToolError};
+use crate::patch::{ApplyPatchOptions, FileReport, FileStatus, apply_parsed};
+use crate::workspace::{Workspace, base_sha};
+
+/// What a tool returns. `llm_content` is what the model reads; `display` is a short summary with
+/// a unified diff for a person; `files` the per-file report.
+#[derive(Debug, Clone)]
+pub struct ToolResult {
+    pub llm_content: String,
+    pub display: String,
+    pub files: Vec<FileReport>,
+    pub is_error: bool,
+}
+
+impl ToolResult {
+    fn error(e: &ToolError) -> ToolResult {
+        let text = format!("Error: {e}");
+        ToolResult { llm_content: text.clone(), display: text, files: Vec::new(), is_error: true }
+    }
+}
+
+/// Configuration of the tools.
+#[derive(Debug, Clone)]
+pub struct ToolsConfig {
+    pub engine: ApplyOptions,
+    pub diagnostics: DiagnosticsConfig,
+    /// Refuse a write or edit (`stale_context`) when the agent read the file and it changed on
+    /// disk since.
+    pub read_guard: bool,
+    /// Default number of lines `read_file` shows when no limit is given.
+    pub default_read_limit: usize,
+}
+
+impl Default for ToolsConfig {
+    fn default() -> Self {
+        ToolsConfig { engine: ApplyOptions::default(), diagnostics: DiagnosticsConfig::default(), read_guard: false, default_read_limit: 2000 }
+    }
+}
+
+/// The agent tools over one workspace.
+pub struct Tools {
+    ws: Workspace,
+    provider: Option<Arc<dyn DiagnosticsProvider>>,
+    config: ToolsConfig,
+    locks: Mutex<HashMap<PathBuf, Arc<Mutex<()>>>>,
+    /// base_sha of each file as the agent last saw it (read, or written by these tools).
+    seen: Mutex<HashMap<PathBuf, String>>,
+}
+
+impl std::fmt::Debug for Tools {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tools").field("root", &self.ws.root()).field("diagnostics", &self.provider.is_some()).finish()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// File extensions that are binary whatever their content says.
+const BINARY_EXTENSIONS: &[&str] = &[
+    "png", "jpg", "jpeg", "gif", "bmp", "ico", "webp", "pdf", "zip", "gz", "tgz", "bz2", "xz", "7z", "tar", "jar", "class", "exe", "dll",
+    "so", "dylib", "a", "o", "obj", "wasm", "bin", "dat", "db", "sqlite", "woff", "woff2", "ttf", "otf", "mp3", "mp4", "wav", "ogg",
+    "mov", "avi", "pyc",
+];
+
+fn has_binary_extension(path: &str) -> bool {
+    Path::new(path).extension().and_then(|e| e.to_str()).is_some_and(|e| BINARY_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+}
+
+impl Tools {
+    /// Tools over `ws`, with diagnostics from `provider` when given.
+    pub fn new(ws: Workspace, provider: Option<Arc<dyn DiagnosticsProvider>>, config: ToolsConfig) -> Tools {
+        Tools { ws, provider, config, locks: Mutex::new(HashMap::new()), seen: Mutex::new(HashMap::new()) }
+    }
+
+    pub fn workspace(&self) -> &Workspace {
+        &self.ws
+    }
+
+    pub fn config(&self) -> &ToolsConfig {
+        &self.config
+    }
+
+    fn file_lock(&self, abs: &Path) -> Arc<Mutex<()>> {
+        Arc::clone(lock(&self.locks).entry(abs.to_path_buf()).or_default())
+    }
+
+    fn remember(&self, abs: &Path, bytes: &[u8]) {
+        lock(&self.seen).insert(abs.to_path_buf(), base_sha(bytes));
+    }
+
+    /// The read-before-write guard: the compare-and-swap on the base_sha the agent last saw.
+    fn guard(&self, path: &str, abs: &Path, current: Option<&[u8]>) -> Result<(), ToolError> {
+        if !self.config.read_guard {
+            return Ok(());
+        }
+        let seen = lock(&self.seen).get(abs).cloned();
+        if let Some(seen) = seen {
+            let now = current.map_or_else(|| "(deleted)".to_string(), base_sha);
+            if now != seen {
+                return Err(ToolError::new(
+                    Reason::StaleContext,
+                    Some(path),
+                    format!("the file changed on disk since you read it (base_sha {seen}, now {now}); re-read it and retry"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// `read_file`: the hashline view of a range; warms the file's server in the background.
+    pub fn read_file(&self, path: &str, offset: Option<usize>, limit: Option<usize>) -> ToolResult {
+        match self.read_file_inner(path, offset, limit) {
+            Ok(r) => r,
+            Err(e) => ToolResult::error(&e),
+        }
+    }
+
+    fn read_file_inner(&self, path: &str, offset: Option<usize>, limit: Option<usize>) -> Result<ToolResult, ToolError> {
+        let abs = self.ws.resolve(path)?;
+        let shown = self.ws.display_path(&abs);
+        let bytes = self.ws.read(path)?.ok_or_else(|| ToolError::new(Reason::FileNotFound, Some(&shown), "no such file"))?;
+        let doc = Document::from_bytes(&bytes).map_err(|e| ToolError::from_engine(Some(&shown), e))?;
+        self.remember(&abs, &bytes);
+        if let Some(p) = &self.provider {
+            diagnostics::touch(p, &abs);
+        }
+        let texts = doc.texts();
+        let offset = offset.unwrap_or(1).max(1);
+        let limit = limit.unwrap_or(self.config.default_read_limit);
+        let mut view = hashline_view(&texts, ViewOptions { offset, limit: Some(limit), ..ViewOptions::default() });
+        let last_shown = (offset - 1 + limit).min(texts.len());
+        if texts.is_empty() {
+            view = "(empty file)\n".to_string();
+        } else if offset > texts.len() {
+            view = format!("(the file has {} lines; offset {offset} is past its end)\n", texts.len());
+        } else if offset > 1 || last_shown < texts.len() {
+            view.push_str(&format!("(lines {offset}-{last_shown} of {}; use offset to read more)\n", texts.len()));
+        }
+        let display = format!("Read {shown} ({} lines, base_sha {})", texts.len(), base_sha(&bytes));
+        Ok(ToolResult { llm_content: view, display, files: Vec::new(), is_error: false })
+    }
+
+    /// `edit`: replace `old_text` by `new_text` (exact first, then the safe fallbacks).
+    pub fn edit(&self, path: &str, old_text: &str, new_text: &str, replace_all: bool) -> ToolResult {
+        let abs = match self.ws.resolve(path) {
+            Ok(a) => a,
+            Err(e) => return ToolResult::error(&e),
+        };
+        let file_lock = self.file_lock(&abs);
+        let _held = lock(&file_lock);
+        let shown = self.ws.display_path(&abs);
+        let result = (|| -> Result<(ToolResult, String, String), ToolError> {
+            let bytes = self.ws.read(path)?.ok_or_else(|| {
+                ToolError::new(Reason::FileNotFound, Some(&shown), "no such file; create it with write_file")
+            })?;
+            self.guard(&shown, &abs, Some(&bytes))?;
+            let doc = Document::from_bytes(&bytes).map_err(|e| ToolError::from_engine(Some(&shown), e))?;
+            let r = search_replace(&doc, old_text, new_text, replace_all, &self.config.engine)
+                .map_err(|e| ToolError::from_engine(Some(&shown), e))?;
+            let new_bytes = r.doc.to_bytes();
+            self.ws.write_atomic(&shown, &new_bytes)?;
+            self.remember(&abs, &new_bytes);
+            let (old_s, new_s) = (doc.to_text(), r.doc.to_text());
+            let places = if r.count == 1 { format!("line {}", r.lines[0]) } else { format!("{} places", r.count) };
+            let how = if r.strategy == lspedit_engine::MatchStrategy::Exact {
+                String::new()
+            } else {
+                format!(", matched ignoring {}", r.strategy.as_str().replace('_', " "))
+            };
+            let mut msg = format!("Edited {shown}: replaced {places}{how}.");
+            msg.push_str(&sync_text(&shown, &r.sync));
+            let outcome = FileOutcome {
+                path: shown.clone(),
+                action: FileAction::Modified,
+                new_content: None,
+                content_changed: true,
+                hunks: Vec::new(),
+                sync: r.sync,
+                added: 0,
+                removed: 0,
+            };
+            let display = format!("M {shown} ({places})\n{}", unified_diff(&old_s, &new_s, Some(&shown), Some(&shown), &DiffOptions::default()));
+            let files = vec![FileReport { path: shown.clone(), status: FileStatus::Applied(outcome) }];
+            Ok((ToolResult { llm_content: msg, display, files, is_error: false }, old_s, new_s))
+        })();
+        match result {
+            Ok((mut r, old_s, new_s)) => {
+                if let Some(block) = self.diagnostics_block(&abs, &shown, Some(&old_s), &new_s, "LSP errors detected in this file, please fix:") {
+                    r.llm_content.push_str("\n\n");
+                    r.llm_content.push_str(&block);
+                }
+                r
+            }
+            Err(e) => ToolResult::error(&e),
+        }
+    }
+
+    /// `write_file`: create or overwrite a file (parents created).
+    pub fn write_file(&self, path: &str, content: &str) -> ToolResult {
+        let abs = match self.ws.resolve(path) {
+            Ok(a) => a,
+            Err(e) => return ToolResult::error(&e),
+        };
+        let file_lock = self.file_lock(&abs);
+        let _held = lock(&file_lock);
+        let shown = self.ws.display_path(&abs);
+        let result = (|| -> Result<(ToolResult, Option<String>, bool), ToolError> {
+            let old = self.ws.read(path)?;
+            self.guard(&shown, &abs, old.as_deref())?;
+            self.ws.write_atomic(&shown, content.as_bytes())?;
+            self.remember(&abs, content.as_bytes());
+            let binary = has_binary_extension(&shown) || check_text(content.as_bytes()).is_err();
+            let lines = content.lines().count();
+            let verb = if old.is_some() { "Overwrote" } else { "Created" };
+            let msg = format!("{verb} {shown} ({lines} lines).");
+            let old_text = old.as_deref().and_then(|b| std::str::from_utf8(b).ok()).map(str::to_string);
+            let display = format!(
+                "{} {shown}\n{}",
+                if old.is_some() { "M" } else { "A" },
+                if binary { String::new() } else { unified_diff(old_text.as_deref().unwrap_or(""), content, old.as_ref().map(|_| shown.as_str()), Some(&shown), &DiffOptions::default()) }
+            );
+            Ok((ToolResult { llm_content: msg, display, files: Vec::new(), is_error: false }, old_text, binary))
+        })();
+        match result {
+            Ok((mut r, old_text, binary)) => {
+                if !binary {
+                    if let Some(block) = self.diagnostics_block(&abs, &shown, old_text.as_deref(), content, "LSP errors detected in this file, please fix:") {
+                        r.llm_content.push_str("\n\n");
+                        r.llm_content.push_str(&block);
+                    }
+                    if let Some(others) = self.other_files_section(&abs) {
+                        r.llm_content.push_str("\n\n");
+                        r.llm_content.push_str(&others);
+                    }
+                }
+                r
+            }
+            Err(e) => ToolResult::error(&e),
+        }
+    }
+
+    /// `apply_patch`: every engine format, multi-file, per-file status, live sync, diagnostics
+    /// for the files the patch writes content to (one block each, in path order).
+    pub fn apply_patch(&self, patch_text: &str) -> ToolResult {
+        let patch = match parse_patch(patch_text) {
+            Ok(p) => p,
+            Err(e) => return ToolResult::error(&ToolError::from_engine(None, e)),
+        };
+        // Lock every file the patch names, in path order (no lock-order inversion).
+        let mut paths: Vec<PathBuf> = Vec::new();
+        for fp in &patch.files {
+            for p in [Some(fp.path()), fp.new_path()].into_iter().flatten() {
+                match self.ws.resolve(p) {
+                    Ok(abs) => paths.push(abs),
+                    Err(_) => continue,
+                }
+            }
+        }
+        paths.sort();
+        paths.dedup();
+        let file_locks: Vec<Arc<Mutex<()>>> = paths.iter().map(|p| self.file_lock(p)).collect();
+        let _held: Vec<MutexGuard<'_, ()>> = file_locks.iter().map(|l| lock(l)).collect();
+
+        // Old text of the content-written files, for "new" mode and the display diff.
+        let mut old_texts: BTreeMap<String, Option<String>> = BTreeMap::new();
+        for fp in &patch.files {
+            if let Ok(Some(b)) = self.ws.read(fp.path()) {
+                old_texts.insert(fp.path().to_string(), String::from_utf8(b).ok());
+            }
+        }
+        if self.config.read_guard {
+            for fp in &patch.files {
+                if let Ok(abs) = self.ws.resolve(fp.path()) {
+                    let current = self.ws.read(fp.path()).ok().flatten();
+                    if let Err(e) = self.guard(fp.path(), &abs, current.as_deref()) {
+                        return ToolResult::error(&e);
+                    }
+                }
+            }
+        }
+        let opts = ApplyPatchOptions { engine: self.config.engine.clone(), dry_run: false };
+        let report = match apply_parsed(&self.ws, &patch, &opts) {
+            Ok(r) => r,
+            Err(e) => return ToolResult::error(&e),
+        };
+        let mut llm = report.summary();
+        let mut display = report.summary();
+        let mut written: BTreeMap<String, (PathBuf, Option<String>, String)> = BTreeMap::new();
+        for f in &report.files {
+            let FileStatus::Applied(o) = &f.status else { continue };
+            llm.push_str(&sync_text(&o.path, &o.sync));
+            if let (Some(content), Ok(abs)) = (&o.new_content, self.ws.resolve(&o.path)) {
+                self.remember(&abs, content);
+                let new_s = String::from_utf8_lossy(content).into_owned();
+                let old_s = old_texts.get(&f.path).cloned().flatten();
+                display.push_str(&unified_diff(
+                    old_s.as_deref().unwrap_or(""),
+                    &new_s,
+                    old_s.as_ref().map(|_| f.path.as_str()),
+                    Some(&o.path),
+                    &DiffOptions::default(),
+                ));
+                if report.classification.content_write_files.contains(&o.path) && !has_binary_extension(&o.path) {
+                    written.insert(o.path.clone(), (abs, old_s, new_s));
+                }
+            }
+        }
+        let llm = llm.trim_end().to_string();
+        let mut llm = llm;
+        for (shown, (abs, old_s, new_s)) in &written {
+            let heading = format!("LSP errors detected in {shown}, please fix:");
+            if let Some(block) = self.diagnostics_block(abs, shown, old_s.as_deref(), new_s, &heading) {
+                llm.push_str("\n\n");
+                llm.push_str(&block);
+            }
+        }
+        ToolResult { llm_content: llm, display, is_error: !report.all_applied(), files: report.files }
+    }
+
+    /// The diagnostics block for one written file, or `None` (no provider, no server, no errors,
+    /// or any failure).
+    fn diagnostics_block(&self, abs: &Path, shown: &str, old_text: Option<&str>, new_text: &str, heading: &str) -> Option<String> {
+        let cfg = &self.config.diagnostics;
+        let provider = self.provider.as_ref().filter(|_| cfg.enabled)?;
+        let before = match (cfg.mode, old_text) {
+            (DiagnosticsMode::New, Some(old)) => diagnostics::fetch(provider, cfg, abs, old),
+            _ => None,
+        };
+        let after = diagnostics::select(&diagnostics::fetch(provider, cfg, abs, new_text)?, cfg);
+        let (shown_diags, hidden): (Vec<Diagnostic>, usize) = match (before, old_text) {
+            (Some(before), Some(old)) => {
+                let before = diagnostics::select(&before, cfg);
+                diagnostics::only_new(&before, after, &line_map(old, new_text))
+            }
+            _ => (after, 0),
+        };
+        diagnostics::block(heading, shown, &shown_diags, hidden, cfg)
+    }
+
+    fn other_files_section(&self, except: &Path) -> Option<String> {
+        let cfg = &self.config.diagnostics;
+        let provider = self.provider.as_ref().filter(|_| cfg.enabled && cfg.max_other_files > 0)?;
+        let others: BTreeMap<String, Vec<Diagnostic>> = diagnostics::fetch_others(provider, except)
+            .into_iter()
+            .filter(|(p, _)| p != except)
+            .map(|(p, d)| (self.ws.display_path(&p), diagnostics::select(&d, cfg)))
+            .collect();
+        diagnostics::others_section(others, cfg)
+    }
+}
+
+/// Live sync text: the fresh anchored lines of every modified block, or its range when capped.
+pub fn sync_text(path: &str, blocks: &[SyncBlock]) -> String {
+    let mut s = String::new();
+    for b in blocks {
+        if b.line_count == 0 {
+            continue;
+        }
+        let end = b.start_line + b.line_count - 1;
+        match &b.lines {
+            Some(lines) => {
+                s.push_str(&format!("\n\n{path} lines {}-{end} now:\n", b.start_line));
+                s.push_str(&lines.join("\n"));
+            }
+            None => s.push_str(&format!("\n\n{path} lines {}-{end} changed; re-read them for fresh anchors.", b.start_line)),
+        }
+    }
+    s
+}

@@ -1,0 +1,288 @@
+//! Diagnostics feedback (DESIGN.md §7): where diagnostics come from, and the exact text block
+//! appended to a tool's result.
+//!
+//! The block is built from plain owned diagnostics and stored only as text: raw LSP objects never
+//! reach `llm_content` or the report.
+
+use std::collections::BTreeMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::time::Duration;
+
+pub use lspedit_lsp::{Diagnostic, Severity};
+
+/// A source of diagnostics for files right after they were written. The language-server pool
+/// implements it; so can an embedder's own checker. Implementations may fail or hang: every
+/// call is wrapped by the tools (timeout, panic catch) and a failure only drops the block.
+pub trait DiagnosticsProvider: Send + Sync {
+    /// Whether a server is configured for the file. No server → no call at all.
+    fn handles(&self, path: &Path) -> bool;
+    /// Whether the file's server is already running (then the warm timeout applies).
+    fn is_warm(&self, path: &Path) -> bool;
+    /// The settled diagnostics of `path`, whose content is now `text`.
+    fn check(&self, path: &Path, text: &str, timeout: Duration) -> Result<Vec<Diagnostic>, String>;
+    /// Start the file's server in the background (after a read), without waiting.
+    fn touch(&self, path: &Path);
+    /// Latest known diagnostics of files other than `except` (for `write_file`).
+    fn other_files(&self, except: &Path) -> Vec<(PathBuf, Vec<Diagnostic>)>;
+}
+
+/// Which diagnostics are reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiagnosticsMode {
+    /// Every diagnostic of the configured severities.
+    All,
+    /// Only those the edit introduced: errors matched across the edit by (code, message) after
+    /// mapping their lines through the diff are pre-existing and hidden.
+    New,
+}
+
+/// Knobs of the feedback.
+#[derive(Debug, Clone)]
+pub struct DiagnosticsConfig {
+    pub enabled: bool,
+    pub mode: DiagnosticsMode,
+    /// Severities reported (errors only by default).
+    pub severities: Vec<Severity>,
+    pub max_per_file: usize,
+    /// `write_file` also reports up to this many other files with errors.
+    pub max_other_files: usize,
+    /// Wait after a write when the server is running.
+    pub timeout: Duration,
+    /// Wait after a write when the server must start first.
+    pub start_timeout: Duration,
+}
+
+impl Default for DiagnosticsConfig {
+    fn default() -> Self {
+        DiagnosticsConfig {
+            enabled: true,
+            mode: DiagnosticsMode::All,
+            severities: vec![Severity::Error],
+            max_per_file: 20,
+            max_other_files: 5,
+            timeout: Duration::from_secs(3),
+            start_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Ask `provider` for `path`'s diagnostics within the configured deadline. Any error, panic,
+/// hang or timeout yields `None`: the caller then returns its plain success message.
+pub(crate) fn fetch(provider: &Arc<dyn DiagnosticsProvider>, cfg: &DiagnosticsConfig, path: &Path, text: &str) -> Option<Vec<Diagnostic>> {
+    let handles = catch_unwind(AssertUnwindSafe(|| provider.handles(path))).unwrap_or(false);
+    if !handles {
+        return None;
+    }
+    let warm = catch_unwind(AssertUnwindSafe(|| provider.is_warm(path))).unwrap_or(false);
+    let timeout = if warm { cfg.timeout } else { cfg.start_timeout };
+    // The provider is trusted to honour the timeout, but a hung one must not hold the tool: the
+    // call runs on its own thread and is abandoned at the deadline (plus a little slack for the
+    // provider's own cancellation path).
+    let (tx, rx) = mpsc::sync_channel(1);
+    let (p, path_buf, text_owned) = (Arc::clone(provider), path.to_path_buf(), text.to_string());
+    let spawned = std::thread::Builder::new().name("lspedit-diagnostics".into()).spawn(move || {
+        let r = catch_unwind(AssertUnwindSafe(|| p.check(&path_buf, &text_owned, timeout)));
+        let _ = tx.send(r);
+    });
+    if spawned.is_err() {
+        return None;
+    }
+    match rx.recv_timeout(timeout + Duration::from_millis(250)) {
+        Ok(Ok(Ok(diags))) => Some(diags),
+        Ok(Ok(Err(e))) => {
+            tracing::debug!(path = %path.display(), error = %e, "diagnostics unavailable");
+            None
+        }
+        Ok(Err(_)) => {
+            tracing::warn!(path = %path.display(), "diagnostics provider panicked");
+            None
+        }
+        Err(_) => {
+            tracing::debug!(path = %path.display(), "diagnostics timed out");
+            None
+        }
+    }
+}
+
+/// Other files' latest errors, guarded like [`fetch`].
+pub(crate) fn fetch_others(provider: &Arc<dyn DiagnosticsProvider>, except: &Path) -> Vec<(PathBuf, Vec<Diagnostic>)> {
+    catch_unwind(AssertUnwindSafe(|| provider.other_files(except))).unwrap_or_default()
+}
+
+/// Warm a server, guarded.
+pub(crate) fn touch(provider: &Arc<dyn DiagnosticsProvider>, path: &Path) {
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        if provider.handles(path) {
+            provider.touch(path);
+        }
+    }));
+}
+
+/// The code as printed: TypeScript's numeric codes get a `ts` prefix (`ts2322`), others as given.
+fn code_text(d: &Diagnostic) -> Option<String> {
+    let code = d.code.as_deref()?.trim();
+    if code.is_empty() {
+        return None;
+    }
+    let ts_source = d.source.as_deref().is_some_and(|s| {
+        let s = s.to_ascii_lowercase();
+        s == "ts" || s == "typescript" || s == "tsserver" || s == "tsc"
+    });
+    if ts_source && code.bytes().all(|b| b.is_ascii_digit()) {
+        Some(format!("ts{code}"))
+    } else {
+        Some(code.to_string())
+    }
+}
+
+/// One line: `ERROR [42:5] message (code)`, the message on one line, `</diagnostics>` escaped.
+fn line_text(d: &Diagnostic) -> String {
+    let message = d
+        .message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace("</diagnostics>", "&lt;/diagnostics&gt;");
+    match code_text(d) {
+        Some(code) => format!("{} [{}:{}] {message} ({code})", d.severity.label(), d.line, d.column),
+        None => format!("{} [{}:{}] {message}", d.severity.label(), d.line, d.column),
+    }
+}
+
+/// Keep the configured severities, sort by line, column, severity, message, drop duplicates.
+pub(crate) fn select(diags: &[Diagnostic], cfg: &DiagnosticsConfig) -> Vec<Diagnostic> {
+    let mut v: Vec<Diagnostic> = diags.iter().filter(|d| cfg.severities.contains(&d.severity)).cloned().collect();
+    v.sort_by(|a, b| {
+        (a.line, a.column, a.severity, &a.message, &a.code).cmp(&(b.line, b.column, b.severity, &b.message, &b.code))
+    });
+    v.dedup_by(|a, b| line_text(a) == line_text(b));
+    v
+}
+
+/// Split `after` into (introduced, pre-existing count) by matching against `before`: same code
+/// and message, and the old line maps to the new line through `line_map` (0-based old → new).
+pub(crate) fn only_new(before: &[Diagnostic], after: Vec<Diagnostic>, line_map: &[Option<usize>]) -> (Vec<Diagnostic>, usize) {
+    let mut pool: Vec<(Option<usize>, &Diagnostic)> = before
+        .iter()
+        .map(|d| (line_map.get((d.line as usize).saturating_sub(1)).copied().flatten(), d))
+        .collect();
+    let mut introduced = Vec::new();
+    let mut hidden = 0;
+    for d in after {
+        let new_line = (d.line as usize).saturating_sub(1);
+        let found = pool.iter().position(|(mapped, old)| *mapped == Some(new_line) && old.code == d.code && old.message == d.message);
+        match found {
+            Some(i) => {
+                pool.swap_remove(i);
+                hidden += 1;
+            }
+            None => introduced.push(d),
+        }
+    }
+    (introduced, hidden)
+}
+
+/// The `<diagnostics file="…">` block for one file, capped; `None` when there is nothing to show.
+pub(crate) fn block(heading: &str, display_path: &str, diags: &[Diagnostic], hidden: usize, cfg: &DiagnosticsConfig) -> Option<String> {
+    if diags.is_empty() {
+        return None;
+    }
+    let mut s = format!("{heading}\n<diagnostics file=\"{display_path}\">\n");
+    for d in diags.iter().take(cfg.max_per_file) {
+        s.push_str(&line_text(d));
+        s.push('\n');
+    }
+    if diags.len() > cfg.max_per_file {
+        s.push_str(&format!("... and {} more\n", diags.len() - cfg.max_per_file));
+    }
+    s.push_str("</diagnostics>");
+    if hidden > 0 {
+        s.push_str(&format!("\n({hidden} pre-existing errors not shown)"));
+    }
+    Some(s)
+}
+
+/// The `write_file` section listing other files with errors, sorted by path.
+pub(crate) fn others_section(others: BTreeMap<String, Vec<Diagnostic>>, cfg: &DiagnosticsConfig) -> Option<String> {
+    let blocks: Vec<String> = others
+        .into_iter()
+        .filter(|(_, d)| !d.is_empty())
+        .take(cfg.max_other_files)
+        .filter_map(|(path, d)| block_body(&path, &d, cfg))
+        .collect();
+    if blocks.is_empty() {
+        return None;
+    }
+    Some(format!("LSP errors detected in other files:\n{}", blocks.join("\n")))
+}
+
+fn block_body(path: &str, diags: &[Diagnostic], cfg: &DiagnosticsConfig) -> Option<String> {
+    block("", path, diags, 0, cfg).map(|s| s.trim_start_matches('\n').to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn diag(line: u32, col: u32, sev: Severity, msg: &str, code: Option<&str>, source: Option<&str>) -> Diagnostic {
+        Diagnostic {
+            line,
+            column: col,
+            end_line: line,
+            end_column: col + 1,
+            severity: sev,
+            code: code.map(str::to_string),
+            message: msg.to_string(),
+            source: source.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn block_format_is_exact() {
+        let cfg = DiagnosticsConfig::default();
+        let diags = select(
+            &[
+                diag(42, 5, Severity::Error, "Type error", Some("2322"), Some("typescript")),
+                diag(3, 1, Severity::Warning, "unused", None, None),
+                diag(7, 2, Severity::Error, "mismatched types\nexpected u32", Some("E0308"), Some("rustc")),
+                diag(7, 2, Severity::Error, "mismatched types\nexpected u32", Some("E0308"), Some("rustc")),
+                diag(9, 1, Severity::Error, "bad </diagnostics> text", None, None),
+            ],
+            &cfg,
+        );
+        let got = block("LSP errors detected in this file, please fix:", "src/utils.ts", &diags, 0, &cfg).unwrap();
+        assert_eq!(
+            got,
+            "LSP errors detected in this file, please fix:\n<diagnostics file=\"src/utils.ts\">\nERROR [7:2] mismatched types expected u32 (E0308)\nERROR [9:1] bad &lt;/diagnostics&gt; text\nERROR [42:5] Type error (ts2322)\n</diagnostics>"
+        );
+    }
+
+    #[test]
+    fn cap_and_more_line() {
+        let cfg = DiagnosticsConfig::default();
+        let diags: Vec<Diagnostic> = (1..=25).map(|i| diag(i, 1, Severity::Error, "e", None, None)).collect();
+        let got = block("h", "f", &select(&diags, &cfg), 0, &cfg).unwrap();
+        assert_eq!(got.lines().filter(|l| l.starts_with("ERROR")).count(), 20);
+        assert!(got.contains("\n... and 5 more\n</diagnostics>"), "{got}");
+    }
+
+    #[test]
+    fn new_mode_hides_moved_pre_existing_errors() {
+        let before = vec![diag(2, 1, Severity::Error, "old problem", Some("E1"), None)];
+        // Two lines were inserted above: the old error moved from line 2 to line 4.
+        let map = lspedit_engine::line_map("a\nbad\n", "x\ny\na\nbad\nnew\n");
+        let after = vec![
+            diag(4, 1, Severity::Error, "old problem", Some("E1"), None),
+            diag(5, 1, Severity::Error, "new problem", Some("E2"), None),
+        ];
+        let (introduced, hidden) = only_new(&before, after, &map);
+        assert_eq!(hidden, 1);
+        assert_eq!(introduced.len(), 1);
+        assert_eq!(introduced[0].message, "new problem");
+    }
+}

@@ -1,0 +1,4 @@
+//! Integration tests of lspedit-tools: one binary, modules per feature.
+
+mod support;
+mod tools_mock;

@@ -1,0 +1,126 @@
+//! Test support: temp workspaces and a scripted in-process diagnostics provider.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use lspedit_tools::diagnostics::{Diagnostic, DiagnosticsProvider, Severity};
+use lspedit_tools::{Tools, ToolsConfig, Workspace};
+
+pub fn diag(line: u32, col: u32, severity: Severity, message: &str, code: Option<&str>) -> Diagnostic {
+    Diagnostic {
+        line,
+        column: col,
+        end_line: line,
+        end_column: col + 1,
+        severity,
+        code: code.map(str::to_string),
+        message: message.to_string(),
+        source: Some("typescript".to_string()),
+    }
+}
+
+/// How the mock answers `check`.
+#[derive(Clone)]
+pub enum Answer {
+    /// Diagnostics computed from the checked text.
+    With(Arc<dyn Fn(&Path, &str) -> Vec<Diagnostic> + Send + Sync>),
+    Fail(String),
+    Panic,
+    /// Block until the test drops the gate (a hung server).
+    Hang(Arc<Mutex<()>>),
+}
+
+pub struct Mock {
+    pub answer: Answer,
+    pub handles_ext: Vec<&'static str>,
+    pub checks: AtomicUsize,
+    pub touches: AtomicUsize,
+    pub checked_paths: Mutex<Vec<PathBuf>>,
+    pub others: Vec<(PathBuf, Vec<Diagnostic>)>,
+}
+
+impl Mock {
+    pub fn new(answer: Answer) -> Arc<Mock> {
+        Arc::new(Mock {
+            answer,
+            handles_ext: vec!["ts", "rs"],
+            checks: AtomicUsize::new(0),
+            touches: AtomicUsize::new(0),
+            checked_paths: Mutex::new(Vec::new()),
+            others: Vec::new(),
+        })
+    }
+
+    pub fn with(f: impl Fn(&Path, &str) -> Vec<Diagnostic> + Send + Sync + 'static) -> Arc<Mock> {
+        Mock::new(Answer::With(Arc::new(f)))
+    }
+
+    pub fn checks(&self) -> usize {
+        self.checks.load(Ordering::SeqCst)
+    }
+}
+
+impl DiagnosticsProvider for Mock {
+    fn handles(&self, path: &Path) -> bool {
+        path.extension().and_then(|e| e.to_str()).is_some_and(|e| self.handles_ext.contains(&e))
+    }
+    fn is_warm(&self, _path: &Path) -> bool {
+        true
+    }
+    fn check(&self, path: &Path, text: &str, _timeout: Duration) -> Result<Vec<Diagnostic>, String> {
+        self.checks.fetch_add(1, Ordering::SeqCst);
+        self.checked_paths.lock().unwrap().push(path.to_path_buf());
+        match &self.answer {
+            Answer::With(f) => Ok(f(path, text)),
+            Answer::Fail(msg) => Err(msg.clone()),
+            Answer::Panic => panic!("provider exploded"),
+            Answer::Hang(gate) => {
+                let _g = gate.lock().unwrap();
+                Ok(vec![diag(1, 1, Severity::Error, "too late", None)])
+            }
+        }
+    }
+    fn touch(&self, _path: &Path) {
+        self.touches.fetch_add(1, Ordering::SeqCst);
+    }
+    fn other_files(&self, _except: &Path) -> Vec<(PathBuf, Vec<Diagnostic>)> {
+        self.others.clone()
+    }
+}
+
+pub struct Env {
+    pub dir: tempfile::TempDir,
+    pub tools: Tools,
+}
+
+impl Env {
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+    pub fn write(&self, rel: &str, content: &str) {
+        let p = self.dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, content).unwrap();
+    }
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.dir.path().join(rel)).unwrap()
+    }
+}
+
+pub fn env(provider: Option<Arc<Mock>>, config: ToolsConfig) -> Env {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    let provider = provider.map(|p| p as Arc<dyn DiagnosticsProvider>);
+    Env { tools: Tools::new(ws, provider, config), dir }
+}
+
+/// Errors for every line of the checked text containing `BAD`.
+pub fn bad_lines(_p: &Path, text: &str) -> Vec<Diagnostic> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains("BAD"))
+        .map(|(i, _)| diag(i as u32 + 1, 1, Severity::Error, "Type 'string' is not assignable to type 'number'.", Some("2322")))
+        .collect()
+}
