@@ -36,6 +36,15 @@ impl ToolResult {
     }
 }
 
+/// A file a multi-file operation wrote: workspace-relative path, text before (if it existed) and
+/// after.
+#[derive(Debug, Clone)]
+pub struct WrittenFile {
+    pub path: String,
+    pub old_text: Option<String>,
+    pub new_text: String,
+}
+
 /// Configuration of the tools.
 #[derive(Debug, Clone)]
 pub struct ToolsConfig {
@@ -324,16 +333,29 @@ impl Tools {
                 }
             }
         }
-        let llm = llm.trim_end().to_string();
-        let mut llm = llm;
-        for (shown, (abs, old_s, new_s)) in &written {
-            let heading = format!("LSP errors detected in {shown}, please fix:");
-            if let Some(block) = self.diagnostics_block(abs, shown, old_s.as_deref(), new_s, &heading) {
-                llm.push_str("\n\n");
-                llm.push_str(&block);
+        let mut llm = llm.trim_end().to_string();
+        let written: Vec<WrittenFile> =
+            written.into_iter().map(|(path, (_, old_text, new_text))| WrittenFile { path, old_text, new_text }).collect();
+        llm.push_str(&self.diagnostics_feedback(&written));
+        ToolResult { llm_content: llm, display, is_error: !report.all_applied(), files: report.files }
+    }
+
+    /// The diagnostics blocks for files a multi-file operation wrote (one block per file with
+    /// errors, headed `LSP errors detected in <path>, please fix:`, in path order), each preceded
+    /// by a blank line; empty when there is nothing to report. Binary files are skipped.
+    pub fn diagnostics_feedback(&self, written: &[WrittenFile]) -> String {
+        let mut files: Vec<&WrittenFile> = written.iter().filter(|w| !has_binary_extension(&w.path)).collect();
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        let mut out = String::new();
+        for w in files {
+            let Ok(abs) = self.ws.resolve(&w.path) else { continue };
+            let heading = format!("LSP errors detected in {}, please fix:", w.path);
+            if let Some(block) = self.diagnostics_block(&abs, &w.path, w.old_text.as_deref(), &w.new_text, &heading) {
+                out.push_str("\n\n");
+                out.push_str(&block);
             }
         }
-        ToolResult { llm_content: llm, display, is_error: !report.all_applied(), files: report.files }
+        out
     }
 
     /// The diagnostics block for one written file, or `None` (no provider, no server, no errors,

@@ -8,7 +8,7 @@ mod lsp_provider;
 mod patch;
 mod workspace;
 
-pub use agent::{ToolResult, Tools, ToolsConfig, sync_text};
+pub use agent::{ToolResult, Tools, ToolsConfig, WrittenFile, sync_text};
 pub use diagnostics::{DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider};
 pub use lsp_provider::LspProvider;
 pub use error::{Reason, ToolError};
