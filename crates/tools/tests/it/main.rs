@@ -2,3 +2,5 @@
 
 mod support;
 mod tools_mock;
+mod pool_fake;
+mod pool_real;

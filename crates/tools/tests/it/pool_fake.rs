@@ -1,0 +1,180 @@
+//! The tools over the real pool with the scripted fake server: faults never fail or slow an edit
+//! beyond its timeout, and never leak text.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use lspedit_fake_lsp::{Event, Mode, Script};
+use lspedit_lsp::{BlockingPool, PoolConfig, ServerConfig};
+use lspedit_tools::{DiagnosticsProvider, LspProvider, Tools, ToolsConfig, Workspace};
+
+/// The fake server binary, built through cargo once per test process (cargo only builds this
+/// package's own binaries for its tests).
+fn fake_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fake-lsp/Cargo.toml");
+        let out = Command::new(cargo)
+            .args(["build", "--quiet", "--message-format=json", "--bin", "lspedit-fake-lsp", "--manifest-path"])
+            .arg(&manifest)
+            .output()
+            .expect("cargo build of the fake server");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|m| m["reason"] == "compiler-artifact")
+            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+            .expect("no executable for lspedit-fake-lsp")
+    })
+}
+
+struct FakeEnv {
+    dir: tempfile::TempDir,
+    tools: Tools,
+    provider: Arc<LspProvider>,
+}
+
+impl FakeEnv {
+    fn new(script: Script, timeout: Duration) -> FakeEnv {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let script_file = root.join("script.json");
+        std::fs::write(&script_file, script.to_json()).unwrap();
+        let toml = format!(
+            r#"
+            id = "fake"
+            command = {cmd:?}
+            root_markers = []
+            languages = {{ ts = "typescript" }}
+            diagnostics = {{ strategy = "{strategy}", quiet_window_ms = 30, first_publish_timeout_ms = 400 }}
+            env = {{ LSPEDIT_FAKE_SCRIPT_FILE = {script:?} }}
+            "#,
+            strategy = match script.mode {
+                Mode::Push => "push-versioned",
+                Mode::PushUnversioned => "push-unversioned",
+                Mode::Pull => "pull",
+            },
+            cmd = fake_bin().display().to_string(),
+            script = script_file.display().to_string(),
+        );
+        let config = PoolConfig {
+            servers: vec![ServerConfig::from_toml(&toml).unwrap()],
+            shutdown_grace: Duration::from_millis(300),
+            restart_backoff: Duration::from_millis(50),
+            startup_timeout: Duration::from_secs(3),
+            request_timeout: Duration::from_secs(2),
+            ..PoolConfig::default()
+        };
+        let provider = Arc::new(LspProvider::from_pool(BlockingPool::new(&root, config).unwrap()));
+        let mut cfg = ToolsConfig::default();
+        cfg.diagnostics.timeout = timeout;
+        cfg.diagnostics.start_timeout = timeout;
+        let tools = Tools::new(Workspace::open(&root).unwrap(), Some(provider.clone() as Arc<dyn DiagnosticsProvider>), cfg);
+        FakeEnv { dir, tools, provider }
+    }
+
+    fn write(&self, rel: &str, content: &str) {
+        std::fs::write(self.dir.path().join(rel), content).unwrap();
+    }
+
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.dir.path().join(rel)).unwrap()
+    }
+
+    /// Process groups of the running servers.
+    fn pgids(&self) -> Vec<u32> {
+        self.provider.pool().status().iter().filter_map(|s| s.pgid).collect()
+    }
+}
+
+fn script(mode: Mode) -> Script {
+    Script { mode, marker: "BAD".to_string(), ..Script::default() }
+}
+
+fn timed_edit(env: &FakeEnv, old: &str, new: &str, limit: Duration) -> lspedit_tools::ToolResult {
+    let t = Instant::now();
+    let r = env.tools.edit("a.ts", old, new, false);
+    let took = t.elapsed();
+    assert!(took < limit, "edit took {took:?} (limit {limit:?}): {}", r.llm_content);
+    r
+}
+
+#[test]
+fn live_fake_server_errors_reach_the_result_and_the_fix_clears_them() {
+    for mode in [Mode::Push, Mode::Pull, Mode::PushUnversioned] {
+        let env = FakeEnv::new(script(mode), Duration::from_secs(5));
+        env.write("a.ts", "let a = 1;\nlet b = 2;\n");
+        let r = timed_edit(&env, "let b = 2;", "let b = BAD;", Duration::from_secs(6));
+        assert!(!r.is_error, "{}", r.llm_content);
+        assert!(
+            r.llm_content.contains("LSP errors detected in this file, please fix:\n<diagnostics file=\"a.ts\">\nERROR [2:9] "),
+            "{mode:?}: {}",
+            r.llm_content
+        );
+        assert!(r.llm_content.contains("(F001)\n</diagnostics>"), "{mode:?}: {}", r.llm_content);
+        let r = timed_edit(&env, "let b = BAD;", "let b = 3;", Duration::from_secs(6));
+        assert!(!r.llm_content.contains("LSP"), "{mode:?}: stale diagnostics after the fix: {}", r.llm_content);
+    }
+}
+
+#[test]
+fn crashing_server_leaves_plain_success_within_the_deadline() {
+    for event in [Event::Initialize, Event::DidOpen, Event::DidChange] {
+        let env = FakeEnv::new(Script { crash_on: Some(event), ..script(Mode::Push) }, Duration::from_secs(2));
+        env.write("a.ts", "x\n");
+        // The first edit opens the document, the second changes it: each event is reached.
+        for (old, new) in [("x", "y"), ("y", "BAD")] {
+            let r = timed_edit(&env, old, new, Duration::from_secs(3));
+            assert!(!r.is_error);
+            assert_eq!(r.llm_content.lines().next(), Some("Edited a.ts: replaced line 1."), "{event:?}");
+            assert!(!r.llm_content.contains("LSP") && !r.llm_content.to_lowercase().contains("crash"), "{event:?}: {}", r.llm_content);
+        }
+        assert_eq!(env.read("a.ts"), "BAD\n");
+    }
+}
+
+#[test]
+fn hung_server_costs_at_most_the_timeout_and_no_text() {
+    for event in [Event::Initialize, Event::DidChange, Event::Diagnostic] {
+        let mode = if event == Event::Diagnostic { Mode::Pull } else { Mode::Push };
+        let env = FakeEnv::new(Script { hang_on: Some(event), ..script(mode) }, Duration::from_millis(800));
+        env.write("a.ts", "let a = 1;\nx\n");
+        for (old, new) in [("x", "y"), ("y", "BAD")] {
+            let r = timed_edit(&env, old, new, Duration::from_millis(800 + 250 + 700));
+            assert!(!r.is_error);
+            assert!(!r.llm_content.contains("LSP") && !r.llm_content.contains("timed out"), "{event:?}: {}", r.llm_content);
+        }
+        assert_eq!(env.read("a.ts"), "let a = 1;\nBAD\n");
+    }
+}
+
+#[test]
+fn garbage_and_stale_versions_do_not_confuse_the_result() {
+    let env = FakeEnv::new(Script { garbage: true, stale_versions: true, publish_twice: true, ..script(Mode::Push) }, Duration::from_secs(5));
+    env.write("a.ts", "a\nb\n");
+    let r = timed_edit(&env, "b", "BAD", Duration::from_secs(6));
+    assert!(r.llm_content.contains("ERROR [2:1] "), "{}", r.llm_content);
+    assert!(!r.llm_content.contains("STALE"), "{}", r.llm_content);
+    let r = timed_edit(&env, "BAD", "b", Duration::from_secs(6));
+    assert!(!r.llm_content.contains("LSP"), "{}", r.llm_content);
+}
+
+#[test]
+fn dropping_the_tools_leaves_no_server_process() {
+    let env = FakeEnv::new(script(Mode::Push), Duration::from_secs(5));
+    env.write("a.ts", "x\n");
+    let r = env.tools.edit("a.ts", "x", "BAD", false);
+    assert!(r.llm_content.contains("LSP errors"), "{}", r.llm_content);
+    let pgids = env.pgids();
+    assert_eq!(pgids.len(), 1);
+    let FakeEnv { dir: _dir, tools, provider } = env;
+    drop(tools);
+    drop(provider);
+    for pgid in pgids {
+        assert!(lspedit_lsp::process::wait_group_gone(pgid, Duration::from_secs(5)), "server group {pgid} survived");
+    }
+}
