@@ -1,7 +1,7 @@
 //! JSON shapes of the CLI's `--json` output. Only the CLI serializes (DESIGN.md §1).
 
 use lspedit::engine::FileAction;
-use lspedit::tools::{FileStatus, PatchReport, ToolError};
+use lspedit::tools::{FileReport, FileStatus, PatchReport, ToolError, ToolResult};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -70,67 +70,87 @@ pub struct SyncJson {
     pub lines: Option<Vec<String>>,
 }
 
+/// A tool's result: what the model reads, and the per-file report.
+#[derive(Serialize)]
+pub struct ToolJson {
+    pub ok: bool,
+    pub llm_content: String,
+    pub files: Vec<FileJson>,
+}
+
+impl From<&ToolResult> for ToolJson {
+    fn from(r: &ToolResult) -> Self {
+        ToolJson {
+            ok: !r.is_error,
+            llm_content: r.llm_content.clone(),
+            files: files_json(&r.files),
+        }
+    }
+}
+
 impl From<&PatchReport> for ReportJson {
     fn from(r: &PatchReport) -> Self {
-        let files = r
-            .files
-            .iter()
-            .map(|f| {
-                let summary = f.summary_line();
-                match &f.status {
-                    FileStatus::Failed(e) => FileJson {
-                        path: f.path.clone(),
-                        status: "failed",
-                        summary,
-                        new_path: None,
-                        reason: Some(e.reason.as_str()),
-                        message: Some(e.message.clone()),
-                        hunks: Vec::new(),
-                        sync: Vec::new(),
-                        added: 0,
-                        removed: 0,
-                    },
-                    FileStatus::Applied(o) => FileJson {
-                        path: f.path.clone(),
-                        status: match o.action {
-                            FileAction::Added => "added",
-                            FileAction::Modified => "modified",
-                            FileAction::Deleted => "deleted",
-                            FileAction::Renamed { .. } => "renamed",
-                        },
-                        summary,
-                        new_path: matches!(o.action, FileAction::Renamed { .. })
-                            .then(|| o.path.clone()),
-                        reason: None,
-                        message: None,
-                        hunks: o
-                            .hunks
-                            .iter()
-                            .map(|h| HunkJson {
-                                index: h.index,
-                                found_line: h.found_line,
-                                offset: h.offset,
-                            })
-                            .collect(),
-                        sync: o
-                            .sync
-                            .iter()
-                            .map(|b| SyncJson {
-                                start_line: b.start_line,
-                                line_count: b.line_count,
-                                lines: b.lines.clone(),
-                            })
-                            .collect(),
-                        added: o.added,
-                        removed: o.removed,
-                    },
-                }
-            })
-            .collect();
         ReportJson {
             ok: r.all_applied(),
-            files,
+            files: files_json(&r.files),
             content_write_files: r.classification.content_write_files.clone(),
         }
     }
+}
+
+fn files_json(files: &[FileReport]) -> Vec<FileJson> {
+    files
+        .iter()
+        .map(|f| {
+            let summary = f.summary_line();
+            match &f.status {
+                FileStatus::Failed(e) => FileJson {
+                    path: f.path.clone(),
+                    status: "failed",
+                    summary,
+                    new_path: None,
+                    reason: Some(e.reason.as_str()),
+                    message: Some(e.message.clone()),
+                    hunks: Vec::new(),
+                    sync: Vec::new(),
+                    added: 0,
+                    removed: 0,
+                },
+                FileStatus::Applied(o) => FileJson {
+                    path: f.path.clone(),
+                    status: match o.action {
+                        FileAction::Added => "added",
+                        FileAction::Modified => "modified",
+                        FileAction::Deleted => "deleted",
+                        FileAction::Renamed { .. } => "renamed",
+                    },
+                    summary,
+                    new_path: matches!(o.action, FileAction::Renamed { .. })
+                        .then(|| o.path.clone()),
+                    reason: None,
+                    message: None,
+                    hunks: o
+                        .hunks
+                        .iter()
+                        .map(|h| HunkJson {
+                            index: h.index,
+                            found_line: h.found_line,
+                            offset: h.offset,
+                        })
+                        .collect(),
+                    sync: o
+                        .sync
+                        .iter()
+                        .map(|b| SyncJson {
+                            start_line: b.start_line,
+                            line_count: b.line_count,
+                            lines: b.lines.clone(),
+                        })
+                        .collect(),
+                    added: o.added,
+                    removed: o.removed,
+                },
+            }
+        })
+        .collect()
 }

@@ -5,11 +5,13 @@
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use lspedit::engine::{ViewOptions, hashline_view};
 use lspedit::tools::{
-    ApplyPatchOptions, FileStatus, PatchReport, ToolError, Workspace, apply_patch, base_sha,
+    ApplyPatchOptions, DiagnosticsProvider, FileStatus, LspProvider, PatchReport, ToolError, Tools,
+    ToolsConfig, Workspace, apply_patch, base_sha,
 };
 use serde::Serialize;
 
@@ -188,11 +190,11 @@ fn run(command: Command) -> Result<u8, Failure> {
             dry_run,
             search_radius,
         } => {
-            // Diagnostics come from the language-server pool, which this build does not start;
-            // the flag is accepted so scripts can pin the behaviour.
-            let _ = no_diagnostics;
             let ws = open_workspace(root)?;
             let text = read_patch_input(patch.as_deref())?;
+            if !no_diagnostics && !dry_run {
+                return apply_with_diagnostics(ws, &text, json, search_radius);
+            }
             let mut opts = ApplyPatchOptions {
                 dry_run,
                 ..ApplyPatchOptions::default()
@@ -217,6 +219,34 @@ fn run(command: Command) -> Result<u8, Failure> {
             Ok(if report.all_applied() { 0 } else { 1 })
         }
     }
+}
+
+/// `apply` through the agent tool: the same report, then the diagnostics of the files the patch
+/// wrote, from the language servers configured for them. A missing or failing server only
+/// means no diagnostics.
+fn apply_with_diagnostics(
+    ws: Workspace,
+    text: &str,
+    json: bool,
+    search_radius: usize,
+) -> Result<u8, Failure> {
+    let provider = match LspProvider::open(ws.root()) {
+        Ok(p) => Some(Arc::new(p) as Arc<dyn DiagnosticsProvider>),
+        Err(e) => {
+            tracing::warn!("language servers unavailable: {e}");
+            None
+        }
+    };
+    let mut config = ToolsConfig::default();
+    config.engine.search_radius = search_radius;
+    let tools = Tools::new(ws, provider, config);
+    let result = tools.apply_patch(text);
+    if json {
+        print_json(&json::ToolJson::from(&result))?;
+    } else {
+        out(&format!("{}\n", result.llm_content.trim_end()));
+    }
+    Ok(if result.is_error { 1 } else { 0 })
 }
 
 fn read_patch_input(arg: Option<&str>) -> Result<String, Failure> {

@@ -311,7 +311,7 @@ impl Tools {
             Ok(r) => r,
             Err(e) => return ToolResult::error(&e),
         };
-        let mut llm = report.summary();
+        let mut llm = report.summary().trim_end().to_string();
         let mut display = report.summary();
         let mut written: BTreeMap<String, (PathBuf, Option<String>, String)> = BTreeMap::new();
         for f in &report.files {
