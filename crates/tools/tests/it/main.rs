@@ -1,5 +1,8 @@
 //! Integration tests of lspedit-tools: one binary, modules per feature.
 
+// Test code: a failed unwrap is a failed test, and skipped real-server tests say why on stderr.
+#![allow(clippy::unwrap_used, clippy::print_stderr, clippy::type_complexity)]
+
 mod support;
 mod tools_mock;
 mod pool_fake;
