@@ -88,6 +88,11 @@ pub struct DiagnosticsConfig {
     /// With `save`, a result is settled only after a check that began after the save ended.
     #[serde(default)]
     pub check_progress: Option<String>,
+    /// Push-unversioned: before timing `first_publish_timeout_ms`, send `textDocument/hover` at
+    /// the file's start and wait for the answer. tsserver answers it only once the project is
+    /// loaded, so a cold start (seconds) does not eat the first-publish window.
+    #[serde(default)]
+    pub hover_barrier: bool,
     /// Push-unversioned: debounce after each publish.
     #[serde(default = "default_quiet_window_ms")]
     pub quiet_window_ms: u64,

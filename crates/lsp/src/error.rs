@@ -17,7 +17,9 @@ pub enum LspError {
     OutsideWorkspace { path: PathBuf, root: PathBuf },
 
     /// The server's binary was not found in the project-local install dir nor on `$PATH`.
-    #[error("language server `{server}`: command `{command}` not found (run scripts/install-servers)")]
+    #[error(
+        "language server `{server}`: command `{command}` not found (run scripts/install-servers)"
+    )]
     CommandNotFound { server: String, command: String },
 
     /// Spawning the process failed.
@@ -33,7 +35,10 @@ pub enum LspError {
     },
 
     /// The server exited or broke the protocol while work was pending.
-    #[error("language server `{server}` died: {reason}{}", tail_suffix(stderr_tail))]
+    #[error(
+        "language server `{server}` died: {reason}{}",
+        tail_suffix(stderr_tail)
+    )]
     ServerDied {
         server: String,
         reason: String,

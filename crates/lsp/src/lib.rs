@@ -12,6 +12,12 @@
 //!
 //! Positions in [`Diagnostic`] are 1-based (line, and column in Unicode scalar values).
 //!
+//! Write the file to disk *before* calling `check_file`: servers that check on save
+//! (rust-analyzer runs `cargo check`) read the disk, not the text sent. Deadlines: callers
+//! should use [`PoolConfig::check_timeout`] after a write, [`PoolConfig::first_check_timeout`]
+//! when [`Pool::is_alive`] is false; past the deadline the call fails with
+//! [`LspError::Timeout`] and a starting server keeps warming up in the background.
+//!
 //! ```no_run
 //! use std::time::{Duration, Instant};
 //! use lspedit_lsp::{BlockingPool, PoolConfig};

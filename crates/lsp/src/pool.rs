@@ -31,7 +31,9 @@ pub enum ServerState {
     Starting,
     Running,
     /// Crashed; restarts on next use once the backoff has passed.
-    Backoff { retry_in: Duration },
+    Backoff {
+        retry_in: Duration,
+    },
     /// Crashed too often; not restarted until the cooldown passes.
     Broken,
 }
@@ -162,9 +164,12 @@ impl Pool {
         let path = self.absolute(path)?;
         let key = self.key_for(&path)?;
         let server = self.get_server(&key, deadline).await?;
-        server.busy.fetch_add(1, Ordering::SeqCst);
-        let res = server.check(&path, text, deadline).await;
-        server.busy.fetch_sub(1, Ordering::SeqCst);
+        let res = {
+            // Decremented on drop too, so a caller that abandons the future does not leave the
+            // server "busy" forever (which would exempt it from idle and memory limits).
+            let _busy = BusyGuard::new(&server);
+            server.check(&path, text, deadline).await
+        };
         self.touch_slot(&key);
         match &res {
             Ok(_) => {
@@ -270,13 +275,15 @@ impl Pool {
             let mut slots = self.slots();
             slots
                 .values_mut()
-                .filter_map(|slot| match std::mem::replace(&mut slot.state, SlotState::Idle) {
-                    SlotState::Running(s) => Some(s),
-                    other => {
-                        slot.state = other;
-                        None
-                    }
-                })
+                .filter_map(
+                    |slot| match std::mem::replace(&mut slot.state, SlotState::Idle) {
+                        SlotState::Running(s) => Some(s),
+                        other => {
+                            slot.state = other;
+                            None
+                        }
+                    },
+                )
                 .collect()
         };
         let grace = self.inner.config.shutdown_grace;
@@ -357,7 +364,11 @@ impl Pool {
 
     /// The running server for `key`, starting it when needed (one start per key however many
     /// callers ask at once).
-    async fn get_server(&self, key: &ServerKey, deadline: Instant) -> Result<Arc<Server>, LspError> {
+    async fn get_server(
+        &self,
+        key: &ServerKey,
+        deadline: Instant,
+    ) -> Result<Arc<Server>, LspError> {
         let since = Instant::now();
         let mut retried = false;
         self.ensure_maintenance();
@@ -386,8 +397,9 @@ impl Pool {
             };
             match next {
                 Next::Wait(mut rx, began) => {
-                    let res = tokio::time::timeout_at(deadline.into(), rx.wait_for(Option::is_some))
-                        .await;
+                    let res =
+                        tokio::time::timeout_at(deadline.into(), rx.wait_for(Option::is_some))
+                            .await;
                     match res {
                         Err(_) => {
                             return Err(LspError::Timeout {
@@ -431,12 +443,12 @@ impl Pool {
         let now = Instant::now();
         let mut slots = self.slots();
         if !slots.contains_key(key) {
-            let server_cfg = cfg
-                .server(&key.server)
-                .cloned()
-                .ok_or_else(|| LspError::NoServer {
-                    path: key.root.clone(),
-                })?;
+            let server_cfg =
+                cfg.server(&key.server)
+                    .cloned()
+                    .ok_or_else(|| LspError::NoServer {
+                        path: key.root.clone(),
+                    })?;
             slots.insert(
                 key.clone(),
                 Slot {
@@ -533,8 +545,7 @@ impl Pool {
         let victim_key = slots
             .iter()
             .filter(|(k, s)| {
-                *k != starting
-                    && matches!(&s.state, SlotState::Running(srv) if !srv.is_busy())
+                *k != starting && matches!(&s.state, SlotState::Running(srv) if !srv.is_busy())
             })
             .min_by_key(|(_, s)| s.last_used)
             .map(|(k, _)| k.clone())?;
@@ -554,7 +565,11 @@ impl Pool {
     /// After a timeout: is the server alive but slow, or hung? A hung server is killed, so the
     /// next call restarts it instead of timing out again.
     fn spawn_probe(&self, key: ServerKey, server: Arc<Server>) {
-        let timeout = self.inner.config.request_timeout.min(Duration::from_secs(3));
+        let timeout = self
+            .inner
+            .config
+            .request_timeout
+            .min(Duration::from_secs(3));
         // Taken before returning, so the caller's next check waits for the verdict.
         let Ok(guard) = server.health.clone().try_lock_owned() else {
             return;
@@ -608,7 +623,9 @@ impl Pool {
                 });
                 if idle || over_memory {
                     tracing::info!(server = %key.server, root = %key.root.display(), idle, over_memory, "stopping server");
-                    if let SlotState::Running(s) = std::mem::replace(&mut slot.state, SlotState::Idle) {
+                    if let SlotState::Running(s) =
+                        std::mem::replace(&mut slot.state, SlotState::Idle)
+                    {
                         to_stop.push((key.clone(), s, over_memory));
                     }
                 }
@@ -626,6 +643,21 @@ impl Pool {
                 });
             }
         }
+    }
+}
+
+struct BusyGuard<'a>(&'a Server);
+
+impl<'a> BusyGuard<'a> {
+    fn new(server: &'a Server) -> Self {
+        server.busy.fetch_add(1, Ordering::SeqCst);
+        Self(server)
+    }
+}
+
+impl Drop for BusyGuard<'_> {
+    fn drop(&mut self) {
+        self.0.busy.fetch_sub(1, Ordering::SeqCst);
     }
 }
 

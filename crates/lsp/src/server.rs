@@ -26,11 +26,11 @@ use async_lsp::{AnyNotification, AnyRequest, ErrorCode, MainLoop, ResponseError,
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 
+use crate::LspError;
 use crate::config::{ServerConfig, Strategy};
 use crate::diagnostics::{FileDiagnostics, convert};
 use crate::process::{self, GroupGuard, StderrTail};
 use crate::transport::{FrameReader, StdinWriter, sanitize};
-use crate::LspError;
 
 /// Event that stops the main loop (after flushing what is queued, e.g. `exit`).
 struct Stop;
@@ -50,6 +50,14 @@ impl Request for RawDocumentDiagnostic {
     type Params = Value;
     type Result = Value;
     const METHOD: &'static str = "textDocument/diagnostic";
+}
+
+/// `textDocument/hover`, untyped; only its arrival matters (see `hover_barrier`).
+enum RawHover {}
+impl Request for RawHover {
+    type Params = Value;
+    type Result = Value;
+    const METHOD: &'static str = "textDocument/hover";
 }
 
 /// A request no server implements. Servers handle messages in order, so its answer (an error,
@@ -257,7 +265,7 @@ impl Shared {
             .and_then(Value::as_i64)
             .and_then(|v| i32::try_from(v).ok());
         // Item by item, so one odd diagnostic does not lose the others.
-        let diagnostics = params
+        let diagnostics: Vec<lsp_types::Diagnostic> = params
             .get("diagnostics")
             .and_then(Value::as_array)
             .map(|items| {
@@ -271,14 +279,14 @@ impl Shared {
             let mut st = self.lock();
             st.seq += 1;
             let seq = st.seq;
-            if let (Some(old), Some(new)) = (
-                st.publishes.get(&uri).and_then(|p| p.version),
-                version,
-            ) && new < old
+            if let (Some(old), Some(new)) =
+                (st.publishes.get(&uri).and_then(|p| p.version), version)
+                && new < old
             {
                 tracing::debug!(server = %self.name, %uri, old, new, "dropping publish for an older version");
                 return;
             }
+            tracing::trace!(server = %self.name, %uri, ?version, count = diagnostics.len(), "publish");
             st.publishes.insert(
                 uri,
                 Published {
@@ -356,9 +364,8 @@ impl Server {
         startup_timeout: Duration,
     ) -> Result<Arc<Server>, LspError> {
         let id = cfg.id.clone();
-        let root_uri = Url::from_directory_path(&root).map_err(|()| LspError::BadPath {
-            path: root.clone(),
-        })?;
+        let root_uri = Url::from_directory_path(&root)
+            .map_err(|()| LspError::BadPath { path: root.clone() })?;
         let spawned = process::spawn(&id, &program, &cfg.args, &cfg.env, &root)?;
         let (changed, _) = watch::channel(0u64);
         let shared = Arc::new(Shared {
@@ -378,9 +385,7 @@ impl Server {
         let (mainloop, socket) = MainLoop::new_client(move |_| {
             let mut router = Router::new(router_state);
             router
-                .unhandled_request(|st: &mut Arc<Shared>, req| {
-                    std::future::ready(st.answer(&req))
-                })
+                .unhandled_request(|st: &mut Arc<Shared>, req| std::future::ready(st.answer(&req)))
                 .unhandled_notification(|st: &mut Arc<Shared>, n| {
                     st.on_notification(&n);
                     ControlFlow::Continue(())
@@ -706,9 +711,7 @@ impl Server {
                 self.settle_on_save(&uri, seq0, deadline).await?
             }
             Strategy::PushVersioned => self.settle_versioned(&uri, version, seq0, deadline).await?,
-            Strategy::PushUnversioned => {
-                self.settle_unversioned(&uri, seq0, t0, deadline).await?
-            }
+            Strategy::PushUnversioned => self.settle_unversioned(&uri, seq0, t0, deadline).await?,
         };
         let lsp = match outcome.diagnostics {
             Some(d) => d,
@@ -738,7 +741,11 @@ impl Server {
         let mut retries = 0;
         loop {
             match self
-                .request::<RawDocumentDiagnostic>(params.clone(), deadline, "textDocument/diagnostic")
+                .request::<RawDocumentDiagnostic>(
+                    params.clone(),
+                    deadline,
+                    "textDocument/diagnostic",
+                )
                 .await
             {
                 Ok(report) => {
@@ -862,7 +869,22 @@ impl Server {
         deadline: Instant,
     ) -> Result<Outcome, LspError> {
         let d = &self.cfg.diagnostics;
-        let first_limit = deadline.min(t0 + Duration::from_millis(d.first_publish_timeout_ms));
+        let mut window_start = t0;
+        if d.hover_barrier {
+            let params = json!({
+                "textDocument": { "uri": uri.as_str() },
+                "position": { "line": 0, "character": 0 },
+            });
+            match self
+                .request::<RawHover>(params, deadline, "hover barrier")
+                .await
+            {
+                Ok(_) | Err(LspError::Request { .. }) => window_start = Instant::now(),
+                Err(e) => return Err(e),
+            }
+        }
+        let first_limit =
+            deadline.min(window_start + Duration::from_millis(d.first_publish_timeout_ms));
         let first = self
             .wait_for(first_limit, |st| {
                 st.publishes
@@ -938,10 +960,7 @@ impl Server {
 }
 
 fn initialize_params(cfg: &ServerConfig, root: &Path, root_uri: &Url) -> Value {
-    let name = root
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("root");
+    let name = root.file_name().and_then(|n| n.to_str()).unwrap_or("root");
     let mut capabilities = json!({
         "general": { "positionEncodings": ["utf-16"] },
         "window": { "workDoneProgress": true },

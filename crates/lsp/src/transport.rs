@@ -88,10 +88,7 @@ pub(crate) async fn sanitize<R: AsyncRead + Unpin>(
 
 fn is_header(line: &str) -> bool {
     line.split_once(": ").is_some_and(|(name, _)| {
-        !name.is_empty()
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
     })
 }
 

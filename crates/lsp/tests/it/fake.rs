@@ -128,7 +128,11 @@ async fn crash_at(event: Event, mode: Mode, strategy: &str, calls_before: usize)
         "{event:?}: expected a death, got {err:?}"
     );
     // Death is noticed at once, not at the deadline.
-    assert!(start.elapsed() < Duration::from_secs(2), "{:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
     assert_gone(&ws.started_pgids());
 
     ws.set_script(script(mode));
@@ -349,7 +353,10 @@ async fn repeated_crashes_mark_the_server_broken() {
         assert!(matches!(err, LspError::ServerDied { .. }), "{err:?}");
     }
     let err = check_timed(&pool, &f, BAD, 3000).await.unwrap_err();
-    assert!(matches!(err, LspError::Broken { crashes: 3, .. }), "{err:?}");
+    assert!(
+        matches!(err, LspError::Broken { crashes: 3, .. }),
+        "{err:?}"
+    );
     let status = pool.status();
     assert_eq!(status[0].state, ServerState::Broken);
     assert_eq!(status[0].crashes, 3);

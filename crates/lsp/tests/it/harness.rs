@@ -20,7 +20,13 @@ pub fn fake_bin() -> &'static Path {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
         let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fake-lsp/Cargo.toml");
         let out = Command::new(cargo)
-            .args(["build", "--quiet", "--message-format=json", "--bin", "lspedit-fake-lsp"])
+            .args([
+                "build",
+                "--quiet",
+                "--message-format=json",
+                "--bin",
+                "lspedit-fake-lsp",
+            ])
             .arg("--manifest-path")
             .arg(&manifest)
             .output()
