@@ -124,6 +124,11 @@ impl BlockingPool {
         self.pool.server_for(path)
     }
 
+    /// See [`Pool::published`].
+    pub fn published(&self) -> Vec<(std::path::PathBuf, Vec<Diagnostic>)> {
+        self.pool.published()
+    }
+
     /// See [`Pool::is_alive`].
     pub fn is_alive(&self, path: &Path) -> bool {
         self.pool.is_alive(path)

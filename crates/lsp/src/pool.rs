@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use crate::config::{PoolConfig, ServerConfig};
-use crate::diagnostics::FileDiagnostics;
+use crate::diagnostics::{Diagnostic, FileDiagnostics, convert};
 use crate::root::detect_root;
 use crate::server::Server;
 use crate::{LspError, process};
@@ -212,6 +212,31 @@ impl Pool {
             self.slots().get(key).map(|s| &s.state),
             Some(SlotState::Running(s)) if s.is_alive()
         )
+    }
+
+    /// The latest diagnostics every running server has published, per file, sorted by path
+    /// (files with none are left out). Positions are converted against the file's text on disk
+    /// now, so a file that changed since its publish may show shifted columns; a file that can
+    /// no longer be read is left out.
+    pub fn published(&self) -> Vec<(PathBuf, Vec<Diagnostic>)> {
+        let servers: Vec<Arc<Server>> = self
+            .slots()
+            .values()
+            .filter_map(|slot| match &slot.state {
+                SlotState::Running(s) => Some(Arc::clone(s)),
+                _ => None,
+            })
+            .collect();
+        let mut out: Vec<(PathBuf, Vec<Diagnostic>)> = servers
+            .iter()
+            .flat_map(|s| s.published())
+            .filter_map(|(path, raw)| {
+                let text = std::fs::read_to_string(&path).ok()?;
+                Some((path, convert(&text, &raw)))
+            })
+            .collect();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
     }
 
     /// Every server the pool has known, sorted by key.

@@ -470,6 +470,18 @@ impl Server {
         self.shared.lock().dead.clone()
     }
 
+    /// The latest non-empty publish of every file, as (path, raw diagnostics), for files with a
+    /// `file:` URI. Servers such as rust-analyzer publish for files nobody opened.
+    pub(crate) fn published(&self) -> Vec<(PathBuf, Vec<lsp_types::Diagnostic>)> {
+        self.shared
+            .lock()
+            .publishes
+            .iter()
+            .filter(|(_, p)| !p.diagnostics.is_empty())
+            .filter_map(|(uri, p)| Some((uri.to_file_path().ok()?, p.diagnostics.clone())))
+            .collect()
+    }
+
     pub(crate) fn open_documents(&self) -> usize {
         self.docs.lock().map(|d| d.len()).unwrap_or(0)
     }

@@ -10,11 +10,13 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use lspedit_engine::{
-    ApplyOptions, DiffOptions, Document, FileAction, FileOutcome, SyncBlock, ViewOptions, check_text, hashline_view, line_map,
-    parse_patch, search_replace, unified_diff,
+    ApplyOptions, DiffOptions, Document, FileAction, FileOutcome, SyncBlock, ViewOptions,
+    check_text, hashline_view, line_map, parse_patch, search_replace, unified_diff,
 };
 
-use crate::diagnostics::{self, Diagnostic, DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider};
+use crate::diagnostics::{
+    self, Diagnostic, DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider,
+};
 use crate::error::{Reason, ToolError};
 use crate::patch::{ApplyPatchOptions, FileReport, FileStatus, apply_parsed};
 use crate::workspace::{Workspace, base_sha};
@@ -32,7 +34,12 @@ pub struct ToolResult {
 impl ToolResult {
     fn error(e: &ToolError) -> ToolResult {
         let text = format!("Error: {e}");
-        ToolResult { llm_content: text.clone(), display: text, files: Vec::new(), is_error: true }
+        ToolResult {
+            llm_content: text.clone(),
+            display: text,
+            files: Vec::new(),
+            is_error: true,
+        }
     }
 }
 
@@ -59,7 +66,12 @@ pub struct ToolsConfig {
 
 impl Default for ToolsConfig {
     fn default() -> Self {
-        ToolsConfig { engine: ApplyOptions::default(), diagnostics: DiagnosticsConfig::default(), read_guard: false, default_read_limit: 2000 }
+        ToolsConfig {
+            engine: ApplyOptions::default(),
+            diagnostics: DiagnosticsConfig::default(),
+            read_guard: false,
+            default_read_limit: 2000,
+        }
     }
 }
 
@@ -75,7 +87,10 @@ pub struct Tools {
 
 impl std::fmt::Debug for Tools {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tools").field("root", &self.ws.root()).field("diagnostics", &self.provider.is_some()).finish()
+        f.debug_struct("Tools")
+            .field("root", &self.ws.root())
+            .field("diagnostics", &self.provider.is_some())
+            .finish()
     }
 }
 
@@ -85,19 +100,33 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// File extensions that are binary whatever their content says.
 const BINARY_EXTENSIONS: &[&str] = &[
-    "png", "jpg", "jpeg", "gif", "bmp", "ico", "webp", "pdf", "zip", "gz", "tgz", "bz2", "xz", "7z", "tar", "jar", "class", "exe", "dll",
-    "so", "dylib", "a", "o", "obj", "wasm", "bin", "dat", "db", "sqlite", "woff", "woff2", "ttf", "otf", "mp3", "mp4", "wav", "ogg",
-    "mov", "avi", "pyc",
+    "png", "jpg", "jpeg", "gif", "bmp", "ico", "webp", "pdf", "zip", "gz", "tgz", "bz2", "xz",
+    "7z", "tar", "jar", "class", "exe", "dll", "so", "dylib", "a", "o", "obj", "wasm", "bin",
+    "dat", "db", "sqlite", "woff", "woff2", "ttf", "otf", "mp3", "mp4", "wav", "ogg", "mov", "avi",
+    "pyc",
 ];
 
 fn has_binary_extension(path: &str) -> bool {
-    Path::new(path).extension().and_then(|e| e.to_str()).is_some_and(|e| BINARY_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+    Path::new(path)
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| BINARY_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
 }
 
 impl Tools {
     /// Tools over `ws`, with diagnostics from `provider` when given.
-    pub fn new(ws: Workspace, provider: Option<Arc<dyn DiagnosticsProvider>>, config: ToolsConfig) -> Tools {
-        Tools { ws, provider, config, locks: Mutex::new(HashMap::new()), seen: Mutex::new(HashMap::new()) }
+    pub fn new(
+        ws: Workspace,
+        provider: Option<Arc<dyn DiagnosticsProvider>>,
+        config: ToolsConfig,
+    ) -> Tools {
+        Tools {
+            ws,
+            provider,
+            config,
+            locks: Mutex::new(HashMap::new()),
+            seen: Mutex::new(HashMap::new()),
+        }
     }
 
     pub fn workspace(&self) -> &Workspace {
@@ -128,7 +157,9 @@ impl Tools {
                 return Err(ToolError::new(
                     Reason::StaleContext,
                     Some(path),
-                    format!("the file changed on disk since you read it (base_sha {seen}, now {now}); re-read it and retry"),
+                    format!(
+                        "the file changed on disk since you read it (base_sha {seen}, now {now}); re-read it and retry"
+                    ),
                 ));
             }
         }
@@ -143,11 +174,20 @@ impl Tools {
         }
     }
 
-    fn read_file_inner(&self, path: &str, offset: Option<usize>, limit: Option<usize>) -> Result<ToolResult, ToolError> {
+    fn read_file_inner(
+        &self,
+        path: &str,
+        offset: Option<usize>,
+        limit: Option<usize>,
+    ) -> Result<ToolResult, ToolError> {
         let abs = self.ws.resolve(path)?;
         let shown = self.ws.display_path(&abs);
-        let bytes = self.ws.read(path)?.ok_or_else(|| ToolError::new(Reason::FileNotFound, Some(&shown), "no such file"))?;
-        let doc = Document::from_bytes(&bytes).map_err(|e| ToolError::from_engine(Some(&shown), e))?;
+        let bytes = self
+            .ws
+            .read(path)?
+            .ok_or_else(|| ToolError::new(Reason::FileNotFound, Some(&shown), "no such file"))?;
+        let doc =
+            Document::from_bytes(&bytes).map_err(|e| ToolError::from_engine(Some(&shown), e))?;
         self.remember(&abs, &bytes);
         if let Some(p) = &self.provider {
             diagnostics::touch(p, &abs);
@@ -155,21 +195,49 @@ impl Tools {
         let texts = doc.texts();
         let offset = offset.unwrap_or(1).max(1);
         let limit = limit.unwrap_or(self.config.default_read_limit);
-        let mut view = hashline_view(&texts, ViewOptions { offset, limit: Some(limit), ..ViewOptions::default() });
+        let mut view = hashline_view(
+            &texts,
+            ViewOptions {
+                offset,
+                limit: Some(limit),
+                ..ViewOptions::default()
+            },
+        );
         let last_shown = (offset - 1 + limit).min(texts.len());
         if texts.is_empty() {
             view = "(empty file)\n".to_string();
         } else if offset > texts.len() {
-            view = format!("(the file has {} lines; offset {offset} is past its end)\n", texts.len());
+            view = format!(
+                "(the file has {} lines; offset {offset} is past its end)\n",
+                texts.len()
+            );
         } else if offset > 1 || last_shown < texts.len() {
-            view.push_str(&format!("(lines {offset}-{last_shown} of {}; use offset to read more)\n", texts.len()));
+            view.push_str(&format!(
+                "(lines {offset}-{last_shown} of {}; use offset to read more)\n",
+                texts.len()
+            ));
         }
-        let display = format!("Read {shown} ({} lines, base_sha {})", texts.len(), base_sha(&bytes));
-        Ok(ToolResult { llm_content: view, display, files: Vec::new(), is_error: false })
+        let display = format!(
+            "Read {shown} ({} lines, base_sha {})",
+            texts.len(),
+            base_sha(&bytes)
+        );
+        Ok(ToolResult {
+            llm_content: view,
+            display,
+            files: Vec::new(),
+            is_error: false,
+        })
     }
 
     /// `edit`: replace `old_text` by `new_text` (exact first, then the safe fallbacks).
-    pub fn edit(&self, path: &str, old_text: &str, new_text: &str, replace_all: bool) -> ToolResult {
+    pub fn edit(
+        &self,
+        path: &str,
+        old_text: &str,
+        new_text: &str,
+        replace_all: bool,
+    ) -> ToolResult {
         let abs = match self.ws.resolve(path) {
             Ok(a) => a,
             Err(e) => return ToolResult::error(&e),
@@ -179,21 +247,33 @@ impl Tools {
         let shown = self.ws.display_path(&abs);
         let result = (|| -> Result<(ToolResult, String, String), ToolError> {
             let bytes = self.ws.read(path)?.ok_or_else(|| {
-                ToolError::new(Reason::FileNotFound, Some(&shown), "no such file; create it with write_file")
+                ToolError::new(
+                    Reason::FileNotFound,
+                    Some(&shown),
+                    "no such file; create it with write_file",
+                )
             })?;
             self.guard(&shown, &abs, Some(&bytes))?;
-            let doc = Document::from_bytes(&bytes).map_err(|e| ToolError::from_engine(Some(&shown), e))?;
+            let doc = Document::from_bytes(&bytes)
+                .map_err(|e| ToolError::from_engine(Some(&shown), e))?;
             let r = search_replace(&doc, old_text, new_text, replace_all, &self.config.engine)
                 .map_err(|e| ToolError::from_engine(Some(&shown), e))?;
             let new_bytes = r.doc.to_bytes();
             self.ws.write_atomic(&shown, &new_bytes)?;
             self.remember(&abs, &new_bytes);
             let (old_s, new_s) = (doc.to_text(), r.doc.to_text());
-            let places = if r.count == 1 { format!("line {}", r.lines[0]) } else { format!("{} places", r.count) };
+            let places = if r.count == 1 {
+                format!("line {}", r.lines[0])
+            } else {
+                format!("{} places", r.count)
+            };
             let how = if r.strategy == lspedit_engine::MatchStrategy::Exact {
                 String::new()
             } else {
-                format!(", matched ignoring {}", r.strategy.as_str().replace('_', " "))
+                format!(
+                    ", matched ignoring {}",
+                    r.strategy.as_str().replace('_', " ")
+                )
             };
             let mut msg = format!("Edited {shown}: replaced {places}{how}.");
             msg.push_str(&sync_text(&shown, &r.sync));
@@ -207,13 +287,40 @@ impl Tools {
                 added: 0,
                 removed: 0,
             };
-            let display = format!("M {shown} ({places})\n{}", unified_diff(&old_s, &new_s, Some(&shown), Some(&shown), &DiffOptions::default()));
-            let files = vec![FileReport { path: shown.clone(), status: FileStatus::Applied(outcome) }];
-            Ok((ToolResult { llm_content: msg, display, files, is_error: false }, old_s, new_s))
+            let display = format!(
+                "M {shown} ({places})\n{}",
+                unified_diff(
+                    &old_s,
+                    &new_s,
+                    Some(&shown),
+                    Some(&shown),
+                    &DiffOptions::default()
+                )
+            );
+            let files = vec![FileReport {
+                path: shown.clone(),
+                status: FileStatus::Applied(outcome),
+            }];
+            Ok((
+                ToolResult {
+                    llm_content: msg,
+                    display,
+                    files,
+                    is_error: false,
+                },
+                old_s,
+                new_s,
+            ))
         })();
         match result {
             Ok((mut r, old_s, new_s)) => {
-                if let Some(block) = self.diagnostics_block(&abs, &shown, Some(&old_s), &new_s, "LSP errors detected in this file, please fix:") {
+                if let Some(block) = self.diagnostics_block(
+                    &abs,
+                    &shown,
+                    Some(&old_s),
+                    &new_s,
+                    "LSP errors detected in this file, please fix:",
+                ) {
                     r.llm_content.push_str("\n\n");
                     r.llm_content.push_str(&block);
                 }
@@ -239,20 +346,52 @@ impl Tools {
             self.remember(&abs, content.as_bytes());
             let binary = has_binary_extension(&shown) || check_text(content.as_bytes()).is_err();
             let lines = content.lines().count();
-            let verb = if old.is_some() { "Overwrote" } else { "Created" };
+            let verb = if old.is_some() {
+                "Overwrote"
+            } else {
+                "Created"
+            };
             let msg = format!("{verb} {shown} ({lines} lines).");
-            let old_text = old.as_deref().and_then(|b| std::str::from_utf8(b).ok()).map(str::to_string);
+            let old_text = old
+                .as_deref()
+                .and_then(|b| std::str::from_utf8(b).ok())
+                .map(str::to_string);
             let display = format!(
                 "{} {shown}\n{}",
                 if old.is_some() { "M" } else { "A" },
-                if binary { String::new() } else { unified_diff(old_text.as_deref().unwrap_or(""), content, old.as_ref().map(|_| shown.as_str()), Some(&shown), &DiffOptions::default()) }
+                if binary {
+                    String::new()
+                } else {
+                    unified_diff(
+                        old_text.as_deref().unwrap_or(""),
+                        content,
+                        old.as_ref().map(|_| shown.as_str()),
+                        Some(&shown),
+                        &DiffOptions::default(),
+                    )
+                }
             );
-            Ok((ToolResult { llm_content: msg, display, files: Vec::new(), is_error: false }, old_text, binary))
+            Ok((
+                ToolResult {
+                    llm_content: msg,
+                    display,
+                    files: Vec::new(),
+                    is_error: false,
+                },
+                old_text,
+                binary,
+            ))
         })();
         match result {
             Ok((mut r, old_text, binary)) => {
                 if !binary {
-                    if let Some(block) = self.diagnostics_block(&abs, &shown, old_text.as_deref(), content, "LSP errors detected in this file, please fix:") {
+                    if let Some(block) = self.diagnostics_block(
+                        &abs,
+                        &shown,
+                        old_text.as_deref(),
+                        content,
+                        "LSP errors detected in this file, please fix:",
+                    ) {
                         r.llm_content.push_str("\n\n");
                         r.llm_content.push_str(&block);
                     }
@@ -306,7 +445,10 @@ impl Tools {
                 }
             }
         }
-        let opts = ApplyPatchOptions { engine: self.config.engine.clone(), dry_run: false };
+        let opts = ApplyPatchOptions {
+            engine: self.config.engine.clone(),
+            dry_run: false,
+        };
         let report = match apply_parsed(&self.ws, &patch, &opts) {
             Ok(r) => r,
             Err(e) => return ToolResult::error(&e),
@@ -315,7 +457,9 @@ impl Tools {
         let mut display = report.summary();
         let mut written: BTreeMap<String, (PathBuf, Option<String>, String)> = BTreeMap::new();
         for f in &report.files {
-            let FileStatus::Applied(o) = &f.status else { continue };
+            let FileStatus::Applied(o) = &f.status else {
+                continue;
+            };
             llm.push_str(&sync_text(&o.path, &o.sync));
             if let (Some(content), Ok(abs)) = (&o.new_content, self.ws.resolve(&o.path)) {
                 self.remember(&abs, content);
@@ -328,29 +472,49 @@ impl Tools {
                     Some(&o.path),
                     &DiffOptions::default(),
                 ));
-                if report.classification.content_write_files.contains(&o.path) && !has_binary_extension(&o.path) {
+                if report.classification.content_write_files.contains(&o.path)
+                    && !has_binary_extension(&o.path)
+                {
                     written.insert(o.path.clone(), (abs, old_s, new_s));
                 }
             }
         }
         let mut llm = llm.trim_end().to_string();
-        let written: Vec<WrittenFile> =
-            written.into_iter().map(|(path, (_, old_text, new_text))| WrittenFile { path, old_text, new_text }).collect();
+        let written: Vec<WrittenFile> = written
+            .into_iter()
+            .map(|(path, (_, old_text, new_text))| WrittenFile {
+                path,
+                old_text,
+                new_text,
+            })
+            .collect();
         llm.push_str(&self.diagnostics_feedback(&written));
-        ToolResult { llm_content: llm, display, is_error: !report.all_applied(), files: report.files }
+        ToolResult {
+            llm_content: llm,
+            display,
+            is_error: !report.all_applied(),
+            files: report.files,
+        }
     }
 
     /// The diagnostics blocks for files a multi-file operation wrote (one block per file with
     /// errors, headed `LSP errors detected in <path>, please fix:`, in path order), each preceded
     /// by a blank line; empty when there is nothing to report. Binary files are skipped.
     pub fn diagnostics_feedback(&self, written: &[WrittenFile]) -> String {
-        let mut files: Vec<&WrittenFile> = written.iter().filter(|w| !has_binary_extension(&w.path)).collect();
+        let mut files: Vec<&WrittenFile> = written
+            .iter()
+            .filter(|w| !has_binary_extension(&w.path))
+            .collect();
         files.sort_by(|a, b| a.path.cmp(&b.path));
         let mut out = String::new();
         for w in files {
-            let Ok(abs) = self.ws.resolve(&w.path) else { continue };
+            let Ok(abs) = self.ws.resolve(&w.path) else {
+                continue;
+            };
             let heading = format!("LSP errors detected in {}, please fix:", w.path);
-            if let Some(block) = self.diagnostics_block(&abs, &w.path, w.old_text.as_deref(), &w.new_text, &heading) {
+            if let Some(block) =
+                self.diagnostics_block(&abs, &w.path, w.old_text.as_deref(), &w.new_text, &heading)
+            {
                 out.push_str("\n\n");
                 out.push_str(&block);
             }
@@ -360,7 +524,14 @@ impl Tools {
 
     /// The diagnostics block for one written file, or `None` (no provider, no server, no errors,
     /// or any failure).
-    fn diagnostics_block(&self, abs: &Path, shown: &str, old_text: Option<&str>, new_text: &str, heading: &str) -> Option<String> {
+    fn diagnostics_block(
+        &self,
+        abs: &Path,
+        shown: &str,
+        old_text: Option<&str>,
+        new_text: &str,
+        heading: &str,
+    ) -> Option<String> {
         let cfg = &self.config.diagnostics;
         let provider = self.provider.as_ref().filter(|_| cfg.enabled)?;
         let before = match (cfg.mode, old_text) {
@@ -380,7 +551,10 @@ impl Tools {
 
     fn other_files_section(&self, except: &Path) -> Option<String> {
         let cfg = &self.config.diagnostics;
-        let provider = self.provider.as_ref().filter(|_| cfg.enabled && cfg.max_other_files > 0)?;
+        let provider = self
+            .provider
+            .as_ref()
+            .filter(|_| cfg.enabled && cfg.max_other_files > 0)?;
         let others: BTreeMap<String, Vec<Diagnostic>> = diagnostics::fetch_others(provider, except)
             .into_iter()
             .filter(|(p, _)| p != except)
@@ -403,7 +577,10 @@ pub fn sync_text(path: &str, blocks: &[SyncBlock]) -> String {
                 s.push_str(&format!("\n\n{path} lines {}-{end} now:\n", b.start_line));
                 s.push_str(&lines.join("\n"));
             }
-            None => s.push_str(&format!("\n\n{path} lines {}-{end} changed; re-read them for fresh anchors.", b.start_line)),
+            None => s.push_str(&format!(
+                "\n\n{path} lines {}-{end} changed; re-read them for fresh anchors.",
+                b.start_line
+            )),
         }
     }
     s

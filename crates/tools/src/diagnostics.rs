@@ -71,7 +71,12 @@ impl Default for DiagnosticsConfig {
 
 /// Ask `provider` for `path`'s diagnostics within the configured deadline. Any error, panic,
 /// hang or timeout yields `None`: the caller then returns its plain success message.
-pub(crate) fn fetch(provider: &Arc<dyn DiagnosticsProvider>, cfg: &DiagnosticsConfig, path: &Path, text: &str) -> Option<Vec<Diagnostic>> {
+pub(crate) fn fetch(
+    provider: &Arc<dyn DiagnosticsProvider>,
+    cfg: &DiagnosticsConfig,
+    path: &Path,
+    text: &str,
+) -> Option<Vec<Diagnostic>> {
     let handles = catch_unwind(AssertUnwindSafe(|| provider.handles(path))).unwrap_or(false);
     if !handles {
         return None;
@@ -83,10 +88,14 @@ pub(crate) fn fetch(provider: &Arc<dyn DiagnosticsProvider>, cfg: &DiagnosticsCo
     // provider's own cancellation path).
     let (tx, rx) = mpsc::sync_channel(1);
     let (p, path_buf, text_owned) = (Arc::clone(provider), path.to_path_buf(), text.to_string());
-    let spawned = std::thread::Builder::new().name("lspedit-diagnostics".into()).spawn(move || {
-        let r = catch_unwind(AssertUnwindSafe(|| p.check(&path_buf, &text_owned, timeout)));
-        let _ = tx.send(r);
-    });
+    let spawned = std::thread::Builder::new()
+        .name("lspedit-diagnostics".into())
+        .spawn(move || {
+            let r = catch_unwind(AssertUnwindSafe(|| {
+                p.check(&path_buf, &text_owned, timeout)
+            }));
+            let _ = tx.send(r);
+        });
     if spawned.is_err() {
         return None;
     }
@@ -108,7 +117,10 @@ pub(crate) fn fetch(provider: &Arc<dyn DiagnosticsProvider>, cfg: &DiagnosticsCo
 }
 
 /// Other files' latest errors, guarded like [`fetch`].
-pub(crate) fn fetch_others(provider: &Arc<dyn DiagnosticsProvider>, except: &Path) -> Vec<(PathBuf, Vec<Diagnostic>)> {
+pub(crate) fn fetch_others(
+    provider: &Arc<dyn DiagnosticsProvider>,
+    except: &Path,
+) -> Vec<(PathBuf, Vec<Diagnostic>)> {
     catch_unwind(AssertUnwindSafe(|| provider.other_files(except))).unwrap_or_default()
 }
 
@@ -149,16 +161,26 @@ fn line_text(d: &Diagnostic) -> String {
         .join(" ")
         .replace("</diagnostics>", "&lt;/diagnostics&gt;");
     match code_text(d) {
-        Some(code) => format!("{} [{}:{}] {message} ({code})", d.severity.label(), d.line, d.column),
+        Some(code) => format!(
+            "{} [{}:{}] {message} ({code})",
+            d.severity.label(),
+            d.line,
+            d.column
+        ),
         None => format!("{} [{}:{}] {message}", d.severity.label(), d.line, d.column),
     }
 }
 
 /// Keep the configured severities, sort by line, column, severity, message, drop duplicates.
 pub(crate) fn select(diags: &[Diagnostic], cfg: &DiagnosticsConfig) -> Vec<Diagnostic> {
-    let mut v: Vec<Diagnostic> = diags.iter().filter(|d| cfg.severities.contains(&d.severity)).cloned().collect();
+    let mut v: Vec<Diagnostic> = diags
+        .iter()
+        .filter(|d| cfg.severities.contains(&d.severity))
+        .cloned()
+        .collect();
     v.sort_by(|a, b| {
-        (a.line, a.column, a.severity, &a.message, &a.code).cmp(&(b.line, b.column, b.severity, &b.message, &b.code))
+        (a.line, a.column, a.severity, &a.message, &a.code)
+            .cmp(&(b.line, b.column, b.severity, &b.message, &b.code))
     });
     v.dedup_by(|a, b| line_text(a) == line_text(b));
     v
@@ -166,16 +188,30 @@ pub(crate) fn select(diags: &[Diagnostic], cfg: &DiagnosticsConfig) -> Vec<Diagn
 
 /// Split `after` into (introduced, pre-existing count) by matching against `before`: same code
 /// and message, and the old line maps to the new line through `line_map` (0-based old → new).
-pub(crate) fn only_new(before: &[Diagnostic], after: Vec<Diagnostic>, line_map: &[Option<usize>]) -> (Vec<Diagnostic>, usize) {
+pub(crate) fn only_new(
+    before: &[Diagnostic],
+    after: Vec<Diagnostic>,
+    line_map: &[Option<usize>],
+) -> (Vec<Diagnostic>, usize) {
     let mut pool: Vec<(Option<usize>, &Diagnostic)> = before
         .iter()
-        .map(|d| (line_map.get((d.line as usize).saturating_sub(1)).copied().flatten(), d))
+        .map(|d| {
+            (
+                line_map
+                    .get((d.line as usize).saturating_sub(1))
+                    .copied()
+                    .flatten(),
+                d,
+            )
+        })
         .collect();
     let mut introduced = Vec::new();
     let mut hidden = 0;
     for d in after {
         let new_line = (d.line as usize).saturating_sub(1);
-        let found = pool.iter().position(|(mapped, old)| *mapped == Some(new_line) && old.code == d.code && old.message == d.message);
+        let found = pool.iter().position(|(mapped, old)| {
+            *mapped == Some(new_line) && old.code == d.code && old.message == d.message
+        });
         match found {
             Some(i) => {
                 pool.swap_remove(i);
@@ -188,7 +224,13 @@ pub(crate) fn only_new(before: &[Diagnostic], after: Vec<Diagnostic>, line_map: 
 }
 
 /// The `<diagnostics file="…">` block for one file, capped; `None` when there is nothing to show.
-pub(crate) fn block(heading: &str, display_path: &str, diags: &[Diagnostic], hidden: usize, cfg: &DiagnosticsConfig) -> Option<String> {
+pub(crate) fn block(
+    heading: &str,
+    display_path: &str,
+    diags: &[Diagnostic],
+    hidden: usize,
+    cfg: &DiagnosticsConfig,
+) -> Option<String> {
     if diags.is_empty() {
         return None;
     }
@@ -198,7 +240,10 @@ pub(crate) fn block(heading: &str, display_path: &str, diags: &[Diagnostic], hid
         s.push('\n');
     }
     if diags.len() > cfg.max_per_file {
-        s.push_str(&format!("... and {} more\n", diags.len() - cfg.max_per_file));
+        s.push_str(&format!(
+            "... and {} more\n",
+            diags.len() - cfg.max_per_file
+        ));
     }
     s.push_str("</diagnostics>");
     if hidden > 0 {
@@ -208,7 +253,10 @@ pub(crate) fn block(heading: &str, display_path: &str, diags: &[Diagnostic], hid
 }
 
 /// The `write_file` section listing other files with errors, sorted by path.
-pub(crate) fn others_section(others: BTreeMap<String, Vec<Diagnostic>>, cfg: &DiagnosticsConfig) -> Option<String> {
+pub(crate) fn others_section(
+    others: BTreeMap<String, Vec<Diagnostic>>,
+    cfg: &DiagnosticsConfig,
+) -> Option<String> {
     let blocks: Vec<String> = others
         .into_iter()
         .filter(|(_, d)| !d.is_empty())
@@ -218,7 +266,10 @@ pub(crate) fn others_section(others: BTreeMap<String, Vec<Diagnostic>>, cfg: &Di
     if blocks.is_empty() {
         return None;
     }
-    Some(format!("LSP errors detected in other files:\n{}", blocks.join("\n")))
+    Some(format!(
+        "LSP errors detected in other files:\n{}",
+        blocks.join("\n")
+    ))
 }
 
 fn block_body(path: &str, diags: &[Diagnostic], cfg: &DiagnosticsConfig) -> Option<String> {
@@ -229,7 +280,14 @@ fn block_body(path: &str, diags: &[Diagnostic], cfg: &DiagnosticsConfig) -> Opti
 mod tests {
     use super::*;
 
-    fn diag(line: u32, col: u32, sev: Severity, msg: &str, code: Option<&str>, source: Option<&str>) -> Diagnostic {
+    fn diag(
+        line: u32,
+        col: u32,
+        sev: Severity,
+        msg: &str,
+        code: Option<&str>,
+        source: Option<&str>,
+    ) -> Diagnostic {
         Diagnostic {
             line,
             column: col,
@@ -247,15 +305,43 @@ mod tests {
         let cfg = DiagnosticsConfig::default();
         let diags = select(
             &[
-                diag(42, 5, Severity::Error, "Type error", Some("2322"), Some("typescript")),
+                diag(
+                    42,
+                    5,
+                    Severity::Error,
+                    "Type error",
+                    Some("2322"),
+                    Some("typescript"),
+                ),
                 diag(3, 1, Severity::Warning, "unused", None, None),
-                diag(7, 2, Severity::Error, "mismatched types\nexpected u32", Some("E0308"), Some("rustc")),
-                diag(7, 2, Severity::Error, "mismatched types\nexpected u32", Some("E0308"), Some("rustc")),
+                diag(
+                    7,
+                    2,
+                    Severity::Error,
+                    "mismatched types\nexpected u32",
+                    Some("E0308"),
+                    Some("rustc"),
+                ),
+                diag(
+                    7,
+                    2,
+                    Severity::Error,
+                    "mismatched types\nexpected u32",
+                    Some("E0308"),
+                    Some("rustc"),
+                ),
                 diag(9, 1, Severity::Error, "bad </diagnostics> text", None, None),
             ],
             &cfg,
         );
-        let got = block("LSP errors detected in this file, please fix:", "src/utils.ts", &diags, 0, &cfg).unwrap();
+        let got = block(
+            "LSP errors detected in this file, please fix:",
+            "src/utils.ts",
+            &diags,
+            0,
+            &cfg,
+        )
+        .unwrap();
         assert_eq!(
             got,
             "LSP errors detected in this file, please fix:\n<diagnostics file=\"src/utils.ts\">\nERROR [7:2] mismatched types expected u32 (E0308)\nERROR [9:1] bad &lt;/diagnostics&gt; text\nERROR [42:5] Type error (ts2322)\n</diagnostics>"
@@ -265,7 +351,9 @@ mod tests {
     #[test]
     fn cap_and_more_line() {
         let cfg = DiagnosticsConfig::default();
-        let diags: Vec<Diagnostic> = (1..=25).map(|i| diag(i, 1, Severity::Error, "e", None, None)).collect();
+        let diags: Vec<Diagnostic> = (1..=25)
+            .map(|i| diag(i, 1, Severity::Error, "e", None, None))
+            .collect();
         let got = block("h", "f", &select(&diags, &cfg), 0, &cfg).unwrap();
         assert_eq!(got.lines().filter(|l| l.starts_with("ERROR")).count(), 20);
         assert!(got.contains("\n... and 5 more\n</diagnostics>"), "{got}");

@@ -10,8 +10,8 @@ mod workspace;
 
 pub use agent::{ToolResult, Tools, ToolsConfig, WrittenFile, sync_text};
 pub use diagnostics::{DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider};
-pub use lsp_provider::LspProvider;
 pub use error::{Reason, ToolError};
+pub use lsp_provider::LspProvider;
 pub use patch::{
     ApplyPatchOptions, FileReport, FileStatus, PatchReport, apply_parsed, apply_patch,
 };

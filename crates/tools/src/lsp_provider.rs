@@ -18,7 +18,9 @@ impl LspProvider {
     /// `.lspedit/config.toml` overrides.
     pub fn open(root: &Path) -> Result<LspProvider, LspError> {
         let config = PoolConfig::load(root)?;
-        Ok(LspProvider { pool: BlockingPool::new(root, config)? })
+        Ok(LspProvider {
+            pool: BlockingPool::new(root, config)?,
+        })
     }
 
     /// A provider over a pool built by the caller (tests, embedders with their own config).
@@ -41,14 +43,21 @@ impl DiagnosticsProvider for LspProvider {
     }
 
     fn check(&self, path: &Path, text: &str, timeout: Duration) -> Result<Vec<Diagnostic>, String> {
-        self.pool.check_file(path, text, Instant::now() + timeout).map(|r| r.diagnostics).map_err(|e| e.to_string())
+        self.pool
+            .check_file(path, text, Instant::now() + timeout)
+            .map(|r| r.diagnostics)
+            .map_err(|e| e.to_string())
     }
 
     fn touch(&self, path: &Path) {
         self.pool.touch(path);
     }
 
-    fn other_files(&self, _except: &Path) -> Vec<(PathBuf, Vec<Diagnostic>)> {
-        Vec::new()
+    fn other_files(&self, except: &Path) -> Vec<(PathBuf, Vec<Diagnostic>)> {
+        self.pool
+            .published()
+            .into_iter()
+            .filter(|(p, _)| p != except)
+            .collect()
     }
 }

@@ -18,11 +18,22 @@ fn fake_bin() -> &'static Path {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
         let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fake-lsp/Cargo.toml");
         let out = Command::new(cargo)
-            .args(["build", "--quiet", "--message-format=json", "--bin", "lspedit-fake-lsp", "--manifest-path"])
+            .args([
+                "build",
+                "--quiet",
+                "--message-format=json",
+                "--bin",
+                "lspedit-fake-lsp",
+                "--manifest-path",
+            ])
             .arg(&manifest)
             .output()
             .expect("cargo build of the fake server");
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8_lossy(&out.stdout)
             .lines()
             .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
@@ -69,12 +80,22 @@ impl FakeEnv {
             request_timeout: Duration::from_secs(2),
             ..PoolConfig::default()
         };
-        let provider = Arc::new(LspProvider::from_pool(BlockingPool::new(&root, config).unwrap()));
+        let provider = Arc::new(LspProvider::from_pool(
+            BlockingPool::new(&root, config).unwrap(),
+        ));
         let mut cfg = ToolsConfig::default();
         cfg.diagnostics.timeout = timeout;
         cfg.diagnostics.start_timeout = timeout;
-        let tools = Tools::new(Workspace::open(&root).unwrap(), Some(provider.clone() as Arc<dyn DiagnosticsProvider>), cfg);
-        FakeEnv { dir, tools, provider }
+        let tools = Tools::new(
+            Workspace::open(&root).unwrap(),
+            Some(provider.clone() as Arc<dyn DiagnosticsProvider>),
+            cfg,
+        );
+        FakeEnv {
+            dir,
+            tools,
+            provider,
+        }
     }
 
     fn write(&self, rel: &str, content: &str) {
@@ -87,19 +108,32 @@ impl FakeEnv {
 
     /// Process groups of the running servers.
     fn pgids(&self) -> Vec<u32> {
-        self.provider.pool().status().iter().filter_map(|s| s.pgid).collect()
+        self.provider
+            .pool()
+            .status()
+            .iter()
+            .filter_map(|s| s.pgid)
+            .collect()
     }
 }
 
 fn script(mode: Mode) -> Script {
-    Script { mode, marker: "BAD".to_string(), ..Script::default() }
+    Script {
+        mode,
+        marker: "BAD".to_string(),
+        ..Script::default()
+    }
 }
 
 fn timed_edit(env: &FakeEnv, old: &str, new: &str, limit: Duration) -> lspedit_tools::ToolResult {
     let t = Instant::now();
     let r = env.tools.edit("a.ts", old, new, false);
     let took = t.elapsed();
-    assert!(took < limit, "edit took {took:?} (limit {limit:?}): {}", r.llm_content);
+    assert!(
+        took < limit,
+        "edit took {took:?} (limit {limit:?}): {}",
+        r.llm_content
+    );
     r
 }
 
@@ -115,23 +149,45 @@ fn live_fake_server_errors_reach_the_result_and_the_fix_clears_them() {
             "{mode:?}: {}",
             r.llm_content
         );
-        assert!(r.llm_content.contains("(F001)\n</diagnostics>"), "{mode:?}: {}", r.llm_content);
+        assert!(
+            r.llm_content.contains("(F001)\n</diagnostics>"),
+            "{mode:?}: {}",
+            r.llm_content
+        );
         let r = timed_edit(&env, "let b = BAD;", "let b = 3;", Duration::from_secs(6));
-        assert!(!r.llm_content.contains("LSP"), "{mode:?}: stale diagnostics after the fix: {}", r.llm_content);
+        assert!(
+            !r.llm_content.contains("LSP"),
+            "{mode:?}: stale diagnostics after the fix: {}",
+            r.llm_content
+        );
     }
 }
 
 #[test]
 fn crashing_server_leaves_plain_success_within_the_deadline() {
     for event in [Event::Initialize, Event::DidOpen, Event::DidChange] {
-        let env = FakeEnv::new(Script { crash_on: Some(event), ..script(Mode::Push) }, Duration::from_secs(2));
+        let env = FakeEnv::new(
+            Script {
+                crash_on: Some(event),
+                ..script(Mode::Push)
+            },
+            Duration::from_secs(2),
+        );
         env.write("a.ts", "x\n");
         // The first edit opens the document, the second changes it: each event is reached.
         for (old, new) in [("x", "y"), ("y", "BAD")] {
             let r = timed_edit(&env, old, new, Duration::from_secs(3));
             assert!(!r.is_error);
-            assert_eq!(r.llm_content.lines().next(), Some("Edited a.ts: replaced line 1."), "{event:?}");
-            assert!(!r.llm_content.contains("LSP") && !r.llm_content.to_lowercase().contains("crash"), "{event:?}: {}", r.llm_content);
+            assert_eq!(
+                r.llm_content.lines().next(),
+                Some("Edited a.ts: replaced line 1."),
+                "{event:?}"
+            );
+            assert!(
+                !r.llm_content.contains("LSP") && !r.llm_content.to_lowercase().contains("crash"),
+                "{event:?}: {}",
+                r.llm_content
+            );
         }
         assert_eq!(env.read("a.ts"), "BAD\n");
     }
@@ -140,13 +196,27 @@ fn crashing_server_leaves_plain_success_within_the_deadline() {
 #[test]
 fn hung_server_costs_at_most_the_timeout_and_no_text() {
     for event in [Event::Initialize, Event::DidChange, Event::Diagnostic] {
-        let mode = if event == Event::Diagnostic { Mode::Pull } else { Mode::Push };
-        let env = FakeEnv::new(Script { hang_on: Some(event), ..script(mode) }, Duration::from_millis(800));
+        let mode = if event == Event::Diagnostic {
+            Mode::Pull
+        } else {
+            Mode::Push
+        };
+        let env = FakeEnv::new(
+            Script {
+                hang_on: Some(event),
+                ..script(mode)
+            },
+            Duration::from_millis(800),
+        );
         env.write("a.ts", "let a = 1;\nx\n");
         for (old, new) in [("x", "y"), ("y", "BAD")] {
             let r = timed_edit(&env, old, new, Duration::from_millis(800 + 250 + 700));
             assert!(!r.is_error);
-            assert!(!r.llm_content.contains("LSP") && !r.llm_content.contains("timed out"), "{event:?}: {}", r.llm_content);
+            assert!(
+                !r.llm_content.contains("LSP") && !r.llm_content.contains("timed out"),
+                "{event:?}: {}",
+                r.llm_content
+            );
         }
         assert_eq!(env.read("a.ts"), "let a = 1;\nBAD\n");
     }
@@ -154,7 +224,15 @@ fn hung_server_costs_at_most_the_timeout_and_no_text() {
 
 #[test]
 fn garbage_and_stale_versions_do_not_confuse_the_result() {
-    let env = FakeEnv::new(Script { garbage: true, stale_versions: true, publish_twice: true, ..script(Mode::Push) }, Duration::from_secs(5));
+    let env = FakeEnv::new(
+        Script {
+            garbage: true,
+            stale_versions: true,
+            publish_twice: true,
+            ..script(Mode::Push)
+        },
+        Duration::from_secs(5),
+    );
     env.write("a.ts", "a\nb\n");
     let r = timed_edit(&env, "b", "BAD", Duration::from_secs(6));
     assert!(r.llm_content.contains("ERROR [2:1] "), "{}", r.llm_content);
@@ -171,10 +249,17 @@ fn dropping_the_tools_leaves_no_server_process() {
     assert!(r.llm_content.contains("LSP errors"), "{}", r.llm_content);
     let pgids = env.pgids();
     assert_eq!(pgids.len(), 1);
-    let FakeEnv { dir: _dir, tools, provider } = env;
+    let FakeEnv {
+        dir: _dir,
+        tools,
+        provider,
+    } = env;
     drop(tools);
     drop(provider);
     for pgid in pgids {
-        assert!(lspedit_lsp::process::wait_group_gone(pgid, Duration::from_secs(5)), "server group {pgid} survived");
+        assert!(
+            lspedit_lsp::process::wait_group_gone(pgid, Duration::from_secs(5)),
+            "server group {pgid} survived"
+        );
     }
 }

@@ -8,7 +8,13 @@ use std::time::Duration;
 use lspedit_tools::diagnostics::{Diagnostic, DiagnosticsProvider, Severity};
 use lspedit_tools::{Tools, ToolsConfig, Workspace};
 
-pub fn diag(line: u32, col: u32, severity: Severity, message: &str, code: Option<&str>) -> Diagnostic {
+pub fn diag(
+    line: u32,
+    col: u32,
+    severity: Severity,
+    message: &str,
+    code: Option<&str>,
+) -> Diagnostic {
     Diagnostic {
         line,
         column: col,
@@ -64,12 +70,19 @@ impl Mock {
 
 impl DiagnosticsProvider for Mock {
     fn handles(&self, path: &Path) -> bool {
-        path.extension().and_then(|e| e.to_str()).is_some_and(|e| self.handles_ext.contains(&e))
+        path.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| self.handles_ext.contains(&e))
     }
     fn is_warm(&self, _path: &Path) -> bool {
         true
     }
-    fn check(&self, path: &Path, text: &str, _timeout: Duration) -> Result<Vec<Diagnostic>, String> {
+    fn check(
+        &self,
+        path: &Path,
+        text: &str,
+        _timeout: Duration,
+    ) -> Result<Vec<Diagnostic>, String> {
         self.checks.fetch_add(1, Ordering::SeqCst);
         self.checked_paths.lock().unwrap().push(path.to_path_buf());
         match &self.answer {
@@ -113,7 +126,10 @@ pub fn env(provider: Option<Arc<Mock>>, config: ToolsConfig) -> Env {
     let dir = tempfile::tempdir().unwrap();
     let ws = Workspace::open(dir.path()).unwrap();
     let provider = provider.map(|p| p as Arc<dyn DiagnosticsProvider>);
-    Env { tools: Tools::new(ws, provider, config), dir }
+    Env {
+        tools: Tools::new(ws, provider, config),
+        dir,
+    }
 }
 
 /// Errors for every line of the checked text containing `BAD`.
@@ -121,6 +137,14 @@ pub fn bad_lines(_p: &Path, text: &str) -> Vec<Diagnostic> {
     text.lines()
         .enumerate()
         .filter(|(_, l)| l.contains("BAD"))
-        .map(|(i, _)| diag(i as u32 + 1, 1, Severity::Error, "Type 'string' is not assignable to type 'number'.", Some("2322")))
+        .map(|(i, _)| {
+            diag(
+                i as u32 + 1,
+                1,
+                Severity::Error,
+                "Type 'string' is not assignable to type 'number'.",
+                Some("2322"),
+            )
+        })
         .collect()
 }

@@ -12,7 +12,10 @@ use crate::support::{Answer, Mock, bad_lines, diag, env};
 const SUCCESS_EDIT: &str = "Edited a.ts: replaced line 2.";
 
 fn block(path: &str, lines: &[&str]) -> String {
-    format!("<diagnostics file=\"{path}\">\n{}\n</diagnostics>", lines.join("\n"))
+    format!(
+        "<diagnostics file=\"{path}\">\n{}\n</diagnostics>",
+        lines.join("\n")
+    )
 }
 
 // Edit tool (1): no provider → no diagnostics, plain success.
@@ -36,7 +39,10 @@ fn edit_with_errors_appends_exact_block_after_success() {
     let r = e.tools.edit("a.ts", "let b = 2;", "let b = BAD;", false);
     let expected_tail = format!(
         "\n\nLSP errors detected in this file, please fix:\n{}",
-        block("a.ts", &["ERROR [2:1] Type 'string' is not assignable to type 'number'. (ts2322)"])
+        block(
+            "a.ts",
+            &["ERROR [2:1] Type 'string' is not assignable to type 'number'. (ts2322)"]
+        )
     );
     assert!(r.llm_content.starts_with(SUCCESS_EDIT), "{}", r.llm_content);
     assert!(r.llm_content.ends_with(&expected_tail), "{}", r.llm_content);
@@ -51,27 +57,59 @@ fn edit_without_errors_or_with_warnings_only_has_no_block() {
     let r = e.tools.edit("a.ts", "x", "y", false);
     assert!(!r.llm_content.contains("LSP"), "{}", r.llm_content);
 
-    let e = env(Some(Mock::with(|_, _| vec![diag(1, 1, Severity::Warning, "unused", None)])), ToolsConfig::default());
+    let e = env(
+        Some(Mock::with(|_, _| {
+            vec![diag(1, 1, Severity::Warning, "unused", None)]
+        })),
+        ToolsConfig::default(),
+    );
     e.write("a.ts", "x\n");
     let r = e.tools.edit("a.ts", "x", "y", false);
     assert!(!r.llm_content.contains("LSP"), "{}", r.llm_content);
 
     let mut cfg = ToolsConfig::default();
     cfg.diagnostics.severities = vec![Severity::Error, Severity::Warning];
-    let e = env(Some(Mock::with(|_, _| vec![diag(1, 1, Severity::Warning, "unused", None)])), cfg);
+    let e = env(
+        Some(Mock::with(|_, _| {
+            vec![diag(1, 1, Severity::Warning, "unused", None)]
+        })),
+        cfg,
+    );
     e.write("a.ts", "x\n");
     let r = e.tools.edit("a.ts", "x", "y", false);
-    assert!(r.llm_content.contains("WARNING [1:1] unused\n"), "{}", r.llm_content);
+    assert!(
+        r.llm_content.contains("WARNING [1:1] unused\n"),
+        "{}",
+        r.llm_content
+    );
 }
 
 // Edit tool (6), (7): at most 20 per file, then `... and N more`.
 #[test]
 fn edit_caps_at_twenty_with_more_line() {
-    let e = env(Some(Mock::with(|_, _| (1..=23).map(|i| diag(i, 1, Severity::Error, "e", None)).collect())), ToolsConfig::default());
+    let e = env(
+        Some(Mock::with(|_, _| {
+            (1..=23)
+                .map(|i| diag(i, 1, Severity::Error, "e", None))
+                .collect()
+        })),
+        ToolsConfig::default(),
+    );
     e.write("a.ts", "x\n");
     let r = e.tools.edit("a.ts", "x", "y", false);
-    assert_eq!(r.llm_content.lines().filter(|l| l.starts_with("ERROR [")).count(), 20);
-    assert!(r.llm_content.contains("ERROR [20:1] e\n... and 3 more\n</diagnostics>"), "{}", r.llm_content);
+    assert_eq!(
+        r.llm_content
+            .lines()
+            .filter(|l| l.starts_with("ERROR ["))
+            .count(),
+        20
+    );
+    assert!(
+        r.llm_content
+            .contains("ERROR [20:1] e\n... and 3 more\n</diagnostics>"),
+        "{}",
+        r.llm_content
+    );
 }
 
 // Edit tool (8): only the edited file is checked and shown.
@@ -91,14 +129,23 @@ fn edit_checks_only_the_edited_file() {
 // Edit tool (2), (9), (10): a failing or panicking provider → plain success, no error text.
 #[test]
 fn provider_failures_yield_plain_success_without_any_lsp_text() {
-    for answer in [Answer::Fail("server crashed: broken pipe (os error 32)".into()), Answer::Panic] {
+    for answer in [
+        Answer::Fail("server crashed: broken pipe (os error 32)".into()),
+        Answer::Panic,
+    ] {
         let e = env(Some(Mock::new(answer)), ToolsConfig::default());
         e.write("a.ts", "let a = 1;\nlet b = 2;\n");
         let r = e.tools.edit("a.ts", "let b = 2;", "let b = 3;", false);
         assert!(!r.is_error);
         assert!(r.llm_content.starts_with(SUCCESS_EDIT), "{}", r.llm_content);
-        for leak in ["LSP", "crash", "pipe", "panic", "error", "timeout", "exploded"] {
-            assert!(!r.llm_content.to_lowercase().contains(&leak.to_lowercase()), "leaked {leak}: {}", r.llm_content);
+        for leak in [
+            "LSP", "crash", "pipe", "panic", "error", "timeout", "exploded",
+        ] {
+            assert!(
+                !r.llm_content.to_lowercase().contains(&leak.to_lowercase()),
+                "leaked {leak}: {}",
+                r.llm_content
+            );
         }
         assert_eq!(e.read("a.ts"), "let a = 1;\nlet b = 3;\n");
     }
@@ -117,9 +164,19 @@ fn hung_provider_returns_within_deadline_without_text() {
     let r = e.tools.edit("a.ts", "x", "y", false);
     let took = t.elapsed();
     drop(held);
-    assert!(took < Duration::from_millis(300 + 250 + 400), "took {took:?}");
-    assert!(took >= Duration::from_millis(300), "returned before the deadline: {took:?}");
-    assert!(!r.llm_content.contains("LSP") && !r.llm_content.contains("too late"), "{}", r.llm_content);
+    assert!(
+        took < Duration::from_millis(300 + 250 + 400),
+        "took {took:?}"
+    );
+    assert!(
+        took >= Duration::from_millis(300),
+        "returned before the deadline: {took:?}"
+    );
+    assert!(
+        !r.llm_content.contains("LSP") && !r.llm_content.contains("too late"),
+        "{}",
+        r.llm_content
+    );
 }
 
 // Edit tool (12): binary files never touch the provider.
@@ -145,16 +202,32 @@ fn edit_refusals_explain_and_leave_the_file() {
     e.write("a.ts", "x\nx\n");
     let r = e.tools.edit("a.ts", "x", "y", false);
     assert!(r.is_error);
-    assert!(r.llm_content.contains("ambiguous_match") && r.llm_content.contains("occurs 2 times"), "{}", r.llm_content);
+    assert!(
+        r.llm_content.contains("ambiguous_match") && r.llm_content.contains("occurs 2 times"),
+        "{}",
+        r.llm_content
+    );
     assert!(r.llm_content.contains("a.ts"), "{}", r.llm_content);
     let r = e.tools.edit("a.ts", "nothere", "y", false);
-    assert!(r.is_error && r.llm_content.contains("hunk_mismatch"), "{}", r.llm_content);
+    assert!(
+        r.is_error && r.llm_content.contains("hunk_mismatch"),
+        "{}",
+        r.llm_content
+    );
     let r = e.tools.edit("../outside.ts", "x", "y", false);
-    assert!(r.is_error && r.llm_content.contains("path_outside_workspace"), "{}", r.llm_content);
+    assert!(
+        r.is_error && r.llm_content.contains("path_outside_workspace"),
+        "{}",
+        r.llm_content
+    );
     assert_eq!(e.read("a.ts"), "x\nx\n");
     let r = e.tools.edit("a.ts", "x", "y", true);
     assert!(!r.is_error);
-    assert!(r.llm_content.starts_with("Edited a.ts: replaced 2 places."), "{}", r.llm_content);
+    assert!(
+        r.llm_content.starts_with("Edited a.ts: replaced 2 places."),
+        "{}",
+        r.llm_content
+    );
 }
 
 // Edit keeps CRLF and BOM; the result carries fresh anchors.
@@ -165,7 +238,12 @@ fn edit_keeps_crlf_and_bom_and_returns_fresh_anchors() {
     let r = e.tools.edit("w.ts", "two", "TWO\nthree", false);
     assert_eq!(e.read("w.ts"), "\u{FEFF}one\r\nTWO\r\nthree\r\n");
     let anchor2 = lspedit_engine::hashline(2, "TWO");
-    assert!(r.llm_content.contains(&format!("w.ts lines 2-3 now:\n{anchor2}\n")), "{}", r.llm_content);
+    assert!(
+        r.llm_content
+            .contains(&format!("w.ts lines 2-3 now:\n{anchor2}\n")),
+        "{}",
+        r.llm_content
+    );
 }
 
 // Apply-patch (1), (2), (13): one block per content-written file, in path order, same format.
@@ -179,12 +257,23 @@ fn apply_patch_blocks_per_file_in_path_order() {
     let r = e.tools.apply_patch(patch);
     assert!(!r.is_error, "{}", r.llm_content);
     let line = "ERROR [1:1] Type 'string' is not assignable to type 'number'. (ts2322)";
-    let b = format!("LSP errors detected in b.ts, please fix:\n{}", block("b.ts", &[line]));
-    let z = format!("LSP errors detected in z.ts, please fix:\n{}", block("z.ts", &[line]));
+    let b = format!(
+        "LSP errors detected in b.ts, please fix:\n{}",
+        block("b.ts", &[line])
+    );
+    let z = format!(
+        "LSP errors detected in z.ts, please fix:\n{}",
+        block("z.ts", &[line])
+    );
     let bi = r.llm_content.find(&b).expect(&r.llm_content);
     let zi = r.llm_content.find(&z).expect(&r.llm_content);
     assert!(bi < zi);
-    assert!(r.llm_content.starts_with("M z.ts (1 hunk)\nM b.ts (1 hunk)\n"), "{}", r.llm_content);
+    assert!(
+        r.llm_content
+            .starts_with("M z.ts (1 hunk)\nM b.ts (1 hunk)\n"),
+        "{}",
+        r.llm_content
+    );
     assert_eq!(mock.checks(), 2);
 }
 
@@ -193,11 +282,17 @@ fn apply_patch_blocks_per_file_in_path_order() {
 fn apply_patch_only_content_written_files_reach_the_provider() {
     let cases: &[(&str, &[&str])] = &[
         // (3) rename only
-        ("diff --git a/a.ts b/b.ts\nrename from a.ts\nrename to b.ts\n", &[]),
+        (
+            "diff --git a/a.ts b/b.ts\nrename from a.ts\nrename to b.ts\n",
+            &[],
+        ),
         // (4) delete only
         ("--- a/a.ts\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n", &[]),
         // (6) rename A→B with edits → B
-        ("diff --git a/a.ts b/b.ts\nrename from a.ts\nrename to b.ts\n--- a/a.ts\n+++ b/b.ts\n@@ -1 +1 @@\n-a\n+BAD\n", &["b.ts"]),
+        (
+            "diff --git a/a.ts b/b.ts\nrename from a.ts\nrename to b.ts\n--- a/a.ts\n+++ b/b.ts\n@@ -1 +1 @@\n-a\n+BAD\n",
+            &["b.ts"],
+        ),
         // (7) pure rename A→B + modify C + delete D → C only
         (
             "*** Begin Patch\n*** Update File: a.ts\n*** Move to: b.ts\n*** Update File: c.ts\n@@\n-c\n+BAD\n*** Delete File: d.ts\n*** End Patch\n",
@@ -226,7 +321,12 @@ fn apply_patch_only_content_written_files_reach_the_provider() {
             .collect();
         assert_eq!(&checked, expected, "{patch}");
         for f in *expected {
-            assert!(r.llm_content.contains(&format!("LSP errors detected in {f}, please fix:")), "{}", r.llm_content);
+            assert!(
+                r.llm_content
+                    .contains(&format!("LSP errors detected in {f}, please fix:")),
+                "{}",
+                r.llm_content
+            );
         }
     }
 }
@@ -234,13 +334,27 @@ fn apply_patch_only_content_written_files_reach_the_provider() {
 // Apply-patch (9)-(12): no provider, failing provider → success without LSP text.
 #[test]
 fn apply_patch_survives_missing_and_failing_providers() {
-    for mock in [None, Some(Mock::new(Answer::Fail("EOF from server".into()))), Some(Mock::new(Answer::Panic))] {
+    for mock in [
+        None,
+        Some(Mock::new(Answer::Fail("EOF from server".into()))),
+        Some(Mock::new(Answer::Panic)),
+    ] {
         let e = env(mock, ToolsConfig::default());
         e.write("a.ts", "a\n");
-        let r = e.tools.apply_patch("--- a/a.ts\n+++ b/a.ts\n@@ -1 +1 @@\n-a\n+b\n");
+        let r = e
+            .tools
+            .apply_patch("--- a/a.ts\n+++ b/a.ts\n@@ -1 +1 @@\n-a\n+b\n");
         assert!(!r.is_error);
-        assert!(r.llm_content.starts_with("M a.ts (1 hunk)"), "{}", r.llm_content);
-        assert!(!r.llm_content.contains("LSP") && !r.llm_content.contains("EOF"), "{}", r.llm_content);
+        assert!(
+            r.llm_content.starts_with("M a.ts (1 hunk)"),
+            "{}",
+            r.llm_content
+        );
+        assert!(
+            !r.llm_content.contains("LSP") && !r.llm_content.contains("EOF"),
+            "{}",
+            r.llm_content
+        );
         assert_eq!(e.read("a.ts"), "b\n");
     }
 }
@@ -251,15 +365,32 @@ fn write_file_reports_other_files_sorted_and_capped() {
     let mut mock = Mock::with(bad_lines);
     let others: Vec<_> = ["f.ts", "b.ts", "a.ts", "e.ts", "d.ts", "c.ts"]
         .iter()
-        .map(|n| (std::path::PathBuf::from(format!("/nonexistent/{n}")), vec![diag(3, 2, Severity::Error, "boom", None)]))
+        .map(|n| {
+            (
+                std::path::PathBuf::from(format!("/nonexistent/{n}")),
+                vec![diag(3, 2, Severity::Error, "boom", None)],
+            )
+        })
         .collect();
     Arc::get_mut(&mut mock).unwrap().others = others;
     let e = env(Some(mock), ToolsConfig::default());
     let r = e.tools.write_file("new/x.ts", "ok\nBAD\n");
-    assert!(r.llm_content.starts_with("Created new/x.ts (2 lines).\n\nLSP errors detected in this file, please fix:\n"), "{}", r.llm_content);
-    let others_at = r.llm_content.find("LSP errors detected in other files:\n").expect(&r.llm_content);
+    assert!(
+        r.llm_content.starts_with(
+            "Created new/x.ts (2 lines).\n\nLSP errors detected in this file, please fix:\n"
+        ),
+        "{}",
+        r.llm_content
+    );
+    let others_at = r
+        .llm_content
+        .find("LSP errors detected in other files:\n")
+        .expect(&r.llm_content);
     let tail = &r.llm_content[others_at..];
-    let files: Vec<&str> = tail.lines().filter(|l| l.starts_with("<diagnostics file=")).collect();
+    let files: Vec<&str> = tail
+        .lines()
+        .filter(|l| l.starts_with("<diagnostics file="))
+        .collect();
     assert_eq!(files.len(), 5, "{tail}");
     let mut sorted = files.clone();
     sorted.sort();
@@ -275,9 +406,21 @@ fn new_mode_hides_moved_pre_existing_errors() {
     let e = env(Some(Mock::with(bad_lines)), cfg);
     e.write("a.ts", "one\nBAD old\n");
     let r = e.tools.edit("a.ts", "one\n", "zero\none\nBAD new\n", false);
-    assert!(r.llm_content.contains(&block("a.ts", &["ERROR [3:1] Type 'string' is not assignable to type 'number'. (ts2322)"])), "{}", r.llm_content);
+    assert!(
+        r.llm_content.contains(&block(
+            "a.ts",
+            &["ERROR [3:1] Type 'string' is not assignable to type 'number'. (ts2322)"]
+        )),
+        "{}",
+        r.llm_content
+    );
     assert!(!r.llm_content.contains("[4:1]"), "{}", r.llm_content);
-    assert!(r.llm_content.ends_with("</diagnostics>\n(1 pre-existing errors not shown)"), "{}", r.llm_content);
+    assert!(
+        r.llm_content
+            .ends_with("</diagnostics>\n(1 pre-existing errors not shown)"),
+        "{}",
+        r.llm_content
+    );
 }
 
 // Concurrent edits to one file serialize: every edit lands.
@@ -290,7 +433,12 @@ fn concurrent_edits_to_one_file_serialize() {
         for i in 0..16 {
             let tools = &e.tools;
             s.spawn(move || {
-                let r = tools.edit("a.ts", &format!("line {i}\n"), &format!("edited {i}\n"), false);
+                let r = tools.edit(
+                    "a.ts",
+                    &format!("line {i}\n"),
+                    &format!("edited {i}\n"),
+                    false,
+                );
                 assert!(!r.is_error, "{}", r.llm_content);
             });
         }
@@ -302,14 +450,25 @@ fn concurrent_edits_to_one_file_serialize() {
 // The read-before-write guard refuses a write when the file changed since it was read.
 #[test]
 fn read_guard_refuses_stale_writes() {
-    let cfg = ToolsConfig { read_guard: true, ..ToolsConfig::default() };
+    let cfg = ToolsConfig {
+        read_guard: true,
+        ..ToolsConfig::default()
+    };
     let e = env(None, cfg);
     e.write("a.ts", "x\n");
     let r = e.tools.read_file("a.ts", None, None);
-    assert!(r.llm_content.starts_with(&lspedit_engine::hashline(1, "x")), "{}", r.llm_content);
+    assert!(
+        r.llm_content.starts_with(&lspedit_engine::hashline(1, "x")),
+        "{}",
+        r.llm_content
+    );
     e.write("a.ts", "changed\n");
     let r = e.tools.edit("a.ts", "changed", "y", false);
-    assert!(r.is_error && r.llm_content.contains("stale_context"), "{}", r.llm_content);
+    assert!(
+        r.is_error && r.llm_content.contains("stale_context"),
+        "{}",
+        r.llm_content
+    );
     assert_eq!(e.read("a.ts"), "changed\n");
     e.tools.read_file("a.ts", None, None);
     let r = e.tools.edit("a.ts", "changed", "y", false);
@@ -326,7 +485,13 @@ fn read_file_touches_and_pages() {
     let e = env(Some(mock.clone()), ToolsConfig::default());
     e.write("a.ts", "1\n2\n3\n");
     let r = e.tools.read_file("a.ts", Some(2), Some(1));
-    assert_eq!(r.llm_content, format!("{}\n(lines 2-2 of 3; use offset to read more)\n", lspedit_engine::hashline(2, "2")));
+    assert_eq!(
+        r.llm_content,
+        format!(
+            "{}\n(lines 2-2 of 3; use offset to read more)\n",
+            lspedit_engine::hashline(2, "2")
+        )
+    );
     assert_eq!(mock.touches.load(std::sync::atomic::Ordering::SeqCst), 1);
     assert_eq!(mock.checks(), 0);
 }
