@@ -506,3 +506,40 @@ fn stale_diagnostics() -> Vec<Value> {
         "message": "STALE result for an older version",
     })]
 }
+
+/// Path of the `lspedit-fake-lsp` binary, built through cargo on first use in a process (a
+/// no-op when it is fresh). Cargo builds only a package's own binaries for its tests, so other
+/// packages' tests find the fake server here. Panics with cargo's output if the build fails:
+/// it is test support.
+pub fn binary() -> &'static std::path::Path {
+    static BIN: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BIN.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
+        let out = std::process::Command::new(cargo)
+            .args([
+                "build",
+                "--quiet",
+                "--message-format=json",
+                "--bin",
+                "lspedit-fake-lsp",
+                "--manifest-path",
+            ])
+            .arg(&manifest)
+            .output();
+        let out = match out {
+            Ok(out) if out.status.success() => out,
+            Ok(out) => panic!(
+                "building lspedit-fake-lsp failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ),
+            Err(e) => panic!("cannot run cargo to build lspedit-fake-lsp: {e}"),
+        };
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|m| m["reason"] == "compiler-artifact")
+            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+            .unwrap_or_else(|| panic!("cargo reported no executable for lspedit-fake-lsp"))
+    })
+}

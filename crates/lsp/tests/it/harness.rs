@@ -1,7 +1,6 @@
 //! Test harness: the fake server binary, temp workspaces, pools, and leftover-process checks.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -11,38 +10,9 @@ use lspedit_lsp::{FileDiagnostics, Pool, PoolConfig, ServerConfig, process};
 /// Slack allowed past a deadline before a call counts as late.
 pub const SLACK: Duration = Duration::from_millis(700);
 
-/// Path of the `lspedit-fake-lsp` binary, built once per test process. Cargo builds only this
-/// package's targets for its tests, so the harness asks cargo for the other package's binary
-/// (a no-op when it is fresh) and reads the path from cargo's JSON messages.
+/// Path of the `lspedit-fake-lsp` binary (built on first use).
 pub fn fake_bin() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fake-lsp/Cargo.toml");
-        let out = Command::new(cargo)
-            .args([
-                "build",
-                "--quiet",
-                "--message-format=json",
-                "--bin",
-                "lspedit-fake-lsp",
-            ])
-            .arg("--manifest-path")
-            .arg(&manifest)
-            .output()
-            .expect("run cargo build for the fake server");
-        assert!(
-            out.status.success(),
-            "building lspedit-fake-lsp failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-            .filter(|m| m["reason"] == "compiler-artifact")
-            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
-            .expect("cargo reported no executable for lspedit-fake-lsp")
-    })
+    lspedit_fake_lsp::binary()
 }
 
 pub fn init_tracing() {

@@ -1,46 +1,16 @@
 //! The tools over the real pool with the scripted fake server: faults never fail or slow an edit
 //! beyond its timeout, and never leak text.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::{Arc, OnceLock};
+use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use lspedit_fake_lsp::{Event, Mode, Script};
 use lspedit_lsp::{BlockingPool, PoolConfig, ServerConfig};
 use lspedit_tools::{DiagnosticsProvider, LspProvider, Tools, ToolsConfig, Workspace};
 
-/// The fake server binary, built through cargo once per test process (cargo only builds this
-/// package's own binaries for its tests).
 fn fake_bin() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fake-lsp/Cargo.toml");
-        let out = Command::new(cargo)
-            .args([
-                "build",
-                "--quiet",
-                "--message-format=json",
-                "--bin",
-                "lspedit-fake-lsp",
-                "--manifest-path",
-            ])
-            .arg(&manifest)
-            .output()
-            .expect("cargo build of the fake server");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-            .filter(|m| m["reason"] == "compiler-artifact")
-            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
-            .expect("no executable for lspedit-fake-lsp")
-    })
+    lspedit_fake_lsp::binary()
 }
 
 struct FakeEnv {
