@@ -1,0 +1,5 @@
+def first():
+    return 0
+
+def second():
+    return 0
