@@ -83,7 +83,17 @@ pub struct Script {
     pub log_file: Option<PathBuf>,
     /// Settings section asked for in `workspace/configuration`.
     pub config_section: String,
+    /// Check on save, like rust-analyzer's `cargo check`: changes publish nothing; `didSave`
+    /// sends `$/progress` begin and end with token [`CHECK_TOKEN`] and then the publish, but the
+    /// publish is only queued, as rust-analyzer hands publishes to its worker pool: requests
+    /// answered directly (such as an unknown method) overtake it, and it is written just before
+    /// the answer to the next `textDocument/hover` (answered from that pool) or before the next
+    /// document notification.
+    pub check_on_save: bool,
 }
+
+/// `$/progress` token of the on-save check (see [`Script::check_on_save`]).
+pub const CHECK_TOKEN: &str = "fake/flycheck/0";
 
 impl Default for Script {
     fn default() -> Self {
@@ -103,6 +113,7 @@ impl Default for Script {
             server_requests: true,
             log_file: None,
             config_section: "fake".to_owned(),
+            check_on_save: false,
         }
     }
 }
@@ -143,6 +154,8 @@ pub struct Server<R, W> {
     next_id: i64,
     log: Option<std::fs::File>,
     child: Option<std::process::Child>,
+    /// Publishes queued by the on-save check, written by [`Server::flush_queued`].
+    queued: Vec<(String, i64, Vec<Value>)>,
 }
 
 impl<R: BufRead, W: Write> Server<R, W> {
@@ -162,6 +175,7 @@ impl<R: BufRead, W: Write> Server<R, W> {
             next_id: 1,
             log,
             child: None,
+            queued: Vec::new(),
         }
     }
 
@@ -203,6 +217,9 @@ impl<R: BufRead, W: Write> Server<R, W> {
                 "shutdown" => Some(Event::Shutdown),
                 _ => None,
             };
+            if method.starts_with("textDocument/did") || method == "textDocument/hover" {
+                self.flush_queued()?;
+            }
             if let Some(event) = event {
                 if self.script.crash_on == Some(event) {
                     self.log_line(&format!("crash {method}"));
@@ -254,6 +271,13 @@ impl<R: BufRead, W: Write> Server<R, W> {
                         doc.text = text;
                     }
                     self.after_change(&uri)?;
+                }
+                ("textDocument/didSave", None) => {
+                    let uri = str_at(&params, &["textDocument", "uri"]);
+                    self.on_save(&uri)?;
+                }
+                ("textDocument/hover", Some(id)) => {
+                    self.respond(&id, Value::Null)?;
                 }
                 ("textDocument/didClose", None) => {
                     let uri = str_at(&params, &["textDocument", "uri"]);
@@ -342,8 +366,37 @@ impl<R: BufRead, W: Write> Server<R, W> {
         )
     }
 
+    fn on_save(&mut self, uri: &str) -> std::io::Result<()> {
+        if !self.script.check_on_save {
+            return Ok(());
+        }
+        let Some(doc) = self.docs.get(uri) else {
+            return Ok(());
+        };
+        let (version, diags) = (doc.version, diagnostics_for(&doc.text, &self.script.marker));
+        self.notify(
+            "$/progress",
+            json!({ "token": CHECK_TOKEN, "value": { "kind": "begin", "title": "check" } }),
+        )?;
+        self.pause(self.script.delay_ms);
+        self.notify(
+            "$/progress",
+            json!({ "token": CHECK_TOKEN, "value": { "kind": "end" } }),
+        )?;
+        self.log_line(&format!("queue {uri} {version} {}", diags.len()));
+        self.queued.push((uri.to_owned(), version, diags));
+        Ok(())
+    }
+
+    fn flush_queued(&mut self) -> std::io::Result<()> {
+        for (uri, version, diags) in std::mem::take(&mut self.queued) {
+            self.publish(&uri, Some(version), &diags)?;
+        }
+        Ok(())
+    }
+
     fn after_change(&mut self, uri: &str) -> std::io::Result<()> {
-        if self.script.mode == Mode::Pull {
+        if self.script.mode == Mode::Pull || self.script.check_on_save {
             return Ok(());
         }
         let Some(doc) = self.docs.get(uri) else {

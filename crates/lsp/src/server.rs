@@ -198,6 +198,7 @@ impl Shared {
         match n.method.as_str() {
             "textDocument/publishDiagnostics" => self.on_publish(&n.params),
             "$/progress" => {
+                tracing::trace!(server = %self.name, params = %n.params, "progress");
                 let Some(prefix) = self.cfg.diagnostics.check_progress.as_deref() else {
                     return;
                 };
@@ -232,6 +233,7 @@ impl Shared {
             }
             "experimental/serverStatus" => {
                 let quiescent = n.params.get("quiescent").and_then(Value::as_bool);
+                tracing::trace!(server = %self.name, ?quiescent, "server status");
                 {
                     let mut st = self.lock();
                     st.seq += 1;
@@ -688,6 +690,7 @@ impl Server {
         // An unchanged text is not sent again, except to the unversioned server, whose only
         // signal is the publish that follows a change.
         if !unchanged || strategy == Strategy::PushUnversioned {
+            tracing::trace!(server = %self.id, %uri, version = doc.version + 1, "sync");
             if doc.opened {
                 doc.version += 1;
                 self.notify::<DidChangeTextDocument>(lsp_types::DidChangeTextDocumentParams {
@@ -826,9 +829,25 @@ impl Server {
 
     /// rust-analyzer: native diagnostics follow the change, rustc's come from the check that
     /// `didSave` starts. Unchanged diagnostics are not republished, so "settled" is: server
-    /// quiescent, a check begun after our save has ended, and a barrier round trip so that the
-    /// publish the server sends right after the progress end has arrived. The latest publish is
-    /// then the server's current view (no publish at all = no diagnostics).
+    /// quiescent, a check begun after our save has ended, and then a fence proving that every
+    /// publish the server made up to that end has arrived. The latest publish is then the
+    /// server's current view (no publish at all = no diagnostics).
+    ///
+    /// The fence matters because rust-analyzer does not write publishes from its main loop: it
+    /// hands each one to its worker pool (serialization off the main thread), so a publish made
+    /// when the check ends can reach us after the progress `end` and after the answer to any
+    /// request the main loop answers itself (such as the unknown-method [`Barrier`]). On a loaded
+    /// machine that publish came late and the previous result was taken: diagnostics older than
+    /// the write. With `hover_barrier` the fence is a `textDocument/hover`, which rust-analyzer
+    /// answers from that same pool; its config pins the pool to one thread (`numThreads = 1`), so
+    /// the pool runs jobs in order and the hover's answer follows every publish queued before it.
+    /// Without `hover_barrier` the fence is the [`Barrier`] (servers that publish in order).
+    ///
+    /// A check that begins while the fence is in flight (rust-analyzer restarts its check when a
+    /// save arrives during an earlier one, e.g. its initial check after loading), or a server
+    /// that stops being quiescent (its answers may then bypass the pool), voids the fence: wait
+    /// for the checks to end again and fence again. Every wait is on a server event, bounded by
+    /// `deadline`.
     async fn settle_on_save(
         &self,
         uri: &Url,
@@ -836,29 +855,50 @@ impl Server {
         deadline: Instant,
     ) -> Result<Outcome, LspError> {
         let since = Instant::now();
-        if self.cfg.diagnostics.wait_quiescent {
+        let d = &self.cfg.diagnostics;
+        if d.wait_quiescent {
             self.wait_for(deadline, |st| (st.quiescent == Some(true)).then_some(()))
                 .await?
                 .ok_or_else(|| self.timeout("waiting for the server to finish loading", since))?;
         }
         let begins0 = self.shared.lock().check_begins;
+        tracing::trace!(server = %self.id, %uri, begins0, "didSave");
         self.notify::<DidSaveTextDocument>(lsp_types::DidSaveTextDocumentParams {
             text_document: lsp_types::TextDocumentIdentifier { uri: uri.clone() },
             text: None,
         })?;
         let mut answered_at = None;
-        if self.cfg.diagnostics.check_progress.is_some() {
-            self.wait_for(deadline, |st| {
-                (st.check_begins > begins0
-                    && st.check_active.is_empty()
-                    && st.quiescent != Some(false))
-                .then_some(())
-            })
-            .await?
-            .ok_or_else(|| self.timeout("waiting for the on-save check", since))?;
-            answered_at = Some(Instant::now());
+        loop {
+            let mut begins = begins0;
+            if d.check_progress.is_some() {
+                begins = self
+                    .wait_for(deadline, |st| {
+                        (st.check_begins > begins0
+                            && st.check_active.is_empty()
+                            && st.quiescent != Some(false))
+                        .then_some(st.check_begins)
+                    })
+                    .await?
+                    .ok_or_else(|| self.timeout("waiting for the on-save check", since))?;
+                answered_at = Some(Instant::now());
+            }
+            self.publish_fence(uri, deadline).await?;
+            let st = self.shared.lock();
+            let voided = (d.check_progress.is_some()
+                && (st.check_begins != begins || !st.check_active.is_empty()))
+                || (d.wait_quiescent && st.quiescent != Some(true));
+            if !voided {
+                break;
+            }
+            tracing::trace!(
+                server = %self.id,
+                %uri,
+                begins = st.check_begins,
+                active = st.check_active.len(),
+                quiescent = ?st.quiescent,
+                "check restarted or server busy during the fence; waiting again"
+            );
         }
-        self.barrier(deadline).await?;
         let st = self.shared.lock();
         let latest = st.publishes.get(uri);
         if answered_at.is_none() {
@@ -868,6 +908,27 @@ impl Server {
             diagnostics: Some(latest.map(|p| p.diagnostics.clone()).unwrap_or_default()),
             answered_at,
         })
+    }
+
+    /// Proves that every publish the server queued before this call has arrived: a
+    /// `textDocument/hover` at the file's start with `hover_barrier` (answered from the
+    /// server's worker pool, see [`Server::settle_on_save`]), else the [`Barrier`]. An error
+    /// answer is as good as a result.
+    async fn publish_fence(&self, uri: &Url, deadline: Instant) -> Result<(), LspError> {
+        if !self.cfg.diagnostics.hover_barrier {
+            return self.barrier(deadline).await;
+        }
+        let params = json!({
+            "textDocument": { "uri": uri.as_str() },
+            "position": { "line": 0, "character": 0 },
+        });
+        match self
+            .request::<RawHover>(params, deadline, "publish fence (hover)")
+            .await
+        {
+            Ok(_) | Err(LspError::Request { .. }) => Ok(()),
+            Err(e) => Err(e),
+        }
     }
 
     /// typescript-language-server: publishes carry no version and nothing is published while

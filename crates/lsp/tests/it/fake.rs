@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use lspedit_fake_lsp::{Event, Mode, Script};
-use lspedit_lsp::{BlockingPool, LspError, ServerState, Severity};
+use lspedit_lsp::{BlockingPool, LspError, Pool, ServerState, Severity};
 
 use crate::harness::*;
 
@@ -66,6 +66,80 @@ async fn pull_cycle() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn push_unversioned_cycle() {
     cycle("push-unversioned", Mode::PushUnversioned).await;
+}
+
+/// The on-save strategy as rust-analyzer needs it (`lsp-configs/rust-analyzer.toml`), over a fake
+/// that checks on save and, like rust-analyzer, hands the check's publish to a worker: it reaches
+/// the client after the progress `end` and after answers to requests the main loop gives itself.
+fn on_save_config(ws: &FakeWs, hover_barrier: bool) -> lspedit_lsp::PoolConfig {
+    ws.config_for(ws.server_config_with(&format!(
+        r#"strategy = "push-versioned", save = true, wait_quiescent = true, check_progress = "fake/flycheck", hover_barrier = {hover_barrier}"#
+    )))
+}
+
+fn on_save_script() -> Script {
+    Script {
+        check_on_save: true,
+        ..Script::default()
+    }
+}
+
+/// Regression (rust-analyzer under load, `real::rust_analyzer_e0308`): the publish a check makes
+/// when it ends arrives after the progress `end` and after the unknown-method barrier; the
+/// result must still be that publish, never the one before the write. break → fix → break.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_save_check_publish_after_end_is_not_missed() {
+    let ws = FakeWs::new(on_save_script());
+    let pool = Pool::new(ws.root(), on_save_config(&ws, true)).unwrap();
+    let f = ws.file("a.fk");
+    for (text, want) in [
+        (BAD, vec!["2:14 found ERROR"]),
+        (OK, vec![]),
+        (BAD2, vec!["1:1 found ERROR", "3:4 found ERROR"]),
+        (OK, vec![]),
+        (BAD, vec!["2:14 found ERROR"]),
+    ] {
+        let r = check_timed(&pool, &f, text, 5000).await.unwrap();
+        assert_eq!(messages(&r), want, "{text:?}\n{}", ws.log());
+    }
+    // Every result came after a save, a finished check and the hover fence.
+    let log = ws.log();
+    assert_eq!(
+        log.matches("notification textDocument/didSave").count(),
+        5,
+        "{log}"
+    );
+    assert!(
+        log.matches("request textDocument/hover").count() >= 5,
+        "{log}"
+    );
+    let groups = pgids(&pool);
+    pool.shutdown().await;
+    assert_gone(&groups);
+}
+
+/// The fake really models the race: with only the unknown-method barrier as the fence (what
+/// the pool used before), the fix is answered with the errors from before the write. If this
+/// ever passes with fresh results, the regression test above no longer tests anything.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_save_fake_models_the_late_publish() {
+    let ws = FakeWs::new(on_save_script());
+    let pool = Pool::new(ws.root(), on_save_config(&ws, false)).unwrap();
+    let f = ws.file("a.fk");
+    let r = check_timed(&pool, &f, BAD, 5000).await.unwrap();
+    assert!(
+        r.diagnostics.is_empty(),
+        "first publish not yet flushed: {r:?}"
+    );
+    let r = check_timed(&pool, &f, OK, 5000).await.unwrap();
+    assert_eq!(
+        messages(&r),
+        vec!["2:14 found ERROR"],
+        "stale by construction"
+    );
+    let groups = pgids(&pool);
+    pool.shutdown().await;
+    assert_gone(&groups);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

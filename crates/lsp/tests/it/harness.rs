@@ -75,13 +75,20 @@ impl FakeWs {
     }
 
     pub fn server_config(&self, strategy: &str) -> ServerConfig {
+        self.server_config_with(&format!(
+            r#"strategy = "{strategy}", quiet_window_ms = 30, first_publish_timeout_ms = 400"#
+        ))
+    }
+
+    /// A declaration whose `diagnostics` table is `diagnostics` (inline-table body).
+    pub fn server_config_with(&self, diagnostics: &str) -> ServerConfig {
         let toml = format!(
             r#"
             id = "fake"
             command = {cmd:?}
             root_markers = ["fake.root"]
             languages = {{ fk = "fake" }}
-            diagnostics = {{ strategy = "{strategy}", quiet_window_ms = 30, first_publish_timeout_ms = 400 }}
+            diagnostics = {{ {diagnostics} }}
             env = {{ LSPEDIT_FAKE_SCRIPT_FILE = {script:?} }}
             [settings.fake]
             answer = 42
@@ -93,8 +100,12 @@ impl FakeWs {
     }
 
     pub fn config(&self, strategy: &str) -> PoolConfig {
+        self.config_for(self.server_config(strategy))
+    }
+
+    pub fn config_for(&self, server: ServerConfig) -> PoolConfig {
         PoolConfig {
-            servers: vec![self.server_config(strategy)],
+            servers: vec![server],
             shutdown_grace: Duration::from_millis(400),
             restart_backoff: Duration::from_millis(50),
             startup_timeout: Duration::from_secs(3),
