@@ -1,6 +1,10 @@
 //! JSON shapes of the CLI's `--json` output. Only the CLI serializes (DESIGN.md §1).
 
+use std::path::Path;
+
 use lspedit::engine::FileAction;
+use lspedit::lsp::{ServerState, ServerStatus};
+use lspedit::servers::{Installed, ServerInfo};
 use lspedit::tools::{FileReport, FileStatus, PatchReport, ToolError, ToolResult};
 use serde::Serialize;
 
@@ -153,4 +157,135 @@ fn files_json(files: &[FileReport]) -> Vec<FileJson> {
             }
         })
         .collect()
+}
+
+/// `servers status --json`.
+#[derive(Serialize)]
+pub struct ServersJson {
+    pub servers_dir: Option<String>,
+    pub install_dir: Option<String>,
+    pub servers: Vec<ServerJson>,
+    /// Processes started by `--probe`, per (server, root).
+    pub processes: Vec<ProcessJson>,
+}
+
+#[derive(Serialize)]
+pub struct ProcessJson {
+    pub server: String,
+    pub root: String,
+    /// `stopped`, `starting`, `running`, `backoff` or `broken`.
+    pub state: &'static str,
+    pub pgid: Option<u32>,
+    pub rss_kib: Option<u64>,
+    pub open_documents: usize,
+    pub crashes: u32,
+    pub last_error: Option<String>,
+}
+
+/// A server state's name.
+pub fn state_name(state: &ServerState) -> &'static str {
+    match state {
+        ServerState::Stopped => "stopped",
+        ServerState::Starting => "starting",
+        ServerState::Running => "running",
+        ServerState::Backoff { .. } => "backoff",
+        ServerState::Broken => "broken",
+    }
+}
+
+#[derive(Serialize)]
+pub struct ServerJson {
+    pub id: String,
+    pub enabled: bool,
+    /// `ready`, `missing`, `outdated` or `disabled`.
+    pub state: &'static str,
+    pub priority: i32,
+    pub extensions: Vec<String>,
+    pub binary: Option<String>,
+    pub version: Option<String>,
+    pub pinned: Option<String>,
+    pub install: Option<String>,
+    pub problem: Option<String>,
+}
+
+impl ServerJson {
+    fn from(i: &ServerInfo) -> ServerJson {
+        ServerJson {
+            id: i.id.clone(),
+            enabled: i.enabled,
+            state: match (i.enabled, &i.problem, &i.binary) {
+                (false, _, _) => "disabled",
+                (true, None, _) => "ready",
+                (true, Some(_), None) => "missing",
+                (true, Some(_), Some(_)) => "outdated",
+            },
+            priority: i.priority,
+            extensions: i.extensions.clone(),
+            binary: i.binary.as_deref().map(|b| b.display().to_string()),
+            version: i.version.clone(),
+            pinned: i.pinned.clone(),
+            install: i.recipe.clone(),
+            problem: i.problem.clone(),
+        }
+    }
+}
+
+impl ServersJson {
+    pub fn new(
+        servers_dir: Option<&Path>,
+        infos: &[ServerInfo],
+        processes: &[ServerStatus],
+    ) -> ServersJson {
+        ServersJson {
+            servers_dir: servers_dir.map(|d| d.display().to_string()),
+            install_dir: lspedit::servers::install_dir().map(|d| d.display().to_string()),
+            servers: infos.iter().map(ServerJson::from).collect(),
+            processes: processes
+                .iter()
+                .map(|p| ProcessJson {
+                    server: p.key.server.clone(),
+                    root: p.key.root.display().to_string(),
+                    state: state_name(&p.state),
+                    pgid: p.pgid,
+                    rss_kib: p.rss_kib,
+                    open_documents: p.open_documents,
+                    crashes: p.crashes,
+                    last_error: p.last_error.clone(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// `servers install --json`.
+#[derive(Serialize)]
+pub struct InstalledJson {
+    pub ok: bool,
+    pub servers: Vec<InstalledServerJson>,
+}
+
+#[derive(Serialize)]
+pub struct InstalledServerJson {
+    pub id: String,
+    /// `false` when it was already installed at the pinned version.
+    pub changed: bool,
+    pub binary: Option<String>,
+    pub version: Option<String>,
+}
+
+impl InstalledJson {
+    pub fn list(done: &[Installed]) -> InstalledJson {
+        InstalledJson {
+            ok: true,
+            servers: done
+                .iter()
+                .map(|d| InstalledServerJson {
+                    id: d.id.clone(),
+                    changed: d.changed,
+                    binary: d.info.binary.as_deref().map(|b| b.display().to_string()),
+                    version: d.info.version.clone(),
+                })
+                .collect(),
+        }
+    }
 }

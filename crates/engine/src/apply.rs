@@ -118,7 +118,7 @@ impl<'d> Normalized<'d> {
 
     fn get(&mut self, i: usize) -> &str {
         let doc = self.doc;
-        self.cache[i].get_or_insert_with(|| normalize_line(&doc.lines[i].text).into_boxed_str())
+        self.cache[i].get_or_insert_with(|| normalize_for_hash(&doc.lines[i].text).into_boxed_str())
     }
 
     fn is_blank(&mut self, i: usize) -> bool {
@@ -132,17 +132,6 @@ impl<'d> Normalized<'d> {
         }
         old.anchor
             .is_none_or(|a| LineHash::of_normalized(norm) == a.hash)
-    }
-}
-
-/// `normalize_for_hash` with a fast path for ASCII lines.
-fn normalize_line(s: &str) -> String {
-    if s.is_ascii() {
-        s.chars()
-            .filter(|c| !c.is_ascii_whitespace() && *c != '\u{b}')
-            .collect()
-    } else {
-        normalize_for_hash(s)
     }
 }
 
@@ -253,6 +242,76 @@ pub fn apply_hunks(
     hunks: &[Hunk],
     opts: &ApplyOptions,
 ) -> Result<Applied, EngineError> {
+    let (edits, placements, final_newline) = plan_hunks(doc, hunks, opts)?;
+    let lines = edits.apply(&doc.lines);
+    Ok(finish(
+        doc,
+        lines,
+        edits,
+        placements,
+        final_newline,
+        hunks,
+        opts,
+    ))
+}
+
+/// [`apply_hunks`] on a document the caller gives up: unchanged lines are moved into the
+/// result instead of copied.
+pub fn apply_hunks_owned(
+    doc: Document,
+    hunks: &[Hunk],
+    opts: &ApplyOptions,
+) -> Result<Applied, EngineError> {
+    let (edits, placements, final_newline) = plan_hunks(&doc, hunks, opts)?;
+    let template = Document {
+        lines: Vec::new(),
+        ..doc
+    };
+    let lines = edits.apply_owned(doc.lines);
+    Ok(finish(
+        &template,
+        lines,
+        edits,
+        placements,
+        final_newline,
+        hunks,
+        opts,
+    ))
+}
+
+fn finish(
+    doc: &Document,
+    lines: Vec<Line>,
+    edits: LineEdits,
+    placements: Vec<HunkPlacement>,
+    final_newline: bool,
+    hunks: &[Hunk],
+    opts: &ApplyOptions,
+) -> Applied {
+    let new_doc = Document {
+        lines,
+        eol: doc.eol,
+        bom: doc.bom,
+        final_newline,
+    };
+    let sync = live_sync(&new_doc, &edits, opts);
+    Applied {
+        added: hunks.iter().map(Hunk::additions).sum(),
+        removed: hunks.iter().map(Hunk::removals).sum(),
+        doc: new_doc,
+        edits,
+        hunks: placements,
+        sync,
+    }
+}
+
+/// Locate every hunk in the original document and turn it into line edits. Returns the edits,
+/// where each hunk landed, and the new final-newline state.
+fn plan_hunks(
+    doc: &Document,
+    hunks: &[Hunk],
+    opts: &ApplyOptions,
+) -> Result<(LineEdits, Vec<HunkPlacement>, bool), EngineError> {
     let mut norm = Normalized::new(doc);
     let mut claimed: Vec<(Range<usize>, LineEdit)> = Vec::new();
     let mut placements = Vec::new();
@@ -264,7 +323,7 @@ pub fn apply_hunks(
         let old: Vec<OldLine<'_>> = hunk
             .old_side()
             .map(|l| OldLine {
-                norm: normalize_line(&l.text),
+                norm: normalize_for_hash(&l.text),
                 anchor: l.anchor,
                 kind: l.kind,
                 text: &l.text,
@@ -326,21 +385,7 @@ pub fn apply_hunks(
             format!("hunks {} and {} overlap", o.0 + 1, o.1 + 1),
         )
     })?;
-    let new_doc = Document {
-        lines: edits.apply(&doc.lines),
-        eol: doc.eol,
-        bom: doc.bom,
-        final_newline,
-    };
-    let sync = live_sync(&new_doc, &edits, opts);
-    Ok(Applied {
-        added: hunks.iter().map(Hunk::additions).sum(),
-        removed: hunks.iter().map(Hunk::removals).sum(),
-        doc: new_doc,
-        edits,
-        hunks: placements,
-        sync,
-    })
+    Ok((edits, placements, final_newline))
 }
 
 /// The position the hunk claims (0-based line of its first old line), before drift.
@@ -464,7 +509,7 @@ fn locate_positionless(
     let len = norm.doc.len();
     let mut from = cursor.min(len);
     if let Some(hint) = &hunk.context_hint {
-        let hint_norm = normalize_line(hint);
+        let hint_norm = normalize_for_hash(hint);
         let exact = (from..len).find(|&j| norm.get(j) == hint_norm);
         let hint_at =
             exact.or_else(|| (from..len).find(|&j| norm.get(j).contains(hint_norm.as_str())));

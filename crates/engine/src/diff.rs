@@ -142,7 +142,12 @@ pub fn line_map(old: &str, new: &str) -> Vec<Option<usize>> {
     let b: Vec<&str> = new.lines().collect();
     let mut map = vec![None; a.len()];
     for op in capture_diff_slices(similar::Algorithm::Myers, &a, &b) {
-        if let DiffOp::Equal { old_index, new_index, len } = op {
+        if let DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
             for k in 0..len {
                 map[old_index + k] = Some(new_index + k);
             }
@@ -157,6 +162,9 @@ mod tests {
 
     #[test]
     fn line_map_follows_moved_lines() {
-        assert_eq!(line_map("a\nb\nc\n", "x\na\nc\n"), vec![Some(1), None, Some(2)]);
+        assert_eq!(
+            line_map("a\nb\nc\n", "x\na\nc\n"),
+            vec![Some(1), None, Some(2)]
+        );
     }
 }

@@ -65,19 +65,26 @@ impl LineEdits {
 
     /// Apply to the original lines.
     pub fn apply(&self, original: &[Line]) -> Vec<Line> {
+        self.apply_owned(original.to_vec())
+    }
+
+    /// Apply to the original lines, moving the unchanged ones into the result.
+    pub fn apply_owned(&self, original: Vec<Line>) -> Vec<Line> {
         let delta: isize = self
             .edits
             .iter()
             .map(|e| e.lines.len() as isize - e.range.len() as isize)
             .sum();
         let mut out = Vec::with_capacity((original.len() as isize + delta).max(0) as usize);
+        let mut src = original.into_iter();
         let mut pos = 0;
         for e in &self.edits {
-            out.extend_from_slice(&original[pos..e.range.start]);
+            out.extend(src.by_ref().take(e.range.start - pos));
             out.extend(e.lines.iter().cloned());
+            src.by_ref().take(e.range.len()).for_each(drop);
             pos = e.range.end;
         }
-        out.extend_from_slice(&original[pos..]);
+        out.extend(src);
         out
     }
 

@@ -1,6 +1,6 @@
 //! Applying one file section of a patch to that file's current bytes.
 
-use crate::apply::{Applied, ApplyOptions, HunkPlacement, SyncBlock, apply_hunks};
+use crate::apply::{Applied, ApplyOptions, HunkPlacement, SyncBlock, apply_hunks_owned};
 use crate::error::{EngineError, Reason};
 use crate::patch::{FileChange, FilePatch};
 use crate::text::{Document, LineEnding};
@@ -84,14 +84,15 @@ pub fn apply_file_patch(
                 0
             } else {
                 let doc = Document::from_bytes(bytes)?;
-                let applied = apply_hunks(&doc, hunks, opts)?;
+                let old_len = doc.len();
+                let applied = apply_hunks_owned(doc, hunks, opts)?;
                 if !applied.doc.lines.is_empty() {
                     return Err(EngineError::new(
                         Reason::HunkMismatch,
                         format!(
                             "the deletion's hunks cover only part of the file ({} of {} lines would remain); re-read the file",
                             applied.doc.len(),
-                            doc.len()
+                            old_len
                         ),
                     ));
                 }
@@ -141,7 +142,7 @@ pub fn apply_file_patch(
                 added,
                 removed,
                 ..
-            } = apply_hunks(&doc, hunks, opts)?;
+            } = apply_hunks_owned(doc, hunks, opts)?;
             let new_content = new_doc.to_bytes();
             Ok(FileOutcome {
                 path: new_path,

@@ -29,6 +29,14 @@ fn is_invisible(c: char) -> bool {
 
 /// The form of a line used for hashing and comparison only, never for what is written.
 pub fn normalize_for_hash(line: &str) -> String {
+    if line.is_ascii() {
+        // NFC is the identity on ASCII and no invisible character is ASCII: only whitespace
+        // goes (`char::is_whitespace` on ASCII is `is_ascii_whitespace` plus vertical tab).
+        return line
+            .chars()
+            .filter(|c| !c.is_ascii_whitespace() && *c != '\u{b}')
+            .collect();
+    }
     line.nfc()
         .filter(|&c| !is_invisible(c) && !c.is_whitespace())
         .collect()

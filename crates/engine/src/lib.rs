@@ -17,7 +17,7 @@ mod patch;
 mod replace;
 mod text;
 
-pub use apply::{Applied, ApplyOptions, HunkPlacement, SyncBlock, apply_hunks};
+pub use apply::{Applied, ApplyOptions, HunkPlacement, SyncBlock, apply_hunks, apply_hunks_owned};
 pub use classify::{Classification, classify_patch_operations};
 pub use diff::{DiffOptions, line_map, unified_diff};
 pub use edit::{LineEdit, LineEdits, Overlap};
@@ -27,6 +27,6 @@ pub use hash::{
     Anchor, LineHash, ViewOptions, hashline, hashline_view, is_blank, normalize_for_hash,
 };
 pub use parse::parse_patch;
-pub use replace::{MatchStrategy, Replaced, search_replace};
 pub use patch::{FileChange, FilePatch, Hunk, HunkLine, LineKind, Patch, PatchFormat};
+pub use replace::{MatchStrategy, Replaced, search_replace};
 pub use text::{Document, Line, LineEnding, check_text};

@@ -46,7 +46,13 @@ pub struct Replaced {
 /// Replace `old` by `new` in `doc`. Without `replace_all`, `old` must occur exactly once.
 /// Errors: `hunk_mismatch` (not found), `ambiguous_match` (several places), `unsafe_diff`
 /// (empty `old`, or a disproportionate fallback match).
-pub fn search_replace(doc: &Document, old: &str, new: &str, replace_all: bool, opts: &ApplyOptions) -> Result<Replaced, EngineError> {
+pub fn search_replace(
+    doc: &Document,
+    old: &str,
+    new: &str,
+    replace_all: bool,
+    opts: &ApplyOptions,
+) -> Result<Replaced, EngineError> {
     let old = old.replace("\r\n", "\n");
     let new = new.replace("\r\n", "\n");
     if old.trim().is_empty() {
@@ -56,14 +62,21 @@ pub fn search_replace(doc: &Document, old: &str, new: &str, replace_all: bool, o
         ));
     }
     if old == new {
-        return Err(EngineError::new(Reason::EmptyDiff, "old_text and new_text are identical; nothing to change"));
+        return Err(EngineError::new(
+            Reason::EmptyDiff,
+            "old_text and new_text are identical; nothing to change",
+        ));
     }
     let joined = doc.texts().join("\n");
     let starts = line_starts(&joined);
     let exact: Vec<usize> = joined.match_indices(old.as_str()).map(|(i, _)| i).collect();
     let (strategy, places): (MatchStrategy, Vec<Place>) = if !exact.is_empty() {
         if exact.len() > 1 && !replace_all {
-            let lines: Vec<String> = exact.iter().take(5).map(|&b| (line_of(&starts, b) + 1).to_string()).collect();
+            let lines: Vec<String> = exact
+                .iter()
+                .take(5)
+                .map(|&b| (line_of(&starts, b) + 1).to_string())
+                .collect();
             return Err(EngineError::new(
                 Reason::AmbiguousMatch,
                 format!(
@@ -83,7 +96,10 @@ pub fn search_replace(doc: &Document, old: &str, new: &str, replace_all: bool, o
                 let prefix = &joined[starts[l0]..b];
                 let suffix_end = starts.get(l1 + 1).map_or(joined.len(), |&s| s - 1);
                 let suffix = &joined[e..suffix_end];
-                Place { lines: line_range, replacement: format!("{prefix}{new}{suffix}") }
+                Place {
+                    lines: line_range,
+                    replacement: format!("{prefix}{new}{suffix}"),
+                }
             })
             .collect();
         (MatchStrategy::Exact, places)
@@ -94,12 +110,30 @@ pub fn search_replace(doc: &Document, old: &str, new: &str, replace_all: bool, o
     let first_lines = places.iter().map(|p| p.lines.start + 1).collect();
     let edits = places
         .into_iter()
-        .map(|p| LineEdit { range: p.lines, lines: p.replacement.split('\n').map(|l| doc.new_line(l)).collect() })
+        .map(|p| LineEdit {
+            range: p.lines,
+            lines: p.replacement.split('\n').map(|l| doc.new_line(l)).collect(),
+        })
         .collect();
-    let edits = LineEdits::new(edits).map_err(|_| EngineError::new(Reason::AmbiguousMatch, "old_text matches overlapping places; make it more specific"))?;
-    let new_doc = Document { lines: edits.apply(&doc.lines), ..doc.clone() };
+    let edits = LineEdits::new(edits).map_err(|_| {
+        EngineError::new(
+            Reason::AmbiguousMatch,
+            "old_text matches overlapping places; make it more specific",
+        )
+    })?;
+    let new_doc = Document {
+        lines: edits.apply(&doc.lines),
+        ..doc.clone()
+    };
     let sync = live_sync(&new_doc, &edits, opts);
-    Ok(Replaced { doc: new_doc, edits, count, strategy, lines: first_lines, sync })
+    Ok(Replaced {
+        doc: new_doc,
+        edits,
+        count,
+        strategy,
+        lines: first_lines,
+        sync,
+    })
 }
 
 struct Place {
@@ -108,7 +142,9 @@ struct Place {
 }
 
 fn line_starts(s: &str) -> Vec<usize> {
-    std::iter::once(0).chain(s.match_indices('\n').map(|(i, _)| i + 1)).collect()
+    std::iter::once(0)
+        .chain(s.match_indices('\n').map(|(i, _)| i + 1))
+        .collect()
 }
 
 /// The 0-based line holding byte `b`.
@@ -134,15 +170,23 @@ fn leading_ws(s: &str) -> &str {
 }
 
 /// The line-based fallbacks, in order; the first that finds anything decides.
-fn fallback(doc: &Document, old: &str, new: &str) -> Result<(MatchStrategy, Vec<Place>), EngineError> {
+fn fallback(
+    doc: &Document,
+    old: &str,
+    new: &str,
+) -> Result<(MatchStrategy, Vec<Place>), EngineError> {
     let old_lines: Vec<&str> = old.strip_suffix('\n').unwrap_or(old).split('\n').collect();
     let new_body = new.strip_suffix('\n').unwrap_or(new);
     let file: Vec<&str> = doc.texts();
     type Cmp = fn(&str, &str) -> bool;
     let chain: [(MatchStrategy, Cmp); 3] = [
-        (MatchStrategy::TrailingWhitespace, |a, b| a.trim_end() == b.trim_end()),
+        (MatchStrategy::TrailingWhitespace, |a, b| {
+            a.trim_end() == b.trim_end()
+        }),
         (MatchStrategy::Indentation, |a, b| a.trim() == b.trim()),
-        (MatchStrategy::UnicodePunctuation, |a, b| fold_punctuation(a).trim() == fold_punctuation(b).trim()),
+        (MatchStrategy::UnicodePunctuation, |a, b| {
+            fold_punctuation(a).trim() == fold_punctuation(b).trim()
+        }),
     ];
     let n = old_lines.len();
     for (strategy, eq) in chain {
@@ -181,9 +225,27 @@ fn fallback(doc: &Document, old: &str, new: &str) -> Result<(MatchStrategy, Vec<
         let replacement = if strategy == MatchStrategy::TrailingWhitespace {
             new_body.to_string()
         } else {
-            reindent(new_body, old_lines.iter().copied().find(|l| !l.trim().is_empty()).map_or("", leading_ws), file[p..p + n].iter().copied().find(|l| !l.trim().is_empty()).map_or("", leading_ws))
+            reindent(
+                new_body,
+                old_lines
+                    .iter()
+                    .copied()
+                    .find(|l| !l.trim().is_empty())
+                    .map_or("", leading_ws),
+                file[p..p + n]
+                    .iter()
+                    .copied()
+                    .find(|l| !l.trim().is_empty())
+                    .map_or("", leading_ws),
+            )
         };
-        return Ok((strategy, vec![Place { lines: p..p + n, replacement }]));
+        return Ok((
+            strategy,
+            vec![Place {
+                lines: p..p + n,
+                replacement,
+            }],
+        ));
     }
     Err(EngineError::new(
         Reason::HunkMismatch,
@@ -223,7 +285,13 @@ fn reindent(new: &str, from: &str, to: &str) -> String {
 mod tests {
     use super::*;
 
-    fn check(file: &str, old: &str, new: &str, all: bool, expected: Result<(&str, MatchStrategy), Reason>) {
+    fn check(
+        file: &str,
+        old: &str,
+        new: &str,
+        all: bool,
+        expected: Result<(&str, MatchStrategy), Reason>,
+    ) {
         let doc = Document::from_text(file);
         let got = search_replace(&doc, old, new, all, &ApplyOptions::default());
         match (got, expected) {
@@ -238,33 +306,78 @@ mod tests {
 
     #[test]
     fn exact_partial_line_and_multiline() {
-        check("let a = 1;\nlet b = 2;\n", "a = 1", "a = 10", false, Ok(("let a = 10;\nlet b = 2;\n", MatchStrategy::Exact)));
-        check("a\nb\nc\n", "a\nb\n", "x\n", false, Ok(("x\nc\n", MatchStrategy::Exact)));
-        check("a\nb\nc", "c", "c\nd", false, Ok(("a\nb\nc\nd", MatchStrategy::Exact)));
+        check(
+            "let a = 1;\nlet b = 2;\n",
+            "a = 1",
+            "a = 10",
+            false,
+            Ok(("let a = 10;\nlet b = 2;\n", MatchStrategy::Exact)),
+        );
+        check(
+            "a\nb\nc\n",
+            "a\nb\n",
+            "x\n",
+            false,
+            Ok(("x\nc\n", MatchStrategy::Exact)),
+        );
+        check(
+            "a\nb\nc",
+            "c",
+            "c\nd",
+            false,
+            Ok(("a\nb\nc\nd", MatchStrategy::Exact)),
+        );
     }
 
     #[test]
     fn uniqueness_and_replace_all() {
         check("x\nx\n", "x", "y", false, Err(Reason::AmbiguousMatch));
-        check("x\nx\n", "x", "y", true, Ok(("y\ny\n", MatchStrategy::Exact)));
+        check(
+            "x\nx\n",
+            "x",
+            "y",
+            true,
+            Ok(("y\ny\n", MatchStrategy::Exact)),
+        );
     }
 
     #[test]
     fn crlf_and_bom_are_kept() {
-        check("\u{FEFF}a\r\nb\r\n", "a\nb", "a\nB\nC", false, Ok(("\u{FEFF}a\r\nB\r\nC\r\n", MatchStrategy::Exact)));
+        check(
+            "\u{FEFF}a\r\nb\r\n",
+            "a\nb",
+            "a\nB\nC",
+            false,
+            Ok(("\u{FEFF}a\r\nB\r\nC\r\n", MatchStrategy::Exact)),
+        );
     }
 
     #[test]
     fn fallbacks() {
-        check("fn f() {  \n    x();\n}\n", "fn f() {\n    x();", "fn g() {\n    x();", false, Ok(("fn g() {\n    x();\n}\n", MatchStrategy::TrailingWhitespace)));
+        check(
+            "fn f() {  \n    x();\n}\n",
+            "fn f() {\n    x();",
+            "fn g() {\n    x();",
+            false,
+            Ok(("fn g() {\n    x();\n}\n", MatchStrategy::TrailingWhitespace)),
+        );
         check(
             "    if a {\n        b();\n    }\n",
             "if a {\n    b();\n}",
             "if a {\n    c();\n}",
             false,
-            Ok(("    if a {\n        c();\n    }\n", MatchStrategy::Indentation)),
+            Ok((
+                "    if a {\n        c();\n    }\n",
+                MatchStrategy::Indentation,
+            )),
         );
-        check("say(\u{201C}hi\u{201D});\n", "say(\"hi\");", "say(\"yo\");", false, Ok(("say(\"yo\");\n", MatchStrategy::UnicodePunctuation)));
+        check(
+            "say(\u{201C}hi\u{201D});\n",
+            "say(\"hi\");",
+            "say(\"yo\");",
+            false,
+            Ok(("say(\"yo\");\n", MatchStrategy::UnicodePunctuation)),
+        );
         check("  a\n  a\n", " a ", "b", false, Err(Reason::AmbiguousMatch));
         check("a\n", "zzz", "b", false, Err(Reason::HunkMismatch));
         check("a\n", "  \n", "b", false, Err(Reason::UnsafeDiff));

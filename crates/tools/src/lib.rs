@@ -4,6 +4,7 @@
 mod agent;
 pub mod diagnostics;
 mod error;
+pub mod events;
 mod lsp_provider;
 mod patch;
 mod workspace;
@@ -11,6 +12,7 @@ mod workspace;
 pub use agent::{ToolResult, Tools, ToolsConfig, WrittenFile, sync_text};
 pub use diagnostics::{DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider};
 pub use error::{Reason, ToolError};
+pub use events::{Event, EventSink, FanOut, JsonlSink, NullSink, RecordingSink};
 pub use lsp_provider::LspProvider;
 pub use patch::{
     ApplyPatchOptions, FileReport, FileStatus, PatchReport, apply_parsed, apply_patch,

@@ -45,7 +45,7 @@ fn strip_wrapping(mut lines: Vec<PLine<'_>>) -> Vec<PLine<'_>> {
     }
     while lines
         .last()
-        .is_some_and(|l| l.text.trim().is_empty() && l.terminated)
+        .is_some_and(|l| l.text.is_empty() && l.terminated)
     {
         lines.pop();
     }

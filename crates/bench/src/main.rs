@@ -1,0 +1,442 @@
+//! `lspedit-bench`: the benchmarks of lspedit, one command each, results printed as Markdown and
+//! (with `--write`) recorded in BENCHMARKS.md.
+//!
+//! ```text
+//! cargo run --release -p lspedit-bench -- engine  [--write] [--quick]
+//! cargo run --release -p lspedit-bench -- process [--write] [--runs N] [--no-build]
+//! cargo run --release -p lspedit-bench -- all     [--write]
+//! ```
+//!
+//! `process` first runs `cargo build --release -p lspedit` itself (so the lspedit binary it
+//! times is current), unless `LSPEDIT_BIN` names a binary to time or `--no-build` is given.
+// A benchmark's output is its purpose: results go to stdout, progress to stderr.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+mod engine;
+mod generate;
+mod process;
+mod timing;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, Result, bail, ensure};
+
+const USAGE: &str =
+    "usage: lspedit-bench <engine|process|all> [--write] [--quick] [--runs N] [--no-build]
+
+  engine     parse + apply a 10-hunk patch in memory (1k..1M lines, spiral search)
+  process    `lspedit apply --no-diagnostics` vs `git apply` vs `patch` as whole processes
+  all        both
+  profile [LINES] [DRIFT] [ITERS]
+             untimed loop of parse + apply (default 10000 0 2000), to run under
+             perf or valgrind --tool=callgrind
+  inputs DIR [LINES] [DRIFT]
+             write the process benchmark's inputs (DIR/repo/src/generated.rs, DIR/bench.diff,
+             DIR/expected.rs; default 10000 0) to reproduce or profile a run by hand
+
+  --write     update the sections \"## Engine\" / \"## Whole process: lspedit apply vs git apply\"
+              of BENCHMARKS.md at the workspace root (other sections are kept)
+  --quick     short sampling (smoke test; do not --write these figures)
+  --runs N    process runs per tool (default 50)
+  --no-build  do not run `cargo build --release -p lspedit` before `process`
+
+  LSPEDIT_BIN=path   time this lspedit binary (no build); default <target>/release/lspedit";
+
+const ENGINE_HEADING: &str = "## Engine";
+const PROCESS_HEADING: &str = "## Whole process: lspedit apply vs git apply";
+
+struct Args {
+    engine: bool,
+    process: bool,
+    write: bool,
+    quick: bool,
+    runs: usize,
+    build: bool,
+}
+
+fn parse_args() -> Result<Args> {
+    let mut args = std::env::args().skip(1);
+    let (engine, process) = match args.next().as_deref() {
+        Some("engine") => (true, false),
+        Some("process") => (false, true),
+        Some("all") => (true, true),
+        Some("profile") => {
+            let mut num = |default: usize| -> Result<usize> {
+                args.next()
+                    .map_or(Ok(default), |a| a.parse().context("profile takes numbers"))
+            };
+            let (lines, drift, iters) = (num(10_000)?, num(0)?, num(2_000)?);
+            engine::profile(lines, drift, iters)?;
+            std::process::exit(0);
+        }
+        Some("inputs") => {
+            let dir = PathBuf::from(args.next().context("inputs needs a directory")?);
+            let mut num = |default: usize| -> Result<usize> {
+                args.next()
+                    .map_or(Ok(default), |a| a.parse().context("inputs takes numbers"))
+            };
+            let (lines, drift) = (num(10_000)?, num(0)?);
+            let case = generate::case(engine::SEED ^ lines as u64, lines, engine::HUNKS, drift);
+            let file = dir.join("repo").join(generate::REL_PATH);
+            fs::create_dir_all(file.parent().context("no parent")?)?;
+            fs::write(&file, &case.old)?;
+            fs::write(dir.join("bench.diff"), &case.patch)?;
+            fs::write(dir.join("expected.rs"), &case.expected)?;
+            eprintln!(
+                "wrote {}, bench.diff and expected.rs in {}",
+                file.display(),
+                dir.display()
+            );
+            std::process::exit(0);
+        }
+        Some("-h" | "--help") | None => bail!("{USAGE}"),
+        Some(other) => bail!("unknown command `{other}`\n{USAGE}"),
+    };
+    let mut a = Args {
+        engine,
+        process,
+        write: false,
+        quick: false,
+        runs: 50,
+        build: true,
+    };
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--write" => a.write = true,
+            "--quick" => a.quick = true,
+            "--no-build" => a.build = false,
+            "--runs" => {
+                a.runs = args
+                    .next()
+                    .context("--runs needs a number")?
+                    .parse()
+                    .context("--runs needs a number")?;
+                ensure!(a.runs > 0, "--runs must be positive");
+            }
+            other => bail!("unknown option `{other}`\n{USAGE}"),
+        }
+    }
+    Ok(a)
+}
+
+fn workspace_root() -> PathBuf {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = here.join("../..");
+    root.canonicalize().unwrap_or(root)
+}
+
+/// The lspedit binary to time, built first unless `LSPEDIT_BIN` is set or `--no-build`.
+fn lspedit_binary(root: &Path, build: bool) -> Result<PathBuf> {
+    if let Some(bin) = std::env::var_os("LSPEDIT_BIN") {
+        return Ok(PathBuf::from(bin));
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let target = if target.is_absolute() {
+        target
+    } else {
+        root.join(target)
+    };
+    if build {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        eprintln!("process: cargo build --release -p lspedit --bin lspedit");
+        let status = Command::new(cargo)
+            .args(["build", "--release", "-p", "lspedit", "--bin", "lspedit"])
+            .current_dir(root)
+            .status()
+            .context("cannot run cargo")?;
+        ensure!(
+            status.success(),
+            "building lspedit failed; fix the build, or time an existing binary with --no-build or LSPEDIT_BIN=path"
+        );
+    }
+    Ok(target.join("release").join("lspedit"))
+}
+
+/// nproc, CPU model, memory, kernel, rustc: what the figures were measured on.
+fn machine(root: &Path) -> String {
+    let nproc = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let cpu = cpuinfo
+        .lines()
+        .find_map(|l| l.strip_prefix("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map_or("unknown CPU".to_string(), |(_, m)| m.trim().to_string());
+    let mem_gib = fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map_or("? GiB".to_string(), |kb| {
+            format!("{:.0} GiB", kb as f64 / 1024.0 / 1024.0)
+        });
+    let kernel = fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map_or("?".to_string(), |k| k.trim().to_string());
+    let rustc = Command::new("rustc")
+        .arg("--version")
+        .current_dir(root)
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "rustc ?".to_string());
+    format!("{nproc} CPUs ({cpu}), {mem_gib} RAM, Linux {kernel}, {rustc}, release profile")
+}
+
+/// The 1-minute load average: figures taken on a busy machine are not comparable.
+fn load() -> f64 {
+    fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0.0)
+}
+
+/// Today's UTC date, `YYYY-MM-DD` (civil-from-days, no time zone database needed).
+fn today() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let z = (secs / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// Replace the body of the section headed `heading` (up to the next `## `), or insert the
+/// section: after the section headed `after` when present, else before the first `## ` section,
+/// else at the end. Every other section is kept as it is.
+fn replace_section(doc: &str, heading: &str, body: &str, after: Option<&str>) -> String {
+    let lines: Vec<&str> = doc.lines().collect();
+    let section_end = |start: usize| {
+        (start + 1..lines.len())
+            .find(|&i| lines[i].starts_with("## "))
+            .unwrap_or(lines.len())
+    };
+    let new_section = format!("{heading}\n\n{}\n", body.trim_end());
+    let (from, to) = if let Some(s) = lines.iter().position(|l| l.trim_end() == heading) {
+        (s, section_end(s))
+    } else if let Some(a) = after.and_then(|h| lines.iter().position(|l| l.trim_end() == h)) {
+        let e = section_end(a);
+        (e, e)
+    } else if let Some(f) = lines.iter().position(|l| l.starts_with("## ")) {
+        (f, f)
+    } else {
+        (lines.len(), lines.len())
+    };
+    let mut out = String::new();
+    for l in &lines[..from] {
+        out.push_str(l);
+        out.push('\n');
+    }
+    if !out.is_empty() && !out.ends_with("\n\n") {
+        out.push('\n');
+    }
+    out.push_str(&new_section);
+    if to < lines.len() {
+        out.push('\n');
+        for l in &lines[to..] {
+            out.push_str(l);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn run() -> Result<()> {
+    let args = parse_args()?;
+    let root = workspace_root();
+    let lspedit = if args.process {
+        Some(lspedit_binary(&root, args.build)?)
+    } else {
+        None
+    };
+    let machine = machine(&root);
+    let date = today();
+    let nproc = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let load_start = load();
+    println!("# lspedit benchmarks, {date}\n\nMachine: {machine}; load average {load_start:.2}\n");
+    if load_start > nproc as f64 / 2.0 {
+        eprintln!(
+            "warning: 1-minute load average is {load_start:.2} on {nproc} CPUs: other work will distort these figures"
+        );
+    }
+    let loads = |start: f64| {
+        format!(
+            "1-minute load average {start:.2} at the start, {:.2} at the end",
+            load()
+        )
+    };
+
+    let mut sections: Vec<(&str, String, Option<&str>)> = Vec::new();
+    if args.engine {
+        let report = engine::run(args.quick)?;
+        println!("{ENGINE_HEADING}\n\n{}", report.markdown);
+        for v in &report.verdicts {
+            println!("- {v}");
+        }
+        println!();
+        let body = format!(
+            "Command (release build):\n\n```\ncargo run --release -p lspedit-bench -- engine --write\n```\n\n\
+             Measured {date} on: {machine}; {load}.\n\n\
+             In memory, no I/O. Inputs are generated from a fixed seed: Rust-like code (functions with \
+             doc comments, `let`/`if`/`for`/`match` statements, blank lines; ~40 bytes a line), a \
+             git-style patch of {h} hunks spread evenly over the file, each 3 context + 2 removed + \
+             3 context lines with 3 added lines, every hunk's old side unique in the file (no decoys). \
+             *parse* = `parse_patch`; *apply* = `apply_file_patch` from the file's bytes to the new \
+             bytes (decode, relocate, edit, live sync, encode); *total* = both, as one call sequence. \
+             The spiral rows insert {d} unrelated lines above every hunk and keep the undrifted \
+             headers, so every hunk is found {d} lines from where the engine first looks (the \
+             previous hunk's offset is carried). Each figure: warm-up, then each iteration timed \
+             on its own (≥ 30 iterations, ~1.5 s per figure); median and nearest-rank p95. Every \
+             input is checked once (untimed) to produce the expected file with every hunk at the \
+             expected offset.\n\n{}\n{}\n\
+             To profile: `cargo build --release -p lspedit-bench`, then \
+             `perf record --call-graph dwarf target/release/lspedit-bench profile 10000 0 1000` or \
+             `valgrind --tool=callgrind target/release/lspedit-bench profile 10000 0 20` (an untimed \
+             loop of parse + apply; arguments: lines, drift, iterations). \
+             `lspedit-bench inputs DIR` writes the 10k-line file and patch to run a tool by hand.\n",
+            report.markdown,
+            report
+                .verdicts
+                .iter()
+                .map(|v| format!("- {v}\n"))
+                .collect::<String>(),
+            h = engine::HUNKS,
+            d = engine::DRIFT,
+            load = loads(load_start),
+        );
+        sections.push((ENGINE_HEADING, body, None));
+    }
+    if let Some(bin) = lspedit {
+        let load_process = load();
+        let report = process::run(&process::Options {
+            runs: args.runs,
+            warmup: 5,
+            lspedit: bin.clone(),
+        })?;
+        println!("{PROCESS_HEADING}\n\n{}", report.markdown);
+        for v in &report.verdicts {
+            println!("- {v}");
+        }
+        println!();
+        let build_note = if std::env::var_os("LSPEDIT_BIN").is_some() {
+            format!("the binary named by `LSPEDIT_BIN` ({})", bin.display())
+        } else {
+            "`target/release/lspedit`, which the command first builds with `cargo build --release -p lspedit` (pass `--no-build` to skip, or `LSPEDIT_BIN=path` to time another binary)".to_string()
+        };
+        let body = format!(
+            "Command:\n\n```\ncargo run --release -p lspedit-bench -- process --write\n```\n\n\
+             Measured {date} on: {machine}; {versions}; temp dir on {fs}; {load}.\n\n\
+             Wall time from spawn to exit of each tool applying the same {h}-hunk patch to the \
+             same 10,000-line file (the engine benchmark's inputs) in a `git init`ed temp directory: \
+             `lspedit apply --no-diagnostics PATCH --root DIR` ({build_note}), the same with `--dry-run` (everything but the write and what follows it), `git apply PATCH`, \
+             `patch -p1 -s -i PATCH`, and `true` as the floor (spawning any process). The file is \
+             rewritten to its original bytes before every run (untimed) and checked against the \
+             expected result after it; 5 warm-up runs per tool, then {runs} runs with the tools \
+             interleaved run by run; stdout/stderr go to /dev/null. lspedit writes durably \
+             (temp file, fsync of the file and of its directory, rename; DESIGN.md §6) while git \
+             apply and patch do not fsync; the tmpfs row (same inputs in /dev/shm, where fsync \
+             returns at once) shows the cost without the durable write.\n\n{}\n{}",
+            report.markdown,
+            report
+                .verdicts
+                .iter()
+                .map(|v| format!("- {v}\n"))
+                .collect::<String>(),
+            versions = report.versions,
+            fs = process::temp_fs(&std::env::temp_dir()),
+            h = engine::HUNKS,
+            runs = args.runs,
+            load = loads(load_process),
+        );
+        sections.push((PROCESS_HEADING, body, Some(ENGINE_HEADING)));
+    }
+
+    if args.write {
+        ensure!(
+            !args.quick,
+            "--quick figures are not written to BENCHMARKS.md"
+        );
+        let path = root.join("BENCHMARKS.md");
+        let mut doc = fs::read_to_string(&path).unwrap_or_else(|_| "# Benchmarks\n".to_string());
+        for (heading, body, after) in &sections {
+            doc = replace_section(&doc, heading, body, *after);
+        }
+        fs::write(&path, doc).with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!("updated {}", path.display());
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("lspedit-bench: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DOC: &str = "# Benchmarks\n\n## Language-server pool\n\npool text\n";
+
+    #[test]
+    fn sections_are_inserted_before_others_then_replaced_in_place() {
+        let a = replace_section(DOC, ENGINE_HEADING, "engine v1", None);
+        assert_eq!(
+            a,
+            "# Benchmarks\n\n## Engine\n\nengine v1\n\n## Language-server pool\n\npool text\n"
+        );
+        let b = replace_section(&a, PROCESS_HEADING, "proc v1", Some(ENGINE_HEADING));
+        assert_eq!(
+            b,
+            "# Benchmarks\n\n## Engine\n\nengine v1\n\n## Whole process: lspedit apply vs git apply\n\nproc v1\n\n## Language-server pool\n\npool text\n"
+        );
+        let c = replace_section(&b, ENGINE_HEADING, "engine v2\n\nmore", None);
+        assert_eq!(c, b.replace("engine v1", "engine v2\n\nmore"));
+        let d = replace_section(&c, PROCESS_HEADING, "proc v2", Some(ENGINE_HEADING));
+        assert_eq!(d, c.replace("proc v1", "proc v2"));
+    }
+
+    #[test]
+    fn sections_are_appended_when_there_is_no_other_section() {
+        let a = replace_section("# Benchmarks\n", ENGINE_HEADING, "x", None);
+        assert_eq!(a, "# Benchmarks\n\n## Engine\n\nx\n");
+    }
+
+    #[test]
+    fn generated_cases_are_deterministic_and_consistent() {
+        let a = generate::case(7, 2_000, 10, 0);
+        let b = generate::case(7, 2_000, 10, 0);
+        assert_eq!(
+            (a.old.as_str(), a.patch.as_str()),
+            (b.old.as_str(), b.patch.as_str())
+        );
+        assert_eq!(a.lines, 2_000);
+        let d = generate::case(7, 2_000, 10, 95);
+        assert_eq!(d.lines, 2_000 + 950);
+        assert_eq!(d.patch, a.patch, "drift keeps the undrifted patch");
+    }
+
+    #[test]
+    fn civil_date_is_well_formed() {
+        let d = today();
+        assert_eq!(d.len(), 10);
+        assert!(d.starts_with("20"));
+    }
+}

@@ -1,0 +1,30 @@
+//! lspedit-mcp: the MCP server of lspedit, built on the official `rmcp` SDK, over stdio.
+//!
+//! Tools: `read_file`, `edit`, `write_file`, `apply_patch`, `diagnostics`. Their JSON schemas
+//! carry field descriptions that teach a model the anchor format, the patch formats and what
+//! each refusal means. Refusals are `isError` results whose text is the tool's `llm_content`.
+//!
+//! This crate never prints: stdout is the protocol channel, logs go through `tracing` (the
+//! binary sends them to stderr).
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use lspedit_mcp::{Session, pool_config, serve_stdio};
+//! use lspedit_tools::{ToolsConfig, Workspace};
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let ws = Workspace::open("/path/to/repo")?;
+//! let pool = pool_config(ws.root(), None)?;
+//! let session = Arc::new(Session::new(ws, Some(pool), ToolsConfig::default()));
+//! serve_stdio(session).await?;
+//! # Ok(()) }
+//! ```
+
+mod server;
+mod session;
+
+pub use server::{
+    ApplyPatchArgs, DiagnosticsArgs, EditArgs, LspeditServer, ReadFileArgs, SERVER_NAME,
+    SERVER_VERSION, ServeError, WriteFileArgs, serve_stdio, to_call_result,
+};
+pub use session::{Session, pool_config};

@@ -1,0 +1,278 @@
+//! The MCP server: the agent tools as MCP tools, over stdio.
+//!
+//! Tool refusals (a hunk that does not match, a path outside the workspace, …) are results
+//! with `isError: true` whose text is the tool's `llm_content`, so the model reads the reason
+//! code and what to do. Protocol errors are only for malformed requests (an unknown tool, a
+//! broken message); arguments that do not fit the schema come back as an `isError` result
+//! naming the field (the MCP rule for input validation, as rmcp implements it), so the model
+//! can correct itself. The tools block (file I/O, waiting for language servers), so each
+//! call runs on tokio's blocking pool.
+
+use std::sync::Arc;
+
+use lspedit_tools::ToolResult;
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::session::Session;
+
+/// The name the server announces in `initialize`.
+pub const SERVER_NAME: &str = "lspedit";
+/// The version the server announces in `initialize` (the crate's version).
+pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+const INSTRUCTIONS: &str = "lspedit edits files safely and reports what an edit broke. \
+Workflow: read_file shows each line as `<line><hash>|<content>` (e.g. `42abcd|  return x;`); \
+`42abcd` is the line's anchor. Change files with apply_patch (a unified diff or a Codex \
+`*** Begin Patch` envelope whose context and removal lines carry those anchors), edit \
+(search/replace) or write_file (whole file). Every writing tool answers with the per-file result, \
+the fresh anchors of the lines it changed, and the language server's errors for the files it \
+wrote (`LSP errors detected in ..., please fix:` followed by `ERROR [line:col] message (code)`). \
+Fix those errors before moving on. A result with isError names a reason code \
+(hunk_mismatch, ambiguous_match, stale_context, truncated_input, ...) and what to do: usually \
+re-read the file and resend with fresh anchors. Nothing is written by a refused file.";
+
+/// Arguments of `read_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReadFileArgs {
+    /// Workspace-relative path of the file to read (e.g. `src/main.ts`). Paths that leave the
+    /// workspace are refused with `path_outside_workspace`.
+    pub path: String,
+    /// First line to show, 1-based (default 1).
+    #[serde(default)]
+    pub offset: Option<usize>,
+    /// Number of lines to show (default 2000). The result says when more lines follow.
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+/// Arguments of `edit`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct EditArgs {
+    /// Workspace-relative path of an existing file (create files with write_file).
+    pub path: String,
+    /// The exact text to replace: plain file text, WITHOUT the `42abcd|` anchors of the read_file
+    /// view. Include enough surrounding lines to be unique. Matching tries the exact text first,
+    /// then ignores trailing whitespace, indentation and unicode punctuation differences, but a
+    /// fallback match must be unique and span the same number of lines.
+    pub old_text: String,
+    /// The replacement text (plain text, no anchors).
+    pub new_text: String,
+    /// Replace every occurrence instead of requiring exactly one (default false). Without it,
+    /// several matches are refused as `ambiguous_match`.
+    #[serde(default)]
+    pub replace_all: Option<bool>,
+}
+
+/// Arguments of `write_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct WriteFileArgs {
+    /// Workspace-relative path; parent directories are created.
+    pub path: String,
+    /// The complete new content of the file (plain text, no anchors).
+    pub content: String,
+}
+
+/// Arguments of `apply_patch`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ApplyPatchArgs {
+    /// The patch, in one of two formats (auto-detected), possibly touching several files:
+    ///
+    /// 1. Unified diff (plain or `diff --git`): `--- a/path` / `+++ b/path`, hunks starting with
+    ///    `@@ -12,3 +12,4 @@`. Context (` `) and removal (`-`) lines SHOULD carry the anchor
+    ///    from read_file: `-42abcd|old text`, ` 43efgh|context`; with anchors the header may be a
+    ///    bare `@@ @@`. Added (`+`) lines never carry an anchor. Create a file with
+    ///    `--- /dev/null`, delete one with `+++ /dev/null`, rename with git's
+    ///    `rename from` / `rename to`.
+    /// 2. The Codex envelope: `*** Begin Patch`, then `*** Add File: path` (lines prefixed `+`),
+    ///    `*** Delete File: path`, or `*** Update File: path` (optional `*** Move to: path`)
+    ///    with `@@ [context]` chunks of ` `/`-`/`+` lines, and finally `*** End Patch`.
+    ///
+    /// Every context and removal line is verified; a hunk whose file drifted is searched for
+    /// nearby. Each file applies entirely or not at all; other files of the patch still apply.
+    pub patch: String,
+}
+
+/// Arguments of `diagnostics`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DiagnosticsArgs {
+    /// Workspace-relative paths of the files to check as they are on disk now, e.g.
+    /// `["src/main.ts"]`. Nothing is edited.
+    pub paths: Vec<String>,
+}
+
+/// The lspedit MCP server over one [`Session`].
+#[derive(Clone)]
+pub struct LspeditServer {
+    session: Arc<Session>,
+    tool_router: ToolRouter<LspeditServer>,
+}
+
+impl std::fmt::Debug for LspeditServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LspeditServer")
+            .field("session", &self.session)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A tool result as MCP: `llm_content` as the only text content, `isError` for refusals.
+pub fn to_call_result(r: ToolResult) -> CallToolResult {
+    let content = vec![ContentBlock::text(r.llm_content)];
+    if r.is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    }
+}
+
+impl LspeditServer {
+    pub fn new(session: Arc<Session>) -> LspeditServer {
+        LspeditServer {
+            session,
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    /// Runs a blocking tool call on tokio's blocking pool.
+    async fn run<F>(&self, f: F) -> Result<CallToolResult, McpError>
+    where
+        F: FnOnce(&Session) -> ToolResult + Send + 'static,
+    {
+        let session = Arc::clone(&self.session);
+        tokio::task::spawn_blocking(move || f(&session))
+            .await
+            .map(to_call_result)
+            .map_err(|e| McpError::internal_error(format!("the tool call failed: {e}"), None))
+    }
+}
+
+#[tool_router]
+impl LspeditServer {
+    /// Read a file as a hashline view: one line per file line, `<line><hash>|<content>`, e.g.
+    /// `42abcd|  return x;` (line 42, hash `abcd`, then the content verbatim). The `42abcd` part
+    /// is the line's anchor: put it on the context and removal lines of apply_patch hunks so
+    /// the edit lands exactly where you read it, even if the file shifted since. Use offset and
+    /// limit for long files. Reading also starts the file's language server in the background.
+    #[tool(annotations(read_only_hint = true))]
+    async fn read_file(
+        &self,
+        Parameters(a): Parameters<ReadFileArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        self.run(move |s| s.tools().read_file(&a.path, a.offset, a.limit))
+            .await
+    }
+
+    /// Replace text in one file (search/replace). old_text must match exactly one place unless
+    /// replace_all is set. Answers with the changed lines' fresh anchors and the language
+    /// server's errors for the file. Refusals: `hunk_mismatch` (old_text not found: re-read the
+    /// file), `ambiguous_match` (found in several places: add surrounding lines),
+    /// `file_not_found`, `path_outside_workspace`, `binary_file`.
+    #[tool(annotations(destructive_hint = true))]
+    async fn edit(&self, Parameters(a): Parameters<EditArgs>) -> Result<CallToolResult, McpError> {
+        self.run(move |s| {
+            s.tools().edit(
+                &a.path,
+                &a.old_text,
+                &a.new_text,
+                a.replace_all.unwrap_or(false),
+            )
+        })
+        .await
+    }
+
+    /// Create or overwrite a whole file. Answers with the language server's errors for the file
+    /// and, when other files now have errors (e.g. their imports broke), up to 5 of them.
+    /// Prefer apply_patch or edit for changes to existing files.
+    #[tool(annotations(destructive_hint = true))]
+    async fn write_file(
+        &self,
+        Parameters(a): Parameters<WriteFileArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        self.run(move |s| s.tools().write_file(&a.path, &a.content))
+            .await
+    }
+
+    /// Apply a patch (unified diff, git diff or Codex `*** Begin Patch` envelope; see the
+    /// `patch` field) to one or more files. The result lists every file (`M path (2 hunks,
+    /// moved +3)` or `FAILED path: reason: message`), the fresh anchors of every changed block,
+    /// and one `LSP errors detected in <path>, please fix:` block per written file with errors.
+    /// isError when any file was refused; refused files are untouched, the others applied.
+    /// Reasons: `hunk_mismatch` (context/removal lines not found: re-read, resend with fresh
+    /// anchors), `ambiguous_match` (two equally near places: anchor the hunk), `out_of_bounds`,
+    /// `truncated_input` (the patch was cut off; nothing applied: resend it whole),
+    /// `anchored_addition` (`+` lines must not carry anchors), `invalid_diff_format`,
+    /// `file_not_found`, `file_exists`, `path_outside_workspace`, `binary_file`, `not_utf8`.
+    #[tool(annotations(destructive_hint = true))]
+    async fn apply_patch(
+        &self,
+        Parameters(a): Parameters<ApplyPatchArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        self.run(move |s| s.tools().apply_patch(&a.patch)).await
+    }
+
+    /// The language servers' current errors for files as they are on disk, without editing:
+    /// per file the block `ERROR [line:col] message (code)` (TypeScript codes as `ts2322`,
+    /// rustc's as `E0308`), or `no errors`, or why there are none (no server for the file
+    /// type, server not installed, still starting: call again shortly).
+    #[tool(annotations(read_only_hint = true))]
+    async fn diagnostics(
+        &self,
+        Parameters(a): Parameters<DiagnosticsArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        self.run(move |s| s.diagnostics(&a.paths)).await
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for LspeditServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(
+                Implementation::new(SERVER_NAME, SERVER_VERSION)
+                    .with_title("lspedit: anchored edits with language-server diagnostics"),
+            )
+            .with_instructions(INSTRUCTIONS)
+    }
+}
+
+/// Errors of [`serve_stdio`].
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The client never completed `initialize`, or the transport failed.
+    Initialize(String),
+    /// The service stopped with an error.
+    Run(String),
+}
+
+impl std::fmt::Display for ServeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServeError::Initialize(m) => write!(f, "MCP initialization failed: {m}"),
+            ServeError::Run(m) => write!(f, "MCP service failed: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for ServeError {}
+
+/// Serves `session` over stdin/stdout until the client disconnects. Call it inside a tokio
+/// runtime; stdout carries nothing but protocol messages.
+pub async fn serve_stdio(session: Arc<Session>) -> Result<(), ServeError> {
+    let server = LspeditServer::new(session);
+    let running = server
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| ServeError::Initialize(e.to_string()))?;
+    let reason = running
+        .waiting()
+        .await
+        .map_err(|e| ServeError::Run(e.to_string()))?;
+    tracing::info!(?reason, "MCP client disconnected");
+    Ok(())
+}

@@ -1,0 +1,203 @@
+//! A session: the agent tools over one workspace, with the language-server pool as their
+//! diagnostics provider, plus the `diagnostics` operation (check files without editing them).
+//!
+//! Shared by the MCP server and the CLI so that both report the same text. A pool that cannot
+//! be opened, a server that is not installed or a check that times out never fails a tool: the
+//! tool result says why diagnostics are absent.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use lspedit_lsp::{BlockingPool, PoolConfig};
+use lspedit_tools::{
+    DiagnosticsProvider, LspProvider, Reason, ToolError, ToolResult, Tools, ToolsConfig, Workspace,
+    WrittenFile,
+};
+
+/// The tools of one workspace and the pool behind their diagnostics.
+pub struct Session {
+    tools: Tools,
+    lsp: Option<Arc<LspProvider>>,
+    /// Why there is no pool, when diagnostics were asked for but could not be set up.
+    no_pool: Option<String>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("root", &self.tools.workspace().root())
+            .field("diagnostics", &self.lsp.is_some())
+            .finish()
+    }
+}
+
+impl Session {
+    /// Tools over `ws`. With `pool: Some(config)`, diagnostics come from a language-server pool
+    /// with that configuration (servers start lazily, on the first file that needs one); with
+    /// `None` the tools report no diagnostics.
+    pub fn new(ws: Workspace, pool: Option<PoolConfig>, config: ToolsConfig) -> Session {
+        let (lsp, no_pool) = match pool {
+            None => (None, None),
+            Some(cfg) => match BlockingPool::new(ws.root(), cfg) {
+                Ok(p) => (Some(Arc::new(LspProvider::from_pool(p))), None),
+                Err(e) => {
+                    tracing::warn!("language servers unavailable: {e}");
+                    (None, Some(e.to_string()))
+                }
+            },
+        };
+        let provider = lsp
+            .as_ref()
+            .map(|p| Arc::clone(p) as Arc<dyn DiagnosticsProvider>);
+        Session {
+            tools: Tools::new(ws, provider, config),
+            lsp,
+            no_pool,
+        }
+    }
+
+    /// The agent tools (`read_file`, `edit`, `write_file`, `apply_patch`).
+    pub fn tools(&self) -> &Tools {
+        &self.tools
+    }
+
+    /// The pool, when diagnostics are on.
+    pub fn pool(&self) -> Option<&BlockingPool> {
+        self.lsp.as_deref().map(LspProvider::pool)
+    }
+
+    /// `diagnostics`: the current errors of each file as the language servers see them, without
+    /// editing anything. One line or block per file, in path order: the diagnostics block of
+    /// DESIGN.md §7 when there are errors, `<path>: no errors (<server>)` when the server is
+    /// clean, otherwise why there are no diagnostics (no server for the file type, server not
+    /// installed, still starting). `is_error` when a path itself is refused (outside the workspace,
+    /// missing, not text).
+    pub fn diagnostics(&self, paths: &[String]) -> ToolResult {
+        let mut paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+        paths.sort_unstable();
+        paths.dedup();
+        if paths.is_empty() {
+            let text = "Error: no paths given; pass the workspace-relative paths of the files to check, e.g. [\"src/main.ts\"]".to_string();
+            return ToolResult {
+                display: text.clone(),
+                llm_content: text,
+                files: Vec::new(),
+                is_error: true,
+            };
+        }
+        let mut parts = Vec::new();
+        let mut refused = false;
+        for path in paths {
+            match self.check_one(path) {
+                Ok(text) => parts.push(text),
+                Err(e) => {
+                    refused = true;
+                    parts.push(format!("Error: {e}"));
+                }
+            }
+        }
+        let text = parts.join("\n\n");
+        ToolResult {
+            display: text.clone(),
+            llm_content: text,
+            files: Vec::new(),
+            is_error: refused,
+        }
+    }
+
+    fn check_one(&self, path: &str) -> Result<String, ToolError> {
+        let ws = self.tools.workspace();
+        let abs = ws.resolve(path)?;
+        let shown = ws.display_path(&abs);
+        let bytes = ws
+            .read(path)?
+            .ok_or_else(|| ToolError::new(Reason::FileNotFound, Some(&shown), "no such file"))?;
+        let text = String::from_utf8(bytes).map_err(|_| {
+            ToolError::new(
+                Reason::NotUtf8,
+                Some(&shown),
+                "not UTF-8 text; language servers check text files only",
+            )
+        })?;
+        let Some(lsp) = &self.lsp else {
+            let why = match &self.no_pool {
+                Some(e) => format!("the language-server pool could not start: {e}"),
+                None => "diagnostics are turned off for this session".to_string(),
+            };
+            return Ok(format!("{shown}: no diagnostics: {why}."));
+        };
+        let pool = lsp.pool();
+        let Some(server) = pool.server_for(&abs) else {
+            return Ok(format!(
+                "{shown}: no diagnostics: no language server is configured for this file type."
+            ));
+        };
+        let id = server.id.clone();
+        if pool.pool().config().resolve_command(server).is_none() {
+            return Ok(format!(
+                "{shown}: no diagnostics: language server '{id}' is not installed (run `lspedit servers install {id}`)."
+            ));
+        }
+        let cfg = &self.tools.config().diagnostics;
+        let timeout = if pool.is_alive(&abs) {
+            cfg.timeout
+        } else {
+            cfg.start_timeout
+        };
+        match pool.check_file(&abs, &text, Instant::now() + timeout) {
+            Err(e) => Ok(format!(
+                "{shown}: no diagnostics from '{id}': {e}; the server may still be starting, call diagnostics again shortly."
+            )),
+            Ok(fd) => {
+                let counted = fd
+                    .diagnostics
+                    .iter()
+                    .filter(|d| cfg.severities.contains(&d.severity))
+                    .count();
+                if counted == 0 {
+                    return Ok(format!("{shown}: no errors ({id})."));
+                }
+                // Format through the tools so the block is byte-identical to the one the
+                // writing tools append; the text is unchanged, so the pool answers from its
+                // settled state.
+                let block = self.tools.diagnostics_feedback(&[WrittenFile {
+                    path: shown.clone(),
+                    old_text: None,
+                    new_text: text,
+                }]);
+                let block = block.trim();
+                if block.is_empty() {
+                    Ok(format!(
+                        "{shown}: {counted} errors reported by '{id}', but they could not be re-read; call diagnostics again."
+                    ))
+                } else {
+                    Ok(block.to_string())
+                }
+            }
+        }
+    }
+
+    /// Stops the language servers (also done on drop).
+    pub fn shutdown(&self) {
+        if let Some(p) = self.pool() {
+            p.shutdown();
+        }
+    }
+}
+
+/// The pool configuration of a workspace: the bundled servers with its `.lspedit/config.toml`
+/// applied, and `servers_dir` (where project-local installs live) replaced by `servers_dir`
+/// unless the workspace's configuration names one itself.
+pub fn pool_config(
+    root: &Path,
+    servers_dir: Option<&Path>,
+) -> Result<PoolConfig, lspedit_lsp::LspError> {
+    let mut cfg = PoolConfig::load(root)?;
+    if let Some(dir) = servers_dir
+        && cfg.servers_dir == lspedit_lsp::config::default_servers_dir()
+    {
+        cfg.servers_dir = Some(dir.to_path_buf());
+    }
+    Ok(cfg)
+}

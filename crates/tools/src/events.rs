@@ -1,0 +1,389 @@
+//! The event stream of the safe-edit workflow (DESIGN.md §9, §10): typed events, the
+//! [`EventSink`] trait they go through, and the sinks shipped here (a JSONL log, an in-memory
+//! recorder, a fan-out).
+//!
+//! An event's JSON form is `{"event": "<name>", "ts_ms": <unix ms>, ...fields}`; the names are
+//! part of the contract (`diff_proposed`, `checkpoint_created`, ...). Sinks must not fail the
+//! operation they observe: a sink that cannot write logs the error and drops the event.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::{Map, Value, json};
+
+/// One event of the workflow. Field names are those of the JSON form.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Event {
+    ToolStart {
+        tool: String,
+    },
+    ToolEnd {
+        tool: String,
+        is_error: bool,
+    },
+    DiffProposed {
+        diff_id: String,
+        files_changed: Vec<String>,
+        summary: String,
+        evidence_id: String,
+    },
+    ApprovalRequested {
+        approval_id: String,
+        /// Always `apply_diff` for now; kept as a string because it is a wire value.
+        kind: String,
+        diff_id: String,
+    },
+    ApprovalResolved {
+        approval_id: String,
+        approved: bool,
+    },
+    CheckpointCreated {
+        checkpoint_id: String,
+        files: Vec<String>,
+    },
+    DiffApplied {
+        diff_id: String,
+        files_changed: Vec<String>,
+        evidence_id: String,
+    },
+    FailureDetected {
+        reason: String,
+        details: String,
+    },
+    ExecutionPaused {
+        reason: String,
+    },
+    PreflightComplete {
+        target_files: Vec<String>,
+        split: bool,
+        reason: String,
+    },
+    TruncationDetected {
+        path: Option<String>,
+        reason: String,
+        stop_reason: Option<String>,
+        partial_length: usize,
+    },
+    EditSplitTriggered {
+        files: Vec<String>,
+        reason: String,
+    },
+    EditChunkStarted {
+        path: String,
+        attempt: u32,
+    },
+    EditChunkCompleted {
+        path: String,
+        attempt: u32,
+    },
+    EditChunkFailed {
+        path: String,
+        attempt: u32,
+        reason: String,
+    },
+    EditStepPaused {
+        reason: String,
+    },
+}
+
+impl Event {
+    /// The event's name on the wire (`tool_start`, `diff_proposed`, ...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Event::ToolStart { .. } => "tool_start",
+            Event::ToolEnd { .. } => "tool_end",
+            Event::DiffProposed { .. } => "diff_proposed",
+            Event::ApprovalRequested { .. } => "approval_requested",
+            Event::ApprovalResolved { .. } => "approval_resolved",
+            Event::CheckpointCreated { .. } => "checkpoint_created",
+            Event::DiffApplied { .. } => "diff_applied",
+            Event::FailureDetected { .. } => "failure_detected",
+            Event::ExecutionPaused { .. } => "execution_paused",
+            Event::PreflightComplete { .. } => "preflight_complete",
+            Event::TruncationDetected { .. } => "truncation_detected",
+            Event::EditSplitTriggered { .. } => "edit_split_triggered",
+            Event::EditChunkStarted { .. } => "edit_chunk_started",
+            Event::EditChunkCompleted { .. } => "edit_chunk_completed",
+            Event::EditChunkFailed { .. } => "edit_chunk_failed",
+            Event::EditStepPaused { .. } => "edit_step_paused",
+        }
+    }
+
+    /// The event's fields as a JSON object, without `event` and `ts_ms`.
+    pub fn fields(&self) -> Map<String, Value> {
+        let v = match self {
+            Event::ToolStart { tool } => json!({ "tool": tool }),
+            Event::ToolEnd { tool, is_error } => json!({ "tool": tool, "is_error": is_error }),
+            Event::DiffProposed {
+                diff_id,
+                files_changed,
+                summary,
+                evidence_id,
+            } => json!({
+                "diff_id": diff_id,
+                "files_changed": files_changed,
+                "summary": summary,
+                "evidence_id": evidence_id,
+            }),
+            Event::ApprovalRequested {
+                approval_id,
+                kind,
+                diff_id,
+            } => json!({ "approval_id": approval_id, "type": kind, "diff_id": diff_id }),
+            Event::ApprovalResolved {
+                approval_id,
+                approved,
+            } => json!({ "approval_id": approval_id, "approved": approved }),
+            Event::CheckpointCreated {
+                checkpoint_id,
+                files,
+            } => json!({ "checkpoint_id": checkpoint_id, "files": files }),
+            Event::DiffApplied {
+                diff_id,
+                files_changed,
+                evidence_id,
+            } => json!({
+                "diff_id": diff_id,
+                "files_changed": files_changed,
+                "evidence_id": evidence_id,
+            }),
+            Event::FailureDetected { reason, details } => {
+                json!({ "reason": reason, "details": details })
+            }
+            Event::ExecutionPaused { reason } | Event::EditStepPaused { reason } => {
+                json!({ "reason": reason })
+            }
+            Event::PreflightComplete {
+                target_files,
+                split,
+                reason,
+            } => json!({ "target_files": target_files, "split": split, "reason": reason }),
+            Event::TruncationDetected {
+                path,
+                reason,
+                stop_reason,
+                partial_length,
+            } => json!({
+                "path": path,
+                "reason": reason,
+                "stop_reason": stop_reason,
+                "partial_length": partial_length,
+            }),
+            Event::EditSplitTriggered { files, reason } => {
+                json!({ "files": files, "reason": reason })
+            }
+            Event::EditChunkStarted { path, attempt } | Event::EditChunkCompleted { path, attempt } => {
+                json!({ "path": path, "attempt": attempt })
+            }
+            Event::EditChunkFailed {
+                path,
+                attempt,
+                reason,
+            } => json!({ "path": path, "attempt": attempt, "reason": reason }),
+        };
+        match v {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        }
+    }
+
+    /// The JSON form: `{"event": name, "ts_ms": ts_ms, ...fields}`.
+    pub fn to_json(&self, ts_ms: u128) -> Value {
+        let mut m = Map::new();
+        m.insert("event".into(), Value::from(self.name()));
+        m.insert("ts_ms".into(), json!(ts_ms));
+        m.extend(self.fields());
+        Value::Object(m)
+    }
+}
+
+/// Milliseconds since the Unix epoch (0 if the clock is before it).
+pub fn unix_ms() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis())
+}
+
+/// Where events go. Implementations must be cheap and must not panic; they cannot fail the
+/// operation that emits.
+pub trait EventSink: Send + Sync {
+    fn emit(&self, event: &Event);
+}
+
+/// Drops every event.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NullSink;
+
+impl EventSink for NullSink {
+    fn emit(&self, _event: &Event) {}
+}
+
+/// Keeps every event in memory, in order (for tests and embedders that poll).
+#[derive(Debug, Default)]
+pub struct RecordingSink {
+    events: Mutex<Vec<Event>>,
+}
+
+impl RecordingSink {
+    pub fn new() -> RecordingSink {
+        RecordingSink::default()
+    }
+
+    /// A copy of the events so far.
+    pub fn events(&self) -> Vec<Event> {
+        self.events
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The names of the events so far, in order.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.events().iter().map(Event::name).collect()
+    }
+}
+
+impl EventSink for RecordingSink {
+    fn emit(&self, event: &Event) {
+        self.events
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(event.clone());
+    }
+}
+
+/// Appends one JSON object per line to a file (`.lspedit/events.jsonl` by default), creating
+/// it and its parent directories on first use. Each line is written with a single `write_all`
+/// on a file opened in append mode, so lines from several processes do not interleave.
+#[derive(Debug)]
+pub struct JsonlSink {
+    path: PathBuf,
+    file: Mutex<Option<File>>,
+}
+
+impl JsonlSink {
+    pub fn new(path: impl Into<PathBuf>) -> JsonlSink {
+        JsonlSink {
+            path: path.into(),
+            file: Mutex::new(None),
+        }
+    }
+
+    /// The log of a workspace: `<root>/.lspedit/events.jsonl`.
+    pub fn for_workspace(root: &Path) -> JsonlSink {
+        JsonlSink::new(root.join(".lspedit").join("events.jsonl"))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn open(&self) -> std::io::Result<File> {
+        if let Some(parent) = self.path.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)
+    }
+}
+
+impl EventSink for JsonlSink {
+    fn emit(&self, event: &Event) {
+        let mut line = event.to_json(unix_ms()).to_string();
+        line.push('\n');
+        let mut guard = self.file.lock().unwrap_or_else(PoisonError::into_inner);
+        if guard.is_none() {
+            match self.open() {
+                Ok(f) => *guard = Some(f),
+                Err(e) => {
+                    tracing::warn!(path = %self.path.display(), error = %e, "event log unavailable");
+                    return;
+                }
+            }
+        }
+        if let Some(f) = guard.as_mut()
+            && let Err(e) = f.write_all(line.as_bytes())
+        {
+            tracing::warn!(path = %self.path.display(), error = %e, "event not logged");
+            *guard = None;
+        }
+    }
+}
+
+/// Sends every event to each of its sinks, in order.
+#[derive(Default, Clone)]
+pub struct FanOut {
+    sinks: Vec<Arc<dyn EventSink>>,
+}
+
+impl std::fmt::Debug for FanOut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FanOut")
+            .field("sinks", &self.sinks.len())
+            .finish()
+    }
+}
+
+impl FanOut {
+    pub fn new(sinks: Vec<Arc<dyn EventSink>>) -> FanOut {
+        FanOut { sinks }
+    }
+
+    pub fn push(&mut self, sink: Arc<dyn EventSink>) {
+        self.sinks.push(sink);
+    }
+}
+
+impl EventSink for FanOut {
+    fn emit(&self, event: &Event) {
+        for s in &self.sinks {
+            s.emit(event);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_form_carries_name_and_fields() {
+        let e = Event::ApprovalRequested {
+            approval_id: "appr_1".into(),
+            kind: "apply_diff".into(),
+            diff_id: "patch_1_abcdef01".into(),
+        };
+        let v = e.to_json(42);
+        assert_eq!(v["event"], "approval_requested");
+        assert_eq!(v["ts_ms"], 42);
+        assert_eq!(v["type"], "apply_diff");
+        assert_eq!(v["diff_id"], "patch_1_abcdef01");
+    }
+
+    #[test]
+    fn jsonl_sink_appends_one_line_per_event() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let sink = JsonlSink::for_workspace(dir.path());
+        sink.emit(&Event::ToolStart {
+            tool: "apply_edit".into(),
+        });
+        sink.emit(&Event::ExecutionPaused {
+            reason: "diff_rejected".into(),
+        });
+        let text = fs::read_to_string(sink.path()).expect("log written");
+        let names: Vec<String> = text
+            .lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).expect("each line is JSON");
+                v["event"].as_str().unwrap_or_default().to_string()
+            })
+            .collect();
+        assert_eq!(names, ["tool_start", "execution_paused"]);
+    }
+}

@@ -1,0 +1,414 @@
+//! Test support for suites that exercise language-server integration (feature `testing`).
+//!
+//! - [`TestWorkspace`]: a temp workspace built from a multi-file fixture string, where each
+//!   file starts with a `//- /path` line:
+//!
+//!   ```text
+//!   //- /tsconfig.json
+//!   { "compilerOptions": { "strict": true } }
+//!   //- /src/main.ts
+//!   export const n: number = 1;
+//!   ```
+//!
+//! - The agent tools over it ([`TestWorkspace::apply_patch`], [`TestWorkspace::edit`],
+//!   [`TestWorkspace::write_file`]) with diagnostics from real servers
+//!   ([`TestWorkspace::with_servers`]), from the scripted fake server
+//!   ([`TestWorkspace::with_fake_server`], fault injection through [`fake::Script`]), or none.
+//! - [`Outcome`]: the tool's result with assertions on the diagnostics it reported, parsed from
+//!   the very text the model reads (`ERROR [line:col] message (code)` inside
+//!   `<diagnostics file="…">` blocks): [`Outcome::assert_error`] by file, line and code.
+//!
+//! ```no_run
+//! use lspedit::testing::TestWorkspace;
+//!
+//! let ws = TestWorkspace::with_servers(
+//!     "//- /tsconfig.json\n{}\n//- /src/a.ts\nexport const n: number = 1;\n",
+//!     &["tsc7", "typescript-language-server"],
+//! )?;
+//! ws.edit("src/a.ts", "number = 1", "number = \"one\"")
+//!     .assert_applied()
+//!     .assert_error("src/a.ts", 1, Some("ts2322"));
+//! # Ok::<(), lspedit::testing::TestingError>(())
+//! ```
+//!
+//! Helpers that assert panic with the tool's full text, as test assertions do.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use lspedit_lsp::{PoolConfig, ServerConfig};
+use lspedit_mcp::Session;
+use lspedit_tools::{ToolResult, Tools, ToolsConfig, Workspace};
+
+/// The scripted fake language server, as a library: its [`fake::Script`] (delivery mode,
+/// crashes, hangs, garbage, slowness) and [`fake::binary`].
+pub use lspedit_fake_lsp as fake;
+
+/// Why a test workspace could not be set up.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum TestingError {
+    /// The fixture text is malformed (no `//- /path` header, a path that leaves the root).
+    Fixture(String),
+    Io(std::io::Error),
+    /// The pool configuration could not be built.
+    Config(String),
+    /// A server the test needs is not installed (see [`TestWorkspace::with_servers`]).
+    ServerMissing(String),
+}
+
+impl std::fmt::Display for TestingError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TestingError::Fixture(m) => write!(f, "bad fixture: {m}"),
+            TestingError::Io(e) => write!(f, "I/O error: {e}"),
+            TestingError::Config(m) => write!(f, "configuration error: {m}"),
+            TestingError::ServerMissing(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+impl std::error::Error for TestingError {}
+
+impl From<std::io::Error> for TestingError {
+    fn from(e: std::io::Error) -> Self {
+        TestingError::Io(e)
+    }
+}
+
+/// Parses a fixture into `(path, text)` pairs: a line `//- /path` starts a file, the lines up
+/// to the next header are its text (each keeps its newline). Paths are workspace-relative
+/// without the leading `/`.
+pub fn parse_fixture(fixture: &str) -> Result<Vec<(String, String)>, TestingError> {
+    let mut files: Vec<(String, String)> = Vec::new();
+    for line in fixture.split_inclusive('\n') {
+        if let Some(header) = line.trim_end().strip_prefix("//- ") {
+            let path = header.trim().trim_start_matches('/').to_string();
+            if path.is_empty() || path.split('/').any(|c| c == ".." || c.is_empty()) {
+                return Err(TestingError::Fixture(format!(
+                    "bad path in header {:?}",
+                    line.trim_end()
+                )));
+            }
+            files.push((path, String::new()));
+        } else if let Some((_, text)) = files.last_mut() {
+            text.push_str(line);
+        } else if !line.trim().is_empty() {
+            return Err(TestingError::Fixture(
+                "text before the first `//- /path` header".into(),
+            ));
+        }
+    }
+    if files.is_empty() {
+        return Err(TestingError::Fixture("no `//- /path` header".into()));
+    }
+    Ok(files)
+}
+
+/// A temp workspace with the agent tools over it. Dropping it stops its servers and deletes
+/// the directory.
+pub struct TestWorkspace {
+    // Field order: the session (and its servers) goes before the directory.
+    session: Session,
+    root: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl std::fmt::Debug for TestWorkspace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestWorkspace")
+            .field("root", &self.root)
+            .finish()
+    }
+}
+
+impl TestWorkspace {
+    /// The fixture's files, no diagnostics.
+    pub fn new(fixture: &str) -> Result<TestWorkspace, TestingError> {
+        Self::build(fixture, |_| Ok(None))
+    }
+
+    /// The fixture's files, with diagnostics from the bundled real servers named in `servers`
+    /// (others disabled), found where `lspedit servers install` or `scripts/install-servers`
+    /// put them. Generous timeouts (60 s to start, 30 s warm): a test waits for the truth.
+    /// Fails with [`TestingError::ServerMissing`] when none of them is installed.
+    pub fn with_servers(fixture: &str, servers: &[&str]) -> Result<TestWorkspace, TestingError> {
+        Self::build(fixture, |root| {
+            let cfg = crate::servers::pool_config(root)
+                .map_err(|e| TestingError::Config(e.to_string()))?
+                .only(servers);
+            if !servers.iter().any(|id| {
+                cfg.server(id)
+                    .is_some_and(|s| cfg.resolve_command(s).is_some())
+            }) {
+                return Err(TestingError::ServerMissing(format!(
+                    "none of the servers {servers:?} is installed; run `lspedit servers install` or `bash scripts/install-servers`"
+                )));
+            }
+            Ok(Some(cfg))
+        })
+    }
+
+    /// The fixture's files, with diagnostics from the scripted fake server for files ending in
+    /// `.<extension>`. Every line containing `script.marker` yields one error, code `F001`.
+    pub fn with_fake_server(
+        fixture: &str,
+        script: &fake::Script,
+        extension: &str,
+    ) -> Result<TestWorkspace, TestingError> {
+        Self::build(fixture, |root| {
+            let script_file = root.join(".lspedit-fake-script.json");
+            std::fs::write(&script_file, script.to_json())?;
+            let strategy = match script.mode {
+                fake::Mode::Push => "push-versioned",
+                fake::Mode::PushUnversioned => "push-unversioned",
+                fake::Mode::Pull => "pull",
+            };
+            let toml = format!(
+                "id = \"fake\"\ncommand = {cmd:?}\nlanguages = {{ {extension} = \"fake\" }}\n\
+                 diagnostics = {{ strategy = \"{strategy}\", quiet_window_ms = 30, first_publish_timeout_ms = 400 }}\n\
+                 env = {{ {env} = {script:?} }}\n",
+                cmd = fake::binary().display().to_string(),
+                env = fake::SCRIPT_FILE_ENV,
+                script = script_file.display().to_string(),
+            );
+            let server =
+                ServerConfig::from_toml(&toml).map_err(|e| TestingError::Config(e.to_string()))?;
+            Ok(Some(PoolConfig {
+                servers: vec![server],
+                shutdown_grace: Duration::from_millis(300),
+                restart_backoff: Duration::from_millis(50),
+                startup_timeout: Duration::from_secs(5),
+                request_timeout: Duration::from_secs(2),
+                ..PoolConfig::default()
+            }))
+        })
+    }
+
+    fn build(
+        fixture: &str,
+        pool: impl FnOnce(&Path) -> Result<Option<PoolConfig>, TestingError>,
+    ) -> Result<TestWorkspace, TestingError> {
+        let files = parse_fixture(fixture)?;
+        let dir = tempfile::tempdir()?;
+        let root = dir.path().canonicalize()?;
+        for (path, text) in &files {
+            let abs = root.join(path);
+            if let Some(parent) = abs.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(&abs, text)?;
+        }
+        let pool = pool(&root)?;
+        let ws = Workspace::open(&root).map_err(|e| TestingError::Config(e.to_string()))?;
+        let mut config = ToolsConfig::default();
+        config.diagnostics.start_timeout = Duration::from_secs(60);
+        config.diagnostics.timeout = Duration::from_secs(30);
+        Ok(TestWorkspace {
+            session: Session::new(ws, pool, config),
+            root,
+            _dir: dir,
+        })
+    }
+
+    /// The workspace root (canonical).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The tools, for calls the helpers do not cover.
+    pub fn tools(&self) -> &Tools {
+        self.session.tools()
+    }
+
+    /// A file's current text; panics when it cannot be read.
+    pub fn read(&self, path: &str) -> String {
+        match std::fs::read_to_string(self.root.join(path)) {
+            Ok(t) => t,
+            Err(e) => panic!("cannot read {path}: {e}"),
+        }
+    }
+
+    /// The hashline view (`42abcd|content`) of a file, as `read_file` shows it.
+    pub fn read_file(&self, path: &str) -> Outcome {
+        Outcome(self.tools().read_file(path, None, None))
+    }
+
+    /// The anchor (`42abcd`) of 1-based `line` of `path`; panics when there is no such line.
+    pub fn anchor(&self, path: &str, line: usize) -> String {
+        let view = self.tools().read_file(path, Some(line), Some(1));
+        view.llm_content
+            .split('|')
+            .next()
+            .filter(|a| !view.is_error && a.starts_with(&line.to_string()))
+            .map(str::to_string)
+            .unwrap_or_else(|| panic!("no line {line} in {path}: {}", view.llm_content))
+    }
+
+    pub fn apply_patch(&self, patch: &str) -> Outcome {
+        Outcome(self.tools().apply_patch(patch))
+    }
+
+    pub fn edit(&self, path: &str, old_text: &str, new_text: &str) -> Outcome {
+        Outcome(self.tools().edit(path, old_text, new_text, false))
+    }
+
+    pub fn write_file(&self, path: &str, content: &str) -> Outcome {
+        Outcome(self.tools().write_file(path, content))
+    }
+
+    /// The `diagnostics` operation (check files as they are, no edit).
+    pub fn diagnostics(&self, paths: &[&str]) -> Outcome {
+        let paths: Vec<String> = paths.iter().map(|p| p.to_string()).collect();
+        Outcome(self.session.diagnostics(&paths))
+    }
+}
+
+/// One diagnostic as the model read it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reported {
+    pub file: String,
+    /// `ERROR`, `WARNING`, `INFO` or `HINT`.
+    pub severity: String,
+    pub line: u32,
+    pub column: u32,
+    pub message: String,
+    /// `ts2322`, `E0308`, …
+    pub code: Option<String>,
+}
+
+/// Parses every `<diagnostics file="…">` block of a tool's text.
+pub fn parse_diagnostics(text: &str) -> Vec<Reported> {
+    let mut out = Vec::new();
+    let mut file: Option<String> = None;
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("<diagnostics file=\"") {
+            file = rest.strip_suffix("\">").map(str::to_string);
+            continue;
+        }
+        if line == "</diagnostics>" {
+            file = None;
+            continue;
+        }
+        let Some(f) = &file else { continue };
+        if let Some(d) = parse_line(f, line) {
+            out.push(d);
+        }
+    }
+    out
+}
+
+/// `ERROR [42:5] message (code)`.
+fn parse_line(file: &str, line: &str) -> Option<Reported> {
+    let (severity, rest) = line.split_once(" [")?;
+    let (pos, rest) = rest.split_once("] ")?;
+    let (l, c) = pos.split_once(':')?;
+    let (message, code) = match rest.strip_suffix(')').and_then(|r| r.rsplit_once(" (")) {
+        Some((m, code)) if !code.contains(' ') => (m.to_string(), Some(code.to_string())),
+        _ => (rest.to_string(), None),
+    };
+    Some(Reported {
+        file: file.to_string(),
+        severity: severity.to_string(),
+        line: l.parse().ok()?,
+        column: c.parse().ok()?,
+        message,
+        code,
+    })
+}
+
+/// A tool's result, with assertions. Each assertion panics with the full `llm_content`.
+#[derive(Debug, Clone)]
+pub struct Outcome(pub ToolResult);
+
+impl Outcome {
+    /// What the model reads.
+    pub fn text(&self) -> &str {
+        &self.0.llm_content
+    }
+
+    /// The diagnostics reported in the text.
+    pub fn diagnostics(&self) -> Vec<Reported> {
+        parse_diagnostics(&self.0.llm_content)
+    }
+
+    /// The tool succeeded (every file applied).
+    #[track_caller]
+    pub fn assert_applied(&self) -> &Self {
+        assert!(
+            !self.0.is_error,
+            "expected success, got a refusal:\n{}",
+            self.0.llm_content
+        );
+        self
+    }
+
+    /// The tool refused, naming `reason` (e.g. `hunk_mismatch`).
+    #[track_caller]
+    pub fn assert_refused(&self, reason: &str) -> &Self {
+        assert!(
+            self.0.is_error && self.0.llm_content.contains(reason),
+            "expected a refusal with {reason}, got:\n{}",
+            self.0.llm_content
+        );
+        self
+    }
+
+    /// An error was reported for `file` at 1-based `line`, with `code` when given.
+    #[track_caller]
+    pub fn assert_error(&self, file: &str, line: u32, code: Option<&str>) -> &Self {
+        let found = self.diagnostics().iter().any(|d| {
+            d.file == file
+                && d.line == line
+                && d.severity == "ERROR"
+                && code.is_none_or(|c| d.code.as_deref() == Some(c))
+        });
+        assert!(
+            found,
+            "expected an error in {file} at line {line} (code {code:?}), got:\n{}",
+            self.0.llm_content
+        );
+        self
+    }
+
+    /// No diagnostics at all were reported.
+    #[track_caller]
+    pub fn assert_no_diagnostics(&self) -> &Self {
+        assert!(
+            self.diagnostics().is_empty(),
+            "expected no diagnostics, got:\n{}",
+            self.0.llm_content
+        );
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fixture_parses_files_in_order() {
+        let files = parse_fixture("//- /a.ts\nx\n\n//- /src/b.ts\ny\n").unwrap();
+        assert_eq!(
+            files,
+            vec![
+                ("a.ts".to_string(), "x\n\n".to_string()),
+                ("src/b.ts".to_string(), "y\n".to_string())
+            ]
+        );
+        assert!(parse_fixture("no header\n").is_err());
+        assert!(parse_fixture("//- /../x\n").is_err());
+    }
+
+    #[test]
+    fn diagnostics_blocks_parse() {
+        let text = "Edited src/a.ts: replaced line 1.\n\nLSP errors detected in this file, please fix:\n<diagnostics file=\"src/a.ts\">\nERROR [1:14] Type 'string' is not assignable to type 'number'. (ts2322)\nERROR [3:1] no code here\n</diagnostics>";
+        let d = parse_diagnostics(text);
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[0].code.as_deref(), Some("ts2322"));
+        assert_eq!((d[0].line, d[0].column), (1, 14));
+        assert_eq!(d[1].code, None);
+        assert_eq!(d[1].message, "no code here");
+    }
+}

@@ -1,0 +1,321 @@
+//! The CLI binary, one subcommand at a time: output, `--json`, exit codes (0 success, 1 refused
+//! or failed, 2 usage or configuration error).
+
+use crate::harness::{Project, TS_SERVERS, have_server, run, ts_break_patch};
+
+const GREET: &str = "export function greet(name: string): string {\n  return \"hi \" + name;\n}\n";
+
+fn greet_project() -> Project {
+    Project::with_files(&[("src/greet.ts", GREET)])
+}
+
+#[test]
+fn read_prints_the_hashline_view_and_json() {
+    let p = greet_project();
+    let r = p.run(&["read", "src/greet.ts"], "");
+    r.assert_code(0);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(lines.len(), 3);
+    assert!(
+        lines[1].ends_with("|  return \"hi \" + name;"),
+        "{}",
+        r.stdout
+    );
+
+    let j = p.run(
+        &[
+            "read",
+            "src/greet.ts",
+            "--json",
+            "--offset",
+            "2",
+            "--limit",
+            "1",
+        ],
+        "",
+    );
+    j.assert_code(0);
+    let v = j.json();
+    assert_eq!(v["total_lines"], 3);
+    assert_eq!(v["base_sha"].as_str().unwrap().len(), 12);
+    assert_eq!(v["content"].as_str().unwrap().lines().count(), 1);
+
+    p.run(&["read", "src/nope.ts"], "").assert_code(1);
+    p.run(&["read", "../outside.ts"], "").assert_code(1);
+}
+
+#[test]
+fn edit_replaces_and_refuses_with_exit_1() {
+    let p = greet_project();
+    let r = p.run(
+        &[
+            "edit",
+            "src/greet.ts",
+            "--old",
+            "\"hi \"",
+            "--new",
+            "\"hello \"",
+            "--no-diagnostics",
+        ],
+        "",
+    );
+    r.assert_code(0);
+    assert!(
+        r.stdout
+            .starts_with("Edited src/greet.ts: replaced line 2."),
+        "{}",
+        r.stdout
+    );
+    assert!(p.read("src/greet.ts").contains("\"hello \" + name"));
+
+    let j = p.run(
+        &[
+            "edit",
+            "src/greet.ts",
+            "--old",
+            "absent",
+            "--new",
+            "x",
+            "--no-diagnostics",
+            "--json",
+        ],
+        "",
+    );
+    j.assert_code(1);
+    let v = j.json();
+    assert_eq!(v["ok"], false);
+    assert!(
+        v["llm_content"].as_str().unwrap().contains("hunk_mismatch"),
+        "{v}"
+    );
+}
+
+#[test]
+fn write_takes_content_from_stdin() {
+    let p = greet_project();
+    let r = p.run(
+        &["write", "src/new.ts", "--no-diagnostics", "--json"],
+        "export const n = 1;\n",
+    );
+    r.assert_code(0);
+    let v = r.json();
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["llm_content"], "Created src/new.ts (1 lines).");
+    assert_eq!(p.read("src/new.ts"), "export const n = 1;\n");
+    p.run(&["write", "../x.ts", "--no-diagnostics"], "x")
+        .assert_code(1);
+}
+
+#[test]
+fn apply_reports_per_file_and_exit_codes() {
+    let p = greet_project();
+    let view = p.run(&["read", "src/greet.ts"], "").stdout;
+    let a2 = view
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split('|')
+        .next()
+        .unwrap()
+        .to_string();
+    let patch = format!(
+        "--- a/src/greet.ts\n+++ b/src/greet.ts\n@@ @@\n-{a2}|  return \"hi \" + name;\n+  return `hi ${{name}}`;\n"
+    );
+    // A dry run changes nothing.
+    let dry = p.run(&["apply", "--dry-run", "--json"], &patch);
+    dry.assert_code(0);
+    assert_eq!(dry.json()["ok"], true);
+    assert_eq!(p.read("src/greet.ts"), GREET);
+
+    let r = p.run(&["apply", "--no-diagnostics", "--json"], &patch);
+    r.assert_code(0);
+    let v = r.json();
+    assert_eq!(v["files"][0]["status"], "modified");
+    assert_eq!(v["files"][0]["path"], "src/greet.ts");
+    assert!(p.read("src/greet.ts").contains("`hi ${name}`"));
+
+    // Again: the anchored line is gone, the file is refused and untouched.
+    let again = p.run(&["apply", "--no-diagnostics"], &patch);
+    again.assert_code(1);
+    assert!(
+        again
+            .stdout
+            .starts_with("FAILED src/greet.ts: hunk_mismatch"),
+        "{}",
+        again.stdout
+    );
+
+    // A truncated envelope is refused as a whole.
+    let cut = p.run(
+        &["apply", "--no-diagnostics"],
+        "*** Begin Patch\n*** Update File: src/greet.ts\n@@\n-x\n",
+    );
+    cut.assert_code(1);
+    assert!(cut.stdout.contains("truncated_input"), "{}", cut.stdout);
+}
+
+#[test]
+fn usage_and_configuration_errors_exit_2() {
+    run(&["no-such-command"], "").assert_code(2);
+    run(&["read"], "").assert_code(2);
+    run(&["read", "x", "--root", "/definitely/not/here"], "").assert_code(2);
+    run(
+        &["apply", "/definitely/not/here.diff", "--no-diagnostics"],
+        "",
+    )
+    .assert_code(2);
+    run(&["servers", "install", "no-such-server"], "").assert_code(2);
+    let p = Project::with_files(&[
+        (".lspedit/config.toml", "[pool]\nbogus = 1\n"),
+        ("a.ts", "x\n"),
+    ]);
+    p.run(&["check", "a.ts"], "").assert_code(2);
+    let help = run(&["--help"], "");
+    help.assert_code(0);
+    for cmd in [
+        "read", "edit", "write", "apply", "check", "servers", "mcp", "demo",
+    ] {
+        assert!(help.stdout.contains(cmd), "{cmd} missing from --help");
+    }
+}
+
+#[test]
+fn servers_status_lists_every_configured_server() {
+    let r = run(&["servers", "status", "--json"], "");
+    r.assert_code(0);
+    let v = r.json();
+    let servers = v["servers"].as_array().unwrap();
+    let ids: Vec<&str> = servers.iter().map(|s| s["id"].as_str().unwrap()).collect();
+    for id in [
+        "tsc7",
+        "typescript-language-server",
+        "rust-analyzer",
+        "pyright",
+        "clangd",
+    ] {
+        assert!(ids.contains(&id), "{id} missing from {ids:?}");
+    }
+    let tsc7 = servers.iter().find(|s| s["id"] == "tsc7").unwrap();
+    assert_eq!(tsc7["pinned"], "7.0.2");
+    assert_eq!(tsc7["install"], "npm typescript@7.0.2");
+    assert!(
+        tsc7["extensions"]
+            .as_array()
+            .unwrap()
+            .contains(&serde_json::json!("ts"))
+    );
+    if have_server(&["tsc7"]) {
+        assert_eq!(tsc7["state"], "ready");
+        assert_eq!(tsc7["version"], "7.0.2");
+    }
+    let text = run(&["servers", "status"], "");
+    text.assert_code(0);
+    assert!(text.stdout.contains("SERVER") && text.stdout.contains("rust-analyzer"));
+}
+
+#[test]
+fn servers_status_probe_shows_the_running_process_per_root() {
+    if !have_server(TS_SERVERS) {
+        return;
+    }
+    let p = Project::copy("ts-basic");
+    let r = p.run(
+        &["servers", "status", "--json", "--probe", "src/index.ts"],
+        "",
+    );
+    r.assert_code(0);
+    let v = r.json();
+    let procs = v["processes"].as_array().unwrap();
+    assert_eq!(procs.len(), 1, "{v}");
+    assert_eq!(procs[0]["state"], "running");
+    assert_eq!(procs[0]["root"], p.root.display().to_string());
+    assert_eq!(procs[0]["open_documents"], 1);
+    assert!(procs[0]["pgid"].as_u64().is_some());
+    assert!(TS_SERVERS.contains(&procs[0]["server"].as_str().unwrap()));
+}
+
+#[test]
+fn servers_install_is_idempotent_when_installed() {
+    if !have_server(&["tsc7"]) {
+        return;
+    }
+    let r = run(&["servers", "install", "tsc7", "--json"], "");
+    r.assert_code(0);
+    let v = r.json();
+    assert_eq!(v["servers"][0]["id"], "tsc7");
+    assert_eq!(v["servers"][0]["changed"], false);
+    assert_eq!(v["servers"][0]["version"], "7.0.2");
+}
+
+#[test]
+fn check_and_apply_report_real_typescript_errors() {
+    if !have_server(TS_SERVERS) {
+        return;
+    }
+    let p = Project::copy("ts-basic");
+    let clean = p.run(&["check", "src/index.ts"], "");
+    clean.assert_code(0);
+    assert!(
+        clean.stdout.starts_with("src/index.ts: no errors ("),
+        "{}",
+        clean.stdout
+    );
+
+    let view = p.run(&["read", "src/index.ts"], "").stdout;
+    let applied = p.run(&["apply", "--json"], &ts_break_patch(&view));
+    applied.assert_code(0);
+    let llm = applied.json()["llm_content"].as_str().unwrap().to_string();
+    assert!(
+        llm.contains("ERROR [3:7] Type 'number' is not assignable to type 'string'. (ts2322)"),
+        "{llm}"
+    );
+
+    let broken = p.run(&["check", "src/index.ts", "src/util.ts"], "");
+    broken.assert_code(1);
+    assert!(
+        broken
+            .stdout
+            .contains("<diagnostics file=\"src/index.ts\">"),
+        "{}",
+        broken.stdout
+    );
+    assert!(
+        broken.stdout.contains("src/util.ts: no errors"),
+        "{}",
+        broken.stdout
+    );
+
+    let j = p.run(&["check", "src/index.ts", "--json"], "");
+    j.assert_code(1);
+    assert!(
+        j.json()["llm_content"]
+            .as_str()
+            .unwrap()
+            .contains("(ts2322)")
+    );
+
+    p.run(&["check", "src/missing.ts"], "").assert_code(1);
+}
+
+#[test]
+fn demo_shows_errors_and_fixes_for_typescript_and_rust() {
+    if !have_server(TS_SERVERS) || !have_server(&["rust-analyzer"]) {
+        return;
+    }
+    let r = run(&["demo"], "");
+    r.assert_code(0);
+    for needle in [
+        "M ts-basic/src/index.ts (1 hunk, moved +3)",
+        "(ts2322)",
+        "ts-basic/src/index.ts: no errors",
+        "(E0308)",
+        "rust-basic/src/lib.rs: no errors (rust-analyzer).",
+        "Done: each error was reported",
+    ] {
+        assert!(
+            r.stdout.contains(needle),
+            "{needle:?} not in:\n{}",
+            r.stdout
+        );
+    }
+}

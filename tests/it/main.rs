@@ -1,0 +1,15 @@
+//! End-to-end tests of the `lspedit` package: the CLI binary, the MCP server (driven by rmcp's
+//! client and by the Python `mcp` package), and the `testing` feature against real servers.
+//!
+//! Real-server tests need the pinned servers (`bash scripts/install-servers` or
+//! `lspedit servers install`). Without them a test says so on stderr and passes, unless
+//! `LSPEDIT_REQUIRE_SERVERS=1` (set by `scripts/test`), where it fails.
+
+// Test code: a failed unwrap is a failed test, with the value in the message.
+#![allow(clippy::unwrap_used)]
+
+mod cli;
+mod harness;
+mod mcp;
+mod mcp_python;
+mod testing_example;
