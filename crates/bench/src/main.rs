@@ -5,6 +5,9 @@
 //! cargo run --release -p lspedit-bench -- engine  [--write] [--quick]
 //! cargo run --release -p lspedit-bench -- process [--write] [--runs N] [--no-build]
 //! cargo run --release -p lspedit-bench -- all     [--write]
+//! cargo run --release -p lspedit-bench -- reliability [--write] [--quick]
+//! cargo run --release -p lspedit-bench -- corpus  [--write]
+//! cargo run --release -p lspedit-bench -- crash   [--write] [--quick]
 //! ```
 //!
 //! `process` first runs `cargo build --release -p lspedit` itself (so the lspedit binary it
@@ -12,9 +15,16 @@
 // A benchmark's output is its purpose: results go to stdout, progress to stderr.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod child;
+mod corpus;
+mod crash;
+mod drift;
 mod engine;
 mod generate;
 mod process;
+mod reliability;
+mod sources;
+mod suites;
 mod timing;
 
 use std::fs;
@@ -24,8 +34,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail, ensure};
 
-const USAGE: &str =
-    "usage: lspedit-bench <engine|process|all> [--write] [--quick] [--runs N] [--no-build]
+const USAGE: &str = "usage: lspedit-bench <engine|process|all|reliability|corpus|crash> [--write] [--quick] [--runs N] [--no-build]
 
   engine     parse + apply a 10-hunk patch in memory (1k..1M lines, spiral search)
   process    `lspedit apply --no-diagnostics` vs `git apply` vs `patch` as whole processes
@@ -92,8 +101,8 @@ fn parse_args() -> Result<Args> {
             );
             std::process::exit(0);
         }
-        Some("-h" | "--help") | None => bail!("{USAGE}"),
-        Some(other) => bail!("unknown command `{other}`\n{USAGE}"),
+        Some("-h" | "--help") | None => bail!("{USAGE}{}", suites::USAGE),
+        Some(other) => bail!("unknown command `{other}`\n{USAGE}{}", suites::USAGE),
     };
     let mut a = Args {
         engine,
@@ -254,6 +263,14 @@ fn replace_section(doc: &str, heading: &str, body: &str, after: Option<&str>) ->
 }
 
 fn run() -> Result<()> {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(s) = suites::Suites::from_args(&argv)? {
+        ensure!(
+            suites::run(&s, &workspace_root())?,
+            "a reliability target was missed (see the report above)"
+        );
+        return Ok(());
+    }
     let args = parse_args()?;
     let root = workspace_root();
     let lspedit = if args.process {

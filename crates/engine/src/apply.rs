@@ -288,12 +288,13 @@ fn finish(
     hunks: &[Hunk],
     opts: &ApplyOptions,
 ) -> Applied {
-    let new_doc = Document {
+    let mut new_doc = Document {
         lines,
         eol: doc.eol,
         bom: doc.bom,
         final_newline,
     };
+    new_doc.drop_empty_unterminated_last_line();
     let sync = live_sync(&new_doc, &edits, opts);
     Applied {
         added: hunks.iter().map(Hunk::additions).sum(),
@@ -695,10 +696,13 @@ fn emit(doc: &Document, hunk: &Hunk, old: &[OldLine<'_>], al: &Alignment) -> Vec
 
 pub(crate) fn live_sync(doc: &Document, edits: &LineEdits, opts: &ApplyOptions) -> Vec<SyncBlock> {
     let mut budget = opts.sync_total_max_lines;
+    let len = doc.len();
     edits
         .new_ranges()
         .into_iter()
         .map(|r| {
+            // A block may end in the empty unterminated line the document dropped.
+            let r = r.start.min(len)..r.end.min(len);
             let n = r.len();
             let lines = if n <= opts.sync_block_max_lines && n <= budget {
                 budget -= n;
@@ -717,4 +721,34 @@ pub(crate) fn live_sync(doc: &Document, edits: &LineEdits, opts: &ApplyOptions) 
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::parse_patch;
+    use crate::patch::FileChange;
+
+    fn hunks_of(patch: &str) -> Vec<Hunk> {
+        match parse_patch(patch).unwrap().files.remove(0).change {
+            FileChange::Update { hunks, .. } | FileChange::Delete { hunks, .. } => hunks,
+            FileChange::Add { .. } => panic!("expected hunks"),
+        }
+    }
+
+    // Regression (fuzz target `apply`): a hunk that leaves an empty last line in a file without
+    // a final newline (here the `\ No newline` marker of the removed `#` is missing) produced
+    // the document `[""]`, whose bytes are empty, while live sync reported line 1.
+    #[test]
+    fn live_sync_never_reports_a_line_the_bytes_do_not_have() {
+        let doc = Document::from_text("\n\n\n#");
+        let hunks = hunks_of("--- a/f\n+++ b/f\n@@ -1,4 +0,0 @@\n \n-\n-\n-\n-#\n");
+        let applied = apply_hunks(&doc, &hunks, &ApplyOptions::default()).unwrap();
+        let bytes = applied.doc.to_bytes();
+        assert_eq!(bytes, b"");
+        assert_eq!(Document::from_bytes(&bytes).unwrap(), applied.doc);
+        for block in &applied.sync {
+            assert!(block.start_line - 1 + block.line_count <= applied.doc.len());
+        }
+    }
 }

@@ -33,6 +33,13 @@ pub fn unified_diff(
     new_path: Option<&str>,
     opts: &DiffOptions,
 ) -> String {
+    if old == new {
+        return String::new();
+    }
+    // Only the changed middle, with its context lines, goes through Myers: an edit of a few
+    // lines in a 10,000-line file then costs a few lines, not the file. `base` is the 0-based
+    // file line of the middle's first line.
+    let (base, old, new) = trim_common_lines(old, new, opts.context);
     let a = Document::from_text(old);
     let b = Document::from_text(new);
     // The last line's missing newline is part of its identity, so such a change shows up.
@@ -45,7 +52,7 @@ pub fn unified_diff(
             .collect()
     };
     let (ka, kb) = (key(&a), key(&b));
-    let ops = capture_diff_slices(similar::Algorithm::Myers, &ka, &kb);
+    let ops = diff_ops(&ka, &kb);
     let groups = group_diff_ops(ops, opts.context);
     if groups.is_empty() {
         return String::new();
@@ -69,16 +76,16 @@ pub fn unified_diff(
             |r: &std::ops::Range<usize>| if r.is_empty() { r.start } else { r.start + 1 };
         out.push_str(&format!(
             "@@ -{},{} +{},{} @@\n",
-            header_start(&old_range),
+            base + header_start(&old_range),
             old_range.len(),
-            header_start(&new_range),
+            base + header_start(&new_range),
             new_range.len()
         ));
         let old_line = |i: usize, marker: char, out: &mut String| {
             let (text, no_nl) = &ka[i];
             if opts.anchored {
                 let anchor = Anchor {
-                    line: i + 1,
+                    line: base + i + 1,
                     hash: LineHash::of(text),
                 };
                 out.push_str(&format!("{marker}{anchor}|{text}\n"));
@@ -135,13 +142,132 @@ pub fn unified_diff(
     out
 }
 
+/// Drop the complete lines `old` and `new` share at their start and end, keeping `context` of
+/// them on each side of the rest. Returns the number of lines dropped at the start and the two
+/// middles. Lines are compared with their terminators, so a line whose ending changed stays in
+/// the middle; the BOM, if any, belongs to the first line.
+fn trim_common_lines<'a>(old: &'a str, new: &'a str, context: usize) -> (usize, &'a str, &'a str) {
+    // Common leading lines, each terminated in both.
+    let (mut pre_lines, mut pre_bytes) = (0, 0);
+    for (a, b) in old.split_inclusive('\n').zip(new.split_inclusive('\n')) {
+        if a != b || !a.ends_with('\n') {
+            break;
+        }
+        pre_lines += 1;
+        pre_bytes += a.len();
+    }
+    // Common trailing lines, not overlapping the prefix.
+    let (mut old_rest, mut new_rest) = (&old[pre_bytes..], &new[pre_bytes..]);
+    let mut suf_lines = 0;
+    while !old_rest.is_empty() && !new_rest.is_empty() {
+        let (a, b) = (last_line(old_rest), last_line(new_rest));
+        if a != b {
+            break;
+        }
+        old_rest = &old_rest[..old_rest.len() - a.len()];
+        new_rest = &new_rest[..new_rest.len() - b.len()];
+        suf_lines += 1;
+    }
+    let suf_bytes = old.len() - pre_bytes - old_rest.len();
+    // Give back `context` lines on each side.
+    let keep_pre = context.min(pre_lines);
+    let mut start = pre_bytes;
+    for _ in 0..keep_pre {
+        start = old[..start - 1].rfind('\n').map_or(0, |i| i + 1);
+    }
+    let keep_suf = context.min(suf_lines);
+    let mut end_back = suf_bytes;
+    for _ in 0..keep_suf {
+        let tail_start = old.len() - end_back;
+        end_back -= line_len_at(old, tail_start);
+    }
+    let old_mid = &old[start..old.len() - end_back];
+    let new_mid = &new[start..new.len() - end_back];
+    (pre_lines - keep_pre, old_mid, new_mid)
+}
+
+/// The last line of a non-empty `s`, with its terminator if it has one.
+fn last_line(s: &str) -> &str {
+    let body = s.strip_suffix('\n').unwrap_or(s);
+    &s[body.rfind('\n').map_or(0, |i| i + 1)..]
+}
+
+/// The length, terminator included, of the line starting at byte `at` of `s`.
+fn line_len_at(s: &str, at: usize) -> usize {
+    s[at..].find('\n').map_or(s.len() - at, |i| i + 1)
+}
+
+/// Myers ops turning `a` into `b`, every index recomputed from the op lengths.
+///
+/// similar 2.7's Myers sometimes reports a wrong secondary index (the `new_index` of a
+/// `Delete`, the `old_index` of an `Insert`: mitsuhiko/similar#78) although the ops' order and
+/// lengths are right. Hunk headers and line maps are built from those indices, so they are
+/// rebuilt here from running cursors. Should the ops ever fail to describe `a` → `b`, the whole
+/// change becomes one replacement: larger, but still correct.
+fn diff_ops<T: Eq + std::hash::Hash + Ord>(a: &[T], b: &[T]) -> Vec<DiffOp> {
+    let raw = capture_diff_slices(similar::Algorithm::Myers, a, b);
+    let (mut o, mut n) = (0, 0);
+    let mut ops = Vec::with_capacity(raw.len());
+    for op in raw {
+        let (_, old_range, new_range) = op.as_tag_tuple();
+        let (old_len, new_len) = (old_range.len(), new_range.len());
+        if o + old_len > a.len() || n + new_len > b.len() {
+            break;
+        }
+        ops.push(match op {
+            DiffOp::Equal { len, .. } => {
+                if a[o..o + len] != b[n..n + len] {
+                    break;
+                }
+                DiffOp::Equal {
+                    old_index: o,
+                    new_index: n,
+                    len,
+                }
+            }
+            DiffOp::Delete { old_len, .. } => DiffOp::Delete {
+                old_index: o,
+                old_len,
+                new_index: n,
+            },
+            DiffOp::Insert { new_len, .. } => DiffOp::Insert {
+                old_index: o,
+                new_index: n,
+                new_len,
+            },
+            DiffOp::Replace {
+                old_len, new_len, ..
+            } => DiffOp::Replace {
+                old_index: o,
+                old_len,
+                new_index: n,
+                new_len,
+            },
+        });
+        o += old_len;
+        n += new_len;
+    }
+    if o == a.len() && n == b.len() {
+        return ops;
+    }
+    if a.is_empty() && b.is_empty() {
+        return Vec::new();
+    }
+    vec![DiffOp::Replace {
+        old_index: 0,
+        old_len: a.len(),
+        new_index: 0,
+        new_len: b.len(),
+    }]
+}
+
 /// Where each line of `old` ended up in `new` (0-based), or `None` when the line was removed or
 /// changed. Used to tell a diagnostic that merely moved from one the change introduced.
 pub fn line_map(old: &str, new: &str) -> Vec<Option<usize>> {
     let a: Vec<&str> = old.lines().collect();
     let b: Vec<&str> = new.lines().collect();
     let mut map = vec![None; a.len()];
-    for op in capture_diff_slices(similar::Algorithm::Myers, &a, &b) {
+    for op in diff_ops(&a, &b) {
         if let DiffOp::Equal {
             old_index,
             new_index,
@@ -159,6 +285,95 @@ pub fn line_map(old: &str, new: &str) -> Vec<Option<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::parse::parse_patch;
+    use crate::{ApplyOptions, apply_file_patch};
+
+    // Regression (fuzz target `apply`): similar's Myers reported a `Delete` at new index 3 and
+    // an `Insert` at old index 6 for these texts, so the diff's headers read `@@ -1,5 +3,0 @@`
+    // and `@@ -6,0 +5,11 @@` and the second hunk landed two lines too high.
+    #[test]
+    fn diff_headers_follow_the_ops_not_similars_indices() {
+        let old = "2\n\n\u{1d}\n\n\n\n\n\n";
+        let new = "\n\n\n\n\n\n\n\n2\n\n\n\n\n\n\tx\n";
+        let opts = DiffOptions {
+            context: 2,
+            anchored: false,
+        };
+        let diff = unified_diff(old, new, Some("f"), Some("f"), &opts);
+        let headers: Vec<&str> = diff.lines().filter(|l| l.starts_with("@@")).collect();
+        assert_eq!(headers, ["@@ -1,5 +1,3 @@", "@@ -7,2 +5,11 @@"], "{diff}");
+        let patch = parse_patch(&diff).unwrap();
+        let out = apply_file_patch(
+            &patch.files[0],
+            Some(old.as_bytes()),
+            &ApplyOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(out.new_content.unwrap(), new.as_bytes());
+    }
+
+    /// The common lines trimmed before Myers must not show: headers, anchors and context are
+    /// those of the whole file, wherever the change is (start, middle, end, last line without
+    /// a newline).
+    #[test]
+    fn trimmed_diff_keeps_whole_file_numbers_and_applies() {
+        let file: String = (1..=200).map(|i| format!("line {i}\n")).collect();
+        let cases: Vec<(String, String)> = vec![
+            (file.clone(), file.replace("line 100\n", "changed 100\n")),
+            (file.clone(), file.replace("line 1\n", "first\n")),
+            (file.clone(), file.replace("line 200\n", "last")),
+            (
+                file.clone(),
+                file.replace("line 7\n", "").replace("line 190\n", "x\ny\n"),
+            ),
+            (format!("{file}tail"), format!("{file}tail2")),
+        ];
+        for (old, new) in &cases {
+            for anchored in [false, true] {
+                let opts = DiffOptions {
+                    context: 3,
+                    anchored,
+                };
+                let diff = unified_diff(old, new, Some("f"), Some("f"), &opts);
+                let patch = parse_patch(&diff).unwrap();
+                let out = apply_file_patch(
+                    &patch.files[0],
+                    Some(old.as_bytes()),
+                    &ApplyOptions::default(),
+                )
+                .unwrap();
+                assert_eq!(out.new_content.unwrap(), new.as_bytes(), "{diff}");
+                assert!(out.hunks.iter().all(|h| h.offset == 0), "{diff}");
+            }
+        }
+        // Line endings are not compared, trimmed or not.
+        let crlf = file.replace("line 50\n", "line 50\r\n");
+        assert_eq!(
+            unified_diff(&file, &crlf, Some("f"), Some("f"), &DiffOptions::default()),
+            ""
+        );
+        let diff = unified_diff(
+            &cases[0].0,
+            &cases[0].1,
+            Some("f"),
+            Some("f"),
+            &DiffOptions {
+                context: 3,
+                anchored: true,
+            },
+        );
+        let lines: Vec<&str> = diff.lines().collect();
+        assert_eq!(lines[2], "@@ -97,7 +97,7 @@");
+        assert!(
+            lines[3].starts_with(" 97") && lines[3].ends_with("|line 97"),
+            "{diff}"
+        );
+        assert!(
+            lines[6].starts_with("-100") && lines[6].ends_with("|line 100"),
+            "{diff}"
+        );
+    }
 
     #[test]
     fn line_map_follows_moved_lines() {

@@ -54,14 +54,15 @@ pub fn apply_file_patch(
             let mut doc = Document::empty(LineEnding::Lf);
             doc.lines = lines.iter().map(|l| doc.new_line(l.clone())).collect();
             doc.final_newline = *final_newline || lines.is_empty();
+            doc.drop_empty_unterminated_last_line();
             let sync = vec![SyncBlock {
                 start_line: 1,
-                line_count: lines.len(),
-                lines: (lines.len() <= opts.sync_block_max_lines).then(|| {
-                    lines
+                line_count: doc.len(),
+                lines: (doc.len() <= opts.sync_block_max_lines).then(|| {
+                    doc.lines
                         .iter()
                         .enumerate()
-                        .map(|(i, l)| crate::hash::hashline(i + 1, l))
+                        .map(|(i, l)| crate::hash::hashline(i + 1, &l.text))
                         .collect()
                 }),
             }];

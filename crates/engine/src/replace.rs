@@ -121,9 +121,12 @@ pub fn search_replace(
             "old_text matches overlapping places; make it more specific",
         )
     })?;
+    // Only the lines are new; cloning the whole document first would copy every line twice.
     let new_doc = Document {
         lines: edits.apply(&doc.lines),
-        ..doc.clone()
+        eol: doc.eol,
+        bom: doc.bom,
+        final_newline: doc.final_newline,
     };
     let sync = live_sync(&new_doc, &edits, opts);
     Ok(Replaced {

@@ -155,6 +155,17 @@ impl Document {
         }
     }
 
+    /// An empty last line without a terminator is no line at all in the bytes (`["a", ""]`
+    /// without a final newline renders as `"a\n"`, which reads back as `["a"]`). Drop it, so
+    /// that the document, its line count and the anchors reported for it describe exactly the
+    /// lines a reader of its bytes sees. The rendered bytes do not change.
+    pub(crate) fn drop_empty_unterminated_last_line(&mut self) {
+        if !self.final_newline && self.lines.last().is_some_and(|l| l.text.is_empty()) {
+            self.lines.pop();
+            self.final_newline = true;
+        }
+    }
+
     /// A new line in this document's line-ending style.
     pub fn new_line(&self, text: impl Into<String>) -> Line {
         Line {
@@ -224,6 +235,25 @@ mod tests {
         round_trip(b"\n\n");
         round_trip(b"mixed\r\nlf\nend");
         round_trip(b"lone\rcr\n");
+    }
+
+    #[test]
+    fn empty_unterminated_last_line_is_dropped_without_changing_bytes() {
+        for (lines, final_newline, expected_len) in [
+            (vec!["a", ""], false, 1),
+            (vec![""], false, 0),
+            (vec!["a", ""], true, 2),
+            (vec!["a"], false, 1),
+        ] {
+            let mut doc = Document::from_text("");
+            doc.lines = lines.iter().map(|t| doc.new_line(*t)).collect();
+            doc.final_newline = final_newline;
+            let before = doc.to_bytes();
+            doc.drop_empty_unterminated_last_line();
+            assert_eq!(doc.to_bytes(), before, "{lines:?}");
+            assert_eq!(doc.len(), expected_len, "{lines:?}");
+            assert_eq!(Document::from_bytes(&before).unwrap(), doc, "{lines:?}");
+        }
     }
 
     #[test]

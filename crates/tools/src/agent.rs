@@ -137,11 +137,11 @@ impl Tools {
         &self.config
     }
 
-    fn file_lock(&self, abs: &Path) -> Arc<Mutex<()>> {
+    pub(crate) fn file_lock(&self, abs: &Path) -> Arc<Mutex<()>> {
         Arc::clone(lock(&self.locks).entry(abs.to_path_buf()).or_default())
     }
 
-    fn remember(&self, abs: &Path, bytes: &[u8]) {
+    pub(crate) fn remember(&self, abs: &Path, bytes: &[u8]) {
         lock(&self.seen).insert(abs.to_path_buf(), base_sha(bytes));
     }
 
@@ -258,10 +258,15 @@ impl Tools {
                 .map_err(|e| ToolError::from_engine(Some(&shown), e))?;
             let r = search_replace(&doc, old_text, new_text, replace_all, &self.config.engine)
                 .map_err(|e| ToolError::from_engine(Some(&shown), e))?;
-            let new_bytes = r.doc.to_bytes();
-            self.ws.write_atomic(&shown, &new_bytes)?;
-            self.remember(&abs, &new_bytes);
-            let (old_s, new_s) = (doc.to_text(), r.doc.to_text());
+            // Rendered once; the old text is the bytes as read (`Document` round-trips them),
+            // so a large file is not re-rendered for the display diff and the diagnostics.
+            let new_s = r.doc.to_text();
+            self.ws.write_atomic(&shown, new_s.as_bytes())?;
+            self.remember(&abs, new_s.as_bytes());
+            drop(doc);
+            let old_s = String::from_utf8(bytes).map_err(|_| {
+                ToolError::new(Reason::NotUtf8, Some(&shown), "the file is not valid UTF-8")
+            })?;
             let places = if r.count == 1 {
                 format!("line {}", r.lines[0])
             } else {

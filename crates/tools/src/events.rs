@@ -176,7 +176,8 @@ impl Event {
             Event::EditSplitTriggered { files, reason } => {
                 json!({ "files": files, "reason": reason })
             }
-            Event::EditChunkStarted { path, attempt } | Event::EditChunkCompleted { path, attempt } => {
+            Event::EditChunkStarted { path, attempt }
+            | Event::EditChunkCompleted { path, attempt } => {
                 json!({ "path": path, "attempt": attempt })
             }
             Event::EditChunkFailed {

@@ -7,6 +7,8 @@ mod error;
 pub mod events;
 mod lsp_provider;
 mod patch;
+pub mod truncation;
+pub mod workflow;
 mod workspace;
 
 pub use agent::{ToolResult, Tools, ToolsConfig, WrittenFile, sync_text};
@@ -16,5 +18,13 @@ pub use events::{Event, EventSink, FanOut, JsonlSink, NullSink, RecordingSink};
 pub use lsp_provider::LspProvider;
 pub use patch::{
     ApplyPatchOptions, FileReport, FileStatus, PatchReport, apply_parsed, apply_patch,
+};
+pub use truncation::{
+    EditAttemptLedger, EditExecutor, EditModel, EditOutcome, EditRequest, EditTask, ModelReply,
+    TruncationReport, apply_combined, detect_truncation, select_excerpts, validate_model_edit,
+};
+pub use workflow::{
+    ApplyOutcome, ApplyPlan, ApplyStatus, Atomicity, Proposal, ProposeRequest, UndoOutcome,
+    Workflow, WorkflowConfig,
 };
 pub use workspace::{Workspace, base_sha, write_atomic_abs};

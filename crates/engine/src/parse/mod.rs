@@ -136,7 +136,13 @@ pub(crate) fn check_hunk(
     let body = last.text.get(1..).unwrap_or("");
     let body = body.strip_prefix(' ').unwrap_or(body);
     let anchored_hunk = hunk.lines.iter().any(|l| l.anchor.is_some());
-    if hl.anchor.is_none() && is_partial_anchor(body) && (anchored_hunk || !last.terminated) {
+    // Only context and removal lines carry anchors, so only they can be cut mid-anchor: an
+    // addition such as `+2024` is content (an unterminated one is refused below anyway).
+    if hl.kind != LineKind::Add
+        && hl.anchor.is_none()
+        && is_partial_anchor(body)
+        && (anchored_hunk || !last.terminated)
+    {
         return Err(EngineError::at_line(
             Reason::TruncatedInput,
             last.no,

@@ -1,0 +1,257 @@
+//! The reliability commands of `lspedit-bench` (`reliability`, `corpus`, `crash`): their
+//! options, the report they print, and their sections of RELIABILITY.md.
+
+use std::fs;
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+
+use crate::{corpus, crash, process, reliability};
+
+pub const USAGE: &str = "
+  reliability [--quick] [--cases N] [--seed N] [--no-registry]
+             edit reliability under drift: generated cases applied by lspedit (plain and
+             anchored), git apply and GNU patch, classified per category
+  corpus     the bad-input corpus: every case refused with a typed reason, nothing changed
+  crash [--quick] [--runs N] [--seed N]
+             kill -9 `lspedit apply` of a 5-file patch at random points, 1000 runs
+  (the three can be combined: `corpus crash --write`; each takes --write and --no-build,
+   --write updating its section of RELIABILITY.md)";
+
+const DRIFT_HEADING: &str = "## Edit reliability under drift";
+const CORPUS_HEADING: &str = "## Bad-input corpus";
+const CRASH_HEADING: &str = "## Crash safety: kill -9 during apply";
+
+/// Which suites to run and how.
+#[derive(Debug, Clone)]
+pub struct Suites {
+    pub reliability: bool,
+    pub corpus: bool,
+    pub crash: bool,
+    pub quick: bool,
+    pub write: bool,
+    pub build: bool,
+    pub cases: Option<usize>,
+    pub runs: Option<usize>,
+    pub seed: u64,
+    pub registry: bool,
+}
+
+impl Suites {
+    /// Parse the command line when it names one of these suites; `None` otherwise.
+    pub fn from_args(args: &[String]) -> Result<Option<Suites>> {
+        let mut s = Suites {
+            reliability: false,
+            corpus: false,
+            crash: false,
+            quick: false,
+            write: false,
+            build: true,
+            cases: None,
+            runs: None,
+            seed: reliability::SEED,
+            registry: true,
+        };
+        let mut it = args.iter().peekable();
+        while let Some(word) = it.peek() {
+            match word.as_str() {
+                "reliability" => s.reliability = true,
+                "corpus" => s.corpus = true,
+                "crash" => s.crash = true,
+                _ => break,
+            }
+            it.next();
+        }
+        if !(s.reliability || s.corpus || s.crash) {
+            return Ok(None);
+        }
+        let num = |name: &str, v: Option<&String>| -> Result<u64> {
+            v.with_context(|| format!("{name} needs a number"))?
+                .parse()
+                .with_context(|| format!("{name} needs a number"))
+        };
+        while let Some(arg) = it.next() {
+            match arg.as_str() {
+                "--quick" => s.quick = true,
+                "--write" => s.write = true,
+                "--no-build" => s.build = false,
+                "--no-registry" => s.registry = false,
+                "--cases" => s.cases = Some(num("--cases", it.next())? as usize),
+                "--runs" => s.runs = Some(num("--runs", it.next())? as usize),
+                "--seed" => s.seed = num("--seed", it.next())?,
+                other => bail!("unknown option `{other}`{USAGE}"),
+            }
+        }
+        if s.write && (s.quick || s.cases.is_some() || s.runs.is_some()) {
+            bail!("--write records full runs only: drop --quick, --cases and --runs");
+        }
+        Ok(Some(s))
+    }
+}
+
+/// Run the chosen suites, print their reports and (with `--write`) record them. Returns
+/// whether every target was met.
+pub fn run(s: &Suites, root: &Path) -> Result<bool> {
+    let lspedit = crate::lspedit_binary(root, s.build)?;
+    let date = crate::today();
+    let machine = crate::machine(root);
+    let mut tools = Vec::new();
+    for program in ["git", "patch"] {
+        if let Ok(v) = process::version(program) {
+            tools.push(v);
+        }
+    }
+    let tools = tools.join("; ");
+    println!("# lspedit reliability, {date}\n\nMachine: {machine}; {tools}\n");
+    let mut sections: Vec<(&str, String)> = Vec::new();
+    let mut all_met = true;
+
+    if s.reliability {
+        let per_category = s.cases.unwrap_or(if s.quick {
+            reliability::PER_CATEGORY_QUICK
+        } else {
+            reliability::PER_CATEGORY
+        });
+        let r = reliability::run(
+            &reliability::Options {
+                per_category,
+                seed: s.seed,
+                lspedit: lspedit.clone(),
+                registry: s.registry,
+                failures_dir: root.join("target").join("reliability-failures"),
+            },
+            root,
+        )?;
+        all_met &= r.met;
+        println!("{DRIFT_HEADING}\n\n{}", r.markdown);
+        for v in &r.verdicts {
+            println!("- {v}");
+        }
+        println!();
+        let body = format!(
+            "Command (release build; about {secs:.0} s here):\n\n```\ncargo run --release -p lspedit-bench -- reliability --write\n```\n\n\
+             Measured {date} on: {machine}; {tools}.\n\n\
+             {cases} cases ({per_category} per category, seed `{seed:#x}`), generated from real \
+             files picked by seeded draws over sorted paths ({sources}; 60–4,000 lines, UTF-8, LF). \
+             Each case makes 1–4 edits (hunks with 3 lines of context, 0–3 lines removed, 0–3 \
+             added) across 1–3 files and renders the patch `diff -u` would have written; then \
+             the files on disk move away from it as the category says. The right outcome is \
+             known by construction (the files are modelled as unrelated text plus the hunk \
+             windows) and confirmed by an independent block search that is looser than the \
+             engine's (normalized lines, blank runs collapsed): the intended block is the only \
+             copy within reach, or the nearest by ≥ 3 lines, or equidistant, or gone; a draw \
+             that fails the check is redrawn. Every answerable hunk lies within the engine's \
+             search radius (100) of where it is looked for.\n\n\
+             Each tool runs on its own fresh copy: `lspedit apply --no-diagnostics --json` with \
+             the plain patch and with the same patch carrying `42abcd|` anchors on context and \
+             removed lines; `git apply` (outside any repository); `patch -p1 --batch --forward \
+             --no-backup-if-mismatch --reject-file=-` (default fuzz 2). *correct*: every file \
+             holds the expected bytes; *refused cleanly*: nothing changed (the target when the \
+             category must be refused); *misapplied*: a file changed into anything else (or \
+             changed at all when it had to be refused); *partial*: some files hold the patch's \
+             result and others are unchanged, which is not the answer. *stray files*: files a \
+             tool left beside the case's files. lspedit's cases that miss the target are saved \
+             under `target/reliability-failures/`.\n\n{}\n{}",
+            r.markdown,
+            r.verdicts
+                .iter()
+                .map(|v| format!("- {v}\n"))
+                .collect::<String>(),
+            secs = r.elapsed.as_secs_f64(),
+            cases = r.cases,
+            seed = s.seed,
+            sources = r.sources,
+        );
+        sections.push((DRIFT_HEADING, body));
+    }
+
+    if s.corpus {
+        let start = Instant::now();
+        let r = corpus::run(&lspedit)?;
+        all_met &= r.ok;
+        println!("{CORPUS_HEADING}\n\n{}", r.markdown);
+        for v in &r.verdicts {
+            println!("- {v}");
+        }
+        println!();
+        let body = format!(
+            "Command (about {secs:.0} s here):\n\n```\ncargo run --release -p lspedit-bench -- corpus --write\n```\n\n\
+             Measured {date} on: {machine}.\n\n\
+             Each case runs `lspedit apply --no-diagnostics --json PATCH --root ROOT` on a fresh \
+             tree: `ROOT/src/…` text files, a binary file, a PNG, a Latin-1 file, symlinks \
+             `escape -> ../outside`, `link.txt -> ../outside/victim.txt`, a dangling one and \
+             `zero -> /dev/zero`, next to an `outside/` directory holding `victim.txt` (patches \
+             that escape are written to match it, so a confinement bug would change it). The whole \
+             tree, `outside/` included, is hashed before and after (paths, kinds, modes, symlink \
+             targets, SHA-256 of contents). A case passes when lspedit exits 1, every reason \
+             code in its JSON is one the case accepts, and the hash is unchanged.\n\n{}\n{}",
+            r.markdown,
+            r.verdicts
+                .iter()
+                .map(|v| format!("- {v}\n"))
+                .collect::<String>(),
+            secs = start.elapsed().as_secs_f64(),
+        );
+        sections.push((CORPUS_HEADING, body));
+    }
+
+    if s.crash {
+        let start = Instant::now();
+        let runs = s.runs.unwrap_or(if s.quick {
+            crash::RUNS_QUICK
+        } else {
+            crash::RUNS
+        });
+        let r = crash::run(&crash::Options {
+            runs,
+            seed: s.seed,
+            lspedit: lspedit.clone(),
+        })?;
+        all_met &= r.ok;
+        println!("{CRASH_HEADING}\n\n{}", r.markdown);
+        for v in &r.verdicts {
+            println!("- {v}");
+        }
+        println!();
+        let body = format!(
+            "Command (about {secs:.0} s here):\n\n```\ncargo run --release -p lspedit-bench -- crash --write\n```\n\n\
+             Measured {date} on: {machine}; temp dir on {fs}.\n\n\
+             A patch of {files} files × {lines} lines, 10 hunks each (the engine benchmark's \
+             generator), applied by `lspedit apply --no-diagnostics` from the old files, {runs} \
+             times; each run is killed with SIGKILL after a seeded random delay measured from \
+             spawn (the wait returns early when the process exits first). After each run every \
+             file is compared with its old and its new bytes, and every other file in the tree \
+             is recorded, then the tree is reset.\n\n{}\n{}",
+            r.markdown,
+            r.verdicts
+                .iter()
+                .map(|v| format!("- {v}\n"))
+                .collect::<String>(),
+            secs = start.elapsed().as_secs_f64(),
+            fs = process::temp_fs(&std::env::temp_dir()),
+            files = crash::FILES,
+            lines = crash::LINES,
+        );
+        sections.push((CRASH_HEADING, body));
+    }
+
+    if s.write {
+        let path = root.join("RELIABILITY.md");
+        let mut doc = fs::read_to_string(&path).unwrap_or_else(|_| "# Reliability\n".to_string());
+        // Keep the sections in a fixed order, each after the previous one when it exists.
+        let order = [DRIFT_HEADING, CORPUS_HEADING, CRASH_HEADING];
+        for (heading, body) in &sections {
+            let pos = order.iter().position(|h| h == heading).unwrap_or(0);
+            let after = order[..pos]
+                .iter()
+                .rev()
+                .find(|h| doc.lines().any(|l| l.trim_end() == **h))
+                .copied();
+            doc = crate::replace_section(&doc, heading, body, after);
+        }
+        fs::write(&path, doc).with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!("updated {}", path.display());
+    }
+    Ok(all_met)
+}

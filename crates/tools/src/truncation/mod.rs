@@ -1,0 +1,30 @@
+//! Truncation-safe model output (DESIGN.md §10): detecting cut-off replies, strict validation of
+//! the model's edit JSON, a ledger of per-file attempts, an executor that splits an edit step by
+//! file and never applies partial output, and the deterministic excerpt selector that builds the
+//! model's context.
+//!
+//! The pieces compose as: [`select_excerpts`] → context for an [`EditTask`] →
+//! [`EditExecutor::run`] (preflight, one model call per file, [`detect_truncation`] and
+//! [`validate_model_edit`] on every reply, retries recorded in the [`EditAttemptLedger`]) →
+//! [`EditOutcome::Completed`] with a combined diff that [`apply_combined`] writes only after every
+//! file planned cleanly, or [`EditOutcome::Paused`] with the reason and the ledger.
+
+mod detect;
+mod excerpt;
+mod executor;
+mod ledger;
+mod model_edit;
+
+pub use detect::{TruncationReason, TruncationReport, detect_truncation};
+pub use excerpt::{
+    ExcerptCandidates, ExcerptLimits, ExcerptSet, FileExcerpt, SkippedCandidate,
+    is_import_or_export, select_excerpts,
+};
+pub use executor::{
+    EditExecutor, EditModel, EditOutcome, EditRequest, EditTask, ExecutorConfig, ModelError,
+    ModelReply, PreflightReport, PreflightRules, TargetFile, apply_combined,
+};
+pub use ledger::{
+    ChunkStatus, EditAttemptLedger, LedgerEntry, LedgerError, LedgerLimits, PauseReason,
+};
+pub use model_edit::{ModelEdit, ModelEditError, TouchedFile, ValidatedEdit, validate_model_edit};

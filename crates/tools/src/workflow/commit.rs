@@ -1,0 +1,387 @@
+//! Committing planned file states to the workspace, per file or all-or-nothing, and the journal
+//! that makes an all-or-nothing commit survive a crash.
+//!
+//! All-or-nothing protocol (callers hold the workspace lock throughout):
+//! 1. the checkpoint with every file's old bytes is durable (see `checkpoint.rs`);
+//! 2. `.lspedit/journal/<txn>.json` is written atomically, naming the checkpoint and each file's
+//!    old and new sha;
+//! 3. each file is written atomically (so each is always entirely old or entirely new);
+//! 4. the journal is removed: that unlink is the commit point.
+//!
+//! A journal found when a workflow opens means a commit died between 2 and 4: every file whose
+//! sha is the journal's new sha is restored from the checkpoint (rolled back), then the journal
+//! and the checkpoint are removed. A file that is neither old nor new was changed by someone else
+//! since the crash; it is left alone and reported.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+
+use lspedit_engine::Reason;
+use serde::{Deserialize, Serialize};
+
+use super::checkpoint::{CheckpointManifest, Checkpoints};
+use super::plan::Atomicity;
+use super::util::{
+    Layout, is_valid_id, new_id, now_ms, read_json, show_sha, state_sha, sync_dir,
+    write_json_atomic,
+};
+use crate::error::ToolError;
+use crate::workspace::Workspace;
+
+/// One path's planned transition. `None` = the file does not exist (before) / is deleted (after).
+#[derive(Debug, Clone)]
+pub(crate) struct PathChange {
+    pub path: String,
+    pub old: Option<Vec<u8>>,
+    pub new: Option<Vec<u8>>,
+    /// Permission bits for a file this change creates (undo recreating a deleted file).
+    pub new_mode: Option<u32>,
+}
+
+/// The paths that succeed or fail together under per-file atomicity: one file, or both ends of
+/// a rename (plus any other section touching them).
+#[derive(Debug, Clone)]
+pub(crate) struct CommitUnit {
+    /// The file as the report names it.
+    pub label: String,
+    pub changes: Vec<PathChange>,
+}
+
+/// Test hook: told after each path of a commit is written. Returning `Err` fails that path as an
+/// I/O error would, so rollback can be exercised; blocking in it holds the commit mid-way (the
+/// crash test kills the process there).
+#[doc(hidden)]
+pub trait CommitObserver: Send + Sync {
+    /// `index` is 1-based among `total` path writes of the commit.
+    fn file_written(&self, path: &str, index: usize, total: usize) -> Result<(), String>;
+}
+
+/// What a commit did.
+#[derive(Debug, Default)]
+pub(crate) struct CommitResult {
+    /// Indices of the units fully written.
+    pub applied: Vec<usize>,
+    /// Units that failed (and were restored), with the error.
+    pub failed: Vec<(usize, ToolError)>,
+    /// All-or-nothing: a failure restored every file already written.
+    pub rolled_back: bool,
+    /// A restore itself failed: the files named here may be left new.
+    pub rollback_errors: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct JournalEntry {
+    path: String,
+    old_sha: Option<String>,
+    new_sha: Option<String>,
+}
+
+/// `.lspedit/journal/<txn>.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Journal {
+    txn_id: String,
+    patch_id: String,
+    checkpoint_id: String,
+    created_ms: u64,
+    pid: u32,
+    entries: Vec<JournalEntry>,
+}
+
+/// What recovery did with one interrupted all-or-nothing commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecoveryReport {
+    pub txn_id: String,
+    pub patch_id: String,
+    /// Files that were new and are old again.
+    pub restored: Vec<String>,
+    /// Files that were neither old nor new (changed by someone since the crash): left alone.
+    pub conflicts: Vec<String>,
+}
+
+/// Write one path's state. A file recreated with a known mode gets it back.
+fn write_state(
+    ws: &Workspace,
+    path: &str,
+    state: Option<&[u8]>,
+    mode: Option<u32>,
+) -> Result<(), ToolError> {
+    let abs = ws.resolve(path)?;
+    match state {
+        Some(bytes) => {
+            let existed = fs::symlink_metadata(&abs).is_ok();
+            ws.write_atomic(path, bytes)?;
+            if let (false, Some(mode)) = (existed, mode) {
+                fs::set_permissions(&abs, fs::Permissions::from_mode(mode))
+                    .map_err(|e| ToolError::io(path, "restoring permissions", &e))?;
+            }
+            Ok(())
+        }
+        None if fs::symlink_metadata(&abs).is_ok() => ws.remove(path),
+        None => Ok(()),
+    }
+}
+
+fn current_sha(ws: &Workspace, path: &str) -> Result<Option<String>, ToolError> {
+    Ok(state_sha(ws.read(path)?.as_deref()))
+}
+
+/// Refuse (`stale_context`) unless every path is still in its old state. Run under the lock,
+/// right before the first write.
+pub(crate) fn check_fresh(ws: &Workspace, units: &[CommitUnit]) -> Result<(), ToolError> {
+    for c in units.iter().flat_map(|u| &u.changes) {
+        let now = current_sha(ws, &c.path)?;
+        let expected = state_sha(c.old.as_deref());
+        if now != expected {
+            return Err(ToolError::new(
+                Reason::StaleContext,
+                Some(&c.path),
+                format!(
+                    "the file changed since the patch was proposed (base_sha {}, now {}); propose the edit again",
+                    show_sha(expected.as_deref()),
+                    show_sha(now.as_deref())
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Commit `units`. Callers hold the workspace lock and have checked freshness and written
+/// `checkpoint` (whose entries cover every path of `units`).
+pub(crate) fn commit(
+    ws: &Workspace,
+    layout: &Layout,
+    units: &[CommitUnit],
+    atomicity: Atomicity,
+    checkpoint: &CheckpointManifest,
+    observer: Option<&dyn CommitObserver>,
+) -> CommitResult {
+    let total: usize = units.iter().map(|u| u.changes.len()).sum();
+    let mode_of = |path: &str| {
+        checkpoint
+            .entries
+            .iter()
+            .find(|e| e.path == path)
+            .and_then(|e| e.mode)
+    };
+    let mut result = CommitResult::default();
+    let journal_path = match atomicity {
+        Atomicity::PerFile => None,
+        Atomicity::AllOrNothing => match begin_journal(layout, units, checkpoint) {
+            Ok(p) => Some(p),
+            Err(e) => {
+                result.failed.push((0, e));
+                result.rolled_back = true;
+                return result;
+            }
+        },
+    };
+    // Paths written so far, in order, across units (all-or-nothing rolls back all of them).
+    let mut written: Vec<&PathChange> = Vec::new();
+    let mut index = 0;
+    for (ui, unit) in units.iter().enumerate() {
+        let mut unit_written: Vec<&PathChange> = Vec::new();
+        let mut failure = None;
+        for c in &unit.changes {
+            index += 1;
+            let r = write_state(ws, &c.path, c.new.as_deref(), c.new_mode).and_then(|()| {
+                unit_written.push(c);
+                match observer.map(|o| o.file_written(&c.path, index, total)) {
+                    Some(Err(msg)) => Err(ToolError::new(Reason::IoError, Some(&c.path), msg)),
+                    _ => Ok(()),
+                }
+            });
+            if let Err(e) = r {
+                failure = Some(e);
+                break;
+            }
+        }
+        match failure {
+            None => {
+                result.applied.push(ui);
+                written.extend(unit_written);
+            }
+            Some(e) => {
+                tracing::warn!(file = %unit.label, error = %e, "commit failed; restoring");
+                result.failed.push((ui, e));
+                let to_restore: Vec<&PathChange> = match atomicity {
+                    Atomicity::PerFile => unit_written,
+                    Atomicity::AllOrNothing => {
+                        written.extend(unit_written);
+                        std::mem::take(&mut written)
+                    }
+                };
+                for c in to_restore.iter().rev() {
+                    if let Err(re) = write_state(ws, &c.path, c.old.as_deref(), mode_of(&c.path)) {
+                        result.rollback_errors.push(format!("{}: {re}", c.path));
+                    }
+                }
+                if atomicity == Atomicity::AllOrNothing {
+                    result.rolled_back = true;
+                    result.applied.clear();
+                    break;
+                }
+            }
+        }
+    }
+    if let Some(p) = journal_path {
+        if result.rollback_errors.is_empty() {
+            end_journal(layout, &p);
+        } else {
+            // Leave the journal: the next open retries the rollback from the checkpoint.
+            tracing::error!(journal = %p.display(), "rollback incomplete; the journal is kept for recovery");
+        }
+    }
+    result
+}
+
+fn begin_journal(
+    layout: &Layout,
+    units: &[CommitUnit],
+    checkpoint: &CheckpointManifest,
+) -> Result<std::path::PathBuf, ToolError> {
+    let txn_id = new_id("txn", checkpoint.checkpoint_id.as_bytes());
+    let journal = Journal {
+        txn_id: txn_id.clone(),
+        patch_id: checkpoint.patch_id.clone(),
+        checkpoint_id: checkpoint.checkpoint_id.clone(),
+        created_ms: now_ms(),
+        pid: std::process::id(),
+        entries: units
+            .iter()
+            .flat_map(|u| &u.changes)
+            .map(|c| JournalEntry {
+                path: c.path.clone(),
+                old_sha: state_sha(c.old.as_deref()),
+                new_sha: state_sha(c.new.as_deref()),
+            })
+            .collect(),
+    };
+    let path = layout.journal.join(format!("{txn_id}.json"));
+    fs::create_dir_all(&layout.journal)
+        .and_then(|()| {
+            sync_dir(&layout.dir);
+            write_json_atomic(&path, &journal)
+        })
+        .map_err(|e| ToolError::io(".lspedit/journal", "writing the commit journal", &e))?;
+    Ok(path)
+}
+
+fn end_journal(layout: &Layout, path: &std::path::Path) {
+    if let Err(e) = fs::remove_file(path) {
+        tracing::error!(journal = %path.display(), error = %e, "removing the commit journal failed");
+        return;
+    }
+    sync_dir(&layout.journal);
+    // An empty journal directory is removed so a clean workspace has no journal at all.
+    let _ = fs::remove_dir(&layout.journal);
+}
+
+/// Whether a journal directory with entries exists (cheap; no lock, nothing created).
+pub(crate) fn has_journal(layout: &Layout) -> bool {
+    fs::read_dir(&layout.journal).is_ok_and(|mut rd| rd.next().is_some())
+}
+
+/// Roll back every interrupted all-or-nothing commit. Callers hold the workspace lock.
+pub(crate) fn recover(
+    ws: &Workspace,
+    layout: &Layout,
+    checkpoints: &Checkpoints,
+) -> Vec<RecoveryReport> {
+    let mut reports = Vec::new();
+    let Ok(rd) = fs::read_dir(&layout.journal) else {
+        return reports;
+    };
+    let mut names: Vec<String> = rd
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for name in names {
+        let path = layout.journal.join(&name);
+        let Some(id) = name.strip_suffix(".json").filter(|id| is_valid_id("txn", id)) else {
+            // A temp file of a journal write that never completed: no file was touched after it.
+            let _ = fs::remove_file(&path);
+            continue;
+        };
+        let journal: Journal = match read_json(&path) {
+            Ok(j) => j,
+            Err(e) => {
+                tracing::error!(journal = id, error = %e, "unreadable commit journal kept for inspection");
+                continue;
+            }
+        };
+        match recover_one(ws, checkpoints, &journal) {
+            Ok(report) => {
+                tracing::warn!(
+                    txn = %report.txn_id,
+                    patch = %report.patch_id,
+                    restored = ?report.restored,
+                    conflicts = ?report.conflicts,
+                    "rolled back an interrupted all-or-nothing commit"
+                );
+                checkpoints.remove(&journal.checkpoint_id);
+                let _ = fs::remove_file(&path);
+                reports.push(report);
+            }
+            Err(e) => {
+                tracing::error!(journal = id, error = %e, "rolling back an interrupted commit failed; the journal is kept");
+            }
+        }
+    }
+    sync_dir(&layout.journal);
+    let _ = fs::remove_dir(&layout.journal);
+    reports
+}
+
+fn recover_one(
+    ws: &Workspace,
+    checkpoints: &Checkpoints,
+    journal: &Journal,
+) -> Result<RecoveryReport, ToolError> {
+    let manifest = checkpoints.load(&journal.checkpoint_id).map_err(|e| {
+        ToolError::io(
+            &journal.checkpoint_id,
+            "reading the checkpoint of an interrupted commit",
+            &e,
+        )
+    })?;
+    let mut report = RecoveryReport {
+        txn_id: journal.txn_id.clone(),
+        patch_id: journal.patch_id.clone(),
+        restored: Vec::new(),
+        conflicts: Vec::new(),
+    };
+    let mut seen = BTreeSet::new();
+    for entry in &journal.entries {
+        if !seen.insert(entry.path.clone()) {
+            continue;
+        }
+        let now = current_sha(ws, &entry.path)?;
+        if now == entry.old_sha {
+            continue;
+        }
+        if now != entry.new_sha {
+            report.conflicts.push(entry.path.clone());
+            continue;
+        }
+        let cp = manifest
+            .entries
+            .iter()
+            .find(|e| e.path == entry.path)
+            .ok_or_else(|| {
+                ToolError::new(
+                    Reason::IoError,
+                    Some(&entry.path),
+                    "the checkpoint does not cover this file",
+                )
+            })?;
+        let old = checkpoints
+            .old_bytes(&manifest.checkpoint_id, cp)
+            .map_err(|e| ToolError::io(&entry.path, "reading the checkpoint blob", &e))?;
+        write_state(ws, &entry.path, old.as_deref(), cp.mode)?;
+        report.restored.push(entry.path.clone());
+    }
+    Ok(report)
+}

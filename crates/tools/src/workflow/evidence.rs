@@ -1,0 +1,225 @@
+//! Evidence of every proposed, applied or refused diff under `.lspedit/evidence/`: the raw diff
+//! (`<id>.diff`), the validation pipeline report (`<id>.manifest.json`) and the apply result
+//! (`<id>.apply.json`). Evidence is an audit trail: failing to write it is logged, never fatal.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::propose::{ProposeStats, ProposedFile};
+use super::util::{Layout, evict_oldest, write_json_atomic};
+use super::validate::ValidationReport;
+use crate::workspace::write_atomic_abs;
+
+/// The stages of the validation pipeline, in the order they run and are reported.
+pub const STAGES: [&str; 7] = [
+    "parse",
+    "safety",
+    "sha_match",
+    "scope",
+    "empty",
+    "stale",
+    "hunk",
+];
+
+/// The verdict of one stage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StageStatus {
+    Pass,
+    Fail,
+    Skipped,
+}
+
+/// One stage of the pipeline report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StageReport {
+    pub stage: String,
+    pub status: StageStatus,
+    pub detail: String,
+}
+
+/// Collects stage verdicts in any order and reports them in [`STAGES`] order, every stage that
+/// was never reached marked skipped.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Pipeline {
+    stages: Vec<StageReport>,
+}
+
+impl Pipeline {
+    pub fn from_reports(stages: &[StageReport]) -> Pipeline {
+        Pipeline {
+            stages: stages.to_vec(),
+        }
+    }
+
+    pub fn set(&mut self, stage: &str, status: StageStatus, detail: impl Into<String>) {
+        let report = StageReport {
+            stage: stage.to_string(),
+            status,
+            detail: detail.into(),
+        };
+        match self.stages.iter_mut().find(|s| s.stage == stage) {
+            Some(s) => *s = report,
+            None => self.stages.push(report),
+        }
+    }
+
+    pub fn pass(&mut self, stage: &str, detail: impl Into<String>) {
+        self.set(stage, StageStatus::Pass, detail);
+    }
+
+    pub fn fail(&mut self, stage: &str, detail: impl Into<String>) {
+        self.set(stage, StageStatus::Fail, detail);
+    }
+
+    pub fn skip(&mut self, stage: &str, detail: impl Into<String>) {
+        self.set(stage, StageStatus::Skipped, detail);
+    }
+
+    pub fn reports(&self) -> Vec<StageReport> {
+        STAGES
+            .iter()
+            .map(|name| {
+                self.stages
+                    .iter()
+                    .find(|s| s.stage == *name)
+                    .cloned()
+                    .unwrap_or_else(|| StageReport {
+                        stage: (*name).to_string(),
+                        status: StageStatus::Skipped,
+                        detail: "not reached".to_string(),
+                    })
+            })
+            .collect()
+    }
+}
+
+/// `<id>.manifest.json`: the pipeline report of a proposal (rewritten with the apply-time stages
+/// when it is applied), its statistics and files.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Manifest {
+    pub evidence_id: String,
+    pub patch_id: Option<String>,
+    /// `propose` or `apply`: which step wrote this version of the manifest.
+    pub phase: String,
+    /// `regex` or `patch`.
+    pub source: String,
+    /// `proposed`, `refused`, `applied`, `partially_applied`, `rejected`.
+    pub outcome: String,
+    pub created_ms: u64,
+    pub stages: Vec<StageReport>,
+    pub stats: ProposeStats,
+    pub files: Vec<ProposedFile>,
+}
+
+/// One file's line of `<id>.apply.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FileRecord {
+    pub path: String,
+    pub applied: bool,
+    pub reason: Option<String>,
+    pub message: String,
+}
+
+/// `<id>.apply.json`: the result of an apply attempt (the latest one).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ApplyRecord {
+    pub patch_id: String,
+    pub evidence_id: String,
+    /// `applied`, `partially_applied`, `rejected`, `refused`.
+    pub status: String,
+    pub reason: Option<String>,
+    pub message: String,
+    pub atomicity: String,
+    pub files: Vec<FileRecord>,
+    pub checkpoint_id: Option<String>,
+    pub validation: Option<ValidationReport>,
+    pub rolled_back: bool,
+    pub duration_ms: u64,
+    pub finished_ms: u64,
+}
+
+/// The evidence store.
+#[derive(Debug, Clone)]
+pub(crate) struct Evidence {
+    dir: PathBuf,
+    max_ids: usize,
+}
+
+fn group_of(name: &str) -> String {
+    name.split('.').next().unwrap_or(name).to_string()
+}
+
+impl Evidence {
+    pub fn new(layout: &Layout, max_ids: usize) -> Evidence {
+        Evidence {
+            dir: layout.evidence.clone(),
+            max_ids,
+        }
+    }
+
+    pub fn path(&self, id: &str, suffix: &str) -> PathBuf {
+        self.dir.join(format!("{id}{suffix}"))
+    }
+
+    pub fn write_diff(&self, id: &str, raw: &str) {
+        log_failure(
+            &self.path(id, ".diff"),
+            write_atomic_abs(&self.path(id, ".diff"), raw.as_bytes()),
+        );
+        self.evict(id);
+    }
+
+    pub fn write_manifest(&self, manifest: &Manifest) {
+        let p = self.path(&manifest.evidence_id, ".manifest.json");
+        log_failure(&p, write_json_atomic(&p, manifest));
+    }
+
+    pub fn write_apply(&self, record: &ApplyRecord) {
+        let p = self.path(&record.evidence_id, ".apply.json");
+        log_failure(&p, write_json_atomic(&p, record));
+    }
+
+    fn evict(&self, protect: &str) {
+        if fs::metadata(&self.dir).is_ok() {
+            evict_oldest(
+                &self.dir,
+                &["patch_", "refused_"],
+                self.max_ids,
+                None,
+                protect,
+                group_of,
+            );
+        }
+    }
+}
+
+fn log_failure(path: &Path, r: std::io::Result<()>) {
+    if let Err(e) = r {
+        tracing::warn!(path = %path.display(), error = %e, "evidence not written");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pipeline_reports_every_stage_in_order() {
+        let mut p = Pipeline::default();
+        p.fail("hunk", "b.txt: hunk_mismatch");
+        p.pass("parse", "unified diff");
+        let r = p.reports();
+        let names: Vec<&str> = r.iter().map(|s| s.stage.as_str()).collect();
+        assert_eq!(names, STAGES);
+        assert_eq!(r[0].status, StageStatus::Pass);
+        assert_eq!(r[1].status, StageStatus::Skipped);
+        assert_eq!(r[6].status, StageStatus::Fail);
+        assert_eq!(
+            serde_json::to_value(&r[6]).unwrap()["status"],
+            serde_json::json!("fail")
+        );
+    }
+}

@@ -1,0 +1,1004 @@
+//! The propose → approve → apply workflow (DESIGN.md §9): `propose_edit` plans a change and
+//! stores it as a patch under `.lspedit/patches/`; `apply_edit` re-checks it against the files,
+//! the plan's limits and an [`Approver`], optionally validates it in a temporary copy, takes a
+//! checkpoint and commits it per file or all-or-nothing; `undo` restores a checkpoint.
+//!
+//! Built over [`Tools`]: it shares the workspace, the per-file locks and the diagnostics
+//! feedback. Between processes, a lock file (`.lspedit/lock`) serializes commits, undos and the
+//! journal recovery that [`Workflow::open`] runs. Every step is reported as an [`Event`] (to
+//! `.lspedit/events.jsonl` and the configured sinks) and leaves evidence under
+//! `.lspedit/evidence/`.
+//!
+//! Nothing under `.lspedit/` is created before it is needed: opening a workflow, or naming a
+//! patch that does not exist, creates no file or directory.
+
+mod approval;
+pub mod bench;
+mod checkpoint;
+mod commit;
+mod evidence;
+mod plan;
+mod propose;
+mod scan;
+mod store;
+mod util;
+mod validate;
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use lspedit_engine::{Reason, parse_patch};
+
+pub use approval::{ApprovalRequest, Approver, AutoApprove, Callback, Deny};
+#[doc(hidden)]
+pub use commit::CommitObserver;
+pub use commit::RecoveryReport;
+pub use evidence::{
+    ApplyRecord, FileRecord, Manifest, STAGES, StageReport, StageStatus,
+};
+pub use plan::{ApplyPlan, Atomicity};
+pub use propose::{
+    ChangeKind, FileProblem, Proposal, ProposeRequest, ProposeSource, ProposeStats, ProposedFile,
+};
+pub use validate::{CopyScope, ValidationCommand, ValidationReport};
+
+use self::checkpoint::Checkpoints;
+use self::commit::{CommitUnit, PathChange, check_fresh};
+use self::evidence::{Evidence, Pipeline};
+use self::propose::{PatchPlan, affected, plan_patch};
+use self::store::{PatchStore, StoredPatch};
+use self::util::{Layout, WorkspaceLock, is_valid_id, lock_workspace, new_id, now_ms, show_sha};
+use crate::agent::{Tools, sync_text};
+use crate::error::ToolError;
+use crate::events::{Event, EventSink, FanOut, JsonlSink};
+use crate::patch::FileStatus;
+
+/// Configuration of a [`Workflow`].
+#[derive(Clone)]
+pub struct WorkflowConfig {
+    /// Asked before every apply. Default: [`AutoApprove`].
+    pub approver: Arc<dyn Approver>,
+    /// Sinks that get every event, after the JSONL log.
+    pub sinks: Vec<Arc<dyn EventSink>>,
+    /// Log events to `.lspedit/events.jsonl`. Default: true.
+    pub event_log: bool,
+    /// Patch store cap: the oldest patches are evicted beyond this count or size.
+    pub max_patches: usize,
+    pub max_store_bytes: u64,
+    /// Checkpoints kept (oldest evicted).
+    pub max_checkpoints: usize,
+    /// Evidence ids kept (oldest evicted).
+    pub max_evidence: usize,
+    /// The regex scan skips larger files.
+    pub max_scan_file_bytes: u64,
+    /// Limit of a validation run when the plan gives none.
+    pub validation_timeout: Duration,
+    /// Test hook called after each file of a commit is written.
+    #[doc(hidden)]
+    pub commit_observer: Option<Arc<dyn CommitObserver>>,
+}
+
+impl Default for WorkflowConfig {
+    fn default() -> Self {
+        WorkflowConfig {
+            approver: Arc::new(AutoApprove),
+            sinks: Vec::new(),
+            event_log: true,
+            max_patches: 256,
+            max_store_bytes: 64 * 1024 * 1024,
+            max_checkpoints: 64,
+            max_evidence: 512,
+            max_scan_file_bytes: 4 * 1024 * 1024,
+            validation_timeout: Duration::from_secs(300),
+            commit_observer: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for WorkflowConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WorkflowConfig")
+            .field("sinks", &self.sinks.len())
+            .field("event_log", &self.event_log)
+            .field("max_patches", &self.max_patches)
+            .field("max_store_bytes", &self.max_store_bytes)
+            .field("max_checkpoints", &self.max_checkpoints)
+            .field("max_evidence", &self.max_evidence)
+            .field("validation_timeout", &self.validation_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How an apply ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApplyStatus {
+    /// Every file was written.
+    Applied,
+    /// Per-file atomicity: some files were written, others refused.
+    PartiallyApplied,
+    /// The approver said no; nothing was written.
+    Rejected,
+    /// Refused (unknown id, stale, scope, validation, hunk, I/O); nothing was written, or what
+    /// was written was rolled back.
+    Refused,
+}
+
+impl ApplyStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApplyStatus::Applied => "applied",
+            ApplyStatus::PartiallyApplied => "partially_applied",
+            ApplyStatus::Rejected => "rejected",
+            ApplyStatus::Refused => "refused",
+        }
+    }
+}
+
+/// One file's outcome in an apply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileApplyResult {
+    pub path: String,
+    pub applied: bool,
+    pub reason: Option<Reason>,
+    /// `M a.ts (1 hunk)` or the refusal.
+    pub message: String,
+}
+
+/// The result of `apply_edit`. `llm_content` is what the model reads (with the diagnostics
+/// feedback appended after a successful write, as the tools do).
+#[derive(Debug, Clone)]
+pub struct ApplyOutcome {
+    pub patch_id: String,
+    pub status: ApplyStatus,
+    /// The refusal's reason code (the first failed file's for a partial apply).
+    pub reason: Option<Reason>,
+    pub llm_content: String,
+    pub display: String,
+    pub is_error: bool,
+    pub files: Vec<FileApplyResult>,
+    pub checkpoint_id: Option<String>,
+    pub evidence_id: Option<String>,
+    pub validation: Option<ValidationReport>,
+    /// An all-or-nothing commit failed part-way and every written file was restored.
+    pub rolled_back: bool,
+}
+
+impl ApplyOutcome {
+    fn not_found(patch_id: &str) -> ApplyOutcome {
+        let text = format!("Patch '{patch_id}' not found");
+        ApplyOutcome {
+            patch_id: patch_id.to_string(),
+            status: ApplyStatus::Refused,
+            reason: Some(Reason::PatchNotFound),
+            llm_content: text.clone(),
+            display: text,
+            is_error: true,
+            files: Vec::new(),
+            checkpoint_id: None,
+            evidence_id: None,
+            validation: None,
+            rolled_back: false,
+        }
+    }
+}
+
+/// The result of `undo`.
+#[derive(Debug, Clone)]
+pub struct UndoOutcome {
+    pub checkpoint_id: String,
+    /// Files restored to their content before the apply (or removed, if it created them).
+    pub restored: Vec<String>,
+    /// A checkpoint of the state undo replaced: undoing it redoes the apply.
+    pub redo_checkpoint_id: String,
+    pub llm_content: String,
+}
+
+/// The workflow over one workspace.
+pub struct Workflow {
+    tools: Arc<Tools>,
+    config: WorkflowConfig,
+    layout: Layout,
+    events: FanOut,
+    store: PatchStore,
+    evidence: Evidence,
+    checkpoints: Checkpoints,
+    recovered: Vec<RecoveryReport>,
+}
+
+impl std::fmt::Debug for Workflow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workflow")
+            .field("root", &self.tools.workspace().root())
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// State of one apply, for the evidence and the outcome.
+struct ApplyRun<'a> {
+    stored: &'a StoredPatch,
+    plan: &'a ApplyPlan,
+    pipeline: Pipeline,
+    start: Instant,
+    checkpoint_id: Option<String>,
+    validation: Option<ValidationReport>,
+    rolled_back: bool,
+}
+
+impl Workflow {
+    /// Open the workflow over `tools`' workspace, rolling back any all-or-nothing commit a
+    /// crashed process left half done (see [`Workflow::recovered`]).
+    pub fn open(tools: Arc<Tools>, config: WorkflowConfig) -> Result<Workflow, ToolError> {
+        let root = tools.workspace().root().to_path_buf();
+        let layout = Layout::new(&root);
+        let mut events = FanOut::default();
+        if config.event_log {
+            events.push(Arc::new(JsonlSink::for_workspace(&root)));
+        }
+        for s in &config.sinks {
+            events.push(Arc::clone(s));
+        }
+        let mut wf = Workflow {
+            store: PatchStore::new(&layout, config.max_patches, config.max_store_bytes),
+            evidence: Evidence::new(&layout, config.max_evidence),
+            checkpoints: Checkpoints::new(&layout, config.max_checkpoints),
+            tools,
+            config,
+            layout,
+            events,
+            recovered: Vec::new(),
+        };
+        if commit::has_journal(&wf.layout) {
+            let _lock = wf.workspace_lock()?;
+            wf.recovered = commit::recover(wf.tools.workspace(), &wf.layout, &wf.checkpoints);
+        }
+        Ok(wf)
+    }
+
+    pub fn tools(&self) -> &Arc<Tools> {
+        &self.tools
+    }
+
+    /// The interrupted commits [`Workflow::open`] rolled back.
+    pub fn recovered(&self) -> &[RecoveryReport] {
+        &self.recovered
+    }
+
+    fn emit(&self, event: Event) {
+        self.events.emit(&event);
+    }
+
+    fn workspace_lock(&self) -> Result<WorkspaceLock, ToolError> {
+        lock_workspace(&self.layout)
+            .map_err(|e| ToolError::io(".lspedit/lock", "locking the workspace", &e))
+    }
+
+    /// The in-process locks of `paths`, taken in path order (the tools' order too).
+    fn file_locks(&self, paths: impl Iterator<Item = String>) -> Vec<Arc<Mutex<()>>> {
+        let ws = self.tools.workspace();
+        let mut abs: Vec<PathBuf> = paths.filter_map(|p| ws.resolve(&p).ok()).collect();
+        abs.sort();
+        abs.dedup();
+        abs.iter().map(|a| self.tools.file_lock(a)).collect()
+    }
+
+    /// `propose_edit`: plan the change, store it, and return it for review. Changes no file of
+    /// the workspace.
+    pub fn propose_edit(&self, request: &ProposeRequest) -> Result<Proposal, ToolError> {
+        self.emit(Event::ToolStart {
+            tool: "propose_edit".into(),
+        });
+        let built = propose::build(
+            self.tools.workspace(),
+            request,
+            &self.tools.config().engine,
+            self.config.max_scan_file_bytes,
+        );
+        match built {
+            Ok(stored) => {
+                if let Err(e) = self.store.save(&stored) {
+                    let err = ToolError::io(".lspedit/patches", "storing the patch", &e);
+                    self.emit(Event::ToolEnd {
+                        tool: "propose_edit".into(),
+                        is_error: true,
+                    });
+                    self.failure(&err);
+                    return Err(err);
+                }
+                self.evidence.write_diff(&stored.patch_id, &stored.patch_text);
+                self.evidence.write_manifest(&Manifest {
+                    evidence_id: stored.patch_id.clone(),
+                    patch_id: Some(stored.patch_id.clone()),
+                    phase: "propose".into(),
+                    source: stored.source.clone(),
+                    outcome: "proposed".into(),
+                    created_ms: now_ms(),
+                    stages: stored.stages.clone(),
+                    stats: stored.stats,
+                    files: stored.files.clone(),
+                });
+                let proposal = Proposal::from_stored(&stored);
+                self.emit(Event::ToolEnd {
+                    tool: "propose_edit".into(),
+                    is_error: false,
+                });
+                self.emit(Event::DiffProposed {
+                    diff_id: proposal.patch_id.clone(),
+                    files_changed: proposal.affected_files(),
+                    summary: proposal.summary.clone(),
+                    evidence_id: proposal.evidence_id.clone(),
+                });
+                tracing::info!(patch = %proposal.patch_id, summary = %proposal.summary, "diff proposed");
+                Ok(proposal)
+            }
+            Err(refused) => {
+                let ev = new_id("refused", refused.raw.as_bytes());
+                self.evidence.write_diff(&ev, &refused.raw);
+                self.evidence.write_manifest(&Manifest {
+                    evidence_id: ev.clone(),
+                    patch_id: None,
+                    phase: "propose".into(),
+                    source: refused.source.into(),
+                    outcome: "refused".into(),
+                    created_ms: now_ms(),
+                    stages: refused.stages.clone(),
+                    stats: refused.stats,
+                    files: refused.files.clone(),
+                });
+                self.emit(Event::ToolEnd {
+                    tool: "propose_edit".into(),
+                    is_error: true,
+                });
+                self.failure(&refused.error);
+                let e = refused.error;
+                Err(ToolError::new(
+                    e.reason,
+                    e.path.as_deref(),
+                    format!("{} (evidence {ev})", e.message),
+                ))
+            }
+        }
+    }
+
+    /// A stored proposal, to show it again (in this or another process).
+    pub fn proposal(&self, patch_id: &str) -> Result<Proposal, ToolError> {
+        if !is_valid_id("patch", patch_id) || !self.store.exists(patch_id) {
+            return Err(ToolError::new(
+                Reason::PatchNotFound,
+                None,
+                format!("Patch '{patch_id}' not found"),
+            ));
+        }
+        self.store
+            .load(patch_id)
+            .map(|p| Proposal::from_stored(&p))
+            .map_err(|e| ToolError::io(patch_id, "reading the stored patch", &e))
+    }
+
+    fn failure(&self, e: &ToolError) {
+        self.emit(Event::FailureDetected {
+            reason: e.reason.as_str().to_string(),
+            details: e.to_string(),
+        });
+        self.emit(Event::ExecutionPaused {
+            reason: "needs_user_decision".into(),
+        });
+    }
+
+    /// `apply_edit`: apply a stored patch under `plan`. Never panics on bad input; every
+    /// refusal is an outcome with `is_error` and a reason code.
+    pub fn apply_edit(&self, patch_id: &str, plan: &ApplyPlan) -> ApplyOutcome {
+        // Checked before anything is emitted or written: an unknown id creates nothing.
+        if !is_valid_id("patch", patch_id) || !self.store.exists(patch_id) {
+            return ApplyOutcome::not_found(patch_id);
+        }
+        let stored = match self.store.load(patch_id) {
+            Ok(p) => p,
+            Err(e) => {
+                let err = ToolError::io(patch_id, "reading the stored patch", &e);
+                self.failure(&err);
+                let mut out = ApplyOutcome::not_found(patch_id);
+                out.reason = Some(err.reason);
+                out.llm_content = format!("Error: {err}");
+                out.display = out.llm_content.clone();
+                return out;
+            }
+        };
+        let mut run = ApplyRun {
+            stored: &stored,
+            plan,
+            pipeline: Pipeline::from_reports(&stored.stages),
+            start: Instant::now(),
+            checkpoint_id: None,
+            validation: None,
+            rolled_back: false,
+        };
+        match self.apply_inner(&mut run) {
+            Ok(out) => out,
+            Err(e) => self.refuse(&run, e),
+        }
+    }
+
+    fn apply_inner(&self, run: &mut ApplyRun<'_>) -> Result<ApplyOutcome, ToolError> {
+        let stored = run.stored;
+        let ws = self.tools.workspace();
+        let patch = parse_patch(&stored.patch_text).map_err(|e| {
+            run.pipeline.fail("parse", e.to_string());
+            ToolError::from_engine(None, e)
+        })?;
+        // Stale and scope checks come before the approver is asked about anything.
+        self.check_stale(stored).inspect_err(|e| {
+            run.pipeline.fail("stale", e.to_string());
+        })?;
+        run.pipeline
+            .pass("stale", "every file is as it was when proposed");
+        let changing: Vec<&ProposedFile> =
+            stored.files.iter().filter(|f| f.problem.is_none()).collect();
+        let scope = run.plan.check(&changing).inspect_err(|e| {
+            run.pipeline.fail("scope", e.to_string());
+        })?;
+        run.pipeline.pass("scope", scope);
+        if run.plan.atomicity == Atomicity::AllOrNothing
+            && let Some(f) = stored.files.iter().find(|f| f.problem.is_some())
+            && let Some(p) = &f.problem
+        {
+            let e = ToolError::new(
+                util::reason_from_code(&p.reason),
+                Some(&f.path),
+                format!(
+                    "{}; all_or_nothing applies no file when one is refused",
+                    p.message
+                ),
+            );
+            run.pipeline.fail("hunk", e.to_string());
+            return Err(e);
+        }
+
+        let approval_id = new_id("appr", stored.patch_id.as_bytes());
+        self.emit(Event::ApprovalRequested {
+            approval_id: approval_id.clone(),
+            kind: "apply_diff".into(),
+            diff_id: stored.patch_id.clone(),
+        });
+        let files = affected(&stored.files);
+        let approved = self.config.approver.approve(&ApprovalRequest {
+            approval_id: &approval_id,
+            patch_id: &stored.patch_id,
+            diff: &stored.diff,
+            files: &files,
+            summary: &stored.summary,
+        });
+        self.emit(Event::ApprovalResolved {
+            approval_id,
+            approved,
+        });
+        if !approved {
+            return Ok(self.rejected(run));
+        }
+
+        let file_locks = self.file_locks(stored.base_shas.keys().cloned());
+        let _held: Vec<MutexGuard<'_, ()>> = file_locks.iter().map(|l| lock(l)).collect();
+        let _ws_lock = self.workspace_lock()?;
+        // Under the locks: plan again on the files as they are now, and insist they are the
+        // proposed ones so the result is exactly the reviewed diff.
+        self.check_stale(stored).inspect_err(|e| {
+            run.pipeline.fail("stale", e.to_string());
+        })?;
+        let planned = plan_patch(ws, &patch, &self.tools.config().engine)?;
+        self.check_same_plan(stored, &planned).inspect_err(|e| {
+            run.pipeline.fail("hunk", e.to_string());
+        })?;
+        if planned.units.is_empty() {
+            let e = ToolError::new(Reason::EmptyDiff, None, "the patch changes nothing");
+            run.pipeline.fail("empty", e.to_string());
+            return Err(e);
+        }
+
+        if let Some(cmd) = &run.plan.validation {
+            let timeout = run
+                .plan
+                .timeout_seconds
+                .map_or(self.config.validation_timeout, Duration::from_secs);
+            let changes: Vec<(String, Option<&[u8]>)> = planned
+                .units
+                .iter()
+                .flat_map(|u| &u.changes)
+                .map(|c| (c.path.clone(), c.new.as_deref()))
+                .collect();
+            let report = validate::run_isolated(ws.root(), &changes, cmd, timeout)?;
+            let passed = report.passed;
+            let why = if report.timed_out {
+                format!("timed out after {} s", timeout.as_secs())
+            } else {
+                match report.exit_code {
+                    Some(c) => format!("exited with code {c}"),
+                    None => "was killed by a signal".to_string(),
+                }
+            };
+            let tail = report.output_tail.clone();
+            run.validation = Some(report);
+            if !passed {
+                return Err(ToolError::new(
+                    Reason::ValidationFailed,
+                    None,
+                    format!(
+                        "the validation command `{}` {why}; nothing was applied. Output (tail):\n{tail}",
+                        cmd.display()
+                    ),
+                ));
+            }
+        }
+
+        // The last freshness check, right before the checkpoint and the first write.
+        check_fresh(ws, &planned.units).inspect_err(|e| {
+            run.pipeline.fail("stale", e.to_string());
+        })?;
+        let all: Vec<&PathChange> = planned.units.iter().flat_map(|u| &u.changes).collect();
+        let checkpoint_id = new_id("ckpt", stored.patch_id.as_bytes());
+        let manifest = self
+            .checkpoints
+            .create(ws, &checkpoint_id, &stored.patch_id, &all)
+            .map_err(|e| ToolError::io(".lspedit/checkpoints", "writing the checkpoint", &e))?;
+        run.checkpoint_id = Some(checkpoint_id.clone());
+        self.emit(Event::CheckpointCreated {
+            checkpoint_id: checkpoint_id.clone(),
+            files: all.iter().map(|c| c.path.clone()).collect(),
+        });
+        let observer = self.config.commit_observer.as_deref();
+        let result = commit::commit(
+            ws,
+            &self.layout,
+            &planned.units,
+            run.plan.atomicity,
+            &manifest,
+            observer,
+        );
+        if !result.rollback_errors.is_empty() {
+            // Files may be left new: keep the checkpoint so undo can still restore them.
+            let e = ToolError::new(
+                Reason::IoError,
+                None,
+                format!(
+                    "the commit failed and restoring failed too ({}); checkpoint {checkpoint_id} holds the old contents",
+                    result.rollback_errors.join("; ")
+                ),
+            );
+            run.rolled_back = false;
+            return Err(e);
+        }
+        if result.applied.is_empty() {
+            self.checkpoints.remove(&checkpoint_id);
+            run.checkpoint_id = None;
+            run.rolled_back = result.rolled_back;
+            let e = result.failed.into_iter().next().map_or_else(
+                || ToolError::new(Reason::IoError, None, "no file was written"),
+                |(_, e)| e,
+            );
+            let e = ToolError::new(
+                e.reason,
+                e.path.as_deref(),
+                if run.rolled_back {
+                    format!("{}; every file already written was rolled back", e.message)
+                } else {
+                    e.message
+                },
+            );
+            return Err(e);
+        }
+        let applied_paths: BTreeSet<String> = result
+            .applied
+            .iter()
+            .flat_map(|&i| planned.units[i].changes.iter().map(|c| c.path.clone()))
+            .collect();
+        if !result.failed.is_empty()
+            && let Err(e) = self.checkpoints.retain(&manifest, &applied_paths)
+        {
+            tracing::warn!(checkpoint = %checkpoint_id, error = %e, "trimming the checkpoint failed");
+        }
+        Ok(self.applied(run, &planned, &result, &applied_paths))
+    }
+
+    /// `stale_context` unless every path the patch reads or writes has its proposed sha.
+    fn check_stale(&self, stored: &StoredPatch) -> Result<(), ToolError> {
+        let ws = self.tools.workspace();
+        for (path, base) in &stored.base_shas {
+            let now = util::state_sha(ws.read(path)?.as_deref());
+            if &now != base {
+                return Err(ToolError::new(
+                    Reason::StaleContext,
+                    Some(path),
+                    format!(
+                        "the file changed since the patch was proposed (base_sha {}, now {}); propose the edit again",
+                        show_sha(base.as_deref()),
+                        show_sha(now.as_deref())
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The plan made now must be the one that was proposed (same files, same results).
+    fn check_same_plan(&self, stored: &StoredPatch, planned: &PatchPlan) -> Result<(), ToolError> {
+        let same = planned.files.len() == stored.files.len()
+            && planned.files.iter().zip(&stored.files).all(|(a, b)| {
+                a.path == b.path
+                    && a.new_path == b.new_path
+                    && a.new_sha == b.new_sha
+                    && a.problem.is_some() == b.problem.is_some()
+            });
+        if !same {
+            return Err(ToolError::new(
+                Reason::StaleContext,
+                None,
+                "the patch no longer plans as it did when proposed; propose the edit again",
+            ));
+        }
+        Ok(())
+    }
+
+    fn record(
+        &self,
+        run: &ApplyRun<'_>,
+        status: ApplyStatus,
+        reason: Option<Reason>,
+        message: &str,
+        files: &[FileApplyResult],
+    ) {
+        let stored = run.stored;
+        self.evidence.write_manifest(&Manifest {
+            evidence_id: stored.patch_id.clone(),
+            patch_id: Some(stored.patch_id.clone()),
+            phase: "apply".into(),
+            source: stored.source.clone(),
+            outcome: status.as_str().into(),
+            created_ms: now_ms(),
+            stages: run.pipeline.reports(),
+            stats: stored.stats,
+            files: stored.files.clone(),
+        });
+        self.evidence.write_apply(&ApplyRecord {
+            patch_id: stored.patch_id.clone(),
+            evidence_id: stored.patch_id.clone(),
+            status: status.as_str().into(),
+            reason: reason.map(|r| r.as_str().to_string()),
+            message: message.to_string(),
+            atomicity: run.plan.atomicity.as_str().into(),
+            files: files
+                .iter()
+                .map(|f| FileRecord {
+                    path: f.path.clone(),
+                    applied: f.applied,
+                    reason: f.reason.map(|r| r.as_str().to_string()),
+                    message: f.message.clone(),
+                })
+                .collect(),
+            checkpoint_id: run.checkpoint_id.clone(),
+            validation: run.validation.clone(),
+            rolled_back: run.rolled_back,
+            duration_ms: u64::try_from(run.start.elapsed().as_millis()).unwrap_or(u64::MAX),
+            finished_ms: now_ms(),
+        });
+    }
+
+    fn refuse(&self, run: &ApplyRun<'_>, e: ToolError) -> ApplyOutcome {
+        let stored = run.stored;
+        tracing::info!(patch = %stored.patch_id, error = %e, "apply refused");
+        let files: Vec<FileApplyResult> = stored
+            .files
+            .iter()
+            .map(|f| FileApplyResult {
+                path: f.path.clone(),
+                applied: false,
+                reason: Some(
+                    f.problem
+                        .as_ref()
+                        .map_or(e.reason, |p| util::reason_from_code(&p.reason)),
+                ),
+                message: "not applied".into(),
+            })
+            .collect();
+        let text = format!(
+            "Error: {e}\nNothing was applied{} (patch {}, evidence {}).",
+            if run.rolled_back {
+                "; the files already written were rolled back"
+            } else {
+                ""
+            },
+            stored.patch_id,
+            stored.patch_id
+        );
+        self.record(run, ApplyStatus::Refused, Some(e.reason), &e.to_string(), &files);
+        self.failure(&e);
+        ApplyOutcome {
+            patch_id: stored.patch_id.clone(),
+            status: ApplyStatus::Refused,
+            reason: Some(e.reason),
+            display: text.clone(),
+            llm_content: text,
+            is_error: true,
+            files,
+            checkpoint_id: run.checkpoint_id.clone(),
+            evidence_id: Some(stored.patch_id.clone()),
+            validation: run.validation.clone(),
+            rolled_back: run.rolled_back,
+        }
+    }
+
+    fn rejected(&self, run: &ApplyRun<'_>) -> ApplyOutcome {
+        let stored = run.stored;
+        let text = format!(
+            "Patch '{}' was rejected; nothing was applied. Propose a different change or ask the user.",
+            stored.patch_id
+        );
+        let files: Vec<FileApplyResult> = stored
+            .files
+            .iter()
+            .map(|f| FileApplyResult {
+                path: f.path.clone(),
+                applied: false,
+                reason: None,
+                message: "rejected".into(),
+            })
+            .collect();
+        self.record(run, ApplyStatus::Rejected, None, &text, &files);
+        self.emit(Event::ExecutionPaused {
+            reason: "diff_rejected".into(),
+        });
+        ApplyOutcome {
+            patch_id: stored.patch_id.clone(),
+            status: ApplyStatus::Rejected,
+            reason: None,
+            display: text.clone(),
+            llm_content: text,
+            is_error: true,
+            files,
+            checkpoint_id: None,
+            evidence_id: Some(stored.patch_id.clone()),
+            validation: None,
+            rolled_back: false,
+        }
+    }
+
+    fn applied(
+        &self,
+        run: &ApplyRun<'_>,
+        planned: &PatchPlan,
+        result: &commit::CommitResult,
+        applied_paths: &BTreeSet<String>,
+    ) -> ApplyOutcome {
+        let stored = run.stored;
+        let ws = self.tools.workspace();
+        let failed_commit: Vec<(BTreeSet<String>, &ToolError)> = result
+            .failed
+            .iter()
+            .map(|(i, e)| {
+                (
+                    planned.units[*i]
+                        .changes
+                        .iter()
+                        .map(|c| c.path.clone())
+                        .collect(),
+                    e,
+                )
+            })
+            .collect();
+        let mut files = Vec::new();
+        let mut summary = String::new();
+        let mut sync = String::new();
+        for fr in &planned.reports {
+            let k = propose::key(ws, &fr.path).unwrap_or_else(|_| fr.path.clone());
+            let commit_err = failed_commit
+                .iter()
+                .find(|(paths, _)| paths.contains(&k))
+                .map(|(_, e)| *e);
+            let (applied, reason, line) = match (&fr.status, commit_err) {
+                (FileStatus::Failed(e), _) => (false, Some(e.reason), fr.summary_line()),
+                (FileStatus::Applied(_), Some(e)) => (
+                    false,
+                    Some(e.reason),
+                    format!("FAILED {}: {}: {}", fr.path, e.reason, e.message),
+                ),
+                (FileStatus::Applied(o), None) => {
+                    sync.push_str(&sync_text(&o.path, &o.sync));
+                    (true, None, fr.summary_line())
+                }
+            };
+            // A section that changed nothing is not reported as a file of the apply.
+            if applied && !applied_paths.contains(&k) {
+                continue;
+            }
+            summary.push_str(&line);
+            summary.push('\n');
+            files.push(FileApplyResult {
+                path: k,
+                applied,
+                reason,
+                message: line,
+            });
+        }
+        let checkpoint_id = run.checkpoint_id.clone().unwrap_or_default();
+        let partial = files.iter().any(|f| !f.applied);
+        let status = if partial {
+            ApplyStatus::PartiallyApplied
+        } else {
+            ApplyStatus::Applied
+        };
+        for c in planned.units.iter().flat_map(|u| &u.changes) {
+            if let (true, Some(new), Ok(abs)) = (
+                applied_paths.contains(&c.path),
+                &c.new,
+                ws.resolve(&c.path),
+            ) {
+                self.tools.remember(&abs, new);
+            }
+        }
+        let mut llm = format!(
+            "Applied {} (checkpoint {checkpoint_id}; undo restores the files).\n{}",
+            stored.patch_id,
+            summary.trim_end()
+        );
+        llm.push_str(&sync);
+        let written: Vec<crate::agent::WrittenFile> = planned
+            .written
+            .iter()
+            .filter(|w| applied_paths.contains(&w.path))
+            .cloned()
+            .collect();
+        llm.push_str(&self.tools.diagnostics_feedback(&written));
+        let display = format!("{summary}{}", stored.diff);
+        let first_failure = files.iter().find(|f| !f.applied);
+        let reason = first_failure.and_then(|f| f.reason);
+        self.record(run, status, reason, &summary, &files);
+        let changed: Vec<String> = applied_paths.iter().cloned().collect();
+        self.emit(Event::DiffApplied {
+            diff_id: stored.patch_id.clone(),
+            files_changed: changed,
+            evidence_id: stored.patch_id.clone(),
+        });
+        if let Some(f) = first_failure {
+            self.emit(Event::FailureDetected {
+                reason: f.reason.map_or("io_error", Reason::as_str).to_string(),
+                details: f.message.clone(),
+            });
+            self.emit(Event::ExecutionPaused {
+                reason: "needs_user_decision".into(),
+            });
+        }
+        tracing::info!(patch = %stored.patch_id, status = status.as_str(), "diff applied");
+        ApplyOutcome {
+            patch_id: stored.patch_id.clone(),
+            status,
+            reason,
+            llm_content: llm,
+            display,
+            is_error: partial,
+            files,
+            checkpoint_id: Some(checkpoint_id),
+            evidence_id: Some(stored.patch_id.clone()),
+            validation: run.validation.clone(),
+            rolled_back: false,
+        }
+    }
+
+    /// `undo`: restore the files of a checkpoint to their content before the apply, refusing
+    /// (`stale_context`, nothing restored) when any of them changed since. The restore is
+    /// all-or-nothing and itself checkpointed (`redo_checkpoint_id`).
+    pub fn undo(&self, checkpoint_id: &str) -> Result<UndoOutcome, ToolError> {
+        let not_found = || {
+            ToolError::new(
+                Reason::PatchNotFound,
+                None,
+                format!("Checkpoint '{checkpoint_id}' not found"),
+            )
+        };
+        if !is_valid_id("ckpt", checkpoint_id) {
+            return Err(not_found());
+        }
+        let manifest = match self.checkpoints.load(checkpoint_id) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(not_found()),
+            Err(e) => return Err(ToolError::io(checkpoint_id, "reading the checkpoint", &e)),
+        };
+        self.emit(Event::ToolStart {
+            tool: "undo".into(),
+        });
+        let result = self.undo_inner(&manifest);
+        self.emit(Event::ToolEnd {
+            tool: "undo".into(),
+            is_error: result.is_err(),
+        });
+        if let Err(e) = &result {
+            self.failure(e);
+        }
+        result
+    }
+
+    fn undo_inner(
+        &self,
+        manifest: &checkpoint::CheckpointManifest,
+    ) -> Result<UndoOutcome, ToolError> {
+        let ws = self.tools.workspace();
+        let id = &manifest.checkpoint_id;
+        let file_locks = self.file_locks(manifest.entries.iter().map(|e| e.path.clone()));
+        let _held: Vec<MutexGuard<'_, ()>> = file_locks.iter().map(|l| lock(l)).collect();
+        let _ws_lock = self.workspace_lock()?;
+        let mut changes = Vec::with_capacity(manifest.entries.len());
+        for entry in &manifest.entries {
+            let now = ws.read(&entry.path)?;
+            let now_sha = util::state_sha(now.as_deref());
+            if now_sha != entry.new_sha {
+                return Err(ToolError::new(
+                    Reason::StaleContext,
+                    Some(&entry.path),
+                    format!(
+                        "the file changed since the apply (expected {}, now {}); undo refused, nothing was restored",
+                        show_sha(entry.new_sha.as_deref()),
+                        show_sha(now_sha.as_deref())
+                    ),
+                ));
+            }
+            let old = self
+                .checkpoints
+                .old_bytes(id, entry)
+                .map_err(|e| ToolError::io(&entry.path, "reading the checkpoint", &e))?;
+            changes.push(PathChange {
+                path: entry.path.clone(),
+                old: now,
+                new: old,
+                new_mode: entry.mode,
+            });
+        }
+        let units = vec![CommitUnit {
+            label: id.clone(),
+            changes,
+        }];
+        check_fresh(ws, &units)?;
+        let redo_id = new_id("ckpt", id.as_bytes());
+        let all: Vec<&PathChange> = units[0].changes.iter().collect();
+        let redo = self
+            .checkpoints
+            .create(ws, &redo_id, &manifest.patch_id, &all)
+            .map_err(|e| ToolError::io(".lspedit/checkpoints", "writing the checkpoint", &e))?;
+        self.emit(Event::CheckpointCreated {
+            checkpoint_id: redo_id.clone(),
+            files: all.iter().map(|c| c.path.clone()).collect(),
+        });
+        let result = commit::commit(
+            ws,
+            &self.layout,
+            &units,
+            Atomicity::AllOrNothing,
+            &redo,
+            self.config.commit_observer.as_deref(),
+        );
+        if let Some((_, e)) = result.failed.into_iter().next() {
+            self.checkpoints.remove(&redo_id);
+            return Err(e);
+        }
+        self.checkpoints.remove(id);
+        let restored: Vec<String> = all.iter().map(|c| c.path.clone()).collect();
+        for c in &all {
+            if let (Some(new), Ok(abs)) = (&c.new, ws.resolve(&c.path)) {
+                self.tools.remember(&abs, new);
+            }
+        }
+        let llm_content = format!(
+            "Restored {} file(s) from checkpoint {id}: {}. Undo checkpoint {redo_id} to redo.",
+            restored.len(),
+            restored.join(", ")
+        );
+        Ok(UndoOutcome {
+            checkpoint_id: id.clone(),
+            restored,
+            redo_checkpoint_id: redo_id,
+            llm_content,
+        })
+    }
+}

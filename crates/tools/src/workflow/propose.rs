@@ -1,0 +1,716 @@
+//! `propose_edit`: turn a regex replacement over a glob scope, or any patch text the engine
+//! reads, into a stored patch — planned in memory against the current files, never written.
+//!
+//! The same planner runs again at apply time ([`plan_patch`]), on files whose sha is checked to
+//! be unchanged, so what is applied is exactly what was shown.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use lspedit_engine::{
+    ApplyOptions, DiffOptions, Document, FileAction, FileChange, Patch, PatchFormat, Reason,
+    apply_file_patch, check_text, parse_patch, unified_diff,
+};
+use serde::{Deserialize, Serialize};
+
+use super::commit::{CommitUnit, PathChange};
+use super::evidence::{Pipeline, StageReport};
+use super::scan;
+use super::store::{STORE_VERSION, StoredPatch};
+use super::util::{new_id, now_ms, show_sha, state_sha};
+use crate::agent::WrittenFile;
+use crate::error::ToolError;
+use crate::patch::{ApplyPatchOptions, FileReport, FileStatus, apply_parsed};
+use crate::workspace::Workspace;
+
+/// Where a proposal comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProposeSource {
+    /// Replace every match of `pattern` (Rust `regex` syntax; `$1`, `${name}` in the
+    /// replacement) in the files of `scope` (globs; every file when empty).
+    Regex {
+        pattern: String,
+        replacement: String,
+        scope: Vec<String>,
+    },
+    /// Any patch text the engine reads (unified, git, Codex envelope; anchors allowed).
+    Patch { text: String },
+}
+
+/// A `propose_edit` call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProposeRequest {
+    pub source: ProposeSource,
+    /// base_sha the caller believes files have (e.g. from the model's `touched_files`); any
+    /// difference is refused as `sha_mismatch`.
+    pub expected_base_shas: BTreeMap<String, String>,
+}
+
+impl ProposeRequest {
+    pub fn regex(
+        pattern: impl Into<String>,
+        replacement: impl Into<String>,
+        scope: &[&str],
+    ) -> ProposeRequest {
+        ProposeRequest {
+            source: ProposeSource::Regex {
+                pattern: pattern.into(),
+                replacement: replacement.into(),
+                scope: scope.iter().map(|s| (*s).to_string()).collect(),
+            },
+            expected_base_shas: BTreeMap::new(),
+        }
+    }
+
+    pub fn patch(text: impl Into<String>) -> ProposeRequest {
+        ProposeRequest {
+            source: ProposeSource::Patch { text: text.into() },
+            expected_base_shas: BTreeMap::new(),
+        }
+    }
+
+    /// Require `path` to have `base_sha` now.
+    pub fn with_base_sha(mut self, path: impl Into<String>, base_sha: impl Into<String>) -> Self {
+        self.expected_base_shas
+            .insert(path.into(), base_sha.into());
+        self
+    }
+}
+
+/// What a proposed change does to a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    Create,
+    Modify,
+    Delete,
+    Rename,
+}
+
+/// Why a file of a proposal would be refused (the rest can still apply per file).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileProblem {
+    /// The reason code (`hunk_mismatch`, ...).
+    pub reason: String,
+    pub message: String,
+}
+
+/// One file of a proposal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProposedFile {
+    /// Workspace-relative path (the source path of a rename).
+    pub path: String,
+    /// The destination of a rename.
+    pub new_path: Option<String>,
+    pub kind: ChangeKind,
+    /// sha of `path` when proposed; `None`: it did not exist.
+    pub base_sha: Option<String>,
+    /// sha after the change; `None` for a deletion (or a refused file).
+    pub new_sha: Option<String>,
+    pub added: usize,
+    pub removed: usize,
+    /// Replacements (regex) or changed hunks (patch) in this file.
+    pub changes: usize,
+    /// Set when this file would be refused.
+    pub problem: Option<FileProblem>,
+}
+
+/// Statistics of a proposal.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProposeStats {
+    /// Regex: text files searched. Patch: file sections.
+    pub files_scanned: usize,
+    /// Files the proposal changes.
+    pub files_matched: usize,
+    /// Regex: replacements. Patch: changed hunks (a create, delete or rename counts one).
+    pub total_changes: usize,
+    /// Regex: files in scope not searched (binary, not UTF-8, too large, or a replacement a
+    /// diff cannot carry exactly).
+    pub files_skipped: usize,
+}
+
+/// The result of `propose_edit`: nothing was changed on disk except the patch store, the
+/// evidence and the event log under `.lspedit/`.
+#[derive(Debug, Clone)]
+pub struct Proposal {
+    pub patch_id: String,
+    /// The unified diff of the change, for review.
+    pub diff: String,
+    pub files: Vec<ProposedFile>,
+    /// Every path the patch reads or writes → its base_sha (`None`: does not exist yet).
+    pub base_shas: BTreeMap<String, Option<String>>,
+    pub stats: ProposeStats,
+    pub evidence_id: String,
+    pub summary: String,
+}
+
+impl Proposal {
+    pub(crate) fn from_stored(p: &StoredPatch) -> Proposal {
+        Proposal {
+            patch_id: p.patch_id.clone(),
+            diff: p.diff.clone(),
+            files: p.files.clone(),
+            base_shas: p.base_shas.clone(),
+            stats: p.stats,
+            evidence_id: p.patch_id.clone(),
+            summary: p.summary.clone(),
+        }
+    }
+
+    /// Every path the proposal would change, sorted (both ends of a rename).
+    pub fn affected_files(&self) -> Vec<String> {
+        affected(&self.files)
+    }
+
+    /// What the model reads.
+    pub fn llm_content(&self) -> String {
+        let mut s = format!(
+            "Proposed {}: {}. Nothing was changed; review the diff, then apply it with apply_edit(\"{}\").",
+            self.patch_id, self.summary, self.patch_id
+        );
+        let problems: Vec<&ProposedFile> =
+            self.files.iter().filter(|f| f.problem.is_some()).collect();
+        if !problems.is_empty() {
+            s.push_str(&format!(
+                "\n\n{} file(s) would be refused (a per_file apply applies the others; all_or_nothing applies none):",
+                problems.len()
+            ));
+            for f in problems {
+                if let Some(p) = &f.problem {
+                    s.push_str(&format!("\nFAILED {}: {}: {}", f.path, p.reason, p.message));
+                }
+            }
+        }
+        s.push_str("\n\n");
+        s.push_str(&self.diff);
+        s
+    }
+}
+
+pub(crate) fn affected(files: &[ProposedFile]) -> Vec<String> {
+    let set: BTreeSet<String> = files
+        .iter()
+        .filter(|f| f.problem.is_none())
+        .flat_map(|f| std::iter::once(f.path.clone()).chain(f.new_path.clone()))
+        .collect();
+    set.into_iter().collect()
+}
+
+/// A refused proposal, with what the evidence needs.
+#[derive(Debug)]
+pub(crate) struct Refused {
+    pub error: ToolError,
+    pub source: &'static str,
+    pub raw: String,
+    pub stages: Vec<StageReport>,
+    pub stats: ProposeStats,
+    pub files: Vec<ProposedFile>,
+}
+
+/// A patch planned against the current files.
+#[derive(Debug)]
+pub(crate) struct PatchPlan {
+    /// One per section that changes something or fails, in patch order.
+    pub files: Vec<ProposedFile>,
+    /// Rendered unified diff of the sections that apply.
+    pub diff: String,
+    /// Every path the patch reads or writes → its bytes now (`None`: absent).
+    pub bases: BTreeMap<String, Option<Vec<u8>>>,
+    /// The writes, grouped into units that succeed or fail together.
+    pub units: Vec<CommitUnit>,
+    /// The engine's per-section report (summary lines and live-sync anchors).
+    pub reports: Vec<FileReport>,
+    /// Content-written text files, for the diagnostics feedback.
+    pub written: Vec<WrittenFile>,
+}
+
+/// The workspace-relative form of a path a patch names (symlinks inside resolved), refusing
+/// paths outside the workspace and lspedit's or git's own state.
+pub(crate) fn key(ws: &Workspace, path: &str) -> Result<String, ToolError> {
+    let rel = ws.display_path(&ws.resolve(path)?);
+    let first = rel.split('/').next().unwrap_or_default();
+    if first == ".lspedit" || first == ".git" {
+        return Err(ToolError::new(
+            Reason::UnsafeDiff,
+            Some(&rel),
+            format!("`{first}/` holds lspedit's or git's own state and is never patched"),
+        ));
+    }
+    Ok(rel)
+}
+
+fn kind_of(change: &FileChange) -> ChangeKind {
+    match change {
+        FileChange::Add { .. } => ChangeKind::Create,
+        FileChange::Delete { .. } => ChangeKind::Delete,
+        FileChange::Update {
+            move_to: Some(_), ..
+        } => ChangeKind::Rename,
+        FileChange::Update { .. } => ChangeKind::Modify,
+    }
+}
+
+fn is_text(b: &[u8]) -> bool {
+    check_text(b).is_ok() && std::str::from_utf8(b).is_ok()
+}
+
+/// The reviewable diff of one section.
+fn render(
+    kind: ChangeKind,
+    from: &str,
+    to: &str,
+    before: Option<&[u8]>,
+    after: Option<&[u8]>,
+) -> String {
+    if !before.is_none_or(is_text) || !after.is_none_or(is_text) {
+        return format!("diff --git a/{from} b/{to}\nBinary files a/{from} and b/{to} differ\n");
+    }
+    let text = |b: Option<&[u8]>| {
+        b.map(|b| String::from_utf8_lossy(b).into_owned())
+            .unwrap_or_default()
+    };
+    let (old, new) = (text(before), text(after));
+    let opts = DiffOptions::default();
+    match kind {
+        ChangeKind::Create => {
+            let d = unified_diff("", &new, None, Some(to), &opts);
+            if d.is_empty() {
+                format!("diff --git a/{to} b/{to}\nnew file mode 100644\n--- /dev/null\n+++ b/{to}\n")
+            } else {
+                d
+            }
+        }
+        ChangeKind::Delete => {
+            let d = unified_diff(&old, "", Some(from), None, &opts);
+            if d.is_empty() {
+                format!(
+                    "diff --git a/{from} b/{from}\ndeleted file mode 100644\n--- a/{from}\n+++ /dev/null\n"
+                )
+            } else {
+                d
+            }
+        }
+        ChangeKind::Rename => format!(
+            "diff --git a/{from} b/{to}\nrename from {from}\nrename to {to}\n{}",
+            unified_diff(&old, &new, Some(from), Some(to), &opts)
+        ),
+        ChangeKind::Modify => unified_diff(&old, &new, Some(from), Some(to), &opts),
+    }
+}
+
+fn line_count(bytes: Option<&[u8]>) -> usize {
+    bytes
+        .and_then(|b| Document::from_bytes(b).ok())
+        .map_or(0, |d| d.len())
+}
+
+/// Plan `patch` against the workspace as it is now: per-section outcomes, the rendered diff and
+/// the commit units. Nothing is written. `Err` only for a path outside the workspace or in
+/// lspedit's state, or an unreadable file.
+pub(crate) fn plan_patch(
+    ws: &Workspace,
+    patch: &Patch,
+    engine: &ApplyOptions,
+) -> Result<PatchPlan, ToolError> {
+    let mut bases: BTreeMap<String, Option<Vec<u8>>> = BTreeMap::new();
+    let mut keys: Vec<(String, Option<String>)> = Vec::with_capacity(patch.files.len());
+    for fp in &patch.files {
+        let src = key(ws, fp.path())?;
+        let dst = match fp.new_path() {
+            Some(n) if n != fp.path() => Some(key(ws, n)?),
+            _ => None,
+        };
+        for k in std::iter::once(&src).chain(dst.as_ref()) {
+            if !bases.contains_key(k) {
+                bases.insert(k.clone(), ws.read(k)?);
+            }
+        }
+        keys.push((src, dst));
+    }
+    let report = apply_parsed(
+        ws,
+        patch,
+        &ApplyPatchOptions {
+            engine: engine.clone(),
+            dry_run: true,
+        },
+    )?;
+    let mut state = bases.clone();
+    let mut files = Vec::new();
+    let mut diff = String::new();
+    // Union of the paths of sections that change something: they commit together per file.
+    let mut groups: Vec<(String, BTreeSet<String>)> = Vec::new();
+    for ((fp, fr), (src, dst)) in patch.files.iter().zip(&report.files).zip(&keys) {
+        let kind = kind_of(&fp.change);
+        let outcome = match &fr.status {
+            FileStatus::Failed(e) => {
+                files.push(ProposedFile {
+                    path: src.clone(),
+                    new_path: dst.clone(),
+                    kind,
+                    base_sha: state_sha(bases.get(src).and_then(|b| b.as_deref())),
+                    new_sha: None,
+                    added: 0,
+                    removed: 0,
+                    changes: 0,
+                    problem: Some(FileProblem {
+                        reason: e.reason.as_str().to_string(),
+                        message: e.message.clone(),
+                    }),
+                });
+                continue;
+            }
+            FileStatus::Applied(o) => o,
+        };
+        let to = dst.clone().unwrap_or_else(|| src.clone());
+        let before = state.get(src).cloned().flatten();
+        let after = outcome.new_content.clone();
+        let changed = match outcome.action {
+            FileAction::Modified => outcome.content_changed,
+            FileAction::Added | FileAction::Deleted | FileAction::Renamed { .. } => true,
+        };
+        if !changed {
+            continue;
+        }
+        match &outcome.action {
+            FileAction::Deleted => {
+                state.insert(src.clone(), None);
+            }
+            FileAction::Renamed { .. } => {
+                state.insert(src.clone(), None);
+                state.insert(to.clone(), after.clone());
+            }
+            FileAction::Added | FileAction::Modified => {
+                state.insert(to.clone(), after.clone());
+            }
+        }
+        diff.push_str(&render(kind, src, &to, before.as_deref(), after.as_deref()));
+        let removed = match kind {
+            ChangeKind::Delete => outcome.removed.max(line_count(before.as_deref())),
+            _ => outcome.removed,
+        };
+        files.push(ProposedFile {
+            path: src.clone(),
+            new_path: dst.clone(),
+            kind,
+            base_sha: state_sha(bases.get(src).and_then(|b| b.as_deref())),
+            new_sha: state_sha(after.as_deref()),
+            added: outcome.added,
+            removed,
+            changes: outcome.hunks.len().max(1),
+            problem: None,
+        });
+        let paths: BTreeSet<String> = std::iter::once(src.clone()).chain(dst.clone()).collect();
+        let (mut label, mut merged) = (src.clone(), paths);
+        let mut kept = Vec::new();
+        for (l, g) in groups {
+            if g.is_disjoint(&merged) {
+                kept.push((l, g));
+            } else {
+                label = l;
+                merged.extend(g);
+            }
+        }
+        kept.push((label, merged));
+        groups = kept;
+    }
+    let units = groups
+        .into_iter()
+        .map(|(label, paths)| CommitUnit {
+            label,
+            changes: paths
+                .into_iter()
+                .filter_map(|p| {
+                    let old = bases.get(&p).cloned().flatten();
+                    let new = state.get(&p).cloned().flatten();
+                    (old != new).then_some(PathChange {
+                        path: p,
+                        old,
+                        new,
+                        new_mode: None,
+                    })
+                })
+                .collect(),
+        })
+        .filter(|u| !u.changes.is_empty())
+        .collect();
+    let mut written = Vec::new();
+    for p in &report.classification.content_write_files {
+        let Ok(k) = key(ws, p) else { continue };
+        let (old, new) = (bases.get(&k).cloned().flatten(), state.get(&k).cloned().flatten());
+        if let Some(new) = new.filter(|n| Some(n) != old.as_ref() && is_text(n)) {
+            written.push(WrittenFile {
+                path: k,
+                old_text: old.and_then(|o| String::from_utf8(o).ok()),
+                new_text: String::from_utf8_lossy(&new).into_owned(),
+            });
+        }
+    }
+    Ok(PatchPlan {
+        files,
+        diff,
+        bases,
+        units,
+        reports: report.files,
+        written,
+    })
+}
+
+fn refused(
+    error: ToolError,
+    source: &'static str,
+    raw: &str,
+    pipeline: &Pipeline,
+    stats: ProposeStats,
+    files: Vec<ProposedFile>,
+) -> Refused {
+    Refused {
+        error,
+        source,
+        raw: raw.to_string(),
+        stages: pipeline.reports(),
+        stats,
+        files,
+    }
+}
+
+/// Build the stored patch of a request (the pipeline's propose-time stages), or the refusal.
+pub(crate) fn build(
+    ws: &Workspace,
+    req: &ProposeRequest,
+    engine: &ApplyOptions,
+    max_file_bytes: u64,
+) -> Result<StoredPatch, Box<Refused>> {
+    let mut pipeline = Pipeline::default();
+    let mut stats = ProposeStats::default();
+    let mut replacements: BTreeMap<String, usize> = BTreeMap::new();
+    let (source, raw, describe) = match &req.source {
+        ProposeSource::Regex {
+            pattern,
+            replacement,
+            scope,
+        } => {
+            let describe = format!(
+                "regex `{pattern}` -> `{replacement}` over {}",
+                if scope.is_empty() {
+                    "the whole workspace".to_string()
+                } else {
+                    scope.join(", ")
+                }
+            );
+            let out = match scan::scan(ws, pattern, replacement, scope, max_file_bytes) {
+                Ok(o) => o,
+                Err(e) => {
+                    pipeline.fail("parse", e.message.clone());
+                    return Err(Box::new(refused(e, "regex", "", &pipeline, stats, vec![])));
+                }
+            };
+            stats.files_scanned = out.files_scanned;
+            stats.files_skipped = out.files_skipped;
+            let mut raw = String::new();
+            for f in out.changed {
+                let diff = unified_diff(
+                    &String::from_utf8_lossy(&f.old),
+                    &f.new,
+                    Some(&f.path),
+                    Some(&f.path),
+                    &DiffOptions::default(),
+                );
+                if !diff_reproduces(&diff, &f.old, f.new.as_bytes(), engine) {
+                    tracing::debug!(path = %f.path, "replacement skipped: its diff does not reproduce it byte for byte");
+                    stats.files_skipped += 1;
+                    continue;
+                }
+                replacements.insert(f.path.clone(), f.replacements);
+                raw.push_str(&diff);
+            }
+            if raw.is_empty() {
+                pipeline.pass("parse", describe.clone());
+                pipeline.pass("safety", "the scan stays inside the workspace");
+                let msg = format!(
+                    "the pattern changes nothing in the {} file(s) of the scope; check the pattern and the scope",
+                    stats.files_scanned
+                );
+                pipeline.fail("empty", msg.clone());
+                let e = ToolError::new(Reason::EmptyDiff, None, msg);
+                return Err(Box::new(refused(e, "regex", "", &pipeline, stats, vec![])));
+            }
+            ("regex", raw, describe)
+        }
+        ProposeSource::Patch { text } => ("patch", text.clone(), "patch".to_string()),
+    };
+    let patch = match parse_patch(&raw) {
+        Ok(p) => p,
+        Err(e) if e.reason == Reason::EmptyDiff => {
+            pipeline.pass("parse", "no file section");
+            pipeline.fail("empty", e.message.clone());
+            let e = ToolError::from_engine(None, e);
+            return Err(Box::new(refused(e, source, &raw, &pipeline, stats, vec![])));
+        }
+        Err(e) => {
+            pipeline.fail("parse", e.to_string());
+            let e = ToolError::from_engine(None, e);
+            return Err(Box::new(refused(e, source, &raw, &pipeline, stats, vec![])));
+        }
+    };
+    let format = match patch.format {
+        PatchFormat::Unified => "unified diff",
+        PatchFormat::Codex => "Codex envelope",
+    };
+    pipeline.pass(
+        "parse",
+        format!("{format}, {} file section(s)", patch.files.len()),
+    );
+    for fp in &patch.files {
+        for p in std::iter::once(fp.path()).chain(fp.new_path()) {
+            if let Err(e) = key(ws, p) {
+                pipeline.fail("safety", e.to_string());
+                return Err(Box::new(refused(e, source, &raw, &pipeline, stats, vec![])));
+            }
+        }
+    }
+    pipeline.pass("safety", "every path is inside the workspace and outside .lspedit/ and .git/");
+    if req.expected_base_shas.is_empty() {
+        pipeline.skip("sha_match", "no base_sha given");
+    } else {
+        for (path, expected) in &req.expected_base_shas {
+            let now = key(ws, path)
+                .and_then(|k| ws.read(&k))
+                .map(|b| state_sha(b.as_deref()));
+            let now = match now {
+                Ok(n) => n,
+                Err(e) => {
+                    pipeline.fail("sha_match", e.to_string());
+                    return Err(Box::new(refused(e, source, &raw, &pipeline, stats, vec![])));
+                }
+            };
+            if now.as_deref() != Some(expected.as_str()) {
+                let e = ToolError::new(
+                    Reason::ShaMismatch,
+                    Some(path),
+                    format!(
+                        "the file's base_sha is {} but the edit was made against {expected}; re-read the file and redo the edit",
+                        show_sha(now.as_deref())
+                    ),
+                );
+                pipeline.fail("sha_match", e.to_string());
+                return Err(Box::new(refused(e, source, &raw, &pipeline, stats, vec![])));
+            }
+        }
+        pipeline.pass(
+            "sha_match",
+            format!("{} base_sha(s) match", req.expected_base_shas.len()),
+        );
+    }
+    pipeline.skip("scope", "checked by apply_edit against its plan");
+    pipeline.skip("stale", "checked by apply_edit right before writing");
+    let plan = match plan_patch(ws, &patch, engine) {
+        Ok(p) => p,
+        Err(e) => {
+            pipeline.fail("hunk", e.to_string());
+            return Err(Box::new(refused(e, source, &raw, &pipeline, stats, vec![])));
+        }
+    };
+    let mut files = plan.files;
+    for f in &mut files {
+        if let Some(n) = replacements.get(&f.path) {
+            f.changes = *n;
+        }
+    }
+    let good: Vec<&ProposedFile> = files.iter().filter(|f| f.problem.is_none()).collect();
+    let bad: Vec<&ProposedFile> = files.iter().filter(|f| f.problem.is_some()).collect();
+    if source == "patch" {
+        stats.files_scanned = patch.files.len();
+    }
+    stats.files_matched = good.len();
+    stats.total_changes = good.iter().map(|f| f.changes).sum();
+    if files.is_empty() {
+        let msg = "the patch changes nothing: every section leaves its file as it is";
+        pipeline.fail("empty", msg);
+        pipeline.pass("hunk", "every section matches");
+        let e = ToolError::new(Reason::EmptyDiff, None, msg);
+        return Err(Box::new(refused(e, source, &raw, &pipeline, stats, files)));
+    }
+    pipeline.pass("empty", format!("{} file(s) change", good.len()));
+    let problems: Vec<String> = bad
+        .iter()
+        .filter_map(|f| {
+            f.problem
+                .as_ref()
+                .map(|p| format!("{}: {}: {}", f.path, p.reason, p.message))
+        })
+        .collect();
+    if good.is_empty() {
+        pipeline.fail("hunk", problems.join("; "));
+        let first = bad.first().and_then(|f| f.problem.clone().map(|p| (f.path.clone(), p)));
+        let e = match first {
+            Some((path, p)) => ToolError::new(
+                super::util::reason_from_code(&p.reason),
+                Some(&path),
+                p.message,
+            ),
+            None => ToolError::new(Reason::HunkMismatch, None, "no section applies"),
+        };
+        return Err(Box::new(refused(e, source, &raw, &pipeline, stats, files)));
+    } else if bad.is_empty() {
+        pipeline.pass("hunk", format!("{} file(s) planned", good.len()));
+    } else {
+        pipeline.fail(
+            "hunk",
+            format!(
+                "{} of {} file(s) would be refused: {}",
+                bad.len(),
+                files.len(),
+                problems.join("; ")
+            ),
+        );
+    }
+    let (added, removed): (usize, usize) = good
+        .iter()
+        .fold((0, 0), |(a, r), f| (a + f.added, r + f.removed));
+    let mut summary = format!(
+        "{} file(s) changed (+{added} -{removed}) by {describe}",
+        good.len()
+    );
+    if source == "regex" {
+        summary.push_str(&format!(
+            "; {} replacement(s), {} file(s) scanned",
+            stats.total_changes, stats.files_scanned
+        ));
+    }
+    if !bad.is_empty() {
+        summary.push_str(&format!("; {} file(s) would be refused", bad.len()));
+    }
+    let base_shas = plan
+        .bases
+        .iter()
+        .map(|(k, v)| (k.clone(), state_sha(v.as_deref())))
+        .collect();
+    Ok(StoredPatch {
+        version: STORE_VERSION,
+        patch_id: new_id("patch", raw.as_bytes()),
+        created_ms: now_ms(),
+        source: source.to_string(),
+        patch_text: raw,
+        diff: plan.diff,
+        files,
+        base_shas,
+        stats,
+        summary,
+        stages: pipeline.reports(),
+    })
+}
+
+/// Whether applying `diff` to `old` with the engine gives exactly `new` (a regex replacement
+/// that rewrites line endings or the byte-order mark cannot be carried by a diff).
+fn diff_reproduces(diff: &str, old: &[u8], new: &[u8], engine: &ApplyOptions) -> bool {
+    let Ok(patch) = parse_patch(diff) else {
+        return false;
+    };
+    let [fp] = patch.files.as_slice() else {
+        return false;
+    };
+    apply_file_patch(fp, Some(old), engine)
+        .ok()
+        .and_then(|o| o.new_content)
+        .is_some_and(|c| c == new)
+}
