@@ -39,7 +39,11 @@ fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
             if meta.is_dir() {
                 walk(base, &path, out);
             } else if meta.is_file() {
-                let rel = path.strip_prefix(base).unwrap().to_string_lossy().into_owned();
+                let rel = path
+                    .strip_prefix(base)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
                 out.insert(rel, fs::read(&path).unwrap());
             }
         }
@@ -89,7 +93,9 @@ fn run(dir: &Path, update: bool) -> Result<(), String> {
     copy_tree(&dir.join("input"), &root);
     if let Ok(spec) = fs::read_to_string(dir.join("symlinks.txt")) {
         for line in spec.lines().filter(|l| !l.trim().is_empty()) {
-            let (link, target) = line.split_once(" -> ").expect("symlinks.txt: `link -> target`");
+            let (link, target) = line
+                .split_once(" -> ")
+                .expect("symlinks.txt: `link -> target`");
             std::os::unix::fs::symlink(target.trim(), root.join(link.trim())).unwrap();
         }
     }
@@ -115,7 +121,9 @@ fn run(dir: &Path, update: bool) -> Result<(), String> {
     } else {
         match fs::read_to_string(&report_path) {
             Ok(want) if want == report => {}
-            Ok(want) => problems.push(format!("report differs:\n--- want\n{want}--- got\n{report}")),
+            Ok(want) => problems.push(format!(
+                "report differs:\n--- want\n{want}--- got\n{report}"
+            )),
             Err(_) => problems.push(format!(
                 "no report.txt (run with UPDATE_SCENARIOS=1 and review it); got:\n{report}"
             )),
@@ -125,7 +133,10 @@ fn run(dir: &Path, update: bool) -> Result<(), String> {
     let got = tree(&root);
     let want = tree(&dir.join("expected"));
     if got != want {
-        problems.push(format!("tree differs from expected/:\n{}", describe_diff(&got, &want)));
+        problems.push(format!(
+            "tree differs from expected/:\n{}",
+            describe_diff(&got, &want)
+        ));
     }
     // A whole-patch refusal or a report of nothing but refusals must leave the tree unchanged.
     let refused_all = report.lines().all(|l| l.starts_with("FAILED"));
@@ -139,10 +150,13 @@ fn run(dir: &Path, update: bool) -> Result<(), String> {
         .collect();
     siblings.sort();
     if siblings != ["outside", "root"] {
-        problems.push(format!("files appeared next to the workspace: {siblings:?}"));
+        problems.push(format!(
+            "files appeared next to the workspace: {siblings:?}"
+        ));
     }
     let outside_tree = tree(&outside);
-    if outside_tree.len() != 1 || outside_tree.get("x.txt").map(Vec::as_slice) != Some(OUTSIDE_CONTENT)
+    if outside_tree.len() != 1
+        || outside_tree.get("x.txt").map(Vec::as_slice) != Some(OUTSIDE_CONTENT)
     {
         problems.push(format!(
             "the directory outside the workspace changed: {:?}",
@@ -194,7 +208,11 @@ fn every_folder_is_a_scenario() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios");
     for entry in fs::read_dir(&root).unwrap() {
         let path = entry.unwrap().path();
-        assert!(path.join("patch.diff").is_file(), "{} has no patch.diff", path.display());
+        assert!(
+            path.join("patch.diff").is_file(),
+            "{} has no patch.diff",
+            path.display()
+        );
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         assert!(
             name.len() > 4 && name[..3].bytes().all(|b| b.is_ascii_digit()) && &name[3..4] == "_",

@@ -319,3 +319,143 @@ fn demo_shows_errors_and_fixes_for_typescript_and_rust() {
         );
     }
 }
+
+/// propose → apply-id → undo from the shell, each a separate process (the proposal and the
+/// checkpoint live under `.lspedit/`), with `--json` parsed and the exit codes checked.
+#[test]
+fn propose_apply_id_and_undo_across_processes() {
+    let p = Project::with_files(&[
+        ("backend/a.rs", "fn a() { old_name(); }\n"),
+        ("backend/b.rs", "fn b() { old_name(); old_name(); }\n"),
+        ("frontend/c.ts", "old_name();\n"),
+    ]);
+    let r = p.run(
+        &[
+            "propose",
+            "--pattern",
+            "old_name",
+            "--replacement",
+            "new_name",
+            "--scope",
+            "backend/**",
+            "--json",
+        ],
+        "",
+    );
+    r.assert_code(0);
+    let v = r.json();
+    let id = v["patch_id"].as_str().unwrap().to_string();
+    assert!(id.starts_with("patch_"), "{id}");
+    assert_eq!(v["stats"]["files_matched"], 2);
+    assert_eq!(v["stats"]["total_changes"], 3);
+    assert_eq!(
+        v["affected_files"],
+        serde_json::json!(["backend/a.rs", "backend/b.rs"])
+    );
+    assert!(
+        v["diff"]
+            .as_str()
+            .unwrap()
+            .contains("+fn a() { new_name(); }")
+    );
+    // Proposing changed nothing.
+    assert_eq!(p.read("backend/a.rs"), "fn a() { old_name(); }\n");
+
+    // A scope limit refuses with exit 1 and leaves the files.
+    let r = p.run(
+        &[
+            "apply-id",
+            &id,
+            "--max-files",
+            "1",
+            "--no-diagnostics",
+            "--json",
+        ],
+        "",
+    );
+    r.assert_code(1);
+    assert_eq!(r.json()["reason"], "scope_violation");
+    assert_eq!(p.read("backend/a.rs"), "fn a() { old_name(); }\n");
+
+    let r = p.run(&["apply-id", &id, "--no-diagnostics", "--json"], "");
+    r.assert_code(0);
+    let v = r.json();
+    assert_eq!(v["status"], "applied");
+    let checkpoint = v["checkpoint_id"].as_str().unwrap().to_string();
+    assert_eq!(
+        p.read("backend/b.rs"),
+        "fn b() { new_name(); new_name(); }\n"
+    );
+    assert_eq!(p.read("frontend/c.ts"), "old_name();\n");
+
+    // Applying the same proposal again: the files moved on, so it is stale.
+    let r = p.run(&["apply-id", &id, "--no-diagnostics"], "");
+    r.assert_code(1);
+    assert!(r.stdout.contains("stale_context"), "{}", r.stdout);
+
+    let r = p.run(&["undo", &checkpoint, "--json"], "");
+    r.assert_code(0);
+    assert_eq!(
+        r.json()["restored"],
+        serde_json::json!(["backend/a.rs", "backend/b.rs"])
+    );
+    assert_eq!(p.read("backend/a.rs"), "fn a() { old_name(); }\n");
+    assert_eq!(
+        p.read("backend/b.rs"),
+        "fn b() { old_name(); old_name(); }\n"
+    );
+
+    // Unknown ids: exit 1 with the contract's text.
+    let r = p.run(&["apply-id", "patch_0_deadbeef", "--no-diagnostics"], "");
+    r.assert_code(1);
+    assert!(
+        r.stdout.contains("Patch 'patch_0_deadbeef' not found"),
+        "{}",
+        r.stdout
+    );
+    p.run(&["undo", "ckpt_0_deadbeef"], "").assert_code(1);
+    // Usage errors exit 2.
+    p.run(&["propose", "--pattern", "x"], "").assert_code(2);
+}
+
+/// A proposal from patch text on stdin, applied all or nothing with a validation command that
+/// fails: nothing is written and the command's output tail is reported.
+#[test]
+fn apply_id_validation_failure_writes_nothing() {
+    let p = Project::with_files(&[("a.txt", "one\ntwo\n")]);
+    let patch = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+three\n";
+    let r = p.run(&["propose", "-", "--json"], patch);
+    r.assert_code(0);
+    let id = r.json()["patch_id"].as_str().unwrap().to_string();
+    let r = p.run(
+        &[
+            "apply-id",
+            &id,
+            "--all-or-nothing",
+            "--validate",
+            "sh -c exit_7_is_not_a_command",
+            "--no-diagnostics",
+            "--json",
+        ],
+        "",
+    );
+    r.assert_code(1);
+    let v = r.json();
+    assert_eq!(v["reason"], "validation_failed", "{v}");
+    assert_eq!(v["validation"]["passed"], false);
+    assert_eq!(p.read("a.txt"), "one\ntwo\n");
+    let r = p.run(
+        &[
+            "apply-id",
+            &id,
+            "--validate",
+            "true",
+            "--no-diagnostics",
+            "--json",
+        ],
+        "",
+    );
+    r.assert_code(0);
+    assert_eq!(r.json()["validation"]["passed"], true);
+    assert_eq!(p.read("a.txt"), "one\nthree\n");
+}

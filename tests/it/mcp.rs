@@ -60,10 +60,13 @@ async fn lists_tools_with_teaching_schemas_and_names_itself() {
     assert_eq!(
         names,
         [
+            "apply_edit",
             "apply_patch",
             "diagnostics",
             "edit",
+            "propose_edit",
             "read_file",
+            "undo",
             "write_file"
         ]
     );
@@ -113,6 +116,111 @@ async fn lists_tools_with_teaching_schemas_and_names_itself() {
         schema("diagnostics")["properties"]["paths"]["type"],
         "array"
     );
+    assert_eq!(schema("apply_edit")["required"], json!(["patch_id"]));
+    assert_eq!(schema("undo")["required"], json!(["checkpoint_id"]));
+    let propose = schema("propose_edit");
+    assert!(
+        propose["properties"]["scope"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("backend/**/*.go")
+    );
+    client.cancel().await.unwrap();
+}
+
+fn patch_id_in(text: &str) -> String {
+    let start = text.find("patch_").expect("a patch id in the text");
+    text[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect()
+}
+
+fn checkpoint_id_in(text: &str) -> String {
+    let start = text.find("ckpt_").expect("a checkpoint id in the text");
+    text[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect()
+}
+
+/// propose_edit → apply_edit → undo over MCP: the proposal changes nothing, the apply answers
+/// with the real TypeScript error for the file it wrote, undo restores it; refusals (unknown
+/// id, scope limit, bad arguments) are isError results naming the reason.
+#[tokio::test]
+async fn propose_apply_and_undo_with_real_diagnostics() {
+    let real = have_server(TS_SERVERS);
+    let project = Project::copy("ts-basic");
+    let extra: &[&str] = if real { &[] } else { &["--no-diagnostics"] };
+    let client = connect(&project.root, extra).await;
+    let before = project.read("src/index.ts");
+
+    let proposed = call(
+        &client,
+        "propose_edit",
+        json!({ "pattern": "const total: number", "replacement": "const total: string", "scope": ["src/**/*.ts"] }),
+    )
+    .await;
+    let t = text(&proposed);
+    assert!(!is_error(&proposed), "{t}");
+    assert!(t.contains("+const total: string"), "{t}");
+    assert_eq!(project.read("src/index.ts"), before, "propose wrote a file");
+    let id = patch_id_in(&t);
+
+    let refused = call(
+        &client,
+        "apply_edit",
+        json!({ "patch_id": id, "max_changed_lines": 1 }),
+    )
+    .await;
+    assert!(is_error(&refused));
+    assert!(
+        text(&refused).contains("scope_violation"),
+        "{}",
+        text(&refused)
+    );
+    let unknown = call(
+        &client,
+        "apply_edit",
+        json!({ "patch_id": "patch_1_00000000" }),
+    )
+    .await;
+    assert!(is_error(&unknown));
+    assert_eq!(text(&unknown), "Patch 'patch_1_00000000' not found");
+    let bad = call(
+        &client,
+        "apply_edit",
+        json!({ "patch_id": id, "atomicity": "sometimes" }),
+    )
+    .await;
+    assert!(is_error(&bad));
+    assert!(text(&bad).contains("per_file"), "{}", text(&bad));
+    assert_eq!(project.read("src/index.ts"), before);
+
+    let applied = call(
+        &client,
+        "apply_edit",
+        json!({ "patch_id": id, "preset": "mission_edit" }),
+    )
+    .await;
+    let t = text(&applied);
+    assert!(!is_error(&applied), "{t}");
+    assert!(project.read("src/index.ts").contains("const total: string"));
+    if real {
+        assert!(
+            t.contains("LSP errors detected in src/index.ts, please fix:")
+                && t.contains("(ts2322)"),
+            "{t}"
+        );
+    }
+    let undone = call(
+        &client,
+        "undo",
+        json!({ "checkpoint_id": checkpoint_id_in(&t) }),
+    )
+    .await;
+    assert!(!is_error(&undone), "{}", text(&undone));
+    assert_eq!(project.read("src/index.ts"), before);
     client.cancel().await.unwrap();
 }
 

@@ -30,11 +30,14 @@ struct Env {
     outside: PathBuf,
 }
 
-/// A case: what it feeds lspedit, how it builds the patch (and any extra files), and the reason
-/// codes that are an acceptable refusal.
+/// Builds a case's patch (and any extra files it needs in the tree).
+type MakePatch = Box<dyn Fn(&Env) -> Result<Vec<u8>>>;
+
+/// A case: what it feeds lspedit, how it builds the patch, and the reason codes that are an
+/// acceptable refusal.
 struct Case {
     name: &'static str,
-    make: Box<dyn Fn(&Env) -> Result<Vec<u8>>>,
+    make: MakePatch,
     accept: &'static [&'static str],
 }
 
@@ -134,7 +137,9 @@ fn cases() -> Vec<Case> {
             "unknown line inside a hunk",
             &["invalid_diff_format", "truncated_input"],
             |_| {
-                text("--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1,3 +1,3 @@\n line 1\n*line 2\n line 3\n")
+                text(
+                    "--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1,3 +1,3 @@\n line 1\n*line 2\n line 3\n",
+                )
             },
         ),
         case("CR-only line endings", MALFORMED, |_| {
@@ -151,47 +156,70 @@ fn cases() -> Vec<Case> {
         ),
         case(
             "\"Binary files differ\" section",
-            &["unsafe_diff", "invalid_diff_format", "binary_file", "empty_diff"],
+            &[
+                "unsafe_diff",
+                "invalid_diff_format",
+                "binary_file",
+                "empty_diff",
+            ],
             |_| {
                 text(
                     "diff --git a/bin.dat b/bin.dat\nindex 1111111..2222222 100644\nBinary files a/bin.dat and b/bin.dat differ\n",
                 )
             },
         ),
-        case("envelope without *** End Patch", &["truncated_input"], |_| {
-            text("*** Begin Patch\n*** Update File: src/a.txt\n@@\n-line 2\n+LINE 2\n")
-        }),
+        case(
+            "envelope without *** End Patch",
+            &["truncated_input"],
+            |_| text("*** Begin Patch\n*** Update File: src/a.txt\n@@\n-line 2\n+LINE 2\n"),
+        ),
         case("envelope with an unknown directive", MALFORMED, |_| {
             text("*** Begin Patch\n*** Frobnicate File: src/a.txt\n*** End Patch\n")
         }),
-        case("non-UTF-8 patch input", &["not_utf8", "invalid_diff_format"], |_| {
-            Ok(b"--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1,2 +1,2 @@\n line 1\n-line 2\n+caf\xe9\n"
+        case(
+            "non-UTF-8 patch input",
+            &["not_utf8", "invalid_diff_format"],
+            |_| {
+                Ok(b"--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1,2 +1,2 @@\n line 1\n-line 2\n+caf\xe9\n"
                 .to_vec())
-        }),
+            },
+        ),
         case(
             "NUL byte in a path",
-            &["path_outside_workspace", "invalid_diff_format", "file_not_found"],
+            &[
+                "path_outside_workspace",
+                "invalid_diff_format",
+                "file_not_found",
+            ],
             |_| text(update("src/a\0.txt")),
         ),
         // Patches that do not fit the file.
         case("context does not match", &["hunk_mismatch"], |_| {
-            text("--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1,3 +1,3 @@\n line 1\n-line two\n+LINE 2\n line 3\n")
+            text(
+                "--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1,3 +1,3 @@\n line 1\n-line two\n+LINE 2\n line 3\n",
+            )
         }),
         case(
             "hunk beyond the end of the file",
             &["out_of_bounds", "hunk_mismatch"],
             |_| {
-                text("--- a/src/a.txt\n+++ b/src/a.txt\n@@ -500,3 +500,3 @@\n line 500\n-line 501\n+x\n line 502\n")
+                text(
+                    "--- a/src/a.txt\n+++ b/src/a.txt\n@@ -500,3 +500,3 @@\n line 500\n-line 501\n+x\n line 502\n",
+                )
             },
         ),
-        case("stale anchor (hash of other content)", &["hunk_mismatch"], |_| {
-            let stale = hashline(2, "something else");
-            let anchor = stale.split('|').next().unwrap_or_default().to_string();
-            text(format!(
-                "--- a/src/a.txt\n+++ b/src/a.txt\n@@ @@\n {}\n-{anchor}|line 2\n+LINE 2\n",
-                hashline(1, "line 1")
-            ))
-        }),
+        case(
+            "stale anchor (hash of other content)",
+            &["hunk_mismatch"],
+            |_| {
+                let stale = hashline(2, "something else");
+                let anchor = stale.split('|').next().unwrap_or_default().to_string();
+                text(format!(
+                    "--- a/src/a.txt\n+++ b/src/a.txt\n@@ @@\n {}\n-{anchor}|line 2\n+LINE 2\n",
+                    hashline(1, "line 1")
+                ))
+            },
+        ),
         case("anchored additions", &["anchored_addition"], |_| {
             text(format!(
                 "--- a/src/a.txt\n+++ b/src/a.txt\n@@ @@\n {}\n-{}\n+{}\n",
@@ -278,7 +306,9 @@ fn cases() -> Vec<Case> {
             ))
         }),
         case("envelope: `..` update", OUTSIDE, |_| {
-            text("*** Begin Patch\n*** Update File: ../outside/victim.txt\n@@\n-victim\n+pwned\n*** End Patch\n")
+            text(
+                "*** Begin Patch\n*** Update File: ../outside/victim.txt\n@@\n-victim\n+pwned\n*** End Patch\n",
+            )
         }),
         case("envelope: absolute add", OUTSIDE, |env| {
             text(format!(
@@ -287,7 +317,9 @@ fn cases() -> Vec<Case> {
             ))
         }),
         case("envelope: move to outside", OUTSIDE, |_| {
-            text("*** Begin Patch\n*** Update File: src/a.txt\n*** Move to: ../outside/moved.txt\n@@\n-line 2\n+LINE 2\n*** End Patch\n")
+            text(
+                "*** Begin Patch\n*** Update File: src/a.txt\n*** Move to: ../outside/moved.txt\n@@\n-line 2\n+LINE 2\n*** End Patch\n",
+            )
         }),
         case("git rename to outside", OUTSIDE, |_| {
             text(
@@ -313,7 +345,9 @@ fn cases() -> Vec<Case> {
             text(hit_victim(&format!("{down}{up}outside/victim.txt")))
         }),
         // Targets that are not text.
-        case("binary target (NUL bytes)", &["binary_file"], |_| text(update("bin.dat"))),
+        case("binary target (NUL bytes)", &["binary_file"], |_| {
+            text(update("bin.dat"))
+        }),
         case("binary target (PNG)", &["binary_file"], |_| {
             text("--- a/image.png\n+++ b/image.png\n@@ -1 +1 @@\n-x\n+y\n")
         }),
@@ -327,9 +361,11 @@ fn cases() -> Vec<Case> {
             text(update("fifo"))
         }),
         // Sizes and depths.
-        case("deep path, 200 levels, missing file", &["file_not_found"], |_| {
-            text(update(&format!("{}a.txt", "d/".repeat(200))))
-        }),
+        case(
+            "deep path, 200 levels, missing file",
+            &["file_not_found"],
+            |_| text(update(&format!("{}a.txt", "d/".repeat(200)))),
+        ),
         case(
             "path longer than PATH_MAX (create)",
             &["io_error", "path_outside_workspace"],
@@ -363,11 +399,7 @@ fn cases() -> Vec<Case> {
         }),
         case(
             "every section bad (traversal, binary, missing)",
-            &[
-                "path_outside_workspace",
-                "binary_file",
-                "file_not_found",
-            ],
+            &["path_outside_workspace", "binary_file", "file_not_found"],
             |_| {
                 text(format!(
                     "{}{}{}",

@@ -275,10 +275,7 @@ impl Window {
 #[derive(Debug, Clone)]
 enum Piece {
     Text(Vec<String>),
-    Win {
-        cur: Vec<String>,
-        new: Vec<String>,
-    },
+    Win { cur: Vec<String>, new: Vec<String> },
 }
 
 /// A file under construction.
@@ -421,7 +418,14 @@ fn choose_windows(
     let slot = old.len() / n;
     let mut windows = Vec::with_capacity(n);
     for h in 0..n {
-        let (lo, hi) = (h * slot, if h + 1 == n { old.len() } else { (h + 1) * slot });
+        let (lo, hi) = (
+            h * slot,
+            if h + 1 == n {
+                old.len()
+            } else {
+                (h + 1) * slot
+            },
+        );
         let last_at_end = at_end && h + 1 == n;
         let mut removed = rng.below(4) as usize;
         let mut added = rng.below(4) as usize;
@@ -455,7 +459,9 @@ fn choose_windows(
                 && index.count(block) == 1
         })?;
         let removed_lines = &old[start + CONTEXT..start + CONTEXT + removed];
-        let next = old.get(start + CONTEXT + removed).map_or("", String::as_str);
+        let next = old
+            .get(start + CONTEXT + removed)
+            .map_or("", String::as_str);
         windows.push(Window {
             start,
             before: CONTEXT,
@@ -471,7 +477,10 @@ fn choose_windows(
 /// code they replace, each naming the case so it is unique.
 fn added_lines(rng: &mut Rng, tag: &str, removed: &[String], next: &str, n: usize) -> Vec<String> {
     let like = removed.first().map_or(next, String::as_str);
-    let indent: String = like.chars().take_while(|c| *c == ' ' || *c == '\t').collect();
+    let indent: String = like
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect();
     (0..n)
         .map(|k| match removed.get(k) {
             Some(r) if !r.trim().is_empty() && rng.below(2) == 0 => {
@@ -855,7 +864,10 @@ impl BlockIndex {
     }
 
     fn collapsed_at(&self, line: usize) -> usize {
-        self.of_line.get(line).copied().unwrap_or(self.collapsed.len())
+        self.of_line
+            .get(line)
+            .copied()
+            .unwrap_or(self.collapsed.len())
     }
 
     /// Start lines of every place `block` matches.

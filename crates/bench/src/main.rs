@@ -264,6 +264,9 @@ fn replace_section(doc: &str, heading: &str, body: &str, after: Option<&str>) ->
 
 fn run() -> Result<()> {
     let argv: Vec<String> = std::env::args().skip(1).collect();
+    if argv.first().map(String::as_str) == Some(crash::JOURNAL_CHILD) {
+        return crash::journal_child(&argv[1..]);
+    }
     if let Some(s) = suites::Suites::from_args(&argv)? {
         ensure!(
             suites::run(&s, &workspace_root())?,

@@ -165,20 +165,35 @@ impl Tally {
 }
 
 #[cfg(test)]
-/// The outcome of a case run through the engine in-process, as `lspedit apply` would leave the
-/// files: a whole-patch refusal changes nothing; otherwise each file section applies or not.
+/// The outcome of a case run through the engine in-process, with the refusal rules of the
+/// README: a whole-patch refusal changes nothing, `truncated_input` from any file means the
+/// patch was cut off and nothing applies, otherwise each file section applies or not.
 pub fn engine_outcome(case: &Case, anchored: bool) -> Outcome {
-    let text = if anchored { &case.anchored } else { &case.patch };
-    let mut after: Vec<Option<Vec<u8>>> = case.files.iter().map(|f| Some(f.before.clone())).collect();
+    use lspedit_engine::Reason;
+    let text = if anchored {
+        &case.anchored
+    } else {
+        &case.patch
+    };
+    let mut after: Vec<Option<Vec<u8>>> =
+        case.files.iter().map(|f| Some(f.before.clone())).collect();
     if let Ok(patch) = parse_patch(text) {
+        let mut planned = Vec::new();
         for fp in &patch.files {
             let Some(i) = case.files.iter().position(|f| f.path == fp.path()) else {
                 continue;
             };
-            if let Ok(o) = apply_file_patch(fp, Some(&case.files[i].before), &ApplyOptions::default())
-            {
-                after[i] = o.new_content;
+            match apply_file_patch(fp, Some(&case.files[i].before), &ApplyOptions::default()) {
+                Ok(o) => planned.push((i, o.new_content)),
+                Err(e) if e.reason == Reason::TruncatedInput => {
+                    planned.clear();
+                    break;
+                }
+                Err(_) => {}
             }
+        }
+        for (i, bytes) in planned {
+            after[i] = bytes;
         }
     }
     drift::classify(&case.files, &after)
@@ -398,7 +413,13 @@ pub fn run(opts: &Options, root: &Path) -> Result<Report> {
         }
     }
     let elapsed = start.elapsed();
-    Ok(summarize(&cases, &tallies, failures, sources.summary(), elapsed))
+    Ok(summarize(
+        &cases,
+        &tallies,
+        failures,
+        sources.summary(),
+        elapsed,
+    ))
 }
 
 fn summarize(
@@ -571,11 +592,11 @@ mod tests {
 
     #[test]
     fn generation_is_deterministic() {
-        let root = crate::workspace_root();
-        let mut s1 = Sources::collect(&root, false);
-        let mut s2 = Sources::collect(&root, false);
-        let (a, _) = drift::generate(&mut s1, 7, 2);
-        let (b, _) = drift::generate(&mut s2, 7, 2);
+        // One source set for both runs: its cache pins file contents, which other work in the
+        // repository may be changing while the test runs.
+        let mut sources = Sources::collect(&crate::workspace_root(), false);
+        let (a, _) = drift::generate(&mut sources, 7, 2);
+        let (b, _) = drift::generate(&mut sources, 7, 2);
         assert_eq!(a.len(), b.len());
         for (x, y) in a.iter().zip(&b) {
             assert_eq!(x.patch, y.patch);
@@ -591,7 +612,8 @@ mod tests {
     fn reasons_are_read_from_file_reports_and_whole_patch_errors() {
         let per_file = br#"{"ok":false,"llm_content":"x","files":[{"path":"a","status":"failed","reason":"hunk_mismatch"}]}"#;
         assert_eq!(reasons_of(per_file), vec!["hunk_mismatch"]);
-        let whole = br#"{"ok":false,"llm_content":"Error: truncated_input: patch line 9: cut","files":[]}"#;
+        let whole =
+            br#"{"ok":false,"llm_content":"Error: truncated_input: patch line 9: cut","files":[]}"#;
         assert_eq!(reasons_of(whole), vec!["truncated_input"]);
         assert!(reasons_of(b"not json").is_empty());
     }

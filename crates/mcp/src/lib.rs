@@ -1,6 +1,7 @@
 //! lspedit-mcp: the MCP server of lspedit, built on the official `rmcp` SDK, over stdio.
 //!
-//! Tools: `read_file`, `edit`, `write_file`, `apply_patch`, `diagnostics`. Their JSON schemas
+//! Tools: `read_file`, `edit`, `write_file`, `apply_patch`, `propose_edit`, `apply_edit`,
+//! `undo`, `diagnostics`. Their JSON schemas
 //! carry field descriptions that teach a model the anchor format, the patch formats and what
 //! each refusal means. Refusals are `isError` results whose text is the tool's `llm_content`.
 //!
@@ -24,7 +25,8 @@ mod server;
 mod session;
 
 pub use server::{
-    ApplyPatchArgs, DiagnosticsArgs, EditArgs, LspeditServer, ReadFileArgs, SERVER_NAME,
-    SERVER_VERSION, ServeError, WriteFileArgs, serve_stdio, to_call_result,
+    ApplyEditArgs, ApplyPatchArgs, DiagnosticsArgs, EditArgs, LspeditServer, ProposeEditArgs,
+    ReadFileArgs, SERVER_NAME, SERVER_VERSION, ServeError, UndoArgs, WriteFileArgs, serve_stdio,
+    to_call_result,
 };
 pub use session::{Session, pool_config};

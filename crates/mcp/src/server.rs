@@ -8,9 +8,10 @@
 //! can correct itself. The tools block (file I/O, waiting for language servers), so each
 //! call runs on tokio's blocking pool.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use lspedit_tools::ToolResult;
+use lspedit_tools::{ApplyPlan, Atomicity, ProposeRequest, ToolResult};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
@@ -32,7 +33,9 @@ Workflow: read_file shows each line as `<line><hash>|<content>` (e.g. `42abcd|  
 (search/replace) or write_file (whole file). Every writing tool answers with the per-file result, \
 the fresh anchors of the lines it changed, and the language server's errors for the files it \
 wrote (`LSP errors detected in ..., please fix:` followed by `ERROR [line:col] message (code)`). \
-Fix those errors before moving on. A result with isError names a reason code \
+Fix those errors before moving on. To review a change before it is made, use propose_edit \
+(returns a patch_id and the diff), then apply_edit(patch_id) and, if needed, undo(checkpoint_id). \
+A result with isError names a reason code \
 (hunk_mismatch, ambiguous_match, stale_context, truncated_input, ...) and what to do: usually \
 re-read the file and resend with fresh anchors. Nothing is written by a refused file.";
 
@@ -103,6 +106,134 @@ pub struct DiagnosticsArgs {
     /// Workspace-relative paths of the files to check as they are on disk now, e.g.
     /// `["src/main.ts"]`. Nothing is edited.
     pub paths: Vec<String>,
+}
+
+/// Arguments of `propose_edit`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ProposeEditArgs {
+    /// A patch to propose, in any format apply_patch reads (unified diff with or without
+    /// `42abcd|` anchors, git diff, Codex `*** Begin Patch` envelope). Give either `patch`, or
+    /// `pattern` + `replacement`.
+    #[serde(default)]
+    pub patch: Option<String>,
+    /// A regular expression (Rust `regex` syntax) to replace in every file of `scope`.
+    #[serde(default)]
+    pub pattern: Option<String>,
+    /// The replacement for `pattern`; `$1` or `${name}` refer to capture groups.
+    #[serde(default)]
+    pub replacement: Option<String>,
+    /// Globs of the files `pattern` applies to, relative to the workspace root, e.g.
+    /// `["backend/**/*.go"]`. Default: every file. .gitignored and binary files are skipped.
+    #[serde(default)]
+    pub scope: Vec<String>,
+    /// base_sha each file is expected to have (from read_file), e.g. `{"src/a.ts":
+    /// "3f2a9c0b1d4e"}`; a file that differs is refused as `sha_mismatch`.
+    #[serde(default)]
+    pub base_shas: BTreeMap<String, String>,
+}
+
+/// Arguments of `apply_edit`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ApplyEditArgs {
+    /// The `patch_id` propose_edit returned, e.g. `patch_1763900000000_1a2b3c4d`.
+    pub patch_id: String,
+    /// `mission_edit`: at most 3 files and 100 changed lines, no create/delete/rename, all or
+    /// nothing. Explicit limits below override the preset's.
+    #[serde(default)]
+    pub preset: Option<String>,
+    /// Refuse (`scope_violation`) when more files would change.
+    #[serde(default)]
+    pub max_files: Option<usize>,
+    /// Refuse (`scope_violation`) when more lines would be added plus removed.
+    #[serde(default)]
+    pub max_changed_lines: Option<usize>,
+    /// Refuse (`unsafe_diff`) a patch that creates a file.
+    #[serde(default)]
+    pub forbid_create: Option<bool>,
+    /// Refuse (`unsafe_diff`) a patch that deletes a file.
+    #[serde(default)]
+    pub forbid_delete: Option<bool>,
+    /// Refuse (`unsafe_diff`) a patch that renames a file.
+    #[serde(default)]
+    pub forbid_rename: Option<bool>,
+    /// `per_file` (default: each file applies or not on its own) or `all_or_nothing` (any
+    /// refused file → nothing is written).
+    #[serde(default)]
+    pub atomicity: Option<String>,
+}
+
+/// Arguments of `undo`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct UndoArgs {
+    /// The `checkpoint_id` apply_edit returned. Refused as `stale_context` when a file changed
+    /// since that apply.
+    pub checkpoint_id: String,
+}
+
+impl ApplyEditArgs {
+    /// The plan these arguments describe, or why they do not describe one.
+    pub fn plan(&self) -> Result<ApplyPlan, String> {
+        let mut plan = match self.preset.as_deref() {
+            None => ApplyPlan::default(),
+            Some("mission_edit") => ApplyPlan::mission_edit(),
+            Some(other) => {
+                return Err(format!(
+                    "unknown preset `{other}`; the only preset is `mission_edit`"
+                ));
+            }
+        };
+        if self.max_files.is_some() {
+            plan.max_files = self.max_files;
+        }
+        if self.max_changed_lines.is_some() {
+            plan.max_changed_lines = self.max_changed_lines;
+        }
+        plan.forbid_create = self.forbid_create.unwrap_or(plan.forbid_create);
+        plan.forbid_delete = self.forbid_delete.unwrap_or(plan.forbid_delete);
+        plan.forbid_rename = self.forbid_rename.unwrap_or(plan.forbid_rename);
+        match self.atomicity.as_deref() {
+            None => {}
+            Some("per_file") => plan.atomicity = Atomicity::PerFile,
+            Some("all_or_nothing") => plan.atomicity = Atomicity::AllOrNothing,
+            Some(other) => {
+                return Err(format!(
+                    "unknown atomicity `{other}`; use `per_file` or `all_or_nothing`"
+                ));
+            }
+        }
+        Ok(plan)
+    }
+}
+
+impl ProposeEditArgs {
+    /// The request these arguments describe, or why they do not describe one.
+    pub fn request(self) -> Result<ProposeRequest, String> {
+        let mut request = match (self.patch, self.pattern, self.replacement) {
+            (Some(patch), None, None) => ProposeRequest::patch(patch),
+            (None, Some(pattern), Some(replacement)) => {
+                let scope: Vec<&str> = self.scope.iter().map(String::as_str).collect();
+                ProposeRequest::regex(pattern, replacement, &scope)
+            }
+            (None, Some(_), None) => return Err("`pattern` needs a `replacement`".into()),
+            _ => {
+                return Err(
+                    "give either `patch`, or `pattern` and `replacement` (not both)".into(),
+                );
+            }
+        };
+        request.expected_base_shas = self.base_shas;
+        Ok(request)
+    }
+}
+
+fn usage_error(text: String) -> ToolResult {
+    let text = format!("Error: invalid arguments: {text}");
+    ToolResult {
+        llm_content: text.clone(),
+        display: text,
+        files: Vec::new(),
+        is_error: true,
+    }
 }
 
 /// The lspedit MCP server over one [`Session`].
@@ -213,6 +344,49 @@ impl LspeditServer {
         Parameters(a): Parameters<ApplyPatchArgs>,
     ) -> Result<CallToolResult, McpError> {
         self.run(move |s| s.tools().apply_patch(&a.patch)).await
+    }
+
+    /// Propose a change without making it: from a patch (any apply_patch format), or from a
+    /// regex `pattern` + `replacement` over the files of `scope` (globs). Nothing is written;
+    /// the answer has a `patch_id`, a summary (files scanned / matched, changes) and the unified
+    /// diff to review. Apply it later with apply_edit(patch_id) — from this or another session.
+    /// Refusals: `invalid_diff_format`, `empty_diff` (nothing would change), `sha_mismatch` (a
+    /// base_sha you gave differs: re-read), `truncated_input`, `path_outside_workspace`.
+    #[tool]
+    async fn propose_edit(
+        &self,
+        Parameters(a): Parameters<ProposeEditArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        self.run(move |s| match a.request() {
+            Ok(request) => s.propose_edit(&request),
+            Err(e) => usage_error(e),
+        })
+        .await
+    }
+
+    /// Apply a proposed change by its patch_id, after re-checking that no file changed since it
+    /// was proposed. Answers with each file's outcome, a `checkpoint_id` for undo, and the
+    /// language servers' errors for the files written. Refusals (nothing written):
+    /// `patch_not_found` (unknown id), `stale_context` (a file changed since the proposal:
+    /// propose again), `scope_violation` (more files or lines than the limits), `unsafe_diff`
+    /// (a forbidden create/delete/rename), `hunk_mismatch`.
+    #[tool(annotations(destructive_hint = true))]
+    async fn apply_edit(
+        &self,
+        Parameters(a): Parameters<ApplyEditArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        self.run(move |s| match a.plan() {
+            Ok(plan) => s.apply_edit(&a.patch_id, &plan),
+            Err(e) => usage_error(e),
+        })
+        .await
+    }
+
+    /// Undo an apply_edit: restore every file it touched to its content before (deleting files
+    /// it created). Refused as `stale_context` when a file changed after that apply.
+    #[tool(annotations(destructive_hint = true))]
+    async fn undo(&self, Parameters(a): Parameters<UndoArgs>) -> Result<CallToolResult, McpError> {
+        self.run(move |s| s.undo(&a.checkpoint_id)).await
     }
 
     /// The language servers' current errors for files as they are on disk, without editing:

@@ -1,5 +1,6 @@
 //! A session: the agent tools over one workspace, with the language-server pool as their
-//! diagnostics provider, plus the `diagnostics` operation (check files without editing them).
+//! diagnostics provider, the `diagnostics` operation (check files without editing them), and
+//! the propose → apply → undo workflow over the same tools.
 //!
 //! Shared by the MCP server and the CLI so that both report the same text. A pool that cannot
 //! be opened, a server that is not installed or a check that times out never fails a tool: the
@@ -11,16 +12,19 @@ use std::time::Instant;
 
 use lspedit_lsp::{BlockingPool, PoolConfig};
 use lspedit_tools::{
-    DiagnosticsProvider, LspProvider, Reason, ToolError, ToolResult, Tools, ToolsConfig, Workspace,
-    WrittenFile,
+    ApplyPlan, DiagnosticsProvider, LspProvider, ProposeRequest, Reason, ToolError, ToolResult,
+    Tools, ToolsConfig, Workflow, WorkflowConfig, Workspace, WrittenFile,
 };
 
 /// The tools of one workspace and the pool behind their diagnostics.
 pub struct Session {
-    tools: Tools,
+    tools: Arc<Tools>,
     lsp: Option<Arc<LspProvider>>,
     /// Why there is no pool, when diagnostics were asked for but could not be set up.
     no_pool: Option<String>,
+    /// The workflow, opened with the session so an all-or-nothing commit a crashed process
+    /// left half done is rolled back before anything else touches the workspace.
+    workflow: Result<Workflow, ToolError>,
 }
 
 impl std::fmt::Debug for Session {
@@ -50,16 +54,74 @@ impl Session {
         let provider = lsp
             .as_ref()
             .map(|p| Arc::clone(p) as Arc<dyn DiagnosticsProvider>);
-        Session {
-            tools: Tools::new(ws, provider, config),
+        Session::with_workflow(
+            Arc::new(Tools::new(ws, provider, config)),
             lsp,
             no_pool,
+            WorkflowConfig::default(),
+        )
+    }
+
+    fn with_workflow(
+        tools: Arc<Tools>,
+        lsp: Option<Arc<LspProvider>>,
+        no_pool: Option<String>,
+        workflow: WorkflowConfig,
+    ) -> Session {
+        let workflow = Workflow::open(Arc::clone(&tools), workflow);
+        match &workflow {
+            Ok(wf) => {
+                for r in wf.recovered() {
+                    tracing::warn!(?r, "rolled back an interrupted all-or-nothing commit");
+                }
+            }
+            Err(e) => tracing::warn!("the propose/apply workflow is unavailable: {e}"),
+        }
+        Session {
+            tools,
+            lsp,
+            no_pool,
+            workflow,
         }
     }
 
     /// The agent tools (`read_file`, `edit`, `write_file`, `apply_patch`).
     pub fn tools(&self) -> &Tools {
         &self.tools
+    }
+
+    /// The propose → apply → undo workflow over the same tools (and so the same file locks
+    /// and diagnostics).
+    pub fn workflow(&self) -> Result<&Workflow, ToolError> {
+        self.workflow.as_ref().map_err(Clone::clone)
+    }
+
+    /// `propose_edit` as a tool result: the proposal's text (patch id, summary, diff), or the
+    /// refusal.
+    pub fn propose_edit(&self, request: &ProposeRequest) -> ToolResult {
+        match self.workflow().and_then(|wf| wf.propose_edit(request)) {
+            Ok(p) => text_result(p.llm_content(), p.summary.clone(), false),
+            Err(e) => error_result(&e),
+        }
+    }
+
+    /// `apply_edit` as a tool result: the per-file outcome with diagnostics, or the refusal.
+    pub fn apply_edit(&self, patch_id: &str, plan: &ApplyPlan) -> ToolResult {
+        match self.workflow() {
+            Ok(wf) => {
+                let o = wf.apply_edit(patch_id, plan);
+                text_result(o.llm_content, o.display, o.is_error)
+            }
+            Err(e) => error_result(&e),
+        }
+    }
+
+    /// `undo` as a tool result.
+    pub fn undo(&self, checkpoint_id: &str) -> ToolResult {
+        match self.workflow().and_then(|wf| wf.undo(checkpoint_id)) {
+            Ok(u) => text_result(u.llm_content.clone(), u.llm_content, false),
+            Err(e) => error_result(&e),
+        }
     }
 
     /// The pool, when diagnostics are on.
@@ -184,6 +246,20 @@ impl Session {
             p.shutdown();
         }
     }
+}
+
+fn text_result(llm_content: String, display: String, is_error: bool) -> ToolResult {
+    ToolResult {
+        llm_content,
+        display,
+        files: Vec::new(),
+        is_error,
+    }
+}
+
+fn error_result(e: &ToolError) -> ToolResult {
+    let text = format!("Error: {e}");
+    text_result(text.clone(), text, true)
 }
 
 /// The pool configuration of a workspace: the bundled servers with its `.lspedit/config.toml`

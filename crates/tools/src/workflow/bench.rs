@@ -33,7 +33,12 @@ pub struct ProposeApplyTimings {
 
 /// Write `files` Rust files of `lines` lines each under `root/src/m<k>/` (100 per directory);
 /// every `match_every`-th file (1 = all) uses [`OLD_NAME`] twice, the others never.
-pub fn generate_tree(root: &Path, files: usize, lines: usize, match_every: usize) -> io::Result<()> {
+pub fn generate_tree(
+    root: &Path,
+    files: usize,
+    lines: usize,
+    match_every: usize,
+) -> io::Result<()> {
     for i in 0..files {
         let dir = root.join("src").join(format!("m{}", i / 100));
         fs::create_dir_all(&dir)?;

@@ -15,7 +15,9 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::commit::PathChange;
-use super::util::{Layout, evict_oldest, now_ms, read_json, state_sha, sync_dir, write_json_atomic};
+use super::util::{
+    Layout, evict_oldest, now_ms, read_json, state_sha, sync_dir, write_json_atomic,
+};
 use crate::workspace::Workspace;
 
 /// One file of a checkpoint.
@@ -147,7 +149,11 @@ impl Checkpoints {
     }
 
     /// Keep only the entries of `paths` (those a per-file commit actually wrote).
-    pub fn retain(&self, manifest: &CheckpointManifest, paths: &BTreeSet<String>) -> io::Result<()> {
+    pub fn retain(
+        &self,
+        manifest: &CheckpointManifest,
+        paths: &BTreeSet<String>,
+    ) -> io::Result<()> {
         let mut m = manifest.clone();
         m.entries.retain(|e| paths.contains(&e.path));
         write_json_atomic(&self.path(&m.checkpoint_id).join("checkpoint.json"), &m)

@@ -300,7 +300,10 @@ pub(crate) fn recover(
     names.sort();
     for name in names {
         let path = layout.journal.join(&name);
-        let Some(id) = name.strip_suffix(".json").filter(|id| is_valid_id("txn", id)) else {
+        let Some(id) = name
+            .strip_suffix(".json")
+            .filter(|id| is_valid_id("txn", id))
+        else {
             // A temp file of a journal write that never completed: no file was touched after it.
             let _ = fs::remove_file(&path);
             continue;

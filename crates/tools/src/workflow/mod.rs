@@ -35,9 +35,7 @@ pub use approval::{ApprovalRequest, Approver, AutoApprove, Callback, Deny};
 #[doc(hidden)]
 pub use commit::CommitObserver;
 pub use commit::RecoveryReport;
-pub use evidence::{
-    ApplyRecord, FileRecord, Manifest, STAGES, StageReport, StageStatus,
-};
+pub use evidence::{ApplyRecord, FileRecord, Manifest, STAGES, StageReport, StageStatus};
 pub use plan::{ApplyPlan, Atomicity};
 pub use propose::{
     ChangeKind, FileProblem, Proposal, ProposeRequest, ProposeSource, ProposeStats, ProposedFile,
@@ -311,7 +309,8 @@ impl Workflow {
                     self.failure(&err);
                     return Err(err);
                 }
-                self.evidence.write_diff(&stored.patch_id, &stored.patch_text);
+                self.evidence
+                    .write_diff(&stored.patch_id, &stored.patch_text);
                 self.evidence.write_manifest(&Manifest {
                     evidence_id: stored.patch_id.clone(),
                     patch_id: Some(stored.patch_id.clone()),
@@ -438,8 +437,11 @@ impl Workflow {
         })?;
         run.pipeline
             .pass("stale", "every file is as it was when proposed");
-        let changing: Vec<&ProposedFile> =
-            stored.files.iter().filter(|f| f.problem.is_none()).collect();
+        let changing: Vec<&ProposedFile> = stored
+            .files
+            .iter()
+            .filter(|f| f.problem.is_none())
+            .collect();
         let scope = run.plan.check(&changing).inspect_err(|e| {
             run.pipeline.fail("scope", e.to_string());
         })?;
@@ -714,7 +716,13 @@ impl Workflow {
             stored.patch_id,
             stored.patch_id
         );
-        self.record(run, ApplyStatus::Refused, Some(e.reason), &e.to_string(), &files);
+        self.record(
+            run,
+            ApplyStatus::Refused,
+            Some(e.reason),
+            &e.to_string(),
+            &files,
+        );
         self.failure(&e);
         ApplyOutcome {
             patch_id: stored.patch_id.clone(),
@@ -831,11 +839,9 @@ impl Workflow {
             ApplyStatus::Applied
         };
         for c in planned.units.iter().flat_map(|u| &u.changes) {
-            if let (true, Some(new), Ok(abs)) = (
-                applied_paths.contains(&c.path),
-                &c.new,
-                ws.resolve(&c.path),
-            ) {
+            if let (true, Some(new), Ok(abs)) =
+                (applied_paths.contains(&c.path), &c.new, ws.resolve(&c.path))
+            {
                 self.tools.remember(&abs, new);
             }
         }

@@ -104,6 +104,8 @@ impl ApplyPlan {
                 ),
             ));
         }
-        Ok(format!("{count} files, {lines} changed lines within the plan"))
+        Ok(format!(
+            "{count} files, {lines} changed lines within the plan"
+        ))
     }
 }

@@ -70,8 +70,7 @@ impl ProposeRequest {
 
     /// Require `path` to have `base_sha` now.
     pub fn with_base_sha(mut self, path: impl Into<String>, base_sha: impl Into<String>) -> Self {
-        self.expected_base_shas
-            .insert(path.into(), base_sha.into());
+        self.expected_base_shas.insert(path.into(), base_sha.into());
         self
     }
 }
@@ -274,7 +273,9 @@ fn render(
         ChangeKind::Create => {
             let d = unified_diff("", &new, None, Some(to), &opts);
             if d.is_empty() {
-                format!("diff --git a/{to} b/{to}\nnew file mode 100644\n--- /dev/null\n+++ b/{to}\n")
+                format!(
+                    "diff --git a/{to} b/{to}\nnew file mode 100644\n--- /dev/null\n+++ b/{to}\n"
+                )
             } else {
                 d
             }
@@ -436,7 +437,10 @@ pub(crate) fn plan_patch(
     let mut written = Vec::new();
     for p in &report.classification.content_write_files {
         let Ok(k) = key(ws, p) else { continue };
-        let (old, new) = (bases.get(&k).cloned().flatten(), state.get(&k).cloned().flatten());
+        let (old, new) = (
+            bases.get(&k).cloned().flatten(),
+            state.get(&k).cloned().flatten(),
+        );
         if let Some(new) = new.filter(|n| Some(n) != old.as_ref() && is_text(n)) {
             written.push(WrittenFile {
                 path: k,
@@ -568,7 +572,10 @@ pub(crate) fn build(
             }
         }
     }
-    pipeline.pass("safety", "every path is inside the workspace and outside .lspedit/ and .git/");
+    pipeline.pass(
+        "safety",
+        "every path is inside the workspace and outside .lspedit/ and .git/",
+    );
     if req.expected_base_shas.is_empty() {
         pipeline.skip("sha_match", "no base_sha given");
     } else {
@@ -641,7 +648,9 @@ pub(crate) fn build(
         .collect();
     if good.is_empty() {
         pipeline.fail("hunk", problems.join("; "));
-        let first = bad.first().and_then(|f| f.problem.clone().map(|p| (f.path.clone(), p)));
+        let first = bad
+            .first()
+            .and_then(|f| f.problem.clone().map(|p| (f.path.clone(), p)));
         let e = match first {
             Some((path, p)) => ToolError::new(
                 super::util::reason_from_code(&p.reason),

@@ -76,8 +76,11 @@ pub(crate) fn scan(
     scope: &[String],
     max_file_bytes: u64,
 ) -> Result<ScanOutput, ToolError> {
-    let re = Regex::new(pattern)
-        .map_err(|e| bad_input(format!("the pattern is not a valid regular expression: {e}")))?;
+    let re = Regex::new(pattern).map_err(|e| {
+        bad_input(format!(
+            "the pattern is not a valid regular expression: {e}"
+        ))
+    })?;
     let mut include = GlobSetBuilder::new();
     let mut exclude = GlobSetBuilder::new();
     let mut bases: Vec<PathBuf> = Vec::new();

@@ -70,10 +70,7 @@ pub(crate) fn new_id(prefix: &str, seed: &[u8]) -> String {
 /// Whether `id` has the exact shape `<prefix>_<digits>_<8 lowercase hex>`. Ids name files, so
 /// anything else (a path, `..`) is treated as unknown before it reaches the file system.
 pub(crate) fn is_valid_id(prefix: &str, id: &str) -> bool {
-    let Some(rest) = id
-        .strip_prefix(prefix)
-        .and_then(|r| r.strip_prefix('_'))
-    else {
+    let Some(rest) = id.strip_prefix(prefix).and_then(|r| r.strip_prefix('_')) else {
         return false;
     };
     let Some((ms, hash)) = rest.split_once('_') else {
@@ -87,7 +84,10 @@ pub(crate) fn is_valid_id(prefix: &str, id: &str) -> bool {
 
 /// The millisecond part of an id, used to order a store by age.
 pub(crate) fn id_ms(id: &str) -> u64 {
-    id.split('_').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0)
+    id.split('_')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
 }
 
 /// `base_sha` of a file state: `None` when the file does not exist.

@@ -7,5 +7,5 @@ mod pool_fake;
 mod pool_real;
 mod support;
 mod tools_mock;
-mod workflow;
 mod truncation;
+mod workflow;

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use lspedit_tools::workflow::{
-    ApprovalRequest, ChangeKind, CommitObserver, CopyScope, StageStatus, ValidationCommand,
+    ApprovalRequest, ChangeKind, CommitObserver, CopyScope, ValidationCommand,
 };
 use lspedit_tools::{
     ApplyPlan, ApplyStatus, Atomicity, DiagnosticsProvider, Event, EventSink, ProposeRequest,
@@ -38,7 +38,11 @@ fn write(root: &Path, rel: &str, content: &[u8]) {
     std::fs::write(p, content).unwrap();
 }
 
-fn open(root: &Path, provider: Option<Arc<Mock>>, cfg: WorkflowConfig) -> (Workflow, Arc<RecordingSink>) {
+fn open(
+    root: &Path,
+    provider: Option<Arc<Mock>>,
+    cfg: WorkflowConfig,
+) -> (Workflow, Arc<RecordingSink>) {
     let rec = Arc::new(RecordingSink::new());
     let provider = provider.map(|p| p as Arc<dyn DiagnosticsProvider>);
     let tools = Arc::new(Tools::new(
@@ -150,20 +154,40 @@ fn happy_path_full_event_order_evidence_and_diagnostics() {
         p.base_shas["a.ts"].as_deref(),
         Some(lspedit_tools::base_sha(&before["a.ts"]).as_str())
     );
-    assert!(p.diff.contains("-let b = 2;\n+let b = BAD;\n"), "{}", p.diff);
+    assert!(
+        p.diff.contains("-let b = 2;\n+let b = BAD;\n"),
+        "{}",
+        p.diff
+    );
     assert_eq!(
-        (p.stats.files_scanned, p.stats.files_matched, p.stats.total_changes),
+        (
+            p.stats.files_scanned,
+            p.stats.files_matched,
+            p.stats.total_changes
+        ),
         (1, 1, 1)
     );
-    assert!(e.root().join(format!(".lspedit/patches/{}.json", p.patch_id)).is_file());
+    assert!(
+        e.root()
+            .join(format!(".lspedit/patches/{}.json", p.patch_id))
+            .is_file()
+    );
 
     let out = e.wf.apply_edit(&p.patch_id, &ApplyPlan::default());
     assert_eq!(out.status, ApplyStatus::Applied, "{}", out.llm_content);
     assert!(!out.is_error);
     assert_eq!(e.read("a.ts"), "let a = 1;\nlet b = BAD;\nlet c = 3;\n");
     let expected_tail = "\n\nLSP errors detected in a.ts, please fix:\n<diagnostics file=\"a.ts\">\nERROR [2:1] Type 'string' is not assignable to type 'number'. (ts2322)\n</diagnostics>";
-    assert!(out.llm_content.ends_with(expected_tail), "{}", out.llm_content);
-    assert!(out.llm_content.contains("M a.ts (1 hunk)"), "{}", out.llm_content);
+    assert!(
+        out.llm_content.ends_with(expected_tail),
+        "{}",
+        out.llm_content
+    );
+    assert!(
+        out.llm_content.contains("M a.ts (1 hunk)"),
+        "{}",
+        out.llm_content
+    );
 
     assert_eq!(
         e.names(),
@@ -233,13 +257,21 @@ fn happy_path_full_event_order_evidence_and_diagnostics() {
     let log = std::fs::read_to_string(e.root().join(".lspedit/events.jsonl")).unwrap();
     let logged: Vec<String> = log
         .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["event"].as_str().unwrap().to_string())
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["event"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
         .collect();
     assert_eq!(logged, e.names());
 
     // Evidence: raw diff, manifest with all seven stages, apply result.
     let ev = e.root().join(".lspedit/evidence");
-    assert_eq!(std::fs::read_to_string(ev.join(format!("{}.diff", p.patch_id))).unwrap(), patch);
+    assert_eq!(
+        std::fs::read_to_string(ev.join(format!("{}.diff", p.patch_id))).unwrap(),
+        patch
+    );
     let manifest = json(&ev.join(format!("{}.manifest.json", p.patch_id)));
     let stages: Vec<&str> = manifest["stages"]
         .as_array()
@@ -262,22 +294,31 @@ fn happy_path_full_event_order_evidence_and_diagnostics() {
 #[test]
 fn invalid_diff_is_refused_with_evidence_and_failure_events() {
     let e = setup(&[("a.txt", "a\nb\nc\n")]);
-    let err = e
-        .wf
-        .propose_edit(&ProposeRequest::patch("--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\nthis is not a hunk line\n"))
+    let err =
+        e.wf.propose_edit(&ProposeRequest::patch(
+            "*** Begin Patch\n*** Add File: new.txt\nno plus sign here\n*** End Patch\n",
+        ))
         .unwrap_err();
     assert_eq!(err.reason, Reason::InvalidDiffFormat, "{err}");
+    assert!(err.message.contains("patch line 3"), "{err}");
     assert!(err.message.contains("(evidence refused_"), "{err}");
     assert_eq!(
         e.names(),
-        ["tool_start", "tool_end", "failure_detected", "execution_paused"]
+        [
+            "tool_start",
+            "tool_end",
+            "failure_detected",
+            "execution_paused"
+        ]
     );
     let events = e.rec.events();
     assert!(matches!(&events[1], Event::ToolEnd { is_error: true, .. }));
     assert!(
         matches!(&events[2], Event::FailureDetected { reason, .. } if reason == "invalid_diff_format")
     );
-    assert!(matches!(&events[3], Event::ExecutionPaused { reason } if reason == "needs_user_decision"));
+    assert!(
+        matches!(&events[3], Event::ExecutionPaused { reason } if reason == "needs_user_decision")
+    );
     assert!(listing(&e.root().join(".lspedit/patches")).is_empty());
     let ev = e.root().join(".lspedit/evidence");
     let manifests: Vec<String> = listing(&ev)
@@ -291,6 +332,7 @@ fn invalid_diff_is_refused_with_evidence_and_failure_events() {
     assert_eq!(stage(&m, "parse")["status"], "fail");
     assert_eq!(stage(&m, "hunk")["status"], "skipped");
     assert_eq!(e.read("a.txt"), "a\nb\nc\n");
+    assert!(!e.root().join("new.txt").exists());
 }
 
 fn assert_refused_before_approval(e: &Env, reason: &str) {
@@ -310,7 +352,9 @@ fn assert_refused_before_approval(e: &Env, reason: &str) {
         "{:?}",
         events[3]
     );
-    assert!(matches!(&events[4], Event::ExecutionPaused { reason } if reason == "needs_user_decision"));
+    assert!(
+        matches!(&events[4], Event::ExecutionPaused { reason } if reason == "needs_user_decision")
+    );
 }
 
 #[test]
@@ -318,20 +362,41 @@ fn scope_max_files_is_a_scope_violation() {
     let files: Vec<(String, String)> = (0..4)
         .map(|i| (format!("f{i}.txt"), "a\nb\nc\n".to_string()))
         .collect();
-    let refs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
     let e = setup(&refs);
-    let patch: String = (0..4).map(|i| replace_diff(&format!("f{i}.txt"), "b", "B")).collect();
+    let patch: String = (0..4)
+        .map(|i| replace_diff(&format!("f{i}.txt"), "b", "B"))
+        .collect();
     let p = e.wf.propose_edit(&ProposeRequest::patch(patch)).unwrap();
     let before = e.snapshot();
     let out = e.wf.apply_edit(&p.patch_id, &ApplyPlan::mission_edit());
     assert_eq!(out.status, ApplyStatus::Refused);
-    assert_eq!(out.reason, Some(Reason::ScopeViolation), "{}", out.llm_content);
-    assert!(out.llm_content.contains("changes 4 files but the apply plan allows at most 3"), "{}", out.llm_content);
+    assert_eq!(
+        out.reason,
+        Some(Reason::ScopeViolation),
+        "{}",
+        out.llm_content
+    );
+    assert!(
+        out.llm_content
+            .contains("changes 4 files but the apply plan allows at most 3"),
+        "{}",
+        out.llm_content
+    );
     assert_eq!(e.snapshot(), before);
     assert_refused_before_approval(&e, "scope_violation");
-    let m = json(&e.root().join(format!(".lspedit/evidence/{}.manifest.json", p.patch_id)));
+    let m = json(
+        &e.root()
+            .join(format!(".lspedit/evidence/{}.manifest.json", p.patch_id)),
+    );
     assert_eq!(stage(&m, "scope")["status"], "fail");
-    let a = json(&e.root().join(format!(".lspedit/evidence/{}.apply.json", p.patch_id)));
+    let a = json(
+        &e.root()
+            .join(format!(".lspedit/evidence/{}.apply.json", p.patch_id)),
+    );
     assert_eq!(a["status"], "refused");
     assert_eq!(a["reason"], "scope_violation");
     // Without limits the same patch applies.
@@ -345,18 +410,34 @@ fn scope_max_changed_lines_and_forbidden_operations() {
     let e = setup(&[("big.txt", &old)]);
     let new: String = (0..60).map(|i| format!("LINE {i}\n")).collect();
     // 60 removed + 60 added = 120 changed lines > 100.
-    let patch = lspedit_engine::unified_diff(&old, &new, Some("big.txt"), Some("big.txt"), &Default::default());
+    let patch = lspedit_engine::unified_diff(
+        &old,
+        &new,
+        Some("big.txt"),
+        Some("big.txt"),
+        &Default::default(),
+    );
     let p = e.wf.propose_edit(&ProposeRequest::patch(patch)).unwrap();
     let out = e.wf.apply_edit(&p.patch_id, &ApplyPlan::mission_edit());
-    assert_eq!(out.reason, Some(Reason::ScopeViolation), "{}", out.llm_content);
-    assert!(out.llm_content.contains("changes 120 lines"), "{}", out.llm_content);
+    assert_eq!(
+        out.reason,
+        Some(Reason::ScopeViolation),
+        "{}",
+        out.llm_content
+    );
+    assert!(
+        out.llm_content.contains("changes 120 lines"),
+        "{}",
+        out.llm_content
+    );
     assert_eq!(e.read("big.txt"), old);
     assert_refused_before_approval(&e, "scope_violation");
 
     // Creating a file is forbidden by the mission preset (unsafe_diff), allowed by default.
-    let p = e
-        .wf
-        .propose_edit(&ProposeRequest::patch("--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hello\n"))
+    let p =
+        e.wf.propose_edit(&ProposeRequest::patch(
+            "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hello\n",
+        ))
         .unwrap();
     assert_eq!(p.files[0].kind, ChangeKind::Create);
     let out = e.wf.apply_edit(&p.patch_id, &ApplyPlan::mission_edit());
@@ -385,7 +466,10 @@ fn user_rejects_nothing_applied() {
     let cfg = WorkflowConfig {
         approver: Arc::new(lspedit_tools::workflow::Callback(
             move |req: &ApprovalRequest<'_>| {
-                seen2.lock().unwrap().push(format!("{}|{}", req.patch_id, req.files.join(",")));
+                seen2
+                    .lock()
+                    .unwrap()
+                    .push(format!("{}|{}", req.patch_id, req.files.join(",")));
                 assert!(req.diff.contains("+B"));
                 false
             },
@@ -393,7 +477,9 @@ fn user_rejects_nothing_applied() {
         ..WorkflowConfig::default()
     };
     let e = setup_with(&[("a.txt", "a\nb\nc\n")], None, cfg);
-    let p = e.wf.propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B"))).unwrap();
+    let p =
+        e.wf.propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B")))
+            .unwrap();
     let out = e.wf.apply_edit(&p.patch_id, &ApplyPlan::default());
     assert_eq!(out.status, ApplyStatus::Rejected);
     assert!(out.is_error);
@@ -411,10 +497,19 @@ fn user_rejects_nothing_applied() {
         ]
     );
     let events = e.rec.events();
-    assert!(matches!(&events[4], Event::ApprovalResolved { approved: false, .. }));
+    assert!(matches!(
+        &events[4],
+        Event::ApprovalResolved {
+            approved: false,
+            ..
+        }
+    ));
     assert!(matches!(&events[5], Event::ExecutionPaused { reason } if reason == "diff_rejected"));
     assert!(listing(&e.root().join(".lspedit/checkpoints")).is_empty());
-    let a = json(&e.root().join(format!(".lspedit/evidence/{}.apply.json", p.patch_id)));
+    let a = json(
+        &e.root()
+            .join(format!(".lspedit/evidence/{}.apply.json", p.patch_id)),
+    );
     assert_eq!(a["status"], "rejected");
 
     // The Deny approver does the same.
@@ -426,37 +521,58 @@ fn user_rejects_nothing_applied() {
             ..WorkflowConfig::default()
         },
     );
-    let p = e.wf.propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B"))).unwrap();
-    assert_eq!(e.wf.apply_edit(&p.patch_id, &ApplyPlan::default()).status, ApplyStatus::Rejected);
+    let p =
+        e.wf.propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B")))
+            .unwrap();
+    assert_eq!(
+        e.wf.apply_edit(&p.patch_id, &ApplyPlan::default()).status,
+        ApplyStatus::Rejected
+    );
     assert_eq!(e.read("a.txt"), "a\nb\nc\n");
 }
 
 #[test]
 fn stale_file_between_propose_and_apply() {
     let e = setup(&[("a.txt", "a\nb\nc\n"), ("other.txt", "x\n")]);
-    let p = e.wf.propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B"))).unwrap();
+    let p =
+        e.wf.propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B")))
+            .unwrap();
     // Someone edits the file after the proposal, even in a way the hunk would still match.
     write(e.root(), "a.txt", b"a\nb\nc\nd\n");
     let out = e.wf.apply_edit(&p.patch_id, &ApplyPlan::default());
-    assert_eq!(out.reason, Some(Reason::StaleContext), "{}", out.llm_content);
+    assert_eq!(
+        out.reason,
+        Some(Reason::StaleContext),
+        "{}",
+        out.llm_content
+    );
     assert!(out.llm_content.contains("a.txt"), "{}", out.llm_content);
     assert_eq!(e.read("a.txt"), "a\nb\nc\nd\n");
     assert_refused_before_approval(&e, "stale_context");
     assert!(listing(&e.root().join(".lspedit/checkpoints")).is_empty());
-    let m = json(&e.root().join(format!(".lspedit/evidence/{}.manifest.json", p.patch_id)));
+    let m = json(
+        &e.root()
+            .join(format!(".lspedit/evidence/{}.manifest.json", p.patch_id)),
+    );
     assert_eq!(stage(&m, "stale")["status"], "fail");
 
     // A base_sha the caller expected but the file does not have: sha_mismatch at propose.
-    let err = e
-        .wf
-        .propose_edit(&ProposeRequest::patch(replace_diff("other.txt", "b", "B")).with_base_sha("other.txt", "000000000000"))
+    let err =
+        e.wf.propose_edit(
+            &ProposeRequest::patch(replace_diff("other.txt", "b", "B"))
+                .with_base_sha("other.txt", "000000000000"),
+        )
         .unwrap_err();
     assert_eq!(err.reason, Reason::ShaMismatch, "{err}");
 }
 
 fn three_file_env(cfg: WorkflowConfig) -> Env {
     setup_with(
-        &[("a.txt", "a\nb\nc\n"), ("b.txt", "a\nb\nc\n"), ("c.txt", "a\nb\nc\n")],
+        &[
+            ("a.txt", "a\nb\nc\n"),
+            ("b.txt", "a\nb\nc\n"),
+            ("c.txt", "a\nb\nc\n"),
+        ],
         None,
         cfg,
     )
@@ -475,9 +591,20 @@ fn all_or_nothing_with_a_mismatching_hunk_applies_nothing() {
     let mut patch = replace_diff("a.txt", "b", "NEW") + &replace_diff("b.txt", "b", "NEW");
     patch.push_str("--- a/c.txt\n+++ b/c.txt\n@@ -1,3 +1,3 @@\n a\n-not in the file\n+NEW\n c\n");
     let p = e.wf.propose_edit(&ProposeRequest::patch(&patch)).unwrap();
-    let problem = p.files.iter().find(|f| f.path == "c.txt").unwrap().problem.clone().unwrap();
+    let problem = p
+        .files
+        .iter()
+        .find(|f| f.path == "c.txt")
+        .unwrap()
+        .problem
+        .clone()
+        .unwrap();
     assert_eq!(problem.reason, "hunk_mismatch");
-    assert!(p.llm_content().contains("FAILED c.txt: hunk_mismatch"), "{}", p.llm_content());
+    assert!(
+        p.llm_content().contains("FAILED c.txt: hunk_mismatch"),
+        "{}",
+        p.llm_content()
+    );
     let before = e.snapshot();
 
     let plan = ApplyPlan {
@@ -486,18 +613,32 @@ fn all_or_nothing_with_a_mismatching_hunk_applies_nothing() {
     };
     let out = e.wf.apply_edit(&p.patch_id, &plan);
     assert_eq!(out.status, ApplyStatus::Refused);
-    assert_eq!(out.reason, Some(Reason::HunkMismatch), "{}", out.llm_content);
+    assert_eq!(
+        out.reason,
+        Some(Reason::HunkMismatch),
+        "{}",
+        out.llm_content
+    );
     assert_eq!(e.snapshot(), before, "all-or-nothing wrote a file");
     assert_refused_before_approval(&e, "hunk_mismatch");
 
     // The default (per file) applies the two good files and reports the third.
     let out = e.wf.apply_edit(&p.patch_id, &ApplyPlan::default());
-    assert_eq!(out.status, ApplyStatus::PartiallyApplied, "{}", out.llm_content);
+    assert_eq!(
+        out.status,
+        ApplyStatus::PartiallyApplied,
+        "{}",
+        out.llm_content
+    );
     assert!(out.is_error);
     assert_eq!(e.read("a.txt"), "a\nNEW\nc\n");
     assert_eq!(e.read("b.txt"), "a\nNEW\nc\n");
     assert_eq!(e.read("c.txt"), "a\nb\nc\n");
-    assert!(out.llm_content.contains("FAILED c.txt: hunk_mismatch"), "{}", out.llm_content);
+    assert!(
+        out.llm_content.contains("FAILED c.txt: hunk_mismatch"),
+        "{}",
+        out.llm_content
+    );
     let names = e.names();
     assert_eq!(
         names[names.len() - 3..],
@@ -523,7 +664,9 @@ fn all_or_nothing_failure_mid_commit_rolls_back_every_file() {
         commit_observer: Some(Arc::new(FailAt(2))),
         ..WorkflowConfig::default()
     });
-    let p = e.wf.propose_edit(&ProposeRequest::patch(three_file_patch())).unwrap();
+    let p =
+        e.wf.propose_edit(&ProposeRequest::patch(three_file_patch()))
+            .unwrap();
     let before = e.snapshot();
     let plan = ApplyPlan {
         atomicity: Atomicity::AllOrNothing,
@@ -533,11 +676,18 @@ fn all_or_nothing_failure_mid_commit_rolls_back_every_file() {
     assert_eq!(out.status, ApplyStatus::Refused, "{}", out.llm_content);
     assert!(out.rolled_back);
     assert_eq!(out.reason, Some(Reason::IoError));
-    assert!(out.llm_content.contains("rolled back"), "{}", out.llm_content);
+    assert!(
+        out.llm_content.contains("rolled back"),
+        "{}",
+        out.llm_content
+    );
     assert_eq!(e.snapshot(), before, "files not restored byte for byte");
     assert!(!e.root().join(".lspedit/journal").exists());
     assert!(listing(&e.root().join(".lspedit/checkpoints")).is_empty());
-    let a = json(&e.root().join(format!(".lspedit/evidence/{}.apply.json", p.patch_id)));
+    let a = json(
+        &e.root()
+            .join(format!(".lspedit/evidence/{}.apply.json", p.patch_id)),
+    );
     assert_eq!(a["rolled_back"], true);
     let names = e.names();
     assert_eq!(
@@ -558,15 +708,33 @@ fn per_file_is_the_default_and_a_failed_file_leaves_the_others_applied() {
         commit_observer: Some(Arc::new(FailAt(2))),
         ..WorkflowConfig::default()
     });
-    let p = e.wf.propose_edit(&ProposeRequest::patch(three_file_patch())).unwrap();
+    let p =
+        e.wf.propose_edit(&ProposeRequest::patch(three_file_patch()))
+            .unwrap();
     let out = e.wf.apply_edit(&p.patch_id, &ApplyPlan::default());
-    assert_eq!(out.status, ApplyStatus::PartiallyApplied, "{}", out.llm_content);
+    assert_eq!(
+        out.status,
+        ApplyStatus::PartiallyApplied,
+        "{}",
+        out.llm_content
+    );
     assert_eq!(e.read("a.txt"), "a\nNEW\nc\n");
-    assert_eq!(e.read("b.txt"), "a\nb\nc\n", "the failed file must be restored");
+    assert_eq!(
+        e.read("b.txt"),
+        "a\nb\nc\n",
+        "the failed file must be restored"
+    );
     assert_eq!(e.read("c.txt"), "a\nNEW\nc\n");
-    assert!(out.llm_content.contains("FAILED b.txt: io_error: injected write failure"), "{}", out.llm_content);
-    // The checkpoint covers only what was written, so undo restores exactly that.
-    let u = e.wf.undo(out.checkpoint_id.as_deref().unwrap()).unwrap();
+    assert!(
+        out.llm_content
+            .contains("FAILED b.txt: io_error: injected write failure"),
+        "{}",
+        out.llm_content
+    );
+    // The checkpoint covers only what was written, so undo restores exactly that (through a
+    // workflow without the failing observer).
+    let (wf2, _rec) = open(e.root(), None, WorkflowConfig::default());
+    let u = wf2.undo(out.checkpoint_id.as_deref().unwrap()).unwrap();
     assert_eq!(u.restored, ["a.txt", "c.txt"]);
     assert_eq!(e.read("a.txt"), "a\nb\nc\n");
     assert_eq!(e.read("c.txt"), "a\nb\nc\n");
@@ -576,19 +744,19 @@ fn per_file_is_the_default_and_a_failed_file_leaves_the_others_applied() {
 fn empty_diff_is_refused() {
     let e = setup(&[("a.txt", "a\nb\nc\n"), ("src/x.rs", "fn x() {}\n")]);
     // A hunk of context only.
-    let err = e
-        .wf
-        .propose_edit(&ProposeRequest::patch("--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n a\n b\n"))
+    let err =
+        e.wf.propose_edit(&ProposeRequest::patch(
+            "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n a\n b\n",
+        ))
         .unwrap_err();
     assert_eq!(err.reason, Reason::EmptyDiff, "{err}");
     // Nothing at all.
     let err = e.wf.propose_edit(&ProposeRequest::patch("\n")).unwrap_err();
     assert_eq!(err.reason, Reason::EmptyDiff, "{err}");
     // A regex that matches nothing in scope.
-    let err = e
-        .wf
-        .propose_edit(&ProposeRequest::regex("nothing_here", "x", &["src/**"]))
-        .unwrap_err();
+    let err =
+        e.wf.propose_edit(&ProposeRequest::regex("nothing_here", "x", &["src/**"]))
+            .unwrap_err();
     assert_eq!(err.reason, Reason::EmptyDiff, "{err}");
     assert!(err.message.contains("1 file(s) of the scope"), "{err}");
     assert!(listing(&e.root().join(".lspedit/patches")).is_empty());
@@ -606,19 +774,31 @@ fn empty_diff_is_refused() {
 #[test]
 fn unknown_patch_id_creates_nothing() {
     let e = setup(&[("a.txt", "a\n")]);
-    assert!(!e.root().join(".lspedit").exists(), "open created .lspedit/");
-    for id in ["patch_1700000000000_deadbeef", "../../etc/passwd", "patch_x"] {
+    assert!(
+        !e.root().join(".lspedit").exists(),
+        "open created .lspedit/"
+    );
+    for id in [
+        "patch_1700000000000_deadbeef",
+        "../../etc/passwd",
+        "patch_x",
+    ] {
         let out = e.wf.apply_edit(id, &ApplyPlan::default());
         assert_eq!(out.llm_content, format!("Patch '{id}' not found"));
         assert!(out.is_error);
         assert_eq!(out.reason, Some(Reason::PatchNotFound));
     }
-    assert!(!e.root().join(".lspedit").exists(), "an unknown id created .lspedit/");
+    assert!(
+        !e.root().join(".lspedit").exists(),
+        "an unknown id created .lspedit/"
+    );
     assert!(e.names().is_empty());
 
     // With an existing store, nothing new appears either.
-    e.wf.propose_edit(&ProposeRequest::patch("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n"))
-        .unwrap();
+    e.wf.propose_edit(&ProposeRequest::patch(
+        "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n",
+    ))
+    .unwrap();
     let tree = |root: &Path| -> Vec<String> {
         let mut all = Vec::new();
         for d in ["", "patches", "evidence", "checkpoints"] {
@@ -629,11 +809,22 @@ fn unknown_patch_id_creates_nothing() {
         all
     };
     let before = tree(e.root());
-    let log_len = std::fs::metadata(e.root().join(".lspedit/events.jsonl")).unwrap().len();
-    let out = e.wf.apply_edit("patch_1700000000000_deadbeef", &ApplyPlan::default());
-    assert_eq!(out.llm_content, "Patch 'patch_1700000000000_deadbeef' not found");
+    let log_len = std::fs::metadata(e.root().join(".lspedit/events.jsonl"))
+        .unwrap()
+        .len();
+    let out =
+        e.wf.apply_edit("patch_1700000000000_deadbeef", &ApplyPlan::default());
+    assert_eq!(
+        out.llm_content,
+        "Patch 'patch_1700000000000_deadbeef' not found"
+    );
     assert_eq!(tree(e.root()), before);
-    assert_eq!(std::fs::metadata(e.root().join(".lspedit/events.jsonl")).unwrap().len(), log_len);
+    assert_eq!(
+        std::fs::metadata(e.root().join(".lspedit/events.jsonl"))
+            .unwrap()
+            .len(),
+        log_len
+    );
     assert_eq!(e.read("a.txt"), "a\n");
 }
 
@@ -651,9 +842,12 @@ fn propose_over_a_scope_reports_statistics() {
     ]);
     write(e.root(), "backend/blob.go", b"OldName\0binary\0");
     let before = e.snapshot();
-    let p = e
-        .wf
-        .propose_edit(&ProposeRequest::regex(r"\bOldName\b", "NewName", &["backend/**/*.go"]))
+    let p =
+        e.wf.propose_edit(&ProposeRequest::regex(
+            r"\bOldName\b",
+            "NewName",
+            &["backend/**/*.go"],
+        ))
         .unwrap();
     assert_eq!(e.snapshot(), before, "propose changed a file");
     // a.go, sub/b.go, c.go searched; blob.go skipped as binary; gen/ ignored; readme.md and
@@ -663,21 +857,37 @@ fn propose_over_a_scope_reports_statistics() {
     assert_eq!(p.stats.total_changes, 3);
     assert_eq!(p.stats.files_skipped, 1);
     assert_eq!(p.affected_files(), ["backend/a.go", "backend/sub/b.go"]);
-    assert_eq!(p.files.iter().find(|f| f.path == "backend/a.go").unwrap().changes, 2);
+    assert_eq!(
+        p.files
+            .iter()
+            .find(|f| f.path == "backend/a.go")
+            .unwrap()
+            .changes,
+        2
+    );
     assert!(p.diff.contains("+++ b/backend/sub/b.go"));
     assert!(!p.diff.contains("frontend"));
     let out = e.wf.apply_edit(&p.patch_id, &ApplyPlan::default());
     assert_eq!(out.status, ApplyStatus::Applied, "{}", out.llm_content);
-    assert_eq!(e.read("backend/a.go"), "func NewName() {}\nvar x = NewName()\n");
+    assert_eq!(
+        e.read("backend/a.go"),
+        "func NewName() {}\nvar x = NewName()\n"
+    );
     assert_eq!(e.read("backend/sub/b.go"), "var y = NewName()\n");
     assert_eq!(e.read("frontend/x.go"), "var w = OldName()\n");
     assert_eq!(e.read("backend/gen/ignored.go"), "var z = OldName()\n");
-    assert_eq!(std::fs::read(e.root().join("backend/blob.go")).unwrap(), b"OldName\0binary\0");
+    assert_eq!(
+        std::fs::read(e.root().join("backend/blob.go")).unwrap(),
+        b"OldName\0binary\0"
+    );
 
     // Capture groups, an exclusion and a plain directory scope.
-    let p = e
-        .wf
-        .propose_edit(&ProposeRequest::regex(r"var (\w+) =", "let $1 =", &["backend", "!backend/sub/**"]))
+    let p =
+        e.wf.propose_edit(&ProposeRequest::regex(
+            r"var (\w+) =",
+            "let $1 =",
+            &["backend", "!backend/sub/**"],
+        ))
         .unwrap();
     assert_eq!(p.affected_files(), ["backend/a.go"]);
     assert!(p.diff.contains("+let x = NewName()"), "{}", p.diff);
@@ -695,12 +905,22 @@ fn store_is_capped_and_evicts_the_oldest() {
     );
     let ids: Vec<String> = ["B", "C", "D"]
         .iter()
-        .map(|to| e.wf.propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", to))).unwrap().patch_id)
+        .map(|to| {
+            e.wf.propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", to)))
+                .unwrap()
+                .patch_id
+        })
         .collect();
     assert_eq!(listing(&e.root().join(".lspedit/patches")).len(), 2);
     let stored: Vec<String> = listing(&e.root().join(".lspedit/patches"));
-    assert!(stored.contains(&format!("{}.json", ids[2])), "the newest must stay: {stored:?}");
-    let evicted = ids.iter().find(|id| !stored.contains(&format!("{id}.json"))).unwrap();
+    assert!(
+        stored.contains(&format!("{}.json", ids[2])),
+        "the newest must stay: {stored:?}"
+    );
+    let evicted = ids
+        .iter()
+        .find(|id| !stored.contains(&format!("{id}.json")))
+        .unwrap();
     assert_eq!(
         e.wf.apply_edit(evicted, &ApplyPlan::default()).reason,
         Some(Reason::PatchNotFound)
@@ -795,15 +1015,25 @@ fn child_process_entry() {
     };
     let (wf, _rec) = open(&root, None, cfg);
     let out = wf.apply_edit(&patch_id, &plan);
-    println!("CHILD_DONE {} {}", out.status.as_str(), out.checkpoint_id.unwrap_or_default());
+    println!(
+        "CHILD_DONE {} {}",
+        out.status.as_str(),
+        out.checkpoint_id.unwrap_or_default()
+    );
 }
 
 #[test]
 fn apply_from_a_second_process() {
     let e = setup(&[("a.txt", "a\nb\nc\n")]);
-    let p = e.wf.propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B"))).unwrap();
+    let p =
+        e.wf.propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B")))
+            .unwrap();
     let root = e.root().to_string_lossy().into_owned();
-    let mut child = spawn_child(&[(CHILD_ENV, "apply"), ("LSPEDIT_WF_ROOT", &root), ("LSPEDIT_WF_PATCH", &p.patch_id)]);
+    let mut child = spawn_child(&[
+        (CHILD_ENV, "apply"),
+        ("LSPEDIT_WF_ROOT", &root),
+        ("LSPEDIT_WF_PATCH", &p.patch_id),
+    ]);
     let rx = lines_of(&mut child);
     let line = wait_for_line(&rx, "CHILD_DONE", Duration::from_secs(120));
     let status = child.wait().unwrap();
@@ -812,7 +1042,11 @@ fn apply_from_a_second_process() {
     assert_eq!(e.read("a.txt"), "a\nB\nc\n");
     // The child's events went to the shared log.
     let log = std::fs::read_to_string(e.root().join(".lspedit/events.jsonl")).unwrap();
-    assert!(log.lines().any(|l| l.contains("\"diff_applied\"") && l.contains(&p.patch_id)), "{log}");
+    assert!(
+        log.lines()
+            .any(|l| l.contains("\"diff_applied\"") && l.contains(&p.patch_id)),
+        "{log}"
+    );
     // And this process sees the child's checkpoint: undo it here.
     let ckpt = line.split_whitespace().last().unwrap();
     e.wf.undo(ckpt).unwrap();
@@ -822,10 +1056,16 @@ fn apply_from_a_second_process() {
 #[test]
 fn crash_mid_commit_is_rolled_back_on_reopen() {
     let e = three_file_env(WorkflowConfig::default());
-    let p = e.wf.propose_edit(&ProposeRequest::patch(three_file_patch())).unwrap();
+    let p =
+        e.wf.propose_edit(&ProposeRequest::patch(three_file_patch()))
+            .unwrap();
     let before = e.snapshot();
     let root = e.root().to_string_lossy().into_owned();
-    let mut child = spawn_child(&[(CHILD_ENV, "crash"), ("LSPEDIT_WF_ROOT", &root), ("LSPEDIT_WF_PATCH", &p.patch_id)]);
+    let mut child = spawn_child(&[
+        (CHILD_ENV, "crash"),
+        ("LSPEDIT_WF_ROOT", &root),
+        ("LSPEDIT_WF_PATCH", &p.patch_id),
+    ]);
     let rx = lines_of(&mut child);
     let line = wait_for_line(&rx, "COMMIT_PAUSED", Duration::from_secs(120));
     assert!(line.contains("COMMIT_PAUSED 2/3"), "{line}");
@@ -849,25 +1089,53 @@ fn crash_mid_commit_is_rolled_back_on_reopen() {
     assert!(rec[0].conflicts.is_empty());
     for f in ["a.txt", "b.txt", "c.txt"] {
         let now = std::fs::read(e.root().join(f)).unwrap();
-        assert!(now == before[f] || now == b"a\nNEW\nc\n", "{f} is neither old nor new");
+        assert!(
+            now == before[f] || now == b"a\nNEW\nc\n",
+            "{f} is neither old nor new"
+        );
     }
     assert_eq!(e.snapshot(), before, "recovery rolls back");
-    assert!(!e.root().join(".lspedit/journal").exists(), "journal not resolved");
+    assert!(
+        !e.root().join(".lspedit/journal").exists(),
+        "journal not resolved"
+    );
     assert!(listing(&e.root().join(".lspedit/checkpoints")).is_empty());
     // The patch is still applicable after recovery.
-    let out = wf2.apply_edit(&p.patch_id, &ApplyPlan { atomicity: Atomicity::AllOrNothing, ..ApplyPlan::default() });
+    let out = wf2.apply_edit(
+        &p.patch_id,
+        &ApplyPlan {
+            atomicity: Atomicity::AllOrNothing,
+            ..ApplyPlan::default()
+        },
+    );
     assert_eq!(out.status, ApplyStatus::Applied, "{}", out.llm_content);
 }
 
 #[test]
 fn undo_restores_created_deleted_and_renamed_files() {
-    let e = setup(&[("keep.txt", "a\nb\nc\n"), ("gone.sh", "#!/bin/sh\necho hi\n"), ("old.txt", "x\n")]);
-    std::fs::set_permissions(e.root().join("gone.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let e = setup(&[
+        ("keep.txt", "a\nb\nc\n"),
+        ("gone.sh", "#!/bin/sh\necho hi\n"),
+        ("old.txt", "x\n"),
+    ]);
+    std::fs::set_permissions(
+        e.root().join("gone.sh"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
     let before = e.snapshot();
     let patch = "*** Begin Patch\n*** Update File: keep.txt\n@@\n a\n-b\n+B\n c\n*** Add File: made.txt\n+made\n*** Delete File: gone.sh\n*** Update File: old.txt\n*** Move to: moved.txt\n*** End Patch\n";
     let p = e.wf.propose_edit(&ProposeRequest::patch(patch)).unwrap();
     let kinds: Vec<ChangeKind> = p.files.iter().map(|f| f.kind).collect();
-    assert_eq!(kinds, [ChangeKind::Modify, ChangeKind::Create, ChangeKind::Delete, ChangeKind::Rename]);
+    assert_eq!(
+        kinds,
+        [
+            ChangeKind::Modify,
+            ChangeKind::Create,
+            ChangeKind::Delete,
+            ChangeKind::Rename
+        ]
+    );
     assert_eq!(p.base_shas["made.txt"], None);
     let out = e.wf.apply_edit(&p.patch_id, &ApplyPlan::default());
     assert_eq!(out.status, ApplyStatus::Applied, "{}", out.llm_content);
@@ -878,10 +1146,16 @@ fn undo_restores_created_deleted_and_renamed_files() {
     let u = e.wf.undo(out.checkpoint_id.as_deref().unwrap()).unwrap();
     assert_eq!(u.restored.len(), 5, "{:?}", u.restored);
     assert_eq!(e.snapshot(), before);
-    let mode = std::fs::metadata(e.root().join("gone.sh")).unwrap().permissions().mode() & 0o777;
+    let mode = std::fs::metadata(e.root().join("gone.sh"))
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777;
     assert_eq!(mode, 0o755, "undo must restore the deleted file's mode");
     // The checkpoint is consumed; its redo checkpoint re-applies.
-    let again = e.wf.undo(out.checkpoint_id.as_deref().unwrap()).unwrap_err();
+    let again =
+        e.wf.undo(out.checkpoint_id.as_deref().unwrap())
+            .unwrap_err();
     assert_eq!(again.reason, Reason::PatchNotFound);
     e.wf.undo(&u.redo_checkpoint_id).unwrap();
     assert_eq!(e.read("made.txt"), "made\n");
@@ -903,7 +1177,15 @@ fn undo_is_refused_when_a_file_changed_since_the_apply() {
     assert_eq!(e.read("a.txt"), "a\nB\nc\n");
     assert_eq!(e.read("b.txt"), "edited by hand\n");
     let names = e.names();
-    assert_eq!(names[names.len() - 4..], ["tool_start", "tool_end", "failure_detected", "execution_paused"]);
+    assert_eq!(
+        names[names.len() - 4..],
+        [
+            "tool_start",
+            "tool_end",
+            "failure_detected",
+            "execution_paused"
+        ]
+    );
 }
 
 fn sh(script: &str) -> ValidationCommand {
@@ -912,8 +1194,14 @@ fn sh(script: &str) -> ValidationCommand {
 
 #[test]
 fn validation_passing_commits_failing_leaves_the_workspace_untouched() {
-    let e = setup(&[("a.txt", "a\nb\nc\n"), ("target/big.bin", "build output"), ("sub/x.txt", "x\n")]);
-    let p = e.wf.propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B"))).unwrap();
+    let e = setup(&[
+        ("a.txt", "a\nb\nc\n"),
+        ("target/big.bin", "build output"),
+        ("sub/x.txt", "x\n"),
+    ]);
+    let p =
+        e.wf.propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B")))
+            .unwrap();
     let marker = e.root().join("sandbox-path");
     let before = e.snapshot();
     // The command sees the change in its copy; `target/` and `.lspedit/` are not copied.
@@ -926,19 +1214,51 @@ fn validation_passing_commits_failing_leaves_the_workspace_untouched() {
         ..ApplyPlan::default()
     };
     let out = e.wf.apply_edit(&p.patch_id, &plan);
-    assert_eq!(out.reason, Some(Reason::ValidationFailed), "{}", out.llm_content);
-    assert!(out.llm_content.contains("exited with code 3"), "{}", out.llm_content);
-    assert!(out.llm_content.contains("error[E0308]: mismatched types\ncompile failed"), "{}", out.llm_content);
+    assert_eq!(
+        out.reason,
+        Some(Reason::ValidationFailed),
+        "{}",
+        out.llm_content
+    );
+    assert!(
+        out.llm_content.contains("exited with code 3"),
+        "{}",
+        out.llm_content
+    );
+    assert!(
+        out.llm_content
+            .contains("error[E0308]: mismatched types\ncompile failed"),
+        "{}",
+        out.llm_content
+    );
     let v = out.validation.unwrap();
-    assert_eq!((v.passed, v.exit_code, v.timed_out), (false, Some(3), false));
+    assert_eq!(
+        (v.passed, v.exit_code, v.timed_out),
+        (false, Some(3), false)
+    );
     let mut after = e.snapshot();
-    let sandbox = PathBuf::from(String::from_utf8(after.remove("sandbox-path").unwrap()).unwrap().trim());
+    let sandbox = PathBuf::from(
+        String::from_utf8(after.remove("sandbox-path").unwrap())
+            .unwrap()
+            .trim(),
+    );
     assert_eq!(after, before, "the workspace changed");
-    assert!(sandbox.starts_with(std::env::temp_dir()), "{}", sandbox.display());
-    assert!(!sandbox.exists(), "the sandbox {} was not removed", sandbox.display());
+    assert!(
+        sandbox.starts_with(std::env::temp_dir()),
+        "{}",
+        sandbox.display()
+    );
+    assert!(
+        !sandbox.exists(),
+        "the sandbox {} was not removed",
+        sandbox.display()
+    );
     assert!(listing(&e.root().join(".lspedit/checkpoints")).is_empty());
     let names = e.names();
-    assert_eq!(names[names.len() - 2..], ["failure_detected", "execution_paused"]);
+    assert_eq!(
+        names[names.len() - 2..],
+        ["failure_detected", "execution_paused"]
+    );
     std::fs::remove_file(&marker).unwrap();
 
     let ok = ApplyPlan {
@@ -962,7 +1282,10 @@ fn wait_gone(pid: i32, within: Duration) -> bool {
     let Ok(fd) = rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()) else {
         return true; // already reaped
     };
-    let mut fds = [rustix::event::PollFd::new(&fd, rustix::event::PollFlags::IN)];
+    let mut fds = [rustix::event::PollFd::new(
+        &fd,
+        rustix::event::PollFlags::IN,
+    )];
     let timeout = rustix::event::Timespec::try_from(within).unwrap();
     rustix::event::poll(&mut fds, Some(&timeout)).is_ok_and(|n| n == 1)
 }
@@ -970,10 +1293,15 @@ fn wait_gone(pid: i32, within: Duration) -> bool {
 #[test]
 fn validation_timeout_kills_the_process_group() {
     let e = setup(&[("a.txt", "a\nb\nc\n")]);
-    let p = e.wf.propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B"))).unwrap();
+    let p =
+        e.wf.propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B")))
+            .unwrap();
     let pidfile = tempfile::NamedTempFile::new().unwrap();
     // A grandchild in the same group: killing only the shell would leave it running.
-    let script = format!("sleep 300 & echo $! > '{}'; echo started; wait", pidfile.path().display());
+    let script = format!(
+        "sleep 300 & echo $! > '{}'; echo started; wait",
+        pidfile.path().display()
+    );
     let plan = ApplyPlan {
         timeout_seconds: Some(1),
         validation: Some(sh(&script)),
@@ -982,11 +1310,27 @@ fn validation_timeout_kills_the_process_group() {
     let t = Instant::now();
     let out = e.wf.apply_edit(&p.patch_id, &plan);
     assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
-    assert_eq!(out.reason, Some(Reason::ValidationFailed), "{}", out.llm_content);
-    assert!(out.llm_content.contains("timed out after 1 s"), "{}", out.llm_content);
+    assert_eq!(
+        out.reason,
+        Some(Reason::ValidationFailed),
+        "{}",
+        out.llm_content
+    );
+    assert!(
+        out.llm_content.contains("timed out after 1 s"),
+        "{}",
+        out.llm_content
+    );
     assert!(out.llm_content.contains("started"), "{}", out.llm_content);
     assert!(out.validation.unwrap().timed_out);
     assert_eq!(e.read("a.txt"), "a\nb\nc\n");
-    let pid: i32 = std::fs::read_to_string(pidfile.path()).unwrap().trim().parse().unwrap();
-    assert!(wait_gone(pid, Duration::from_secs(10)), "sleep {pid} survived the timeout");
+    let pid: i32 = std::fs::read_to_string(pidfile.path())
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        wait_gone(pid, Duration::from_secs(10)),
+        "sleep {pid} survived the timeout"
+    );
 }

@@ -1,0 +1,630 @@
+//! Property tests of the engine (proptest): a diff applies to its own source byte for byte,
+//! drift above hunks never makes the engine misapply one, a refused file yields no output, and
+//! the parser survives anything.
+//!
+//! Texts are drawn from a small alphabet of lines so that duplicates, blank runs,
+//! whitespace-only differences, NFC/NFD pairs, zero-width characters and lines that look like
+//! diff syntax (`-- a` becomes the removal line `--- a`) occur often. Case counts are modest so
+//! the suite stays fast in debug builds; raise them with `PROPTEST_CASES=N`.
+
+use lspedit_engine::{
+    ApplyOptions, DiffOptions, Document, EngineError, FileChange, FilePatch, Hunk, Reason, apply_file_patch, line_map, normalize_for_hash, parse_patch, unified_diff,
+};
+use proptest::prelude::*;
+use proptest::sample::Index;
+use std::ops::Range;
+
+/// Line contents the generators draw from. No `|` (a plain diff cannot tell content that looks
+/// like an anchor from an anchor), no `\r` or `\n` (terminators), no BOM.
+const WORDS: &[&str] = &[
+    "a",
+    "b",
+    "x = 1;",
+    "  a",
+    "a ",
+    "\tb",
+    "fn f() {",
+    "}",
+    "{",
+    "",
+    "",
+    "",
+    " ",
+    "\t",
+    "é",
+    "e\u{301}",
+    "日本語",
+    "\u{200B}a",
+    "-- a",
+    "++ b",
+    "- a",
+    "+ b",
+    "@@",
+    "\\ x",
+    "#",
+    "🦀",
+    "55",
+    "2024",
+];
+
+fn word() -> impl Strategy<Value = String> {
+    prop::sample::select(WORDS).prop_map(str::to_string)
+}
+
+fn lines(max: usize) -> impl Strategy<Value = Vec<String>> {
+    prop::collection::vec(word(), 0..max)
+}
+
+/// A text with its shape: line ending, BOM, final newline of the old and the new version.
+#[derive(Debug, Clone)]
+struct Pair {
+    old: Vec<String>,
+    new: Vec<String>,
+    crlf: bool,
+    bom: bool,
+    old_final_newline: bool,
+    new_final_newline: bool,
+}
+
+impl Pair {
+    /// The line ending both texts use. A file without any terminator shows no style, so lines
+    /// the engine adds to it are LF: only a file that shows CRLF is expected to get CRLF.
+    fn eol(&self) -> &'static str {
+        let shows_terminator =
+            self.old.len() > 1 || (self.old.len() == 1 && self.old_final_newline);
+        if self.crlf && shows_terminator {
+            "\r\n"
+        } else {
+            "\n"
+        }
+    }
+
+    fn old_text(&self) -> String {
+        render(&self.old, self.old_final_newline, self.eol(), self.bom)
+    }
+
+    fn new_text(&self) -> String {
+        render(&self.new, self.new_final_newline, self.eol(), self.bom)
+    }
+}
+
+fn render(lines: &[String], final_newline: bool, eol: &str, bom: bool) -> String {
+    let mut out = String::new();
+    if bom {
+        out.push('\u{FEFF}');
+    }
+    for (i, l) in lines.iter().enumerate() {
+        out.push_str(l);
+        if i + 1 < lines.len() || final_newline {
+            out.push_str(eol);
+        }
+    }
+    out
+}
+
+/// Apply edits (at a position: remove up to 3 lines, insert some) to `old`, so the new text
+/// shares most of its lines with the old one and diffs have several hunks.
+fn edit(old: &[String], edits: &[(Index, usize, Vec<String>)]) -> Vec<String> {
+    let mut new = old.to_vec();
+    for (at, remove, insert) in edits {
+        let pos = at.index(new.len() + 1);
+        let end = (pos + remove).min(new.len());
+        new.splice(pos..end, insert.iter().cloned());
+    }
+    new
+}
+
+fn edits(count: Range<usize>) -> impl Strategy<Value = Vec<(Index, usize, Vec<String>)>> {
+    prop::collection::vec((any::<Index>(), 0..4usize, lines(4)), count)
+}
+
+/// An old text and an edited (or, one time in eight, unrelated) new one.
+fn pair_from(
+    old: impl Strategy<Value = Vec<String>>,
+    edit_count: Range<usize>,
+) -> impl Strategy<Value = Pair> {
+    (
+        old,
+        edits(edit_count),
+        prop::option::weighted(0.125, lines(20)),
+        any::<(bool, bool, bool, bool)>(),
+    )
+        .prop_map(|(old, edits, unrelated, (crlf, bom, onl, nnl))| Pair {
+            new: unrelated.unwrap_or_else(|| edit(&old, &edits)),
+            old,
+            crlf,
+            bom,
+            old_final_newline: onl,
+            new_final_newline: nnl,
+        })
+}
+
+fn pair() -> impl Strategy<Value = Pair> {
+    pair_from(lines(40), 0..6)
+}
+
+/// Lines that are unique once normalized (each non-blank line carries its index); blank lines
+/// are exactly empty. With such a file every hunk has one possible place only.
+fn unique_lines(max: usize) -> impl Strategy<Value = Vec<String>> {
+    prop::collection::vec(word(), 1..max).prop_map(|words| {
+        words
+            .into_iter()
+            .enumerate()
+            .map(|(i, w)| {
+                if normalize_for_hash(&w).is_empty() {
+                    String::new()
+                } else {
+                    format!("{w} #{i}")
+                }
+            })
+            .collect()
+    })
+}
+
+fn diff(pair: &Pair, context: usize, anchored: bool) -> String {
+    unified_diff(
+        &pair.old_text(),
+        &pair.new_text(),
+        Some("f"),
+        Some("f"),
+        &DiffOptions { context, anchored },
+    )
+}
+
+fn only_file(patch_text: &str) -> Result<FilePatch, TestCaseError> {
+    let patch = parse_patch(patch_text)
+        .map_err(|e| TestCaseError::fail(format!("own diff does not parse: {e}\n{patch_text}")))?;
+    prop_assert_eq!(patch.files.len(), 1);
+    Ok(patch.files.into_iter().next().unwrap())
+}
+
+fn hunks(fp: &FilePatch) -> &[Hunk] {
+    match &fp.change {
+        FileChange::Update { hunks, .. } | FileChange::Delete { hunks, .. } => hunks,
+        FileChange::Add { .. } => &[],
+    }
+}
+
+fn apply(fp: &FilePatch, current: &str) -> Result<String, EngineError> {
+    let out = apply_file_patch(fp, Some(current.as_bytes()), &ApplyOptions::default())?;
+    Ok(String::from_utf8(out.new_content.unwrap_or_default()).unwrap())
+}
+
+/// Where drift goes: for each hunk, how many unrelated lines, and where in the gap above it
+/// (taken modulo the gap's size).
+type DriftPlan = Vec<(usize, usize)>;
+
+fn drift_plan() -> impl Strategy<Value = DriftPlan> {
+    prop::collection::vec((0..=60usize, any::<usize>()), 8)
+}
+
+/// A hunk's old-side start (0-based) and counts, from its header.
+fn span(h: &Hunk) -> (usize, usize, usize) {
+    let old_count = h.old_count.unwrap_or(0);
+    let start = h.old_start.unwrap_or(0).saturating_sub(usize::from(old_count > 0));
+    (start, old_count, h.new_count.unwrap_or(0))
+}
+
+/// A pure insertion (a hunk with no context or removal line, as in a diff of an empty file)
+/// has nothing to verify and lands exactly where its header says, so drift cannot be followed.
+fn every_hunk_has_old_lines(fp: &FilePatch) -> bool {
+    hunks(fp).iter().all(|h| h.old_side().next().is_some())
+}
+
+/// Insert drift lines above every hunk of `fp` into both texts: at a chosen place in the
+/// unchanged gap above the hunk in the old text, and at the same place in the new text.
+/// Returns the drifted old and new texts and, per hunk, the number of drift lines above it.
+fn drift(pair: &Pair, fp: &FilePatch, plan: &DriftPlan) -> (Pair, Vec<usize>) {
+    let mut old = pair.old.clone();
+    let mut new = pair.new.clone();
+    let mut inserts: Vec<(usize, usize, Vec<String>)> = Vec::new();
+    let (mut prev_end, mut delta): (usize, isize) = (0, 0);
+    let mut above = Vec::new();
+    let mut total = 0;
+    for (i, h) in hunks(fp).iter().enumerate() {
+        let (start, old_count, new_count) = span(h);
+        let (count, at) = plan[i % plan.len()];
+        let q = prev_end + at % (start - prev_end + 1);
+        let block: Vec<String> = (0..count).map(|j| format!("drift {i}.{j} ~")).collect();
+        inserts.push((q, (q as isize + delta) as usize, block));
+        total += count;
+        above.push(total);
+        prev_end = start + old_count;
+        delta += new_count as isize - old_count as isize;
+    }
+    for (q_old, q_new, block) in inserts.into_iter().rev() {
+        old.splice(q_old..q_old, block.iter().cloned());
+        new.splice(q_new..q_new, block);
+    }
+    // A drift line is always followed by a hunk's lines in the old text, so it has a line
+    // terminator; when the hunks below it removed everything after it, it ends the new text
+    // and keeps that terminator.
+    let new_final_newline =
+        pair.new_final_newline || new.last().is_some_and(|l| l.starts_with("drift "));
+    let drifted = Pair {
+        old,
+        new,
+        new_final_newline,
+        ..pair.clone()
+    };
+    (drifted, above)
+}
+
+/// The normalized non-blank lines of a hunk's old side appear, in order and separated by
+/// blank lines only, in `file` from `at` (0-based): the hunk does have a copy there.
+fn has_copy_at(file: &[String], at: usize, h: &Hunk) -> bool {
+    let want: Vec<String> = h
+        .old_side()
+        .map(|l| normalize_for_hash(&l.text))
+        .filter(|n| !n.is_empty())
+        .collect();
+    let mut have = file[at.min(file.len())..]
+        .iter()
+        .map(|l| normalize_for_hash(l))
+        .filter(|n| !n.is_empty());
+    want.iter().all(|w| have.next().as_ref() == Some(w))
+}
+
+/// A Codex envelope with the same chunks as a unified diff (no line numbers, no anchors).
+fn codex_from_unified(diff: &str) -> String {
+    let mut out = String::from("*** Begin Patch\n*** Update File: f\n");
+    for line in diff.lines().skip(2) {
+        if line.starts_with("@@") {
+            out.push_str("@@\n");
+        } else if !line.starts_with('\\') {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out.push_str("*** End Patch\n");
+    out
+}
+
+/// Lines a mutation may insert into a valid patch: the syntax the parsers branch on.
+const TRICKY: &[&str] = &[
+    "@@ -1,2 +1,2 @@",
+    "@@ -0,0 +1 @@",
+    "@@ @@",
+    "@@",
+    "@@ -99999999999999999999,1 +1 @@",
+    "\\ No newline at end of file",
+    "--- a/f",
+    "+++ b/f",
+    "--- /dev/null",
+    "+++ /dev/null",
+    "diff --git a/f b/g",
+    "rename from f",
+    "rename to g",
+    "new file mode 100644",
+    "deleted file mode 100644",
+    "GIT binary patch",
+    "*** Begin Patch",
+    "*** End Patch",
+    "*** Update File: f",
+    "*** Add File: g",
+    "*** Delete File: f",
+    "*** Move to: g",
+    "*** End of File",
+    "+1aaaa|x",
+    "-1aa",
+    " 3",
+    "-",
+    "+",
+    " ",
+    "",
+    "```",
+    "```diff",
+];
+
+#[derive(Debug, Clone)]
+enum Mutation {
+    Drop(Index),
+    Duplicate(Index),
+    Swap(Index, Index),
+    Insert(Index, &'static str),
+    TruncateAt(Index),
+    ReplaceChar(Index, char),
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    prop_oneof![
+        any::<Index>().prop_map(Mutation::Drop),
+        any::<Index>().prop_map(Mutation::Duplicate),
+        (any::<Index>(), any::<Index>()).prop_map(|(a, b)| Mutation::Swap(a, b)),
+        (any::<Index>(), prop::sample::select(TRICKY)).prop_map(|(a, t)| Mutation::Insert(a, t)),
+        any::<Index>().prop_map(Mutation::TruncateAt),
+        (any::<Index>(), any::<char>()).prop_map(|(a, c)| Mutation::ReplaceChar(a, c)),
+    ]
+}
+
+fn mutate(text: &str, mutations: &[Mutation]) -> String {
+    let mut lines: Vec<String> = text.split_inclusive('\n').map(str::to_string).collect();
+    for m in mutations {
+        if lines.is_empty() {
+            lines.push(String::new());
+        }
+        match m {
+            Mutation::Drop(i) => {
+                lines.remove(i.index(lines.len()));
+            }
+            Mutation::Duplicate(i) => {
+                let k = i.index(lines.len());
+                lines.insert(k, lines[k].clone());
+            }
+            Mutation::Swap(a, b) => {
+                let (a, b) = (a.index(lines.len()), b.index(lines.len()));
+                lines.swap(a, b);
+            }
+            Mutation::Insert(i, t) => lines.insert(i.index(lines.len() + 1), format!("{t}\n")),
+            Mutation::TruncateAt(i) => {
+                let mut all = lines.concat();
+                let mut cut = i.index(all.len() + 1);
+                while !all.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                all.truncate(cut);
+                lines = all.split_inclusive('\n').map(str::to_string).collect();
+            }
+            Mutation::ReplaceChar(i, c) => {
+                let k = i.index(lines.len());
+                let chars: Vec<char> = lines[k].chars().collect();
+                if !chars.is_empty() {
+                    let at = i.index(chars.len());
+                    lines[k] = chars[..at]
+                        .iter()
+                        .chain(std::iter::once(c))
+                        .chain(&chars[at + 1..])
+                        .collect();
+                }
+            }
+        }
+    }
+    lines.concat()
+}
+
+/// Parse `text`; when it parses, apply every section to `file` (present and absent). Nothing
+/// may panic, and every accepted file must come back as text that reads back to itself.
+fn parse_and_apply_never_panics(text: &str, file: &str) -> Result<(), TestCaseError> {
+    let Ok(patch) = parse_patch(text) else {
+        return Ok(());
+    };
+    prop_assert!(!patch.files.is_empty());
+    for fp in &patch.files {
+        for current in [Some(file.as_bytes()), None] {
+            if let Ok(out) = apply_file_patch(fp, current, &ApplyOptions::default())
+                && let Some(bytes) = out.new_content
+            {
+                let text = String::from_utf8(bytes).unwrap();
+                prop_assert_eq!(Document::from_text(&text).to_text(), text);
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    // Generated texts are sometimes equal (an empty diff), which the properties skip.
+    #![proptest_config(ProptestConfig { max_global_rejects: 100_000, ..ProptestConfig::with_cases(256) })]
+
+    /// apply(diff(a, b), a) == b, byte for byte, plain and anchored, any context width: CRLF,
+    /// BOM, no final newline, blank runs, duplicates, unicode, whitespace-only differences.
+    #[test]
+    fn diff_applies_to_its_source(pair in pair(), context in 0..4usize, anchored: bool) {
+        let (old, new) = (pair.old_text(), pair.new_text());
+        let patch = diff(&pair, context, anchored);
+        if old == new {
+            prop_assert!(patch.is_empty());
+            return Ok(());
+        }
+        let fp = only_file(&patch)?;
+        let got = apply(&fp, &old)
+            .map_err(|e| TestCaseError::fail(format!("own diff refused: {e}\n{patch}")))?;
+        prop_assert_eq!(got, new, "diff:\n{}", patch);
+    }
+
+    /// Exact under drift: up to 60 unrelated lines inserted above each hunk of a file whose
+    /// non-blank lines are unique move every hunk, and the patch still gives the new text with
+    /// the same drift, plain and anchored, as long as every hunk has a non-blank old line (a
+    /// hunk of blank lines only matches every blank run: refusing it is right).
+    #[test]
+    fn drift_above_hunks_is_followed_exactly(
+        pair in pair_from(unique_lines(40), 0..6),
+        plan in drift_plan(),
+        context in 1..4usize,
+        anchored: bool,
+    ) {
+        let patch = diff(&pair, context, anchored);
+        prop_assume!(!patch.is_empty());
+        let fp = only_file(&patch)?;
+        prop_assume!(hunks(&fp).iter().all(|h| h.old_side().any(|l| !normalize_for_hash(&l.text).is_empty())));
+        let (drifted, _) = drift(&pair, &fp, &plan);
+        let got = apply(&fp, &drifted.old_text())
+            .map_err(|e| TestCaseError::fail(format!("refused: {e}\n{patch}")))?;
+        prop_assert_eq!(got, drifted.new_text(), "diff:\n{}", patch);
+    }
+
+    /// Never misapplied under drift, duplicates allowed: every hunk lands where it was meant to
+    /// go, or on another copy of its lines that is no farther from where the engine looked
+    /// (DESIGN.md §4: the nearest match wins); when every hunk lands where meant, the result is
+    /// the new text byte for byte; otherwise the only other outcome is a typed refusal.
+    #[test]
+    fn drift_never_misapplies(
+        pair in pair_from(prop::collection::vec(word(), 1..40), 0..6),
+        plan in drift_plan(),
+        context in 1..4usize,
+        anchored: bool,
+    ) {
+        let patch = diff(&pair, context, anchored);
+        prop_assume!(!patch.is_empty());
+        let fp = only_file(&patch)?;
+        prop_assume!(every_hunk_has_old_lines(&fp));
+        let (drifted, above) = drift(&pair, &fp, &plan);
+        let old = drifted.old_text();
+        match apply_file_patch(&fp, Some(old.as_bytes()), &ApplyOptions::default()) {
+            Ok(out) => {
+                let mut all_intended = true;
+                for (p, h) in out.hunks.iter().zip(hunks(&fp)) {
+                    let intended = span(h).0 + above[p.index - 1] + 1;
+                    if p.found_line == intended {
+                        continue;
+                    }
+                    all_intended = false;
+                    let (t, f, i) = (p.target_line as isize, p.found_line as isize, intended as isize);
+                    prop_assert!(
+                        (f - t).abs() <= (i - t).abs(),
+                        "hunk {} found at {} though its own copy at {} is nearer target {}\n{}",
+                        p.index, f, i, t, patch
+                    );
+                    prop_assert!(
+                        has_copy_at(&drifted.old, p.found_line - 1, h),
+                        "hunk {} placed at line {} where its lines are not\n{}",
+                        p.index, p.found_line, patch
+                    );
+                }
+                if all_intended {
+                    let got = String::from_utf8(out.new_content.unwrap_or_default()).unwrap();
+                    prop_assert_eq!(got, drifted.new_text(), "diff:\n{}", patch);
+                }
+            }
+            Err(e) => prop_assert!(
+                matches!(e.reason, Reason::AmbiguousMatch | Reason::HunkMismatch | Reason::OutOfBounds),
+                "unexpected refusal {}", e
+            ),
+        }
+    }
+
+    /// A refused file yields nothing: break one hunk's lines in the file and the whole file is
+    /// refused with `hunk_mismatch` naming that hunk, although every other hunk still applies
+    /// on its own (so no partial result escapes the refusal).
+    #[test]
+    fn one_failing_hunk_refuses_the_whole_file(
+        pair in pair_from(unique_lines(60), 2..7),
+        context in 1..4usize,
+        anchored: bool,
+        pick: Index,
+        line_pick: Index,
+    ) {
+        let patch = diff(&pair, context, anchored);
+        prop_assume!(!patch.is_empty());
+        let fp = only_file(&patch)?;
+        let all = hunks(&fp).to_vec();
+        prop_assume!(all.len() >= 2);
+        let broken = pick.index(all.len());
+        let (start, _, _) = span(&all[broken]);
+        let non_blank: Vec<usize> = all[broken]
+            .old_side()
+            .enumerate()
+            .filter(|(_, l)| !normalize_for_hash(&l.text).is_empty())
+            .map(|(k, _)| start + k)
+            .collect();
+        prop_assume!(!non_blank.is_empty());
+        let mut file = pair.clone();
+        file.old[non_blank[line_pick.index(non_blank.len())]] = "BROKEN ¤".to_string();
+        let text = file.old_text();
+
+        let err = apply(&fp, &text).expect_err("a file with a broken hunk was accepted");
+        prop_assert_eq!(err.reason, Reason::HunkMismatch, "{}", err);
+        prop_assert_eq!(err.hunk, Some(broken + 1));
+
+        let mut rest = fp.clone();
+        if let FileChange::Update { hunks, .. } = &mut rest.change {
+            hunks.remove(broken);
+        }
+        let partial = apply(&rest, &text)
+            .map_err(|e| TestCaseError::fail(format!("the other hunks alone were refused: {e}")))?;
+        prop_assert_ne!(partial, text);
+    }
+
+    /// The Codex envelope with the same chunks (no line numbers, no anchors, searched forward
+    /// from the previous chunk) gives the new text, or is refused as ambiguous: never guessed.
+    #[test]
+    fn codex_chunks_apply_or_are_ambiguous(pair in pair(), context in 1..4usize) {
+        let pair = Pair { old_final_newline: true, new_final_newline: true, ..pair };
+        prop_assume!(!pair.old.is_empty());
+        let patch = diff(&pair, context, false);
+        prop_assume!(!patch.is_empty());
+        let codex = codex_from_unified(&patch);
+        let fp = only_file(&codex)?;
+        match apply(&fp, &pair.old_text()) {
+            Ok(got) => prop_assert_eq!(got, pair.new_text(), "patch:\n{}", codex),
+            Err(e) => prop_assert_eq!(e.reason, Reason::AmbiguousMatch, "{}\n{}", e, codex),
+        }
+    }
+
+    /// Every line `line_map` maps is equal to the line it is mapped to.
+    #[test]
+    fn line_map_maps_equal_lines(pair in pair()) {
+        let (old, new) = (pair.old.join("\n"), pair.new.join("\n"));
+        let (a, b): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
+        let map = line_map(&old, &new);
+        prop_assert_eq!(map.len(), a.len());
+        for (i, j) in map.iter().enumerate() {
+            if let Some(j) = j {
+                prop_assert_eq!(a[i], b[*j]);
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// The parser never panics on arbitrary text (what a model may send).
+    #[test]
+    fn parser_survives_any_text(text in any::<String>()) {
+        parse_and_apply_never_panics(&text, "a\nb\n")?;
+    }
+
+    /// The parser never panics on arbitrary bytes (decoded lossily, as a transport would).
+    #[test]
+    fn parser_survives_any_bytes(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
+        parse_and_apply_never_panics(&String::from_utf8_lossy(&bytes), "a\nb\n")?;
+    }
+
+    /// Near-valid patches (valid plain, anchored and Codex patches with lines dropped,
+    /// duplicated, swapped, cut, or syntax lines inserted) neither panic the parser nor, when
+    /// they parse, the application to the file they were made for.
+    #[test]
+    fn parser_and_apply_survive_mangled_patches(
+        pair in pair(),
+        context in 0..4usize,
+        form in 0..3u8,
+        mutations in prop::collection::vec(mutation(), 1..5),
+    ) {
+        let patch = match form {
+            0 => diff(&pair, context, false),
+            1 => diff(&pair, context, true),
+            _ => codex_from_unified(&diff(&pair, context.max(1), false)),
+        };
+        parse_and_apply_never_panics(&mutate(&patch, &mutations), &pair.old_text())?;
+    }
+}
+
+// The drift helper itself: the drifted texts differ from the originals exactly by the drift.
+#[test]
+fn drift_inserts_the_same_lines_into_both_texts() {
+    let pair = Pair {
+        old: ["a", "b", "c", "d", "e", "f", "g", "h"].map(String::from).to_vec(),
+        new: ["a", "B", "c", "d", "e", "f", "g", "H", "I"].map(String::from).to_vec(),
+        crlf: false,
+        bom: false,
+        old_final_newline: true,
+        new_final_newline: true,
+    };
+    let patch = diff(&pair, 1, false);
+    let fp = parse_patch(&patch).unwrap().files.remove(0);
+    // Hunk 1 (lines 1-3) gets 2 lines at the top; hunk 2 (lines 7-8) 1 line in the gap 4-6,
+    // at its last place, right above the hunk.
+    let plan = vec![(2, 0), (1, 3)];
+    let (drifted, above) = drift(&pair, &fp, &plan);
+    assert_eq!(above, [2, 3]);
+    assert_eq!(
+        drifted.old,
+        ["drift 0.0 ~", "drift 0.1 ~", "a", "b", "c", "d", "e", "f", "drift 1.0 ~", "g", "h"]
+    );
+    assert_eq!(
+        drifted.new,
+        ["drift 0.0 ~", "drift 0.1 ~", "a", "B", "c", "d", "e", "f", "drift 1.0 ~", "g", "H", "I"]
+    );
+    assert_eq!(apply(&fp, &drifted.old_text()).unwrap(), drifted.new_text());
+}

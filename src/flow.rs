@@ -1,0 +1,248 @@
+//! `lspedit propose`, `lspedit apply-id` and `lspedit undo`: the propose → apply → undo
+//! workflow from the shell. A proposal is stored under `.lspedit/patches/`, so `apply-id` may
+//! run in another process (or on another day) than `propose`.
+
+use std::path::PathBuf;
+
+use lspedit::tools::workflow::{ApplyOutcome, Proposal, UndoOutcome, ValidationCommand};
+use lspedit::tools::{ApplyPlan, Atomicity, ProposeRequest, ToolsConfig};
+use serde::Serialize;
+
+use crate::{Failure, open_session, out, print_json, read_input};
+
+/// Where a proposal comes from, as given on the command line.
+pub struct ProposeInput {
+    pub patch: Option<String>,
+    pub pattern: Option<String>,
+    pub replacement: Option<String>,
+    pub scope: Vec<String>,
+}
+
+pub fn cmd_propose(input: ProposeInput, root: Option<PathBuf>, json: bool) -> Result<u8, Failure> {
+    let request = match (input.pattern, input.replacement) {
+        (Some(pattern), Some(replacement)) => {
+            if input.patch.is_some() {
+                return Err(Failure::Usage(
+                    "give either a patch or --pattern/--replacement, not both".into(),
+                ));
+            }
+            let scope: Vec<&str> = input.scope.iter().map(String::as_str).collect();
+            ProposeRequest::regex(pattern, replacement, &scope)
+        }
+        (Some(_), None) | (None, Some(_)) => {
+            return Err(Failure::Usage(
+                "--pattern and --replacement go together".into(),
+            ));
+        }
+        (None, None) => ProposeRequest::patch(read_input(input.patch.as_deref(), "patch")?),
+    };
+    // Proposing reads files only: no language servers.
+    let session = open_session(root, false, ToolsConfig::default())?;
+    let workflow = session.workflow()?;
+    match workflow.propose_edit(&request) {
+        Ok(p) => {
+            if json {
+                print_json(&ProposalJson::from(&p))?;
+            } else {
+                out(&format!("{}\n", p.llm_content().trim_end()));
+            }
+            Ok(0)
+        }
+        Err(e) => {
+            if json {
+                print_json(&crate::json::ErrorJson::from(&e))?;
+            } else {
+                out(&format!("Error: {e}\n"));
+            }
+            Ok(1)
+        }
+    }
+}
+
+/// `apply-id`'s plan, as given on the command line.
+pub struct PlanInput {
+    pub mission: bool,
+    pub max_files: Option<usize>,
+    pub max_changed_lines: Option<usize>,
+    pub forbid_create: bool,
+    pub forbid_delete: bool,
+    pub forbid_rename: bool,
+    pub all_or_nothing: bool,
+    pub validate: Option<String>,
+    pub timeout: Option<u64>,
+}
+
+impl PlanInput {
+    fn plan(self) -> ApplyPlan {
+        let mut plan = if self.mission {
+            ApplyPlan::mission_edit()
+        } else {
+            ApplyPlan::default()
+        };
+        plan.max_files = self.max_files.or(plan.max_files);
+        plan.max_changed_lines = self.max_changed_lines.or(plan.max_changed_lines);
+        plan.forbid_create |= self.forbid_create;
+        plan.forbid_delete |= self.forbid_delete;
+        plan.forbid_rename |= self.forbid_rename;
+        if self.all_or_nothing {
+            plan.atomicity = Atomicity::AllOrNothing;
+        }
+        plan.timeout_seconds = self.timeout;
+        let words: Vec<&str> = self
+            .validate
+            .as_deref()
+            .map(|v| v.split_whitespace().collect())
+            .unwrap_or_default();
+        if let Some((program, args)) = words.split_first() {
+            plan.validation = Some(ValidationCommand::new(*program, args));
+        }
+        plan
+    }
+}
+
+pub fn cmd_apply_id(
+    patch_id: &str,
+    plan: PlanInput,
+    root: Option<PathBuf>,
+    diagnostics: bool,
+    json: bool,
+) -> Result<u8, Failure> {
+    let session = open_session(root, diagnostics, ToolsConfig::default())?;
+    let workflow = session.workflow()?;
+    let plan = plan.plan();
+    let progress = crate::Progress::new();
+    if diagnostics {
+        progress.status("applying, then waiting for language-server diagnostics…");
+    }
+    let o = workflow.apply_edit(patch_id, &plan);
+    progress.done();
+    if json {
+        print_json(&ApplyJson::from(&o))?;
+    } else {
+        out(&format!("{}\n", o.llm_content.trim_end()));
+    }
+    Ok(if o.is_error { 1 } else { 0 })
+}
+
+pub fn cmd_undo(checkpoint_id: &str, root: Option<PathBuf>, json: bool) -> Result<u8, Failure> {
+    let session = open_session(root, false, ToolsConfig::default())?;
+    let workflow = session.workflow()?;
+    match workflow.undo(checkpoint_id) {
+        Ok(u) => {
+            if json {
+                print_json(&UndoJson::from(&u))?;
+            } else {
+                out(&format!("{}\n", u.llm_content.trim_end()));
+            }
+            Ok(0)
+        }
+        Err(e) => {
+            if json {
+                print_json(&crate::json::ErrorJson::from(&e))?;
+            } else {
+                out(&format!("Error: {e}\n"));
+            }
+            Ok(1)
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct ProposalJson<'a> {
+    ok: bool,
+    patch_id: &'a str,
+    summary: &'a str,
+    diff: &'a str,
+    affected_files: Vec<String>,
+    base_shas: &'a std::collections::BTreeMap<String, Option<String>>,
+    files: &'a [lspedit::tools::workflow::ProposedFile],
+    stats: &'a lspedit::tools::workflow::ProposeStats,
+    evidence_id: &'a str,
+}
+
+impl<'a> From<&'a Proposal> for ProposalJson<'a> {
+    fn from(p: &'a Proposal) -> Self {
+        ProposalJson {
+            ok: true,
+            patch_id: &p.patch_id,
+            summary: &p.summary,
+            diff: &p.diff,
+            affected_files: p.affected_files(),
+            base_shas: &p.base_shas,
+            files: &p.files,
+            stats: &p.stats,
+            evidence_id: &p.evidence_id,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct ApplyFileJson<'a> {
+    path: &'a str,
+    applied: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'static str>,
+    message: &'a str,
+}
+
+#[derive(Serialize)]
+struct ApplyJson<'a> {
+    ok: bool,
+    patch_id: &'a str,
+    status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'static str>,
+    files: Vec<ApplyFileJson<'a>>,
+    checkpoint_id: Option<&'a str>,
+    evidence_id: Option<&'a str>,
+    rolled_back: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    validation: Option<&'a lspedit::tools::workflow::ValidationReport>,
+    /// What the model would read: the report and the diagnostics.
+    text: &'a str,
+}
+
+impl<'a> From<&'a ApplyOutcome> for ApplyJson<'a> {
+    fn from(o: &'a ApplyOutcome) -> Self {
+        ApplyJson {
+            ok: !o.is_error,
+            patch_id: &o.patch_id,
+            status: o.status.as_str(),
+            reason: o.reason.map(|r| r.as_str()),
+            files: o
+                .files
+                .iter()
+                .map(|f| ApplyFileJson {
+                    path: &f.path,
+                    applied: f.applied,
+                    reason: f.reason.map(|r| r.as_str()),
+                    message: &f.message,
+                })
+                .collect(),
+            checkpoint_id: o.checkpoint_id.as_deref(),
+            evidence_id: o.evidence_id.as_deref(),
+            rolled_back: o.rolled_back,
+            validation: o.validation.as_ref(),
+            text: &o.llm_content,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct UndoJson<'a> {
+    ok: bool,
+    checkpoint_id: &'a str,
+    restored: &'a [String],
+    redo_checkpoint_id: &'a str,
+}
+
+impl<'a> From<&'a UndoOutcome> for UndoJson<'a> {
+    fn from(u: &'a UndoOutcome) -> Self {
+        UndoJson {
+            ok: true,
+            checkpoint_id: &u.checkpoint_id,
+            restored: &u.restored,
+            redo_checkpoint_id: &u.redo_checkpoint_id,
+        }
+    }
+}
