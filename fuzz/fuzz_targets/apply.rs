@@ -9,7 +9,7 @@ use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use lspedit_engine::{
     ApplyOptions, DiffOptions, Document, FileChange, FileOutcome, FilePatch, Reason,
-    apply_file_patch, check_text, hashline, parse_patch, unified_diff,
+    apply_file_patch, apply_hunks, check_text, hashline, parse_patch, unified_diff,
 };
 
 #[derive(Debug, Arbitrary)]
@@ -70,7 +70,11 @@ fuzz_target!(|case: Case| match case {
         // A file without any line terminator has no line-ending style to keep: lines added to
         // it are LF, so the edited copy is only expected in CRLF when the file shows CRLF.
         let old_has_terminator = old.len() > 1 || (old.len() == 1 && old_final_newline);
-        let eol = if crlf && old_has_terminator { "\r\n" } else { "\n" };
+        let eol = if crlf && old_has_terminator {
+            "\r\n"
+        } else {
+            "\n"
+        };
         let old_text = render(&old, old_final_newline, eol);
         let new_text = render(&new, new_final_newline, eol);
         let diff = unified_diff(
@@ -125,7 +129,10 @@ fuzz_target!(|case: Case| match case {
 fn render(lines: &[String], final_newline: bool, eol: &str) -> String {
     let mut out = String::new();
     for (i, l) in lines.iter().enumerate() {
-        out.extend(l.chars().filter(|c| !matches!(c, '\n' | '\r' | '|' | '\u{FEFF}')));
+        out.extend(
+            l.chars()
+                .filter(|c| !matches!(c, '\n' | '\r' | '|' | '\u{FEFF}')),
+        );
         if i + 1 < lines.len() || final_newline {
             out.push_str(eol);
         }
@@ -169,10 +176,45 @@ fn apply_mangles(diff: &str, mangles: &[Mangle]) -> String {
 
 /// Apply one section and check what comes back.
 fn check(fp: &FilePatch, current: Option<&[u8]>, opts: &ApplyOptions) {
-    let Ok(out) = apply_file_patch(fp, current, opts) else {
+    let result = apply_file_patch(fp, current, opts);
+    agrees_with_document_path(fp, current, opts, &result);
+    let Ok(out) = result else {
         return;
     };
     check_outcome(fp, current, &out);
+}
+
+/// `apply_file_patch` renders from a view of the bytes; `apply_hunks` on the decoded `Document`
+/// must come to the same outcome, bytes, placements and live sync.
+fn agrees_with_document_path(
+    fp: &FilePatch,
+    current: Option<&[u8]>,
+    opts: &ApplyOptions,
+    result: &Result<FileOutcome, lspedit_engine::EngineError>,
+) {
+    let (FileChange::Update { hunks, .. }, Some(bytes)) = (&fp.change, current) else {
+        return;
+    };
+    if hunks.is_empty() {
+        return;
+    }
+    let Ok(doc) = Document::from_bytes(bytes) else {
+        assert!(result.is_err(), "accepted bytes the Document refuses");
+        return;
+    };
+    match (result, apply_hunks(&doc, hunks, opts)) {
+        (Ok(f), Ok(d)) => {
+            assert!(f.new_content.as_deref() == Some(d.doc.to_bytes().as_slice()));
+            assert_eq!(f.hunks, d.hunks);
+            assert_eq!(f.sync, d.sync);
+        }
+        (Err(f), Err(d)) => assert_eq!(*f, d),
+        (f, d) => panic!(
+            "file path ok: {}, document path ok: {}",
+            f.is_ok(),
+            d.is_ok()
+        ),
+    }
 }
 
 fn check_outcome(fp: &FilePatch, current: Option<&[u8]>, out: &FileOutcome) {
@@ -215,7 +257,11 @@ fn check_outcome(fp: &FilePatch, current: Option<&[u8]>, out: &FileOutcome) {
             assert_eq!(lines.len(), block.line_count);
             for (k, l) in lines.iter().enumerate() {
                 let i = block.start_line - 1 + k;
-                assert_eq!(*l, hashline(i + 1, &doc.lines[i].text), "stale live-sync anchor");
+                assert_eq!(
+                    *l,
+                    hashline(i + 1, &doc.lines[i].text),
+                    "stale live-sync anchor"
+                );
             }
         }
     }

@@ -72,6 +72,9 @@ impl Mode {
 struct Tree {
     root: PathBuf,
     patch: PathBuf,
+    /// A private copy of this binary, the journal mode's child: a concurrent `cargo build`
+    /// may replace the original while the suite runs.
+    child_exe: PathBuf,
     /// (relative path, old bytes, new bytes)
     files: Vec<(String, Vec<u8>, Vec<u8>)>,
 }
@@ -90,9 +93,13 @@ impl Tree {
         }
         let patch_path = dir.join("crash.diff");
         fs::write(&patch_path, patch)?;
+        let child_exe = dir.join("lspedit-bench-child");
+        // Through /proc: that names the running binary even after a rebuild unlinked it.
+        fs::copy("/proc/self/exe", &child_exe).context("copying lspedit-bench")?;
         Ok(Tree {
             root,
             patch: patch_path,
+            child_exe,
             files,
         })
     }
@@ -138,7 +145,7 @@ impl Tree {
             .collect()
     }
 
-    fn command(&self, mode: Mode, lspedit: &Path) -> Result<Command> {
+    fn command(&self, mode: Mode, lspedit: &Path) -> Command {
         let mut c = match mode {
             Mode::Apply => {
                 let mut c = Command::new(lspedit);
@@ -149,7 +156,7 @@ impl Tree {
                 c
             }
             Mode::Journal => {
-                let mut c = Command::new(std::env::current_exe()?);
+                let mut c = Command::new(&self.child_exe);
                 c.arg(JOURNAL_CHILD).arg(&self.root).arg(&self.patch);
                 c
             }
@@ -157,7 +164,7 @@ impl Tree {
         c.stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null());
-        Ok(c)
+        c
     }
 }
 
@@ -218,7 +225,7 @@ fn run_mode(mode: Mode, tree: &Tree, opts: &Options) -> Result<(String, Vec<Stri
     for _ in 0..CALIBRATION_RUNS {
         tree.reset()?;
         let start = Instant::now();
-        let mut child = tree.command(mode, &opts.lspedit)?.spawn()?;
+        let mut child = tree.command(mode, &opts.lspedit).spawn()?;
         let status = wait_timeout(&mut child, Duration::from_secs(60))?
             .context("an uninterrupted run did not finish within 60 s")?;
         times.push(start.elapsed());
@@ -240,7 +247,7 @@ fn run_mode(mode: Mode, tree: &Tree, opts: &Options) -> Result<(String, Vec<Stri
     for _ in 0..opts.runs {
         tree.reset()?;
         let delay = Duration::from_micros(rng.below(max_delay.as_micros() as u64 + 1));
-        let mut child = tree.command(mode, &opts.lspedit)?.spawn()?;
+        let mut child = tree.command(mode, &opts.lspedit).spawn()?;
         // The deliberate kill delay, measured from spawn; the wait returns early on exit.
         match wait_timeout(&mut child, delay)? {
             Some(_) => t.exited += 1,

@@ -57,6 +57,11 @@ impl Category {
         Category::Truncated,
     ];
 
+    /// The category named `name` (as [`Category::name`] spells it).
+    pub fn from_name(name: &str) -> Option<Category> {
+        Category::ALL.into_iter().find(|c| c.name() == name)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Category::Exact => "exact",
@@ -218,14 +223,24 @@ pub fn classify(files: &[CaseFile], after: &[Option<Vec<u8>>]) -> Outcome {
     }
 }
 
-/// Generate `per_category` cases of every category from `sources`, deterministically from
-/// `seed`. Returns the cases and how many draws were redrawn because the check rejected them.
-pub fn generate(sources: &mut Sources, seed: u64, per_category: usize) -> (Vec<Case>, usize) {
+/// Generate `per_category` cases of every category (or of `only`) from `sources`,
+/// deterministically from `seed`: a category's cases do not depend on which others are
+/// generated. Returns the cases and how many draws the check rejected and redrew.
+pub fn generate(
+    sources: &mut Sources,
+    seed: u64,
+    per_category: usize,
+    only: Option<Category>,
+) -> (Vec<Case>, usize) {
     let mut cases = Vec::with_capacity(per_category * Category::ALL.len());
     let mut redrawn = 0;
     for (ci, &category) in Category::ALL.iter().enumerate() {
+        if only.is_some_and(|c| c != category) {
+            continue;
+        }
         for i in 0..per_category {
-            let id = cases.len();
+            // The id names the case in its added lines: the same with or without `only`.
+            let id = ci * per_category + i;
             let mut rng = Rng::new(seed ^ ((ci as u64) << 40) ^ (i as u64).wrapping_mul(0x9e37));
             for _ in 0..100 {
                 if let Some(case) = build_case(sources, &mut rng, id, category) {
@@ -829,11 +844,16 @@ fn whitespace_variant(line: &str, rng: &mut Rng) -> String {
     }
 }
 
-/// Cut `patch` inside its last hunk, so that what is cut holds more than whitespace.
+/// Cut `patch` inside the body of its last hunk (after its `@@` line: a cut before it leaves a
+/// shorter but complete patch), so that what is cut holds more than whitespace.
 fn truncate(patch: &str, rng: &mut Rng) -> Option<String> {
-    let last_hunk = patch.rfind("\n@@ ")? + 1;
+    let header = patch.rfind("\n@@ ")? + 1;
+    let body = header + patch[header..].find('\n')? + 1;
+    if body + 1 >= patch.len() {
+        return None;
+    }
     for _ in 0..50 {
-        let cut = last_hunk + rng.below((patch.len() - 1 - last_hunk) as u64) as usize;
+        let cut = body + rng.below((patch.len() - 1 - body) as u64) as usize;
         if patch.is_char_boundary(cut) && patch[cut..].chars().any(|c| !c.is_whitespace()) {
             return Some(patch[..cut].to_string());
         }

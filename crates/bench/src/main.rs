@@ -23,6 +23,7 @@ mod engine;
 mod generate;
 mod process;
 mod reliability;
+mod servers;
 mod sources;
 mod suites;
 mod timing;
@@ -34,11 +35,15 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail, ensure};
 
-const USAGE: &str = "usage: lspedit-bench <engine|process|all|reliability|corpus|crash> [--write] [--quick] [--runs N] [--no-build]
+const USAGE: &str = "usage: lspedit-bench <engine|process|servers|workflow|all|reliability|corpus|crash> [--write] [--quick] [--runs N] [--no-build]
 
   engine     parse + apply a 10-hunk patch in memory (1k..1M lines, spiral search)
   process    `lspedit apply --no-diagnostics` vs `git apply` vs `patch` as whole processes
-  all        both
+  servers    real language servers through the pool: cold start, warm write -> diagnostics
+             latency next to the server's own time, stale results over an edit -> fix -> edit
+             loop (100 iterations per server; --quick: 10), pool memory
+  workflow   propose (regex over 1,000 files) and apply, per file and all or nothing
+  all        all four
   profile [LINES] [DRIFT] [ITERS]
              untimed loop of parse + apply (default 10000 0 2000), to run under
              perf or valgrind --tool=callgrind
@@ -46,8 +51,8 @@ const USAGE: &str = "usage: lspedit-bench <engine|process|all|reliability|corpus
              write the process benchmark's inputs (DIR/repo/src/generated.rs, DIR/bench.diff,
              DIR/expected.rs; default 10000 0) to reproduce or profile a run by hand
 
-  --write     update the sections \"## Engine\" / \"## Whole process: lspedit apply vs git apply\"
-              of BENCHMARKS.md at the workspace root (other sections are kept)
+  --write     update the sections of the benchmarks run in BENCHMARKS.md at the workspace
+              root (other sections are kept)
   --quick     short sampling (smoke test; do not --write these figures)
   --runs N    process runs per tool (default 50)
   --no-build  do not run `cargo build --release -p lspedit` before `process`
@@ -56,10 +61,14 @@ const USAGE: &str = "usage: lspedit-bench <engine|process|all|reliability|corpus
 
 const ENGINE_HEADING: &str = "## Engine";
 const PROCESS_HEADING: &str = "## Whole process: lspedit apply vs git apply";
+const SERVERS_HEADING: &str = "## Language-server pool";
+const WORKFLOW_HEADING: &str = "## Propose and apply";
 
 struct Args {
     engine: bool,
     process: bool,
+    servers: bool,
+    workflow: bool,
     write: bool,
     quick: bool,
     runs: usize,
@@ -68,10 +77,12 @@ struct Args {
 
 fn parse_args() -> Result<Args> {
     let mut args = std::env::args().skip(1);
-    let (engine, process) = match args.next().as_deref() {
-        Some("engine") => (true, false),
-        Some("process") => (false, true),
-        Some("all") => (true, true),
+    let (engine, process, servers, workflow) = match args.next().as_deref() {
+        Some("engine") => (true, false, false, false),
+        Some("process") => (false, true, false, false),
+        Some("servers") => (false, false, true, false),
+        Some("workflow") => (false, false, false, true),
+        Some("all") => (true, true, true, true),
         Some("profile") => {
             let mut num = |default: usize| -> Result<usize> {
                 args.next()
@@ -107,6 +118,8 @@ fn parse_args() -> Result<Args> {
     let mut a = Args {
         engine,
         process,
+        servers,
+        workflow,
         write: false,
         quick: false,
         runs: 50,
@@ -383,6 +396,53 @@ fn run() -> Result<()> {
         sections.push((PROCESS_HEADING, body, Some(ENGINE_HEADING)));
     }
 
+    if args.servers {
+        let load_servers = load();
+        let iterations = if args.quick { 10 } else { 100 };
+        let report = servers::run(&root, iterations)?;
+        println!("{SERVERS_HEADING}\n\n{report}");
+        let body = format!(
+            "Command (after `scripts/install-servers`):\n\n```\ncargo run --release -p lspedit-bench -- servers --write\n```\n\n\
+             Measured {date} on: {machine}; {load}; servers as pinned in `lsp-configs/`, against \
+             copies of `test-projects/`.\n\n\
+             Per server: a fresh pool, the broken file written and checked (cold start → first \
+             diagnostics, including the server's start and indexing), then {iterations} warm edits \
+             alternating the fixed and the broken text (edit → fix → edit). Every result is \
+             checked against the text just written: the broken text must report an error on the \
+             broken line, the fixed text none; any other result counts as stale or wrong. \
+             \"Server's own time\" is from sending the text to the server's first answer for it \
+             (the pull reply, the versioned publish, rust-analyzer's on-save `cargo check` end); \
+             \"difference\" is what the pool adds on top (settling and bookkeeping). \
+             typescript-language-server publishes without a version and publishes nothing while a \
+             file stays clean, so the pool settles it with a 50 ms quiet window after its first \
+             publish and, with no publish, on a 1 s hold after a hover round trip (\"the previous \
+             result holds\"): an edit that leaves a clean file clean costs about that second (every edit \
+             of this loop changes the result, so none waits for it). OpenCode, for \
+             comparison, waits a fixed 150 ms debounce after each publish (5 s cap).\n\n{report}",
+            load = loads(load_servers),
+        );
+        sections.push((SERVERS_HEADING, body, None));
+    }
+    if args.workflow {
+        let load_workflow = load();
+        let report = workflow_bench(args.quick)?;
+        println!("{WORKFLOW_HEADING}\n\n{report}");
+        let body = format!(
+            "Command:\n\n```\ncargo run --release -p lspedit-bench -- workflow --write\n```\n\n\
+             Measured {date} on: {machine}; {load}; temp dir on {fs}.\n\n\
+             A generated tree of Rust files of 50 lines each (100 per directory), every file \
+             using `old_name` twice. *propose* = `Workflow::propose_edit` of the regex \
+             `\\bold_name\\b` → `new_name` over `src/**/*.rs` (scan, plan every file in memory, \
+             render the diff, store the patch atomically under `.lspedit/patches/`, evidence, \
+             events); *apply* = `Workflow::apply_edit` of that id (re-check every base_sha, \
+             checkpoint, durable writes; all or nothing adds the journal), no diagnostics. Peak \
+             RSS is the benchmark process's high-water mark after all runs.\n\n{report}",
+            fs = process::temp_fs(&std::env::temp_dir()),
+            load = loads(load_workflow),
+        );
+        sections.push((WORKFLOW_HEADING, body, None));
+    }
+
     if args.write {
         ensure!(
             !args.quick,
@@ -397,6 +457,69 @@ fn run() -> Result<()> {
         eprintln!("updated {}", path.display());
     }
     Ok(())
+}
+
+/// Propose over 1,000 files (10 with `quick`) and apply, per file and all or nothing.
+fn workflow_bench(quick: bool) -> Result<String> {
+    use lspedit_tools::Atomicity;
+    use lspedit_tools::workflow::bench::{generate_tree, propose_and_apply};
+    let files = if quick { 10 } else { 1_000 };
+    let mut out = String::from(
+        "| files | atomicity | files changed | changes | propose (ms) | apply (ms) | stored patch (KiB) |\n|---:|---|---:|---:|---:|---:|---:|\n",
+    );
+    let mut verdicts = Vec::new();
+    for (atomicity, name) in [
+        (Atomicity::PerFile, "per file"),
+        (Atomicity::AllOrNothing, "all or nothing"),
+    ] {
+        let dir = tempfile::tempdir()?;
+        generate_tree(dir.path(), files, 50, 1)?;
+        eprintln!("workflow: {files} files, {name}");
+        let t = propose_and_apply(dir.path(), atomicity).map_err(|e| anyhow::anyhow!("{e}"))?;
+        ensure!(
+            t.files_changed == files,
+            "workflow: {} of {files} files changed",
+            t.files_changed
+        );
+        let total = t.propose + t.apply;
+        out.push_str(&format!(
+            "| {files} | {name} | {} | {} | {} | {} | {} |\n",
+            t.files_changed,
+            t.total_changes,
+            timing::ms(t.propose),
+            timing::ms(t.apply),
+            t.stored_patch_bytes / 1024,
+        ));
+        verdicts.push(format!(
+            "- {name}: propose + apply of {files} files {} ms (target: well under 2,000 ms): {}",
+            timing::ms(total),
+            if total.as_millis() < 2_000 { "MET" } else { "MISSED" }
+        ));
+    }
+    let peak = peak_rss_mib();
+    out.push('\n');
+    for v in verdicts {
+        out.push_str(&v);
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "- peak RSS of the benchmark process: {peak} MiB (target for the patch store: < 100 MB): {}\n",
+        if peak < 100 { "MET" } else { "MISSED" }
+    ));
+    Ok(out)
+}
+
+/// The process's resident-memory high-water mark, MiB.
+fn peak_rss_mib() -> u64 {
+    fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.split_whitespace().next())
+                .and_then(|v| v.parse::<u64>().ok())
+        })
+        .map_or(0, |kib| kib / 1024)
 }
 
 fn main() -> ExitCode {

@@ -7,10 +7,11 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
+use crate::drift::Category;
 use crate::{corpus, crash, process, reliability};
 
 pub const USAGE: &str = "
-  reliability [--quick] [--cases N] [--seed N] [--no-registry]
+  reliability [--quick] [--cases N] [--seed N] [--no-registry] [--only CATEGORY]
              edit reliability under drift: generated cases applied by lspedit (plain and
              anchored), git apply and GNU patch, classified per category
   corpus     the bad-input corpus: every case refused with a typed reason, nothing changed
@@ -36,6 +37,7 @@ pub struct Suites {
     pub runs: Option<usize>,
     pub seed: u64,
     pub registry: bool,
+    pub only: Option<Category>,
 }
 
 impl Suites {
@@ -52,6 +54,7 @@ impl Suites {
             runs: None,
             seed: reliability::SEED,
             registry: true,
+            only: None,
         };
         let mut it = args.iter().peekable();
         while let Some(word) = it.peek() {
@@ -80,11 +83,18 @@ impl Suites {
                 "--cases" => s.cases = Some(num("--cases", it.next())? as usize),
                 "--runs" => s.runs = Some(num("--runs", it.next())? as usize),
                 "--seed" => s.seed = num("--seed", it.next())?,
+                "--only" => {
+                    let name = it.next().context("--only needs a category")?;
+                    s.only = Some(Category::from_name(name).with_context(|| {
+                        let names: Vec<&str> = Category::ALL.iter().map(|c| c.name()).collect();
+                        format!("unknown category `{name}`; one of {}", names.join(", "))
+                    })?);
+                }
                 other => bail!("unknown option `{other}`{USAGE}"),
             }
         }
-        if s.write && (s.quick || s.cases.is_some() || s.runs.is_some()) {
-            bail!("--write records full runs only: drop --quick, --cases and --runs");
+        if s.write && (s.quick || s.cases.is_some() || s.runs.is_some() || s.only.is_some()) {
+            bail!("--write records full runs only: drop --quick, --cases, --runs and --only");
         }
         Ok(Some(s))
     }
@@ -93,7 +103,11 @@ impl Suites {
 /// Run the chosen suites, print their reports and (with `--write`) record them. Returns
 /// whether every target was met.
 pub fn run(s: &Suites, root: &Path) -> Result<bool> {
-    let lspedit = crate::lspedit_binary(root, s.build)?;
+    // Run a private copy: a concurrent `cargo build` may replace the binary mid-run.
+    let built = crate::lspedit_binary(root, s.build)?;
+    let bin_dir = tempfile::tempdir()?;
+    let lspedit = bin_dir.path().join("lspedit");
+    fs::copy(&built, &lspedit).with_context(|| format!("copying {}", built.display()))?;
     let date = crate::today();
     let machine = crate::machine(root);
     let mut tools = Vec::new();
@@ -119,6 +133,7 @@ pub fn run(s: &Suites, root: &Path) -> Result<bool> {
                 seed: s.seed,
                 lspedit: lspedit.clone(),
                 registry: s.registry,
+                only: s.only,
                 failures_dir: root.join("target").join("reliability-failures"),
             },
             root,

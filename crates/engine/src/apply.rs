@@ -14,7 +14,7 @@ use crate::edit::{LineEdit, LineEdits, ranges_conflict};
 use crate::error::{EngineError, Reason};
 use crate::hash::{Anchor, LineHash, hashline, normalize_for_hash};
 use crate::patch::{Hunk, LineKind};
-use crate::text::{Document, Line};
+use crate::text::{Document, Line, TextView};
 
 /// Knobs of the application.
 #[derive(Debug, Clone)]
@@ -103,13 +103,13 @@ struct Alignment {
 }
 
 /// Lazily normalized file lines: only lines the search touches are normalized.
-struct Normalized<'d> {
-    doc: &'d Document,
+struct Normalized<'v, 'd> {
+    doc: &'v TextView<'d>,
     cache: Vec<Option<Box<str>>>,
 }
 
-impl<'d> Normalized<'d> {
-    fn new(doc: &'d Document) -> Self {
+impl<'v, 'd> Normalized<'v, 'd> {
+    fn new(doc: &'v TextView<'d>) -> Self {
         Normalized {
             doc,
             cache: vec![None; doc.len()],
@@ -118,7 +118,7 @@ impl<'d> Normalized<'d> {
 
     fn get(&mut self, i: usize) -> &str {
         let doc = self.doc;
-        self.cache[i].get_or_insert_with(|| normalize_for_hash(&doc.lines[i].text).into_boxed_str())
+        self.cache[i].get_or_insert_with(|| normalize_for_hash(doc.lines[i].text).into_boxed_str())
     }
 
     fn is_blank(&mut self, i: usize) -> bool {
@@ -135,7 +135,7 @@ impl<'d> Normalized<'d> {
     }
 }
 
-impl Normalized<'_> {
+impl Normalized<'_, '_> {
     fn match_strict(&mut self, old: &[OldLine<'_>], p: usize) -> Option<Alignment> {
         let len = self.doc.len();
         let mut slots = Vec::with_capacity(old.len());
@@ -242,7 +242,7 @@ pub fn apply_hunks(
     hunks: &[Hunk],
     opts: &ApplyOptions,
 ) -> Result<Applied, EngineError> {
-    let (edits, placements, final_newline) = plan_hunks(doc, hunks, opts)?;
+    let (edits, placements, final_newline) = plan_hunks(&TextView::of_document(doc), hunks, opts)?;
     let lines = edits.apply(&doc.lines);
     Ok(finish(
         doc,
@@ -262,7 +262,7 @@ pub fn apply_hunks_owned(
     hunks: &[Hunk],
     opts: &ApplyOptions,
 ) -> Result<Applied, EngineError> {
-    let (edits, placements, final_newline) = plan_hunks(&doc, hunks, opts)?;
+    let (edits, placements, final_newline) = plan_hunks(&TextView::of_document(&doc), hunks, opts)?;
     let template = Document {
         lines: Vec::new(),
         ..doc
@@ -295,7 +295,7 @@ fn finish(
         final_newline,
     };
     new_doc.drop_empty_unterminated_last_line();
-    let sync = live_sync(&new_doc, &edits, opts);
+    let sync = live_sync(new_doc.len(), &edits, opts);
     Applied {
         added: hunks.iter().map(Hunk::additions).sum(),
         removed: hunks.iter().map(Hunk::removals).sum(),
@@ -308,8 +308,8 @@ fn finish(
 
 /// Locate every hunk in the original document and turn it into line edits. Returns the edits,
 /// where each hunk landed, and the new final-newline state.
-fn plan_hunks(
-    doc: &Document,
+pub(crate) fn plan_hunks(
+    doc: &TextView<'_>,
     hunks: &[Hunk],
     opts: &ApplyOptions,
 ) -> Result<(LineEdits, Vec<HunkPlacement>, bool), EngineError> {
@@ -408,7 +408,7 @@ fn claimed_position(hunk: &Hunk, old: &[OldLine<'_>]) -> Option<isize> {
 
 #[allow(clippy::too_many_arguments)] // One call site; the arguments are the search state.
 fn locate(
-    norm: &mut Normalized<'_>,
+    norm: &mut Normalized<'_, '_>,
     hunk: &Hunk,
     old: &[OldLine<'_>],
     index: usize,
@@ -500,7 +500,7 @@ fn out_of_bounds(index: usize, target: isize, len: usize) -> EngineError {
 /// A hunk with no anchor and no line numbers (Codex chunks): it is searched from the end of the
 /// previous hunk onwards, after its `@@ context` line when it has one; it must be unique there.
 fn locate_positionless(
-    norm: &mut Normalized<'_>,
+    norm: &mut Normalized<'_, '_>,
     hunk: &Hunk,
     old: &[OldLine<'_>],
     index: usize,
@@ -573,7 +573,7 @@ fn locate_positionless(
 
 /// `hunk_mismatch` with the nearest near-miss within the radius.
 fn near_miss(
-    norm: &mut Normalized<'_>,
+    norm: &mut Normalized<'_, '_>,
     old: &[OldLine<'_>],
     index: usize,
     target: isize,
@@ -609,13 +609,13 @@ fn near_miss(
         if let Some(k) = first_diff {
             let j = p + k;
             if (j as isize) < len {
-                let file_line = norm.doc.lines[j].text.clone();
+                let file_line = norm.doc.lines[j].text;
                 let same_content = norm.get(j) == old[k].norm;
                 if same_content && let Some(a) = old[k].anchor {
                     msg.push_str(&format!(
                         "; line {} has the expected content but the anchor {a} does not match it (the line now hashes to {}): the file changed since it was read",
                         j + 1,
-                        LineHash::of(&file_line)
+                        LineHash::of(file_line)
                     ));
                 } else {
                     msg.push_str(&format!(
@@ -637,78 +637,148 @@ fn near_miss(
 
 /// The lines that replace the aligned range: context lines keep the file's text, additions use
 /// the document's line ending, removals vanish. Collapsed blank runs keep the file's blank lines
-/// minus the hunk's removals.
-fn emit(doc: &Document, hunk: &Hunk, old: &[OldLine<'_>], al: &Alignment) -> Vec<Line> {
+/// minus the hunk's removals, laid out by [`run_plan`].
+fn emit(doc: &TextView<'_>, hunk: &Hunk, old: &[OldLine<'_>], al: &Alignment) -> Vec<Line> {
+    let plans: Vec<RunPlan> = al.runs.iter().map(|run| run_plan(old, run)).collect();
+    let blanks = |run: &Run, offsets: &Range<usize>| {
+        doc.lines[run.file.start + offsets.start..run.file.start + offsets.end]
+            .iter()
+            .map(|l| l.to_line())
+    };
     let mut out = Vec::new();
+    // Blank lines of the file above the hunk's first line come before everything it emits.
+    for (run, plan) in al.runs.iter().zip(&plans) {
+        out.extend(blanks(run, &plan.before));
+    }
     let mut k = 0;
     for hl in &hunk.lines {
         if hl.kind == LineKind::Add {
             out.push(doc.new_line(hl.text.clone()));
             continue;
         }
-        let slot = al.slots[k];
-        match slot {
+        match al.slots[k] {
             Slot::One(j) => {
                 if hl.kind == LineKind::Context {
-                    out.push(doc.lines[j].clone());
+                    out.push(doc.lines[j].to_line());
                 }
             }
             Slot::Beyond => {}
             Slot::Run(r) => {
                 let run = &al.runs[r];
-                if run.file.len() == run.old.len() {
-                    let j = run.file.start + (k - run.old.start);
-                    if hl.kind == LineKind::Context {
-                        out.push(doc.lines[j].clone());
-                    }
-                } else {
-                    let run_old = &old[run.old.clone()];
-                    let contexts = run_old
-                        .iter()
-                        .filter(|o| o.kind == LineKind::Context)
-                        .count();
-                    let removals = run_old.len() - contexts;
-                    let n = run.file.len();
-                    let keep = if contexts > 0 {
-                        n.saturating_sub(removals).max(1)
-                    } else {
-                        n.saturating_sub(removals)
-                    };
-                    let emit_at = run_old
-                        .iter()
-                        .position(|o| o.kind == LineKind::Context)
-                        .unwrap_or(0)
-                        + run.old.start;
-                    if k == emit_at {
-                        out.extend(
-                            doc.lines[run.file.start..run.file.start + keep]
-                                .iter()
-                                .cloned(),
-                        );
-                    }
-                }
+                out.extend(blanks(run, &plans[r].shares[k - run.old.start]));
             }
         }
         k += 1;
     }
+    // Blank lines of the file below the hunk's last line come after everything it emits.
+    for (run, plan) in al.runs.iter().zip(&plans) {
+        out.extend(blanks(run, &plan.after));
+    }
     out
 }
 
-pub(crate) fn live_sync(doc: &Document, edits: &LineEdits, opts: &ApplyOptions) -> Vec<SyncBlock> {
+/// How the blank file lines of a collapsed run are emitted (offsets into `run.file`).
+struct RunPlan {
+    /// Blank lines above the hunk, emitted before it.
+    before: Range<usize>,
+    /// Per hunk line of the run: the blank lines it stands for.
+    shares: Vec<Range<usize>>,
+    /// Blank lines below the hunk, emitted after it.
+    after: Range<usize>,
+}
+
+/// Lay out a run of blank lines the hunk and the file both have, possibly of different lengths.
+///
+/// When the file's run is as long as the hunk's, they pair one to one. When it is longer and
+/// the run starts the hunk, the surplus lies above the hunk (the match began higher up in the
+/// file's run); when it ends the hunk, the surplus lies below: either way the surplus is kept
+/// outside what the hunk emits and the rest pairs one to one, so the blank lines the hunk
+/// itself shows keep their places around its additions. Otherwise (a run inside the hunk of
+/// another length, or a file run shorter than the hunk's) the run keeps its blank lines minus
+/// the hunk's removals (at least one when the hunk has blank context there), dropping the last
+/// ones: each context line stands for one kept blank line, in order, the first also for any
+/// surplus; a run without context lines hands its kept blank lines to its first line.
+fn run_plan(old: &[OldLine<'_>], run: &Run) -> RunPlan {
+    let run_old = &old[run.old.clone()];
+    let (m, n) = (run_old.len(), run.file.len());
+    let leading = run.old.start == 0;
+    let trailing = run.old.end == old.len();
+    if n == m || (n > m && (leading || trailing)) {
+        let above = if leading { n - m } else { 0 };
+        let shares = run_old
+            .iter()
+            .enumerate()
+            .map(|(i, o)| {
+                let j = above + i;
+                if o.kind == LineKind::Context {
+                    j..j + 1
+                } else {
+                    j..j
+                }
+            })
+            .collect();
+        return RunPlan {
+            before: 0..above,
+            shares,
+            after: above + m..n,
+        };
+    }
+    let none = RunPlan {
+        before: 0..0,
+        shares: Vec::new(),
+        after: n..n,
+    };
+    let contexts = run_old
+        .iter()
+        .filter(|o| o.kind == LineKind::Context)
+        .count();
+    let removals = m - contexts;
+    if contexts == 0 {
+        let keep = n.saturating_sub(removals);
+        return RunPlan {
+            shares: (0..m)
+                .map(|i| if i == 0 { 0..keep } else { keep..keep })
+                .collect(),
+            ..none
+        };
+    }
+    let keep = n.saturating_sub(removals).max(1);
+    let surplus = keep.saturating_sub(contexts);
+    let (mut seen, mut at) = (0, 0);
+    let shares = run_old
+        .iter()
+        .map(|o| {
+            if o.kind != LineKind::Context {
+                return at..at;
+            }
+            seen += 1;
+            let end = (surplus + seen).min(keep);
+            let share = at..end;
+            at = end;
+            share
+        })
+        .collect();
+    RunPlan { shares, ..none }
+}
+
+/// Live sync of an edited text of `new_len` lines: per edit, its lines in the new text with
+/// fresh anchors (the new text holds exactly the edit's lines there), capped.
+pub(crate) fn live_sync(new_len: usize, edits: &LineEdits, opts: &ApplyOptions) -> Vec<SyncBlock> {
     let mut budget = opts.sync_total_max_lines;
-    let len = doc.len();
     edits
-        .new_ranges()
-        .into_iter()
-        .map(|r| {
-            // A block may end in the empty unterminated line the document dropped.
-            let r = r.start.min(len)..r.end.min(len);
+        .edits()
+        .iter()
+        .zip(edits.new_ranges())
+        .map(|(e, r)| {
+            // A block may end in the empty unterminated line the text dropped.
+            let first = r.start;
+            let r = r.start.min(new_len)..r.end.min(new_len);
             let n = r.len();
             let lines = if n <= opts.sync_block_max_lines && n <= budget {
                 budget -= n;
                 Some(
                     r.clone()
-                        .map(|i| hashline(i + 1, &doc.lines[i].text))
+                        .map(|i| hashline(i + 1, &e.lines[i - first].text))
                         .collect(),
                 )
             } else {
@@ -734,6 +804,32 @@ mod tests {
             FileChange::Update { hunks, .. } | FileChange::Delete { hunks, .. } => hunks,
             FileChange::Add { .. } => panic!("expected hunks"),
         }
+    }
+
+    // Regression (property `drift_above_hunks_is_followed_exactly`): when a blank run of the
+    // file was longer than the hunk's, every kept blank line was emitted at the run's first
+    // context line, so additions written between blank context lines moved below the run.
+    #[test]
+    fn additions_between_blank_context_lines_stay_between_them() {
+        let doc = Document::from_text("top\n\n\n\nz\n");
+        let hunks = hunks_of("--- a/f\n+++ b/f\n@@ -2,3 +2,6 @@\n \n+a\n+\n \n+a\n z\n");
+        let applied = apply_hunks(&doc, &hunks, &ApplyOptions::default()).unwrap();
+        assert_eq!(applied.doc.to_text(), "top\n\n\na\n\n\na\nz\n");
+    }
+
+    // Regression (property `drift_above_hunks_is_followed_exactly`): with one line of drift the
+    // hunk matched one line early by collapsing the blank runs at both its ends, and the blank
+    // lines below the hunk were emitted above its trailing additions.
+    #[test]
+    fn blank_lines_around_a_collapsed_match_stay_outside_the_hunk() {
+        let doc = Document::from_text("d\nx\n\n\ny\n\n\n\nz\n");
+        let hunks = hunks_of("--- a/f\n+++ b/f\n@@ -3,3 +3,4 @@\n \n-y\n \n+a\n+\n");
+        let applied = apply_hunks(&doc, &hunks, &ApplyOptions::default()).unwrap();
+        assert_eq!(
+            applied.hunks[0].found_line, 3,
+            "the collapsed match at the target"
+        );
+        assert_eq!(applied.doc.to_text(), "d\nx\n\n\n\na\n\n\n\nz\n");
     }
 
     // Regression (fuzz target `apply`): a hunk that leaves an empty last line in a file without

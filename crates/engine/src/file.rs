@@ -1,9 +1,12 @@
 //! Applying one file section of a patch to that file's current bytes.
 
-use crate::apply::{Applied, ApplyOptions, HunkPlacement, SyncBlock, apply_hunks_owned};
+use crate::apply::{
+    ApplyOptions, HunkPlacement, SyncBlock, apply_hunks_owned, live_sync, plan_hunks,
+};
+use crate::edit::LineEdits;
 use crate::error::{EngineError, Reason};
-use crate::patch::{FileChange, FilePatch};
-use crate::text::{Document, LineEnding};
+use crate::patch::{FileChange, FilePatch, Hunk};
+use crate::text::{Document, LineEnding, TextView};
 
 /// What happened to a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -135,16 +138,16 @@ pub fn apply_file_patch(
                     removed: 0,
                 });
             }
-            let doc = Document::from_bytes(bytes)?;
-            let Applied {
-                doc: new_doc,
-                hunks: placements,
-                sync,
-                added,
-                removed,
-                ..
-            } = apply_hunks_owned(doc, hunks, opts)?;
-            let new_content = new_doc.to_bytes();
+            // The file is read as a view borrowing its bytes and the result rendered from it
+            // directly: no `String` per line, unchanged lines copied in whole runs.
+            let view = TextView::from_bytes(bytes)?;
+            let (edits, placements, final_newline) = plan_hunks(&view, hunks, opts)?;
+            let new_content = view.render_edited(&edits, final_newline);
+            let sync = live_sync(
+                edited_len(&view, &edits, final_newline, &new_content),
+                &edits,
+                opts,
+            );
             Ok(FileOutcome {
                 path: new_path,
                 action,
@@ -152,11 +155,32 @@ pub fn apply_file_patch(
                 new_content: Some(new_content),
                 hunks: placements,
                 sync,
-                added,
-                removed,
+                added: hunks.iter().map(Hunk::additions).sum(),
+                removed: hunks.iter().map(Hunk::removals).sum(),
             })
         }
     }
+}
+
+/// The number of lines of the edited text as a reader of `rendered` sees them: an empty last
+/// line without a terminator is no line (see `Document::drop_empty_unterminated_last_line`).
+fn edited_len(
+    view: &TextView<'_>,
+    edits: &LineEdits,
+    final_newline: bool,
+    rendered: &[u8],
+) -> usize {
+    let delta: isize = edits
+        .edits()
+        .iter()
+        .map(|e| e.lines.len() as isize - e.range.len() as isize)
+        .sum();
+    let len = (view.len() as isize + delta) as usize;
+    // Line texts never contain `\n`: an unterminated text that is empty or ends in `\n` ends in
+    // an empty line.
+    let body = &rendered[if view.bom { 3 } else { 0 }..];
+    let empty_last = !final_newline && len > 0 && (body.is_empty() || body.ends_with(b"\n"));
+    len - usize::from(empty_last)
 }
 
 fn not_found() -> EngineError {

@@ -128,7 +128,7 @@ pub fn search_replace(
         bom: doc.bom,
         final_newline: doc.final_newline,
     };
-    let sync = live_sync(&new_doc, &edits, opts);
+    let sync = live_sync(new_doc.len(), &edits, opts);
     Ok(Replaced {
         doc: new_doc,
         edits,

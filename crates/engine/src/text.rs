@@ -1,6 +1,7 @@
 //! The text model: bytes → lines with their line endings, BOM and final-newline state, and back,
 //! byte for byte. Binary and non-UTF-8 content is refused here, before any patching.
 
+use crate::edit::LineEdits;
 use crate::error::{EngineError, Reason};
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -79,21 +80,7 @@ impl Document {
 
     /// Decode file bytes. Errors: `binary_file`, `not_utf8`.
     pub fn from_bytes(bytes: &[u8]) -> Result<Document, EngineError> {
-        check_text(bytes)?;
-        let (bom, body) = match bytes.strip_prefix(UTF8_BOM) {
-            Some(rest) => (true, rest),
-            None => (false, bytes),
-        };
-        let text = std::str::from_utf8(body).map_err(|e| {
-            EngineError::new(
-                Reason::NotUtf8,
-                format!(
-                    "the file is not valid UTF-8 (invalid byte at offset {}); it is never text-patched",
-                    e.valid_up_to() + if bom { 3 } else { 0 }
-                ),
-            )
-        })?;
-        Ok(Document::from_str_with_bom(text, bom))
+        Ok(TextView::from_bytes(bytes)?.to_document())
     }
 
     /// Decode text that is already known to be UTF-8 (without BOM).
@@ -105,54 +92,7 @@ impl Document {
     }
 
     fn from_str_with_bom(text: &str, bom: bool) -> Document {
-        let mut lines = Vec::new();
-        let (mut crlf_count, mut lf_count) = (0usize, 0usize);
-        let mut rest = text;
-        let mut final_newline = true;
-        while !rest.is_empty() {
-            match rest.find('\n') {
-                Some(i) => {
-                    let raw = &rest[..i];
-                    let (content, crlf) = match raw.strip_suffix('\r') {
-                        Some(c) => (c, true),
-                        None => (raw, false),
-                    };
-                    if crlf {
-                        crlf_count += 1;
-                    } else {
-                        lf_count += 1;
-                    }
-                    lines.push(Line {
-                        text: content.to_string(),
-                        crlf,
-                    });
-                    rest = &rest[i + 1..];
-                }
-                None => {
-                    lines.push(Line {
-                        text: rest.to_string(),
-                        crlf: false,
-                    });
-                    final_newline = false;
-                    rest = "";
-                }
-            }
-        }
-        let eol = if crlf_count > lf_count {
-            LineEnding::CrLf
-        } else {
-            LineEnding::Lf
-        };
-        if !final_newline && let Some(last) = lines.last_mut() {
-            // The unterminated last line takes the file's style, should a line ever follow it.
-            last.crlf = eol == LineEnding::CrLf;
-        }
-        Document {
-            lines,
-            eol,
-            bom,
-            final_newline,
-        }
+        TextView::decode(text, bom).to_document()
     }
 
     /// An empty last line without a terminator is no line at all in the bytes (`["a", ""]`
@@ -208,6 +148,242 @@ impl Document {
     }
 }
 
+/// One line borrowed from the text it was decoded from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LineRef<'a> {
+    pub text: &'a str,
+    pub crlf: bool,
+}
+
+impl LineRef<'_> {
+    pub fn to_line(self) -> Line {
+        Line {
+            text: self.text.to_string(),
+            crlf: self.crlf,
+        }
+    }
+}
+
+/// A decoded text that borrows its lines: what relocation reads, without the allocation of one
+/// `String` per line that a [`Document`] costs (on a 10,000-line file, allocating and freeing
+/// those strings was most of the time of applying a patch). The line model is the
+/// [`Document`]'s: [`TextView::decode`] is the one place text is split into lines.
+#[derive(Debug, Clone)]
+pub(crate) struct TextView<'a> {
+    pub lines: Vec<LineRef<'a>>,
+    pub eol: LineEnding,
+    pub bom: bool,
+    pub final_newline: bool,
+    /// The text the lines were split from (after the BOM), when they were: unchanged lines are
+    /// then copied from it in whole runs by [`TextView::render_edited`].
+    source: Option<&'a str>,
+}
+
+impl<'a> TextView<'a> {
+    /// Decode file bytes. Errors: `binary_file`, `not_utf8`.
+    pub fn from_bytes(bytes: &'a [u8]) -> Result<TextView<'a>, EngineError> {
+        check_text(bytes)?;
+        let (bom, body) = match bytes.strip_prefix(UTF8_BOM) {
+            Some(rest) => (true, rest),
+            None => (false, bytes),
+        };
+        let text = std::str::from_utf8(body).map_err(|e| {
+            EngineError::new(
+                Reason::NotUtf8,
+                format!(
+                    "the file is not valid UTF-8 (invalid byte at offset {}); it is never text-patched",
+                    e.valid_up_to() + if bom { 3 } else { 0 }
+                ),
+            )
+        })?;
+        Ok(TextView::decode(text, bom))
+    }
+
+    /// Split UTF-8 text (without BOM) into lines.
+    pub fn decode(text: &'a str, bom: bool) -> TextView<'a> {
+        let bytes = text.as_bytes();
+        // ~40 bytes a line is typical of source code; a close guess saves the regrowth copies.
+        let mut lines = Vec::with_capacity(bytes.len() / 32 + 1);
+        let (mut crlf_count, mut lf_count) = (0usize, 0usize);
+        let mut start = 0;
+        for_each_newline(bytes, |i| {
+            // `\n` and `\r` are ASCII, so both cuts fall on character boundaries.
+            let crlf = i > start && bytes[i - 1] == b'\r';
+            let end = if crlf { i - 1 } else { i };
+            if crlf {
+                crlf_count += 1;
+            } else {
+                lf_count += 1;
+            }
+            lines.push(LineRef {
+                text: &text[start..end],
+                crlf,
+            });
+            start = i + 1;
+        });
+        let final_newline = start == bytes.len();
+        let eol = if crlf_count > lf_count {
+            LineEnding::CrLf
+        } else {
+            LineEnding::Lf
+        };
+        if !final_newline {
+            // The unterminated last line takes the file's style, should a line ever follow it.
+            lines.push(LineRef {
+                text: &text[start..],
+                crlf: eol == LineEnding::CrLf,
+            });
+        }
+        TextView {
+            lines,
+            eol,
+            bom,
+            final_newline,
+            source: Some(text),
+        }
+    }
+
+    /// A view of a document's lines.
+    pub fn of_document(doc: &'a Document) -> TextView<'a> {
+        TextView {
+            lines: doc
+                .lines
+                .iter()
+                .map(|l| LineRef {
+                    text: &l.text,
+                    crlf: l.crlf,
+                })
+                .collect(),
+            eol: doc.eol,
+            bom: doc.bom,
+            final_newline: doc.final_newline,
+            source: None,
+        }
+    }
+
+    pub fn to_document(&self) -> Document {
+        Document {
+            lines: self.lines.iter().map(|l| l.to_line()).collect(),
+            eol: self.eol,
+            bom: self.bom,
+            final_newline: self.final_newline,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// A new line in this text's line-ending style.
+    pub fn new_line(&self, text: impl Into<String>) -> Line {
+        Line {
+            text: text.into(),
+            crlf: self.eol == LineEnding::CrLf,
+        }
+    }
+
+    /// The bytes of the document `edits` make of this text, ending with a newline when
+    /// `final_newline` says so: exactly what [`Document::to_bytes`] gives for the edited
+    /// document, but unchanged lines are copied from the source in whole runs instead of line by
+    /// line. A view of a [`Document`] has no source and renders through one.
+    pub fn render_edited(&self, edits: &LineEdits, final_newline: bool) -> Vec<u8> {
+        let Some(source) = self.source else {
+            let mut doc = self.to_document();
+            doc.lines = edits.apply_owned(doc.lines);
+            doc.final_newline = final_newline;
+            return doc.to_bytes();
+        };
+        let added: usize = edits
+            .edits()
+            .iter()
+            .flat_map(|e| &e.lines)
+            .map(|l| l.text.len() + 2)
+            .sum();
+        let mut out = Vec::with_capacity(UTF8_BOM.len() + source.len() + added + 2);
+        if self.bom {
+            out.extend_from_slice(UTF8_BOM);
+        }
+        let n = self.lines.len();
+        let offset = |i: usize| -> usize {
+            if i == n {
+                source.len()
+            } else {
+                // A line's text is a slice of `source`: its offset is the pointers' distance.
+                self.lines[i].text.as_ptr() as usize - source.as_ptr() as usize
+            }
+        };
+        // Every line is written with its terminator; a missing final newline is cut at the end.
+        // `copy_run` copies the source lines `from..to` and returns the length of the last one's
+        // terminator.
+        let copy_run = |out: &mut Vec<u8>, from: usize, to: usize| -> Option<usize> {
+            if from == to {
+                return None;
+            }
+            out.extend_from_slice(&source.as_bytes()[offset(from)..offset(to)]);
+            let terminator: &[u8] = if self.lines[to - 1].crlf {
+                b"\r\n"
+            } else {
+                b"\n"
+            };
+            if to == n && !self.final_newline {
+                // The source's last line has no terminator; followed by anything, it gets one.
+                out.extend_from_slice(terminator);
+            }
+            Some(terminator.len())
+        };
+        let mut last_terminator = 0;
+        let mut pos = 0;
+        for e in edits.edits() {
+            if let Some(t) = copy_run(&mut out, pos, e.range.start) {
+                last_terminator = t;
+            }
+            for l in &e.lines {
+                let terminator: &[u8] = if l.crlf { b"\r\n" } else { b"\n" };
+                out.extend_from_slice(l.text.as_bytes());
+                out.extend_from_slice(terminator);
+                last_terminator = terminator.len();
+            }
+            pos = e.range.end;
+        }
+        if let Some(t) = copy_run(&mut out, pos, n) {
+            last_terminator = t;
+        }
+        if !final_newline {
+            out.truncate(out.len() - last_terminator);
+        }
+        out
+    }
+}
+
+/// Call `f` with the index of every `\n` in `bytes`, in order.
+///
+/// Scans eight bytes at a time: one call for the whole text instead of one `memchr` call per
+/// line, whose setup dominates on lines of a few dozen bytes. The zero-byte test is the exact
+/// one (no carries between bytes), so no byte is reported that is not a newline.
+fn for_each_newline(bytes: &[u8], mut f: impl FnMut(usize)) {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const NEWLINES: u64 = 0x0a0a_0a0a_0a0a_0a0a;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut base = 0;
+    for chunk in chunks.by_ref() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        // Bytes equal to `\n` become zero; then each zero byte gets its high bit set.
+        let x = u64::from_le_bytes(word) ^ NEWLINES;
+        let mut hits = !(((x & LOW7) + LOW7) | x | LOW7);
+        while hits != 0 {
+            f(base + hits.trailing_zeros() as usize / 8);
+            hits &= hits - 1;
+        }
+        base += 8;
+    }
+    for (i, &b) in chunks.remainder().iter().enumerate() {
+        if b == b'\n' {
+            f(base + i);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,6 +429,82 @@ mod tests {
             assert_eq!(doc.to_bytes(), before, "{lines:?}");
             assert_eq!(doc.len(), expected_len, "{lines:?}");
             assert_eq!(Document::from_bytes(&before).unwrap(), doc, "{lines:?}");
+        }
+    }
+
+    fn naive_newlines(bytes: &[u8]) -> Vec<usize> {
+        (0..bytes.len()).filter(|&i| bytes[i] == b'\n').collect()
+    }
+
+    fn scanned_newlines(bytes: &[u8]) -> Vec<usize> {
+        let mut found = Vec::new();
+        for_each_newline(bytes, |i| found.push(i));
+        found
+    }
+
+    #[test]
+    fn newline_scan_finds_exactly_the_newlines() {
+        // Bytes one off `\n` (`\t`, `\v`), its high-bit twin 0x8a, and newlines at every
+        // position of a word and across the word boundary.
+        let mut tricky = Vec::new();
+        for i in 0..40u8 {
+            tricky.push([b'\n', 0x0b, 0x09, 0x8a, 0x0a, b'a', 0x00, 0xff][usize::from(i % 8)]);
+            if i % 3 == 0 {
+                tricky.push(b'\n');
+            }
+        }
+        for len in 0..tricky.len() {
+            assert_eq!(
+                scanned_newlines(&tricky[..len]),
+                naive_newlines(&tricky[..len])
+            );
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn newline_scan_matches_a_byte_loop(bytes in proptest::collection::vec(
+            proptest::sample::select(vec![b'\n', b'\r', 0x0b, 0x8a, b'a', 0x00, 0xff]), 0..64)
+        ) {
+            proptest::prop_assert_eq!(scanned_newlines(&bytes), naive_newlines(&bytes));
+        }
+
+        /// The view renders an edited text exactly as the document it stands for does.
+        #[test]
+        fn view_renders_like_the_document(
+            lines in proptest::collection::vec(
+                proptest::sample::select(vec!["a", "", " ", "b\r", "\r"]), 0..8),
+            crlf in proptest::collection::vec(proptest::bool::ANY, 8),
+            final_newline: bool,
+            new_final_newline: bool,
+            edit_at in 0..9usize,
+            edit_len in 0..3usize,
+            insert in proptest::collection::vec(proptest::sample::select(vec!["x", ""]), 0..3),
+        ) {
+            let mut text = String::new();
+            for (i, l) in lines.iter().enumerate() {
+                text.push_str(l);
+                if i + 1 < lines.len() || final_newline {
+                    text.push_str(if crlf[i] { "\r\n" } else { "\n" });
+                }
+            }
+            let view = TextView::decode(&text, false);
+            let doc = Document::from_text(&text);
+            proptest::prop_assert_eq!(view.to_document(), doc.clone());
+            let start = edit_at.min(doc.len());
+            let end = (start + edit_len).min(doc.len());
+            let edits = LineEdits::new(vec![crate::edit::LineEdit {
+                range: start..end,
+                lines: insert.iter().map(|t| doc.new_line(*t)).collect(),
+            }])
+            .unwrap();
+            let mut edited = doc.clone();
+            edited.lines = edits.apply(&doc.lines);
+            edited.final_newline = new_final_newline;
+            proptest::prop_assert_eq!(
+                view.render_edited(&edits, new_final_newline),
+                edited.to_bytes()
+            );
         }
     }
 

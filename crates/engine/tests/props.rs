@@ -8,7 +8,8 @@
 //! the suite stays fast in debug builds; raise them with `PROPTEST_CASES=N`.
 
 use lspedit_engine::{
-    ApplyOptions, DiffOptions, Document, EngineError, FileChange, FilePatch, Hunk, Reason, apply_file_patch, line_map, normalize_for_hash, parse_patch, unified_diff,
+    ApplyOptions, DiffOptions, Document, EngineError, FileChange, FilePatch, Hunk, Reason,
+    apply_file_patch, apply_hunks, line_map, normalize_for_hash, parse_patch, unified_diff,
 };
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -175,7 +176,7 @@ fn only_file(patch_text: &str) -> Result<FilePatch, TestCaseError> {
     let patch = parse_patch(patch_text)
         .map_err(|e| TestCaseError::fail(format!("own diff does not parse: {e}\n{patch_text}")))?;
     prop_assert_eq!(patch.files.len(), 1);
-    Ok(patch.files.into_iter().next().unwrap())
+    Ok(patch.files.into_iter().next().expect("one file section"))
 }
 
 fn hunks(fp: &FilePatch) -> &[Hunk] {
@@ -187,7 +188,8 @@ fn hunks(fp: &FilePatch) -> &[Hunk] {
 
 fn apply(fp: &FilePatch, current: &str) -> Result<String, EngineError> {
     let out = apply_file_patch(fp, Some(current.as_bytes()), &ApplyOptions::default())?;
-    Ok(String::from_utf8(out.new_content.unwrap_or_default()).unwrap())
+    let bytes = out.new_content.unwrap_or_default();
+    Ok(String::from_utf8(bytes).expect("the engine writes UTF-8"))
 }
 
 /// Where drift goes: for each hunk, how many unrelated lines, and where in the gap above it
@@ -201,7 +203,10 @@ fn drift_plan() -> impl Strategy<Value = DriftPlan> {
 /// A hunk's old-side start (0-based) and counts, from its header.
 fn span(h: &Hunk) -> (usize, usize, usize) {
     let old_count = h.old_count.unwrap_or(0);
-    let start = h.old_start.unwrap_or(0).saturating_sub(usize::from(old_count > 0));
+    let start = h
+        .old_start
+        .unwrap_or(0)
+        .saturating_sub(usize::from(old_count > 0));
     (start, old_count, h.new_count.unwrap_or(0))
 }
 
@@ -394,7 +399,7 @@ fn parse_and_apply_never_panics(text: &str, file: &str) -> Result<(), TestCaseEr
             if let Ok(out) = apply_file_patch(fp, current, &ApplyOptions::default())
                 && let Some(bytes) = out.new_content
             {
-                let text = String::from_utf8(bytes).unwrap();
+                let text = String::from_utf8(bytes).expect("the engine writes UTF-8");
                 prop_assert_eq!(Document::from_text(&text).to_text(), text);
             }
         }
@@ -551,6 +556,38 @@ proptest! {
         }
     }
 
+    /// `apply_file_patch` (which reads the file as a view of its bytes and renders the result
+    /// from it) and `apply_hunks` on the decoded `Document` agree on everything: the outcome,
+    /// the bytes, where each hunk landed, and the live-sync anchors; on the patch's own source
+    /// and on an unrelated text.
+    #[test]
+    fn file_and_document_paths_agree(
+        pair in pair(),
+        other in pair(),
+        context in 0..4usize,
+        anchored: bool,
+    ) {
+        let patch = diff(&pair, context, anchored);
+        prop_assume!(!patch.is_empty());
+        let fp = only_file(&patch)?;
+        let opts = ApplyOptions::default();
+        for text in [pair.old_text(), other.old_text()] {
+            let by_file = apply_file_patch(&fp, Some(text.as_bytes()), &opts);
+            let doc = Document::from_bytes(text.as_bytes()).expect("generated texts decode");
+            let by_doc = apply_hunks(&doc, hunks(&fp), &opts);
+            match (by_file, by_doc) {
+                (Ok(f), Ok(d)) => {
+                    prop_assert_eq!(f.new_content, Some(d.doc.to_bytes()));
+                    prop_assert_eq!(f.hunks, d.hunks);
+                    prop_assert_eq!(f.sync, d.sync);
+                    prop_assert_eq!((f.added, f.removed), (d.added, d.removed));
+                }
+                (Err(f), Err(d)) => prop_assert_eq!(f, d),
+                (f, d) => prop_assert!(false, "file path {:?}, document path {:?}", f.is_ok(), d.is_ok()),
+            }
+        }
+    }
+
     /// Every line `line_map` maps is equal to the line it is mapped to.
     #[test]
     fn line_map_maps_equal_lines(pair in pair()) {
@@ -604,8 +641,12 @@ proptest! {
 #[test]
 fn drift_inserts_the_same_lines_into_both_texts() {
     let pair = Pair {
-        old: ["a", "b", "c", "d", "e", "f", "g", "h"].map(String::from).to_vec(),
-        new: ["a", "B", "c", "d", "e", "f", "g", "H", "I"].map(String::from).to_vec(),
+        old: ["a", "b", "c", "d", "e", "f", "g", "h"]
+            .map(String::from)
+            .to_vec(),
+        new: ["a", "B", "c", "d", "e", "f", "g", "H", "I"]
+            .map(String::from)
+            .to_vec(),
         crlf: false,
         bom: false,
         old_final_newline: true,
@@ -620,11 +661,36 @@ fn drift_inserts_the_same_lines_into_both_texts() {
     assert_eq!(above, [2, 3]);
     assert_eq!(
         drifted.old,
-        ["drift 0.0 ~", "drift 0.1 ~", "a", "b", "c", "d", "e", "f", "drift 1.0 ~", "g", "h"]
+        [
+            "drift 0.0 ~",
+            "drift 0.1 ~",
+            "a",
+            "b",
+            "c",
+            "d",
+            "e",
+            "f",
+            "drift 1.0 ~",
+            "g",
+            "h"
+        ]
     );
     assert_eq!(
         drifted.new,
-        ["drift 0.0 ~", "drift 0.1 ~", "a", "B", "c", "d", "e", "f", "drift 1.0 ~", "g", "H", "I"]
+        [
+            "drift 0.0 ~",
+            "drift 0.1 ~",
+            "a",
+            "B",
+            "c",
+            "d",
+            "e",
+            "f",
+            "drift 1.0 ~",
+            "g",
+            "H",
+            "I"
+        ]
     );
     assert_eq!(apply(&fp, &drifted.old_text()).unwrap(), drifted.new_text());
 }

@@ -9,8 +9,8 @@
 use std::collections::BTreeSet;
 use std::fs;
 use std::io;
-use std::os::unix::fs::PermissionsExt;
-use std::path::PathBuf;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -18,7 +18,6 @@ use super::commit::PathChange;
 use super::util::{
     Layout, evict_oldest, now_ms, read_json, state_sha, sync_dir, write_json_atomic,
 };
-use crate::workspace::Workspace;
 
 /// One file of a checkpoint.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -41,6 +40,21 @@ pub(crate) struct CheckpointManifest {
     pub patch_id: String,
     pub created_ms: u64,
     pub entries: Vec<CheckpointEntry>,
+}
+
+/// Keep the old bytes of a file at `blob`. A hard link to the file costs no copy and no data
+/// fsync: commits replace files by renaming a new inode over them, so the linked inode keeps the
+/// old content (callers hold the locks and have just verified that content's sha). Where
+/// linking is impossible (another file system, a file with other links that could be written in
+/// place), the bytes are copied and fsynced.
+fn store_blob(abs: &Path, bytes: &[u8], blob: &Path) -> io::Result<()> {
+    if fs::symlink_metadata(abs).is_ok_and(|m| m.is_file() && m.nlink() == 1)
+        && fs::hard_link(abs, blob).is_ok()
+    {
+        return Ok(());
+    }
+    fs::write(blob, bytes)?;
+    fs::File::open(blob)?.sync_all()
 }
 
 /// The checkpoint store.
@@ -66,7 +80,6 @@ impl Checkpoints {
     /// the workspace lock, so any `.tmp-*` directory found here is a crashed creation.
     pub fn create(
         &self,
-        ws: &Workspace,
         id: &str,
         patch_id: &str,
         changes: &[&PathChange],
@@ -82,14 +95,10 @@ impl Checkpoints {
                 let (blob, mode) = match &c.old {
                     Some(bytes) => {
                         let name = i.to_string();
-                        let f = blobs.join(&name);
-                        fs::write(&f, bytes)?;
-                        fs::File::open(&f)?.sync_all()?;
-                        let mode = ws
-                            .resolve(&c.path)
+                        let mode = fs::metadata(&c.abs)
                             .ok()
-                            .and_then(|abs| fs::metadata(abs).ok())
                             .map(|m| m.permissions().mode() & 0o7777);
+                        store_blob(&c.abs, bytes, &blobs.join(&name))?;
                         (Some(name), mode)
                     }
                     None => (None, None),
@@ -148,15 +157,23 @@ impl Checkpoints {
             .transpose()
     }
 
-    /// Keep only the entries of `paths` (those a per-file commit actually wrote).
+    /// Keep only the entries of `paths` (those a per-file commit actually wrote). The dropped
+    /// entries' blobs go too: a blob may be a hard link to a workspace file that was not
+    /// replaced, and must not stay linked to it.
     pub fn retain(
         &self,
         manifest: &CheckpointManifest,
         paths: &BTreeSet<String>,
     ) -> io::Result<()> {
         let mut m = manifest.clone();
+        let dir = self.path(&m.checkpoint_id);
+        for e in m.entries.iter().filter(|e| !paths.contains(&e.path)) {
+            if let Some(b) = &e.blob {
+                fs::remove_file(dir.join("blobs").join(b))?;
+            }
+        }
         m.entries.retain(|e| paths.contains(&e.path));
-        write_json_atomic(&self.path(&m.checkpoint_id).join("checkpoint.json"), &m)
+        write_json_atomic(&dir.join("checkpoint.json"), &m)
     }
 
     pub fn remove(&self, id: &str) {

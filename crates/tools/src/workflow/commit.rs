@@ -4,18 +4,25 @@
 //! All-or-nothing protocol (callers hold the workspace lock throughout):
 //! 1. the checkpoint with every file's old bytes is durable (see `checkpoint.rs`);
 //! 2. `.lspedit/journal/<txn>.json` is written atomically, naming the checkpoint and each file's
-//!    old and new sha;
-//! 3. each file is written atomically (so each is always entirely old or entirely new);
-//! 4. the journal is removed: that unlink is the commit point.
+//!    old and new sha and the temp file its new content is staged in;
+//! 3. every new content is staged (written and fsynced under its temp name, on a few threads);
+//! 4. each file is switched by a rename, in order, so each is always entirely old or entirely
+//!    new; then the directories are fsynced;
+//! 5. the journal is removed: that unlink is the commit point.
 //!
-//! A journal found when a workflow opens means a commit died between 2 and 4: every file whose
-//! sha is the journal's new sha is restored from the checkpoint (rolled back), then the journal
-//! and the checkpoint are removed. A file that is neither old nor new was changed by someone else
-//! since the crash; it is left alone and reported.
+//! A journal found when a workflow opens means a commit died between 2 and 5: staged temp files
+//! are removed, every file whose sha is the journal's new sha is restored from the checkpoint
+//! (rolled back), then the journal and the checkpoint are removed. A file that is neither old
+//! nor new was changed by someone else since the crash; it is left alone and reported.
+//!
+//! Per-file commits follow 3 and 4 without a journal: a failed file is restored on its own.
 
 use std::collections::BTreeSet;
 use std::fs;
+use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use lspedit_engine::Reason;
 use serde::{Deserialize, Serialize};
@@ -33,6 +40,8 @@ use crate::workspace::Workspace;
 #[derive(Debug, Clone)]
 pub(crate) struct PathChange {
     pub path: String,
+    /// `path` resolved inside the workspace (when planned, under the locks).
+    pub abs: PathBuf,
     pub old: Option<Vec<u8>>,
     pub new: Option<Vec<u8>>,
     /// Permission bits for a file this change creates (undo recreating a deleted file).
@@ -75,6 +84,8 @@ struct JournalEntry {
     path: String,
     old_sha: Option<String>,
     new_sha: Option<String>,
+    /// Where the new content is staged; removed by recovery if the crash left it.
+    tmp: Option<PathBuf>,
 }
 
 /// `.lspedit/journal/<txn>.json`.
@@ -97,6 +108,114 @@ pub struct RecoveryReport {
     pub restored: Vec<String>,
     /// Files that were neither old nor new (changed by someone since the crash): left alone.
     pub conflicts: Vec<String>,
+}
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Threads that stage new contents at once. Staging is bound by fsync latency, not CPU: with
+/// several fsyncs in flight the file system commits them together.
+const STAGE_THREADS: usize = 8;
+
+/// Where a change's new content is staged: a hidden temp file next to the target, named so it
+/// is recognizably lspedit's (`.<name>.lspedit-<pid>-<n>.tmp`).
+fn temp_path(abs: &Path) -> PathBuf {
+    let name = abs
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    abs.with_file_name(format!(
+        ".{name}.lspedit-{}-{}.tmp",
+        std::process::id(),
+        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+    ))
+}
+
+/// Stage one change: write its new content to `tmp` with the target's permissions (or the
+/// recorded mode of a file being recreated) and fsync it.
+fn stage(c: &PathChange, tmp: &Path) -> std::io::Result<()> {
+    let Some(bytes) = &c.new else {
+        return Ok(());
+    };
+    let result = (|| {
+        if let Some(dir) = tmp.parent() {
+            fs::create_dir_all(dir)?;
+        }
+        let mut f = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(tmp)?;
+        f.write_all(bytes)?;
+        match (fs::metadata(&c.abs), c.new_mode) {
+            (Ok(meta), _) => f.set_permissions(meta.permissions())?,
+            (Err(_), Some(mode)) => f.set_permissions(fs::Permissions::from_mode(mode))?,
+            (Err(_), None) => {}
+        }
+        f.sync_all()
+    })();
+    if result.is_err() {
+        // The temp file is ours and must not be left behind.
+        let _ = fs::remove_file(tmp);
+    }
+    result
+}
+
+/// Stage every change, on up to [`STAGE_THREADS`] threads; results in input order.
+fn stage_all(changes: &[&PathChange], tmps: &[PathBuf]) -> Vec<std::io::Result<()>> {
+    let threads = STAGE_THREADS.min(changes.len());
+    if threads <= 1 {
+        return changes.iter().zip(tmps).map(|(c, t)| stage(c, t)).collect();
+    }
+    let mut results: Vec<Option<std::io::Result<()>>> = (0..changes.len()).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || {
+                    (t..changes.len())
+                        .step_by(threads)
+                        .map(|i| (i, stage(changes[i], &tmps[i])))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for h in handles {
+            match h.join() {
+                Ok(done) => {
+                    for (i, r) in done {
+                        results[i] = Some(r);
+                    }
+                }
+                Err(_) => tracing::error!("a staging thread panicked"),
+            }
+        }
+    });
+    results
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(std::io::Error::other("staging did not run"))))
+        .collect()
+}
+
+/// Install one staged change: rename its temp file over the target, or remove the target. The
+/// directory fsync is left to the caller, once per directory before the commit point; each file
+/// is still entirely old or entirely new after a crash, which is all recovery needs.
+fn install(
+    c: &PathChange,
+    tmp: &Path,
+    staged: &std::io::Result<()>,
+    dirs: &mut BTreeSet<PathBuf>,
+) -> Result<(), ToolError> {
+    if let Err(e) = staged {
+        return Err(ToolError::io(&c.path, "writing", e));
+    }
+    let dir = c.abs.parent().map(Path::to_path_buf).unwrap_or_default();
+    match &c.new {
+        Some(_) => fs::rename(tmp, &c.abs).map_err(|e| ToolError::io(&c.path, "writing", &e))?,
+        None if fs::symlink_metadata(&c.abs).is_ok() => {
+            fs::remove_file(&c.abs).map_err(|e| ToolError::io(&c.path, "deleting", &e))?;
+        }
+        None => return Ok(()),
+    }
+    dirs.insert(dir);
+    Ok(())
 }
 
 /// Write one path's state. A file recreated with a known mode gets it back.
@@ -166,9 +285,11 @@ pub(crate) fn commit(
             .and_then(|e| e.mode)
     };
     let mut result = CommitResult::default();
+    let changes: Vec<&PathChange> = units.iter().flat_map(|u| &u.changes).collect();
+    let tmps: Vec<PathBuf> = changes.iter().map(|c| temp_path(&c.abs)).collect();
     let journal_path = match atomicity {
         Atomicity::PerFile => None,
-        Atomicity::AllOrNothing => match begin_journal(layout, units, checkpoint) {
+        Atomicity::AllOrNothing => match begin_journal(layout, &changes, &tmps, checkpoint) {
             Ok(p) => Some(p),
             Err(e) => {
                 result.failed.push((0, e));
@@ -177,15 +298,20 @@ pub(crate) fn commit(
             }
         },
     };
+    // New contents are written and fsynced first (in parallel, invisible under temp names);
+    // then installed one by one in order, each rename being that file's switch to new.
+    let staged = stage_all(&changes, &tmps);
     // Paths written so far, in order, across units (all-or-nothing rolls back all of them).
     let mut written: Vec<&PathChange> = Vec::new();
+    let mut dirs: BTreeSet<PathBuf> = BTreeSet::new();
     let mut index = 0;
     for (ui, unit) in units.iter().enumerate() {
         let mut unit_written: Vec<&PathChange> = Vec::new();
         let mut failure = None;
         for c in &unit.changes {
+            let i = index;
             index += 1;
-            let r = write_state(ws, &c.path, c.new.as_deref(), c.new_mode).and_then(|()| {
+            let r = install(c, &tmps[i], &staged[i], &mut dirs).and_then(|()| {
                 unit_written.push(c);
                 match observer.map(|o| o.file_written(&c.path, index, total)) {
                     Some(Err(msg)) => Err(ToolError::new(Reason::IoError, Some(&c.path), msg)),
@@ -225,6 +351,14 @@ pub(crate) fn commit(
             }
         }
     }
+    // Temp files of changes never installed (after a failure) go.
+    for t in &tmps {
+        let _ = fs::remove_file(t);
+    }
+    // Make every rename durable before the commit point (the journal's removal).
+    for d in &dirs {
+        sync_dir(d);
+    }
     if let Some(p) = journal_path {
         if result.rollback_errors.is_empty() {
             end_journal(layout, &p);
@@ -238,9 +372,10 @@ pub(crate) fn commit(
 
 fn begin_journal(
     layout: &Layout,
-    units: &[CommitUnit],
+    changes: &[&PathChange],
+    tmps: &[PathBuf],
     checkpoint: &CheckpointManifest,
-) -> Result<std::path::PathBuf, ToolError> {
+) -> Result<PathBuf, ToolError> {
     let txn_id = new_id("txn", checkpoint.checkpoint_id.as_bytes());
     let journal = Journal {
         txn_id: txn_id.clone(),
@@ -248,13 +383,14 @@ fn begin_journal(
         checkpoint_id: checkpoint.checkpoint_id.clone(),
         created_ms: now_ms(),
         pid: std::process::id(),
-        entries: units
+        entries: changes
             .iter()
-            .flat_map(|u| &u.changes)
-            .map(|c| JournalEntry {
+            .zip(tmps)
+            .map(|(c, tmp)| JournalEntry {
                 path: c.path.clone(),
                 old_sha: state_sha(c.old.as_deref()),
                 new_sha: state_sha(c.new.as_deref()),
+                tmp: c.new.as_ref().map(|_| tmp.clone()),
             })
             .collect(),
     };
@@ -356,6 +492,13 @@ fn recover_one(
         restored: Vec::new(),
         conflicts: Vec::new(),
     };
+    for tmp in journal.entries.iter().filter_map(|e| e.tmp.as_ref()) {
+        if let Err(e) = fs::remove_file(tmp)
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            tracing::warn!(tmp = %tmp.display(), error = %e, "removing a staged temp file failed");
+        }
+    }
     let mut seen = BTreeSet::new();
     for entry in &journal.entries {
         if !seen.insert(entry.path.clone()) {

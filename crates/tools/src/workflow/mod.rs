@@ -202,7 +202,7 @@ pub struct Workflow {
     store: PatchStore,
     evidence: Evidence,
     checkpoints: Checkpoints,
-    recovered: Vec<RecoveryReport>,
+    recovered: Mutex<Vec<RecoveryReport>>,
 }
 
 impl std::fmt::Debug for Workflow {
@@ -212,6 +212,28 @@ impl std::fmt::Debug for Workflow {
             .field("config", &self.config)
             .finish_non_exhaustive()
     }
+}
+
+/// `stale_context` naming the first path whose sha now (per `now`) is not its proposed one.
+fn stale_check(
+    stored: &StoredPatch,
+    now: impl Fn(&str) -> Result<Option<String>, ToolError>,
+) -> Result<(), ToolError> {
+    for (path, base) in &stored.base_shas {
+        let now = now(path)?;
+        if &now != base {
+            return Err(ToolError::new(
+                Reason::StaleContext,
+                Some(path),
+                format!(
+                    "the file changed since the patch was proposed (base_sha {}, now {}); propose the edit again",
+                    show_sha(base.as_deref()),
+                    show_sha(now.as_deref())
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -242,7 +264,7 @@ impl Workflow {
         for s in &config.sinks {
             events.push(Arc::clone(s));
         }
-        let mut wf = Workflow {
+        let wf = Workflow {
             store: PatchStore::new(&layout, config.max_patches, config.max_store_bytes),
             evidence: Evidence::new(&layout, config.max_evidence),
             checkpoints: Checkpoints::new(&layout, config.max_checkpoints),
@@ -250,12 +272,9 @@ impl Workflow {
             config,
             layout,
             events,
-            recovered: Vec::new(),
+            recovered: Mutex::new(Vec::new()),
         };
-        if commit::has_journal(&wf.layout) {
-            let _lock = wf.workspace_lock()?;
-            wf.recovered = commit::recover(wf.tools.workspace(), &wf.layout, &wf.checkpoints);
-        }
+        wf.recover_if_needed()?;
         Ok(wf)
     }
 
@@ -263,9 +282,29 @@ impl Workflow {
         &self.tools
     }
 
-    /// The interrupted commits [`Workflow::open`] rolled back.
-    pub fn recovered(&self) -> &[RecoveryReport] {
-        &self.recovered
+    /// The interrupted commits this workflow rolled back (when opened, or before a commit).
+    pub fn recovered(&self) -> Vec<RecoveryReport> {
+        lock(&self.recovered).clone()
+    }
+
+    /// Roll back what a crashed process left half committed before reading the workspace
+    /// (open, propose, apply): otherwise a half-new set of files would be read as current.
+    fn recover_if_needed(&self) -> Result<(), ToolError> {
+        if commit::has_journal(&self.layout) {
+            let _lock = self.workspace_lock()?;
+            self.recover_pending();
+        }
+        Ok(())
+    }
+
+    /// Roll back the commits of crashed processes. Callers hold the workspace lock; since every
+    /// commit holds it from its journal's creation to its removal, a journal seen under the lock
+    /// belongs to a process that died mid-commit.
+    fn recover_pending(&self) {
+        if commit::has_journal(&self.layout) {
+            let reports = commit::recover(self.tools.workspace(), &self.layout, &self.checkpoints);
+            lock(&self.recovered).extend(reports);
+        }
     }
 
     fn emit(&self, event: Event) {
@@ -292,6 +331,14 @@ impl Workflow {
         self.emit(Event::ToolStart {
             tool: "propose_edit".into(),
         });
+        if let Err(e) = self.recover_if_needed() {
+            self.emit(Event::ToolEnd {
+                tool: "propose_edit".into(),
+                is_error: true,
+            });
+            self.failure(&e);
+            return Err(e);
+        }
         let built = propose::build(
             self.tools.workspace(),
             request,
@@ -427,6 +474,7 @@ impl Workflow {
     fn apply_inner(&self, run: &mut ApplyRun<'_>) -> Result<ApplyOutcome, ToolError> {
         let stored = run.stored;
         let ws = self.tools.workspace();
+        self.recover_if_needed()?;
         let patch = parse_patch(&stored.patch_text).map_err(|e| {
             run.pipeline.fail("parse", e.to_string());
             ToolError::from_engine(None, e)
@@ -487,12 +535,18 @@ impl Workflow {
         let file_locks = self.file_locks(stored.base_shas.keys().cloned());
         let _held: Vec<MutexGuard<'_, ()>> = file_locks.iter().map(|l| lock(l)).collect();
         let _ws_lock = self.workspace_lock()?;
+        self.recover_pending();
         // Under the locks: plan again on the files as they are now, and insist they are the
         // proposed ones so the result is exactly the reviewed diff.
-        self.check_stale(stored).inspect_err(|e| {
+        let planned = plan_patch(ws, &patch, &self.tools.config().engine)?;
+        stale_check(stored, |p| {
+            Ok(util::state_sha(
+                planned.bases.get(p).and_then(|b| b.as_deref()),
+            ))
+        })
+        .inspect_err(|e| {
             run.pipeline.fail("stale", e.to_string());
         })?;
-        let planned = plan_patch(ws, &patch, &self.tools.config().engine)?;
         self.check_same_plan(stored, &planned).inspect_err(|e| {
             run.pipeline.fail("hunk", e.to_string());
         })?;
@@ -537,15 +591,18 @@ impl Workflow {
             }
         }
 
-        // The last freshness check, right before the checkpoint and the first write.
-        check_fresh(ws, &planned.units).inspect_err(|e| {
-            run.pipeline.fail("stale", e.to_string());
-        })?;
+        // The plan read the files under the locks just now; after a validation run (which can
+        // take minutes) they are checked once more, right before the checkpoint and the writes.
+        if run.validation.is_some() {
+            check_fresh(ws, &planned.units).inspect_err(|e| {
+                run.pipeline.fail("stale", e.to_string());
+            })?;
+        }
         let all: Vec<&PathChange> = planned.units.iter().flat_map(|u| &u.changes).collect();
         let checkpoint_id = new_id("ckpt", stored.patch_id.as_bytes());
         let manifest = self
             .checkpoints
-            .create(ws, &checkpoint_id, &stored.patch_id, &all)
+            .create(&checkpoint_id, &stored.patch_id, &all)
             .map_err(|e| ToolError::io(".lspedit/checkpoints", "writing the checkpoint", &e))?;
         run.checkpoint_id = Some(checkpoint_id.clone());
         self.emit(Event::CheckpointCreated {
@@ -609,21 +666,7 @@ impl Workflow {
     /// `stale_context` unless every path the patch reads or writes has its proposed sha.
     fn check_stale(&self, stored: &StoredPatch) -> Result<(), ToolError> {
         let ws = self.tools.workspace();
-        for (path, base) in &stored.base_shas {
-            let now = util::state_sha(ws.read(path)?.as_deref());
-            if &now != base {
-                return Err(ToolError::new(
-                    Reason::StaleContext,
-                    Some(path),
-                    format!(
-                        "the file changed since the patch was proposed (base_sha {}, now {}); propose the edit again",
-                        show_sha(base.as_deref()),
-                        show_sha(now.as_deref())
-                    ),
-                ));
-            }
-        }
-        Ok(())
+        stale_check(stored, |p| Ok(util::state_sha(ws.read(p)?.as_deref())))
     }
 
     /// The plan made now must be the one that was proposed (same files, same results).
@@ -801,7 +844,7 @@ impl Workflow {
         let mut summary = String::new();
         let mut sync = String::new();
         for fr in &planned.reports {
-            let k = propose::key(ws, &fr.path).unwrap_or_else(|_| fr.path.clone());
+            let k = fr.path.clone();
             let commit_err = failed_commit
                 .iter()
                 .find(|(paths, _)| paths.contains(&k))
@@ -935,6 +978,7 @@ impl Workflow {
         let file_locks = self.file_locks(manifest.entries.iter().map(|e| e.path.clone()));
         let _held: Vec<MutexGuard<'_, ()>> = file_locks.iter().map(|l| lock(l)).collect();
         let _ws_lock = self.workspace_lock()?;
+        self.recover_pending();
         let mut changes = Vec::with_capacity(manifest.entries.len());
         for entry in &manifest.entries {
             let now = ws.read(&entry.path)?;
@@ -956,6 +1000,7 @@ impl Workflow {
                 .map_err(|e| ToolError::io(&entry.path, "reading the checkpoint", &e))?;
             changes.push(PathChange {
                 path: entry.path.clone(),
+                abs: ws.resolve(&entry.path)?,
                 old: now,
                 new: old,
                 new_mode: entry.mode,
@@ -970,7 +1015,7 @@ impl Workflow {
         let all: Vec<&PathChange> = units[0].changes.iter().collect();
         let redo = self
             .checkpoints
-            .create(ws, &redo_id, &manifest.patch_id, &all)
+            .create(&redo_id, &manifest.patch_id, &all)
             .map_err(|e| ToolError::io(".lspedit/checkpoints", "writing the checkpoint", &e))?;
         self.emit(Event::CheckpointCreated {
             checkpoint_id: redo_id.clone(),
@@ -991,8 +1036,8 @@ impl Workflow {
         self.checkpoints.remove(id);
         let restored: Vec<String> = all.iter().map(|c| c.path.clone()).collect();
         for c in &all {
-            if let (Some(new), Ok(abs)) = (&c.new, ws.resolve(&c.path)) {
-                self.tools.remember(&abs, new);
+            if let Some(new) = &c.new {
+                self.tools.remember(&c.abs, new);
             }
         }
         let llm_content = format!(
@@ -1006,5 +1051,18 @@ impl Workflow {
             redo_checkpoint_id: redo_id,
             llm_content,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The CLI and the MCP server share one workflow across threads and tasks.
+    #[test]
+    fn workflow_is_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<Workflow>();
+        check::<ApplyOutcome>();
     }
 }

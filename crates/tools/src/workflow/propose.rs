@@ -4,11 +4,12 @@
 //! The same planner runs again at apply time ([`plan_patch`]), on files whose sha is checked to
 //! be unchanged, so what is applied is exactly what was shown.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
 
 use lspedit_engine::{
-    ApplyOptions, DiffOptions, Document, FileAction, FileChange, Patch, PatchFormat, Reason,
-    apply_file_patch, check_text, parse_patch, unified_diff,
+    ApplyOptions, DiffOptions, Document, FileAction, FileChange, FileOutcome, Patch, PatchFormat,
+    Reason, apply_file_patch, check_text, classify_patch_operations, parse_patch, unified_diff,
 };
 use serde::{Deserialize, Serialize};
 
@@ -19,7 +20,7 @@ use super::store::{STORE_VERSION, StoredPatch};
 use super::util::{new_id, now_ms, show_sha, state_sha};
 use crate::agent::WrittenFile;
 use crate::error::ToolError;
-use crate::patch::{ApplyPatchOptions, FileReport, FileStatus, apply_parsed};
+use crate::patch::{FileReport, FileStatus};
 use crate::workspace::Workspace;
 
 /// Where a proposal comes from.
@@ -216,7 +217,8 @@ pub(crate) struct PatchPlan {
     pub bases: BTreeMap<String, Option<Vec<u8>>>,
     /// The writes, grouped into units that succeed or fail together.
     pub units: Vec<CommitUnit>,
-    /// The engine's per-section report (summary lines and live-sync anchors).
+    /// The engine's report of each section that changes something or fails, by its
+    /// workspace-relative path (summary lines and live-sync anchors).
     pub reports: Vec<FileReport>,
     /// Content-written text files, for the diagnostics feedback.
     pub written: Vec<WrittenFile>,
@@ -225,7 +227,13 @@ pub(crate) struct PatchPlan {
 /// The workspace-relative form of a path a patch names (symlinks inside resolved), refusing
 /// paths outside the workspace and lspedit's or git's own state.
 pub(crate) fn key(ws: &Workspace, path: &str) -> Result<String, ToolError> {
-    let rel = ws.display_path(&ws.resolve(path)?);
+    resolve_key(ws, path).map(|(rel, _)| rel)
+}
+
+/// [`key`] and the absolute path it resolves to.
+fn resolve_key(ws: &Workspace, path: &str) -> Result<(String, PathBuf), ToolError> {
+    let abs = ws.resolve(path)?;
+    let rel = ws.display_path(&abs);
     let first = rel.split('/').next().unwrap_or_default();
     if first == ".lspedit" || first == ".git" {
         return Err(ToolError::new(
@@ -234,7 +242,16 @@ pub(crate) fn key(ws: &Workspace, path: &str) -> Result<String, ToolError> {
             format!("`{first}/` holds lspedit's or git's own state and is never patched"),
         ));
     }
-    Ok(rel)
+    Ok((rel, abs))
+}
+
+/// A file's bytes, `None` when it does not exist.
+fn read_abs(abs: &Path, rel: &str) -> Result<Option<Vec<u8>>, ToolError> {
+    match std::fs::read(abs) {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(ToolError::io(rel, "reading", &e)),
+    }
 }
 
 fn kind_of(change: &FileChange) -> ChangeKind {
@@ -304,6 +321,81 @@ fn line_count(bytes: Option<&[u8]>) -> usize {
         .map_or(0, |d| d.len())
 }
 
+/// Plan every section in patch order against the state the previous ones leave, as
+/// `apply_patch` does; then a failed section fails every section sharing a path with it
+/// (transitively), so a file is never half-patched by a multi-section patch.
+fn plan_sections(
+    patch: &Patch,
+    keys: &[(String, Option<String>)],
+    bases: &BTreeMap<String, Option<Vec<u8>>>,
+    engine: &ApplyOptions,
+) -> Vec<Result<FileOutcome, ToolError>> {
+    let mut state = bases.clone();
+    let mut results = Vec::with_capacity(patch.files.len());
+    for (fp, (src, dst)) in patch.files.iter().zip(keys) {
+        let current = state.get(src).cloned().flatten();
+        let r = match (&fp.change, dst) {
+            (
+                FileChange::Update {
+                    move_to: Some(_), ..
+                },
+                Some(dst),
+            ) if state.get(dst).is_some_and(Option::is_some) => Err(ToolError::new(
+                Reason::FileExists,
+                Some(dst),
+                format!("cannot move `{src}` to `{dst}`: the destination exists"),
+            )),
+            _ => apply_file_patch(fp, current.as_deref(), engine)
+                .map_err(|e| ToolError::from_engine(Some(src), e)),
+        };
+        if let Ok(o) = &r {
+            let to = dst.clone().unwrap_or_else(|| src.clone());
+            match &o.action {
+                FileAction::Deleted => {
+                    state.insert(src.clone(), None);
+                }
+                FileAction::Renamed { .. } => {
+                    state.insert(src.clone(), None);
+                    state.insert(to, o.new_content.clone());
+                }
+                FileAction::Added | FileAction::Modified => {
+                    state.insert(to, o.new_content.clone());
+                }
+            }
+        }
+        results.push(r);
+    }
+    let touches = |i: usize| -> Vec<&String> {
+        let (src, dst) = &keys[i];
+        std::iter::once(src).chain(dst.as_ref()).collect()
+    };
+    let mut poisoned: BTreeSet<&String> = (0..results.len())
+        .filter(|&i| results[i].is_err())
+        .flat_map(touches)
+        .collect();
+    loop {
+        let before = poisoned.len();
+        for i in 0..results.len() {
+            if touches(i).iter().any(|p| poisoned.contains(p)) {
+                poisoned.extend(touches(i));
+            }
+        }
+        if poisoned.len() == before {
+            break;
+        }
+    }
+    for (i, r) in results.iter_mut().enumerate() {
+        if r.is_ok() && touches(i).iter().any(|p| poisoned.contains(p)) {
+            *r = Err(ToolError::new(
+                Reason::HunkMismatch,
+                Some(&keys[i].0),
+                "another section of this patch for the same file failed, so this file is left untouched",
+            ));
+        }
+    }
+    results
+}
+
 /// Plan `patch` against the workspace as it is now: per-section outcomes, the rendered diff and
 /// the commit units. Nothing is written. `Err` only for a path outside the workspace or in
 /// lspedit's state, or an unreadable file.
@@ -312,38 +404,42 @@ pub(crate) fn plan_patch(
     patch: &Patch,
     engine: &ApplyOptions,
 ) -> Result<PatchPlan, ToolError> {
+    // Each path is resolved and read once; planning works on these bytes.
     let mut bases: BTreeMap<String, Option<Vec<u8>>> = BTreeMap::new();
+    let mut abs_of: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut key_of: HashMap<String, String> = HashMap::new();
     let mut keys: Vec<(String, Option<String>)> = Vec::with_capacity(patch.files.len());
     for fp in &patch.files {
-        let src = key(ws, fp.path())?;
+        let mut resolve = |p: &str| -> Result<String, ToolError> {
+            if let Some(k) = key_of.get(p) {
+                return Ok(k.clone());
+            }
+            let (k, abs) = resolve_key(ws, p)?;
+            if !bases.contains_key(&k) {
+                bases.insert(k.clone(), read_abs(&abs, &k)?);
+                abs_of.insert(k.clone(), abs);
+            }
+            key_of.insert(p.to_string(), k.clone());
+            Ok(k)
+        };
+        let src = resolve(fp.path())?;
         let dst = match fp.new_path() {
-            Some(n) if n != fp.path() => Some(key(ws, n)?),
+            Some(n) if n != fp.path() => Some(resolve(n)?),
             _ => None,
         };
-        for k in std::iter::once(&src).chain(dst.as_ref()) {
-            if !bases.contains_key(k) {
-                bases.insert(k.clone(), ws.read(k)?);
-            }
-        }
         keys.push((src, dst));
     }
-    let report = apply_parsed(
-        ws,
-        patch,
-        &ApplyPatchOptions {
-            engine: engine.clone(),
-            dry_run: true,
-        },
-    )?;
+    let results = plan_sections(patch, &keys, &bases, engine);
     let mut state = bases.clone();
     let mut files = Vec::new();
     let mut diff = String::new();
+    let mut reports = Vec::with_capacity(results.len());
     // Union of the paths of sections that change something: they commit together per file.
     let mut groups: Vec<(String, BTreeSet<String>)> = Vec::new();
-    for ((fp, fr), (src, dst)) in patch.files.iter().zip(&report.files).zip(&keys) {
+    for ((fp, result), (src, dst)) in patch.files.iter().zip(results).zip(&keys) {
         let kind = kind_of(&fp.change);
-        let outcome = match &fr.status {
-            FileStatus::Failed(e) => {
+        let outcome = match result {
+            Err(e) => {
                 files.push(ProposedFile {
                     path: src.clone(),
                     new_path: dst.clone(),
@@ -358,9 +454,13 @@ pub(crate) fn plan_patch(
                         message: e.message.clone(),
                     }),
                 });
+                reports.push(FileReport {
+                    path: src.clone(),
+                    status: FileStatus::Failed(e),
+                });
                 continue;
             }
-            FileStatus::Applied(o) => o,
+            Ok(o) => o,
         };
         let to = dst.clone().unwrap_or_else(|| src.clone());
         let before = state.get(src).cloned().flatten();
@@ -400,6 +500,10 @@ pub(crate) fn plan_patch(
             changes: outcome.hunks.len().max(1),
             problem: None,
         });
+        reports.push(FileReport {
+            path: src.clone(),
+            status: FileStatus::Applied(outcome),
+        });
         let paths: BTreeSet<String> = std::iter::once(src.clone()).chain(dst.clone()).collect();
         let (mut label, mut merged) = (src.clone(), paths);
         let mut kept = Vec::new();
@@ -423,8 +527,10 @@ pub(crate) fn plan_patch(
                 .filter_map(|p| {
                     let old = bases.get(&p).cloned().flatten();
                     let new = state.get(&p).cloned().flatten();
+                    let abs = abs_of.get(&p)?.clone();
                     (old != new).then_some(PathChange {
                         path: p,
+                        abs,
                         old,
                         new,
                         new_mode: None,
@@ -435,15 +541,17 @@ pub(crate) fn plan_patch(
         .filter(|u| !u.changes.is_empty())
         .collect();
     let mut written = Vec::new();
-    for p in &report.classification.content_write_files {
-        let Ok(k) = key(ws, p) else { continue };
+    for p in classify_patch_operations(patch).content_write_files {
+        let Some(k) = key_of.get(&p) else {
+            continue;
+        };
         let (old, new) = (
-            bases.get(&k).cloned().flatten(),
-            state.get(&k).cloned().flatten(),
+            bases.get(k).cloned().flatten(),
+            state.get(k).cloned().flatten(),
         );
         if let Some(new) = new.filter(|n| Some(n) != old.as_ref() && is_text(n)) {
             written.push(WrittenFile {
-                path: k,
+                path: k.clone(),
                 old_text: old.and_then(|o| String::from_utf8(o).ok()),
                 new_text: String::from_utf8_lossy(&new).into_owned(),
             });
@@ -454,7 +562,7 @@ pub(crate) fn plan_patch(
         diff,
         bases,
         units,
-        reports: report.files,
+        reports,
         written,
     })
 }

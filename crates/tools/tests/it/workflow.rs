@@ -1111,6 +1111,41 @@ fn crash_mid_commit_is_rolled_back_on_reopen() {
     assert_eq!(out.status, ApplyStatus::Applied, "{}", out.llm_content);
 }
 
+/// Starts an all-or-nothing commit of the three-file patch in a child and kills it (-9) after
+/// its second file is written.
+fn crash_child_mid_commit(root: &Path, patch_id: &str) {
+    let root = root.to_string_lossy().into_owned();
+    let mut child = spawn_child(&[
+        (CHILD_ENV, "crash"),
+        ("LSPEDIT_WF_ROOT", &root),
+        ("LSPEDIT_WF_PATCH", patch_id),
+    ]);
+    let rx = lines_of(&mut child);
+    let line = wait_for_line(&rx, "COMMIT_PAUSED", Duration::from_secs(120));
+    assert!(line.contains("COMMIT_PAUSED 2/3"), "{line}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+// A workflow opened before another process crashed recovers under the lock before it commits.
+#[test]
+fn crash_is_recovered_by_a_workflow_opened_before_it() {
+    let e = three_file_env(WorkflowConfig::default());
+    let p =
+        e.wf.propose_edit(&ProposeRequest::patch(three_file_patch()))
+            .unwrap();
+    crash_child_mid_commit(e.root(), &p.patch_id);
+    assert!(e.root().join(".lspedit/journal").exists());
+    assert!(e.wf.recovered().is_empty());
+    let out = e.wf.apply_edit(&p.patch_id, &ApplyPlan::default());
+    assert_eq!(out.status, ApplyStatus::Applied, "{}", out.llm_content);
+    assert_eq!(e.wf.recovered().len(), 1);
+    assert!(!e.root().join(".lspedit/journal").exists());
+    for f in ["a.txt", "b.txt", "c.txt"] {
+        assert_eq!(e.read(f), "a\nNEW\nc\n");
+    }
+}
+
 #[test]
 fn undo_restores_created_deleted_and_renamed_files() {
     let e = setup(&[

@@ -1,0 +1,257 @@
+//! Real language servers through the pool: cold start to first diagnostics, warm write →
+//! diagnostics latency next to the server's own time, and stale results over an
+//! edit → fix → edit loop, per server; plus the pool process's own memory.
+//!
+//! Each server works on a fresh copy of its project under `test-projects/`. The loop alternates
+//! a broken and a fixed version of one file; every result is checked against the text just
+//! written: the broken text must report an error on the broken line, the fixed text none. A
+//! result that does not match is counted as stale (the previous text's diagnostics) or wrong.
+//! "Server's own time" is from sending the text to the server's first answer for it (the pull
+//! reply, the versioned publish, rust-analyzer's on-save check end); the difference is what the
+//! pool adds (settling and bookkeeping).
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use lspedit_lsp::{Pool, PoolConfig};
+
+use crate::timing::ms;
+
+struct Case {
+    server: &'static str,
+    project: &'static str,
+    file: &'static str,
+    /// Replacing `.0` by `.1` breaks the file with a type error on that line.
+    breakage: (&'static str, &'static str),
+}
+
+const CASES: &[Case] = &[
+    Case {
+        server: "tsc7",
+        project: "ts-basic",
+        file: "src/index.ts",
+        breakage: ("add(1, 2)", "\"three\""),
+    },
+    Case {
+        server: "typescript-language-server",
+        project: "ts-basic",
+        file: "src/index.ts",
+        breakage: ("add(1, 2)", "\"three\""),
+    },
+    Case {
+        server: "pyright",
+        project: "python-basic",
+        file: "app/main.py",
+        breakage: ("add(40, 2)", "\"forty-two\""),
+    },
+    Case {
+        server: "clangd",
+        project: "c-basic",
+        file: "main.c",
+        breakage: ("return 0;", "return missing_value;"),
+    },
+    Case {
+        server: "rust-analyzer",
+        project: "rust-basic",
+        file: "src/lib.rs",
+        breakage: ("add(40, 2)", "\"forty-two\""),
+    },
+];
+
+/// One server's figures.
+struct Row {
+    server: &'static str,
+    cold: Duration,
+    total: Vec<Duration>,
+    own: Vec<Duration>,
+    diff: Vec<Duration>,
+    stale: usize,
+    rss_mib: u64,
+}
+
+fn copy_dir(src: &Path, dst: &Path) -> Result<()> {
+    std::fs::create_dir_all(dst)?;
+    for entry in std::fs::read_dir(src).with_context(|| format!("reading {}", src.display()))? {
+        let entry = entry?;
+        let name = entry.file_name();
+        if name == "target" || name == "node_modules" {
+            continue;
+        }
+        let to = dst.join(&name);
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &to)?;
+        } else {
+            std::fs::copy(entry.path(), &to)?;
+        }
+    }
+    Ok(())
+}
+
+/// Nearest-rank percentile of sorted samples (zero when there are none).
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let rank = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+fn self_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+async fn bench(repo: &Path, case: &Case, iterations: usize) -> Result<Option<Row>> {
+    let cfg = PoolConfig::bundled()?.only(&[case.server]);
+    let decl = cfg
+        .server(case.server)
+        .with_context(|| format!("{} is not configured", case.server))?;
+    if cfg.resolve_command(decl).is_none() {
+        eprintln!("servers: {} is not installed, skipped", case.server);
+        return Ok(None);
+    }
+    eprintln!("servers: {} ({iterations} edits)", case.server);
+    let tmp = tempfile::tempdir()?;
+    copy_dir(&repo.join("test-projects").join(case.project), tmp.path())?;
+    let root = tmp.path().canonicalize()?;
+    let path = root.join(case.file);
+    let good = std::fs::read_to_string(&path)?;
+    let bad = good.replacen(case.breakage.0, case.breakage.1, 1);
+    // 1-based line of the breakage: the error must be reported there.
+    let bad_line = good
+        .lines()
+        .position(|l| l.contains(case.breakage.0))
+        .context("the breakage text is not in the file")?
+        + 1;
+    let pool = Pool::new(&root, cfg)?;
+
+    let start = Instant::now();
+    std::fs::write(&path, &bad)?;
+    let first = pool
+        .check_file(&path, &bad, Instant::now() + Duration::from_secs(180))
+        .await?;
+    let cold = start.elapsed();
+    if !first.errors().any(|d| d.line as usize == bad_line) {
+        bail!("{}: no error on line {bad_line} after open", case.server);
+    }
+
+    let mut row = Row {
+        server: case.server,
+        cold,
+        total: Vec::new(),
+        own: Vec::new(),
+        diff: Vec::new(),
+        stale: 0,
+        rss_mib: 0,
+    };
+    for i in 0..iterations {
+        let broken = i % 2 == 1;
+        let text = if broken { &bad } else { &good };
+        std::fs::write(&path, text)?;
+        let t = Instant::now();
+        let r = pool
+            .check_file(&path, text, Instant::now() + Duration::from_secs(30))
+            .await?;
+        let took = t.elapsed();
+        let right = if broken {
+            r.errors().any(|d| d.line as usize == bad_line)
+        } else {
+            r.errors().count() == 0
+        };
+        if !right {
+            row.stale += 1;
+            eprintln!(
+                "servers: {}: edit {i} ({}) got a stale or wrong result: {:?}",
+                case.server,
+                if broken { "broken" } else { "fixed" },
+                r.diagnostics
+            );
+        }
+        row.total.push(took);
+        if let Some(own) = r.server_time {
+            row.own.push(own);
+            row.diff.push(took.saturating_sub(own));
+        }
+    }
+    row.rss_mib = pool
+        .status()
+        .first()
+        .and_then(|s| s.rss_kib)
+        .unwrap_or(0)
+        / 1024;
+    pool.shutdown().await;
+    row.total.sort();
+    row.own.sort();
+    row.diff.sort();
+    Ok(Some(row))
+}
+
+/// Runs every installed server and returns the Markdown table and notes.
+pub fn run(repo: &Path, iterations: usize) -> Result<String> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let rss_before = self_rss_kib();
+    let mut rows = Vec::new();
+    for case in CASES {
+        if let Some(row) = rt.block_on(bench(repo, case, iterations))? {
+            rows.push(row);
+        }
+    }
+    let rss_after = self_rss_kib();
+    let mut s = String::new();
+    s.push_str(
+        "| server | cold start → first diagnostics (ms) | warm edits | write → result p50 (ms) | p95 | server's own time p50 (ms) | p95 | difference p50 (ms) | p95 | stale or wrong results | server RSS (MiB) |\n",
+    );
+    s.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for r in &rows {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.server,
+            ms(r.cold),
+            r.total.len(),
+            ms(percentile(&r.total, 0.5)),
+            ms(percentile(&r.total, 0.95)),
+            ms(percentile(&r.own, 0.5)),
+            ms(percentile(&r.own, 0.95)),
+            ms(percentile(&r.diff, 0.5)),
+            ms(percentile(&r.diff, 0.95)),
+            r.stale,
+            r.rss_mib,
+        );
+    }
+    let stale: usize = rows.iter().map(|r| r.stale).sum();
+    let _ = writeln!(
+        s,
+        "\nPool process resident memory (bench binary, servers excluded): {} MiB before, {} MiB after all runs.",
+        rss_before / 1024,
+        rss_after / 1024
+    );
+    let _ = writeln!(
+        s,
+        "\n- stale or wrong results over {} edit → fix → edit iterations per server: {stale} in total (target 0): {}",
+        iterations,
+        if stale == 0 { "MET" } else { "MISSED" }
+    );
+    for r in &rows {
+        let p50 = percentile(&r.diff, 0.5);
+        let _ = writeln!(
+            s,
+            "- {}: the pool adds {} ms at p50 beyond the server's own time",
+            r.server,
+            ms(p50)
+        );
+    }
+    Ok(s)
+}
