@@ -96,7 +96,10 @@ pub struct DiagnosticsConfig {
     /// Push-unversioned: debounce after each publish.
     #[serde(default = "default_quiet_window_ms")]
     pub quiet_window_ms: u64,
-    /// Push-unversioned: no publish within this after a change = previous result holds.
+    /// Push-unversioned: no publish within this after a change = previous result holds. This
+    /// is the floor: the hold stretches to 3x the slowest of the server's last 8 observed
+    /// first-publish delays (a loaded machine slows the server), and is 5x this until one has
+    /// been observed (a cold project, or one whose files were all clean so far).
     #[serde(default = "default_first_publish_timeout_ms")]
     pub first_publish_timeout_ms: u64,
 }

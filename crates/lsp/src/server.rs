@@ -345,6 +345,37 @@ pub(crate) struct Server {
     pub(crate) busy: AtomicUsize,
     /// Held by a liveness probe after a timeout; checks wait for it.
     pub(crate) health: Arc<tokio::sync::Mutex<()>>,
+    /// Push-unversioned: recent delays from the fence to the first publish.
+    publish_delays: Mutex<PublishDelays>,
+}
+
+/// The last few delays between a change's fence and the server's first publish for it, so the
+/// "no publish = previous result holds" window follows how fast the server is right now
+/// instead of a constant tuned on an idle machine.
+#[derive(Debug, Default)]
+struct PublishDelays {
+    recent: std::collections::VecDeque<Duration>,
+}
+
+impl PublishDelays {
+    const KEPT: usize = 8;
+    const STRETCH: u32 = 3;
+    const COLD_FACTOR: u32 = 5;
+
+    fn record(&mut self, d: Duration) {
+        if self.recent.len() == Self::KEPT {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(d);
+    }
+
+    /// How long to wait for a first publish before the previous result holds.
+    fn hold(&self, floor: Duration) -> Duration {
+        match self.recent.iter().max() {
+            Some(slowest) => floor.max(*slowest * Self::STRETCH),
+            None => floor * Self::COLD_FACTOR,
+        }
+    }
 }
 
 impl std::fmt::Debug for Server {
@@ -435,6 +466,7 @@ impl Server {
             started: Instant::now(),
             busy: AtomicUsize::new(0),
             health: Arc::new(tokio::sync::Mutex::new(())),
+            publish_delays: Mutex::new(PublishDelays::default()),
         });
 
         let params = initialize_params(&cfg, &root, &root_uri);
@@ -726,7 +758,11 @@ impl Server {
                 self.settle_on_save(&uri, seq0, deadline).await?
             }
             Strategy::PushVersioned => self.settle_versioned(&uri, version, seq0, deadline).await?,
-            Strategy::PushUnversioned => self.settle_unversioned(&uri, seq0, t0, deadline).await?,
+            Strategy::PushUnversioned => {
+                let first_check = doc.settled.is_none();
+                self.settle_unversioned(&uri, seq0, t0, deadline, first_check)
+                    .await?
+            }
         };
         let lsp = match outcome.diagnostics {
             Some(d) => d,
@@ -933,13 +969,23 @@ impl Server {
 
     /// typescript-language-server: publishes carry no version and nothing is published while
     /// the result stays empty. Take the publishes that follow the write, settled after a quiet
-    /// window without another; nothing within `first_publish_timeout_ms` = previous holds.
+    /// window without another; nothing within the hold (see [`PublishDelays::hold`]) = the
+    /// previous result holds.
+    ///
+    /// `first_check`: the document's first check. typescript-language-server reports tsserver's
+    /// syntactic, semantic and suggestion diagnostics as separate updates and publishes each
+    /// after a 50 ms debounce; once a document is open, an unchanged kind is skipped, so an edit
+    /// yields one publish, but right after `didOpen` every kind is new and a loaded machine
+    /// spreads them over several publishes, the first often the empty syntactic one. So the
+    /// first check waits for the publishes to go quiet for the hold (at most twice its floor),
+    /// not the quiet window.
     async fn settle_unversioned(
         &self,
         uri: &Url,
         seq0: u64,
         t0: Instant,
         deadline: Instant,
+        first_check: bool,
     ) -> Result<Outcome, LspError> {
         let d = &self.cfg.diagnostics;
         let mut window_start = t0;
@@ -956,8 +1002,12 @@ impl Server {
                 Err(e) => return Err(e),
             }
         }
-        let first_limit =
-            deadline.min(window_start + Duration::from_millis(d.first_publish_timeout_ms));
+        let hold = self
+            .publish_delays
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .hold(Duration::from_millis(d.first_publish_timeout_ms));
+        let first_limit = deadline.min(window_start + hold);
         let first = self
             .wait_for(first_limit, |st| {
                 st.publishes
@@ -975,7 +1025,17 @@ impl Server {
                 answered_at: None,
             });
         };
-        let quiet = Duration::from_millis(d.quiet_window_ms);
+        self.publish_delays
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .record(answered_at.saturating_duration_since(window_start));
+        let quiet = if first_check {
+            // Long enough for the semantic pass after the syntactic one on a loaded machine,
+            // short enough that a cold start plus this stays inside the tools' 10 s.
+            hold.min(Duration::from_millis(2 * d.first_publish_timeout_ms))
+        } else {
+            Duration::from_millis(d.quiet_window_ms)
+        };
         loop {
             let limit = deadline.min(Instant::now() + quiet);
             let next = self
@@ -1071,4 +1131,28 @@ fn initialize_params(cfg: &ServerConfig, root: &Path, root_uri: &Url) -> Value {
         params["initializationOptions"] = opts.clone();
     }
     params
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::PublishDelays;
+
+    // Regression: with a constant 1 s hold, typescript-language-server's first result on a
+    // loaded machine (its publish came after 1-4 s) was taken as "clean, previous result holds".
+    #[test]
+    fn publish_hold_is_long_when_cold_and_follows_the_slowest_recent_delay() {
+        let floor = Duration::from_millis(1000);
+        let mut d = PublishDelays::default();
+        assert_eq!(d.hold(floor).as_millis(), 5000);
+        d.record(Duration::from_millis(200));
+        assert_eq!(d.hold(floor).as_millis(), 1000, "never below the floor");
+        d.record(Duration::from_millis(900));
+        assert_eq!(d.hold(floor).as_millis(), 2700);
+        for _ in 0..8 {
+            d.record(Duration::from_millis(400));
+        }
+        assert_eq!(d.hold(floor).as_millis(), 1200, "old delays age out");
+    }
 }
