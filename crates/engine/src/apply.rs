@@ -59,6 +59,10 @@ pub struct SyncBlock {
     pub line_count: usize,
     /// `42abcd|content` lines, or `None` when the cap was reached (re-read the range instead).
     pub lines: Option<Vec<String>>,
+    /// 1-based first line of the lines the block replaced, in the old file.
+    pub old_start_line: usize,
+    /// Number of old lines the block replaced (0 when the hunk only added lines).
+    pub old_line_count: usize,
 }
 
 /// The result of applying a file's hunks.
@@ -788,6 +792,8 @@ pub(crate) fn live_sync(new_len: usize, edits: &LineEdits, opts: &ApplyOptions) 
                 start_line: r.start + 1,
                 line_count: n,
                 lines,
+                old_start_line: e.range.start + 1,
+                old_line_count: e.range.len(),
             }
         })
         .collect()

@@ -2,9 +2,10 @@
 
 use similar::{DiffOp, capture_diff_slices, group_diff_ops};
 
+use crate::apply::SyncBlock;
 use crate::hash::Anchor;
 use crate::hash::LineHash;
-use crate::text::Document;
+use crate::text::TextView;
 
 /// Options for [`unified_diff`].
 #[derive(Debug, Clone)]
@@ -40,19 +41,131 @@ pub fn unified_diff(
     // lines in a 10,000-line file then costs a few lines, not the file. `base` is the 0-based
     // file line of the middle's first line.
     let (base, old, new) = trim_common_lines(old, new, opts.context);
-    let a = Document::from_text(old);
-    let b = Document::from_text(new);
-    // The last line's missing newline is part of its identity, so such a change shows up.
-    let key = |d: &Document| -> Vec<(String, bool)> {
-        let n = d.lines.len();
-        d.lines
-            .iter()
-            .enumerate()
-            .map(|(i, l)| (l.text.clone(), i + 1 == n && !d.final_newline))
-            .collect()
-    };
-    let (ka, kb) = (key(&a), key(&b));
+    // Lines borrowed from the texts: no `String` per line (that was most of the time of a
+    // diff of a large file).
+    let (a, b) = (borrowed_view(old), borrowed_view(new));
+    let (ka, kb) = (line_keys(&a), line_keys(&b));
     let ops = diff_ops(&ka, &kb);
+    render(&ka, &kb, ops, base, old_path, new_path, opts)
+}
+
+/// [`unified_diff`] when the changed blocks are known, as the engine reports them in
+/// [`SyncBlock`]s (old and new line ranges of each edit, in order): only each block is diffed,
+/// so a 10-hunk patch of a 10,000-line file diffs 10 small blocks instead of the file. The
+/// blocks are checked against the texts (the lines between them must be equal); if they do not
+/// describe `old` → `new` exactly, this is [`unified_diff`] of the whole texts. Same output
+/// format; the +/- lines inside a block are the same minimal diff.
+pub fn unified_diff_blocks(
+    old: &str,
+    new: &str,
+    blocks: &[SyncBlock],
+    old_path: Option<&str>,
+    new_path: Option<&str>,
+    opts: &DiffOptions,
+) -> String {
+    let (a, b) = (borrowed_view(old), borrowed_view(new));
+    let (ka, kb) = (line_keys(&a), line_keys(&b));
+    match block_ops(&ka, &kb, blocks) {
+        Some(ops) => render(&ka, &kb, ops, 0, old_path, new_path, opts),
+        None => unified_diff(old, new, old_path, new_path, opts),
+    }
+}
+
+/// The diff ops of `a` → `b` given the changed blocks; `None` when the blocks do not describe
+/// the change (a gap between blocks differs, or a block is out of range or out of order).
+fn block_ops(a: &[(&str, bool)], b: &[(&str, bool)], blocks: &[SyncBlock]) -> Option<Vec<DiffOp>> {
+    let mut ops = Vec::new();
+    let (mut o, mut n) = (0usize, 0usize);
+    let equal = |ops: &mut Vec<DiffOp>, o: usize, n: usize, len: usize| -> bool {
+        match (a.get(o..o + len), b.get(n..n + len)) {
+            (Some(x), Some(y)) if x == y => {}
+            _ => return false,
+        }
+        if len > 0 {
+            ops.push(DiffOp::Equal {
+                old_index: o,
+                new_index: n,
+                len,
+            });
+        }
+        true
+    };
+    for blk in blocks {
+        let os = blk.old_start_line.checked_sub(1)?;
+        let ns = blk.start_line.checked_sub(1)?;
+        let (oe, ne) = (os + blk.old_line_count, ns + blk.line_count);
+        if os < o || ns < n || os - o != ns - n || oe > a.len() || ne > b.len() {
+            return None;
+        }
+        if !equal(&mut ops, o, n, os - o) {
+            return None;
+        }
+        for op in diff_ops(&a[os..oe], &b[ns..ne]) {
+            ops.push(shift(op, os, ns));
+        }
+        (o, n) = (oe, ne);
+    }
+    if a.len() - o != b.len() - n || !equal(&mut ops, o, n, a.len() - o) {
+        return None;
+    }
+    Some(ops)
+}
+
+/// `op` with its indices moved by `old` and `new` lines.
+fn shift(op: DiffOp, old: usize, new: usize) -> DiffOp {
+    match op {
+        DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } => DiffOp::Equal {
+            old_index: old_index + old,
+            new_index: new_index + new,
+            len,
+        },
+        DiffOp::Delete {
+            old_index,
+            old_len,
+            new_index,
+        } => DiffOp::Delete {
+            old_index: old_index + old,
+            old_len,
+            new_index: new_index + new,
+        },
+        DiffOp::Insert {
+            old_index,
+            new_index,
+            new_len,
+        } => DiffOp::Insert {
+            old_index: old_index + old,
+            new_index: new_index + new,
+            new_len,
+        },
+        DiffOp::Replace {
+            old_index,
+            old_len,
+            new_index,
+            new_len,
+        } => DiffOp::Replace {
+            old_index: old_index + old,
+            old_len,
+            new_index: new_index + new,
+            new_len,
+        },
+    }
+}
+
+/// The unified diff text of `ops` over the keyed lines; `base` is the 0-based file line of the
+/// first key (when the keys are a trimmed middle).
+fn render(
+    ka: &[(&str, bool)],
+    kb: &[(&str, bool)],
+    ops: Vec<DiffOp>,
+    base: usize,
+    old_path: Option<&str>,
+    new_path: Option<&str>,
+    opts: &DiffOptions,
+) -> String {
     let groups = group_diff_ops(ops, opts.context);
     if groups.is_empty() {
         return String::new();
@@ -140,6 +253,25 @@ pub fn unified_diff(
         }
     }
     out
+}
+
+/// The lines of `text` (a leading BOM set aside), borrowed from it.
+fn borrowed_view(text: &str) -> TextView<'_> {
+    match text.strip_prefix('\u{FEFF}') {
+        Some(rest) => TextView::decode(rest, true),
+        None => TextView::decode(text, false),
+    }
+}
+
+/// Each line with whether it is the last line and lacks a newline: that is part of its
+/// identity, so such a change shows up.
+fn line_keys<'a>(view: &TextView<'a>) -> Vec<(&'a str, bool)> {
+    let n = view.lines.len();
+    view.lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.text, i + 1 == n && !view.final_newline))
+        .collect()
 }
 
 /// Drop the complete lines `old` and `new` share at their start and end, keeping `context` of
@@ -372,6 +504,45 @@ mod tests {
         assert!(
             lines[6].starts_with("-100") && lines[6].ends_with("|line 100"),
             "{diff}"
+        );
+    }
+
+    /// The block-guided diff applies exactly like the whole-file one, and wrong blocks fall
+    /// back to the whole-file diff instead of describing another change.
+    #[test]
+    fn block_diff_applies_and_wrong_blocks_fall_back() {
+        let old: String = (1..=300).map(|i| format!("line {}\n", i % 7)).collect();
+        let patch = "@@ -10,3 +10,4 @@\n line 3\n-line 4\n+four\n+extra\n line 5\n@@ -200,2 +201,1 @@\n-line 4\n line 5\n";
+        let patch = format!("--- a/f\n+++ b/f\n{patch}");
+        let parsed = parse_patch(&patch).unwrap();
+        let out = apply_file_patch(
+            &parsed.files[0],
+            Some(old.as_bytes()),
+            &ApplyOptions::default(),
+        )
+        .unwrap();
+        let new = String::from_utf8(out.new_content.unwrap()).unwrap();
+        let opts = DiffOptions::default();
+        let diff = unified_diff_blocks(&old, &new, &out.sync, Some("f"), Some("f"), &opts);
+        let back = parse_patch(&diff).unwrap();
+        let again = apply_file_patch(
+            &back.files[0],
+            Some(old.as_bytes()),
+            &ApplyOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(again.new_content.unwrap(), new.as_bytes(), "{diff}");
+        let changed = |d: &str| d.lines().filter(|l| l.starts_with(['+', '-'])).count();
+        assert_eq!(
+            changed(&diff),
+            changed(&unified_diff(&old, &new, Some("f"), Some("f"), &opts))
+        );
+        // Blocks that do not describe the change: the whole-file diff, not a wrong one.
+        let mut wrong = out.sync.clone();
+        wrong[0].start_line += 1;
+        assert_eq!(
+            unified_diff_blocks(&old, &new, &wrong, Some("f"), Some("f"), &opts),
+            unified_diff(&old, &new, Some("f"), Some("f"), &opts)
         );
     }
 

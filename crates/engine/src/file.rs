@@ -68,6 +68,8 @@ pub fn apply_file_patch(
                         .map(|(i, l)| crate::hash::hashline(i + 1, &l.text))
                         .collect()
                 }),
+                old_start_line: 1,
+                old_line_count: 0,
             }];
             Ok(FileOutcome {
                 path: path.clone(),

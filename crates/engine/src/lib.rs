@@ -19,7 +19,7 @@ mod text;
 
 pub use apply::{Applied, ApplyOptions, HunkPlacement, SyncBlock, apply_hunks, apply_hunks_owned};
 pub use classify::{Classification, classify_patch_operations};
-pub use diff::{DiffOptions, line_map, unified_diff};
+pub use diff::{DiffOptions, line_map, unified_diff, unified_diff_blocks};
 pub use edit::{LineEdit, LineEdits, Overlap};
 pub use error::{EngineError, Reason};
 pub use file::{FileAction, FileOutcome, apply_file_patch};

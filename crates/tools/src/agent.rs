@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use lspedit_engine::{
     ApplyOptions, DiffOptions, Document, FileAction, FileOutcome, SyncBlock, ViewOptions,
     check_text, hashline_view, line_map, parse_patch, search_replace, unified_diff,
+    unified_diff_blocks,
 };
 
 use crate::diagnostics::{
@@ -288,15 +289,16 @@ impl Tools {
                 new_content: None,
                 content_changed: true,
                 hunks: Vec::new(),
-                sync: r.sync,
+                sync: r.sync.clone(),
                 added: 0,
                 removed: 0,
             };
             let display = format!(
                 "M {shown} ({places})\n{}",
-                unified_diff(
+                unified_diff_blocks(
                     &old_s,
                     &new_s,
+                    &r.sync,
                     Some(&shown),
                     Some(&shown),
                     &DiffOptions::default()
@@ -470,9 +472,10 @@ impl Tools {
                 self.remember(&abs, content);
                 let new_s = String::from_utf8_lossy(content).into_owned();
                 let old_s = old_texts.get(&f.path).cloned().flatten();
-                display.push_str(&unified_diff(
+                display.push_str(&unified_diff_blocks(
                     old_s.as_deref().unwrap_or(""),
                     &new_s,
+                    &o.sync,
                     old_s.as_ref().map(|_| f.path.as_str()),
                     Some(&o.path),
                     &DiffOptions::default(),
