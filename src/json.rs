@@ -78,6 +78,9 @@ pub struct SyncJson {
 #[derive(Serialize)]
 pub struct ToolJson {
     pub ok: bool,
+    /// The refusal's reason code (of the whole call, or of the first refused file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'static str>,
     pub llm_content: String,
     pub files: Vec<FileJson>,
 }
@@ -86,6 +89,7 @@ impl From<&ToolResult> for ToolJson {
     fn from(r: &ToolResult) -> Self {
         ToolJson {
             ok: !r.is_error,
+            reason: r.reason.map(|x| x.as_str()),
             llm_content: r.llm_content.clone(),
             files: files_json(&r.files),
         }

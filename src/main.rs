@@ -618,18 +618,39 @@ fn apply_dry_run(
     Ok(if report.all_applied() { 0 } else { 1 })
 }
 
+/// The text of a patch or content argument: a file, or `-` / nothing for standard input. Text
+/// that is not UTF-8 is bad input (exit 1, `invalid_diff_format` / `not_utf8`), not a usage
+/// error.
 fn read_input(arg: Option<&str>, what: &str) -> Result<String, Failure> {
-    match arg {
+    let (bytes, source) = match arg {
         None | Some("-") => {
-            let mut s = String::new();
-            std::io::stdin().read_to_string(&mut s).map_err(|e| {
+            let mut b = Vec::new();
+            std::io::stdin().read_to_end(&mut b).map_err(|e| {
                 Failure::Usage(format!("cannot read the {what} from standard input: {e}"))
             })?;
-            Ok(s)
+            (b, "standard input".to_string())
         }
-        Some(path) => std::fs::read_to_string(path)
-            .map_err(|e| Failure::Usage(format!("cannot read the {what} file {path}: {e}"))),
-    }
+        Some(path) => (
+            std::fs::read(path)
+                .map_err(|e| Failure::Usage(format!("cannot read the {what} file {path}: {e}")))?,
+            path.to_string(),
+        ),
+    };
+    String::from_utf8(bytes).map_err(|e| {
+        let reason = if what == "patch" {
+            lspedit::tools::Reason::InvalidDiffFormat
+        } else {
+            lspedit::tools::Reason::NotUtf8
+        };
+        Failure::Tool(ToolError::new(
+            reason,
+            None,
+            format!(
+                "the {what} from {source} is not UTF-8 text (invalid byte at offset {}); nothing was applied",
+                e.utf8_error().valid_up_to()
+            ),
+        ))
+    })
 }
 
 /// The per-file report, then the fresh anchors of every modified block (live sync).

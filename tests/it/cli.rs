@@ -459,3 +459,40 @@ fn apply_id_validation_failure_writes_nothing() {
     assert_eq!(r.json()["validation"]["passed"], true);
     assert_eq!(p.read("a.txt"), "one\nthree\n");
 }
+
+/// Bad input is data, not a usage error or a hang: a patch that is not UTF-8 is refused with a
+/// reason code (exit 1), a FIFO target is refused at once, and a whole-patch refusal carries
+/// its reason in `--json`. Regressions found by the bad-input corpus (`lspedit-bench corpus`).
+#[test]
+fn non_utf8_patches_fifos_and_whole_patch_refusals_have_reasons() {
+    let p = Project::with_files(&[("a.txt", "a\nb\n")]);
+    let bad = p.root.join("bad.diff");
+    std::fs::write(&bad, b"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+\xff\n").unwrap();
+    let r = p.run(&["apply", bad.to_str().unwrap(), "--no-diagnostics"], "");
+    r.assert_code(1);
+    assert!(r.stderr.contains("invalid_diff_format"), "{}", r.stderr);
+    assert_eq!(p.read("a.txt"), "a\nb\n");
+
+    let fifo = p.root.join("pipe");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let r = p.run(
+        &["apply", "-", "--no-diagnostics", "--json"],
+        "--- a/pipe\n+++ b/pipe\n@@ -1 +1 @@\n-a\n+b\n",
+    );
+    r.assert_code(1);
+    let v = r.json();
+    assert_eq!(v["files"][0]["reason"], "io_error", "{v}");
+
+    let r = p.run(
+        &["apply", "-", "--no-diagnostics", "--json"],
+        // The last line was cut: ` bravo` became ` br`, which the file cannot verify.
+        "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-a\n+A\n br",
+    );
+    r.assert_code(1);
+    assert_eq!(r.json()["reason"], "truncated_input");
+    assert_eq!(p.read("a.txt"), "a\nb\n");
+}

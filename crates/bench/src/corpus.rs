@@ -68,6 +68,7 @@ fn base_tree(env: &Env) -> Result<()> {
         b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89",
     )?;
     fs::write(r.join("latin1.txt"), b"caf\xe9\nline 2\n")?;
+    fs::write(r.join("src/blank.txt"), "a\nb\n\nc\n")?;
     fs::write(o.join("victim.txt"), "victim\n")?;
     symlink("../outside", r.join("escape"))?;
     symlink("../outside/victim.txt", r.join("link.txt"))?;
@@ -167,6 +168,24 @@ fn cases() -> Vec<Case> {
                     "diff --git a/bin.dat b/bin.dat\nindex 1111111..2222222 100644\nBinary files a/bin.dat and b/bin.dat differ\n",
                 )
             },
+        ),
+        // Cut in the last line of the second file's hunk: the cut is only found when that
+        // hunk fails to match, and the whole patch must still be refused.
+        case(
+            "two files, cut inside the second's last line",
+            &["truncated_input"],
+            |_| {
+                text(
+                    "--- a/src/b.rs\n+++ b/src/b.rs\n@@ -1,3 +1,3 @@\n fn main() {\n-    println!(\"b\");\n+    println!(\"B\");\n }\n--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1,3 +1,3 @@\n line 1\n-line 2\n+LINE 2\n lin",
+                )
+            },
+        ),
+        // Cut right after the last line's ` ` marker: what is left of it is blank, which a
+        // blank line above it must not be allowed to "verify".
+        case(
+            "cut after the last line's marker, below a blank line",
+            &["truncated_input"],
+            |_| text("--- a/src/blank.txt\n+++ b/src/blank.txt\n@@ -1,4 +1,4 @@\n a\n-b\n+B\n \n "),
         ),
         case(
             "envelope without *** End Patch",

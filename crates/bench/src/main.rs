@@ -10,6 +10,9 @@
 //! cargo run --release -p lspedit-bench -- crash   [--write] [--quick]
 //! ```
 //!
+//! The reliability suites (`reliability`, `corpus`, `crash`; see `suites.rs`) record their
+//! results in RELIABILITY.md and are not part of `all`: together they take about 5 minutes.
+//!
 //! `process` first runs `cargo build --release -p lspedit` itself (so the lspedit binary it
 //! times is current), unless `LSPEDIT_BIN` names a binary to time or `--no-build` is given.
 // A benchmark's output is its purpose: results go to stdout, progress to stderr.
@@ -493,7 +496,11 @@ fn workflow_bench(quick: bool) -> Result<String> {
         verdicts.push(format!(
             "- {name}: propose + apply of {files} files {} ms (target: well under 2,000 ms): {}",
             timing::ms(total),
-            if total.as_millis() < 2_000 { "MET" } else { "MISSED" }
+            if total.as_millis() < 2_000 {
+                "MET"
+            } else {
+                "MISSED"
+            }
         ));
     }
     let peak = peak_rss_mib();

@@ -64,6 +64,8 @@ pub struct Options {
 pub struct Report {
     pub markdown: String,
     pub verdicts: Vec<String>,
+    /// lspedit's misses, one line per (category, tool, outcome) with example case ids.
+    pub misses: Vec<String>,
     /// Whether lspedit met every target.
     pub met: bool,
     pub sources: String,
@@ -381,7 +383,8 @@ pub fn run(opts: &Options, root: &Path) -> Result<Report> {
     );
     let work = tempfile::tempdir()?;
     let mut tallies: BTreeMap<(Category, Tool), Tally> = BTreeMap::new();
-    let mut failures = Vec::new();
+    // lspedit's misses: (category, tool, outcome, detail) → case ids.
+    let mut failures: BTreeMap<(Category, Tool, Outcome, &str), Vec<usize>> = BTreeMap::new();
     for (n, case) in cases.iter().enumerate() {
         if n % 500 == 0 && n > 0 {
             eprintln!("reliability: {n}/{} cases", cases.len());
@@ -402,7 +405,7 @@ pub fn run(opts: &Options, root: &Path) -> Result<Report> {
                 Outcome::Correct
             };
             if tool.is_lspedit() && (r.outcome != want || !r.stray.is_empty() || r.abnormal) {
-                let saved = save_failure(&opts.failures_dir, case, tool, &r)?;
+                save_failure(&opts.failures_dir, case, tool, &r)?;
                 // A cut patch applied anyway may still have produced what the whole patch would.
                 let as_whole = r.outcome == Outcome::Misapplied
                     && case
@@ -410,28 +413,51 @@ pub fn run(opts: &Options, root: &Path) -> Result<Report> {
                         .iter()
                         .zip(&r.after)
                         .all(|(f, a)| f.intended.is_some() && a == &f.intended);
-                failures.push(format!(
-                    "case {} ({}), {}: {}{} (reasons {:?}); saved in {}",
-                    case.id,
-                    case.category.name(),
-                    tool.name(),
-                    r.outcome.name(),
-                    if as_whole {
-                        ", the files equal the complete patch's result"
-                    } else {
-                        ""
-                    },
-                    r.reasons,
-                    saved.display()
-                ));
+                let detail = match (r.abnormal, r.stray.is_empty(), as_whole) {
+                    (true, _, _) => "abnormal exit",
+                    (_, false, _) => "left files behind",
+                    (_, _, true) => "the files equal the complete patch's result",
+                    _ => "",
+                };
+                failures
+                    .entry((case.category, tool, r.outcome, detail))
+                    .or_default()
+                    .push(case.id);
             }
         }
     }
     let elapsed = start.elapsed();
+    let dir = opts
+        .failures_dir
+        .strip_prefix(root)
+        .unwrap_or(&opts.failures_dir)
+        .display()
+        .to_string();
+    let misses = failures
+        .iter()
+        .map(|((category, tool, outcome, detail), ids)| {
+            let shown: Vec<String> = ids.iter().take(8).map(|i| i.to_string()).collect();
+            format!(
+                "{}, {}: {} {}{} (cases {}{}; saved as `{dir}/case-ID-{}`)",
+                category.name(),
+                tool.name(),
+                ids.len(),
+                outcome.name(),
+                if detail.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {detail}")
+                },
+                shown.join(", "),
+                if ids.len() > shown.len() { ", …" } else { "" },
+                *tool as usize
+            )
+        })
+        .collect();
     Ok(summarize(
         &cases,
         &tallies,
-        failures,
+        misses,
         sources.summary(),
         elapsed,
     ))
@@ -440,7 +466,7 @@ pub fn run(opts: &Options, root: &Path) -> Result<Report> {
 fn summarize(
     cases: &[Case],
     tallies: &BTreeMap<(Category, Tool), Tally>,
-    failures: Vec<String>,
+    misses: Vec<String>,
     sources: String,
     elapsed: Duration,
 ) -> Report {
@@ -553,16 +579,10 @@ fn summarize(
             ));
         }
     }
-    if failures.len() > 20 {
-        verdicts.push(format!(
-            "{} lspedit cases missed the target; the first 20:",
-            failures.len()
-        ));
-    }
-    verdicts.extend(failures.into_iter().take(20));
     Report {
         markdown: md,
         verdicts,
+        misses,
         met,
         sources,
         cases: cases.len(),

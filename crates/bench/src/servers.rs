@@ -182,12 +182,7 @@ async fn bench(repo: &Path, case: &Case, iterations: usize) -> Result<Option<Row
             row.diff.push(took.saturating_sub(own));
         }
     }
-    row.rss_mib = pool
-        .status()
-        .first()
-        .and_then(|s| s.rss_kib)
-        .unwrap_or(0)
-        / 1024;
+    row.rss_mib = pool.status().first().and_then(|s| s.rss_kib).unwrap_or(0) / 1024;
     pool.shutdown().await;
     row.total.sort();
     row.own.sort();

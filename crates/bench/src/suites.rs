@@ -17,8 +17,15 @@ pub const USAGE: &str = "
   corpus     the bad-input corpus: every case refused with a typed reason, nothing changed
   crash [--quick] [--runs N] [--seed N]
              kill -9 `lspedit apply` of a 5-file patch at random points, 1000 runs
-  (the three can be combined: `corpus crash --write`; each takes --write and --no-build,
-   --write updating its section of RELIABILITY.md)";
+  (the three combine: `reliability corpus crash --write` runs them all, about 5 minutes on
+   2 cores, so `all` leaves them out; each takes --write, updating its section of
+   RELIABILITY.md, and --no-build)";
+
+/// RELIABILITY.md when it does not exist yet.
+const NEW_DOC: &str = "# Reliability
+
+Measured facts about what lspedit does with patches that no longer fit, with bad input and when it is killed mid-write. Every section names the command that produced it; all three suites run with `cargo run --release -p lspedit-bench -- reliability corpus crash --write` (about 5 minutes on 2 cores).
+";
 
 const DRIFT_HEADING: &str = "## Edit reliability under drift";
 const CORPUS_HEADING: &str = "## Bad-input corpus";
@@ -143,7 +150,18 @@ pub fn run(s: &Suites, root: &Path) -> Result<bool> {
         for v in &r.verdicts {
             println!("- {v}");
         }
-        println!();
+        let misses = if r.misses.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "\nlspedit's misses:\n\n{}",
+                r.misses
+                    .iter()
+                    .map(|m| format!("- {m}\n"))
+                    .collect::<String>()
+            )
+        };
+        println!("{misses}");
         let body = format!(
             "Command (release build; about {secs:.0} s here):\n\n```\ncargo run --release -p lspedit-bench -- reliability --write\n```\n\n\
              Measured {date} on: {machine}; {tools}.\n\n\
@@ -167,7 +185,7 @@ pub fn run(s: &Suites, root: &Path) -> Result<bool> {
              changed at all when it had to be refused); *partial*: some files hold the patch's \
              result and others are unchanged, which is not the answer. *stray files*: files a \
              tool left beside the case's files. lspedit's cases that miss the target are saved \
-             under `target/reliability-failures/`.\n\n{}\n{}",
+             under `target/reliability-failures/`.\n\n{}\n{}{misses}",
             r.markdown,
             r.verdicts
                 .iter()
@@ -233,11 +251,17 @@ pub fn run(s: &Suites, root: &Path) -> Result<bool> {
             "Command (about {secs:.0} s here):\n\n```\ncargo run --release -p lspedit-bench -- crash --write\n```\n\n\
              Measured {date} on: {machine}; temp dir on {fs}.\n\n\
              A patch of {files} files × {lines} lines, 10 hunks each (the engine benchmark's \
-             generator), applied by `lspedit apply --no-diagnostics` from the old files, {runs} \
-             times; each run is killed with SIGKILL after a seeded random delay measured from \
-             spawn (the wait returns early when the process exits first). After each run every \
-             file is compared with its old and its new bytes, and every other file in the tree \
-             is recorded, then the tree is reset.\n\n{}\n{}",
+             generator), applied from the old files {runs} times in each of two ways: by \
+             `lspedit apply --no-diagnostics` (per-file atomic writes), and by the all-or-nothing \
+             workflow in a child process (this binary: `Workflow::open`, `propose_edit` of the \
+             patch, `apply_edit` with `Atomicity::AllOrNothing`), after which the workflow is \
+             opened again in-process, as the next process would, which rolls an interrupted \
+             commit back from its journal. Each run is killed with SIGKILL after a seeded random \
+             delay measured from spawn, up to the slow end of an uninterrupted run (the wait \
+             returns early when the process exits first). After each run every file is compared \
+             with its old and its new bytes and every other file in the tree is recorded (the \
+             workflow's own `.lspedit/` state apart, whose journal must be gone), then the tree is \
+             reset.\n\n{}\n{}",
             r.markdown,
             r.verdicts
                 .iter()
@@ -253,7 +277,7 @@ pub fn run(s: &Suites, root: &Path) -> Result<bool> {
 
     if s.write {
         let path = root.join("RELIABILITY.md");
-        let mut doc = fs::read_to_string(&path).unwrap_or_else(|_| "# Reliability\n".to_string());
+        let mut doc = fs::read_to_string(&path).unwrap_or_else(|_| NEW_DOC.to_string());
         // Keep the sections in a fixed order, each after the previous one when it exists.
         let order = [DRIFT_HEADING, CORPUS_HEADING, CRASH_HEADING];
         for (heading, body) in &sections {

@@ -224,6 +224,14 @@ impl Normalized<'_, '_> {
     }
 
     fn match_at(&mut self, old: &[OldLine<'_>], p: usize) -> Option<Alignment> {
+        // Both ways of matching need a non-blank first line at `p`; most candidate positions of
+        // a spiral search fail right there, before any alignment is allocated.
+        if let Some(first) = old.first()
+            && !first.norm.is_empty()
+            && (p >= self.doc.len() || !self.matches(p, first))
+        {
+            return None;
+        }
         self.match_strict(old, p)
             .or_else(|| self.match_collapsed(old, p))
     }
@@ -325,6 +333,23 @@ pub(crate) fn plan_hunks(
     let mut final_newline = doc.final_newline;
     for (h_idx, hunk) in hunks.iter().enumerate() {
         let index = h_idx + 1;
+        // An unterminated last line is trusted only when the file verifies it, and a blank one
+        // verifies nothing (blank runs compare as one): it is what is left of a line cut right
+        // after its marker.
+        if hunk.unterminated_last
+            && hunk
+                .lines
+                .last()
+                .is_some_and(|l| normalize_for_hash(&l.text).is_empty())
+        {
+            return Err(EngineError::new(
+                Reason::TruncatedInput,
+                format!(
+                    "hunk {index} ends with a blank line without a terminating newline: the patch was probably cut off. Nothing was applied; resend it"
+                ),
+            )
+            .with_hunk(index));
+        }
         let old: Vec<OldLine<'_>> = hunk
             .old_side()
             .map(|l| OldLine {

@@ -1,6 +1,8 @@
-//! Property tests of the engine (proptest): a diff applies to its own source byte for byte,
-//! drift above hunks never makes the engine misapply one, a refused file yields no output, and
-//! the parser survives anything.
+//! Property tests of the engine (proptest): a diff applies to its own source byte for byte;
+//! drift above hunks is followed exactly when every hunk has one possible place and never makes
+//! the engine misapply a hunk when it has several; a refused file yields no output; Codex chunks
+//! apply or are refused as ambiguous; `apply_file_patch` and `apply_hunks` on a `Document`
+//! agree; `line_map` maps equal lines; the parser survives anything.
 //!
 //! Texts are drawn from a small alphabet of lines so that duplicates, blank runs,
 //! whitespace-only differences, NFC/NFD pairs, zero-width characters and lines that look like

@@ -229,6 +229,7 @@ impl ProposeEditArgs {
 fn usage_error(text: String) -> ToolResult {
     let text = format!("Error: invalid arguments: {text}");
     ToolResult {
+        reason: None,
         llm_content: text.clone(),
         display: text,
         files: Vec::new(),

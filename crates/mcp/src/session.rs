@@ -110,7 +110,9 @@ impl Session {
         match self.workflow() {
             Ok(wf) => {
                 let o = wf.apply_edit(patch_id, plan);
-                text_result(o.llm_content, o.display, o.is_error)
+                let mut r = text_result(o.llm_content, o.display, o.is_error);
+                r.reason = o.reason;
+                r
             }
             Err(e) => error_result(&e),
         }
@@ -142,6 +144,7 @@ impl Session {
         if paths.is_empty() {
             let text = "Error: no paths given; pass the workspace-relative paths of the files to check, e.g. [\"src/main.ts\"]".to_string();
             return ToolResult {
+                reason: None,
                 display: text.clone(),
                 llm_content: text,
                 files: Vec::new(),
@@ -161,6 +164,7 @@ impl Session {
         }
         let text = parts.join("\n\n");
         ToolResult {
+            reason: None,
             display: text.clone(),
             llm_content: text,
             files: Vec::new(),
@@ -250,6 +254,7 @@ impl Session {
 
 fn text_result(llm_content: String, display: String, is_error: bool) -> ToolResult {
     ToolResult {
+        reason: None,
         llm_content,
         display,
         files: Vec::new(),
@@ -259,7 +264,9 @@ fn text_result(llm_content: String, display: String, is_error: bool) -> ToolResu
 
 fn error_result(e: &ToolError) -> ToolResult {
     let text = format!("Error: {e}");
-    text_result(text.clone(), text, true)
+    let mut r = text_result(text.clone(), text, true);
+    r.reason = Some(e.reason);
+    r
 }
 
 /// The pool configuration of a workspace: the bundled servers with its `.lspedit/config.toml`

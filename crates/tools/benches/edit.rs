@@ -133,7 +133,9 @@ fn no_server(edits: usize) -> String {
     let tmp = tempfile::tempdir().unwrap();
     let mut text = String::new();
     for i in 0..10_000 {
-        text.push_str(&format!("    let value_{i} = compute({i}, \"item {i}\");\n"));
+        text.push_str(&format!(
+            "    let value_{i} = compute({i}, \"item {i}\");\n"
+        ));
     }
     std::fs::write(tmp.path().join("big.rs"), &text).unwrap();
     let tools = Tools::new(
@@ -185,7 +187,10 @@ fn no_server(edits: usize) -> String {
 /// `edit` with a warm real server; `None` when the server is not installed.
 fn warm(case: &Case, edits: usize) -> Option<String> {
     let cfg = PoolConfig::bundled().unwrap().only(&[case.server]);
-    if cfg.resolve_command(cfg.server(case.server).unwrap()).is_none() {
+    if cfg
+        .resolve_command(cfg.server(case.server).unwrap())
+        .is_none()
+    {
         eprintln!("{}: not installed, skipped", case.server);
         return None;
     }
@@ -213,7 +218,11 @@ fn warm(case: &Case, edits: usize) -> Option<String> {
     // Warm up until the server answers with the error (cold start, indexing).
     let r = tools.edit(case.file, case.good, case.bad, false);
     assert!(!r.is_error, "{}", r.llm_content);
-    assert!(has_block(&r.llm_content), "{}: no error on warm-up", case.server);
+    assert!(
+        has_block(&r.llm_content),
+        "{}: no error on warm-up",
+        case.server
+    );
     let r = tools.edit(case.file, case.bad, case.good, false);
     assert!(!has_block(&r.llm_content), "{}: stale error", case.server);
 

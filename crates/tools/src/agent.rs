@@ -30,12 +30,16 @@ pub struct ToolResult {
     pub display: String,
     pub files: Vec<FileReport>,
     pub is_error: bool,
+    /// The reason code of a refusal: of the whole call, or of the first refused file when the
+    /// others applied. `None` on success.
+    pub reason: Option<Reason>,
 }
 
 impl ToolResult {
     fn error(e: &ToolError) -> ToolResult {
         let text = format!("Error: {e}");
         ToolResult {
+            reason: Some(e.reason),
             llm_content: text.clone(),
             display: text,
             files: Vec::new(),
@@ -224,6 +228,7 @@ impl Tools {
             base_sha(&bytes)
         );
         Ok(ToolResult {
+            reason: None,
             llm_content: view,
             display,
             files: Vec::new(),
@@ -310,6 +315,7 @@ impl Tools {
             }];
             Ok((
                 ToolResult {
+                    reason: None,
                     llm_content: msg,
                     display,
                     files,
@@ -380,6 +386,7 @@ impl Tools {
             );
             Ok((
                 ToolResult {
+                    reason: None,
                     llm_content: msg,
                     display,
                     files: Vec::new(),
@@ -497,7 +504,12 @@ impl Tools {
             })
             .collect();
         llm.push_str(&self.diagnostics_feedback(&written));
+        let reason = report.files.iter().find_map(|f| match &f.status {
+            FileStatus::Failed(e) => Some(e.reason),
+            FileStatus::Applied(_) => None,
+        });
         ToolResult {
+            reason,
             llm_content: llm,
             display,
             is_error: !report.all_applied(),

@@ -140,6 +140,15 @@ pub fn apply_parsed(
             result,
         });
     }
+    // A section found cut off means the patch text is: nothing of it is applied, whatever
+    // other sections planned (the engine can only tell a cut from a mismatch when the cut
+    // section is tried, so this is decided here, before anything is written).
+    if let Some(cut) = planned.iter().find_map(|p| match &p.result {
+        Err(e) if e.reason == Reason::TruncatedInput => Some(e.clone()),
+        _ => None,
+    }) {
+        return Err(cut);
+    }
     // Per-file atomicity: a failed section poisons every other section touching its paths.
     let failed: BTreeSet<String> = planned
         .iter()

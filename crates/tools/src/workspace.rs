@@ -132,6 +132,17 @@ impl Workspace {
     /// Read a file; `Ok(None)` when it does not exist.
     pub fn read(&self, path: &str) -> Result<Option<Vec<u8>>, ToolError> {
         let abs = self.resolve(path)?;
+        // Only regular files: reading a FIFO or a device would block or never end.
+        match fs::metadata(&abs) {
+            Ok(meta) if !meta.is_file() && !meta.is_dir() => {
+                return Err(ToolError::new(
+                    Reason::IoError,
+                    Some(path),
+                    "not a regular file (a FIFO, socket or device); only regular files are read or patched",
+                ));
+            }
+            _ => {}
+        }
         match fs::read(&abs) {
             Ok(bytes) => Ok(Some(bytes)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
