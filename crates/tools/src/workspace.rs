@@ -173,6 +173,44 @@ impl Workspace {
     }
 }
 
+/// Remove the temp files of earlier writes to `name` in `dir` whose process is gone: a process
+/// killed between creating its temp file and renaming it (kill -9, power loss) leaves one
+/// behind, and nothing else would ever remove it. Temp files of live processes (a concurrent
+/// writer) are left alone. Best effort: errors only mean the litter stays.
+fn remove_orphaned_temps(dir: &Path, name: &str) {
+    let prefix = format!(".{name}.lspedit-");
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(rest) = file_name
+            .to_str()
+            .and_then(|n| n.strip_prefix(prefix.as_str()))
+            .and_then(|r| r.strip_suffix(".tmp"))
+        else {
+            continue;
+        };
+        let Some(pid) = rest
+            .split_once('-')
+            .and_then(|(pid, n)| n.parse::<u64>().ok().and(pid.parse::<i32>().ok()))
+        else {
+            continue;
+        };
+        let alive = pid == std::process::id() as i32
+            || rustix::process::Pid::from_raw(pid).is_some_and(|p| {
+                !matches!(
+                    rustix::process::test_kill_process(p),
+                    Err(rustix::io::Errno::SRCH)
+                )
+            });
+        if !alive {
+            tracing::info!(path = %entry.path().display(), "removing a temp file left by a dead process");
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
 /// The atomic write itself, on an already resolved absolute path.
 pub fn write_atomic_abs(abs: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = abs
@@ -183,6 +221,7 @@ pub fn write_atomic_abs(abs: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    remove_orphaned_temps(dir, &name);
     let tmp = dir.join(format!(
         ".{name}.lspedit-{}-{}.tmp",
         std::process::id(),
@@ -279,5 +318,31 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names.len(), 2, "{names:?}");
+    }
+
+    // Regression (kill -9 suite, RELIABILITY.md): a process killed before its rename left
+    // `.<name>.lspedit-<pid>-<n>.tmp` behind for good.
+    #[test]
+    fn temp_files_of_dead_processes_are_removed_on_the_next_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let orphan = dir.path().join(format!(".a.txt.lspedit-{dead}-0.tmp"));
+        let ours = dir
+            .path()
+            .join(format!(".a.txt.lspedit-{}-999.tmp", std::process::id()));
+        let other = dir.path().join(format!(".b.txt.lspedit-{dead}-0.tmp"));
+        for p in [&orphan, &ours, &other] {
+            fs::write(p, b"partial").unwrap();
+        }
+        write_atomic_abs(&dir.path().join("a.txt"), b"new\n").unwrap();
+        assert!(!orphan.exists(), "the dead process's temp file stayed");
+        assert!(ours.exists(), "a live process's temp file was removed");
+        assert!(
+            other.exists(),
+            "another file's temp file is not this write's business"
+        );
+        assert_eq!(fs::read(dir.path().join("a.txt")).unwrap(), b"new\n");
     }
 }
