@@ -5,17 +5,26 @@
 use std::path::PathBuf;
 
 use lspedit::tools::workflow::{ApplyOutcome, Proposal, UndoOutcome, ValidationCommand};
-use lspedit::tools::{ApplyPlan, Atomicity, ProposeRequest, ToolsConfig};
+use lspedit::tools::{ApplyPlan, Atomicity, ProposeRequest, ToolError, ToolsConfig};
 use serde::Serialize;
 
 use crate::{Failure, open_session, out, print_json, read_input};
 
 /// Where a proposal comes from, as given on the command line.
+#[derive(clap::Args)]
 pub struct ProposeInput {
-    pub patch: Option<String>,
-    pub pattern: Option<String>,
-    pub replacement: Option<String>,
-    pub scope: Vec<String>,
+    /// Patch file, or `-` (the default) for standard input. Not with --pattern.
+    patch: Option<String>,
+    /// A regular expression to replace in every file of --scope.
+    #[arg(long, requires = "replacement")]
+    pattern: Option<String>,
+    /// The replacement for --pattern (`$1`, `${name}` for capture groups).
+    #[arg(long, requires = "pattern")]
+    replacement: Option<String>,
+    /// Globs of the files --pattern applies to (default: every file; .gitignored and binary
+    /// files are skipped). Repeatable.
+    #[arg(long)]
+    scope: Vec<String>,
 }
 
 pub fn cmd_propose(input: ProposeInput, root: Option<PathBuf>, json: bool) -> Result<u8, Failure> {
@@ -48,28 +57,53 @@ pub fn cmd_propose(input: ProposeInput, root: Option<PathBuf>, json: bool) -> Re
             }
             Ok(0)
         }
-        Err(e) => {
-            if json {
-                print_json(&crate::json::ErrorJson::from(&e))?;
-            } else {
-                out(&format!("Error: {e}\n"));
-            }
-            Ok(1)
-        }
+        Err(e) => print_refusal(&e, json),
     }
 }
 
+/// A refusal outside a tool result: JSON or `Error: ...`; exit 1.
+fn print_refusal(e: &ToolError, json: bool) -> Result<u8, Failure> {
+    if json {
+        print_json(&crate::json::ErrorJson::from(e))?;
+    } else {
+        out(&format!("Error: {e}\n"));
+    }
+    Ok(1)
+}
+
 /// `apply-id`'s plan, as given on the command line.
+#[derive(clap::Args)]
 pub struct PlanInput {
-    pub mission: bool,
-    pub max_files: Option<usize>,
-    pub max_changed_lines: Option<usize>,
-    pub forbid_create: bool,
-    pub forbid_delete: bool,
-    pub forbid_rename: bool,
-    pub all_or_nothing: bool,
-    pub validate: Option<String>,
-    pub timeout: Option<u64>,
+    /// The "mission edit" limits: at most 3 files and 100 changed lines, no create, delete or
+    /// rename, all or nothing.
+    #[arg(long)]
+    mission: bool,
+    /// Refuse (`scope_violation`) when more files would change.
+    #[arg(long)]
+    max_files: Option<usize>,
+    /// Refuse (`scope_violation`) when more lines would be added plus removed.
+    #[arg(long)]
+    max_changed_lines: Option<usize>,
+    /// Refuse (`unsafe_diff`) a patch that creates a file.
+    #[arg(long)]
+    forbid_create: bool,
+    /// Refuse (`unsafe_diff`) a patch that deletes a file.
+    #[arg(long)]
+    forbid_delete: bool,
+    /// Refuse (`unsafe_diff`) a patch that renames a file.
+    #[arg(long)]
+    forbid_rename: bool,
+    /// Write every file or none (a journal under `.lspedit/` survives a crash).
+    #[arg(long)]
+    all_or_nothing: bool,
+    /// Apply in a temporary copy of the workspace first and run this command there (e.g.
+    /// `--validate "cargo check"`; split on whitespace, no shell); write the workspace only if
+    /// it exits 0.
+    #[arg(long)]
+    validate: Option<String>,
+    /// Time limit of the validation command, in seconds.
+    #[arg(long)]
+    timeout: Option<u64>,
 }
 
 impl PlanInput {
@@ -136,14 +170,7 @@ pub fn cmd_undo(checkpoint_id: &str, root: Option<PathBuf>, json: bool) -> Resul
             }
             Ok(0)
         }
-        Err(e) => {
-            if json {
-                print_json(&crate::json::ErrorJson::from(&e))?;
-            } else {
-                out(&format!("Error: {e}\n"));
-            }
-            Ok(1)
-        }
+        Err(e) => print_refusal(&e, json),
     }
 }
 

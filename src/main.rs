@@ -119,18 +119,8 @@ enum Command {
     /// Propose a change without making it: from a patch (file or `-`), or a regex over files.
     /// Prints the patch id and the diff; the proposal is stored under `.lspedit/patches/`.
     Propose {
-        /// Patch file, or `-` (the default) for standard input. Not with --pattern.
-        patch: Option<String>,
-        /// A regular expression to replace in every file of --scope.
-        #[arg(long, requires = "replacement")]
-        pattern: Option<String>,
-        /// The replacement for --pattern (`$1`, `${name}` for capture groups).
-        #[arg(long, requires = "pattern")]
-        replacement: Option<String>,
-        /// Globs of the files --pattern applies to (default: every file; .gitignored and binary
-        /// files are skipped). Repeatable.
-        #[arg(long)]
-        scope: Vec<String>,
+        #[command(flatten)]
+        input: flow::ProposeInput,
         /// Workspace root (default: current directory).
         #[arg(long)]
         root: Option<PathBuf>,
@@ -141,31 +131,8 @@ enum Command {
     /// after re-checking that no file changed since. Prints a checkpoint id for `undo`.
     ApplyId {
         patch_id: String,
-        /// The "mission edit" limits: at most 3 files and 100 changed lines, no create, delete
-        /// or rename, all or nothing.
-        #[arg(long)]
-        mission: bool,
-        #[arg(long)]
-        max_files: Option<usize>,
-        #[arg(long)]
-        max_changed_lines: Option<usize>,
-        #[arg(long)]
-        forbid_create: bool,
-        #[arg(long)]
-        forbid_delete: bool,
-        #[arg(long)]
-        forbid_rename: bool,
-        /// Write every file or none (a journal under `.lspedit/` survives a crash).
-        #[arg(long)]
-        all_or_nothing: bool,
-        /// Apply in a temporary copy of the workspace first and run this command there (e.g.
-        /// `--validate "cargo check"`; split on whitespace, no shell); write the workspace only
-        /// if it exits 0.
-        #[arg(long)]
-        validate: Option<String>,
-        /// Time limit of the validation command, in seconds.
-        #[arg(long)]
-        timeout: Option<u64>,
+        #[command(flatten)]
+        plan: flow::PlanInput,
         #[command(flatten)]
         opts: WriteOpts,
     },
@@ -425,52 +392,12 @@ fn run(command: Command) -> Result<u8, Failure> {
             }
             Ok(if r.is_error || has_errors { 1 } else { 0 })
         }
-        Command::Propose {
-            patch,
-            pattern,
-            replacement,
-            scope,
-            root,
-            json,
-        } => flow::cmd_propose(
-            flow::ProposeInput {
-                patch,
-                pattern,
-                replacement,
-                scope,
-            },
-            root,
-            json,
-        ),
+        Command::Propose { input, root, json } => flow::cmd_propose(input, root, json),
         Command::ApplyId {
             patch_id,
-            mission,
-            max_files,
-            max_changed_lines,
-            forbid_create,
-            forbid_delete,
-            forbid_rename,
-            all_or_nothing,
-            validate,
-            timeout,
+            plan,
             opts,
-        } => flow::cmd_apply_id(
-            &patch_id,
-            flow::PlanInput {
-                mission,
-                max_files,
-                max_changed_lines,
-                forbid_create,
-                forbid_delete,
-                forbid_rename,
-                all_or_nothing,
-                validate,
-                timeout,
-            },
-            opts.root,
-            !opts.no_diagnostics,
-            opts.json,
-        ),
+        } => flow::cmd_apply_id(&patch_id, plan, opts.root, !opts.no_diagnostics, opts.json),
         Command::Undo {
             checkpoint_id,
             root,
