@@ -109,7 +109,7 @@ struct Alignment {
 /// Lazily normalized file lines: only lines the search touches are normalized.
 struct Normalized<'v, 'd> {
     doc: &'v TextView<'d>,
-    cache: Vec<Option<Box<str>>>,
+    cache: Vec<Option<String>>,
 }
 
 impl<'v, 'd> Normalized<'v, 'd> {
@@ -122,7 +122,8 @@ impl<'v, 'd> Normalized<'v, 'd> {
 
     fn get(&mut self, i: usize) -> &str {
         let doc = self.doc;
-        self.cache[i].get_or_insert_with(|| normalize_for_hash(doc.lines[i].text).into_boxed_str())
+        // Kept as built: shrinking each string to a `Box<str>` would cost a reallocation.
+        self.cache[i].get_or_insert_with(|| normalize_for_hash(doc.lines[i].text))
     }
 
     fn is_blank(&mut self, i: usize) -> bool {

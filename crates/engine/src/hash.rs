@@ -32,10 +32,14 @@ pub fn normalize_for_hash(line: &str) -> String {
     if line.is_ascii() {
         // NFC is the identity on ASCII and no invisible character is ASCII: only whitespace
         // goes (`char::is_whitespace` on ASCII is `is_ascii_whitespace` plus vertical tab).
-        return line
-            .chars()
-            .filter(|c| !c.is_ascii_whitespace() && *c != '\u{b}')
-            .collect();
+        // Sized up front: collecting a filtered iterator grows the string several times.
+        let mut out = String::with_capacity(line.len());
+        out.extend(
+            line.bytes()
+                .filter(|b| !b.is_ascii_whitespace() && *b != 0x0b)
+                .map(char::from),
+        );
+        return out;
     }
     line.nfc()
         .filter(|&c| !is_invisible(c) && !c.is_whitespace())
