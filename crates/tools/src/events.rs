@@ -33,7 +33,8 @@ pub enum Event {
     },
     ApprovalRequested {
         approval_id: String,
-        /// Always `apply_diff` for now; kept as a string because it is a wire value.
+        /// `apply_diff`, the only approval type the workflow requests; a string because it is
+        /// a wire value that other approval types may join.
         kind: String,
         diff_id: String,
     },
