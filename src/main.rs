@@ -169,6 +169,26 @@ enum Command {
     },
 }
 
+impl Command {
+    /// Whether the command was asked for JSON output.
+    fn json(&self) -> bool {
+        match self {
+            Command::Read { json, .. }
+            | Command::Check { json, .. }
+            | Command::Propose { json, .. }
+            | Command::Undo { json, .. } => *json,
+            Command::Edit { opts, .. }
+            | Command::Write { opts, .. }
+            | Command::Apply { opts, .. }
+            | Command::ApplyId { opts, .. } => opts.json,
+            Command::Servers { command } => match command {
+                ServersCommand::Status { json, .. } | ServersCommand::Install { json, .. } => *json,
+            },
+            Command::Mcp { .. } | Command::Demo { .. } => false,
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum ServersCommand {
     /// Configured servers: binary found and where, version, pinned version, install recipe.
@@ -203,6 +223,7 @@ fn main() -> ExitCode {
         }
     };
     init_logging(cli.verbose);
+    let json = cli.command.json();
     match run(cli.command) {
         Ok(code) => ExitCode::from(code),
         Err(Failure::Usage(msg)) => {
@@ -210,6 +231,11 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
         Err(Failure::Tool(e)) => {
+            // A refusal before any tool ran (the input is not UTF-8, ...): under `--json` it
+            // is a JSON document with its reason code like every other refusal.
+            if json {
+                let _ = print_json(&json::ErrorJson::from(&e));
+            }
             eprintln!("lspedit: {e}");
             ExitCode::from(1)
         }

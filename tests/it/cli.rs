@@ -472,6 +472,16 @@ fn non_utf8_patches_fifos_and_whole_patch_refusals_have_reasons() {
     r.assert_code(1);
     assert!(r.stderr.contains("invalid_diff_format"), "{}", r.stderr);
     assert_eq!(p.read("a.txt"), "a\nb\n");
+    // Under --json the same refusal is a JSON document on stdout with its reason.
+    let r = p.run(
+        &["apply", bad.to_str().unwrap(), "--no-diagnostics", "--json"],
+        "",
+    );
+    r.assert_code(1);
+    let v = r.json();
+    assert_eq!(v["ok"], false, "{v}");
+    assert_eq!(v["reason"], "invalid_diff_format", "{v}");
+    assert_eq!(p.read("a.txt"), "a\nb\n");
 
     let fifo = p.root.join("pipe");
     let status = std::process::Command::new("mkfifo")

@@ -3,7 +3,8 @@
 //! old or its new content, and whatever else the kill left in the tree is counted and named.
 //!
 //! Two modes: `lspedit apply` (per-file atomic writes, DESIGN.md §6: files may end up some old,
-//! some new) and the all-or-nothing workflow (`propose_edit` + `apply_edit` with
+//! some new; the same patch is then applied again, as an agent retrying would, and every file
+//! must end new with no temp file left) and the all-or-nothing workflow (`propose_edit` + `apply_edit` with
 //! `Atomicity::AllOrNothing`, run by this binary as a child), after which the workflow is
 //! opened again, as the next process would, and its journal must leave every file old or every
 //! file new.
@@ -46,7 +47,8 @@ pub struct Options {
 pub struct Report {
     pub markdown: String,
     pub verdicts: Vec<String>,
-    /// No torn file in any run, and the journal left no run half applied.
+    /// No torn file in any run, the journal left no run half applied, and applying the same
+    /// patch again after a per-file run completed it and left nothing behind.
     pub ok: bool,
 }
 
@@ -217,6 +219,10 @@ struct Tally {
     stray: Vec<String>,
     rolled_back: usize,
     journals_left: usize,
+    /// Apply mode, after the retry: runs where some file was not new.
+    retry_not_new: usize,
+    /// Apply mode, after the retry: files besides the patched ones still in the tree.
+    retry_stray: Vec<String>,
 }
 
 fn run_mode(mode: Mode, tree: &Tree, opts: &Options) -> Result<(String, Vec<String>, bool)> {
@@ -280,6 +286,18 @@ fn run_mode(mode: Mode, tree: &Tree, opts: &Options) -> Result<(String, Vec<Stri
             t.runs_with_stray += 1;
             t.stray.extend(stray);
         }
+        if mode == Mode::Apply {
+            // The agent's recovery: the same patch again. Files already new are refused
+            // (their context is gone), the old ones are written, and those writes remove the
+            // temp files the killed process left next to them.
+            let mut child = tree.command(mode, &opts.lspedit).spawn()?;
+            wait_timeout(&mut child, Duration::from_secs(60))?
+                .context("the retry did not finish within 60 s")?;
+            if !tree.states().iter().all(|s| *s == Some(true)) {
+                t.retry_not_new += 1;
+            }
+            t.retry_stray.extend(tree.stray());
+        }
     }
     tree.reset()?;
 
@@ -293,13 +311,13 @@ fn run_mode(mode: Mode, tree: &Tree, opts: &Options) -> Result<(String, Vec<Stri
         max_delay.as_secs_f64() * 1e3
     );
     md.push_str("| runs | killed | exited before the kill | files old | files new | files torn (neither) | runs with some files new, others old | runs leaving files behind | files left behind |");
-    if mode == Mode::Journal {
-        md.push_str(" commits rolled back on open | journals left after open |");
+    match mode {
+        Mode::Apply => {
+            md.push_str(" after a retry: runs not all new | after a retry: files left behind |")
+        }
+        Mode::Journal => md.push_str(" commits rolled back on open | journals left after open |"),
     }
-    md.push_str("\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    if mode == Mode::Journal {
-        md.push_str("---:|---:|");
-    }
+    md.push_str("\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let _ = write!(
         md,
         "\n| {} | {} | {} | {} | {} | {} | {mixed} | {} | {} |",
@@ -312,8 +330,13 @@ fn run_mode(mode: Mode, tree: &Tree, opts: &Options) -> Result<(String, Vec<Stri
         t.runs_with_stray,
         t.stray.len()
     );
-    if mode == Mode::Journal {
-        let _ = write!(md, " {} | {} |", t.rolled_back, t.journals_left);
+    match mode {
+        Mode::Apply => {
+            let _ = write!(md, " {} | {} |", t.retry_not_new, t.retry_stray.len());
+        }
+        Mode::Journal => {
+            let _ = write!(md, " {} | {} |", t.rolled_back, t.journals_left);
+        }
     }
     let hist: Vec<String> = t
         .new_count
@@ -332,8 +355,8 @@ fn run_mode(mode: Mode, tree: &Tree, opts: &Options) -> Result<(String, Vec<Stri
             md,
             "\nLeft behind (examples): {}. These are the atomic write's temp files \
              (`.NAME.lspedit-PID-N.tmp`, next to their target), created but not yet renamed \
-             when the process died; the target itself was untouched. Nothing removes them \
-             later.\n",
+             when the process died; the target itself was untouched. The next atomic write \
+             to the same file removes them (their process is gone): see the retry columns.\n",
             examples.join(", ")
         );
     }
@@ -349,9 +372,19 @@ fn run_mode(mode: Mode, tree: &Tree, opts: &Options) -> Result<(String, Vec<Stri
         if t.torn.is_empty() { "met" } else { "MISSED" }
     )];
     match mode {
-        Mode::Apply => verdicts.push(format!(
-            "{name}: {mixed} runs ended with some files new and others old (per-file atomicity, by design)"
-        )),
+        Mode::Apply => {
+            verdicts.push(format!(
+                "{name}: {mixed} runs ended with some files new and others old (per-file atomicity, by design)"
+            ));
+            let retry_ok = t.retry_not_new == 0 && t.retry_stray.is_empty();
+            ok &= retry_ok;
+            verdicts.push(format!(
+                "{name}: after applying the same patch again, {} runs not all new and {} files left behind (target 0): {}",
+                t.retry_not_new,
+                t.retry_stray.len(),
+                if retry_ok { "met" } else { "MISSED" }
+            ));
+        }
         Mode::Journal => {
             ok &= mixed == 0 && t.journals_left == 0;
             verdicts.push(format!(
