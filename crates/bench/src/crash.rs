@@ -376,14 +376,6 @@ fn run_mode(mode: Mode, tree: &Tree, opts: &Options) -> Result<(String, Vec<Stri
             verdicts.push(format!(
                 "{name}: {mixed} runs ended with some files new and others old (per-file atomicity, by design)"
             ));
-            let retry_ok = t.retry_not_new == 0 && t.retry_stray.is_empty();
-            ok &= retry_ok;
-            verdicts.push(format!(
-                "{name}: after applying the same patch again, {} runs not all new and {} files left behind (target 0): {}",
-                t.retry_not_new,
-                t.retry_stray.len(),
-                if retry_ok { "met" } else { "MISSED" }
-            ));
         }
         Mode::Journal => {
             ok &= mixed == 0 && t.journals_left == 0;
@@ -404,6 +396,16 @@ fn run_mode(mode: Mode, tree: &Tree, opts: &Options) -> Result<(String, Vec<Stri
         t.runs_with_stray,
         t.stray.len()
     ));
+    if mode == Mode::Apply {
+        let retry_ok = t.retry_not_new == 0 && t.retry_stray.is_empty();
+        ok &= retry_ok;
+        verdicts.push(format!(
+            "{name}: after applying the same patch again, {} runs not all new and {} files left behind (target 0): {}",
+            t.retry_not_new,
+            t.retry_stray.len(),
+            if retry_ok { "met" } else { "MISSED" }
+        ));
+    }
     Ok((md, verdicts, ok))
 }
 

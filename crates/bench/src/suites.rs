@@ -17,14 +17,14 @@ pub const USAGE: &str = "
   corpus     the bad-input corpus: every case refused with a typed reason, nothing changed
   crash [--quick] [--runs N] [--seed N]
              kill -9 `lspedit apply` of a 5-file patch at random points, 1000 runs
-  (the three combine: `reliability corpus crash --write` runs them all, about 5 minutes on
+  (the three combine: `reliability corpus crash --write` runs them all, about 2 minutes on
    2 cores, so `all` leaves them out; each takes --write, updating its section of
    RELIABILITY.md, and --no-build)";
 
 /// RELIABILITY.md when it does not exist yet.
 const NEW_DOC: &str = "# Reliability
 
-Measured facts about what lspedit does with patches that no longer fit, with bad input and when it is killed mid-write. Every section names the command that produced it; all three suites run with `cargo run --release -p lspedit-bench -- reliability corpus crash --write` (about 5 minutes on 2 cores).
+Measured facts about what lspedit does with patches that no longer fit, with bad input and when it is killed mid-write. Every section names the command that produced it; all three suites run with `cargo run --release -p lspedit-bench -- reliability corpus crash --write` (about 2 minutes on 2 cores when the machine is idle).
 ";
 
 const DRIFT_HEADING: &str = "## Edit reliability under drift";
@@ -260,8 +260,10 @@ pub fn run(s: &Suites, root: &Path) -> Result<bool> {
              delay measured from spawn, up to the slow end of an uninterrupted run (the wait \
              returns early when the process exits first). After each run every file is compared \
              with its old and its new bytes and every other file in the tree is recorded (the \
-             workflow's own `.lspedit/` state apart, whose journal must be gone), then the tree is \
-             reset.\n\n{}\n{}",
+             workflow's own `.lspedit/` state apart, whose journal must be gone). In the \
+             `lspedit apply` mode the same patch is then applied again, as an agent retrying \
+             would, and every file must end new with nothing else left in the tree. Then the \
+             tree is reset.\n\n{}\n{}",
             r.markdown,
             r.verdicts
                 .iter()
