@@ -5,6 +5,7 @@
 //! build the success message, then (for text files with a configured server) ask for diagnostics
 //! and append them. A failing, hung or missing provider only means no diagnostics block.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -146,8 +147,12 @@ impl Tools {
         Arc::clone(lock(&self.locks).entry(abs.to_path_buf()).or_default())
     }
 
+    /// Record the content the agent now knows `abs` to have, for the read guard (nothing to
+    /// record without it: hashing every written file is not free on large files).
     pub(crate) fn remember(&self, abs: &Path, bytes: &[u8]) {
-        lock(&self.seen).insert(abs.to_path_buf(), base_sha(bytes));
+        if self.config.read_guard {
+            lock(&self.seen).insert(abs.to_path_buf(), base_sha(bytes));
+        }
     }
 
     /// The read-before-write guard: the compare-and-swap on the base_sha the agent last saw.
@@ -442,13 +447,6 @@ impl Tools {
         let file_locks: Vec<Arc<Mutex<()>>> = paths.iter().map(|p| self.file_lock(p)).collect();
         let _held: Vec<MutexGuard<'_, ()>> = file_locks.iter().map(|l| lock(l)).collect();
 
-        // Old text of the content-written files, for "new" mode and the display diff.
-        let mut old_texts: BTreeMap<String, Option<String>> = BTreeMap::new();
-        for fp in &patch.files {
-            if let Ok(Some(b)) = self.ws.read(fp.path()) {
-                old_texts.insert(fp.path().to_string(), String::from_utf8(b).ok());
-            }
-        }
         if self.config.read_guard {
             for fp in &patch.files {
                 if let Ok(abs) = self.ws.resolve(fp.path()) {
@@ -469,7 +467,13 @@ impl Tools {
         };
         let mut llm = report.summary().trim_end().to_string();
         let mut display = report.summary();
-        let mut written: BTreeMap<String, (PathBuf, Option<String>, String)> = BTreeMap::new();
+        // Old text of the content-written files (as the plan read them), for "new" mode and
+        // the display diff.
+        let old_text = |path: &str| -> Option<&str> {
+            let bytes = report.before.get(path)?.as_deref()?;
+            std::str::from_utf8(bytes).ok()
+        };
+        let mut written: BTreeMap<String, WrittenFile> = BTreeMap::new();
         for f in &report.files {
             let FileStatus::Applied(o) = &f.status else {
                 continue;
@@ -477,32 +481,38 @@ impl Tools {
             llm.push_str(&sync_text(&o.path, &o.sync));
             if let (Some(content), Ok(abs)) = (&o.new_content, self.ws.resolve(&o.path)) {
                 self.remember(&abs, content);
-                let new_s = String::from_utf8_lossy(content).into_owned();
-                let old_s = old_texts.get(&f.path).cloned().flatten();
+                // `from_utf8` first: its validation is several times faster than the lossy
+                // decoder's, and the engine's output is UTF-8 unless the file was not text.
+                let new_s = match std::str::from_utf8(content) {
+                    Ok(s) => Cow::Borrowed(s),
+                    Err(_) => String::from_utf8_lossy(content),
+                };
+                let old_s = old_text(&f.path);
                 display.push_str(&unified_diff_blocks(
-                    old_s.as_deref().unwrap_or(""),
+                    old_s.unwrap_or(""),
                     &new_s,
                     &o.sync,
-                    old_s.as_ref().map(|_| f.path.as_str()),
+                    old_s.map(|_| f.path.as_str()),
                     Some(&o.path),
                     &DiffOptions::default(),
                 ));
-                if report.classification.content_write_files.contains(&o.path)
+                if self.wants_diagnostics()
+                    && report.classification.content_write_files.contains(&o.path)
                     && !has_binary_extension(&o.path)
                 {
-                    written.insert(o.path.clone(), (abs, old_s, new_s));
+                    written.insert(
+                        o.path.clone(),
+                        WrittenFile {
+                            path: o.path.clone(),
+                            old_text: old_s.map(str::to_string),
+                            new_text: new_s.into_owned(),
+                        },
+                    );
                 }
             }
         }
         let mut llm = llm.trim_end().to_string();
-        let written: Vec<WrittenFile> = written
-            .into_iter()
-            .map(|(path, (_, old_text, new_text))| WrittenFile {
-                path,
-                old_text,
-                new_text,
-            })
-            .collect();
+        let written: Vec<WrittenFile> = written.into_values().collect();
         llm.push_str(&self.diagnostics_feedback(&written));
         let reason = report.files.iter().find_map(|f| match &f.status {
             FileStatus::Failed(e) => Some(e.reason),
@@ -540,6 +550,11 @@ impl Tools {
             }
         }
         out
+    }
+
+    /// Whether a write would be followed by a diagnostics request (a provider, enabled).
+    fn wants_diagnostics(&self) -> bool {
+        self.provider.is_some() && self.config.diagnostics.enabled
     }
 
     /// The diagnostics block for one written file, or `None` (no provider, no server, no errors,

@@ -85,6 +85,9 @@ impl FileReport {
 pub struct PatchReport {
     pub files: Vec<FileReport>,
     pub classification: Classification,
+    /// The bytes each path the patch read had before it (`None`: it did not exist), as read
+    /// once for the plan: callers show diffs from them instead of reading the files again.
+    pub before: HashMap<String, Option<Vec<u8>>>,
 }
 
 impl PatchReport {
@@ -122,7 +125,9 @@ pub fn apply_parsed(
     patch: &Patch,
     opts: &ApplyPatchOptions,
 ) -> Result<PatchReport, ToolError> {
-    // Current content per path as the plan proceeds: `None` = does not exist.
+    // Each path as first read (`None` = does not exist), and its content as the plan proceeds
+    // when an earlier section changed it.
+    let mut before: HashMap<String, Option<Vec<u8>>> = HashMap::new();
     let mut state: HashMap<String, Option<Vec<u8>>> = HashMap::new();
     let mut planned: Vec<Planned> = Vec::new();
     for fp in &patch.files {
@@ -133,7 +138,7 @@ pub fn apply_parsed(
         {
             touches.push(n.to_string());
         }
-        let result = plan_one(ws, fp, &src, &mut state, &opts.engine);
+        let result = plan_one(ws, fp, &src, &mut before, &mut state, &opts.engine);
         planned.push(Planned {
             report_path: src,
             touches,
@@ -179,6 +184,7 @@ pub fn apply_parsed(
     Ok(PatchReport {
         files,
         classification: classify_patch_operations(patch),
+        before,
     })
 }
 
@@ -186,25 +192,26 @@ fn plan_one(
     ws: &Workspace,
     fp: &lspedit_engine::FilePatch,
     src: &str,
+    before: &mut HashMap<String, Option<Vec<u8>>>,
     state: &mut HashMap<String, Option<Vec<u8>>>,
     opts: &ApplyOptions,
 ) -> Result<FileOutcome, ToolError> {
-    let mut current = |path: &str| -> Result<Option<Vec<u8>>, ToolError> {
-        if let Some(s) = state.get(path) {
-            return Ok(s.clone());
+    // Read each path once; its content is then borrowed from `before` or `state`.
+    let mut load = |path: &str| -> Result<(), ToolError> {
+        if !state.contains_key(path) && !before.contains_key(path) {
+            before.insert(path.to_string(), ws.read(path)?);
         }
-        let bytes = ws.read(path)?;
-        state.insert(path.to_string(), bytes.clone());
-        Ok(bytes)
+        Ok(())
     };
-    let bytes = current(src)?;
+    load(src)?;
     if let FileChange::Update {
         move_to: Some(dest),
         ..
     } = &fp.change
     {
         ws.resolve(dest)?;
-        if current(dest)?.is_some() {
+        load(dest)?;
+        if current(before, state, dest).is_some() {
             return Err(ToolError::new(
                 Reason::FileExists,
                 Some(dest),
@@ -212,7 +219,7 @@ fn plan_one(
             ));
         }
     }
-    let outcome = apply_file_patch(fp, bytes.as_deref(), opts)
+    let outcome = apply_file_patch(fp, current(before, state, src), opts)
         .map_err(|e| ToolError::from_engine(Some(src), e))?;
     match &outcome.action {
         FileAction::Deleted => {
@@ -227,6 +234,18 @@ fn plan_one(
         }
     }
     Ok(outcome)
+}
+
+/// A loaded path's content as the plan stands: an earlier section's result, else as read.
+fn current<'a>(
+    before: &'a HashMap<String, Option<Vec<u8>>>,
+    state: &'a HashMap<String, Option<Vec<u8>>>,
+    path: &str,
+) -> Option<&'a [u8]> {
+    state
+        .get(path)
+        .or_else(|| before.get(path))
+        .and_then(|c| c.as_deref())
 }
 
 fn commit(ws: &Workspace, src: &str, outcome: &FileOutcome) -> Result<(), ToolError> {
