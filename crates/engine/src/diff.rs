@@ -5,7 +5,7 @@ use similar::{DiffOp, capture_diff_slices, group_diff_ops};
 use crate::apply::SyncBlock;
 use crate::hash::Anchor;
 use crate::hash::LineHash;
-use crate::text::TextView;
+use crate::text::{TextView, for_each_newline};
 
 /// Options for [`unified_diff`].
 #[derive(Debug, Clone)]
@@ -50,11 +50,12 @@ pub fn unified_diff(
 }
 
 /// [`unified_diff`] when the changed blocks are known, as the engine reports them in
-/// [`SyncBlock`]s (old and new line ranges of each edit, in order): only each block is diffed,
-/// so a 10-hunk patch of a 10,000-line file diffs 10 small blocks instead of the file. The
-/// blocks are checked against the texts (the lines between them must be equal); if they do not
-/// describe `old` → `new` exactly, this is [`unified_diff`] of the whole texts. Same output
-/// format; the +/- lines inside a block are the same minimal diff.
+/// [`SyncBlock`]s (old and new line ranges of each edit, in order): only each block and its
+/// context is split into lines and diffed, so a 10-hunk patch of a 10,000-line file costs a scan
+/// for line starts and 10 small diffs instead of the file. The blocks are checked against the
+/// texts (the lines between them must be equal); if they do not describe `old` → `new` exactly,
+/// this is [`unified_diff`] of the whole texts. Same output format; the +/- lines inside a block
+/// are the same minimal diff.
 pub fn unified_diff_blocks(
     old: &str,
     new: &str,
@@ -63,33 +64,87 @@ pub fn unified_diff_blocks(
     new_path: Option<&str>,
     opts: &DiffOptions,
 ) -> String {
-    let (a, b) = (borrowed_view(old), borrowed_view(new));
-    let (ka, kb) = (line_keys(&a), line_keys(&b));
-    match block_ops(&ka, &kb, blocks) {
-        Some(ops) => render(&ka, &kb, ops, 0, old_path, new_path, opts),
+    match block_hunks(old, new, blocks, opts) {
+        Some(hunks) if hunks.is_empty() => String::new(),
+        Some(hunks) => header(old_path, new_path) + &hunks,
         None => unified_diff(old, new, old_path, new_path, opts),
     }
 }
 
-/// The diff ops of `a` → `b` given the changed blocks; `None` when the blocks do not describe
-/// the change (a gap between blocks differs, or a block is out of range or out of order).
-fn block_ops(a: &[(&str, bool)], b: &[(&str, bool)], blocks: &[SyncBlock]) -> Option<Vec<DiffOp>> {
-    let mut ops = Vec::new();
+/// A text's line starts (a leading BOM set aside): any line of it, keyed as [`line_keys`] keys
+/// them, without splitting the rest. Lines end at `\n`, and a `\r` before it is the terminator's,
+/// as in [`TextView::decode`].
+struct LineIndex<'a> {
+    body: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> LineIndex<'a> {
+    fn new(text: &'a str) -> LineIndex<'a> {
+        let body = text.strip_prefix('\u{FEFF}').unwrap_or(text);
+        let mut starts = Vec::with_capacity(body.len() / 32 + 1);
+        if !body.is_empty() {
+            starts.push(0);
+        }
+        for_each_newline(body.as_bytes(), |i| {
+            if i + 1 < body.len() {
+                starts.push(i + 1);
+            }
+        });
+        LineIndex { body, starts }
+    }
+
+    fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// The bytes of lines `r`, terminators included.
+    fn span(&self, r: std::ops::Range<usize>) -> &'a str {
+        if r.is_empty() {
+            return "";
+        }
+        let end = self.starts.get(r.end).copied().unwrap_or(self.body.len());
+        &self.body[self.starts[r.start]..end]
+    }
+
+    /// Line `i` as [`line_keys`] keys it: its text, and whether it is the last line and lacks
+    /// a newline (only the last line can).
+    fn key(&self, i: usize) -> (&'a str, bool) {
+        let line = self.span(i..i + 1);
+        match line.strip_suffix('\n') {
+            Some(text) => (text.strip_suffix('\r').unwrap_or(text), false),
+            None => (line, true),
+        }
+    }
+
+    fn keys(&self, r: std::ops::Range<usize>) -> Vec<(&'a str, bool)> {
+        r.map(|i| self.key(i)).collect()
+    }
+}
+
+/// Whether lines `ar` of `a` and `br` of `b` are equal as keyed lines: the bytes first (equal
+/// bytes are equal keys), then line by line, as line endings are not compared.
+fn same_lines(
+    a: &LineIndex<'_>,
+    ar: std::ops::Range<usize>,
+    b: &LineIndex<'_>,
+    br: std::ops::Range<usize>,
+) -> bool {
+    ar.len() == br.len()
+        && (a.span(ar.clone()) == b.span(br.clone())
+            || ar.zip(br).all(|(i, j)| a.key(i) == b.key(j)))
+}
+
+/// The hunks (without the file header) of `old` → `new` given its changed blocks; `None` when
+/// the blocks do not describe the change (a gap between blocks differs, or a block is out of
+/// range or out of order). Blocks closer than twice the context form one window, diffed and
+/// grouped as [`group_diff_ops`] groups the whole file's ops: a longer run of equal lines ends
+/// a group with `context` lines and starts the next with `context` lines.
+fn block_hunks(old: &str, new: &str, blocks: &[SyncBlock], opts: &DiffOptions) -> Option<String> {
+    let (a, b) = (LineIndex::new(old), LineIndex::new(new));
+    // Each block as (old start, old end, new start, new end), 0-based, checked.
+    let mut ranges: Vec<(usize, usize, usize, usize)> = Vec::with_capacity(blocks.len());
     let (mut o, mut n) = (0usize, 0usize);
-    let equal = |ops: &mut Vec<DiffOp>, o: usize, n: usize, len: usize| -> bool {
-        match (a.get(o..o + len), b.get(n..n + len)) {
-            (Some(x), Some(y)) if x == y => {}
-            _ => return false,
-        }
-        if len > 0 {
-            ops.push(DiffOp::Equal {
-                old_index: o,
-                new_index: n,
-                len,
-            });
-        }
-        true
-    };
     for blk in blocks {
         let os = blk.old_start_line.checked_sub(1)?;
         let ns = blk.start_line.checked_sub(1)?;
@@ -97,18 +152,60 @@ fn block_ops(a: &[(&str, bool)], b: &[(&str, bool)], blocks: &[SyncBlock]) -> Op
         if os < o || ns < n || os - o != ns - n || oe > a.len() || ne > b.len() {
             return None;
         }
-        if !equal(&mut ops, o, n, os - o) {
+        if !same_lines(&a, o..os, &b, n..ns) {
             return None;
         }
-        for op in diff_ops(&a[os..oe], &b[ns..ne]) {
-            ops.push(shift(op, os, ns));
-        }
+        ranges.push((os, oe, ns, ne));
         (o, n) = (oe, ne);
     }
-    if a.len() - o != b.len() - n || !equal(&mut ops, o, n, a.len() - o) {
+    if a.len() - o != b.len() - n || !same_lines(&a, o..a.len(), &b, n..b.len()) {
         return None;
     }
-    Some(ops)
+
+    let ctx = opts.context;
+    let mut out = String::new();
+    let mut i = 0;
+    while i < ranges.len() {
+        let mut j = i;
+        while j + 1 < ranges.len() && ranges[j + 1].0 - ranges[j].1 <= 2 * ctx {
+            j += 1;
+        }
+        let (os0, _, ns0, _) = ranges[i];
+        let (_, oe1, _, ne1) = ranges[j];
+        // The equal lines kept around the window: the gaps around it are longer than twice
+        // the context, or reach the start or end of the file.
+        let lead = ctx.min(os0);
+        let trail = ctx.min(a.len() - oe1);
+        let (wo, wn) = (os0 - lead, ns0 - lead);
+        let ka = a.keys(wo..oe1 + trail);
+        let kb = b.keys(wn..ne1 + trail);
+        let mut ops = Vec::new();
+        let (mut o, mut n) = (0usize, 0usize);
+        for &(os, oe, ns, ne) in &ranges[i..=j] {
+            let (os, oe, ns, ne) = (os - wo, oe - wo, ns - wn, ne - wn);
+            if os > o {
+                ops.push(DiffOp::Equal {
+                    old_index: o,
+                    new_index: n,
+                    len: os - o,
+                });
+            }
+            for op in diff_ops(&ka[os..oe], &kb[ns..ne]) {
+                ops.push(shift(op, os, ns));
+            }
+            (o, n) = (oe, ne);
+        }
+        if trail > 0 {
+            ops.push(DiffOp::Equal {
+                old_index: o,
+                new_index: n,
+                len: trail,
+            });
+        }
+        render_groups(&mut out, &ka, &kb, changed_groups(ops, ctx), (wo, wn), opts);
+        i = j + 1;
+    }
+    Some(out)
 }
 
 /// `op` with its indices moved by `old` and `new` lines.
@@ -166,19 +263,43 @@ fn render(
     new_path: Option<&str>,
     opts: &DiffOptions,
 ) -> String {
-    let groups = group_diff_ops(ops, opts.context);
+    let groups = changed_groups(ops, opts.context);
     if groups.is_empty() {
         return String::new();
     }
-    let mut out = String::new();
-    out.push_str(&format!(
-        "--- {}\n",
-        old_path.map_or("/dev/null".to_string(), |p| format!("a/{p}"))
-    ));
-    out.push_str(&format!(
-        "+++ {}\n",
+    let mut out = header(old_path, new_path);
+    render_groups(&mut out, ka, kb, groups, (base, base), opts);
+    out
+}
+
+/// The hunks' ops: [`group_diff_ops`] without its groups of equal lines only (a run of
+/// unchanged lines, say a block that changed nothing, would otherwise become a hunk of context
+/// alone, or an empty `@@ -1,0 +1,0 @@` one with no context).
+fn changed_groups(ops: Vec<DiffOp>, context: usize) -> Vec<Vec<DiffOp>> {
+    let mut groups = group_diff_ops(ops, context);
+    groups.retain(|g| g.iter().any(|op| !matches!(op, DiffOp::Equal { .. })));
+    groups
+}
+
+/// `--- a/<old_path>` and `+++ b/<new_path>` (`/dev/null` for `None`).
+fn header(old_path: Option<&str>, new_path: Option<&str>) -> String {
+    format!(
+        "--- {}\n+++ {}\n",
+        old_path.map_or("/dev/null".to_string(), |p| format!("a/{p}")),
         new_path.map_or("/dev/null".to_string(), |p| format!("b/{p}"))
-    ));
+    )
+}
+
+/// Append the hunks of `groups` over the keyed lines to `out`; `bases` are the 0-based file
+/// lines (old, new) of the first keys.
+fn render_groups(
+    out: &mut String,
+    ka: &[(&str, bool)],
+    kb: &[(&str, bool)],
+    groups: Vec<Vec<DiffOp>>,
+    (base, new_base): (usize, usize),
+    opts: &DiffOptions,
+) {
     for group in groups {
         let (Some(first), Some(last)) = (group.first(), group.last()) else {
             continue;
@@ -191,7 +312,7 @@ fn render(
             "@@ -{},{} +{},{} @@\n",
             base + header_start(&old_range),
             old_range.len(),
-            base + header_start(&new_range),
+            new_base + header_start(&new_range),
             new_range.len()
         ));
         let old_line = |i: usize, marker: char, out: &mut String| {
@@ -213,14 +334,14 @@ fn render(
             match op {
                 DiffOp::Equal { old_index, len, .. } => {
                     for i in old_index..old_index + len {
-                        old_line(i, ' ', &mut out);
+                        old_line(i, ' ', out);
                     }
                 }
                 DiffOp::Delete {
                     old_index, old_len, ..
                 } => {
                     for i in old_index..old_index + old_len {
-                        old_line(i, '-', &mut out);
+                        old_line(i, '-', out);
                     }
                 }
                 DiffOp::Insert {
@@ -240,7 +361,7 @@ fn render(
                     new_len,
                 } => {
                     for i in old_index..old_index + old_len {
-                        old_line(i, '-', &mut out);
+                        old_line(i, '-', out);
                     }
                     for (text, no_nl) in &kb[new_index..new_index + new_len] {
                         out.push_str(&format!("+{text}\n"));
@@ -252,7 +373,6 @@ fn render(
             }
         }
     }
-    out
 }
 
 /// The lines of `text` (a leading BOM set aside), borrowed from it.
@@ -544,6 +664,116 @@ mod tests {
             unified_diff_blocks(&old, &new, &wrong, Some("f"), Some("f"), &opts),
             unified_diff(&old, &new, Some("f"), Some("f"), &opts)
         );
+    }
+
+    /// The whole-file form of [`block_hunks`]: every line split and keyed, the gaps compared
+    /// line by line, one grouping over the file's ops. The windowed form must match it.
+    fn whole_file_block_diff(
+        old: &str,
+        new: &str,
+        blocks: &[SyncBlock],
+        opts: &DiffOptions,
+    ) -> Option<String> {
+        let (a, b) = (borrowed_view(old), borrowed_view(new));
+        let (a, b) = (line_keys(&a), line_keys(&b));
+        let mut ops = Vec::new();
+        let (mut o, mut n) = (0usize, 0usize);
+        let mut equal = |ops: &mut Vec<DiffOp>, o: usize, n: usize, len: usize| {
+            if a.get(o..o + len)? != b.get(n..n + len)? {
+                return None;
+            }
+            if len > 0 {
+                ops.push(DiffOp::Equal {
+                    old_index: o,
+                    new_index: n,
+                    len,
+                });
+            }
+            Some(())
+        };
+        for blk in blocks {
+            let (os, ns) = (blk.old_start_line - 1, blk.start_line - 1);
+            let (oe, ne) = (os + blk.old_line_count, ns + blk.line_count);
+            if os < o || ns < n || os - o != ns - n || oe > a.len() || ne > b.len() {
+                return None;
+            }
+            equal(&mut ops, o, n, os - o)?;
+            for op in diff_ops(&a[os..oe], &b[ns..ne]) {
+                ops.push(shift(op, os, ns));
+            }
+            (o, n) = (oe, ne);
+        }
+        if a.len() - o != b.len() - n {
+            return None;
+        }
+        equal(&mut ops, o, n, a.len() - o)?;
+        Some(render(&a, &b, ops, 0, Some("f"), Some("f"), opts))
+    }
+
+    /// Lines of the generated texts: duplicates, blanks, a `\r` that is content, CRLF.
+    const WORDS: &[&str] = &["a", "b", "", "x = 1;", "\tb", "c\r", "é"];
+    const TERMS: &[&str] = &["\n", "\n", "\n", "\r\n", ""];
+
+    /// Lines as `(word, terminator)`; only the last may lack a terminator.
+    fn join(lines: &[(usize, usize)]) -> String {
+        let mut s = String::new();
+        for (i, &(w, t)) in lines.iter().enumerate() {
+            s.push_str(WORDS[w % WORDS.len()]);
+            let t = TERMS[t % TERMS.len()];
+            s.push_str(if t.is_empty() && i + 1 < lines.len() {
+                "\n"
+            } else {
+                t
+            });
+        }
+        s
+    }
+
+    proptest::proptest! {
+        /// The windowed block diff equals the whole-file one: the same hunks, or the same
+        /// refusal of blocks that do not describe the change, for any context and either form.
+        #[test]
+        fn windowed_block_diff_matches_the_whole_file(
+            old in proptest::collection::vec((0..7usize, 0..5usize), 0..60),
+            edits in proptest::collection::vec(
+                (0..12usize, 0..4usize, proptest::collection::vec((0..7usize, 0..5usize), 0..4)),
+                0..5,
+            ),
+            context in 0..5usize,
+            anchored: bool,
+            bom: bool,
+            skew in 0..3usize,
+        ) {
+            // Apply the edits top down: each skips `gap` lines, replaces `del` with `ins`.
+            let mut new_lines = Vec::new();
+            let mut blocks = Vec::new();
+            let mut at = 0;
+            for (gap, del, ins) in &edits {
+                let start = (at + gap).min(old.len());
+                let end = (start + del).min(old.len());
+                new_lines.extend_from_slice(&old[at..start]);
+                blocks.push(SyncBlock {
+                    start_line: new_lines.len() + 1,
+                    line_count: ins.len(),
+                    lines: None,
+                    old_start_line: start + 1,
+                    old_line_count: end - start,
+                });
+                new_lines.extend_from_slice(ins);
+                at = end;
+            }
+            new_lines.extend_from_slice(&old[at..]);
+            // Now and then blocks that do not describe the change.
+            if skew == 1 && let Some(b) = blocks.first_mut() {
+                b.start_line += 1;
+            }
+            let prefix = if bom { "\u{FEFF}" } else { "" };
+            let (old, new) = (prefix.to_string() + &join(&old), prefix.to_string() + &join(&new_lines));
+            let opts = DiffOptions { context, anchored };
+            let windowed = block_hunks(&old, &new, &blocks, &opts)
+                .map(|h| if h.is_empty() { h } else { header(Some("f"), Some("f")) + &h });
+            proptest::prop_assert_eq!(windowed, whole_file_block_diff(&old, &new, &blocks, &opts));
+        }
     }
 
     #[test]

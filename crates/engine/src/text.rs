@@ -360,7 +360,7 @@ impl<'a> TextView<'a> {
 /// Scans eight bytes at a time: one call for the whole text instead of one `memchr` call per
 /// line, whose setup dominates on lines of a few dozen bytes. The zero-byte test is the exact
 /// one (no carries between bytes), so no byte is reported that is not a newline.
-fn for_each_newline(bytes: &[u8], mut f: impl FnMut(usize)) {
+pub(crate) fn for_each_newline(bytes: &[u8], mut f: impl FnMut(usize)) {
     const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     const NEWLINES: u64 = 0x0a0a_0a0a_0a0a_0a0a;
     let mut chunks = bytes.chunks_exact(8);
