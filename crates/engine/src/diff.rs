@@ -678,7 +678,7 @@ mod tests {
         let (a, b) = (line_keys(&a), line_keys(&b));
         let mut ops = Vec::new();
         let (mut o, mut n) = (0usize, 0usize);
-        let mut equal = |ops: &mut Vec<DiffOp>, o: usize, n: usize, len: usize| {
+        let equal = |ops: &mut Vec<DiffOp>, o: usize, n: usize, len: usize| {
             if a.get(o..o + len)? != b.get(n..n + len)? {
                 return None;
             }
