@@ -129,16 +129,40 @@ pub fn apply_parsed(
     // when an earlier section changed it.
     let mut before: HashMap<String, Option<Vec<u8>>> = HashMap::new();
     let mut state: HashMap<String, Option<Vec<u8>>> = HashMap::new();
+    let touches_of = |fp: &lspedit_engine::FilePatch| -> Vec<String> {
+        let src = fp.path().to_string();
+        match fp.new_path() {
+            Some(n) if n != src => vec![src, n.to_string()],
+            _ => vec![src],
+        }
+    };
+    // How many sections not yet planned read each path: a section's result is kept for the
+    // sections after it only when one of them reads it (a copy of the file otherwise).
+    let mut pending: HashMap<String, usize> = HashMap::new();
+    for fp in &patch.files {
+        for t in touches_of(fp) {
+            *pending.entry(t).or_default() += 1;
+        }
+    }
     let mut planned: Vec<Planned> = Vec::new();
     for fp in &patch.files {
         let src = fp.path().to_string();
-        let mut touches = vec![src.clone()];
-        if let Some(n) = fp.new_path()
-            && n != src
-        {
-            touches.push(n.to_string());
+        let touches = touches_of(fp);
+        for t in &touches {
+            if let Some(n) = pending.get_mut(t) {
+                *n -= 1;
+            }
         }
-        let result = plan_one(ws, fp, &src, &mut before, &mut state, &opts.engine);
+        let read_later = |path: &str| pending.get(path).is_some_and(|&n| n > 0);
+        let result = plan_one(
+            ws,
+            fp,
+            &src,
+            &mut before,
+            &mut state,
+            &read_later,
+            &opts.engine,
+        );
         planned.push(Planned {
             report_path: src,
             touches,
@@ -194,6 +218,7 @@ fn plan_one(
     src: &str,
     before: &mut HashMap<String, Option<Vec<u8>>>,
     state: &mut HashMap<String, Option<Vec<u8>>>,
+    read_later: &dyn Fn(&str) -> bool,
     opts: &ApplyOptions,
 ) -> Result<FileOutcome, ToolError> {
     // Read each path once; its content is then borrowed from `before` or `state`.
@@ -227,10 +252,14 @@ fn plan_one(
         }
         FileAction::Renamed { from } => {
             state.insert(from.clone(), None);
-            state.insert(outcome.path.clone(), outcome.new_content.clone());
+            if read_later(&outcome.path) {
+                state.insert(outcome.path.clone(), outcome.new_content.clone());
+            }
         }
         FileAction::Added | FileAction::Modified => {
-            state.insert(outcome.path.clone(), outcome.new_content.clone());
+            if read_later(&outcome.path) {
+                state.insert(outcome.path.clone(), outcome.new_content.clone());
+            }
         }
     }
     Ok(outcome)
@@ -259,5 +288,55 @@ fn commit(ws: &Workspace, src: &str, outcome: &FileOutcome) -> Result<(), ToolEr
             ws.write_atomic(&outcome.path, content)
         }
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn workspace(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            std::fs::write(dir.path().join(path), text).unwrap();
+        }
+        let ws = Workspace::open(dir.path()).unwrap();
+        (dir, ws)
+    }
+
+    /// Sections are planned in order: a later section for the same file patches what the
+    /// earlier one made of it, and a later section for another file does not see it; `before`
+    /// keeps the bytes as first read.
+    #[test]
+    fn later_sections_see_earlier_results() {
+        let (dir, ws) = workspace(&[("a.txt", "one\ntwo\nthree\n"), ("b.txt", "b\n")]);
+        let patch = "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n\
+                     --- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b\n+B\n\
+                     --- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-TWO\n+2\n three\n";
+        let report = apply_patch(&ws, patch, &ApplyPatchOptions::default()).unwrap();
+        assert!(report.all_applied(), "{}", report.summary());
+        let read = |p: &str| std::fs::read_to_string(dir.path().join(p)).unwrap();
+        assert_eq!(read("a.txt"), "one\n2\nthree\n");
+        assert_eq!(read("b.txt"), "B\n");
+        assert_eq!(
+            report.before["a.txt"].as_deref(),
+            Some(&b"one\ntwo\nthree\n"[..])
+        );
+    }
+
+    /// A file renamed by one section is patched at its new path by a later one, and its old
+    /// path no longer exists for the plan.
+    #[test]
+    fn a_renamed_file_is_patched_at_its_new_path() {
+        let (dir, ws) = workspace(&[("old.txt", "x\ny\n")]);
+        let patch = "diff --git a/old.txt b/new.txt\nsimilarity index 100%\nrename from old.txt\nrename to new.txt\n\
+                     --- a/new.txt\n+++ b/new.txt\n@@ -1,2 +1,2 @@\n x\n-y\n+Y\n";
+        let report = apply_patch(&ws, patch, &ApplyPatchOptions::default()).unwrap();
+        assert!(report.all_applied(), "{}", report.summary());
+        assert!(!dir.path().join("old.txt").exists());
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("new.txt")).unwrap(),
+            "x\nY\n"
+        );
     }
 }
