@@ -166,7 +166,7 @@ pub fn apply_file_patch(
 
 /// The number of lines of the edited text as a reader of `rendered` sees them: an empty last
 /// line without a terminator is no line (see `Document::drop_empty_unterminated_last_line`).
-fn edited_len(
+pub(crate) fn edited_len(
     view: &TextView<'_>,
     edits: &LineEdits,
     final_newline: bool,

@@ -28,5 +28,5 @@ pub use hash::{
 };
 pub use parse::parse_patch;
 pub use patch::{FileChange, FilePatch, Hunk, HunkLine, LineKind, Patch, PatchFormat};
-pub use replace::{MatchStrategy, Replaced, search_replace};
+pub use replace::{MatchStrategy, Replaced, ReplacedBytes, search_replace, search_replace_bytes};
 pub use text::{Document, Line, LineEnding, check_text};

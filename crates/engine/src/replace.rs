@@ -8,7 +8,8 @@ use std::ops::Range;
 use crate::apply::{ApplyOptions, SyncBlock, live_sync};
 use crate::edit::{LineEdit, LineEdits};
 use crate::error::{EngineError, Reason};
-use crate::text::Document;
+use crate::file::edited_len;
+use crate::text::{Document, TextView};
 
 /// Which comparison found the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +44,18 @@ pub struct Replaced {
     pub sync: Vec<SyncBlock>,
 }
 
+/// The result of [`search_replace_bytes`]: the new file bytes instead of a [`Document`].
+#[derive(Debug, Clone)]
+pub struct ReplacedBytes {
+    pub new_content: Vec<u8>,
+    /// How many places were replaced.
+    pub count: usize,
+    pub strategy: MatchStrategy,
+    /// 1-based first line of every replaced place, in the original file.
+    pub lines: Vec<usize>,
+    pub sync: Vec<SyncBlock>,
+}
+
 /// Replace `old` by `new` in `doc`. Without `replace_all`, `old` must occur exactly once.
 /// Errors: `hunk_mismatch` (not found), `ambiguous_match` (several places), `unsafe_diff`
 /// (empty `old`, or a disproportionate fallback match).
@@ -53,6 +66,62 @@ pub fn search_replace(
     replace_all: bool,
     opts: &ApplyOptions,
 ) -> Result<Replaced, EngineError> {
+    let (edits, strategy, lines) =
+        replace_edits(&TextView::of_document(doc), old, new, replace_all)?;
+    // Only the lines are new; cloning the whole document first would copy every line twice.
+    let new_doc = Document {
+        lines: edits.apply(&doc.lines),
+        eol: doc.eol,
+        bom: doc.bom,
+        final_newline: doc.final_newline,
+    };
+    let sync = live_sync(new_doc.len(), &edits, opts);
+    Ok(Replaced {
+        doc: new_doc,
+        edits,
+        count: lines.len(),
+        strategy,
+        lines,
+        sync,
+    })
+}
+
+/// [`search_replace`] on a file's bytes, as the `edit` tool reads it: the text is read as lines
+/// borrowed from `bytes` and the result rendered from it directly (no `String` per line,
+/// unchanged lines copied in whole runs), the same bytes [`search_replace`]'s document renders
+/// to. Errors also: `binary_file`, `not_utf8`.
+pub fn search_replace_bytes(
+    bytes: &[u8],
+    old: &str,
+    new: &str,
+    replace_all: bool,
+    opts: &ApplyOptions,
+) -> Result<ReplacedBytes, EngineError> {
+    let view = TextView::from_bytes(bytes)?;
+    let (edits, strategy, lines) = replace_edits(&view, old, new, replace_all)?;
+    let new_content = view.render_edited(&edits, view.final_newline);
+    let sync = live_sync(
+        edited_len(&view, &edits, view.final_newline, &new_content),
+        &edits,
+        opts,
+    );
+    Ok(ReplacedBytes {
+        new_content,
+        count: lines.len(),
+        strategy,
+        lines,
+        sync,
+    })
+}
+
+/// The line edits replacing `old` by `new` in `view`, the strategy that found it and the
+/// 1-based first line of every place.
+fn replace_edits(
+    view: &TextView<'_>,
+    old: &str,
+    new: &str,
+    replace_all: bool,
+) -> Result<(LineEdits, MatchStrategy, Vec<usize>), EngineError> {
     let old = old.replace("\r\n", "\n");
     let new = new.replace("\r\n", "\n");
     if old.trim().is_empty() {
@@ -67,7 +136,8 @@ pub fn search_replace(
             "old_text and new_text are identical; nothing to change",
         ));
     }
-    let joined = doc.texts().join("\n");
+    let file: Vec<&str> = view.lines.iter().map(|l| l.text).collect();
+    let joined = file.join("\n");
     let starts = line_starts(&joined);
     let exact: Vec<usize> = joined.match_indices(old.as_str()).map(|(i, _)| i).collect();
     let (strategy, places): (MatchStrategy, Vec<Place>) = if !exact.is_empty() {
@@ -104,15 +174,18 @@ pub fn search_replace(
             .collect();
         (MatchStrategy::Exact, places)
     } else {
-        fallback(doc, &old, &new)?
+        fallback(&file, &old, &new)?
     };
-    let count = places.len();
     let first_lines = places.iter().map(|p| p.lines.start + 1).collect();
     let edits = places
         .into_iter()
         .map(|p| LineEdit {
             range: p.lines,
-            lines: p.replacement.split('\n').map(|l| doc.new_line(l)).collect(),
+            lines: p
+                .replacement
+                .split('\n')
+                .map(|l| view.new_line(l))
+                .collect(),
         })
         .collect();
     let edits = LineEdits::new(edits).map_err(|_| {
@@ -121,22 +194,7 @@ pub fn search_replace(
             "old_text matches overlapping places; make it more specific",
         )
     })?;
-    // Only the lines are new; cloning the whole document first would copy every line twice.
-    let new_doc = Document {
-        lines: edits.apply(&doc.lines),
-        eol: doc.eol,
-        bom: doc.bom,
-        final_newline: doc.final_newline,
-    };
-    let sync = live_sync(new_doc.len(), &edits, opts);
-    Ok(Replaced {
-        doc: new_doc,
-        edits,
-        count,
-        strategy,
-        lines: first_lines,
-        sync,
-    })
+    Ok((edits, strategy, first_lines))
 }
 
 struct Place {
@@ -174,13 +232,12 @@ fn leading_ws(s: &str) -> &str {
 
 /// The line-based fallbacks, in order; the first that finds anything decides.
 fn fallback(
-    doc: &Document,
+    file: &[&str],
     old: &str,
     new: &str,
 ) -> Result<(MatchStrategy, Vec<Place>), EngineError> {
     let old_lines: Vec<&str> = old.strip_suffix('\n').unwrap_or(old).split('\n').collect();
     let new_body = new.strip_suffix('\n').unwrap_or(new);
-    let file: Vec<&str> = doc.texts();
     type Cmp = fn(&str, &str) -> bool;
     let chain: [(MatchStrategy, Cmp); 3] = [
         (MatchStrategy::TrailingWhitespace, |a, b| {
@@ -297,6 +354,20 @@ mod tests {
     ) {
         let doc = Document::from_text(file);
         let got = search_replace(&doc, old, new, all, &ApplyOptions::default());
+        // The bytes form agrees with the document form: same bytes, strategy, places, or the
+        // same refusal.
+        let bytes = search_replace_bytes(file.as_bytes(), old, new, all, &ApplyOptions::default());
+        match (&got, &bytes) {
+            (Ok(d), Ok(b)) => {
+                assert_eq!(String::from_utf8_lossy(&b.new_content), d.doc.to_text());
+                assert_eq!(
+                    (b.strategy, b.count, &b.lines),
+                    (d.strategy, d.count, &d.lines)
+                );
+            }
+            (Err(d), Err(b)) => assert_eq!(d.reason, b.reason),
+            (d, b) => panic!("document form {d:?}, bytes form {b:?}"),
+        }
         match (got, expected) {
             (Ok(r), Ok((text, strategy))) => {
                 assert_eq!(r.doc.to_text(), text);
@@ -384,5 +455,52 @@ mod tests {
         check("  a\n  a\n", " a ", "b", false, Err(Reason::AmbiguousMatch));
         check("a\n", "zzz", "b", false, Err(Reason::HunkMismatch));
         check("a\n", "  \n", "b", false, Err(Reason::UnsafeDiff));
+    }
+
+    proptest::proptest! {
+        /// For any file (CRLF, BOM, no final newline, fallback-only matches) and any replacement,
+        /// the bytes form and the document form agree.
+        #[test]
+        fn bytes_and_document_forms_agree(
+            lines in proptest::collection::vec((0..8usize, proptest::bool::ANY), 0..30),
+            bom: bool,
+            final_newline: bool,
+            from in 0..30usize,
+            span in 1..4usize,
+            indent in 0..3usize,
+            new_words in proptest::collection::vec(0..8usize, 0..3),
+            all: bool,
+        ) {
+            const WORDS: &[&str] = &["a", "b  ", "  c", "\tb", "", "x = \u{201C}1\u{201D};", "é", "a b"];
+            let mut file = String::from(if bom { "\u{FEFF}" } else { "" });
+            for (i, (w, crlf)) in lines.iter().enumerate() {
+                file.push_str(WORDS[*w]);
+                if i + 1 < lines.len() || final_newline {
+                    file.push_str(if *crlf { "\r\n" } else { "\n" });
+                }
+            }
+            // old: some of the file's lines, reindented.
+            let pad = " ".repeat(indent);
+            let old: Vec<String> = lines
+                .iter()
+                .skip(from.min(lines.len()))
+                .take(span)
+                .map(|(w, _)| format!("{pad}{}", WORDS[*w].trim_start()))
+                .collect();
+            let old = old.join("\n");
+            let new: Vec<&str> = new_words.iter().map(|w| WORDS[*w]).collect();
+            let new = new.join("\n");
+            let opts = ApplyOptions::default();
+            let d = search_replace(&Document::from_text(&file), &old, &new, all, &opts);
+            let b = search_replace_bytes(file.as_bytes(), &old, &new, all, &opts);
+            match (d, b) {
+                (Ok(d), Ok(b)) => {
+                    proptest::prop_assert_eq!(b.new_content, d.doc.to_bytes());
+                    proptest::prop_assert_eq!((b.strategy, b.count, b.lines), (d.strategy, d.count, d.lines));
+                }
+                (Err(d), Err(b)) => proptest::prop_assert_eq!(d.reason, b.reason),
+                (d, b) => proptest::prop_assert!(false, "document form {:?}, bytes form {:?}", d, b),
+            }
+        }
     }
 }

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use lspedit_engine::{
     ApplyOptions, DiffOptions, Document, FileAction, FileOutcome, SyncBlock, ViewOptions,
-    check_text, hashline_view, line_map, parse_patch, search_replace, unified_diff,
+    check_text, hashline_view, line_map, parse_patch, search_replace_bytes, unified_diff,
     unified_diff_blocks,
 };
 
@@ -265,19 +265,18 @@ impl Tools {
                 )
             })?;
             self.guard(&shown, &abs, Some(&bytes))?;
-            let doc = Document::from_bytes(&bytes)
-                .map_err(|e| ToolError::from_engine(Some(&shown), e))?;
-            let r = search_replace(&doc, old_text, new_text, replace_all, &self.config.engine)
-                .map_err(|e| ToolError::from_engine(Some(&shown), e))?;
-            // Rendered once; the old text is the bytes as read (`Document` round-trips them),
-            // so a large file is not re-rendered for the display diff and the diagnostics.
-            let new_s = r.doc.to_text();
+            // Lines borrowed from the bytes as read, the result rendered from them once: the
+            // old text is those bytes, so a large file is not re-rendered for the display diff
+            // and the diagnostics.
+            let r =
+                search_replace_bytes(&bytes, old_text, new_text, replace_all, &self.config.engine)
+                    .map_err(|e| ToolError::from_engine(Some(&shown), e))?;
+            let not_utf8 =
+                |_| ToolError::new(Reason::NotUtf8, Some(&shown), "the file is not valid UTF-8");
+            let new_s = String::from_utf8(r.new_content).map_err(not_utf8)?;
+            let old_s = String::from_utf8(bytes).map_err(not_utf8)?;
             self.ws.write_atomic(&shown, new_s.as_bytes())?;
             self.remember(&abs, new_s.as_bytes());
-            drop(doc);
-            let old_s = String::from_utf8(bytes).map_err(|_| {
-                ToolError::new(Reason::NotUtf8, Some(&shown), "the file is not valid UTF-8")
-            })?;
             let places = if r.count == 1 {
                 format!("line {}", r.lines[0])
             } else {
