@@ -84,8 +84,8 @@ fn measure(name: &str, lines: usize, drift: usize, budget: Budget) -> Result<Row
         apply_file_patch(fp, Some(black_box(old)), &opts).map_err(|e| e.to_string())
     });
 
-    // Where `apply` goes: decoding the bytes, relocating the hunks and building the new lines,
-    // and encoding the result (apply_file_patch also compares old and new bytes).
+    // The `Document` path, step by step: decoding the bytes, relocating the hunks and building
+    // the new lines, and encoding the result (apply_file_patch itself borrows the lines instead).
     let decode = bench(budget, || Document::from_bytes(black_box(old)));
     let doc = Document::from_bytes(old).map_err(|e| anyhow::anyhow!("{e}"))?;
     let relocate = bench(budget, || apply_hunks(black_box(&doc), hunks, &opts));
@@ -169,7 +169,7 @@ pub fn run(quick: bool) -> Result<Report> {
             r.apply.runs,
         ));
     }
-    md.push_str("\nWhere `apply` goes (medians, ms): decoding the bytes into lines (`Document::from_bytes`: binary sniff, UTF-8 check, one `String` per line), relocating the hunks and building the new line list (`apply_hunks`, including live sync), and encoding the result (`Document::to_bytes`). `apply_file_patch` = these three + comparing old and new bytes.\n\n");
+    md.push_str("\nThe `Document` path, for comparison (medians, ms): what an embedder holding a `Document` pays, step by step: decoding the bytes into lines (`Document::from_bytes`: binary sniff, UTF-8 check, one `String` per line), relocating the hunks and building the new line list (`apply_hunks`, including live sync), and encoding the result (`Document::to_bytes`). `apply_file_patch` above does not take this path: it reads the lines borrowed from the bytes (no `String` per line) and renders the result from them, copying unchanged lines in whole runs, which is why its total is a fraction of these three.\n\n");
     md.push_str("| case | decode | relocate + edit | encode | relocate ns/line |\n");
     md.push_str("|---|---:|---:|---:|---:|\n");
     for r in &rows {

@@ -137,8 +137,8 @@ fn replace_edits(
         ));
     }
     let file: Vec<&str> = view.lines.iter().map(|l| l.text).collect();
-    let joined = file.join("\n");
-    let starts = line_starts(&joined);
+    let joined = view.joined();
+    let starts = line_starts(&file);
     let exact: Vec<usize> = joined.match_indices(old.as_str()).map(|(i, _)| i).collect();
     let (strategy, places): (MatchStrategy, Vec<Place>) = if !exact.is_empty() {
         if exact.len() > 1 && !replace_all {
@@ -202,10 +202,16 @@ struct Place {
     replacement: String,
 }
 
-fn line_starts(s: &str) -> Vec<usize> {
-    std::iter::once(0)
-        .chain(s.match_indices('\n').map(|(i, _)| i + 1))
-        .collect()
+/// Where each line starts in the lines joined with `\n`.
+fn line_starts(lines: &[&str]) -> Vec<usize> {
+    let mut starts = Vec::with_capacity(lines.len().max(1));
+    let mut at = 0;
+    starts.push(0);
+    for l in lines.iter().take(lines.len().saturating_sub(1)) {
+        at += l.len() + 1;
+        starts.push(at);
+    }
+    starts
 }
 
 /// The 0-based line holding byte `b`.

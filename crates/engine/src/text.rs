@@ -274,6 +274,19 @@ impl<'a> TextView<'a> {
         self.lines.len()
     }
 
+    /// The line texts joined with `\n`, borrowed from the source when it already is exactly
+    /// that (every line ends in LF; the final newline cut off), built otherwise.
+    pub fn joined(&self) -> std::borrow::Cow<'a, str> {
+        if let Some(source) = self.source
+            && !self.lines.iter().any(|l| l.crlf)
+        {
+            let cut = usize::from(self.final_newline && !source.is_empty());
+            return std::borrow::Cow::Borrowed(&source[..source.len() - cut]);
+        }
+        let texts: Vec<&str> = self.lines.iter().map(|l| l.text).collect();
+        std::borrow::Cow::Owned(texts.join("\n"))
+    }
+
     /// A new line in this text's line-ending style.
     pub fn new_line(&self, text: impl Into<String>) -> Line {
         Line {
