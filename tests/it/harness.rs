@@ -25,7 +25,11 @@ impl Project {
     pub fn copy(name: &str) -> Project {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
-        copy_dir(&repo().join("test-projects").join(name), &root);
+        lspedit::testing::fake::support::copy_project(
+            &repo().join("test-projects").join(name),
+            &root,
+        )
+        .unwrap();
         Project { _dir: dir, root }
     }
 
@@ -51,23 +55,6 @@ impl Project {
         let root = self.root.display().to_string();
         all.extend(["--root", &root]);
         run(&all, stdin)
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let name = entry.file_name();
-        if name == "target" || name == "node_modules" {
-            continue;
-        }
-        let dest = to.join(&name);
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &dest);
-        } else {
-            std::fs::copy(entry.path(), dest).unwrap();
-        }
     }
 }
 

@@ -15,6 +15,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use lspedit_fake_lsp::support::{copy_project, percentile};
 use lspedit_lsp::{Pool, PoolConfig};
 
 use crate::timing::ms;
@@ -71,33 +72,6 @@ struct Row {
     rss_mib: u64,
 }
 
-fn copy_dir(src: &Path, dst: &Path) -> Result<()> {
-    std::fs::create_dir_all(dst)?;
-    for entry in std::fs::read_dir(src).with_context(|| format!("reading {}", src.display()))? {
-        let entry = entry?;
-        let name = entry.file_name();
-        if name == "target" || name == "node_modules" {
-            continue;
-        }
-        let to = dst.join(&name);
-        if entry.file_type()?.is_dir() {
-            copy_dir(&entry.path(), &to)?;
-        } else {
-            std::fs::copy(entry.path(), &to)?;
-        }
-    }
-    Ok(())
-}
-
-/// Nearest-rank percentile of sorted samples (zero when there are none).
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    if sorted.is_empty() {
-        return Duration::ZERO;
-    }
-    let rank = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1]
-}
-
 fn self_rss_kib() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
@@ -121,7 +95,8 @@ async fn bench(repo: &Path, case: &Case, iterations: usize) -> Result<Option<Row
     }
     eprintln!("servers: {} ({iterations} edits)", case.server);
     let tmp = tempfile::tempdir()?;
-    copy_dir(&repo.join("test-projects").join(case.project), tmp.path())?;
+    let project = repo.join("test-projects").join(case.project);
+    copy_project(&project, tmp.path()).with_context(|| format!("copying {}", project.display()))?;
     let root = tmp.path().canonicalize()?;
     let path = root.join(case.file);
     let good = std::fs::read_to_string(&path)?;

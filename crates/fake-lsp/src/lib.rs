@@ -9,6 +9,8 @@
 //! The server is deliberately synchronous and single-threaded: a slow answer blocks everything
 //! behind it, exactly like a busy real server, and a hang is a hang.
 
+pub mod support;
+
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;

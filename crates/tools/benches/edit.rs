@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use lspedit_fake_lsp::support::{copy_project, percentile};
 use lspedit_lsp::{BlockingPool, Diagnostic, PoolConfig};
 use lspedit_tools::{DiagnosticsProvider, Tools, ToolsConfig, Workspace};
 
@@ -100,29 +101,6 @@ const CASES: &[Case] = &[
         bad: "\"forty-two\"",
     },
 ];
-
-fn copy_dir(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for entry in std::fs::read_dir(src).unwrap() {
-        let entry = entry.unwrap();
-        let to = dst.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            if entry.file_name() != "target" && entry.file_name() != "node_modules" {
-                copy_dir(&entry.path(), &to);
-            }
-        } else {
-            std::fs::copy(entry.path(), to).unwrap();
-        }
-    }
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    if sorted.is_empty() {
-        return Duration::ZERO;
-    }
-    let rank = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1]
-}
 
 fn ms(d: Duration) -> String {
     format!("{:.3}", d.as_secs_f64() * 1e3)
@@ -213,7 +191,7 @@ fn warm(case: &Case, edits: usize) -> Option<String> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../test-projects")
         .join(case.project);
-    copy_dir(&src, tmp.path());
+    copy_project(&src, tmp.path()).unwrap();
     let root = tmp.path().canonicalize().unwrap();
     let provider = Arc::new(TimedPool {
         pool: BlockingPool::new(&root, cfg).unwrap(),

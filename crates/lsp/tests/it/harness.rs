@@ -177,25 +177,8 @@ pub fn copy_project(name: &str) -> tempfile::TempDir {
         .join("../../test-projects")
         .join(name);
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(&src, dir.path());
+    lspedit_fake_lsp::support::copy_project(&src, dir.path()).unwrap();
     dir
-}
-
-fn copy_dir(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for entry in std::fs::read_dir(src).unwrap() {
-        let entry = entry.unwrap();
-        let name = entry.file_name();
-        if name == "target" || name == "node_modules" {
-            continue;
-        }
-        let to = dst.join(&name);
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &to);
-        } else {
-            std::fs::copy(entry.path(), &to).unwrap();
-        }
-    }
 }
 
 /// The bundled config with only `server` enabled, or `None` (test skipped) when its binary is
