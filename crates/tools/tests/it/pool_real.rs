@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use lspedit_fake_lsp::support::copy_project;
 use lspedit_lsp::{BlockingPool, PoolConfig};
 use lspedit_tools::{DiagnosticsProvider, LspProvider, Tools, ToolsConfig, Workspace};
 
@@ -22,22 +23,6 @@ fn require_server(server: &str) -> Option<PoolConfig> {
     );
     eprintln!("skipping: {server} is not installed (run scripts/install-servers)");
     None
-}
-
-fn copy_dir(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for entry in std::fs::read_dir(src).unwrap() {
-        let entry = entry.unwrap();
-        let name = entry.file_name();
-        if name == "target" || name == "node_modules" {
-            continue;
-        }
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &dst.join(&name));
-        } else {
-            std::fs::copy(entry.path(), dst.join(&name)).unwrap();
-        }
-    }
 }
 
 struct Case {
@@ -59,7 +44,7 @@ fn run(case: Case) {
     let src = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../test-projects")
         .join(case.project);
-    copy_dir(&src, dir.path());
+    copy_project(&src, dir.path()).unwrap();
     let root = dir.path().canonicalize().unwrap();
     let provider = Arc::new(LspProvider::from_pool(
         BlockingPool::new(&root, cfg).unwrap(),
@@ -151,10 +136,11 @@ fn rust_analyzer_write_file_reports_errors_in_other_files() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(
+    copy_project(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../test-projects/rust-basic"),
         dir.path(),
-    );
+    )
+    .unwrap();
     let root = dir.path().canonicalize().unwrap();
     let provider = Arc::new(LspProvider::from_pool(
         BlockingPool::new(&root, cfg).unwrap(),
