@@ -5,7 +5,7 @@ use similar::{DiffOp, capture_diff_slices, group_diff_ops};
 use crate::apply::SyncBlock;
 use crate::hash::Anchor;
 use crate::hash::LineHash;
-use crate::text::{TextView, for_each_newline};
+use crate::text::{LineIndex, TextView};
 
 /// Options for [`unified_diff`].
 #[derive(Debug, Clone)]
@@ -68,57 +68,6 @@ pub fn unified_diff_blocks(
         Some(hunks) if hunks.is_empty() => String::new(),
         Some(hunks) => header(old_path, new_path) + &hunks,
         None => unified_diff(old, new, old_path, new_path, opts),
-    }
-}
-
-/// A text's line starts (a leading BOM set aside): any line of it, keyed as [`line_keys`] keys
-/// them, without splitting the rest. Lines end at `\n`, and a `\r` before it is the terminator's,
-/// as in [`TextView::decode`].
-struct LineIndex<'a> {
-    body: &'a str,
-    starts: Vec<usize>,
-}
-
-impl<'a> LineIndex<'a> {
-    fn new(text: &'a str) -> LineIndex<'a> {
-        let body = text.strip_prefix('\u{FEFF}').unwrap_or(text);
-        let mut starts = Vec::with_capacity(body.len() / 32 + 1);
-        if !body.is_empty() {
-            starts.push(0);
-        }
-        for_each_newline(body.as_bytes(), |i| {
-            if i + 1 < body.len() {
-                starts.push(i + 1);
-            }
-        });
-        LineIndex { body, starts }
-    }
-
-    fn len(&self) -> usize {
-        self.starts.len()
-    }
-
-    /// The bytes of lines `r`, terminators included.
-    fn span(&self, r: std::ops::Range<usize>) -> &'a str {
-        if r.is_empty() {
-            return "";
-        }
-        let end = self.starts.get(r.end).copied().unwrap_or(self.body.len());
-        &self.body[self.starts[r.start]..end]
-    }
-
-    /// Line `i` as [`line_keys`] keys it: its text, and whether it is the last line and lacks
-    /// a newline (only the last line can).
-    fn key(&self, i: usize) -> (&'a str, bool) {
-        let line = self.span(i..i + 1);
-        match line.strip_suffix('\n') {
-            Some(text) => (text.strip_suffix('\r').unwrap_or(text), false),
-            None => (line, true),
-        }
-    }
-
-    fn keys(&self, r: std::ops::Range<usize>) -> Vec<(&'a str, bool)> {
-        r.map(|i| self.key(i)).collect()
     }
 }
 

@@ -167,7 +167,8 @@ impl LineRef<'_> {
 /// A decoded text that borrows its lines: what relocation reads, without the allocation of one
 /// `String` per line that a [`Document`] costs (on a 10,000-line file, allocating and freeing
 /// those strings was most of the time of applying a patch). The line model is the
-/// [`Document`]'s: [`TextView::decode`] is the one place text is split into lines.
+/// [`Document`]'s: [`TextView::decode`] is the one place text is split into lines (the
+/// [`LineIndex`] below finds line starts in the same way, without splitting).
 #[derive(Debug, Clone)]
 pub(crate) struct TextView<'a> {
     pub lines: Vec<LineRef<'a>>,
@@ -368,12 +369,65 @@ impl<'a> TextView<'a> {
     }
 }
 
+/// A text's line starts (a leading BOM set aside): any line of it, keyed as the display diff
+/// keys lines (its text, and whether it is the last line and lacks a newline), without
+/// splitting the rest. Lines are cut as [`TextView::decode`] cuts them: at `\n`, a `\r` before
+/// it being the terminator's (`diff::tests::windowed_block_diff_matches_the_whole_file` holds
+/// the two to the same lines).
+pub(crate) struct LineIndex<'a> {
+    body: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> LineIndex<'a> {
+    pub fn new(text: &'a str) -> LineIndex<'a> {
+        let body = text.strip_prefix('\u{FEFF}').unwrap_or(text);
+        let mut starts = Vec::with_capacity(body.len() / 32 + 1);
+        if !body.is_empty() {
+            starts.push(0);
+        }
+        for_each_newline(body.as_bytes(), |i| {
+            if i + 1 < body.len() {
+                starts.push(i + 1);
+            }
+        });
+        LineIndex { body, starts }
+    }
+
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// The bytes of lines `r`, terminators included.
+    pub fn span(&self, r: std::ops::Range<usize>) -> &'a str {
+        if r.is_empty() {
+            return "";
+        }
+        let end = self.starts.get(r.end).copied().unwrap_or(self.body.len());
+        &self.body[self.starts[r.start]..end]
+    }
+
+    /// Line `i`: its text, and whether it is the last line and lacks a newline (only the last
+    /// line can).
+    pub fn key(&self, i: usize) -> (&'a str, bool) {
+        let line = self.span(i..i + 1);
+        match line.strip_suffix('\n') {
+            Some(text) => (text.strip_suffix('\r').unwrap_or(text), false),
+            None => (line, true),
+        }
+    }
+
+    pub fn keys(&self, r: std::ops::Range<usize>) -> Vec<(&'a str, bool)> {
+        r.map(|i| self.key(i)).collect()
+    }
+}
+
 /// Call `f` with the index of every `\n` in `bytes`, in order.
 ///
 /// Scans eight bytes at a time: one call for the whole text instead of one `memchr` call per
 /// line, whose setup dominates on lines of a few dozen bytes. The zero-byte test is the exact
 /// one (no carries between bytes), so no byte is reported that is not a newline.
-pub(crate) fn for_each_newline(bytes: &[u8], mut f: impl FnMut(usize)) {
+fn for_each_newline(bytes: &[u8], mut f: impl FnMut(usize)) {
     const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     const NEWLINES: u64 = 0x0a0a_0a0a_0a0a_0a0a;
     let mut chunks = bytes.chunks_exact(8);
