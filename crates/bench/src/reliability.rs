@@ -28,27 +28,9 @@ pub const PER_CATEGORY_QUICK: usize = 15;
 const TOOL_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The reason codes lspedit prints (README "Reason codes"), to find one in a message.
-pub const REASONS: &[&str] = &[
-    "invalid_diff_format",
-    "unsafe_diff",
-    "sha_mismatch",
-    "scope_violation",
-    "empty_diff",
-    "stale_context",
-    "hunk_mismatch",
-    "ambiguous_match",
-    "out_of_bounds",
-    "truncated_input",
-    "anchored_addition",
-    "path_outside_workspace",
-    "binary_file",
-    "not_utf8",
-    "file_not_found",
-    "file_exists",
-    "patch_not_found",
-    "validation_failed",
-    "io_error",
-];
+pub fn reasons() -> impl Iterator<Item = &'static str> {
+    lspedit_engine::Reason::ALL.iter().map(|r| r.as_str())
+}
 
 pub struct Options {
     pub per_category: usize,
@@ -237,11 +219,10 @@ pub fn reasons_of(stdout: &[u8]) -> Vec<String> {
 /// named in it.
 pub fn first_reason(text: &str) -> Option<&'static str> {
     text.split(": ")
-        .find_map(|part| REASONS.iter().find(|r| **r == part.trim()).copied())
+        .find_map(|part| reasons().find(|r| *r == part.trim()))
         .or_else(|| {
-            REASONS
-                .iter()
-                .filter_map(|r| text.find(r).map(|i| (i, *r)))
+            reasons()
+                .filter_map(|r| text.find(r).map(|i| (i, r)))
                 .min()
                 .map(|(_, r)| r)
         })

@@ -26,11 +26,47 @@ pub enum Reason {
     FileNotFound,
     FileExists,
     PatchNotFound,
+    CheckpointNotFound,
+    ProtectedPath,
+    TamperedState,
+    TooLarge,
     ValidationFailed,
     IoError,
 }
 
 impl Reason {
+    /// Every reason, in the order DESIGN.md §9 lists them.
+    pub const ALL: &'static [Reason] = &[
+        Reason::InvalidDiffFormat,
+        Reason::UnsafeDiff,
+        Reason::ShaMismatch,
+        Reason::ScopeViolation,
+        Reason::EmptyDiff,
+        Reason::StaleContext,
+        Reason::HunkMismatch,
+        Reason::AmbiguousMatch,
+        Reason::OutOfBounds,
+        Reason::TruncatedInput,
+        Reason::AnchoredAddition,
+        Reason::PathOutsideWorkspace,
+        Reason::BinaryFile,
+        Reason::NotUtf8,
+        Reason::FileNotFound,
+        Reason::FileExists,
+        Reason::PatchNotFound,
+        Reason::CheckpointNotFound,
+        Reason::ProtectedPath,
+        Reason::TamperedState,
+        Reason::TooLarge,
+        Reason::ValidationFailed,
+        Reason::IoError,
+    ];
+
+    /// The reason whose code is `code`, if any.
+    pub fn from_code(code: &str) -> Option<Reason> {
+        Reason::ALL.iter().copied().find(|r| r.as_str() == code)
+    }
+
     /// The stable reason code.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -51,6 +87,10 @@ impl Reason {
             Reason::FileNotFound => "file_not_found",
             Reason::FileExists => "file_exists",
             Reason::PatchNotFound => "patch_not_found",
+            Reason::CheckpointNotFound => "checkpoint_not_found",
+            Reason::ProtectedPath => "protected_path",
+            Reason::TamperedState => "tampered_state",
+            Reason::TooLarge => "too_large",
             Reason::ValidationFailed => "validation_failed",
             Reason::IoError => "io_error",
         }
@@ -97,5 +137,18 @@ impl EngineError {
     pub fn with_hunk(mut self, hunk: usize) -> Self {
         self.hunk = Some(hunk);
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_round_trips() {
+        for r in Reason::ALL {
+            assert_eq!(Reason::from_code(r.as_str()), Some(*r));
+        }
+        assert_eq!(Reason::from_code("nope"), None);
     }
 }

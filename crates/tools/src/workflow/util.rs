@@ -209,36 +209,10 @@ fn entry_size(path: &Path) -> u64 {
     }
 }
 
-/// Every reason code, to turn a stored code back into a [`Reason`].
-const REASONS: &[Reason] = &[
-    Reason::InvalidDiffFormat,
-    Reason::UnsafeDiff,
-    Reason::ShaMismatch,
-    Reason::ScopeViolation,
-    Reason::EmptyDiff,
-    Reason::StaleContext,
-    Reason::HunkMismatch,
-    Reason::AmbiguousMatch,
-    Reason::OutOfBounds,
-    Reason::TruncatedInput,
-    Reason::AnchoredAddition,
-    Reason::PathOutsideWorkspace,
-    Reason::BinaryFile,
-    Reason::NotUtf8,
-    Reason::FileNotFound,
-    Reason::FileExists,
-    Reason::PatchNotFound,
-    Reason::ValidationFailed,
-    Reason::IoError,
-];
 
 /// The [`Reason`] of a stored code (`io_error` for a code this build does not know).
 pub(crate) fn reason_from_code(code: &str) -> Reason {
-    REASONS
-        .iter()
-        .copied()
-        .find(|r| r.as_str() == code)
-        .unwrap_or(Reason::IoError)
+    Reason::from_code(code).unwrap_or(Reason::IoError)
 }
 
 #[cfg(test)]
@@ -265,7 +239,7 @@ mod tests {
 
     #[test]
     fn every_reason_round_trips() {
-        for r in REASONS {
+        for r in Reason::ALL {
             assert_eq!(reason_from_code(r.as_str()), *r);
         }
     }
