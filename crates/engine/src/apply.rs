@@ -4,8 +4,10 @@
 //! edits are applied together by [`LineEdits::apply`]. A hunk's target is its anchor (or header)
 //! line plus the relocation offset at which the previous hunk was found; the search then tries
 //! the target and moves outward `+1, −1, +2, −2, …` up to the search radius. A position matches
-//! only if every context and removal line matches: normalized content equal, and the anchor hash
-//! equal where the line carries one. The nearest match wins; two at the same distance are
+//! only if every context and removal line matches: content equal in the current [`Tier`], and
+//! the anchor hash equal where the line carries one. The tiers are searched strictest first
+//! (exact, trailing whitespace ignored, all whitespace ignored), each over the whole window; the
+//! nearest match of the first tier that has one wins, and two at the same distance in it are
 //! refused as ambiguous. Runs of blank lines compare as one blank line when they must.
 
 use std::ops::Range;
@@ -80,8 +82,40 @@ pub struct Applied {
 struct OldLine<'h> {
     norm: String,
     anchor: Option<Anchor>,
+    /// No anchor, or an anchor whose hash is the hash of this line's own content: a file line
+    /// equal to it in a tier that keeps the normalized form carries the anchored hash exactly
+    /// when this holds.
+    hash_ok: bool,
     kind: LineKind,
     text: &'h str,
+}
+
+/// How strictly a file line must equal a hunk line (DESIGN.md §4), strictest first. A looser
+/// tier is searched only when no stricter tier matches anywhere in the window, so a byte-exact
+/// block is never passed over for a nearer look-alike (a doc-comment example at another
+/// nesting level, a copy inside an impl, a block re-indented with tabs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Tier {
+    /// Byte-equal content (line endings aside), one line to one line.
+    Exact,
+    /// Equal once trailing whitespace is dropped, one line to one line.
+    TrailingWhitespace,
+    /// Equal in the hash's normal form (NFC, invisible characters and all whitespace dropped),
+    /// with runs of blank lines compared as one when a one-to-one match fails.
+    Whitespace,
+}
+
+impl Tier {
+    const ALL: [Tier; 3] = [Tier::Exact, Tier::TrailingWhitespace, Tier::Whitespace];
+
+    /// Words for a message about a match found in this tier (empty for an exact one).
+    fn words(self) -> &'static str {
+        match self {
+            Tier::Exact => "",
+            Tier::TrailingWhitespace => " (both ignoring trailing whitespace)",
+            Tier::Whitespace => " (both ignoring whitespace)",
+        }
+    }
 }
 
 /// How an old-side line maps onto the file at a candidate position.
@@ -130,18 +164,26 @@ impl<'v, 'd> Normalized<'v, 'd> {
         self.get(i).is_empty()
     }
 
+    /// Line `i` equals `old` in the hash's normal form and carries its anchor's hash.
     fn matches(&mut self, i: usize, old: &OldLine<'_>) -> bool {
-        let norm = self.get(i);
-        if norm != old.norm {
-            return false;
+        old.hash_ok && self.get(i) == old.norm
+    }
+
+    /// Line `i` equals `old` in `tier` (and carries its anchor's hash). The strict tiers compare
+    /// the bytes as they are: they never normalize a line.
+    fn line_eq(&mut self, i: usize, old: &OldLine<'_>, tier: Tier) -> bool {
+        match tier {
+            Tier::Exact => old.hash_ok && self.doc.lines[i].text == old.text,
+            Tier::TrailingWhitespace => {
+                old.hash_ok && self.doc.lines[i].text.trim_end() == old.text.trim_end()
+            }
+            Tier::Whitespace => self.matches(i, old),
         }
-        old.anchor
-            .is_none_or(|a| LineHash::of_normalized(norm) == a.hash)
     }
 }
 
 impl Normalized<'_, '_> {
-    fn match_strict(&mut self, old: &[OldLine<'_>], p: usize) -> Option<Alignment> {
+    fn match_strict(&mut self, old: &[OldLine<'_>], p: usize, tier: Tier) -> Option<Alignment> {
         let len = self.doc.len();
         let mut slots = Vec::with_capacity(old.len());
         for (k, o) in old.iter().enumerate() {
@@ -160,7 +202,7 @@ impl Normalized<'_, '_> {
                 }
                 return None;
             }
-            if !self.matches(j, o) {
+            if !self.line_eq(j, o, tier) {
                 return None;
             }
             slots.push(Slot::One(j));
@@ -172,7 +214,7 @@ impl Normalized<'_, '_> {
         })
     }
 
-    fn match_collapsed(&mut self, old: &[OldLine<'_>], p: usize) -> Option<Alignment> {
+    fn match_collapsed(&mut self, old: &[OldLine<'_>], p: usize, tier: Tier) -> Option<Alignment> {
         let len = self.doc.len();
         let (mut i, mut j) = (0, p);
         let mut slots = Vec::with_capacity(old.len());
@@ -209,7 +251,7 @@ impl Normalized<'_, '_> {
                 i = i2;
                 j = j2;
             } else {
-                if j >= len || !self.matches(j, &old[i]) {
+                if j >= len || !self.line_eq(j, &old[i], tier) {
                     return None;
                 }
                 slots.push(Slot::One(j));
@@ -224,17 +266,23 @@ impl Normalized<'_, '_> {
         })
     }
 
-    fn match_at(&mut self, old: &[OldLine<'_>], p: usize) -> Option<Alignment> {
+    /// The hunk's old side at `p` in `tier`: one line to one line, or (in the whitespace tier,
+    /// where a different number of blank lines is a whitespace difference) with runs of blank
+    /// lines compared as one.
+    fn match_at(&mut self, old: &[OldLine<'_>], p: usize, tier: Tier) -> Option<Alignment> {
         // Both ways of matching need a non-blank first line at `p`; most candidate positions of
         // a spiral search fail right there, before any alignment is allocated.
         if let Some(first) = old.first()
             && !first.norm.is_empty()
-            && (p >= self.doc.len() || !self.matches(p, first))
+            && (p >= self.doc.len() || !self.line_eq(p, first, tier))
         {
             return None;
         }
-        self.match_strict(old, p)
-            .or_else(|| self.match_collapsed(old, p))
+        let strict = self.match_strict(old, p, tier);
+        if strict.is_some() || tier < Tier::Whitespace {
+            return strict;
+        }
+        self.match_collapsed(old, p, tier)
     }
 
     /// Near-miss score at `p`: `(weight, count)` of the old-side lines that match one to one,
@@ -353,11 +401,17 @@ pub(crate) fn plan_hunks(
         }
         let old: Vec<OldLine<'_>> = hunk
             .old_side()
-            .map(|l| OldLine {
-                norm: normalize_for_hash(&l.text),
-                anchor: l.anchor,
-                kind: l.kind,
-                text: &l.text,
+            .map(|l| {
+                let norm = normalize_for_hash(&l.text);
+                OldLine {
+                    hash_ok: l
+                        .anchor
+                        .is_none_or(|a| LineHash::of_normalized(&norm) == a.hash),
+                    norm,
+                    anchor: l.anchor,
+                    kind: l.kind,
+                    text: &l.text,
+                }
             })
             .collect();
         let claimed_ranges: Vec<Range<usize>> = claimed.iter().map(|(r, _)| r.clone()).collect();
@@ -476,37 +530,40 @@ fn locate(
     if target > len as isize + radius || target < -radius {
         return Err(out_of_bounds(index, target, len));
     }
-    for d in 0..=radius {
-        let mut found: Vec<Alignment> = Vec::new();
-        let candidates: &[isize] = if d == 0 {
-            &[target]
-        } else {
-            &[target + d, target - d]
-        };
-        for &c in candidates {
-            if c < 0 || c > len as isize {
-                continue;
+    for tier in Tier::ALL {
+        for d in 0..=radius {
+            let mut found: Vec<Alignment> = Vec::new();
+            let candidates: &[isize] = if d == 0 {
+                &[target]
+            } else {
+                &[target + d, target - d]
+            };
+            for &c in candidates {
+                if c < 0 || c > len as isize {
+                    continue;
+                }
+                if let Some(a) = norm.match_at(old, c as usize, tier)
+                    && free(&a.range)
+                    && eof_ok(&a)
+                {
+                    found.push(a);
+                }
             }
-            if let Some(a) = norm.match_at(old, c as usize)
-                && free(&a.range)
-                && eof_ok(&a)
-            {
-                found.push(a);
-            }
-        }
-        match found.len() {
-            0 => continue,
-            1 => return Ok((found.remove(0), Some(claimed_pos), target)),
-            _ => {
-                let (a, b) = (found[1].range.start + 1, found[0].range.start + 1);
-                return Err(EngineError::new(
-                    Reason::AmbiguousMatch,
-                    format!(
-                        "hunk {index} matches at lines {a} and {b} equally ({d} lines from line {}); re-read the file and anchor the hunk",
-                        target + 1
-                    ),
-                )
-                .with_hunk(index));
+            match found.len() {
+                0 => continue,
+                1 => return Ok((found.remove(0), Some(claimed_pos), target)),
+                _ => {
+                    let (a, b) = (found[1].range.start + 1, found[0].range.start + 1);
+                    return Err(EngineError::new(
+                        Reason::AmbiguousMatch,
+                        format!(
+                            "hunk {index} matches at lines {a} and {b} equally{} ({d} lines from line {}); re-read the file and anchor the hunk",
+                            tier.words(),
+                            target + 1
+                        ),
+                    )
+                    .with_hunk(index));
+                }
             }
         }
     }
@@ -540,10 +597,12 @@ fn locate_positionless(
     let len = norm.doc.len();
     let mut from = cursor.min(len);
     if let Some(hint) = &hunk.context_hint {
+        // Tiers here too: the line as written, then its normal form, then a line containing it.
         let hint_norm = normalize_for_hash(hint);
-        let exact = (from..len).find(|&j| norm.get(j) == hint_norm);
-        let hint_at =
-            exact.or_else(|| (from..len).find(|&j| norm.get(j).contains(hint_norm.as_str())));
+        let hint_at = (from..len)
+            .find(|&j| norm.doc.lines[j].text.trim() == hint.trim())
+            .or_else(|| (from..len).find(|&j| norm.get(j) == hint_norm))
+            .or_else(|| (from..len).find(|&j| norm.get(j).contains(hint_norm.as_str())));
         match hint_at {
             Some(j) => from = j,
             None => {
@@ -568,15 +627,22 @@ fn locate_positionless(
         });
     }
     let mut found: Vec<Alignment> = Vec::new();
-    for p in from..=len {
-        if let Some(a) = norm.match_at(old, p)
-            && !claimed.iter().any(|c| ranges_conflict(c, &a.range))
-            && (!hunk.at_eof || a.range.end == len)
-        {
-            found.push(a);
-            if hunk.context_hint.is_some() || found.len() == 2 {
-                break;
+    let mut found_tier = Tier::Exact;
+    for tier in Tier::ALL {
+        for p in from..=len {
+            if let Some(a) = norm.match_at(old, p, tier)
+                && !claimed.iter().any(|c| ranges_conflict(c, &a.range))
+                && (!hunk.at_eof || a.range.end == len)
+            {
+                found.push(a);
+                if hunk.context_hint.is_some() || found.len() == 2 {
+                    break;
+                }
             }
+        }
+        if !found.is_empty() {
+            found_tier = tier;
+            break;
         }
     }
     match found.len() {
@@ -592,9 +658,10 @@ fn locate_positionless(
         _ => Err(EngineError::new(
             Reason::AmbiguousMatch,
             format!(
-                "hunk {index} has no line numbers or anchors and matches at lines {} and {}; re-read the file and anchor the hunk",
+                "hunk {index} has no line numbers or anchors and matches at lines {} and {}{}; re-read the file and anchor the hunk",
                 found[0].range.start + 1,
-                found[1].range.start + 1
+                found[1].range.start + 1,
+                found_tier.words()
             ),
         )
         .with_hunk(index)),
@@ -851,17 +918,155 @@ mod tests {
 
     // Regression (property `drift_above_hunks_is_followed_exactly`): with one line of drift the
     // hunk matched one line early by collapsing the blank runs at both its ends, and the blank
-    // lines below the hunk were emitted above its trailing additions.
+    // lines below the hunk were emitted above its trailing additions. (Three blank lines above
+    // `y` in the hunk, two in the file: no one-to-one match anywhere, so the collapsed match at
+    // the target is the only one.)
     #[test]
     fn blank_lines_around_a_collapsed_match_stay_outside_the_hunk() {
         let doc = Document::from_text("d\nx\n\n\ny\n\n\n\nz\n");
-        let hunks = hunks_of("--- a/f\n+++ b/f\n@@ -3,3 +3,4 @@\n \n-y\n \n+a\n+\n");
+        let hunks = hunks_of("--- a/f\n+++ b/f\n@@ -3,5 +3,6 @@\n \n \n \n-y\n \n+a\n+\n");
         let applied = apply_hunks(&doc, &hunks, &ApplyOptions::default()).unwrap();
         assert_eq!(
             applied.hunks[0].found_line, 3,
             "the collapsed match at the target"
         );
         assert_eq!(applied.doc.to_text(), "d\nx\n\n\n\na\n\n\n\nz\n");
+    }
+
+    /// Where each hunk of `patch` lands in `file` (1-based), or the refusal.
+    fn placed(file: &str, patch: &str) -> Result<Vec<usize>, (Reason, String)> {
+        let doc = Document::from_text(file);
+        apply_hunks(&doc, &hunks_of(patch), &ApplyOptions::default())
+            .map(|a| a.hunks.iter().map(|h| h.found_line).collect())
+            .map_err(|e| (e.reason, e.message))
+    }
+
+    fn check_placed(file: &str, patch: &str, want: Result<&[usize], Reason>) {
+        match (placed(file, patch), want) {
+            (Ok(got), Ok(want)) => assert_eq!(got, want, "{file}"),
+            (Err((got, _)), Err(want)) => assert_eq!(got, want, "{file}"),
+            (got, want) => panic!("got {got:?}, want {want:?}\n{file}"),
+        }
+    }
+
+    /// `lines` joined, each terminated.
+    fn text(lines: &[&str]) -> String {
+        lines.iter().map(|l| format!("{l}\n")).collect()
+    }
+
+    const BLOCK_PATCH: &str = "--- a/f\n+++ b/f\n@@ -4,3 +4,3 @@\n     let x = 1;\n-    f(x);\n+    g(x);\n     done();\n";
+
+    // Regression: the whitespace-blind comparison ran first, so the nearest block equal after
+    // normalization won, and a copy indented differently (a doc-comment example, a copy in an
+    // impl, a block re-indented with tabs) took the hunk from the byte-exact block.
+    #[test]
+    fn exact_block_wins_over_a_nearer_copy_indented_differently() {
+        let filler = |n: usize| (0..n).map(|i| format!("// filler {i}")).collect::<Vec<_>>();
+        let exact = ["    let x = 1;", "    f(x);", "    done();"];
+        for decoy in [
+            ["let x = 1;", "f(x);", "done();"],
+            ["        let x = 1;", "        f(x);", "        done();"],
+            ["\tlet x = 1;", "\tf(x);", "\tdone();"],
+            ["    let x = 1;  ", "    f(x);", "    done();"],
+        ] {
+            // Decoy at the header's line 4, the exact block 6 lines below; then the reverse
+            // (decoy 6 lines above the header, exact block 9 lines below it).
+            let mut below: Vec<String> = filler(3);
+            below.extend(decoy.iter().map(|s| s.to_string()));
+            below.extend(filler(3));
+            below.extend(exact.iter().map(|s| s.to_string()));
+            let below: Vec<&str> = below.iter().map(String::as_str).collect();
+            check_placed(&text(&below), BLOCK_PATCH, Ok(&[10]));
+            let mut above: Vec<String> = decoy.iter().map(|s| s.to_string()).collect();
+            above.extend(filler(10));
+            above.extend(exact.iter().map(|s| s.to_string()));
+            let above: Vec<&str> = above.iter().map(String::as_str).collect();
+            check_placed(&text(&above), BLOCK_PATCH, Ok(&[14]));
+        }
+    }
+
+    #[test]
+    fn looser_tiers_apply_only_when_no_stricter_one_matches() {
+        // Trailing whitespace ignored beats all whitespace ignored, though farther.
+        let file = text(&[
+            "a",
+            "b",
+            "c",
+            "let x = 1;",
+            "f(x);",
+            "done();",
+            "e",
+            "    let x = 1;  ",
+            "    f(x);",
+            "    done();",
+        ]);
+        check_placed(&file, BLOCK_PATCH, Ok(&[8]));
+        // Only a whitespace variant: it applies.
+        let file = text(&["a", "b", "c", "  e", "let x = 1;", "f(x);", "done();"]);
+        check_placed(&file, BLOCK_PATCH, Ok(&[5]));
+        // Two exact copies at the same distance are ambiguous, whatever the looser tiers hold.
+        let file = text(&[
+            "    let x = 1;",
+            "    f(x);",
+            "    done();",
+            "let x = 1;",
+            "f(x);",
+            "done();",
+            "    let x = 1;",
+            "    f(x);",
+            "    done();",
+        ]);
+        check_placed(&file, BLOCK_PATCH, Err(Reason::AmbiguousMatch));
+        // Two whitespace variants at the same distance and no exact copy: ambiguous, saying so.
+        let file = text(&[
+            "let x = 1;",
+            "f(x);",
+            "done();",
+            "e",
+            "e",
+            "e",
+            "let x = 1;",
+            "f(x);",
+            "done();",
+        ]);
+        let err = placed(&file, BLOCK_PATCH).unwrap_err();
+        assert_eq!(err.0, Reason::AmbiguousMatch);
+        assert!(err.1.contains("ignoring whitespace"), "{}", err.1);
+        // A one-to-one exact match one line off beats a collapsed match (blank runs of other
+        // lengths) at the target.
+        check_placed(
+            "d\nx\n\n\ny\n\n\n\nz\n",
+            "--- a/f\n+++ b/f\n@@ -3,3 +3,4 @@\n \n-y\n \n+a\n+\n",
+            Ok(&[4]),
+        );
+    }
+
+    #[test]
+    fn anchored_lines_are_compared_in_tiers_with_their_hash() {
+        // The anchor names line 1 (a copy indented differently: same whitespace-blind hash);
+        // the byte-exact block at line 5 wins.
+        let file = text(&["  let x = 1;", "  f(x);", "a", "b", "let x = 1;", "f(x);"]);
+        let anchored = format!(
+            "--- a/f\n+++ b/f\n@@ @@\n {}\n-{}\n+g(x);\n",
+            crate::hash::hashline(1, "let x = 1;"),
+            crate::hash::hashline(2, "f(x);")
+        );
+        check_placed(&file, &anchored, Ok(&[5]));
+        // An exact line under a wrong hash never matches, in any tier.
+        let wrong = anchored.replace(&crate::hash::hashline(2, "f(x);"), "2aaaa|f(x);");
+        check_placed(&file, &wrong, Err(Reason::HunkMismatch));
+    }
+
+    #[test]
+    fn positionless_hunks_take_the_exact_copy() {
+        let codex =
+            "*** Begin Patch\n*** Update File: f\n@@\n let x = 1;\n-f(x);\n+g(x);\n*** End Patch\n";
+        let file = text(&["  let x = 1;", "  f(x);", "let x = 1;", "f(x);"]);
+        check_placed(&file, codex, Ok(&[3]));
+        let file = text(&["  let x = 1;", "  f(x);", "\tlet x = 1;", "\tf(x);"]);
+        let err = placed(&file, codex).unwrap_err();
+        assert_eq!(err.0, Reason::AmbiguousMatch);
+        assert!(err.1.contains("ignoring whitespace"), "{}", err.1);
     }
 
     // Regression (fuzz target `apply`): a hunk that leaves an empty last line in a file without

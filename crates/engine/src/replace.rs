@@ -463,6 +463,46 @@ mod tests {
         check("a\n", "  \n", "b", false, Err(Reason::UnsafeDiff));
     }
 
+    // The exact text is searched before any fallback and decides alone: a copy that is equal
+    // only after NFC, or only ignoring whitespace, never makes an exact match ambiguous.
+    #[test]
+    fn exact_match_wins_over_looser_copies() {
+        let nfd = "let s = \"cafe\u{301}\";\n";
+        let nfc = "let s = \"caf\u{e9}\";\n";
+        check(
+            &format!("{nfd}{nfc}}}\n"),
+            nfc,
+            "let s = 1;\n",
+            false,
+            Ok((&format!("{nfd}let s = 1;\n}}\n"), MatchStrategy::Exact)),
+        );
+        check(
+            "    if a {\n        b();\n    }\nif a {\n    b();\n}\n",
+            "if a {\n    b();\n}",
+            "if a {\n    c();\n}",
+            false,
+            Ok((
+                "    if a {\n        b();\n    }\nif a {\n    c();\n}\n",
+                MatchStrategy::Exact,
+            )),
+        );
+        check(
+            "x = 1;\n  x = 1;\n",
+            "  x = 1;",
+            "  x = 2;",
+            false,
+            Ok(("x = 1;\n  x = 2;\n", MatchStrategy::Exact)),
+        );
+        // No exact copy: the stricter fallback decides before a looser one sees both.
+        check(
+            "    f(x);\nf(x);  \n",
+            "f(x); \n",
+            "g(x);\n",
+            false,
+            Ok(("    f(x);\ng(x);\n", MatchStrategy::TrailingWhitespace)),
+        );
+    }
+
     proptest::proptest! {
         /// For any file (CRLF, BOM, no final newline, fallback-only matches) and any replacement,
         /// the bytes form and the document form agree.

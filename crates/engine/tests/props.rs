@@ -605,6 +605,90 @@ proptest! {
     }
 }
 
+/// Code lines for the exact-before-lenient property: non-blank, with and without indentation.
+const CODE: &[&str] = &[
+    "let x = 1;",
+    "    f(x);",
+    "if a {",
+    "\treturn y;",
+    "}",
+    "  done(); ",
+    "x = \u{201C}q\u{201D};",
+];
+
+/// `line` changed in whitespace only: the whitespace-blind hash and normal form stay the same,
+/// the bytes do not.
+fn whitespace_variant(line: &str, how: usize) -> String {
+    match how % 4 {
+        0 => format!("{line}  "),
+        1 => format!("\t{line}"),
+        2 => format!("    {line}"),
+        _ if line.starts_with([' ', '\t']) => line.trim_start().to_string(),
+        _ => format!(" {line}"),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Exact before lenient: when the hunk's block occurs byte-exactly in the search window, the
+    /// hunk lands on it, never on a copy that differs in whitespace only, however much nearer
+    /// to the header's line that copy is (above or below, plain or anchored).
+    #[test]
+    fn an_exact_block_is_never_passed_over_for_a_whitespace_variant(
+        block in prop::collection::vec(prop::sample::select(CODE), 1..5),
+        changes in prop::collection::vec((any::<Index>(), 0..4usize), 1..3),
+        removed: Index,
+        exact_dist in 1..60usize,
+        decoy_dist in 0..60usize,
+        exact_below: bool,
+        decoy_below: bool,
+        anchored: bool,
+    ) {
+        prop_assume!(decoy_dist < exact_dist);
+        let n = block.len();
+        let target = 70usize;
+        let at = |below: bool, d: usize| if below { target + d } else { target - d };
+        let (exact_at, decoy_at) = (at(exact_below, exact_dist), at(decoy_below, decoy_dist));
+        prop_assume!(exact_at.abs_diff(decoy_at) >= n);
+        let mut decoy: Vec<String> = block.iter().map(|l| l.to_string()).collect();
+        for (k, how) in &changes {
+            let k = k.index(n);
+            decoy[k] = whitespace_variant(&decoy[k], *how);
+        }
+        // Two changes of one line can undo each other.
+        prop_assume!(decoy.iter().zip(&block).any(|(d, b)| d != b));
+        let mut file: Vec<String> = (0..150).map(|i| format!("filler {i}")).collect();
+        file.splice(decoy_at..decoy_at + n, decoy.iter().cloned());
+        file.splice(exact_at..exact_at + n, block.iter().map(|l| l.to_string()));
+        let r = removed.index(n);
+        let mut patch = format!("--- a/f\n+++ b/f\n@@ -{0},{n} +{0},{n} @@\n", target + 1);
+        for (k, line) in block.iter().enumerate() {
+            let marker = if k == r { '-' } else { ' ' };
+            let body = if anchored {
+                lspedit_engine::hashline(target + 1 + k, line)
+            } else {
+                line.to_string()
+            };
+            patch.push_str(&format!("{marker}{body}\n"));
+            if k == r {
+                patch.push_str("+NEW\n");
+            }
+        }
+        let fp = only_file(&patch)?;
+        let old = render(&file, true, "\n", false);
+        let out = apply_file_patch(&fp, Some(old.as_bytes()), &ApplyOptions::default())
+            .map_err(|e| TestCaseError::fail(format!("refused: {e}\n{patch}\n{old}")))?;
+        prop_assert_eq!(out.hunks[0].found_line, exact_at + 1, "{}\n{}", patch, old);
+        let mut want = file.clone();
+        want[exact_at + r] = "NEW".to_string();
+        prop_assert_eq!(
+            String::from_utf8(out.new_content.unwrap_or_default()).unwrap(),
+            render(&want, true, "\n", false)
+        );
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
