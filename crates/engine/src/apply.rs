@@ -503,7 +503,6 @@ fn locate(
 ) -> Result<(Alignment, Option<isize>, isize), EngineError> {
     let len = norm.doc.len();
     let free = |r: &Range<usize>| !claimed.iter().any(|c| ranges_conflict(c, r));
-    let eof_ok = |a: &Alignment| !hunk.at_eof || a.range.end == len;
     let Some(claimed_pos) = claimed_position(hunk, old) else {
         return locate_positionless(norm, hunk, old, index, cursor, claimed)
             .map(|a| (a, None, cursor as isize));
@@ -526,6 +525,11 @@ fn locate(
             target,
         ));
     }
+    if hunk.pinned_to_eof() {
+        // The end of the file is the one place to look, however far from the header it is.
+        return locate_at_eof(norm, hunk, old, index, 0, claimed)
+            .map(|a| (a, Some(claimed_pos), target));
+    }
     let radius = opts.search_radius as isize;
     if target > len as isize + radius || target < -radius {
         return Err(out_of_bounds(index, target, len));
@@ -544,7 +548,6 @@ fn locate(
                 }
                 if let Some(a) = norm.match_at(old, c as usize, tier)
                     && free(&a.range)
-                    && eof_ok(&a)
                 {
                     found.push(a);
                 }
@@ -626,13 +629,15 @@ fn locate_positionless(
             runs: Vec::new(),
         });
     }
+    if hunk.pinned_to_eof() {
+        return locate_at_eof(norm, hunk, old, index, from, claimed);
+    }
     let mut found: Vec<Alignment> = Vec::new();
     let mut found_tier = Tier::Exact;
     for tier in Tier::ALL {
         for p in from..=len {
             if let Some(a) = norm.match_at(old, p, tier)
                 && !claimed.iter().any(|c| ranges_conflict(c, &a.range))
-                && (!hunk.at_eof || a.range.end == len)
             {
                 found.push(a);
                 if hunk.context_hint.is_some() || found.len() == 2 {
@@ -666,6 +671,69 @@ fn locate_positionless(
         )
         .with_hunk(index)),
     }
+}
+
+/// A hunk pinned to the end of the file ([`Hunk::pinned_to_eof`]) is looked for only where its
+/// old side would end at the end of the file, at or after line `from`: the positions from which
+/// the file holds exactly as many non-blank lines to its end as the old side has (one to one,
+/// or with runs of blank lines compared as one). They are tried tier by tier, the position
+/// nearest the end first; they all cover the same last lines, so none is ambiguous with another.
+fn locate_at_eof(
+    norm: &mut Normalized<'_, '_>,
+    hunk: &Hunk,
+    old: &[OldLine<'_>],
+    index: usize,
+    from: usize,
+    claimed: &[Range<usize>],
+) -> Result<Alignment, EngineError> {
+    let len = norm.doc.len();
+    let non_blank = old.iter().filter(|o| !o.norm.is_empty()).count();
+    let (mut first, mut seen) = (len, 0);
+    while seen < non_blank && first > 0 {
+        first -= 1;
+        if !norm.is_blank(first) {
+            seen += 1;
+        }
+    }
+    if seen == non_blank {
+        let mut lowest = first;
+        while lowest > from && norm.is_blank(lowest - 1) {
+            lowest -= 1;
+        }
+        for tier in Tier::ALL {
+            for p in (lowest.max(from)..=first).rev() {
+                if let Some(a) = norm.match_at(old, p, tier)
+                    && a.range.end == len
+                    && !claimed.iter().any(|c| ranges_conflict(c, &a.range))
+                {
+                    return Ok(a);
+                }
+            }
+        }
+    }
+    let why = if hunk.at_eof {
+        "it is marked `*** End of File`"
+    } else {
+        "its old side ends with `\\ No newline at end of file`"
+    };
+    let p = len.saturating_sub(old.len());
+    let detail = match (0..old.len()).find(|&k| p + k >= len || !norm.matches(p + k, &old[k])) {
+        Some(k) if p + k < len => format!(
+            "; line {} is `{}` where the hunk expects `{}`",
+            p + k + 1,
+            norm.doc.lines[p + k].text.trim(),
+            old[k].text.trim()
+        ),
+        Some(_) => format!("; the file has {len} lines, the hunk expects {}", old.len()),
+        None => String::new(),
+    };
+    Err(EngineError::new(
+        Reason::HunkMismatch,
+        format!(
+            "hunk {index} can only apply at the end of the file ({why}), and the file does not end with its lines{detail}; re-read the file"
+        ),
+    )
+    .with_hunk(index))
 }
 
 /// `hunk_mismatch` with the nearest near-miss within the radius.
@@ -1055,6 +1123,46 @@ mod tests {
         // An exact line under a wrong hash never matches, in any tier.
         let wrong = anchored.replace(&crate::hash::hashline(2, "f(x);"), "2aaaa|f(x);");
         check_placed(&file, &wrong, Err(Reason::HunkMismatch));
+    }
+
+    // Regression: an old side ending in `\ No newline at end of file` was relocated like any
+    // other, so a nearer mid-file copy of the file's last lines took the hunk.
+    #[test]
+    fn no_newline_marker_on_the_old_side_pins_the_hunk_to_the_end() {
+        let pinned = "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n x {\n-y\n\\ No newline at end of file\n+Y\n\\ No newline at end of file\n";
+        // The copy at the header's line loses to the one at the end.
+        check_placed("x {\ny\nz\nx {\ny", pinned, Ok(&[4]));
+        // At the end however far from the header (here past the search radius).
+        let far = format!("x {{\ny\n{}x {{\ny", "z\n".repeat(150));
+        check_placed(&far, pinned, Ok(&[153]));
+        // Blank lines at the end: the lines must still end the file.
+        check_placed("x {\ny\nz\nx {\ny\n\n", pinned, Err(Reason::HunkMismatch));
+        // No copy at the end: refused, never applied mid-file, and the message says why.
+        let err = placed("x {\ny\nz\n", pinned).unwrap_err();
+        assert_eq!(err.0, Reason::HunkMismatch);
+        assert!(
+            err.1.contains("can only apply at the end of the file")
+                && err.1.contains("No newline at end of file"),
+            "{}",
+            err.1
+        );
+        // Tiers at the end too: a whitespace variant there applies.
+        check_placed("x {\ny\nz\n  x {\n  y", pinned, Ok(&[4]));
+        // A removed last line with the marker, then context added back: the same pin.
+        let unterminated =
+            "--- a/f\n+++ b/f\n@@ -2,1 +2,1 @@\n-y\n\\ No newline at end of file\n+Y\n";
+        check_placed("y\nz\ny", unterminated, Ok(&[3]));
+        let doc = Document::from_text("y\nz\ny");
+        let applied = apply_hunks(&doc, &hunks_of(unterminated), &ApplyOptions::default()).unwrap();
+        assert_eq!(applied.doc.to_text(), "y\nz\nY\n");
+    }
+
+    #[test]
+    fn codex_end_of_file_hunks_are_pinned_too() {
+        let codex =
+            "*** Begin Patch\n*** Update File: f\n@@\n a\n-b\n+B\n*** End of File\n*** End Patch\n";
+        check_placed("a\nb\nc\na\nb\n", codex, Ok(&[4]));
+        check_placed("a\nb\nc\n", codex, Err(Reason::HunkMismatch));
     }
 
     #[test]

@@ -114,6 +114,13 @@ impl Hunk {
         self.lines.iter().filter(|l| l.kind != LineKind::Add)
     }
 
+    /// The hunk can only match where its old side ends at the end of the file: Codex
+    /// `*** End of File`, or an old side ending in `\ No newline at end of file` (as git
+    /// applies it: a mid-file copy of those lines is not them).
+    pub fn pinned_to_eof(&self) -> bool {
+        self.at_eof || self.old_no_newline
+    }
+
     /// Whether the hunk changes anything.
     pub fn has_changes(&self) -> bool {
         self.lines.iter().any(|l| l.kind != LineKind::Context)
