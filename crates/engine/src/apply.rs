@@ -441,6 +441,17 @@ pub(crate) fn plan_hunks(
             }
             Err(e) => return Err(e),
         };
+        if hunk.end_unproven && alignment.range.end != doc.len() {
+            return Err(EngineError::new(
+                Reason::TruncatedInput,
+                format!(
+                    "hunk {index} has no line counts (`@@ @@`) and the patch ends with its last `+`/`-` line, which applies at line {} of {} rather than at the end of the file: nothing shows the patch was not cut off there. Nothing was applied; resend the patch with at least one unchanged context line after the last change (or with line counts in the hunk header)",
+                    alignment.range.end,
+                    doc.len()
+                ),
+            )
+            .with_hunk(index));
+        }
         let found = alignment.range.start;
         if let Some(claimed_line) = claimed_line {
             carry = found as isize - claimed_line;
@@ -1163,6 +1174,81 @@ mod tests {
             "*** Begin Patch\n*** Update File: f\n@@\n a\n-b\n+B\n*** End of File\n*** End Patch\n";
         check_placed("a\nb\nc\na\nb\n", codex, Ok(&[4]));
         check_placed("a\nb\nc\n", codex, Err(Reason::HunkMismatch));
+    }
+
+    /// Where the hunks land, or the refusal, for a whole patch text (parse and apply).
+    fn outcome(file: &str, patch: &str) -> Result<String, Reason> {
+        let doc = Document::from_text(file);
+        let hunks = match parse_patch(patch)
+            .map_err(|e| e.reason)?
+            .files
+            .remove(0)
+            .change
+        {
+            FileChange::Update { hunks, .. } | FileChange::Delete { hunks, .. } => hunks,
+            FileChange::Add { .. } => panic!("expected hunks"),
+        };
+        apply_hunks(&doc, &hunks, &ApplyOptions::default())
+            .map(|a| a.doc.to_text())
+            .map_err(|e| e.reason)
+    }
+
+    // Regression: a bare-header hunk cut right after a line was applied as if complete; nothing
+    // about `@@ @@` says how many lines follow.
+    #[test]
+    fn a_last_bare_header_hunk_must_end_with_context_or_at_the_end_of_the_file() {
+        let file = "a\nb\nc\n";
+        let head = "--- a/f\n+++ b/f\n";
+        let b = crate::hash::hashline(2, "b");
+        let c = crate::hash::hashline(3, "c");
+        let cases: &[(String, Result<&str, Reason>)] = &[
+            // Cut after the addition (anchored, or located by content alone): refused.
+            (
+                format!("{head}@@ @@\n-{b}\n+B\n"),
+                Err(Reason::TruncatedInput),
+            ),
+            (
+                format!("{head}@@ @@\n a\n-b\n+B\n"),
+                Err(Reason::TruncatedInput),
+            ),
+            (
+                format!("{head}@@ @@\n a\n-b\n"),
+                Err(Reason::TruncatedInput),
+            ),
+            // A trailing context line proves the hunk's end.
+            (format!("{head}@@ @@\n-{b}\n+B\n {c}\n"), Ok("a\nB\nc\n")),
+            (format!("{head}@@ @@\n a\n-b\n+B\n c\n"), Ok("a\nB\nc\n")),
+            // Counts prove it too.
+            (format!("{head}@@ -2,1 +2,1 @@\n-b\n+B\n"), Ok("a\nB\nc\n")),
+            // So does text after the hunk.
+            (
+                format!("{head}@@ @@\n-{b}\n+B\n\nThat is all.\n"),
+                Ok("a\nB\nc\n"),
+            ),
+            // At the end of the file nothing can follow the change.
+            (format!("{head}@@ @@\n b\n-{c}\n+C\n"), Ok("a\nb\nC\n")),
+            (format!("{head}@@ @@\n c\n+d\n"), Ok("a\nb\nc\nd\n")),
+            // Only the last hunk of the patch can be cut.
+            (
+                format!("{head}@@ @@\n-{b}\n+B\n@@ @@\n {c}\n+d\n"),
+                Ok("a\nB\nc\nd\n"),
+            ),
+        ];
+        for (patch, want) in cases {
+            assert_eq!(outcome(file, patch), want.map(str::to_string), "{patch}");
+        }
+        let err = apply_hunks(
+            &Document::from_text(file),
+            &hunks_of(&format!("{head}@@ @@\n-{b}\n+B\n")),
+            &ApplyOptions::default(),
+        )
+        .unwrap_err();
+        assert!(
+            err.message
+                .contains("resend the patch with at least one unchanged context line"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]

@@ -104,6 +104,10 @@ pub struct Hunk {
     /// The patch's final line belongs to this hunk and had no terminating newline, so it is only
     /// trusted if the file verifies it (it is a context or removal line).
     pub unterminated_last: bool,
+    /// The patch's last hunk has no line counts and ends with a change line at the very end of
+    /// the patch text: a patch cut right after a line looks the same, so the hunk is complete
+    /// only where nothing can follow it, at the end of the file (else `truncated_input`).
+    pub end_unproven: bool,
     /// 1-based line of the patch holding the hunk header (or its first line).
     pub patch_line: usize,
 }

@@ -401,6 +401,14 @@ fn parse_hunk<'a>(
         )
         .with_hunk(index));
     }
+    // Without counts nothing tells a complete last hunk from one cut at a line end, unless
+    // text follows it or it ends with a context line (a cut there loses context only).
+    hunk.end_unproven = header.is_none()
+        && hunk
+            .lines
+            .last()
+            .is_some_and(|l| l.kind != LineKind::Context)
+        && lines[i..].iter().all(|l| l.text.trim().is_empty());
     check_hunk(&mut hunk, index, last_line)?;
     Ok((hunk, i))
 }
