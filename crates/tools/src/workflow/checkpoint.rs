@@ -5,6 +5,12 @@
 //! A checkpoint is built in a `.tmp-<id>` directory and renamed into place once every blob and
 //! the manifest are fsynced, so a crash never leaves a half-written checkpoint under its id;
 //! the journal of an all-or-nothing commit relies on this to roll back.
+//!
+//! A checkpoint is read back as untrusted ([`Checkpoints::load`]): its id must be the directory
+//! it was found in, every path must resolve inside the workspace outside the protected
+//! directories, blob names are plain hashes opened only inside its `blobs/` (never through a
+//! symlink) and must hold the bytes whose sha the manifest records, and modes keep their
+//! permission bits only.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -16,8 +22,12 @@ use serde::{Deserialize, Serialize};
 
 use super::commit::PathChange;
 use super::util::{
-    Layout, evict_oldest, now_ms, read_json, state_sha, sync_dir, write_json_atomic,
+    Layout, MODE_MASK, blob_name, check_entry, evict_oldest, invalid, is_blob_name, is_valid_id,
+    is_valid_sha, now_ms, read_json, read_state_file, state_error, state_sha, stored_path,
+    sync_dir, tampered, write_json_atomic,
 };
+use crate::error::{Reason, ToolError};
+use crate::workspace::Workspace;
 
 /// One file of a checkpoint.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -27,9 +37,10 @@ pub(crate) struct CheckpointEntry {
     pub old_sha: Option<String>,
     /// `None`: the apply deletes the file.
     pub new_sha: Option<String>,
-    /// Name of the blob holding the old bytes, under `blobs/`.
+    /// Name of the blob holding the old bytes, under `blobs/`: a SHA-256 in hex
+    /// ([`is_blob_name`]).
     pub blob: Option<String>,
-    /// Unix permission bits of the old file, restored when undo recreates it.
+    /// Permission bits (`0o777` at most) of the old file, restored when undo recreates it.
     pub mode: Option<u32>,
 }
 
@@ -57,9 +68,21 @@ fn store_blob(abs: &Path, bytes: &[u8], blob: &Path) -> io::Result<()> {
     fs::File::open(blob)?.sync_all()
 }
 
+/// `checkpoint_not_found` for `id`.
+fn not_found(id: &str) -> ToolError {
+    ToolError::new(
+        Reason::CheckpointNotFound,
+        None,
+        format!(
+            "Checkpoint '{id}' not found; use a checkpoint_id an apply_edit returned (an undone checkpoint is consumed: undo its redo checkpoint instead)"
+        ),
+    )
+}
+
 /// The checkpoint store.
 #[derive(Debug, Clone)]
 pub(crate) struct Checkpoints {
+    layout: Layout,
     dir: PathBuf,
     max: usize,
 }
@@ -67,13 +90,20 @@ pub(crate) struct Checkpoints {
 impl Checkpoints {
     pub fn new(layout: &Layout, max: usize) -> Checkpoints {
         Checkpoints {
+            layout: layout.clone(),
             dir: layout.checkpoints.clone(),
             max,
         }
     }
 
-    fn path(&self, id: &str) -> PathBuf {
-        self.dir.join(id)
+    /// The directory of checkpoint `id`; `InvalidData` for anything but a checkpoint id, so a
+    /// path can never be built from one.
+    fn path(&self, id: &str) -> io::Result<PathBuf> {
+        if is_valid_id("ckpt", id) {
+            Ok(self.dir.join(id))
+        } else {
+            Err(invalid(format!("`{id}` is not a checkpoint id")))
+        }
     }
 
     /// Write a checkpoint of `changes` (their old states) and return its manifest. Callers hold
@@ -84,7 +114,8 @@ impl Checkpoints {
         patch_id: &str,
         changes: &[&PathChange],
     ) -> io::Result<CheckpointManifest> {
-        fs::create_dir_all(&self.dir)?;
+        let dest = self.path(id)?;
+        self.layout.ensure_dir(&self.dir)?;
         self.remove_stray_tmp();
         let tmp = self.dir.join(format!(".tmp-{id}"));
         let blobs = tmp.join("blobs");
@@ -94,10 +125,10 @@ impl Checkpoints {
             for (i, c) in changes.iter().enumerate() {
                 let (blob, mode) = match &c.old {
                     Some(bytes) => {
-                        let name = i.to_string();
+                        let name = blob_name(i, &c.path);
                         let mode = fs::metadata(&c.abs)
                             .ok()
-                            .map(|m| m.permissions().mode() & 0o7777);
+                            .map(|m| m.permissions().mode() & MODE_MASK);
                         store_blob(&c.abs, bytes, &blobs.join(&name))?;
                         (Some(name), mode)
                     }
@@ -119,7 +150,7 @@ impl Checkpoints {
                 entries,
             };
             write_json_atomic(&tmp.join("checkpoint.json"), &manifest)?;
-            fs::rename(&tmp, self.path(id))?;
+            fs::rename(&tmp, &dest)?;
             sync_dir(&self.dir);
             Ok(manifest)
         })();
@@ -143,18 +174,104 @@ impl Checkpoints {
         }
     }
 
-    /// The manifest of checkpoint `id`; `NotFound` when there is none.
-    pub fn load(&self, id: &str) -> io::Result<CheckpointManifest> {
-        read_json(&self.path(id).join("checkpoint.json"))
+    /// The manifest of checkpoint `id`, verified: `checkpoint_not_found` when there is none (or
+    /// `id` is no checkpoint id), `tampered_state` naming the file when it is not what lspedit
+    /// wrote there (see the module doc). Modes come back masked to permission bits.
+    pub fn load(&self, ws: &Workspace, id: &str) -> Result<CheckpointManifest, ToolError> {
+        let Ok(dir) = self.path(id) else {
+            return Err(not_found(id));
+        };
+        let shown_dir = self.layout.rel(&dir);
+        check_entry(&dir, &shown_dir, true)
+            .map_err(|e| state_error(&shown_dir, "reading the checkpoint", &e))?;
+        let path = dir.join("checkpoint.json");
+        let file = self.layout.rel(&path);
+        let mut m: CheckpointManifest = read_json(&path, &file).map_err(|e| {
+            if e.kind() == io::ErrorKind::NotFound {
+                not_found(id)
+            } else {
+                state_error(&file, "reading the checkpoint", &e)
+            }
+        })?;
+        if m.checkpoint_id != id {
+            return Err(tampered(
+                &file,
+                format!(
+                    "the checkpoint names itself `{}` but is stored as `{id}`; undo refused, nothing was restored",
+                    m.checkpoint_id
+                ),
+            ));
+        }
+        if !is_valid_id("patch", &m.patch_id) {
+            return Err(tampered(
+                &file,
+                format!("`{}` is not a patch id", m.patch_id),
+            ));
+        }
+        let mut seen = BTreeSet::new();
+        for e in &mut m.entries {
+            stored_path(ws, &file, &e.path)?;
+            if !seen.insert(e.path.clone()) {
+                return Err(tampered(&file, format!("`{}` appears twice", e.path)));
+            }
+            let blob_ok = match (&e.blob, &e.old_sha) {
+                (Some(b), Some(_)) => is_blob_name(b),
+                (None, None) => true,
+                _ => false,
+            };
+            if !blob_ok {
+                return Err(tampered(
+                    &file,
+                    format!(
+                        "the blob of `{}` is not a blob name lspedit writes (a 64-digit hex hash)",
+                        e.path
+                    ),
+                ));
+            }
+            if !is_valid_sha(e.old_sha.as_deref()) || !is_valid_sha(e.new_sha.as_deref()) {
+                return Err(tampered(
+                    &file,
+                    format!("a sha of `{}` is not a sha", e.path),
+                ));
+            }
+            e.mode = e.mode.map(|mode| mode & MODE_MASK);
+        }
+        Ok(m)
     }
 
-    /// The old bytes of an entry (`None` when the file did not exist).
-    pub fn old_bytes(&self, id: &str, entry: &CheckpointEntry) -> io::Result<Option<Vec<u8>>> {
-        entry
-            .blob
-            .as_ref()
-            .map(|b| fs::read(self.path(id).join("blobs").join(b)))
-            .transpose()
+    /// The old bytes of an entry of a loaded manifest (`None` when the file did not exist):
+    /// the blob is read from `blobs/` without following a symlink and must hold the bytes whose
+    /// sha the entry records (`tampered_state` otherwise).
+    pub fn old_bytes(
+        &self,
+        id: &str,
+        entry: &CheckpointEntry,
+    ) -> Result<Option<Vec<u8>>, ToolError> {
+        let Some(blob) = &entry.blob else {
+            return Ok(None);
+        };
+        let dir = self
+            .path(id)
+            .map_err(|e| state_error(&self.layout.rel(&self.dir), "reading the checkpoint", &e))?;
+        let blobs = dir.join("blobs");
+        let path = blobs.join(blob);
+        let file = self.layout.rel(&path);
+        if !is_blob_name(blob) {
+            return Err(tampered(&file, "not a blob name lspedit writes"));
+        }
+        let bytes = check_entry(&blobs, &self.layout.rel(&blobs), true)
+            .and_then(|()| read_state_file(&path, &file, u64::MAX))
+            .map_err(|e| state_error(&file, "reading the checkpoint blob", &e))?;
+        if state_sha(Some(&bytes)) != entry.old_sha {
+            return Err(tampered(
+                &file,
+                format!(
+                    "the blob does not hold the content the checkpoint records for `{}`; nothing was restored",
+                    entry.path
+                ),
+            ));
+        }
+        Ok(Some(bytes))
     }
 
     /// Keep only the entries of `paths` (those a per-file commit actually wrote). The dropped
@@ -166,9 +283,9 @@ impl Checkpoints {
         paths: &BTreeSet<String>,
     ) -> io::Result<()> {
         let mut m = manifest.clone();
-        let dir = self.path(&m.checkpoint_id);
+        let dir = self.path(&m.checkpoint_id)?;
         for e in m.entries.iter().filter(|e| !paths.contains(&e.path)) {
-            if let Some(b) = &e.blob {
+            if let Some(b) = e.blob.as_ref().filter(|b| is_blob_name(b)) {
                 fs::remove_file(dir.join("blobs").join(b))?;
             }
         }
@@ -176,8 +293,14 @@ impl Checkpoints {
         write_json_atomic(&dir.join("checkpoint.json"), &m)
     }
 
+    /// Remove checkpoint `id` (a symlink in its place is removed itself, never followed). Not a
+    /// checkpoint id: nothing is removed.
     pub fn remove(&self, id: &str) {
-        if let Err(e) = fs::remove_dir_all(self.path(id))
+        let Ok(dir) = self.path(id) else {
+            tracing::warn!(checkpoint = id, "not a checkpoint id; nothing removed");
+            return;
+        };
+        if let Err(e) = fs::remove_dir_all(dir)
             && e.kind() != io::ErrorKind::NotFound
         {
             tracing::warn!(checkpoint = id, error = %e, "removing a checkpoint failed");

@@ -15,13 +15,21 @@
 //! (rolled back), then the journal and the checkpoint are removed. A file that is neither old
 //! nor new was changed by someone else since the crash; it is left alone and reported.
 //!
+//! A journal is read back as untrusted: its ids must be ids (the txn id its file name), its
+//! paths resolve inside the workspace outside the protected directories, and its checkpoint is
+//! verified like any other. A journal that fails this is kept and logged, never acted on. A temp
+//! path is removed only when it is the staged file lspedit would have made for its entry: in the
+//! entry's directory inside the root, named `.<name>.lspedit-<pid>-<n>.tmp` for that entry's
+//! name; anything else is left alone and reported (`RecoveryReport::refused_tmps`). New journals
+//! record temp paths relative to the root.
+//!
 //! Per-file commits follow 3 and 4 without a journal: a failed file is restored on its own.
 
 use std::collections::BTreeSet;
 use std::fs;
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use lspedit_engine::Reason;
@@ -30,8 +38,8 @@ use serde::{Deserialize, Serialize};
 use super::checkpoint::{CheckpointManifest, Checkpoints};
 use super::plan::Atomicity;
 use super::util::{
-    Layout, is_valid_id, new_id, now_ms, read_json, show_sha, state_sha, sync_dir,
-    write_json_atomic,
+    Layout, check_entry, is_valid_id, is_valid_sha, new_id, now_ms, read_json, show_sha,
+    state_error, state_sha, stored_path, sync_dir, tampered, write_json_atomic,
 };
 use crate::error::ToolError;
 use crate::workspace::Workspace;
@@ -84,7 +92,8 @@ struct JournalEntry {
     path: String,
     old_sha: Option<String>,
     new_sha: Option<String>,
-    /// Where the new content is staged; removed by recovery if the crash left it.
+    /// Where the new content is staged, relative to the root (absolute in journals of older
+    /// versions); removed by recovery if the crash left it and it is that entry's temp file.
     tmp: Option<PathBuf>,
 }
 
@@ -108,6 +117,9 @@ pub struct RecoveryReport {
     pub restored: Vec<String>,
     /// Files that were neither old nor new (changed by someone since the crash): left alone.
     pub conflicts: Vec<String>,
+    /// Temp paths the journal named that are not the staged file of their entry (outside the
+    /// root, in another directory, another name): the journal was tampered with; left alone.
+    pub refused_tmps: Vec<String>,
 }
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -289,7 +301,7 @@ pub(crate) fn commit(
     let tmps: Vec<PathBuf> = changes.iter().map(|c| temp_path(&c.abs)).collect();
     let journal_path = match atomicity {
         Atomicity::PerFile => None,
-        Atomicity::AllOrNothing => match begin_journal(layout, &changes, &tmps, checkpoint) {
+        Atomicity::AllOrNothing => match begin_journal(ws, layout, &changes, &tmps, checkpoint) {
             Ok(p) => Some(p),
             Err(e) => {
                 result.failed.push((0, e));
@@ -371,6 +383,7 @@ pub(crate) fn commit(
 }
 
 fn begin_journal(
+    ws: &Workspace,
     layout: &Layout,
     changes: &[&PathChange],
     tmps: &[PathBuf],
@@ -390,17 +403,18 @@ fn begin_journal(
                 path: c.path.clone(),
                 old_sha: state_sha(c.old.as_deref()),
                 new_sha: state_sha(c.new.as_deref()),
-                tmp: c.new.as_ref().map(|_| tmp.clone()),
+                tmp: c.new.as_ref().map(|_| PathBuf::from(ws.display_path(tmp))),
             })
             .collect(),
     };
     let path = layout.journal.join(format!("{txn_id}.json"));
-    fs::create_dir_all(&layout.journal)
+    layout
+        .ensure_dir(&layout.journal)
         .and_then(|()| {
             sync_dir(&layout.dir);
             write_json_atomic(&path, &journal)
         })
-        .map_err(|e| ToolError::io(".lspedit/journal", "writing the commit journal", &e))?;
+        .map_err(|e| state_error(".lspedit/journal", "writing the commit journal", &e))?;
     Ok(path)
 }
 
@@ -426,6 +440,10 @@ pub(crate) fn recover(
     checkpoints: &Checkpoints,
 ) -> Vec<RecoveryReport> {
     let mut reports = Vec::new();
+    if let Err(e) = check_entry(&layout.journal, ".lspedit/journal", true) {
+        tracing::error!(error = %e, "the journal directory is not lspedit's; nothing was recovered");
+        return reports;
+    }
     let Ok(rd) = fs::read_dir(&layout.journal) else {
         return reports;
     };
@@ -441,13 +459,18 @@ pub(crate) fn recover(
             .filter(|id| is_valid_id("txn", id))
         else {
             // A temp file of a journal write that never completed: no file was touched after it.
+            // (Removed as an entry of the checked journal directory: a symlink goes itself.)
             let _ = fs::remove_file(&path);
             continue;
         };
-        let journal: Journal = match read_json(&path) {
+        let file = layout.rel(&path);
+        let journal = read_json::<Journal>(&path, &file)
+            .map_err(|e| state_error(&file, "reading the commit journal", &e))
+            .and_then(|j| verify_journal(ws, &j, id, &file).map(|()| j));
+        let journal = match journal {
             Ok(j) => j,
             Err(e) => {
-                tracing::error!(journal = id, error = %e, "unreadable commit journal kept for inspection");
+                tracing::error!(journal = id, error = %e, "commit journal kept for inspection; nothing was done with it");
                 continue;
             }
         };
@@ -458,6 +481,7 @@ pub(crate) fn recover(
                     patch = %report.patch_id,
                     restored = ?report.restored,
                     conflicts = ?report.conflicts,
+                    refused_tmps = ?report.refused_tmps,
                     "rolled back an interrupted all-or-nothing commit"
                 );
                 checkpoints.remove(&journal.checkpoint_id);
@@ -474,29 +498,99 @@ pub(crate) fn recover(
     reports
 }
 
+/// Refuse (`tampered_state`, naming `file`) a journal that is not one lspedit wrote as `id`.
+fn verify_journal(ws: &Workspace, j: &Journal, id: &str, file: &str) -> Result<(), ToolError> {
+    if j.txn_id != id {
+        return Err(tampered(
+            file,
+            format!(
+                "the journal names itself `{}` but is stored as `{id}`",
+                j.txn_id
+            ),
+        ));
+    }
+    if !is_valid_id("patch", &j.patch_id) || !is_valid_id("ckpt", &j.checkpoint_id) {
+        return Err(tampered(
+            file,
+            "its patch or checkpoint id is not an id lspedit makes",
+        ));
+    }
+    for e in &j.entries {
+        stored_path(ws, file, &e.path)?;
+        if !is_valid_sha(e.old_sha.as_deref()) || !is_valid_sha(e.new_sha.as_deref()) {
+            return Err(tampered(
+                file,
+                format!("a sha of `{}` is not a sha", e.path),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `name` is lspedit's temp-file name for a write to `target` (a file name):
+/// `.<target>.lspedit-<pid>-<n>.tmp`.
+fn is_temp_name_of(name: &str, target: &str) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    name.strip_prefix('.')
+        .and_then(|r| r.strip_prefix(target))
+        .and_then(|r| r.strip_prefix(".lspedit-"))
+        .and_then(|r| r.strip_suffix(".tmp"))
+        .and_then(|r| r.split_once('-'))
+        .is_some_and(|(pid, n)| digits(pid) && digits(n))
+}
+
+/// The absolute path of the temp file a journal entry for `target` (a workspace path) names,
+/// when it is one lspedit would have staged for it: inside the root, in the directory `target`
+/// resolves to, named for `target`'s name. `None` for anything else.
+fn journal_tmp(ws: &Workspace, target: &str, tmp: &Path) -> Option<PathBuf> {
+    let root = ws.root();
+    let rel = if tmp.is_absolute() {
+        tmp.strip_prefix(root).ok()?
+    } else {
+        tmp
+    };
+    let plain = rel.components().next().is_some()
+        && rel.components().all(|c| matches!(c, Component::Normal(_)));
+    if !plain {
+        return None;
+    }
+    let abs = root.join(rel);
+    let target = ws.resolve(target).ok()?;
+    if abs.parent()? != target.parent()? {
+        return None;
+    }
+    let name = abs.file_name()?.to_str()?;
+    is_temp_name_of(name, target.file_name()?.to_str()?).then_some(abs)
+}
+
 fn recover_one(
     ws: &Workspace,
     checkpoints: &Checkpoints,
     journal: &Journal,
 ) -> Result<RecoveryReport, ToolError> {
-    let manifest = checkpoints.load(&journal.checkpoint_id).map_err(|e| {
-        ToolError::io(
-            &journal.checkpoint_id,
-            "reading the checkpoint of an interrupted commit",
-            &e,
-        )
-    })?;
+    let manifest = checkpoints.load(ws, &journal.checkpoint_id)?;
     let mut report = RecoveryReport {
         txn_id: journal.txn_id.clone(),
         patch_id: journal.patch_id.clone(),
         restored: Vec::new(),
         conflicts: Vec::new(),
+        refused_tmps: Vec::new(),
     };
-    for tmp in journal.entries.iter().filter_map(|e| e.tmp.as_ref()) {
-        if let Err(e) = fs::remove_file(tmp)
+    for entry in &journal.entries {
+        let Some(tmp) = &entry.tmp else {
+            continue;
+        };
+        let Some(abs) = journal_tmp(ws, &entry.path, tmp) else {
+            tracing::warn!(tmp = %tmp.display(), path = %entry.path, "the journal names a temp path that is not lspedit's temp file of its entry; left alone");
+            report.refused_tmps.push(tmp.to_string_lossy().into_owned());
+            continue;
+        };
+        // The directory is the target's real one inside the root, and `remove_file` never
+        // follows a symlink in the last component.
+        if let Err(e) = fs::remove_file(&abs)
             && e.kind() != std::io::ErrorKind::NotFound
         {
-            tracing::warn!(tmp = %tmp.display(), error = %e, "removing a staged temp file failed");
+            tracing::warn!(tmp = %abs.display(), error = %e, "removing a staged temp file failed");
         }
     }
     let mut seen = BTreeSet::new();
@@ -523,11 +617,55 @@ fn recover_one(
                     "the checkpoint does not cover this file",
                 )
             })?;
-        let old = checkpoints
-            .old_bytes(&manifest.checkpoint_id, cp)
-            .map_err(|e| ToolError::io(&entry.path, "reading the checkpoint blob", &e))?;
+        let old = checkpoints.old_bytes(&manifest.checkpoint_id, cp)?;
         write_state(ws, &entry.path, old.as_deref(), cp.mode)?;
         report.restored.push(entry.path.clone());
     }
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temp_names_are_recognized_only_for_their_target() {
+        assert!(is_temp_name_of(".a.txt.lspedit-12-0.tmp", "a.txt"));
+        for bad in [
+            ".a.txt.lspedit-12-0.tmp.x",
+            ".b.txt.lspedit-12-0.tmp",
+            "a.txt.lspedit-12-0.tmp",
+            ".a.txt.lspedit--0.tmp",
+            ".a.txt.lspedit-12-.tmp",
+            ".a.txt.lspedit-1x-0.tmp",
+            "passwd",
+        ] {
+            assert!(!is_temp_name_of(bad, "a.txt"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn journal_temp_paths_must_sit_beside_their_target() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        let root = ws.root().to_path_buf();
+        let ok = Path::new("sub/.a.txt.lspedit-1-2.tmp");
+        assert_eq!(
+            journal_tmp(&ws, "sub/a.txt", ok),
+            Some(root.join("sub/.a.txt.lspedit-1-2.tmp"))
+        );
+        // Older journals stored the absolute path.
+        assert!(journal_tmp(&ws, "sub/a.txt", &root.join(ok)).is_some());
+        for bad in [
+            "/etc/.a.txt.lspedit-1-2.tmp",
+            ".a.txt.lspedit-1-2.tmp",
+            "sub/../.a.txt.lspedit-1-2.tmp",
+            "../sub/.a.txt.lspedit-1-2.tmp",
+            "sub/a.txt",
+            "sub/.b.txt.lspedit-1-2.tmp",
+        ] {
+            assert_eq!(journal_tmp(&ws, "sub/a.txt", Path::new(bad)), None, "{bad}");
+        }
+    }
 }

@@ -1,6 +1,8 @@
 //! Evidence of every proposed, applied or refused diff under `.lspedit/evidence/`: the raw diff
 //! (`<id>.diff`), the validation pipeline report (`<id>.manifest.json`) and the apply result
 //! (`<id>.apply.json`). Evidence is an audit trail: failing to write it is logged, never fatal.
+//! It is written, never read back; `evidence/` (or `.lspedit`) being a symlink is refused like
+//! every other entry of the layout, and then no evidence is written.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -144,6 +146,7 @@ pub struct ApplyRecord {
 /// The evidence store.
 #[derive(Debug, Clone)]
 pub(crate) struct Evidence {
+    layout: Layout,
     dir: PathBuf,
     max_ids: usize,
 }
@@ -155,6 +158,7 @@ fn group_of(name: &str) -> String {
 impl Evidence {
     pub fn new(layout: &Layout, max_ids: usize) -> Evidence {
         Evidence {
+            layout: layout.clone(),
             dir: layout.evidence.clone(),
             max_ids,
         }
@@ -164,26 +168,40 @@ impl Evidence {
         self.dir.join(format!("{id}{suffix}"))
     }
 
+    /// The patch text of a proposal (what apply parses; the diff shown is planned from it).
     pub fn write_diff(&self, id: &str, raw: &str) {
+        let p = self.path(id, ".diff");
         log_failure(
-            &self.path(id, ".diff"),
-            write_atomic_abs(&self.path(id, ".diff"), raw.as_bytes()),
+            &p,
+            self.layout
+                .ensure_dir(&self.dir)
+                .and_then(|()| write_atomic_abs(&p, raw.as_bytes())),
         );
         self.evict(id);
     }
 
     pub fn write_manifest(&self, manifest: &Manifest) {
         let p = self.path(&manifest.evidence_id, ".manifest.json");
-        log_failure(&p, write_json_atomic(&p, manifest));
+        log_failure(
+            &p,
+            self.layout
+                .ensure_dir(&self.dir)
+                .and_then(|()| write_json_atomic(&p, manifest)),
+        );
     }
 
     pub fn write_apply(&self, record: &ApplyRecord) {
         let p = self.path(&record.evidence_id, ".apply.json");
-        log_failure(&p, write_json_atomic(&p, record));
+        log_failure(
+            &p,
+            self.layout
+                .ensure_dir(&self.dir)
+                .and_then(|()| write_json_atomic(&p, record)),
+        );
     }
 
     fn evict(&self, protect: &str) {
-        if fs::metadata(&self.dir).is_ok() {
+        if fs::symlink_metadata(&self.dir).is_ok_and(|m| m.is_dir()) {
             evict_oldest(
                 &self.dir,
                 &["patch_", "refused_"],

@@ -11,6 +11,13 @@
 //!
 //! Nothing under `.lspedit/` is created before it is needed: opening a workflow, or naming a
 //! patch that does not exist, creates no file or directory.
+//!
+//! Nothing read back from `.lspedit/` is trusted (see `util.rs`): ids given by a caller are
+//! checked before any path is built from them, stored files are verified before anything is
+//! done with them (`tampered_state` naming the file otherwise), a stored patch must match the
+//! hash in its id, and the diff a reviewer or approver sees is planned again from the patch text.
+//! `.lspedit` or any entry under it being a symlink is refused (`tampered_state`) at open and
+//! before every operation.
 
 mod approval;
 pub mod bench;
@@ -47,7 +54,9 @@ use self::commit::{CommitUnit, PathChange, check_fresh};
 use self::evidence::{Evidence, Pipeline};
 use self::propose::{PatchPlan, affected, plan_patch};
 use self::store::{PatchStore, StoredPatch};
-use self::util::{Layout, WorkspaceLock, is_valid_id, lock_workspace, new_id, now_ms, show_sha};
+use self::util::{
+    Layout, WorkspaceLock, is_valid_id, lock_workspace, new_id, now_ms, show_sha, state_error,
+};
 use crate::agent::{Tools, sync_text};
 use crate::error::ToolError;
 use crate::events::{Event, EventSink, FanOut, JsonlSink};
@@ -165,11 +174,20 @@ pub struct ApplyOutcome {
 
 impl ApplyOutcome {
     fn not_found(patch_id: &str) -> ApplyOutcome {
-        let text = format!("Patch '{patch_id}' not found");
+        ApplyOutcome::refused_unread(
+            patch_id,
+            Reason::PatchNotFound,
+            store::not_found_text(patch_id),
+        )
+    }
+
+    /// Refused before the stored patch could be used (unknown, unreadable, tampered): nothing
+    /// was touched.
+    fn refused_unread(patch_id: &str, reason: Reason, text: String) -> ApplyOutcome {
         ApplyOutcome {
             patch_id: patch_id.to_string(),
             status: ApplyStatus::Refused,
-            reason: Some(Reason::PatchNotFound),
+            reason: Some(reason),
             llm_content: text.clone(),
             display: text,
             is_error: true,
@@ -254,9 +272,13 @@ struct ApplyRun<'a> {
 impl Workflow {
     /// Open the workflow over `tools`' workspace, rolling back any all-or-nothing commit a
     /// crashed process left half done (see [`Workflow::recovered`]).
+    ///
+    /// Refused (`tampered_state`) when `.lspedit` or an entry under it is a symlink: before the
+    /// event log is opened, so nothing is written through it.
     pub fn open(tools: Arc<Tools>, config: WorkflowConfig) -> Result<Workflow, ToolError> {
         let root = tools.workspace().root().to_path_buf();
         let layout = Layout::new(&root);
+        layout.verify()?;
         let mut events = FanOut::default();
         if config.event_log {
             events.push(Arc::new(JsonlSink::for_workspace(&root)));
@@ -290,6 +312,7 @@ impl Workflow {
     /// Roll back what a crashed process left half committed before reading the workspace
     /// (open, propose, apply): otherwise a half-new set of files would be read as current.
     fn recover_if_needed(&self) -> Result<(), ToolError> {
+        self.layout.verify()?;
         if commit::has_journal(&self.layout) {
             let _lock = self.workspace_lock()?;
             self.recover_pending();
@@ -313,7 +336,7 @@ impl Workflow {
 
     fn workspace_lock(&self) -> Result<WorkspaceLock, ToolError> {
         lock_workspace(&self.layout)
-            .map_err(|e| ToolError::io(".lspedit/lock", "locking the workspace", &e))
+            .map_err(|e| state_error(".lspedit/lock", "locking the workspace", &e))
     }
 
     /// The in-process locks of `paths`, taken in path order (the tools' order too).
@@ -346,9 +369,9 @@ impl Workflow {
             self.config.max_scan_file_bytes,
         );
         match built {
-            Ok(stored) => {
+            Ok(propose::Built { stored, diff }) => {
                 if let Err(e) = self.store.save(&stored) {
-                    let err = ToolError::io(".lspedit/patches", "storing the patch", &e);
+                    let err = state_error(".lspedit/patches", "storing the patch", &e);
                     self.emit(Event::ToolEnd {
                         tool: "propose_edit".into(),
                         is_error: true,
@@ -369,7 +392,7 @@ impl Workflow {
                     stats: stored.stats,
                     files: stored.files.clone(),
                 });
-                let proposal = Proposal::from_stored(&stored);
+                let proposal = Proposal::from_stored(&stored, diff);
                 self.emit(Event::ToolEnd {
                     tool: "propose_edit".into(),
                     is_error: false,
@@ -412,19 +435,23 @@ impl Workflow {
         }
     }
 
-    /// A stored proposal, to show it again (in this or another process).
+    /// A stored proposal, to show it again (in this or another process). Its diff is planned
+    /// again from the verified patch text on the files as they are; when they changed since the
+    /// proposal, that is not the proposed diff any more and the answer is `stale_context`.
     pub fn proposal(&self, patch_id: &str) -> Result<Proposal, ToolError> {
-        if !is_valid_id("patch", patch_id) || !self.store.exists(patch_id) {
-            return Err(ToolError::new(
-                Reason::PatchNotFound,
-                None,
-                format!("Patch '{patch_id}' not found"),
-            ));
+        if !is_valid_id("patch", patch_id) {
+            return Err(store::not_found(patch_id));
         }
-        self.store
-            .load(patch_id)
-            .map(|p| Proposal::from_stored(&p))
-            .map_err(|e| ToolError::io(patch_id, "reading the stored patch", &e))
+        self.layout.verify()?;
+        let stored = self.store.load(self.tools.workspace(), patch_id)?;
+        let patch = parse_patch(&stored.patch_text).map_err(|e| ToolError::from_engine(None, e))?;
+        let planned = plan_patch(self.tools.workspace(), &patch, &self.tools.config().engine)?;
+        stale_check(&stored, |p| {
+            Ok(util::state_sha(
+                planned.bases.get(p).and_then(|b| b.as_deref()),
+            ))
+        })?;
+        Ok(Proposal::from_stored(&stored, planned.diff))
     }
 
     fn failure(&self, e: &ToolError) {
@@ -440,20 +467,28 @@ impl Workflow {
     /// `apply_edit`: apply a stored patch under `plan`. Never panics on bad input; every
     /// refusal is an outcome with `is_error` and a reason code.
     pub fn apply_edit(&self, patch_id: &str, plan: &ApplyPlan) -> ApplyOutcome {
-        // Checked before anything is emitted or written: an unknown id creates nothing.
-        if !is_valid_id("patch", patch_id) || !self.store.exists(patch_id) {
+        // Checked before anything is emitted or written: an unknown id creates nothing, and an
+        // id that is not one never becomes part of a path.
+        if !is_valid_id("patch", patch_id) {
             return ApplyOutcome::not_found(patch_id);
         }
-        let stored = match self.store.load(patch_id) {
-            Ok(p) => p,
+        let loaded = self.layout.verify().and_then(|()| {
+            if self.store.exists(patch_id) {
+                self.store.load(self.tools.workspace(), patch_id).map(Some)
+            } else {
+                Ok(None)
+            }
+        });
+        let stored = match loaded {
+            Ok(Some(p)) => p,
+            Ok(None) => return ApplyOutcome::not_found(patch_id),
             Err(e) => {
-                let err = ToolError::io(patch_id, "reading the stored patch", &e);
-                self.failure(&err);
-                let mut out = ApplyOutcome::not_found(patch_id);
-                out.reason = Some(err.reason);
-                out.llm_content = format!("Error: {err}");
-                out.display = out.llm_content.clone();
-                return out;
+                self.failure(&e);
+                return ApplyOutcome::refused_unread(
+                    patch_id,
+                    e.reason,
+                    format!("Error: {e}\nNothing was applied."),
+                );
             }
         };
         let mut run = ApplyRun {
@@ -479,13 +514,26 @@ impl Workflow {
             run.pipeline.fail("parse", e.to_string());
             ToolError::from_engine(None, e)
         })?;
-        // Stale and scope checks come before the approver is asked about anything.
-        self.check_stale(stored).inspect_err(|e| {
+        // Stale and scope checks come before the approver is asked about anything. They, and
+        // the approver, look at the patch text planned on the files as they are (which must be
+        // the proposed ones), not at the stored description of it.
+        let reviewed = plan_patch(ws, &patch, &self.tools.config().engine).inspect_err(|e| {
+            run.pipeline.fail("hunk", e.to_string());
+        })?;
+        stale_check(stored, |p| {
+            Ok(util::state_sha(
+                reviewed.bases.get(p).and_then(|b| b.as_deref()),
+            ))
+        })
+        .inspect_err(|e| {
             run.pipeline.fail("stale", e.to_string());
         })?;
         run.pipeline
             .pass("stale", "every file is as it was when proposed");
-        let changing: Vec<&ProposedFile> = stored
+        self.check_same_plan(stored, &reviewed).inspect_err(|e| {
+            run.pipeline.fail("hunk", e.to_string());
+        })?;
+        let changing: Vec<&ProposedFile> = reviewed
             .files
             .iter()
             .filter(|f| f.problem.is_none())
@@ -495,7 +543,7 @@ impl Workflow {
         })?;
         run.pipeline.pass("scope", scope);
         if run.plan.atomicity == Atomicity::AllOrNothing
-            && let Some(f) = stored.files.iter().find(|f| f.problem.is_some())
+            && let Some(f) = reviewed.files.iter().find(|f| f.problem.is_some())
             && let Some(p) = &f.problem
         {
             let e = ToolError::new(
@@ -516,11 +564,11 @@ impl Workflow {
             kind: "apply_diff".into(),
             diff_id: stored.patch_id.clone(),
         });
-        let files = affected(&stored.files);
+        let files = affected(&reviewed.files);
         let approved = self.config.approver.approve(&ApprovalRequest {
             approval_id: &approval_id,
             patch_id: &stored.patch_id,
-            diff: &stored.diff,
+            diff: &reviewed.diff,
             files: &files,
             summary: &stored.summary,
         });
@@ -550,6 +598,15 @@ impl Workflow {
         self.check_same_plan(stored, &planned).inspect_err(|e| {
             run.pipeline.fail("hunk", e.to_string());
         })?;
+        if planned.diff != reviewed.diff {
+            let e = ToolError::new(
+                Reason::StaleContext,
+                None,
+                "the patch no longer plans as the diff that was approved; propose the edit again",
+            );
+            run.pipeline.fail("hunk", e.to_string());
+            return Err(e);
+        }
         if planned.units.is_empty() {
             let e = ToolError::new(Reason::EmptyDiff, None, "the patch changes nothing");
             run.pipeline.fail("empty", e.to_string());
@@ -663,19 +720,16 @@ impl Workflow {
         Ok(self.applied(run, &planned, &result, &applied_paths))
     }
 
-    /// `stale_context` unless every path the patch reads or writes has its proposed sha.
-    fn check_stale(&self, stored: &StoredPatch) -> Result<(), ToolError> {
-        let ws = self.tools.workspace();
-        stale_check(stored, |p| Ok(util::state_sha(ws.read(p)?.as_deref())))
-    }
-
     /// The plan made now must be the one that was proposed (same files, same results).
     fn check_same_plan(&self, stored: &StoredPatch, planned: &PatchPlan) -> Result<(), ToolError> {
         let same = planned.files.len() == stored.files.len()
             && planned.files.iter().zip(&stored.files).all(|(a, b)| {
                 a.path == b.path
                     && a.new_path == b.new_path
+                    && a.kind == b.kind
+                    && a.base_sha == b.base_sha
                     && a.new_sha == b.new_sha
+                    && (a.added, a.removed) == (b.added, b.removed)
                     && a.problem.is_some() == b.problem.is_some()
             });
         if !same {
@@ -901,7 +955,7 @@ impl Workflow {
             .cloned()
             .collect();
         llm.push_str(&self.tools.diagnostics_feedback(&written));
-        let display = format!("{summary}{}", stored.diff);
+        let display = format!("{summary}{}", planned.diff);
         let first_failure = files.iter().find(|f| !f.applied);
         let reason = first_failure.and_then(|f| f.reason);
         self.record(run, status, reason, &summary, &files);
@@ -939,22 +993,20 @@ impl Workflow {
     /// `undo`: restore the files of a checkpoint to their content before the apply, refusing
     /// (`stale_context`, nothing restored) when any of them changed since. The restore is
     /// all-or-nothing and itself checkpointed (`redo_checkpoint_id`).
+    ///
+    /// An unknown id (or one that is not a checkpoint id: it is never made into a path) is
+    /// `checkpoint_not_found`; a checkpoint that is not what lspedit wrote is `tampered_state`
+    /// naming its file, and nothing is restored.
     pub fn undo(&self, checkpoint_id: &str) -> Result<UndoOutcome, ToolError> {
-        let not_found = || {
-            ToolError::new(
-                Reason::PatchNotFound,
-                None,
-                format!("Checkpoint '{checkpoint_id}' not found"),
-            )
-        };
-        if !is_valid_id("ckpt", checkpoint_id) {
-            return Err(not_found());
-        }
-        let manifest = match self.checkpoints.load(checkpoint_id) {
-            Ok(m) => m,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(not_found()),
-            Err(e) => return Err(ToolError::io(checkpoint_id, "reading the checkpoint", &e)),
-        };
+        let manifest = self
+            .layout
+            .verify()
+            .and_then(|()| self.checkpoints.load(self.tools.workspace(), checkpoint_id))
+            .inspect_err(|e| {
+                if e.reason != Reason::CheckpointNotFound {
+                    self.failure(e);
+                }
+            })?;
         self.emit(Event::ToolStart {
             tool: "undo".into(),
         });
@@ -994,10 +1046,7 @@ impl Workflow {
                     ),
                 ));
             }
-            let old = self
-                .checkpoints
-                .old_bytes(id, entry)
-                .map_err(|e| ToolError::io(&entry.path, "reading the checkpoint", &e))?;
+            let old = self.checkpoints.old_bytes(id, entry)?;
             changes.push(PathChange {
                 path: entry.path.clone(),
                 abs: ws.resolve(&entry.path)?,

@@ -16,8 +16,8 @@ use serde::{Deserialize, Serialize};
 use super::commit::{CommitUnit, PathChange};
 use super::evidence::{Pipeline, StageReport};
 use super::scan;
-use super::store::{STORE_VERSION, StoredPatch};
-use super::util::{new_id, now_ms, show_sha, state_sha};
+use super::store::{STORE_VERSION, StoredPatch, patch_id};
+use super::util::{now_ms, protected_dir, show_sha, state_sha};
 use crate::agent::WrittenFile;
 use crate::error::ToolError;
 use crate::patch::{FileReport, FileStatus};
@@ -144,10 +144,12 @@ pub struct Proposal {
 }
 
 impl Proposal {
-    pub(crate) fn from_stored(p: &StoredPatch) -> Proposal {
+    /// The proposal of a stored patch, with `diff` planned from its patch text (never read from
+    /// the store).
+    pub(crate) fn from_stored(p: &StoredPatch, diff: String) -> Proposal {
         Proposal {
             patch_id: p.patch_id.clone(),
-            diff: p.diff.clone(),
+            diff,
             files: p.files.clone(),
             base_shas: p.base_shas.clone(),
             stats: p.stats,
@@ -195,6 +197,13 @@ pub(crate) fn affected(files: &[ProposedFile]) -> Vec<String> {
     set.into_iter().collect()
 }
 
+/// A proposal to store, and its reviewable diff (planned from the patch text, not stored).
+#[derive(Debug)]
+pub(crate) struct Built {
+    pub stored: StoredPatch,
+    pub diff: String,
+}
+
 /// A refused proposal, with what the evidence needs.
 #[derive(Debug)]
 pub(crate) struct Refused {
@@ -225,7 +234,8 @@ pub(crate) struct PatchPlan {
 }
 
 /// The workspace-relative form of a path a patch names (symlinks inside resolved), refusing
-/// paths outside the workspace and lspedit's or git's own state.
+/// paths outside the workspace and (`protected_path`) inside lspedit's or a version-control
+/// system's own state.
 pub(crate) fn key(ws: &Workspace, path: &str) -> Result<String, ToolError> {
     resolve_key(ws, path).map(|(rel, _)| rel)
 }
@@ -234,12 +244,13 @@ pub(crate) fn key(ws: &Workspace, path: &str) -> Result<String, ToolError> {
 fn resolve_key(ws: &Workspace, path: &str) -> Result<(String, PathBuf), ToolError> {
     let abs = ws.resolve(path)?;
     let rel = ws.display_path(&abs);
-    let first = rel.split('/').next().unwrap_or_default();
-    if first == ".lspedit" || first == ".git" {
+    if let Some(dir) = protected_dir(path).or_else(|| protected_dir(&rel)) {
         return Err(ToolError::new(
-            Reason::UnsafeDiff,
+            Reason::ProtectedPath,
             Some(&rel),
-            format!("`{first}/` holds lspedit's or git's own state and is never patched"),
+            format!(
+                "`{dir}` holds lspedit's or a version-control system's own state and is never patched"
+            ),
         ));
     }
     Ok((rel, abs))
@@ -591,7 +602,7 @@ pub(crate) fn build(
     req: &ProposeRequest,
     engine: &ApplyOptions,
     max_file_bytes: u64,
-) -> Result<StoredPatch, Box<Refused>> {
+) -> Result<Built, Box<Refused>> {
     let mut pipeline = Pipeline::default();
     let mut stats = ProposeStats::default();
     let mut replacements: BTreeMap<String, usize> = BTreeMap::new();
@@ -682,7 +693,7 @@ pub(crate) fn build(
     }
     pipeline.pass(
         "safety",
-        "every path is inside the workspace and outside .lspedit/ and .git/",
+        "every path is inside the workspace and outside .lspedit/ and version-control state",
     );
     if req.expected_base_shas.is_empty() {
         pipeline.skip("sha_match", "no base_sha given");
@@ -802,18 +813,22 @@ pub(crate) fn build(
         .iter()
         .map(|(k, v)| (k.clone(), state_sha(v.as_deref())))
         .collect();
-    Ok(StoredPatch {
+    let created_ms = now_ms();
+    let stored = StoredPatch {
         version: STORE_VERSION,
-        patch_id: new_id("patch", raw.as_bytes()),
-        created_ms: now_ms(),
+        patch_id: patch_id(created_ms, &raw, &base_shas, &summary),
+        created_ms,
         source: source.to_string(),
         patch_text: raw,
-        diff: plan.diff,
         files,
         base_shas,
         stats,
         summary,
         stages: pipeline.reports(),
+    };
+    Ok(Built {
+        stored,
+        diff: plan.diff,
     })
 }
 

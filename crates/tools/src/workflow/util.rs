@@ -1,9 +1,17 @@
 //! Shared plumbing of the workflow: the `.lspedit/` layout, identifiers, atomic JSON files, the
-//! cross-process workspace lock and the eviction of the oldest entries of a capped store.
+//! cross-process workspace lock, the eviction of the oldest entries of a capped store, and the
+//! checks every value read back from `.lspedit/` passes before it is acted on.
+//!
+//! Stored state is not trusted: a model that writes files, or a cloned repository, can put
+//! anything under `.lspedit/`. So ids must have their exact format and equal their file names,
+//! blob names are plain hashes, workspace paths are resolved again inside the root and refused
+//! in protected directories, and no entry of `.lspedit/` that lspedit opens may be a symlink.
+//! A violation is `tampered_state` naming the stored file; nothing is acted on.
 
 use std::fs::{self, File, OpenOptions};
-use std::io;
-use std::path::{Path, PathBuf};
+use std::io::{self, Read};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -12,12 +20,19 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
 
-use crate::workspace::{base_sha, write_atomic_abs};
+use crate::error::ToolError;
+use crate::workspace::{Workspace, base_sha, write_atomic_abs};
 
 /// Where the workflow keeps its state under the workspace root. Nothing here is created until
 /// something must be written: opening a workflow or naming an unknown patch creates no directory.
+///
+/// None of these entries may be a symlink (or anything but a directory, `lock` a regular file):
+/// [`Layout::verify`] refuses that as `tampered_state` (the state was put there by someone else,
+/// and following the link would read or write outside the workspace), and every directory is
+/// created through [`Layout::ensure_dir`], which checks before and after creating it.
 #[derive(Debug, Clone)]
 pub(crate) struct Layout {
+    root: PathBuf,
     pub dir: PathBuf,
     pub patches: PathBuf,
     pub evidence: PathBuf,
@@ -30,6 +45,7 @@ impl Layout {
     pub fn new(root: &Path) -> Layout {
         let dir = root.join(".lspedit");
         Layout {
+            root: root.to_path_buf(),
             patches: dir.join("patches"),
             evidence: dir.join("evidence"),
             checkpoints: dir.join("checkpoints"),
@@ -37,6 +53,83 @@ impl Layout {
             lock: dir.join("lock"),
             dir,
         }
+    }
+
+    /// `path` (under the root) as reports name it: `.lspedit/patches/<id>.json`.
+    pub fn rel(&self, path: &Path) -> String {
+        path.strip_prefix(&self.root)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    /// Refuse (`tampered_state`) a `.lspedit` entry lspedit opens that is a symlink or not what
+    /// lspedit makes there. Entries that do not exist are fine. Cheap (a few `lstat`s): run
+    /// before every operation, since the state can change between two.
+    pub fn verify(&self) -> Result<(), ToolError> {
+        let dirs = [
+            &self.dir,
+            &self.patches,
+            &self.evidence,
+            &self.checkpoints,
+            &self.journal,
+        ];
+        for d in dirs {
+            check_entry(d, &self.rel(d), true)
+                .map_err(|e| state_error(&self.rel(d), "checking", &e))?;
+        }
+        check_entry(&self.lock, &self.rel(&self.lock), false)
+            .map_err(|e| state_error(&self.rel(&self.lock), "checking", &e))
+    }
+
+    /// Create `dir` (`.lspedit` or a directory under it) if missing, refusing (`InvalidData`) a
+    /// symlink in its place before and after: a link swapped in while creating is caught before
+    /// anything is written into it.
+    pub fn ensure_dir(&self, dir: &Path) -> io::Result<()> {
+        check_entry(&self.dir, &self.rel(&self.dir), true)?;
+        check_entry(dir, &self.rel(dir), true)?;
+        fs::create_dir_all(dir)?;
+        check_entry(&self.dir, &self.rel(&self.dir), true)?;
+        check_entry(dir, &self.rel(dir), true)
+    }
+}
+
+/// An `InvalidData` error: what was found under `.lspedit/` is not what lspedit writes there.
+/// [`state_error`] turns it into `tampered_state`.
+pub(crate) fn invalid(msg: impl Into<String>) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, msg.into())
+}
+
+/// `Ok` when `path` does not exist or is a real directory (`dir`) / regular file (`!dir`), never
+/// a symlink to one; otherwise `InvalidData` naming it as `shown`.
+pub(crate) fn check_entry(path: &Path, shown: &str, dir: bool) -> io::Result<()> {
+    match fs::symlink_metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+        Ok(m) if m.file_type().is_symlink() => Err(invalid(format!(
+            "`{shown}` is a symlink; lspedit never follows links in its own state"
+        ))),
+        Ok(m) if dir && !m.is_dir() => Err(invalid(format!("`{shown}` is not a directory"))),
+        Ok(m) if !dir && !m.is_file() => Err(invalid(format!("`{shown}` is not a regular file"))),
+        Ok(_) => Ok(()),
+    }
+}
+
+/// `tampered_state` about the stored file `file` (as [`Layout::rel`] names it).
+pub(crate) fn tampered(file: &str, message: impl Into<String>) -> ToolError {
+    ToolError::new(Reason::TamperedState, Some(file), message)
+}
+
+/// The error of `doing` something with the stored file `file`: `tampered_state` when what was
+/// found is not what lspedit writes (`InvalidData`), else `io_error`.
+pub(crate) fn state_error(file: &str, doing: &str, e: &io::Error) -> ToolError {
+    if e.kind() == io::ErrorKind::InvalidData {
+        tampered(
+            file,
+            format!("{e}; this is not what lspedit stores, so nothing was done with it"),
+        )
+    } else {
+        ToolError::io(file, doing, e)
     }
 }
 
@@ -76,10 +169,73 @@ pub(crate) fn is_valid_id(prefix: &str, id: &str) -> bool {
     let Some((ms, hash)) = rest.split_once('_') else {
         return false;
     };
-    !ms.is_empty()
-        && ms.bytes().all(|b| b.is_ascii_digit())
-        && hash.len() == 8
-        && hash.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    !ms.is_empty() && ms.len() <= 20 && ms.bytes().all(|b| b.is_ascii_digit()) && is_hex(hash, 8)
+}
+
+/// Whether `s` is exactly `len` lowercase hex digits.
+fn is_hex(s: &str, len: usize) -> bool {
+    s.len() == len && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// Whether `name` is a checkpoint blob name: a SHA-256 in 64 lowercase hex digits, so it can
+/// only ever name a file directly inside `blobs/`.
+pub(crate) fn is_blob_name(name: &str) -> bool {
+    is_hex(name, 64)
+}
+
+/// The blob name of the `index`-th entry of a checkpoint, for `path`: unique within it.
+pub(crate) fn blob_name(index: usize, path: &str) -> String {
+    let mut h = Sha256::new();
+    h.update(index.to_le_bytes());
+    h.update(path.as_bytes());
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Whether `sha` is a `base_sha` (12 lowercase hex digits) or `None` (no file).
+pub(crate) fn is_valid_sha(sha: Option<&str>) -> bool {
+    sha.is_none_or(|s| is_hex(s, 12))
+}
+
+/// Only permission bits survive from a stored mode: never setuid, setgid or sticky.
+pub(crate) const MODE_MASK: u32 = 0o777;
+
+/// Names under which nothing is ever written, at any depth (a submodule's `.git` too): stored
+/// state naming a path inside one is refused, and so is a proposal.
+pub(crate) const PROTECTED_DIRS: &[&str] = &[".git", ".lspedit", ".hg", ".svn", ".jj"];
+
+/// The protected name `rel` (workspace-relative, `/`-separated) lies in or is, if any.
+pub(crate) fn protected_dir(rel: &str) -> Option<&'static str> {
+    rel.split('/')
+        .find_map(|c| PROTECTED_DIRS.iter().copied().find(|p| *p == c))
+}
+
+/// A workspace path read back from the stored file `file`, resolved: it must be a plain relative
+/// path (names only: no `..`, no root) as lspedit stores them, resolve inside the root
+/// ([`Workspace::resolve`]: symlinks that escape are `path_outside_workspace`) and lie outside
+/// the protected directories. Anything else is `tampered_state`.
+pub(crate) fn stored_path(ws: &Workspace, file: &str, path: &str) -> Result<PathBuf, ToolError> {
+    let plain = !path.is_empty()
+        && !path.contains('\0')
+        && Path::new(path)
+            .components()
+            .all(|c| matches!(c, Component::Normal(_)));
+    if !plain {
+        return Err(tampered(
+            file,
+            format!(
+                "it names the path `{path}`, which is not a workspace-relative path as lspedit stores them"
+            ),
+        ));
+    }
+    let abs = ws.resolve(path)?;
+    let rel = ws.display_path(&abs);
+    if let Some(dir) = protected_dir(path).or_else(|| protected_dir(&rel)) {
+        return Err(tampered(
+            file,
+            format!("it names `{path}`, inside `{dir}`, where lspedit never writes"),
+        ));
+    }
+    Ok(abs)
 }
 
 /// The millisecond part of an id, used to order a store by age.
@@ -107,10 +263,43 @@ pub(crate) fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> io::Res
     write_atomic_abs(path, &bytes)
 }
 
-/// Read and deserialize a JSON file; a malformed file is `InvalidData`.
-pub(crate) fn read_json<T: DeserializeOwned>(path: &Path) -> io::Result<T> {
-    let bytes = fs::read(path)?;
-    serde_json::from_slice(&bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+/// The largest JSON file lspedit reads back from its state; a larger one is refused unread.
+const MAX_JSON_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Read a file of lspedit's state without following a symlink: `InvalidData` when `path` is a
+/// symlink, not a regular file, larger than `max`, or replaced between the check and the open
+/// (the opened file must be the inode that was checked). `NotFound` passes through.
+pub(crate) fn read_state_file(path: &Path, shown: &str, max: u64) -> io::Result<Vec<u8>> {
+    let checked = fs::symlink_metadata(path)?;
+    check_entry(path, shown, false)?;
+    if checked.len() > max {
+        return Err(invalid(format!(
+            "`{shown}` is {} bytes, more than lspedit ever stores there",
+            checked.len()
+        )));
+    }
+    let f = File::open(path)?;
+    let opened = f.metadata()?;
+    if (opened.dev(), opened.ino()) != (checked.dev(), checked.ino()) {
+        return Err(invalid(format!(
+            "`{shown}` was replaced while being opened"
+        )));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(opened.len()).unwrap_or(0));
+    f.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > max {
+        return Err(invalid(format!(
+            "`{shown}` grew past what lspedit stores there"
+        )));
+    }
+    Ok(bytes)
+}
+
+/// Read and deserialize a JSON file of lspedit's state (see [`read_state_file`]); a malformed
+/// file is `InvalidData` naming it as `shown`.
+pub(crate) fn read_json<T: DeserializeOwned>(path: &Path, shown: &str) -> io::Result<T> {
+    let bytes = read_state_file(path, shown, MAX_JSON_BYTES)?;
+    serde_json::from_slice(&bytes).map_err(|e| invalid(format!("`{shown}` is not valid: {e}")))
 }
 
 /// fsync a directory so the entries created or renamed in it are durable.
@@ -131,14 +320,43 @@ pub(crate) struct WorkspaceLock {
 }
 
 pub(crate) fn lock_workspace(layout: &Layout) -> io::Result<WorkspaceLock> {
-    fs::create_dir_all(&layout.dir)?;
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&layout.lock)?;
+    layout.ensure_dir(&layout.dir)?;
+    let file = open_lock_file(&layout.lock, &layout.rel(&layout.lock))?;
     file.lock()?;
     Ok(WorkspaceLock { _file: file })
+}
+
+/// Open (creating it if missing) the lock file without ever following a symlink: a new file is
+/// created exclusively (which refuses a link in its place), an existing one must be the regular
+/// file that was checked.
+fn open_lock_file(path: &Path, shown: &str) -> io::Result<File> {
+    // A file appearing between the check and the exclusive create is checked on the next round.
+    for _ in 0..3 {
+        match fs::symlink_metadata(path) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                match OpenOptions::new().write(true).create_new(true).open(path) {
+                    Ok(f) => return Ok(f),
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                    Err(e) => return Err(e),
+                }
+            }
+            Err(e) => return Err(e),
+            Ok(checked) => {
+                check_entry(path, shown, false)?;
+                let f = OpenOptions::new().write(true).open(path)?;
+                let opened = f.metadata()?;
+                if (opened.dev(), opened.ino()) != (checked.dev(), checked.ino()) {
+                    return Err(invalid(format!(
+                        "`{shown}` was replaced while being opened"
+                    )));
+                }
+                return Ok(f);
+            }
+        }
+    }
+    Err(invalid(format!(
+        "`{shown}` keeps changing while being opened"
+    )))
 }
 
 /// Keep at most `max_count` entries of `dir` whose names start with one of `prefixes` (and at
@@ -183,7 +401,8 @@ pub(crate) fn evict_oldest(
         }
         if let Some((size, paths)) = groups.remove(&key) {
             for p in paths {
-                let r = if p.is_dir() {
+                // An entry is removed itself, a symlink never followed.
+                let r = if fs::symlink_metadata(&p).is_ok_and(|m| m.is_dir()) {
                     fs::remove_dir_all(&p)
                 } else {
                     fs::remove_file(&p)
@@ -208,7 +427,6 @@ fn entry_size(path: &Path) -> u64 {
         Err(_) => 0,
     }
 }
-
 
 /// The [`Reason`] of a stored code (`io_error` for a code this build does not know).
 pub(crate) fn reason_from_code(code: &str) -> Reason {

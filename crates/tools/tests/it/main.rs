@@ -5,6 +5,7 @@
 
 mod pool_fake;
 mod pool_real;
+mod state_tamper;
 mod support;
 mod tools_mock;
 mod truncation;

@@ -784,7 +784,10 @@ fn unknown_patch_id_creates_nothing() {
         "patch_x",
     ] {
         let out = e.wf.apply_edit(id, &ApplyPlan::default());
-        assert_eq!(out.llm_content, format!("Patch '{id}' not found"));
+        assert_eq!(
+            out.llm_content,
+            format!("Patch '{id}' not found; call propose_edit again to get a patch id to apply")
+        );
         assert!(out.is_error);
         assert_eq!(out.reason, Some(Reason::PatchNotFound));
     }
@@ -814,9 +817,11 @@ fn unknown_patch_id_creates_nothing() {
         .len();
     let out =
         e.wf.apply_edit("patch_1700000000000_deadbeef", &ApplyPlan::default());
-    assert_eq!(
-        out.llm_content,
-        "Patch 'patch_1700000000000_deadbeef' not found"
+    assert!(
+        out.llm_content
+            .starts_with("Patch 'patch_1700000000000_deadbeef' not found;"),
+        "{}",
+        out.llm_content
     );
     assert_eq!(tree(e.root()), before);
     assert_eq!(
@@ -1191,7 +1196,7 @@ fn undo_restores_created_deleted_and_renamed_files() {
     let again =
         e.wf.undo(out.checkpoint_id.as_deref().unwrap())
             .unwrap_err();
-    assert_eq!(again.reason, Reason::PatchNotFound);
+    assert_eq!(again.reason, Reason::CheckpointNotFound);
     e.wf.undo(&u.redo_checkpoint_id).unwrap();
     assert_eq!(e.read("made.txt"), "made\n");
     assert!(!e.root().join("old.txt").exists());
