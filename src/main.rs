@@ -150,6 +150,17 @@ enum Command {
         #[command(subcommand)]
         command: ServersCommand,
     },
+    /// Trust the workspace's `.lspedit/config.toml` to choose the programs lspedit runs (server
+    /// `command`, `args`, `env`, `servers_dir`, new servers): records its SHA-256 in your config
+    /// directory. Any change to the file needs trusting again.
+    Trust {
+        /// Workspace root (default: current directory).
+        #[arg(long)]
+        root: Option<PathBuf>,
+        /// Remove the trust instead.
+        #[arg(long)]
+        revoke: bool,
+    },
     /// Serve the tools over MCP on stdin/stdout (for agents).
     Mcp {
         /// Workspace root (default: current directory).
@@ -184,7 +195,7 @@ impl Command {
             Command::Servers { command } => match command {
                 ServersCommand::Status { json, .. } | ServersCommand::Install { json, .. } => *json,
             },
-            Command::Mcp { .. } | Command::Demo { .. } => false,
+            Command::Mcp { .. } | Command::Demo { .. } | Command::Trust { .. } => false,
         }
     }
 }
@@ -433,6 +444,7 @@ fn run(command: Command) -> Result<u8, Failure> {
             ServersCommand::Status { root, json, probe } => cmd_servers_status(root, json, &probe),
             ServersCommand::Install { ids, json } => cmd_servers_install(&ids, json),
         },
+        Command::Trust { root, revoke } => cmd_trust(root, revoke),
         Command::Mcp {
             root,
             no_diagnostics,
@@ -644,6 +656,7 @@ fn cmd_servers_status(root: Option<PathBuf>, json: bool, probe: &[String]) -> Re
         .map_err(|e| Failure::Usage(format!("language-server configuration: {e}")))?;
     let infos = lspedit::servers::inspect(&config);
     let dir = config.servers_dir.clone();
+    let warnings = config.warnings.clone();
     // Servers live inside the process that uses them: to show processes, start them here.
     let (processes, probed) = if probe.is_empty() {
         (Vec::new(), None)
@@ -654,16 +667,26 @@ fn cmd_servers_status(root: Option<PathBuf>, json: bool, probe: &[String]) -> Re
         (rows, Some(r))
     };
     if json {
-        print_json(&json::ServersJson::new(dir.as_deref(), &infos, &processes))?;
+        let mut v =
+            serde_json::to_value(json::ServersJson::new(dir.as_deref(), &infos, &processes))
+                .map_err(|e| Failure::Usage(format!("cannot serialize the result: {e}")))?;
+        if let Some(map) = v.as_object_mut() {
+            map.insert("warnings".into(), serde_json::json!(warnings));
+        }
+        print_json(&v)?;
         return Ok(0);
     }
-    let mut s = format!(
+    let mut s: String = warnings.iter().map(|w| format!("warning: {w}\n")).collect();
+    if !s.is_empty() {
+        s.push('\n');
+    }
+    s.push_str(&format!(
         "servers dir: {}\ninstall dir: {}\n\n",
         dir.as_deref()
             .map_or_else(|| "(none)".to_string(), |d| d.display().to_string()),
         lspedit::servers::install_dir()
             .map_or_else(|| "(none)".to_string(), |d| d.display().to_string()),
-    );
+    ));
     let rows: Vec<[String; 5]> = infos
         .iter()
         .map(|i| {
@@ -807,8 +830,55 @@ fn cmd_servers_install(ids: &[String], json: bool) -> Result<u8, Failure> {
     }
 }
 
+/// `lspedit trust [--revoke]`: what was trusted (path, SHA-256, record) on stdout, and on
+/// stderr the warning that the file now chooses programs to run.
+#[allow(clippy::print_stderr)] // The warning is for the person at the terminal.
+fn cmd_trust(root: Option<PathBuf>, revoke: bool) -> Result<u8, Failure> {
+    use lspedit::lsp::trust;
+    let ws = open_workspace(root)?;
+    let dir = trust::user_config_dir_from_env().ok_or_else(|| {
+        Failure::Usage(
+            "cannot find your config directory to record the trust in: set XDG_CONFIG_HOME or HOME"
+                .into(),
+        )
+    })?;
+    if revoke {
+        let shown = ws.root().join(trust::WORKSPACE_CONFIG);
+        match trust::revoke(ws.root(), &dir).map_err(|e| Failure::Usage(e.to_string()))? {
+            Some(record) => out(&format!(
+                "No longer trusted: {} (removed {})\n",
+                shown.display(),
+                record.display()
+            )),
+            None => out(&format!("{} was not trusted\n", shown.display())),
+        }
+        return Ok(0);
+    }
+    let t = trust::trust(ws.root(), &dir).map_err(|e| Failure::Usage(e.to_string()))?;
+    out(&format!(
+        "Trusted {}\nsha256 {}\nrecorded in {}\n",
+        t.config.display(),
+        t.sha256,
+        t.record.display()
+    ));
+    let sets = if t.program_keys.is_empty() {
+        "It sets nothing of that kind now".to_string()
+    } else {
+        format!("It sets {}", t.program_keys.join(", "))
+    };
+    eprintln!(
+        "warning: this file now chooses programs lspedit runs (server command, args, env, servers_dir, new servers). {sets}. Any change to it needs 'lspedit trust' again; 'lspedit trust --revoke' undoes this."
+    );
+    Ok(0)
+}
+
+#[allow(clippy::print_stderr)] // Configuration warnings, once, for the person who started it.
 fn cmd_mcp(root: Option<PathBuf>, no_diagnostics: bool) -> Result<u8, Failure> {
     let session = Arc::new(open_session(root, !no_diagnostics, ToolsConfig::default())?);
+    // stdout is the protocol: warnings go to stderr, whatever the log filter.
+    for w in session.config_warnings() {
+        eprintln!("lspedit: warning: {w}");
+    }
     tracing::info!(root = %session.tools().workspace().root().display(), "MCP server on stdio");
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

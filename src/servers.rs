@@ -55,7 +55,10 @@ pub fn servers_dir() -> Option<PathBuf> {
 }
 
 /// The pool configuration of the workspace at `root`, resolving servers in [`servers_dir`]
-/// (unless the workspace's `.lspedit/config.toml` names its own `servers_dir`).
+/// (unless a trusted configuration names its own `servers_dir`): the bundled servers, the
+/// person's `$XDG_CONFIG_HOME/lspedit/config.toml`, then the workspace's `.lspedit/config.toml`,
+/// which chooses no program to run unless the person ran `lspedit trust` (see
+/// [`lspedit_lsp::trust`]). What was ignored is in [`PoolConfig::warnings`].
 pub fn pool_config(root: &Path) -> Result<PoolConfig, lspedit_lsp::LspError> {
     lspedit_mcp::pool_config(root, servers_dir().as_deref())
 }

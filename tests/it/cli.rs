@@ -118,8 +118,9 @@ fn apply_reports_per_file_and_exit_codes() {
         .next()
         .unwrap()
         .to_string();
+    // A bare `@@ @@` hunk ends with a context line: that is what proves it was not cut off.
     let patch = format!(
-        "--- a/src/greet.ts\n+++ b/src/greet.ts\n@@ @@\n-{a2}|  return \"hi \" + name;\n+  return `hi ${{name}}`;\n"
+        "--- a/src/greet.ts\n+++ b/src/greet.ts\n@@ @@\n-{a2}|  return \"hi \" + name;\n+  return `hi ${{name}}`;\n }}\n"
     );
     // A dry run changes nothing.
     let dry = p.run(&["apply", "--dry-run", "--json"], &patch);
@@ -505,4 +506,177 @@ fn non_utf8_patches_fifos_and_whole_patch_refusals_have_reasons() {
     r.assert_code(1);
     assert_eq!(r.json()["reason"], "truncated_input");
     assert_eq!(p.read("a.txt"), "a\nb\n");
+}
+
+/// Runs `lspedit ARGS --root <p>` with `XDG_CONFIG_HOME=<config>`, so the trust records and the
+/// person's config are a temp directory's, not the developer's.
+fn run_with_config(p: &Project, config: &std::path::Path, args: &[&str]) -> crate::harness::Run {
+    let root = p.root.display().to_string();
+    let out = std::process::Command::new(crate::harness::bin())
+        .args(args)
+        .args(["--root", &root])
+        .env("XDG_CONFIG_HOME", config)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    crate::harness::Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+/// A workspace config that chooses programs: an override of a bundled server's command and a
+/// new server.
+const CHOOSES_PROGRAMS: &str = "[servers.pyright]\ncommand = \"/bin/sh\"\nenv = { LD_PRELOAD = \"/tmp/x.so\" }\n\
+     [servers.evil]\ncommand = \"/bin/true\"\nlanguages = { evl = \"evil\" }\ndiagnostics = { strategy = \"pull\" }\n";
+
+// Regression: a workspace `.lspedit/config.toml` chose the program lspedit ran.
+#[test]
+fn servers_status_warns_of_an_untrusted_workspace_config_until_trusted() {
+    let p = Project::with_files(&[
+        (".lspedit/config.toml", CHOOSES_PROGRAMS),
+        ("notes.md", "notes\n"),
+    ]);
+    let config = tempfile::tempdir().unwrap();
+    let status = |p: &Project| {
+        let r = run_with_config(p, config.path(), &["servers", "status", "--json"]);
+        r.assert_code(0);
+        r.json()
+    };
+    let server = |v: &serde_json::Value, id: &str| {
+        v["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"] == id)
+            .cloned()
+    };
+
+    let v = status(&p);
+    let warnings = v["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{v}");
+    let w = warnings[0].as_str().unwrap();
+    for part in [
+        "servers.pyright.command",
+        "servers.pyright.env",
+        "servers.evil (a new server)",
+        "not trusted",
+        "lspedit trust",
+    ] {
+        assert!(w.contains(part), "{part:?} not in {w}");
+    }
+    assert!(server(&v, "evil").is_none(), "{v}");
+    assert_ne!(server(&v, "pyright").unwrap()["binary"], "/bin/sh");
+    let text = run_with_config(&p, config.path(), &["servers", "status"]);
+    text.assert_code(0);
+    assert!(
+        text.stdout
+            .starts_with("warning: .lspedit/config.toml sets ")
+            && text.stdout.contains("servers.evil (a new server)"),
+        "{}",
+        text.stdout
+    );
+    // The `diagnostics` tool (here through `check`) ends with it, for the model.
+    let check = run_with_config(&p, config.path(), &["check", "notes.md"]);
+    assert!(
+        check
+            .stdout
+            .contains("\n\nWarning: .lspedit/config.toml sets "),
+        "{}",
+        check.stdout
+    );
+    // `lspedit mcp` logs it once on stderr at start (stdin is closed: it stops at once).
+    let mcp = run_with_config(&p, config.path(), &["mcp"]);
+    assert_eq!(
+        mcp.stderr
+            .matches("warning: .lspedit/config.toml sets ")
+            .count(),
+        1,
+        "{}",
+        mcp.stderr
+    );
+
+    // `lspedit trust` names the file and its hash, and warns.
+    let t = run_with_config(&p, config.path(), &["trust"]);
+    t.assert_code(0);
+    let file = p.root.join(".lspedit/config.toml");
+    assert!(
+        t.stdout
+            .starts_with(&format!("Trusted {}\nsha256 ", file.display())),
+        "{}",
+        t.stdout
+    );
+    let sha = t
+        .stdout
+        .lines()
+        .nth(1)
+        .unwrap()
+        .trim_start_matches("sha256 ");
+    assert!(
+        sha.len() == 64 && sha.chars().all(|c| c.is_ascii_hexdigit()),
+        "{sha}"
+    );
+    assert!(
+        t.stderr.contains("chooses programs") && t.stderr.contains("servers.pyright.command"),
+        "{}",
+        t.stderr
+    );
+    let v = status(&p);
+    assert_eq!(v["warnings"], serde_json::json!([]), "{v}");
+    assert_eq!(server(&v, "evil").unwrap()["binary"], "/bin/true");
+
+    // One byte changed: untrusted again.
+    std::fs::write(&file, CHOOSES_PROGRAMS.replace("/bin/true", "/bin/tru2")).unwrap();
+    let v = status(&p);
+    assert!(
+        v["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("changed since it was trusted"),
+        "{v}"
+    );
+    assert!(server(&v, "evil").is_none());
+
+    // Revoked: untrusted; revoking twice says so.
+    run_with_config(&p, config.path(), &["trust"]).assert_code(0);
+    let r = run_with_config(&p, config.path(), &["trust", "--revoke"]);
+    r.assert_code(0);
+    assert!(r.stdout.starts_with("No longer trusted"), "{}", r.stdout);
+    assert!(
+        status(&p)["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("is not trusted")
+    );
+    let r = run_with_config(&p, config.path(), &["trust", "--revoke"]);
+    assert!(r.stdout.contains("was not trusted"), "{}", r.stdout);
+}
+
+#[test]
+fn trust_without_a_workspace_config_is_a_usage_error() {
+    let p = greet_project();
+    let config = tempfile::tempdir().unwrap();
+    let r = run_with_config(&p, config.path(), &["trust"]);
+    r.assert_code(2);
+    assert!(r.stderr.contains("nothing to trust"), "{}", r.stderr);
+}
+
+#[test]
+fn the_persons_config_chooses_programs_without_trust() {
+    let p = greet_project();
+    let config = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(config.path().join("lspedit")).unwrap();
+    std::fs::write(config.path().join("lspedit/config.toml"), CHOOSES_PROGRAMS).unwrap();
+    let r = run_with_config(&p, config.path(), &["servers", "status", "--json"]);
+    r.assert_code(0);
+    let v = r.json();
+    assert_eq!(v["warnings"], serde_json::json!([]), "{v}");
+    let evil = v["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "evil")
+        .cloned();
+    assert_eq!(evil.unwrap()["binary"], "/bin/true");
 }

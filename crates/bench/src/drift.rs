@@ -40,10 +40,14 @@ pub enum Category {
     Equidistant,
     Vanished,
     Truncated,
+    IndentedDuplicate,
+    EofPinned,
 }
 
 impl Category {
-    pub const ALL: [Category; 11] = [
+    /// New categories go at the end: a case's id and seed follow its category's place here, so
+    /// the cases of the others stay what they were.
+    pub const ALL: [Category; 13] = [
         Category::Exact,
         Category::Drift,
         Category::Duplicates,
@@ -55,6 +59,8 @@ impl Category {
         Category::Equidistant,
         Category::Vanished,
         Category::Truncated,
+        Category::IndentedDuplicate,
+        Category::EofPinned,
     ];
 
     /// The category named `name` (as [`Category::name`] spells it).
@@ -75,6 +81,8 @@ impl Category {
             Category::Equidistant => "equidistant",
             Category::Vanished => "vanished",
             Category::Truncated => "truncated",
+            Category::IndentedDuplicate => "indented-duplicate",
+            Category::EofPinned => "eof-pinned",
         }
     }
 
@@ -106,6 +114,12 @@ impl Category {
             }
             Category::Vanished => "one context or removed line changed or deleted; refuse",
             Category::Truncated => "patch text cut inside its last hunk; refuse everything",
+            Category::IndentedDuplicate => {
+                "a copy of hunk 1's block indented differently (spaces, tabs, trailing blanks) nearer to its header line than the byte-exact original, above or below; apply at the exact block"
+            }
+            Category::EofPinned => {
+                "files without a final newline, the last hunk ending at the end with `\\ No newline at end of file`, a copy of its block right above it (nearer to its header line); apply at the end"
+            }
         }
     }
 
@@ -121,7 +135,7 @@ impl Category {
         match self {
             Category::Equidistant | Category::Vanished => 1,
             Category::VanishedOneFile => 2 + rng.below(2) as usize,
-            Category::NoFinalNewline => 1 + rng.below(2) as usize,
+            Category::NoFinalNewline | Category::EofPinned => 1 + rng.below(2) as usize,
             _ => match rng.below(20) {
                 0..12 => 1,
                 12..17 => 2,
@@ -317,6 +331,11 @@ enum Shape {
     /// Copies at `k` lines above and below the header line, none at it.
     Equidistant(usize),
     Gone,
+    /// The only byte-exact copy, with a copy differing in whitespace only nearer to the header
+    /// line.
+    ExactBeyondNearerVariant,
+    /// At the end of the file, with a byte-exact copy mid-file nearer to the header line.
+    AtEofBeyondNearerCopy,
 }
 
 fn build_case(sources: &mut Sources, rng: &mut Rng, id: usize, category: Category) -> Option<Case> {
@@ -332,7 +351,8 @@ fn build_case(sources: &mut Sources, rng: &mut Rng, id: usize, category: Categor
     for (fi, &n) in per_file.iter().enumerate() {
         let src = sources.pick(rng)?;
         let tag = format!("c{id}f{fi}");
-        let at_end = category == Category::NoFinalNewline && rng.below(3) != 0;
+        let at_end = (category == Category::NoFinalNewline && rng.below(3) != 0)
+            || category == Category::EofPinned;
         let windows = choose_windows(&src.lines, n, rng, &tag, at_end)?;
         let mut b = FileBuild::new(fi, &src, windows);
         match category {
@@ -361,6 +381,19 @@ fn build_case(sources: &mut Sources, rng: &mut Rng, id: usize, category: Categor
                 }
             }
             Category::Equidistant => b.equidistant(rng, sources)?,
+            Category::IndentedDuplicate => {
+                if rng.below(2) == 0 {
+                    b.drift(rng, sources, 0.5)?;
+                }
+                b.indented_duplicate(rng)?;
+            }
+            Category::EofPinned => {
+                b.final_newline = false;
+                if rng.below(2) == 0 {
+                    b.drift(rng, sources, 0.5)?;
+                }
+                b.copy_above_last()?;
+            }
         }
         if category == Category::Truncated {
             b.refuse = true;
@@ -619,6 +652,65 @@ impl FileBuild {
         Some(())
     }
 
+    /// Put a copy of hunk 1's old block, changed in whitespace only, nearer to its header line
+    /// than the block itself: right above it, or (removing lines above the block so that it
+    /// moves away from the header line) right below it.
+    fn indented_duplicate(&mut self, rng: &mut Rng) -> Option<()> {
+        let block = self.windows[0].old_side(&self.old).to_vec();
+        let prefix = match rng.below(3) {
+            0 => Some("    "),
+            1 => Some("\t"),
+            _ => None,
+        };
+        let mut copy: Vec<String> = block
+            .iter()
+            .map(|l| match prefix {
+                Some(p) if !l.trim().is_empty() => format!("{p}{l}"),
+                _ => l.clone(),
+            })
+            .collect();
+        if prefix.is_none() {
+            let lines: Vec<usize> = (0..copy.len())
+                .filter(|&i| !copy[i].trim().is_empty())
+                .collect();
+            for _ in 0..1 + rng.below(2) {
+                let i = *lines.get(rng.below(lines.len().max(1) as u64) as usize)?;
+                copy[i] = whitespace_variant(&copy[i], rng);
+            }
+        }
+        if rng.below(2) == 0 {
+            let gap = self.gap_mut(0);
+            gap.extend(copy);
+        } else {
+            // Below: the block moves up by `k` > its length, so the copy right after it is
+            // `k - len` lines from the header line and the block `k`.
+            let len = block.len();
+            let gap_len = self.gap_mut(0).len();
+            if gap_len < 2 * len + 2 {
+                return None;
+            }
+            let k = len + 1 + rng.below((gap_len - 2 * len - 1) as u64) as usize;
+            let gap = self.gap_mut(0);
+            gap.truncate(gap_len - k);
+            self.gap_mut(1).splice(0..0, copy);
+        }
+        self.shape[0] = Shape::ExactBeyondNearerVariant;
+        Some(())
+    }
+
+    /// Put a copy of the last hunk's old block (which ends the file) right above the block, so
+    /// the copy is where its header line points and the block farther down.
+    fn copy_above_last(&mut self) -> Option<()> {
+        let h = self.windows.len() - 1;
+        if self.windows[h].end() != self.old.len() {
+            return None;
+        }
+        let block = self.windows[h].old_side(&self.old).to_vec();
+        self.gap_mut(h).extend(block);
+        self.shape[h] = Shape::AtEofBeyondNearerCopy;
+        Some(())
+    }
+
     /// Change 1–2 context lines of every hunk in whitespace only, on disk and in the result.
     fn whitespace(&mut self, rng: &mut Rng) {
         for (h, w) in self.windows.iter().enumerate() {
@@ -737,6 +829,30 @@ impl FileBuild {
                 }
                 Shape::Gone => {
                     if !found.is_empty() {
+                        return None;
+                    }
+                }
+                Shape::ExactBeyondNearerVariant | Shape::AtEofBeyondNearerCopy => {
+                    if found.len() != 2 || !found.iter().any(|&f| index.collapsed_at(f) == at) {
+                        return None;
+                    }
+                    let other = *found.iter().find(|&&f| index.collapsed_at(f) != at)?;
+                    if dist(other) >= dist(starts[h]) {
+                        return None;
+                    }
+                    let block = w.old_side(&self.old);
+                    let exact = (0..=current.len().saturating_sub(block.len()))
+                        .filter(|&s| current[s..].starts_with(block))
+                        .count();
+                    let want = if self.shape[h] == Shape::ExactBeyondNearerVariant {
+                        1
+                    } else {
+                        2
+                    };
+                    let ends_file = starts[h] + block.len() == current.len();
+                    if exact != want
+                        || (self.shape[h] == Shape::AtEofBeyondNearerCopy && !ends_file)
+                    {
                         return None;
                     }
                 }

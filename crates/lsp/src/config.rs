@@ -1,5 +1,22 @@
 //! Server declarations (`lsp-configs/*.toml`, embedded in the binary) and pool settings, with
-//! workspace overrides from `.lspedit/config.toml`.
+//! overrides from two files of the same format, applied in this order ([`PoolConfig::load`]):
+//!
+//! 1. The person's own `$XDG_CONFIG_HOME/lspedit/config.toml` (`~/.config/lspedit/config.toml`):
+//!    trusted, it may set anything.
+//! 2. The workspace's `.lspedit/config.toml`. Whoever writes the workspace writes it (a model,
+//!    a cloned repository), so a workspace file never chooses a program to run unless the person
+//!    trusted it (`lspedit trust`, by SHA-256, see [`crate::trust`]). Untrusted, it may still
+//!    enable or disable servers and set priorities, languages, root markers, diagnostics,
+//!    settings, initialization options and pool limits; these are ignored, with one entry in
+//!    [`PoolConfig::warnings`], not an error: a server's `command`, `args`, `env` and
+//!    `install`; settings and initialization options whose name marks a program, its arguments
+//!    or environment (`overrideCommand`, `extraEnv`, `pythonPath`, ..., see
+//!    `is_program_setting`); `pool.servers_dir`; and a new server, ignored whole (it needs a
+//!    command). A symlinked `.lspedit` or `config.toml`, or one that is not a regular file, is
+//!    not read at all (a warning says so).
+//!
+//! A relative `servers_dir` resolves against the workspace root for the workspace file, against
+//! the config directory for the person's file.
 //!
 //! Override file format:
 //!
@@ -11,11 +28,12 @@
 //! check_timeout_ms = 3000        # what callers should wait after a write
 //! first_check_timeout_ms = 10000 # ... when the server must start first
 //! startup_timeout_ms = 60000     # initialize must answer within this
+//! servers_dir = "tools/lsp"      # where project-local installs live (trusted files only)
 //!
 //! [servers.pyright]              # merged over the bundled declaration, key by key
 //! enabled = false
 //!
-//! [servers.my-lang]              # a new server needs a full declaration
+//! [servers.my-lang]              # a new server needs a full declaration (trusted files only)
 //! command = "my-lang-server"
 //! languages = { ml = "mylang" }
 //! diagnostics = { strategy = "push-versioned" }
@@ -29,6 +47,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::LspError;
+use crate::trust::{self, TrustState, WORKSPACE_CONFIG, WorkspaceRead};
 
 /// The bundled server declarations, embedded so the pool works without the `lsp-configs`
 /// folder. Order does not matter; `priority` decides between servers for the same extension.
@@ -230,6 +249,10 @@ pub struct PoolConfig {
     pub check_timeout: Duration,
     /// Suggested deadline when the server must start first.
     pub first_check_timeout: Duration,
+    /// What loading left out and why, for the person and the model (an untrusted
+    /// `.lspedit/config.toml` naming a command, a symlinked config): shown by `servers status`,
+    /// the `diagnostics` tool and `lspedit mcp` at start. Never an error.
+    pub warnings: Vec<String>,
 }
 
 impl Default for PoolConfig {
@@ -250,6 +273,7 @@ impl Default for PoolConfig {
             broken_cooldown: Duration::from_secs(300),
             check_timeout: Duration::from_secs(3),
             first_check_timeout: Duration::from_secs(10),
+            warnings: Vec::new(),
         }
     }
 }
@@ -279,105 +303,81 @@ struct OverrideFile {
 impl PoolConfig {
     /// The bundled servers with default limits.
     pub fn bundled() -> Result<Self, LspError> {
-        let servers = BUNDLED
-            .iter()
-            .map(|(path, text)| parse_server(Path::new(path), text, None))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Self {
-            servers,
-            ..Self::default()
-        })
+        Layers::bundled()?.finish()
     }
 
-    /// The bundled servers with `<workspace_root>/.lspedit/config.toml` applied when present.
+    /// The pool configuration of the workspace at `workspace_root`: the bundled servers, then
+    /// the person's own `config.toml` in [`user_config_dir_from_env`](crate::trust::user_config_dir_from_env),
+    /// then `<workspace_root>/.lspedit/config.toml`, trusted or not (see the module docs).
     pub fn load(workspace_root: &Path) -> Result<Self, LspError> {
-        let path = workspace_root.join(".lspedit").join("config.toml");
-        match std::fs::read_to_string(&path) {
-            Ok(text) => Self::bundled_with_overrides(&path, &text),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Self::bundled(),
-            Err(e) => Err(LspError::Config {
-                path,
-                message: e.to_string(),
-            }),
-        }
+        Self::load_with(
+            workspace_root,
+            crate::trust::user_config_dir_from_env().as_deref(),
+        )
     }
 
-    /// The bundled servers with an override file's text applied (`path` is for messages and
-    /// resolves a relative `servers_dir`).
-    pub fn bundled_with_overrides(path: &Path, text: &str) -> Result<Self, LspError> {
-        let err = |message: String| LspError::Config {
-            path: path.to_owned(),
-            message,
-        };
-        let file: OverrideFile = toml::from_str(text).map_err(|e| err(e.to_string()))?;
-        let mut servers = Vec::new();
-        let mut seen = Vec::new();
-        for (bundled_path, bundled_text) in BUNDLED {
-            let base: toml::Table =
-                toml::from_str(bundled_text).map_err(|e| err(format!("{bundled_path}: {e}")))?;
-            let id = base
-                .get("id")
-                .and_then(toml::Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            let over = file.servers.get(&id).and_then(toml::Value::as_table);
-            servers.push(parse_server(
-                Path::new(bundled_path),
-                bundled_text,
-                over.map(|o| (path, o)),
-            )?);
-            seen.push(id);
-        }
-        for (id, value) in &file.servers {
-            if seen.contains(id) {
-                continue;
+    /// [`PoolConfig::load`] with the person's config directory given (`None`: no user config,
+    /// and no workspace file is trusted). What was ignored is in [`PoolConfig::warnings`].
+    pub fn load_with(
+        workspace_root: &Path,
+        user_config_dir: Option<&Path>,
+    ) -> Result<Self, LspError> {
+        let root = workspace_root
+            .canonicalize()
+            .unwrap_or_else(|_| workspace_root.to_owned());
+        let mut layers = Layers::bundled()?;
+        let user_dir = match user_config_dir {
+            Some(dir) if trust::is_inside(dir, &root) => {
+                if dir.exists() {
+                    layers.warnings.push(format!(
+                        "your lspedit config directory {} is inside the workspace, so its config.toml and trust records were ignored (the workspace could write them)",
+                        dir.display()
+                    ));
+                }
+                None
             }
-            let mut table = value
-                .as_table()
-                .cloned()
-                .ok_or_else(|| err(format!("servers.{id} must be a table")))?;
-            table
-                .entry("id")
-                .or_insert_with(|| toml::Value::String(id.clone()));
-            let cfg: ServerConfig = toml::Value::Table(table)
-                .try_into()
-                .map_err(|e| err(format!("servers.{id}: {e}")))?;
-            servers.push(cfg);
-        }
-        let mut cfg = Self {
-            servers,
-            ..Self::default()
+            other => other,
         };
-        let p = file.pool;
-        if let Some(v) = p.idle_timeout_secs {
-            cfg.idle_timeout = Duration::from_secs(v);
+        if let Some(dir) = user_dir {
+            layers.apply_user(dir)?;
         }
-        if let Some(v) = p.max_running {
-            cfg.max_running = v.max(1);
+        match trust::read_workspace_file(&root)? {
+            WorkspaceRead::Absent => {}
+            WorkspaceRead::Refused(warning) => layers.warnings.push(warning),
+            WorkspaceRead::Read(file) => {
+                let state = user_dir.map_or(TrustState::Untrusted, |dir| {
+                    trust::trust_state(dir, &root, &file.sha256)
+                });
+                let ignored =
+                    layers.apply(&file.path, &file.text, state == TrustState::Trusted, &root)?;
+                if !ignored.is_empty() {
+                    let why = match state {
+                        TrustState::Changed => {
+                            "changed since it was trusted (run 'lspedit trust' again to allow it)"
+                        }
+                        _ => "is not trusted (run 'lspedit trust' to allow it)",
+                    };
+                    layers.warnings.push(format!(
+                        "{WORKSPACE_CONFIG} sets {}, which choose programs to run, but {why}; ignored",
+                        ignored.join(", ")
+                    ));
+                }
+            }
         }
-        if let Some(v) = p.memory_limit_mb {
-            cfg.memory_limit_mb = (v > 0).then_some(v);
-        }
-        if let Some(v) = p.check_timeout_ms {
-            cfg.check_timeout = Duration::from_millis(v);
-        }
-        if let Some(v) = p.first_check_timeout_ms {
-            cfg.first_check_timeout = Duration::from_millis(v);
-        }
-        if let Some(v) = p.startup_timeout_ms {
-            cfg.startup_timeout = Duration::from_millis(v);
-        }
-        if let Some(v) = p.max_crashes {
-            cfg.max_crashes = v.max(1);
-        }
-        if let Some(dir) = p.servers_dir {
-            let base = path
-                .parent()
-                .and_then(Path::parent)
-                .unwrap_or(Path::new("."));
-            cfg.servers_dir = Some(base.join(dir));
-        }
-        Ok(cfg)
+        layers.finish()
+    }
+
+    /// The bundled servers with an override file's text applied as trusted (`path` is for
+    /// messages and resolves a relative `servers_dir` against its folder's parent, the
+    /// workspace root for `.lspedit/config.toml`). For embedders that vetted the text.
+    pub fn bundled_with_overrides(path: &Path, text: &str) -> Result<Self, LspError> {
+        let mut layers = Layers::bundled()?;
+        let base = path
+            .parent()
+            .and_then(Path::parent)
+            .unwrap_or(Path::new("."));
+        layers.apply(path, text, true, base)?;
+        layers.finish()
     }
 
     /// The enabled server with the highest priority for `path`'s extension whose command can
@@ -438,28 +438,6 @@ impl PoolConfig {
     }
 }
 
-fn parse_server(
-    path: &Path,
-    text: &str,
-    over: Option<(&Path, &toml::Table)>,
-) -> Result<ServerConfig, LspError> {
-    let mut table: toml::Table = toml::from_str(text).map_err(|e| LspError::Config {
-        path: path.to_owned(),
-        message: e.to_string(),
-    })?;
-    let mut origin = path;
-    if let Some((over_path, over)) = over {
-        merge(&mut table, over);
-        origin = over_path;
-    }
-    toml::Value::Table(table)
-        .try_into()
-        .map_err(|e: toml::de::Error| LspError::Config {
-            path: origin.to_owned(),
-            message: e.to_string(),
-        })
-}
-
 /// Deep merge: tables merge key by key, anything else is replaced.
 fn merge(base: &mut toml::Table, over: &toml::Table) {
     for (k, v) in over {
@@ -470,6 +448,243 @@ fn merge(base: &mut toml::Table, over: &toml::Table) {
             }
         }
     }
+}
+
+/// Keys of a server declaration that choose the program run, its arguments, its environment
+/// (`LD_PRELOAD`, `PATH`, `NODE_OPTIONS`...) or what gets installed: only trusted files set them.
+const PROGRAM_KEYS: &[&str] = &["command", "args", "env", "install"];
+
+/// Whether a key of `settings` or `initialization_options` (any depth, case-insensitive) may
+/// name a program, its arguments or its environment for the server to run: rust-analyzer's
+/// `check.overrideCommand`, `server.extraEnv`, `cargo.extraArgs`, `procMacro.server`; pyright's
+/// `python.pythonPath`, `venvPath`; tsserver's `tsserver.path`, `tsdk`, plugins. Deliberately
+/// broad (a name, not a list of every server's settings): an untrusted file loses such a key
+/// with a warning, and trusting the file gives it back.
+fn is_program_setting(key: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "command",
+        "env",
+        "args",
+        "arguments",
+        "tsdk",
+        "interpreter",
+        "server",
+        "plugin",
+        "sysroot",
+        "executable",
+        "program",
+        "wrapper",
+        "driver",
+        "binary",
+    ];
+    let key = key.to_ascii_lowercase();
+    key.ends_with("path") || WORDS.iter().any(|w| key.contains(w))
+}
+
+/// Removes the program-choosing keys below `value`, naming each (`prefix.a.b`) in `ignored`.
+fn drop_program_settings(value: &mut toml::Value, prefix: &str, ignored: &mut Vec<String>) {
+    match value {
+        toml::Value::Table(t) => {
+            let drop: Vec<String> = t
+                .keys()
+                .filter(|k| is_program_setting(k))
+                .cloned()
+                .collect();
+            for k in drop {
+                t.remove(&k);
+                ignored.push(format!("{prefix}.{k}"));
+            }
+            for (k, v) in t.iter_mut() {
+                drop_program_settings(v, &format!("{prefix}.{k}"), ignored);
+            }
+        }
+        toml::Value::Array(items) => {
+            for (i, v) in items.iter_mut().enumerate() {
+                drop_program_settings(v, &format!("{prefix}[{i}]"), ignored);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The configuration being built: the bundled declarations, then each file in turn (the
+/// person's, then the workspace's), kept as TOML tables until the end so files merge key by key.
+struct Layers {
+    /// (id, declaration, the file that last touched it, for errors).
+    servers: Vec<(String, toml::Table, PathBuf)>,
+    /// Pool settings so far (its `servers` is filled by `finish`).
+    cfg: PoolConfig,
+    warnings: Vec<String>,
+}
+
+impl Layers {
+    fn bundled() -> Result<Self, LspError> {
+        let mut servers = Vec::new();
+        for (path, text) in BUNDLED {
+            let table: toml::Table = toml::from_str(text).map_err(|e| LspError::Config {
+                path: PathBuf::from(path),
+                message: e.to_string(),
+            })?;
+            let id = table
+                .get("id")
+                .and_then(toml::Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            servers.push((id, table, PathBuf::from(path)));
+        }
+        Ok(Self {
+            servers,
+            cfg: PoolConfig::default(),
+            warnings: Vec::new(),
+        })
+    }
+
+    /// The person's `<dir>/config.toml`, when present: trusted, and a relative `servers_dir`
+    /// is resolved against `dir`. Symlinks are followed (the person's dotfiles often are).
+    fn apply_user(&mut self, dir: &Path) -> Result<(), LspError> {
+        let path = dir.join(trust::USER_CONFIG_FILE);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => self.apply(&path, &text, true, dir).map(drop),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(LspError::Config {
+                path,
+                message: e.to_string(),
+            }),
+        }
+    }
+
+    /// Applies one override file. Untrusted, it may not choose programs: [`PROGRAM_KEYS`],
+    /// program-naming settings, `pool.servers_dir` and new servers are left out, and their
+    /// names returned. A relative `servers_dir` resolves against `base`.
+    fn apply(
+        &mut self,
+        path: &Path,
+        text: &str,
+        trusted: bool,
+        base: &Path,
+    ) -> Result<Vec<String>, LspError> {
+        let err = |message: String| LspError::Config {
+            path: path.to_owned(),
+            message,
+        };
+        let file: OverrideFile = toml::from_str(text).map_err(|e| err(e.to_string()))?;
+        let mut ignored = Vec::new();
+        for (id, value) in &file.servers {
+            let mut over = value
+                .as_table()
+                .cloned()
+                .ok_or_else(|| err(format!("servers.{id} must be a table")))?;
+            let known = self.servers.iter().position(|(sid, ..)| sid == id);
+            if !trusted {
+                if known.is_none() {
+                    // A new server needs a command; without one it is nothing, so it is
+                    // ignored whole rather than half declared.
+                    ignored.push(format!("servers.{id} (a new server)"));
+                    continue;
+                }
+                for key in PROGRAM_KEYS {
+                    if over.remove(*key).is_some() {
+                        ignored.push(format!("servers.{id}.{key}"));
+                    }
+                }
+                for key in ["settings", "initialization_options"] {
+                    if let Some(v) = over.get_mut(key) {
+                        drop_program_settings(v, &format!("servers.{id}.{key}"), &mut ignored);
+                    }
+                }
+            }
+            match known {
+                Some(i) => {
+                    let (_, table, origin) = &mut self.servers[i];
+                    merge(table, &over);
+                    *origin = path.to_owned();
+                }
+                None => {
+                    over.entry("id")
+                        .or_insert_with(|| toml::Value::String(id.clone()));
+                    self.servers.push((id.clone(), over, path.to_owned()));
+                }
+            }
+        }
+        let p = file.pool;
+        let cfg = &mut self.cfg;
+        if let Some(v) = p.idle_timeout_secs {
+            cfg.idle_timeout = Duration::from_secs(v);
+        }
+        if let Some(v) = p.max_running {
+            cfg.max_running = v.max(1);
+        }
+        if let Some(v) = p.memory_limit_mb {
+            cfg.memory_limit_mb = (v > 0).then_some(v);
+        }
+        if let Some(v) = p.check_timeout_ms {
+            cfg.check_timeout = Duration::from_millis(v);
+        }
+        if let Some(v) = p.first_check_timeout_ms {
+            cfg.first_check_timeout = Duration::from_millis(v);
+        }
+        if let Some(v) = p.startup_timeout_ms {
+            cfg.startup_timeout = Duration::from_millis(v);
+        }
+        if let Some(v) = p.max_crashes {
+            cfg.max_crashes = v.max(1);
+        }
+        if let Some(dir) = p.servers_dir {
+            if trusted {
+                cfg.servers_dir = Some(base.join(dir));
+            } else {
+                ignored.push("pool.servers_dir".into());
+            }
+        }
+        Ok(ignored)
+    }
+
+    fn finish(self) -> Result<PoolConfig, LspError> {
+        let servers = self
+            .servers
+            .into_iter()
+            .map(|(id, table, origin)| {
+                toml::Value::Table(table)
+                    .try_into()
+                    .map_err(|e: toml::de::Error| LspError::Config {
+                        path: origin,
+                        message: format!("servers.{id}: {e}"),
+                    })
+            })
+            .collect::<Result<Vec<ServerConfig>, _>>()?;
+        Ok(PoolConfig {
+            servers,
+            warnings: self.warnings,
+            ..self.cfg
+        })
+    }
+}
+
+/// The keys of the workspace file `file` that apply only when it is trusted (what `lspedit
+/// trust` unlocks), on top of the bundled servers and the person's config in `user_config_dir`.
+/// Fails when the file does not parse.
+pub(crate) fn program_keys(
+    user_config_dir: Option<&Path>,
+    file: &trust::WorkspaceFile,
+) -> Result<Vec<String>, LspError> {
+    let mut layers = Layers::bundled()?;
+    if let Some(dir) = user_config_dir {
+        layers.apply_user(dir)?;
+    }
+    let base = file
+        .path
+        .parent()
+        .and_then(Path::parent)
+        .unwrap_or(Path::new("."));
+    let ignored = layers.apply(&file.path, &file.text, false, base)?;
+    // Parse errors of the result (a trusted new server lacking `languages`) show now too.
+    let mut trusted = Layers::bundled()?;
+    if let Some(dir) = user_config_dir {
+        trusted.apply_user(dir)?;
+    }
+    trusted.apply(&file.path, &file.text, true, base)?;
+    trusted.finish()?;
+    Ok(ignored)
 }
 
 fn is_executable(p: &Path) -> bool {

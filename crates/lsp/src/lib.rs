@@ -8,7 +8,9 @@
 //!   until the result for *that* text is settled, per the server's [`Strategy`]. It never
 //!   returns diagnostics older than the text it was given.
 //! - Servers are declared in `lsp-configs/*.toml` (embedded, see [`config::BUNDLED`]) and
-//!   overridden per workspace in `.lspedit/config.toml` ([`PoolConfig::load`]).
+//!   overridden by the person's config and per workspace in `.lspedit/config.toml`
+//!   ([`PoolConfig::load`]); a workspace file chooses no program to run unless the person
+//!   trusted it ([`trust`]).
 //!
 //! Positions in [`Diagnostic`] are 1-based (line, and column in Unicode scalar values).
 //!
@@ -46,6 +48,7 @@ pub mod process;
 mod root;
 mod server;
 mod transport;
+pub mod trust;
 
 use std::future::Future;
 use std::path::Path;

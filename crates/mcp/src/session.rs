@@ -22,6 +22,9 @@ pub struct Session {
     lsp: Option<Arc<LspProvider>>,
     /// Why there is no pool, when diagnostics were asked for but could not be set up.
     no_pool: Option<String>,
+    /// What loading the pool configuration ignored ([`PoolConfig::warnings`]): an untrusted
+    /// `.lspedit/config.toml` that names a program to run, a symlinked config.
+    config_warnings: Vec<String>,
     /// The workflow, opened with the session so an all-or-nothing commit a crashed process
     /// left half done is rolled back before anything else touches the workspace.
     workflow: Result<Workflow, ToolError>,
@@ -41,6 +44,10 @@ impl Session {
     /// with that configuration (servers start lazily, on the first file that needs one); with
     /// `None` the tools report no diagnostics.
     pub fn new(ws: Workspace, pool: Option<PoolConfig>, config: ToolsConfig) -> Session {
+        let config_warnings = pool
+            .as_ref()
+            .map(|c| c.warnings.clone())
+            .unwrap_or_default();
         let (lsp, no_pool) = match pool {
             None => (None, None),
             Some(cfg) => match BlockingPool::new(ws.root(), cfg) {
@@ -54,12 +61,14 @@ impl Session {
         let provider = lsp
             .as_ref()
             .map(|p| Arc::clone(p) as Arc<dyn DiagnosticsProvider>);
-        Session::with_workflow(
+        let mut session = Session::with_workflow(
             Arc::new(Tools::new(ws, provider, config)),
             lsp,
             no_pool,
             WorkflowConfig::default(),
-        )
+        );
+        session.config_warnings = config_warnings;
+        session
     }
 
     fn with_workflow(
@@ -81,8 +90,15 @@ impl Session {
             tools,
             lsp,
             no_pool,
+            config_warnings: Vec::new(),
             workflow,
         }
+    }
+
+    /// What loading the pool configuration ignored, one sentence each (empty when nothing).
+    /// The `diagnostics` result ends with them; `lspedit mcp` logs them once at start.
+    pub fn config_warnings(&self) -> &[String] {
+        &self.config_warnings
     }
 
     /// The agent tools (`read_file`, `edit`, `write_file`, `apply_patch`).
@@ -136,7 +152,8 @@ impl Session {
     /// DESIGN.md §7 when there are errors, `<path>: no errors (<server>)` when the server is
     /// clean, otherwise why there are no diagnostics (no server for the file type, server not
     /// installed, still starting). `is_error` when a path itself is refused (outside the workspace,
-    /// missing, not text).
+    /// missing, not text). Then one `Warning: ...` line per [`Session::config_warnings`], so
+    /// the model learns that a server it configured was not used, and why.
     pub fn diagnostics(&self, paths: &[String]) -> ToolResult {
         let mut paths: Vec<&str> = paths.iter().map(String::as_str).collect();
         paths.sort_unstable();
@@ -162,7 +179,13 @@ impl Session {
                 }
             }
         }
-        let text = parts.join("\n\n");
+        let mut text = parts.join("\n\n");
+        if !self.config_warnings.is_empty() {
+            text.push('\n');
+            for w in &self.config_warnings {
+                text.push_str(&format!("\nWarning: {w}"));
+            }
+        }
         ToolResult {
             reason: None,
             display: text.clone(),
@@ -269,9 +292,11 @@ fn error_result(e: &ToolError) -> ToolResult {
     r
 }
 
-/// The pool configuration of a workspace: the bundled servers with its `.lspedit/config.toml`
-/// applied, and `servers_dir` (where project-local installs live) replaced by `servers_dir`
-/// unless the workspace's configuration names one itself.
+/// The pool configuration of a workspace: the bundled servers, the person's config, then its
+/// `.lspedit/config.toml` (choosing no program unless trusted; see
+/// [`lspedit_lsp::config`]), and `servers_dir` (where project-local installs live) replaced by
+/// `servers_dir` unless a trusted configuration names one itself. What was ignored is in
+/// [`PoolConfig::warnings`].
 pub fn pool_config(
     root: &Path,
     servers_dir: Option<&Path>,

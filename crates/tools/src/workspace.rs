@@ -1,22 +1,46 @@
 //! The workspace: every path confined to the root, atomic writes, file reads.
 //!
+//! Every file-system operation goes through an open handle of the root directory (`cap-std`,
+//! which resolves beneath it with `openat2(RESOLVE_BENEATH)` where the kernel has it): a path is
+//! checked by name, then used relative to that handle, so a directory swapped for a symlink
+//! between the check and the use cannot move a read, write or delete outside the root.
+//!
 //! Writes go to a temporary file in the target's directory, are fsynced, take the original
 //! file's permissions and are renamed over the target, so after a crash at any point the file is
-//! entirely old or entirely new.
+//! entirely old or entirely new. The temp file, the rename and the cleanup use one handle of that
+//! directory.
+//!
+//! Protected paths (`.git/`, `.lspedit/` and a configurable list) are never written, created,
+//! deleted or renamed; delete acts on a symlink itself, never on its target.
 
+use std::ffi::OsString;
 use std::fs;
-use std::io::Write;
+use std::io::{Read, Write};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
+use rustix::fs::AtFlags;
 use sha2::{Digest, Sha256};
 
 use crate::error::{Reason, ToolError};
+
+/// Names no tool ever writes under, whatever the configuration: the VCS's and lspedit's own.
+pub const ALWAYS_PROTECTED: &[&str] = &[".git", ".lspedit"];
+
+/// The default protected names: [`ALWAYS_PROTECTED`] and the other version-control systems'.
+pub const DEFAULT_PROTECTED: &[&str] = &[".git", ".lspedit", ".hg", ".svn", ".jj"];
 
 /// The workspace root and the file operations confined to it.
 #[derive(Debug, Clone)]
 pub struct Workspace {
     root: PathBuf,
+    /// The root, opened once: every operation is relative to this handle.
+    dir: Arc<Dir>,
+    /// Path components under which nothing is written (any depth: a submodule's `.git` too).
+    protected: Arc<[String]>,
 }
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -27,8 +51,41 @@ pub fn base_sha(bytes: &[u8]) -> String {
     digest.iter().take(6).map(|b| format!("{b:02x}")).collect()
 }
 
+/// New content staged under a temp name in its target's directory, ready to be renamed over the
+/// target by [`Workspace::install`] (or removed by [`Staged::discard`]). The directory handle was
+/// opened beneath the root when staging, so the rename lands in the same directory whatever
+/// happens to the path in between.
+#[derive(Debug)]
+pub struct Staged {
+    dir: Dir,
+    name: OsString,
+    tmp: String,
+    /// The temp file relative to the root (what a journal records).
+    rel_tmp: PathBuf,
+    path: String,
+}
+
+impl Staged {
+    /// The temp file's path relative to the workspace root.
+    pub fn rel_tmp(&self) -> &Path {
+        &self.rel_tmp
+    }
+
+    /// Remove the temp file (best effort: it is ours and must not stay).
+    pub fn discard(self) {
+        let _ = self.dir.remove_file(&self.tmp);
+    }
+
+    /// fsync the directory, so a rename in it is durable. Failure only weakens durability, not
+    /// atomicity, so it is not reported.
+    pub fn sync_dir(&self) {
+        let _ = rustix::fs::fsync(&self.dir);
+    }
+}
+
 impl Workspace {
-    /// Open a workspace rooted at `root` (which must be an existing directory).
+    /// Open a workspace rooted at `root` (which must be an existing directory), with the
+    /// [`DEFAULT_PROTECTED`] names.
     pub fn open(root: impl AsRef<Path>) -> Result<Workspace, ToolError> {
         let shown = root.as_ref().display().to_string();
         let root = fs::canonicalize(root.as_ref())
@@ -40,27 +97,46 @@ impl Workspace {
                 "the workspace root is not a directory",
             ));
         }
-        Ok(Workspace { root })
+        let dir = Dir::open_ambient_dir(&root, cap_std::ambient_authority())
+            .map_err(|e| ToolError::io(&shown, "opening the workspace root", &e))?;
+        Ok(Workspace {
+            root,
+            dir: Arc::new(dir),
+            protected: DEFAULT_PROTECTED.iter().map(|s| s.to_string()).collect(),
+        })
+    }
+
+    /// Replace the protected names (directory or file names, at any depth) with `names`; `.git`
+    /// and `.lspedit` stay protected whatever the list says.
+    pub fn with_protected<I, S>(mut self, names: I) -> Workspace
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let mut list: Vec<String> = ALWAYS_PROTECTED.iter().map(|s| s.to_string()).collect();
+        for n in names {
+            let n = n.into();
+            if !n.is_empty() && !list.contains(&n) {
+                list.push(n);
+            }
+        }
+        self.protected = list.into();
+        self
+    }
+
+    /// The protected names.
+    pub fn protected(&self) -> &[String] {
+        &self.protected
     }
 
     pub fn root(&self) -> &Path {
         &self.root
     }
 
-    /// Resolve a path given by a caller (relative to the root, or absolute inside it) to an
-    /// absolute path inside the root, following symlinks that stay inside. `..` that leaves the
-    /// root, absolute paths elsewhere and symlinks that escape are `path_outside_workspace`.
-    pub fn resolve(&self, path: &str) -> Result<PathBuf, ToolError> {
-        let outside = |why: &str| {
-            ToolError::new(
-                Reason::PathOutsideWorkspace,
-                Some(path),
-                format!(
-                    "{why}; paths must stay inside the workspace root {}",
-                    self.root.display()
-                ),
-            )
-        };
+    /// A path given by a caller, made relative to the root and cleaned of `.` and `..`, without
+    /// touching the disk. `..` that leaves the root and absolute paths elsewhere are
+    /// `path_outside_workspace`.
+    fn lexical(&self, path: &str) -> Result<PathBuf, ToolError> {
         if path.is_empty() || path.contains('\0') {
             return Err(ToolError::new(
                 Reason::PathOutsideWorkspace,
@@ -72,7 +148,7 @@ impl Workspace {
         let relative: PathBuf = if given.is_absolute() {
             match given.strip_prefix(&self.root) {
                 Ok(rel) => rel.to_path_buf(),
-                Err(_) => return Err(outside("absolute path outside the workspace")),
+                Err(_) => return Err(self.outside(path, "absolute path outside the workspace")),
             }
         } else {
             given.to_path_buf()
@@ -84,17 +160,35 @@ impl Workspace {
                 Component::CurDir => {}
                 Component::ParentDir => {
                     if !clean.pop() {
-                        return Err(outside("the path climbs above the root with `..`"));
+                        return Err(self.outside(path, "the path climbs above the root with `..`"));
                     }
                 }
-                Component::RootDir | Component::Prefix(_) => return Err(outside("absolute path")),
+                Component::RootDir | Component::Prefix(_) => {
+                    return Err(self.outside(path, "absolute path"));
+                }
             }
         }
         if clean.as_os_str().is_empty() {
-            return Err(outside("the path names the root itself, not a file"));
+            return Err(self.outside(path, "the path names the root itself, not a file"));
         }
-        let full = self.root.join(&clean);
-        // Follow symlinks along the existing part of the path: the real location must be inside.
+        Ok(clean)
+    }
+
+    fn outside(&self, path: &str, why: &str) -> ToolError {
+        ToolError::new(
+            Reason::PathOutsideWorkspace,
+            Some(path),
+            format!(
+                "{why}; paths must stay inside the workspace root {}",
+                self.root.display()
+            ),
+        )
+    }
+
+    /// `root/clean` with the symlinks along its existing part followed: the real location, which
+    /// must be inside the root.
+    fn follow(&self, clean: &Path, path: &str) -> Result<PathBuf, ToolError> {
+        let full = self.root.join(clean);
         let mut existing = full.clone();
         let mut rest = Vec::new();
         while fs::symlink_metadata(&existing).is_err() {
@@ -110,15 +204,84 @@ impl Workspace {
             }
         }
         let real = fs::canonicalize(&existing)
-            .map_err(|_| outside("a symlink in the path points nowhere"))?;
+            .map_err(|_| self.outside(path, "a symlink in the path points nowhere"))?;
         if !real.starts_with(&self.root) {
-            return Err(outside("a symlink in the path leads outside the workspace"));
+            return Err(self.outside(path, "a symlink in the path leads outside the workspace"));
         }
         let mut resolved = real;
         for name in rest.into_iter().rev() {
             resolved.push(name);
         }
         Ok(resolved)
+    }
+
+    /// Resolve a path given by a caller (relative to the root, or absolute inside it) to an
+    /// absolute path inside the root, following symlinks that stay inside. `..` that leaves the
+    /// root, absolute paths elsewhere and symlinks that escape are `path_outside_workspace`.
+    pub fn resolve(&self, path: &str) -> Result<PathBuf, ToolError> {
+        let clean = self.lexical(path)?;
+        self.follow(&clean, path)
+    }
+
+    /// The protected name `rel` lies under, if any.
+    fn protected_in(&self, rel: &Path) -> Option<&str> {
+        rel.components().find_map(|c| match c {
+            Component::Normal(n) => self
+                .protected
+                .iter()
+                .find(|p| n == p.as_str())
+                .map(String::as_str),
+            _ => None,
+        })
+    }
+
+    fn refuse_protected(&self, path: &str, rel: &Path) -> Result<(), ToolError> {
+        match self.protected_in(rel) {
+            Some(name) => Err(ToolError::new(
+                Reason::ProtectedPath,
+                Some(path),
+                format!(
+                    "`{name}` is protected: no tool writes, creates, deletes or renames anything under it; change the project's own files instead"
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Refuse (`protected_path`) a path that is, or leads through a symlink to, a protected one.
+    /// Checked by every writing operation; callers that plan before writing call it to refuse
+    /// early.
+    pub fn check_writable(&self, path: &str) -> Result<PathBuf, ToolError> {
+        let clean = self.lexical(path)?;
+        self.refuse_protected(path, &clean)?;
+        let abs = self.follow(&clean, path)?;
+        self.refuse_protected(path, self.rel(&abs, path)?)?;
+        Ok(abs)
+    }
+
+    /// Resolve a path to the directory entry it names: the parent's symlinks are followed, the
+    /// last component is not. Delete and rename act on this entry, so a symlink is removed
+    /// itself, never its target.
+    pub fn resolve_entry(&self, path: &str) -> Result<PathBuf, ToolError> {
+        let clean = self.lexical(path)?;
+        self.refuse_protected(path, &clean)?;
+        let name = clean
+            .file_name()
+            .ok_or_else(|| self.outside(path, "the path names no file"))?
+            .to_os_string();
+        let parent = match clean.parent() {
+            Some(p) if !p.as_os_str().is_empty() => self.follow(p, path)?,
+            _ => self.root.clone(),
+        };
+        let entry = parent.join(name);
+        self.refuse_protected(path, self.rel(&entry, path)?)?;
+        Ok(entry)
+    }
+
+    /// `abs` relative to the root (it was resolved inside it).
+    fn rel<'a>(&self, abs: &'a Path, path: &str) -> Result<&'a Path, ToolError> {
+        abs.strip_prefix(&self.root)
+            .map_err(|_| self.outside(path, "the path resolves outside the workspace"))
     }
 
     /// The path relative to the root, with `/` separators, for reports.
@@ -129,72 +292,227 @@ impl Workspace {
             .replace('\\', "/")
     }
 
-    /// Read a file; `Ok(None)` when it does not exist.
+    /// Open the directory `rel` (relative to the root; empty = the root) beneath the root.
+    fn open_dir(&self, rel: &Path, create: bool) -> std::io::Result<Dir> {
+        if rel.as_os_str().is_empty() {
+            return self.dir.try_clone();
+        }
+        if create {
+            self.dir.create_dir_all(rel)?;
+        }
+        self.dir.open_dir(rel)
+    }
+
+    /// Read a file; `Ok(None)` when it does not exist. Only regular files are read: a FIFO,
+    /// socket or device is refused (reading one would block or never end).
     pub fn read(&self, path: &str) -> Result<Option<Vec<u8>>, ToolError> {
         let abs = self.resolve(path)?;
-        // Only regular files: reading a FIFO or a device would block or never end.
-        match fs::metadata(&abs) {
-            Ok(meta) if !meta.is_file() && !meta.is_dir() => {
-                return Err(ToolError::new(
-                    Reason::IoError,
-                    Some(path),
-                    "not a regular file (a FIFO, socket or device); only regular files are read or patched",
-                ));
-            }
-            _ => {}
-        }
-        match fs::read(&abs) {
-            Ok(bytes) => Ok(Some(bytes)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) if abs.is_dir() => Err(ToolError::new(
+        let rel = self.rel(&abs, path)?;
+        let mut opts = OpenOptions::new();
+        // Non-blocking open: opening a FIFO for reading would otherwise wait for a writer.
+        opts.read(true)
+            .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+        let file = match self.dir.open_with(rel, &opts) {
+            Ok(f) => f.into_std(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(ToolError::io(path, "reading", &e)),
+        };
+        let meta = file
+            .metadata()
+            .map_err(|e| ToolError::io(path, "reading", &e))?;
+        if meta.is_dir() {
+            return Err(ToolError::new(
                 Reason::IoError,
                 Some(path),
-                format!("is a directory: {e}"),
-            )),
-            Err(e) => Err(ToolError::io(path, "reading", &e)),
+                "is a directory, not a file",
+            ));
         }
+        if !meta.is_file() {
+            return Err(ToolError::new(
+                Reason::IoError,
+                Some(path),
+                "not a regular file (a FIFO, socket or device); only regular files are read or patched",
+            ));
+        }
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+        (&file)
+            .read_to_end(&mut bytes)
+            .map_err(|e| ToolError::io(path, "reading", &e))?;
+        Ok(Some(bytes))
+    }
+
+    /// Whether the entry `path` names exists (a symlink counts, whatever it points to).
+    pub fn entry_exists(&self, path: &str) -> Result<bool, ToolError> {
+        let abs = self.resolve_entry(path)?;
+        let rel = self.rel(&abs, path)?;
+        Ok(self.dir.symlink_metadata(rel).is_ok())
     }
 
     /// Write `bytes` atomically: temp file in the same directory, fsync, permissions of the old
     /// file, rename over the target, fsync of the directory. Parent directories are created.
     pub fn write_atomic(&self, path: &str, bytes: &[u8]) -> Result<(), ToolError> {
-        let abs = self.resolve(path)?;
-        write_atomic_abs(&abs, bytes).map_err(|e| ToolError::io(path, "writing", &e))
+        self.write_atomic_mode(path, bytes, None)
     }
 
-    /// Remove a file.
-    pub fn remove(&self, path: &str) -> Result<(), ToolError> {
-        let abs = self.resolve(path)?;
-        fs::remove_file(&abs).map_err(|e| ToolError::io(path, "deleting", &e))?;
-        if let Some(dir) = abs.parent() {
-            sync_dir(dir);
-        }
+    /// [`Workspace::write_atomic`], giving a file that does not exist yet the permission bits
+    /// `new_mode` (masked to `0o777`: never setuid, setgid or sticky).
+    pub fn write_atomic_mode(
+        &self,
+        path: &str,
+        bytes: &[u8],
+        new_mode: Option<u32>,
+    ) -> Result<(), ToolError> {
+        let staged = self.stage(path, bytes, new_mode)?;
+        self.install(&staged)?;
+        staged.sync_dir();
         Ok(())
     }
+
+    /// Stage `bytes` for `path` (refused when protected): written and fsynced under a temp name
+    /// in the target's directory (created if missing), with the target's permissions, or
+    /// `new_mode & 0o777` for a new file.
+    pub fn stage(
+        &self,
+        path: &str,
+        bytes: &[u8],
+        new_mode: Option<u32>,
+    ) -> Result<Staged, ToolError> {
+        let abs = self.check_writable(path)?;
+        let name = abs
+            .file_name()
+            .ok_or_else(|| self.outside(path, "the path names no file"))?;
+        let tmp = temp_name(&name.to_string_lossy());
+        self.stage_named(path, bytes, new_mode, &tmp)
+    }
+
+    /// [`Workspace::stage`] under a temp name chosen by the caller (a journal records it before
+    /// staging), which must be [`temp_name`]'s pattern for the target's name.
+    pub fn stage_named(
+        &self,
+        path: &str,
+        bytes: &[u8],
+        new_mode: Option<u32>,
+        tmp: &str,
+    ) -> Result<Staged, ToolError> {
+        let abs = self.check_writable(path)?;
+        let rel = self.rel(&abs, path)?;
+        let name = rel
+            .file_name()
+            .ok_or_else(|| self.outside(path, "the path names no file"))?
+            .to_os_string();
+        let parent = rel.parent().unwrap_or(Path::new(""));
+        if temp_owner_pid(tmp, &name.to_string_lossy()).is_none() {
+            return Err(ToolError::new(
+                Reason::IoError,
+                Some(path),
+                format!("`{tmp}` is not an lspedit temp-file name for this file"),
+            ));
+        }
+        let dir = self
+            .open_dir(parent, true)
+            .map_err(|e| ToolError::io(path, "writing", &e))?;
+        stage_in(&dir, &name, tmp, bytes, new_mode)
+            .map_err(|e| ToolError::io(path, "writing", &e))?;
+        let tmp = tmp.to_string();
+        Ok(Staged {
+            rel_tmp: parent.join(&tmp),
+            dir,
+            name,
+            tmp,
+            path: path.to_string(),
+        })
+    }
+
+    /// Rename a staged temp file over its target. On failure the temp file is removed.
+    pub fn install(&self, staged: &Staged) -> Result<(), ToolError> {
+        staged
+            .dir
+            .rename(&staged.tmp, &staged.dir, &staged.name)
+            .map_err(|e| {
+                let _ = staged.dir.remove_file(&staged.tmp);
+                ToolError::io(&staged.path, "writing", &e)
+            })
+    }
+
+    /// Remove the file `path` names. A symlink is removed itself, never its target; a directory
+    /// is refused.
+    pub fn remove(&self, path: &str) -> Result<(), ToolError> {
+        let abs = self.resolve_entry(path)?;
+        let rel = self.rel(&abs, path)?;
+        let name = rel
+            .file_name()
+            .ok_or_else(|| self.outside(path, "the path names no file"))?;
+        let dir = self
+            .open_dir(rel.parent().unwrap_or(Path::new("")), false)
+            .map_err(|e| ToolError::io(path, "deleting", &e))?;
+        if dir.symlink_metadata(name).is_ok_and(|m| m.is_dir()) {
+            return Err(ToolError::new(
+                Reason::IoError,
+                Some(path),
+                "is a directory; only files are deleted",
+            ));
+        }
+        dir.remove_file(name)
+            .map_err(|e| ToolError::io(path, "deleting", &e))?;
+        let _ = rustix::fs::fsync(&dir);
+        Ok(())
+    }
+
+    /// Remove a temp file recorded relative to the root (a journal's staged file), only when its
+    /// name is lspedit's temp-file pattern for a sibling `target` name. Returns whether it was
+    /// removed.
+    pub fn remove_temp(&self, rel_tmp: &Path, target: &str) -> Result<bool, ToolError> {
+        let shown = rel_tmp.to_string_lossy().into_owned();
+        let tmp_name = rel_tmp
+            .file_name()
+            .and_then(|n| n.to_str())
+            .ok_or_else(|| self.outside(&shown, "the temp path names no file"))?;
+        if temp_owner_pid(tmp_name, target).is_none() {
+            return Err(ToolError::new(
+                Reason::TamperedState,
+                Some(&shown),
+                format!("not an lspedit temp file of `{target}`"),
+            ));
+        }
+        let clean = self.lexical(&shown)?;
+        let abs = self.resolve_entry(&clean.to_string_lossy())?;
+        let rel = self.rel(&abs, &shown)?;
+        let dir = match self.open_dir(rel.parent().unwrap_or(Path::new("")), false) {
+            Ok(d) => d,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+            Err(e) => return Err(ToolError::io(&shown, "removing", &e)),
+        };
+        match dir.remove_file(tmp_name) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(ToolError::io(&shown, "removing", &e)),
+        }
+    }
+}
+
+/// The pid in `.<target>.lspedit-<pid>-<n>.tmp`, when `name` is that pattern.
+pub fn temp_owner_pid(name: &str, target: &str) -> Option<i32> {
+    let rest = name
+        .strip_prefix('.')?
+        .strip_prefix(target)?
+        .strip_prefix(".lspedit-")?
+        .strip_suffix(".tmp")?;
+    let (pid, n) = rest.split_once('-')?;
+    n.parse::<u64>().ok()?;
+    pid.parse::<i32>().ok()
 }
 
 /// Remove the temp files of earlier writes to `name` in `dir` whose process is gone: a process
 /// killed between creating its temp file and renaming it (kill -9, power loss) leaves one
 /// behind, and nothing else would ever remove it. Temp files of live processes (a concurrent
 /// writer) are left alone. Best effort: errors only mean the litter stays.
-fn remove_orphaned_temps(dir: &Path, name: &str) {
-    let prefix = format!(".{name}.lspedit-");
-    let Ok(entries) = fs::read_dir(dir) else {
+fn remove_orphaned_temps(dir: &Dir, name: &str) {
+    let Ok(entries) = dir.entries() else {
         return;
     };
     for entry in entries.flatten() {
         let file_name = entry.file_name();
-        let Some(rest) = file_name
-            .to_str()
-            .and_then(|n| n.strip_prefix(prefix.as_str()))
-            .and_then(|r| r.strip_suffix(".tmp"))
-        else {
-            continue;
-        };
-        let Some(pid) = rest
-            .split_once('-')
-            .and_then(|(pid, n)| n.parse::<u64>().ok().and(pid.parse::<i32>().ok()))
-        else {
+        let Some(pid) = file_name.to_str().and_then(|n| temp_owner_pid(n, name)) else {
             continue;
         };
         let alive = pid == std::process::id() as i32
@@ -205,56 +523,76 @@ fn remove_orphaned_temps(dir: &Path, name: &str) {
                 )
             });
         if !alive {
-            tracing::info!(path = %entry.path().display(), "removing a temp file left by a dead process");
-            let _ = fs::remove_file(entry.path());
+            tracing::info!(temp = ?file_name, "removing a temp file left by a dead process");
+            let _ = dir.remove_file(&file_name);
         }
     }
 }
 
-/// The atomic write itself, on an already resolved absolute path.
-pub fn write_atomic_abs(abs: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = abs
-        .parent()
-        .ok_or_else(|| std::io::Error::other("the path has no parent directory"))?;
-    fs::create_dir_all(dir)?;
-    let name = abs
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    remove_orphaned_temps(dir, &name);
-    let tmp = dir.join(format!(
-        ".{name}.lspedit-{}-{}.tmp",
-        std::process::id(),
-        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
+/// Write `bytes` to a new temp file next to `name` in `dir` and fsync it; the permissions are
+/// `name`'s (a regular file's, symlinks are not followed) or `new_mode & 0o777`. Returns the
+/// temp file's name; on failure nothing is left.
+fn stage_in(
+    dir: &Dir,
+    name: &std::ffi::OsStr,
+    tmp: &str,
+    bytes: &[u8],
+    new_mode: Option<u32>,
+) -> std::io::Result<()> {
+    remove_orphaned_temps(dir, &name.to_string_lossy());
+    let mut opts = OpenOptions::new();
+    opts.write(true).create_new(true).mode(0o600);
     let result = (|| {
-        let mut f = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
+        let mut f = dir.open_with(tmp, &opts)?.into_std();
         f.write_all(bytes)?;
-        if let Ok(meta) = fs::metadata(abs) {
-            f.set_permissions(meta.permissions())?;
+        let mode = match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(st) if rustix::fs::FileType::from_raw_mode(st.st_mode).is_file() => {
+                Some(st.st_mode & 0o7777)
+            }
+            _ => new_mode.map(|m| m & 0o777),
+        };
+        if let Some(mode) = mode {
+            f.set_permissions(fs::Permissions::from_mode(mode))?;
         }
-        f.sync_all()?;
-        drop(f);
-        fs::rename(&tmp, abs)
+        f.sync_all()
     })();
     if result.is_err() {
-        // Best effort: the temp file is ours and must not be left behind.
-        let _ = fs::remove_file(&tmp);
+        // The temp file is ours and must not be left behind.
+        let _ = dir.remove_file(tmp);
     }
-    result?;
-    sync_dir(dir);
-    Ok(())
+    result
 }
 
-/// fsync a directory so a rename in it is durable. Failure only weakens durability, not
-/// atomicity, so it is not reported.
-fn sync_dir(dir: &Path) {
-    if let Ok(d) = fs::File::open(dir) {
-        let _ = d.sync_all();
+/// A fresh temp-file name for a write to `target` (a file name, not a path):
+/// `.<target>.lspedit-<pid>-<n>.tmp`, hidden, recognizably lspedit's, unique in this process.
+pub fn temp_name(target: &str) -> String {
+    format!(
+        ".{target}.lspedit-{}-{}.tmp",
+        std::process::id(),
+        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// An atomic write of lspedit's own state (under `.lspedit/`, outside any tool's reach), on an
+/// absolute path: the same staging and rename as the workspace's writes, through a handle of the
+/// parent directory (created if missing).
+pub fn write_atomic_abs(abs: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let parent = abs
+        .parent()
+        .ok_or_else(|| std::io::Error::other("the path has no parent directory"))?;
+    let name = abs
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("the path names no file"))?;
+    fs::create_dir_all(parent)?;
+    let dir = Dir::open_ambient_dir(parent, cap_std::ambient_authority())?;
+    let tmp = temp_name(&name.to_string_lossy());
+    stage_in(&dir, name, &tmp, bytes, None)?;
+    if let Err(e) = dir.rename(&tmp, &dir, name) {
+        let _ = dir.remove_file(&tmp);
+        return Err(e);
     }
+    let _ = rustix::fs::fsync(&dir);
+    Ok(())
 }
 
 #[cfg(test)]

@@ -27,10 +27,7 @@
 
 use std::collections::BTreeSet;
 use std::fs;
-use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use lspedit_engine::Reason;
 use serde::{Deserialize, Serialize};
@@ -42,7 +39,7 @@ use super::util::{
     state_error, state_sha, stored_path, sync_dir, tampered, write_json_atomic,
 };
 use crate::error::ToolError;
-use crate::workspace::Workspace;
+use crate::workspace::{Staged, Workspace, temp_name};
 
 /// One path's planned transition. `None` = the file does not exist (before) / is deleted (after).
 #[derive(Debug, Clone)]
@@ -122,8 +119,6 @@ pub struct RecoveryReport {
     pub refused_tmps: Vec<String>,
 }
 
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
 /// Threads that stage new contents at once. Staging is bound by fsync latency, not CPU: with
 /// several fsyncs in flight the file system commits them together.
 const STAGE_THREADS: usize = 8;
@@ -135,56 +130,41 @@ fn temp_path(abs: &Path) -> PathBuf {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    abs.with_file_name(format!(
-        ".{name}.lspedit-{}-{}.tmp",
-        std::process::id(),
-        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-    ))
+    abs.with_file_name(temp_name(&name))
 }
 
-/// Stage one change: write its new content to `tmp` with the target's permissions (or the
-/// recorded mode of a file being recreated) and fsync it.
-fn stage(c: &PathChange, tmp: &Path) -> std::io::Result<()> {
+/// What staging one change gave: its staged content, `None` for a deletion.
+type StageResult = Result<Option<Staged>, ToolError>;
+
+/// Stage one change through the workspace's handles: its new content under `tmp`'s name with
+/// the target's permissions (or the recorded mode of a file being recreated), fsynced.
+fn stage(ws: &Workspace, c: &PathChange, tmp: &Path) -> StageResult {
     let Some(bytes) = &c.new else {
-        return Ok(());
+        return Ok(None);
     };
-    let result = (|| {
-        if let Some(dir) = tmp.parent() {
-            fs::create_dir_all(dir)?;
-        }
-        let mut f = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(tmp)?;
-        f.write_all(bytes)?;
-        match (fs::metadata(&c.abs), c.new_mode) {
-            (Ok(meta), _) => f.set_permissions(meta.permissions())?,
-            (Err(_), Some(mode)) => f.set_permissions(fs::Permissions::from_mode(mode))?,
-            (Err(_), None) => {}
-        }
-        f.sync_all()
-    })();
-    if result.is_err() {
-        // The temp file is ours and must not be left behind.
-        let _ = fs::remove_file(tmp);
-    }
-    result
+    let tmp_name = tmp.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    ws.stage_named(&c.path, bytes, c.new_mode, tmp_name)
+        .map(Some)
 }
 
 /// Stage every change, on up to [`STAGE_THREADS`] threads; results in input order.
-fn stage_all(changes: &[&PathChange], tmps: &[PathBuf]) -> Vec<std::io::Result<()>> {
+fn stage_all(ws: &Workspace, changes: &[&PathChange], tmps: &[PathBuf]) -> Vec<StageResult> {
     let threads = STAGE_THREADS.min(changes.len());
     if threads <= 1 {
-        return changes.iter().zip(tmps).map(|(c, t)| stage(c, t)).collect();
+        return changes
+            .iter()
+            .zip(tmps)
+            .map(|(c, t)| stage(ws, c, t))
+            .collect();
     }
-    let mut results: Vec<Option<std::io::Result<()>>> = (0..changes.len()).map(|_| None).collect();
+    let mut results: Vec<Option<StageResult>> = (0..changes.len()).map(|_| None).collect();
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 scope.spawn(move || {
                     (t..changes.len())
                         .step_by(threads)
-                        .map(|i| (i, stage(changes[i], &tmps[i])))
+                        .map(|i| (i, stage(ws, changes[i], &tmps[i])))
                         .collect::<Vec<_>>()
                 })
             })
@@ -202,53 +182,43 @@ fn stage_all(changes: &[&PathChange], tmps: &[PathBuf]) -> Vec<std::io::Result<(
     });
     results
         .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err(std::io::Error::other("staging did not run"))))
+        .zip(changes)
+        .map(|(r, c)| {
+            r.unwrap_or_else(|| {
+                Err(ToolError::new(
+                    Reason::IoError,
+                    Some(&c.path),
+                    "staging did not run",
+                ))
+            })
+        })
         .collect()
 }
 
-/// Install one staged change: rename its temp file over the target, or remove the target. The
-/// directory fsync is left to the caller, once per directory before the commit point; each file
-/// is still entirely old or entirely new after a crash, which is all recovery needs.
-fn install(
-    c: &PathChange,
-    tmp: &Path,
-    staged: &std::io::Result<()>,
-    dirs: &mut BTreeSet<PathBuf>,
-) -> Result<(), ToolError> {
-    if let Err(e) = staged {
-        return Err(ToolError::io(&c.path, "writing", e));
+/// Install one staged change: rename its temp file over the target, or remove the target (the
+/// entry itself: a symlink, never its target). The staged file's directory fsync is left to the
+/// caller, once per directory before the commit point; each file is still entirely old or
+/// entirely new after a crash, which is all recovery needs.
+fn install(ws: &Workspace, c: &PathChange, staged: &StageResult) -> Result<(), ToolError> {
+    match staged {
+        Err(e) => Err(e.clone()),
+        Ok(Some(s)) => ws.install(s),
+        Ok(None) if ws.entry_exists(&c.path)? => ws.remove(&c.path),
+        Ok(None) => Ok(()),
     }
-    let dir = c.abs.parent().map(Path::to_path_buf).unwrap_or_default();
-    match &c.new {
-        Some(_) => fs::rename(tmp, &c.abs).map_err(|e| ToolError::io(&c.path, "writing", &e))?,
-        None if fs::symlink_metadata(&c.abs).is_ok() => {
-            fs::remove_file(&c.abs).map_err(|e| ToolError::io(&c.path, "deleting", &e))?;
-        }
-        None => return Ok(()),
-    }
-    dirs.insert(dir);
-    Ok(())
 }
 
-/// Write one path's state. A file recreated with a known mode gets it back.
+/// Write one path's state. A file recreated with a known mode gets it back (permission bits
+/// only).
 fn write_state(
     ws: &Workspace,
     path: &str,
     state: Option<&[u8]>,
     mode: Option<u32>,
 ) -> Result<(), ToolError> {
-    let abs = ws.resolve(path)?;
     match state {
-        Some(bytes) => {
-            let existed = fs::symlink_metadata(&abs).is_ok();
-            ws.write_atomic(path, bytes)?;
-            if let (false, Some(mode)) = (existed, mode) {
-                fs::set_permissions(&abs, fs::Permissions::from_mode(mode))
-                    .map_err(|e| ToolError::io(path, "restoring permissions", &e))?;
-            }
-            Ok(())
-        }
-        None if fs::symlink_metadata(&abs).is_ok() => ws.remove(path),
+        Some(bytes) => ws.write_atomic_mode(path, bytes, mode),
+        None if ws.entry_exists(path)? => ws.remove(path),
         None => Ok(()),
     }
 }
@@ -312,10 +282,9 @@ pub(crate) fn commit(
     };
     // New contents are written and fsynced first (in parallel, invisible under temp names);
     // then installed one by one in order, each rename being that file's switch to new.
-    let staged = stage_all(&changes, &tmps);
+    let staged = stage_all(ws, &changes, &tmps);
     // Paths written so far, in order, across units (all-or-nothing rolls back all of them).
     let mut written: Vec<&PathChange> = Vec::new();
-    let mut dirs: BTreeSet<PathBuf> = BTreeSet::new();
     let mut index = 0;
     for (ui, unit) in units.iter().enumerate() {
         let mut unit_written: Vec<&PathChange> = Vec::new();
@@ -323,7 +292,7 @@ pub(crate) fn commit(
         for c in &unit.changes {
             let i = index;
             index += 1;
-            let r = install(c, &tmps[i], &staged[i], &mut dirs).and_then(|()| {
+            let r = install(ws, c, &staged[i]).and_then(|()| {
                 unit_written.push(c);
                 match observer.map(|o| o.file_written(&c.path, index, total)) {
                     Some(Err(msg)) => Err(ToolError::new(Reason::IoError, Some(&c.path), msg)),
@@ -363,13 +332,18 @@ pub(crate) fn commit(
             }
         }
     }
-    // Temp files of changes never installed (after a failure) go.
-    for t in &tmps {
-        let _ = fs::remove_file(t);
+    // Make every rename durable before the commit point (the journal's removal), once per
+    // directory; then the temp files of changes never installed (after a failure) go.
+    let mut synced: BTreeSet<&Path> = BTreeSet::new();
+    for (c, s) in changes.iter().zip(&staged) {
+        if let (Ok(Some(s)), Some(dir)) = (s, c.abs.parent())
+            && synced.insert(dir)
+        {
+            s.sync_dir();
+        }
     }
-    // Make every rename durable before the commit point (the journal's removal).
-    for d in &dirs {
-        sync_dir(d);
+    for s in staged.into_iter().flatten().flatten() {
+        s.discard();
     }
     if let Some(p) = journal_path {
         if result.rollback_errors.is_empty() {
@@ -585,11 +559,14 @@ fn recover_one(
             report.refused_tmps.push(tmp.to_string_lossy().into_owned());
             continue;
         };
-        // The directory is the target's real one inside the root, and `remove_file` never
-        // follows a symlink in the last component.
-        if let Err(e) = fs::remove_file(&abs)
-            && e.kind() != std::io::ErrorKind::NotFound
-        {
+        // The directory is the target's real one inside the root; the removal goes through
+        // the root's handle and never follows a symlink in the last component.
+        let rel = abs.strip_prefix(ws.root()).unwrap_or(&abs);
+        let target = Path::new(&entry.path)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        if let Err(e) = ws.remove_temp(rel, target) {
             tracing::warn!(tmp = %abs.display(), error = %e, "removing a staged temp file failed");
         }
     }
