@@ -12,4 +12,5 @@ mod cli;
 mod harness;
 mod mcp;
 mod mcp_python;
+mod security;
 mod testing_example;

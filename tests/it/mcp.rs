@@ -13,7 +13,7 @@ use crate::harness::{Project, TS_SERVERS, bin, have_server, ts_break_patch};
 
 type Client = RunningService<RoleClient, ()>;
 
-async fn connect(root: &std::path::Path, extra: &[&str]) -> Client {
+pub(crate) async fn connect(root: &std::path::Path, extra: &[&str]) -> Client {
     let root = root.to_path_buf();
     let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
     let transport = TokioChildProcess::new(tokio::process::Command::new(bin()).configure(|cmd| {
@@ -23,7 +23,11 @@ async fn connect(root: &std::path::Path, extra: &[&str]) -> Client {
     ().serve(transport).await.unwrap()
 }
 
-async fn call(client: &Client, tool: &'static str, args: serde_json::Value) -> CallToolResult {
+pub(crate) async fn call(
+    client: &Client,
+    tool: &'static str,
+    args: serde_json::Value,
+) -> CallToolResult {
     let args: JsonObject = serde_json::from_value(args).unwrap();
     client
         .call_tool(CallToolRequestParams::new(tool).with_arguments(args))
@@ -31,7 +35,7 @@ async fn call(client: &Client, tool: &'static str, args: serde_json::Value) -> C
         .unwrap()
 }
 
-fn text(r: &CallToolResult) -> String {
+pub(crate) fn text(r: &CallToolResult) -> String {
     r.content
         .iter()
         .filter_map(|c| c.as_text().map(|t| t.text.clone()))
@@ -39,7 +43,7 @@ fn text(r: &CallToolResult) -> String {
         .join("\n")
 }
 
-fn is_error(r: &CallToolResult) -> bool {
+pub(crate) fn is_error(r: &CallToolResult) -> bool {
     r.is_error == Some(true)
 }
 

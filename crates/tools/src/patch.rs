@@ -228,13 +228,20 @@ fn plan_one(
         }
         Ok(())
     };
+    // Protected paths are refused before anything is planned, so no section of a patch can
+    // half-happen (a rename out of `.git/` writing its destination, then failing the delete).
+    // A deletion acts on the entry itself (a symlink, never its target).
+    match &fp.change {
+        FileChange::Delete { .. } => ws.resolve_entry(src).map(drop)?,
+        _ => ws.check_writable(src).map(drop)?,
+    }
     load(src)?;
     if let FileChange::Update {
         move_to: Some(dest),
         ..
     } = &fp.change
     {
-        ws.resolve(dest)?;
+        ws.check_writable(dest)?;
         load(dest)?;
         if current(before, state, dest).is_some() {
             return Err(ToolError::new(

@@ -223,8 +223,10 @@ impl Workspace {
         self.follow(&clean, path)
     }
 
-    /// The protected name `rel` lies under, if any.
-    fn protected_in(&self, rel: &Path) -> Option<&str> {
+    /// The protected name a workspace-relative path lies under (or is), if any, by name only:
+    /// the one rule every tool and the workflow use. [`Workspace::check_writable`] also follows
+    /// symlinks.
+    pub fn protected_in(&self, rel: &Path) -> Option<&str> {
         rel.components().find_map(|c| match c {
             Component::Normal(n) => self
                 .protected

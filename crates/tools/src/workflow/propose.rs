@@ -17,7 +17,7 @@ use super::commit::{CommitUnit, PathChange};
 use super::evidence::{Pipeline, StageReport};
 use super::scan;
 use super::store::{STORE_VERSION, StoredPatch, patch_id};
-use super::util::{now_ms, protected_dir, show_sha, state_sha};
+use super::util::{now_ms, show_sha, state_sha};
 use crate::agent::WrittenFile;
 use crate::error::ToolError;
 use crate::patch::{FileReport, FileStatus};
@@ -242,17 +242,9 @@ pub(crate) fn key(ws: &Workspace, path: &str) -> Result<String, ToolError> {
 
 /// [`key`] and the absolute path it resolves to.
 fn resolve_key(ws: &Workspace, path: &str) -> Result<(String, PathBuf), ToolError> {
-    let abs = ws.resolve(path)?;
+    // The workspace's one protected-path rule (the same refusal as the tools').
+    let abs = ws.check_writable(path)?;
     let rel = ws.display_path(&abs);
-    if let Some(dir) = protected_dir(path).or_else(|| protected_dir(&rel)) {
-        return Err(ToolError::new(
-            Reason::ProtectedPath,
-            Some(&rel),
-            format!(
-                "`{dir}` holds lspedit's or a version-control system's own state and is never patched"
-            ),
-        ));
-    }
     Ok((rel, abs))
 }
 

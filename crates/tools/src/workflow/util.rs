@@ -199,16 +199,6 @@ pub(crate) fn is_valid_sha(sha: Option<&str>) -> bool {
 /// Only permission bits survive from a stored mode: never setuid, setgid or sticky.
 pub(crate) const MODE_MASK: u32 = 0o777;
 
-/// Names under which nothing is ever written, at any depth (a submodule's `.git` too): stored
-/// state naming a path inside one is refused, and so is a proposal.
-pub(crate) const PROTECTED_DIRS: &[&str] = &[".git", ".lspedit", ".hg", ".svn", ".jj"];
-
-/// The protected name `rel` (workspace-relative, `/`-separated) lies in or is, if any.
-pub(crate) fn protected_dir(rel: &str) -> Option<&'static str> {
-    rel.split('/')
-        .find_map(|c| PROTECTED_DIRS.iter().copied().find(|p| *p == c))
-}
-
 /// A workspace path read back from the stored file `file`, resolved: it must be a plain relative
 /// path (names only: no `..`, no root) as lspedit stores them, resolve inside the root
 /// ([`Workspace::resolve`]: symlinks that escape are `path_outside_workspace`) and lie outside
@@ -229,7 +219,10 @@ pub(crate) fn stored_path(ws: &Workspace, file: &str, path: &str) -> Result<Path
     }
     let abs = ws.resolve(path)?;
     let rel = ws.display_path(&abs);
-    if let Some(dir) = protected_dir(path).or_else(|| protected_dir(&rel)) {
+    if let Some(dir) = ws
+        .protected_in(Path::new(path))
+        .or_else(|| ws.protected_in(Path::new(&rel)))
+    {
         return Err(tampered(
             file,
             format!("it names `{path}`, inside `{dir}`, where lspedit never writes"),
