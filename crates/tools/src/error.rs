@@ -24,7 +24,19 @@ impl ToolError {
         }
     }
 
+    /// An I/O failure while `what` (reading, writing, ...) `path`. A name the file system
+    /// cannot hold says so, whatever the operation was.
     pub fn io(path: &str, what: &str, err: &std::io::Error) -> Self {
+        if err.raw_os_error() == Some(rustix::io::Errno::NAMETOOLONG.raw_os_error()) {
+            let longest = path.split('/').map(str::len).max().unwrap_or(0);
+            return ToolError::new(
+                Reason::IoError,
+                Some(path),
+                format!(
+                    "the file name is too long for the file system ({longest} bytes in one name; most allow 255): choose a shorter name"
+                ),
+            );
+        }
         ToolError::new(Reason::IoError, Some(path), format!("{what} failed: {err}"))
     }
 

@@ -27,4 +27,4 @@ pub use workflow::{
     ApplyOutcome, ApplyPlan, ApplyStatus, Atomicity, Proposal, ProposeRequest, UndoOutcome,
     Workflow, WorkflowConfig,
 };
-pub use workspace::{Workspace, base_sha, write_atomic_abs};
+pub use workspace::{Replaced, Workspace, base_sha, write_atomic_abs};

@@ -10,7 +10,7 @@ use lspedit_engine::{
 };
 
 use crate::error::{Reason, ToolError};
-use crate::workspace::Workspace;
+use crate::workspace::{Replaced, Workspace};
 
 /// Options of [`apply_patch`].
 #[derive(Debug, Clone, Default)]
@@ -101,12 +101,9 @@ impl PatchReport {
     }
 }
 
-struct Planned {
-    report_path: String,
-    /// Paths this section reads or writes (for per-file atomicity across sections).
-    touches: Vec<String>,
-    result: Result<FileOutcome, ToolError>,
-}
+/// How many times a file that changed on disk between the plan and the write is planned again
+/// from its new bytes before the sections touching it are refused (`stale_context`).
+pub const MAX_REPLANS: usize = 3;
 
 /// Parse `text` and apply it. `Err` only when the patch as a whole cannot be read (then nothing
 /// was touched); per-file refusals are in the report.
@@ -120,182 +117,414 @@ pub fn apply_patch(
 }
 
 /// Apply an already parsed patch.
+///
+/// Sections are planned in memory against each file's bytes as read once, in patch order
+/// (a later section for the same file patches what the earlier made of it). Sections name
+/// files by their resolved identity, so `src/f.txt`, `./src//f.txt` and a path through a
+/// symlinked directory are one file. A failed section fails every section sharing a file with
+/// it, transitively; the files of the remaining sections are committed once each, with their
+/// final content, by [`Workspace::replace_verified`]: only if the file still holds the bytes the
+/// plan read. A file another writer changed in between is planned again from its new bytes (its
+/// sections only, up to [`MAX_REPLANS`] times), else its sections are `stale_context`.
 pub fn apply_parsed(
     ws: &Workspace,
     patch: &Patch,
     opts: &ApplyPatchOptions,
 ) -> Result<PatchReport, ToolError> {
-    // Each path as first read (`None` = does not exist), and its content as the plan proceeds
-    // when an earlier section changed it.
-    let mut before: HashMap<String, Option<Vec<u8>>> = HashMap::new();
-    let mut state: HashMap<String, Option<Vec<u8>>> = HashMap::new();
-    let touches_of = |fp: &lspedit_engine::FilePatch| -> Vec<String> {
-        let src = fp.path().to_string();
-        match fp.new_path() {
-            Some(n) if n != src => vec![src, n.to_string()],
-            _ => vec![src],
-        }
-    };
-    // How many sections not yet planned read each path: a section's result is kept for the
-    // sections after it only when one of them reads it (a copy of the file otherwise).
-    let mut pending: HashMap<String, usize> = HashMap::new();
-    for fp in &patch.files {
-        for t in touches_of(fp) {
-            *pending.entry(t).or_default() += 1;
-        }
-    }
-    let mut planned: Vec<Planned> = Vec::new();
-    for fp in &patch.files {
-        let src = fp.path().to_string();
-        let touches = touches_of(fp);
-        for t in &touches {
-            if let Some(n) = pending.get_mut(t) {
-                *n -= 1;
+    let all: Vec<usize> = (0..patch.files.len()).collect();
+    let mut run = run_sections(ws, patch, &all, opts)?;
+    let mut tries = 0;
+    while !run.conflicted.is_empty() && tries < MAX_REPLANS {
+        tries += 1;
+        let again = match run_sections(ws, patch, &run.conflicted, opts) {
+            Ok(r) => r,
+            Err(e) => {
+                // Other files may be written already: the refusal is these sections', not the
+                // whole patch's.
+                for &i in &run.conflicted {
+                    run.files[i] = Some(failed(patch, i, e.clone()));
+                }
+                run.conflicted.clear();
+                break;
+            }
+        };
+        for (i, f) in again.files.into_iter().enumerate() {
+            if let Some(f) = f {
+                run.files[i] = Some(f);
             }
         }
-        let read_later = |path: &str| pending.get(path).is_some_and(|&n| n > 0);
-        let result = plan_one(
-            ws,
-            fp,
-            &src,
-            &mut before,
-            &mut state,
-            &read_later,
-            &opts.engine,
+        run.before.extend(again.before);
+        run.conflicted = again.conflicted;
+    }
+    for &i in &run.conflicted {
+        let e = ToolError::new(
+            Reason::StaleContext,
+            Some(patch.files[i].path()),
+            format!(
+                "the file changed on disk while this patch was being applied ({} tries); nothing of this section was written: re-read the file and resend",
+                MAX_REPLANS + 1
+            ),
         );
-        planned.push(Planned {
-            report_path: src,
-            touches,
-            result,
-        });
+        run.files[i] = Some(failed(patch, i, e));
+    }
+    Ok(PatchReport {
+        files: run.files.into_iter().flatten().collect(),
+        classification: classify_patch_operations(patch),
+        before: run.before,
+    })
+}
+
+fn failed(patch: &Patch, i: usize, e: ToolError) -> FileReport {
+    FileReport {
+        path: patch.files[i].path().to_string(),
+        status: FileStatus::Failed(e),
+    }
+}
+
+/// One pass over some sections of a patch: plan, then commit.
+struct Run {
+    /// Per section of the whole patch: its report when this pass ran it.
+    files: Vec<Option<FileReport>>,
+    /// Sections whose files changed on disk between the plan and the write (nothing of them
+    /// written).
+    conflicted: Vec<usize>,
+    before: HashMap<String, Option<Vec<u8>>>,
+}
+
+/// A section's files: its source, and its destination when it moves the file.
+struct Keys {
+    src: String,
+    dst: Option<String>,
+}
+
+impl Keys {
+    fn all(&self) -> impl Iterator<Item = &String> {
+        std::iter::once(&self.src).chain(self.dst.as_ref())
+    }
+}
+
+/// A path as a file identity: its workspace-relative form with `.`, `..`, doubled separators
+/// and symlinks resolved, and, for an existing file, the first such form seen for its
+/// device and inode (hard links). With `entry`, the last component is not followed: the
+/// identity of the directory entry a deletion or a rename removes (a symlink itself).
+fn file_key(
+    ws: &Workspace,
+    path: &str,
+    entry: bool,
+    inodes: &mut HashMap<(u64, u64), String>,
+) -> Result<String, ToolError> {
+    let abs = if entry {
+        ws.resolve_entry(path)?
+    } else {
+        ws.resolve(path)?
+    };
+    let key = ws.display_path(&abs);
+    let meta = if entry {
+        std::fs::symlink_metadata(&abs)
+    } else {
+        std::fs::metadata(&abs)
+    };
+    match meta {
+        Ok(m) if m.is_file() => {
+            use std::os::unix::fs::MetadataExt;
+            Ok(inodes.entry((m.dev(), m.ino())).or_insert(key).clone())
+        }
+        _ => Ok(key),
+    }
+}
+
+/// A section as planned: its index in the patch, its files (`None`: a path was refused), and
+/// its outcome.
+type PlannedSection = (usize, Option<Keys>, Result<FileOutcome, ToolError>);
+
+fn run_sections(
+    ws: &Workspace,
+    patch: &Patch,
+    indices: &[usize],
+    opts: &ApplyPatchOptions,
+) -> Result<Run, ToolError> {
+    let mut inodes = HashMap::new();
+    let mut plan = Plan::default();
+    let mut planned: Vec<PlannedSection> = Vec::new();
+    for &i in indices {
+        let fp = &patch.files[i];
+        let src = fp.path();
+        let keyed = (|| -> Result<Keys, ToolError> {
+            // Protected paths are refused before anything is planned, so no section can
+            // half-happen (a rename out of `.git/` writing its destination, then failing the
+            // delete). A deletion acts on the entry itself (a symlink, never its target).
+            // Deletions and renames remove the source's entry (a symlink itself); other
+            // changes write through it.
+            let entry = matches!(
+                &fp.change,
+                FileChange::Delete { .. }
+                    | FileChange::Update {
+                        move_to: Some(_),
+                        ..
+                    }
+            );
+            if entry {
+                ws.resolve_entry(src)?;
+            } else {
+                ws.check_writable(src)?;
+            }
+            let src_key = file_key(ws, src, entry, &mut inodes)?;
+            let dst = match &fp.change {
+                FileChange::Update {
+                    move_to: Some(dest),
+                    ..
+                } => {
+                    ws.check_writable(dest)?;
+                    Some(file_key(ws, dest, false, &mut inodes)?)
+                }
+                _ => None,
+            };
+            Ok(Keys { src: src_key, dst })
+        })();
+        let keys = match keyed {
+            Ok(k) => k,
+            Err(e) => {
+                planned.push((i, None, Err(e)));
+                continue;
+            }
+        };
+        let result = plan.section(ws, fp, &keys, &opts.engine);
+        planned.push((i, Some(keys), result));
     }
     // A section found cut off means the patch text is: nothing of it is applied, whatever
     // other sections planned (the engine can only tell a cut from a mismatch when the cut
     // section is tried, so this is decided here, before anything is written).
-    if let Some(cut) = planned.iter().find_map(|p| match &p.result {
+    if let Some(cut) = planned.iter().find_map(|(_, _, r)| match r {
         Err(e) if e.reason == Reason::TruncatedInput => Some(e.clone()),
         _ => None,
     }) {
         return Err(cut);
     }
-    // Per-file atomicity: a failed section poisons every other section touching its paths.
-    let failed: BTreeSet<String> = planned
+    // Sections sharing a file succeed or fail together (transitively): one unit each.
+    let mut units = Units::default();
+    for (_, keys, _) in &planned {
+        if let Some(k) = keys {
+            units.join(k.all());
+        }
+    }
+    let bad_units: BTreeSet<usize> = planned
         .iter()
-        .filter(|p| p.result.is_err())
-        .flat_map(|p| p.touches.iter().cloned())
+        .filter_map(|(_, keys, r)| match (keys, r) {
+            (Some(k), Err(_)) => Some(units.of(&k.src)),
+            _ => None,
+        })
         .collect();
-    let mut files = Vec::new();
-    for p in planned {
-        let result = match p.result {
-            Ok(outcome) if p.touches.iter().any(|t| failed.contains(t)) => Err(ToolError::new(
+    // Commit each healthy unit's files once, with their final state.
+    let mut unit_result: HashMap<usize, Result<(), Commit>> = HashMap::new();
+    if !opts.dry_run {
+        for (_, keys, r) in &planned {
+            let Some(k) = keys else { continue };
+            let u = units.of(&k.src);
+            if r.is_err() || bad_units.contains(&u) || unit_result.contains_key(&u) {
+                continue;
+            }
+            unit_result.insert(u, commit_unit(ws, &units.members(u), &plan));
+        }
+    }
+    let mut files: Vec<Option<FileReport>> = vec![None; patch.files.len()];
+    let mut conflicted = Vec::new();
+    for (i, keys, r) in planned {
+        let path = patch.files[i].path().to_string();
+        let u = keys.as_ref().map(|k| units.of(&k.src));
+        let status = match (r, u) {
+            (Err(e), _) => FileStatus::Failed(e),
+            (Ok(o), Some(u)) if bad_units.contains(&u) => FileStatus::Failed(ToolError::new(
                 Reason::HunkMismatch,
-                Some(&outcome.path),
+                Some(&o.path),
                 "another section of this patch for the same file failed, so this file was left untouched",
             )),
-            Ok(outcome) if opts.dry_run => Ok(outcome),
-            Ok(outcome) => commit(ws, &p.report_path, &outcome).map(|()| outcome),
-            Err(e) => Err(e),
+            (Ok(o), Some(u)) => match unit_result.get(&u) {
+                Some(Err(Commit::Changed)) => {
+                    conflicted.push(i);
+                    continue;
+                }
+                Some(Err(Commit::Failed(e))) => FileStatus::Failed(e.clone()),
+                Some(Ok(())) | None => FileStatus::Applied(o),
+            },
+            (Ok(o), None) => FileStatus::Applied(o),
         };
-        let status = match result {
-            Ok(o) => FileStatus::Applied(o),
-            Err(e) => FileStatus::Failed(e),
-        };
-        files.push(FileReport {
-            path: p.report_path,
-            status,
-        });
+        files[i] = Some(FileReport { path, status });
     }
-    Ok(PatchReport {
+    Ok(Run {
         files,
-        classification: classify_patch_operations(patch),
-        before,
+        conflicted,
+        before: plan.before,
     })
 }
 
-fn plan_one(
-    ws: &Workspace,
-    fp: &lspedit_engine::FilePatch,
-    src: &str,
-    before: &mut HashMap<String, Option<Vec<u8>>>,
-    state: &mut HashMap<String, Option<Vec<u8>>>,
-    read_later: &dyn Fn(&str) -> bool,
-    opts: &ApplyOptions,
-) -> Result<FileOutcome, ToolError> {
-    // Read each path once; its content is then borrowed from `before` or `state`.
-    let mut load = |path: &str| -> Result<(), ToolError> {
-        if !state.contains_key(path) && !before.contains_key(path) {
-            before.insert(path.to_string(), ws.read(path)?);
+/// The files a pass plans, each read once.
+#[derive(Default)]
+struct Plan {
+    /// Bytes as read, by file key (`None`: the file does not exist).
+    base: HashMap<String, Option<Vec<u8>>>,
+    /// Each file's state as the plan proceeds, by key.
+    state: HashMap<String, Option<Vec<u8>>>,
+    /// Bytes as read, by the path as the patch spells it (for display diffs).
+    before: HashMap<String, Option<Vec<u8>>>,
+}
+
+impl Plan {
+    fn load(&mut self, ws: &Workspace, key: &str, shown: &str) -> Result<(), ToolError> {
+        if !self.base.contains_key(key) {
+            let bytes = ws.read(shown)?;
+            self.state.insert(key.to_string(), bytes.clone());
+            self.base.insert(key.to_string(), bytes);
+        }
+        if !self.before.contains_key(shown) {
+            let bytes = self.base.get(key).cloned().flatten();
+            self.before.insert(shown.to_string(), bytes);
         }
         Ok(())
-    };
-    // Protected paths are refused before anything is planned, so no section of a patch can
-    // half-happen (a rename out of `.git/` writing its destination, then failing the delete).
-    // A deletion acts on the entry itself (a symlink, never its target).
-    match &fp.change {
-        FileChange::Delete { .. } => ws.resolve_entry(src).map(drop)?,
-        _ => ws.check_writable(src).map(drop)?,
     }
-    load(src)?;
-    if let FileChange::Update {
-        move_to: Some(dest),
-        ..
-    } = &fp.change
-    {
-        ws.check_writable(dest)?;
-        load(dest)?;
-        if current(before, state, dest).is_some() {
-            return Err(ToolError::new(
-                Reason::FileExists,
-                Some(dest),
-                format!("cannot move `{src}` to `{dest}`: the destination exists"),
-            ));
-        }
-    }
-    let outcome = apply_file_patch(fp, current(before, state, src), opts)
-        .map_err(|e| ToolError::from_engine(Some(src), e))?;
-    match &outcome.action {
-        FileAction::Deleted => {
-            state.insert(src.to_string(), None);
-        }
-        FileAction::Renamed { from } => {
-            state.insert(from.clone(), None);
-            if read_later(&outcome.path) {
-                state.insert(outcome.path.clone(), outcome.new_content.clone());
+
+    /// Plan one section against the current state of its files.
+    fn section(
+        &mut self,
+        ws: &Workspace,
+        fp: &lspedit_engine::FilePatch,
+        keys: &Keys,
+        engine: &ApplyOptions,
+    ) -> Result<FileOutcome, ToolError> {
+        let src = fp.path();
+        self.load(ws, &keys.src, src)?;
+        if let (
+            Some(dst_key),
+            FileChange::Update {
+                move_to: Some(dest),
+                ..
+            },
+        ) = (&keys.dst, &fp.change)
+        {
+            self.load(ws, dst_key, dest)?;
+            if dst_key != &keys.src && self.state.get(dst_key).is_some_and(Option::is_some) {
+                return Err(ToolError::new(
+                    Reason::FileExists,
+                    Some(dest),
+                    format!("cannot move `{src}` to `{dest}`: the destination exists"),
+                ));
             }
         }
-        FileAction::Added | FileAction::Modified => {
-            if read_later(&outcome.path) {
-                state.insert(outcome.path.clone(), outcome.new_content.clone());
+        let current = self.state.get(&keys.src).and_then(|c| c.as_deref());
+        let outcome = apply_file_patch(fp, current, engine)
+            .map_err(|e| ToolError::from_engine(Some(src), e))?;
+        match &outcome.action {
+            FileAction::Deleted => {
+                self.state.insert(keys.src.clone(), None);
+            }
+            FileAction::Renamed { .. } => {
+                let to = keys.dst.clone().unwrap_or_else(|| keys.src.clone());
+                self.state.insert(keys.src.clone(), None);
+                self.state.insert(to, outcome.new_content.clone());
+            }
+            FileAction::Added | FileAction::Modified => {
+                if outcome.content_changed || outcome.action == FileAction::Added {
+                    self.state
+                        .insert(keys.src.clone(), outcome.new_content.clone());
+                }
+            }
+        }
+        Ok(outcome)
+    }
+}
+
+/// Files joined into units (union-find over file keys).
+#[derive(Default)]
+struct Units {
+    index: HashMap<String, usize>,
+    parent: Vec<usize>,
+    keys: Vec<String>,
+}
+
+impl Units {
+    fn id(&mut self, key: &str) -> usize {
+        if let Some(&i) = self.index.get(key) {
+            return i;
+        }
+        let i = self.parent.len();
+        self.parent.push(i);
+        self.keys.push(key.to_string());
+        self.index.insert(key.to_string(), i);
+        i
+    }
+
+    fn root(&self, mut i: usize) -> usize {
+        while self.parent[i] != i {
+            i = self.parent[i];
+        }
+        i
+    }
+
+    fn join<'a>(&mut self, keys: impl Iterator<Item = &'a String>) {
+        let ids: Vec<usize> = keys.map(|k| self.id(k)).collect();
+        for w in ids.windows(2) {
+            let (a, b) = (self.root(w[0]), self.root(w[1]));
+            if a != b {
+                self.parent[b] = a;
             }
         }
     }
-    Ok(outcome)
-}
 
-/// A loaded path's content as the plan stands: an earlier section's result, else as read.
-fn current<'a>(
-    before: &'a HashMap<String, Option<Vec<u8>>>,
-    state: &'a HashMap<String, Option<Vec<u8>>>,
-    path: &str,
-) -> Option<&'a [u8]> {
-    state
-        .get(path)
-        .or_else(|| before.get(path))
-        .and_then(|c| c.as_deref())
-}
-
-fn commit(ws: &Workspace, src: &str, outcome: &FileOutcome) -> Result<(), ToolError> {
-    match (&outcome.action, &outcome.new_content) {
-        (FileAction::Deleted, _) => ws.remove(src),
-        (FileAction::Renamed { from }, Some(content)) => {
-            ws.write_atomic(&outcome.path, content)?;
-            ws.remove(from)
-        }
-        (_, Some(content)) if outcome.content_changed || outcome.action == FileAction::Added => {
-            ws.write_atomic(&outcome.path, content)
-        }
-        _ => Ok(()),
+    fn of(&self, key: &str) -> usize {
+        self.index.get(key).map_or(usize::MAX, |&i| self.root(i))
     }
+
+    /// The keys of unit `u`, sorted.
+    fn members(&self, u: usize) -> Vec<&str> {
+        let mut v: Vec<&str> = (0..self.keys.len())
+            .filter(|&i| self.root(i) == u)
+            .map(|i| self.keys[i].as_str())
+            .collect();
+        v.sort_unstable();
+        v
+    }
+}
+
+/// Why a unit was not committed.
+enum Commit {
+    /// A file changed on disk since the plan read it: nothing of the unit is on disk.
+    Changed,
+    Failed(ToolError),
+}
+
+/// A file's change in a commit: key, bytes the plan read, final bytes.
+type Change<'a> = (&'a str, Option<&'a [u8]>, Option<&'a [u8]>);
+
+/// Write a unit's files, each from the bytes the plan read to its final state: contents first,
+/// deletions last (so a renamed file's content always exists somewhere). If one cannot be
+/// written, the ones already written are put back.
+fn commit_unit(ws: &Workspace, keys: &[&str], plan: &Plan) -> Result<(), Commit> {
+    let mut changes: Vec<Change<'_>> = keys
+        .iter()
+        .filter_map(|&k| {
+            let old = plan.base.get(k).and_then(|b| b.as_deref());
+            let new = plan.state.get(k).and_then(|b| b.as_deref());
+            (old != new).then_some((k, old, new))
+        })
+        .collect();
+    changes.sort_by_key(|(_, _, new)| new.is_none());
+    let mut done: Vec<Change<'_>> = Vec::new();
+    for &(k, old, new) in &changes {
+        let err = match ws.replace_verified(k, old, new, None) {
+            Ok(Replaced::Done) => {
+                done.push((k, old, new));
+                continue;
+            }
+            Ok(Replaced::Changed { .. }) => Commit::Changed,
+            Err(e) => Commit::Failed(e),
+        };
+        for &(k, old, new) in done.iter().rev() {
+            if let Err(e) = ws.replace_verified(k, new, old, None) {
+                tracing::warn!(path = k, error = %e, "putting back a file of a unit that failed failed");
+            }
+        }
+        return Err(err);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -436,6 +436,32 @@ impl Workspace {
             })
     }
 
+    /// [`Workspace::install`] only if the target still holds `expected` (`None`: it must not
+    /// exist), the compare and the rename under the directory's cross-process lock
+    /// ([`DirLock`]). On [`Replaced::Changed`] the temp file stays staged (the caller discards
+    /// it).
+    pub fn install_if(
+        &self,
+        staged: &Staged,
+        expected: Option<&[u8]>,
+    ) -> Result<Replaced, ToolError> {
+        let io = |what: &str, e: &std::io::Error| ToolError::io(&staged.path, what, e);
+        let _lock = DirLock::exclusive(&staged.dir).map_err(|e| io("locking its directory", &e))?;
+        let mut opts = OpenOptions::new();
+        opts.read(true)
+            .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+        let current = match staged.dir.open_with(&staged.name, &opts) {
+            Ok(f) => Some(read_from_start(&mut f.into_std()).map_err(|e| io("reading", &e))?),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(io("reading", &e)),
+        };
+        if current.as_deref() != expected {
+            return Ok(Replaced::Changed { current });
+        }
+        self.install(staged)?;
+        Ok(Replaced::Done)
+    }
+
     /// Remove the file `path` names. A symlink is removed itself, never its target; a directory
     /// is refused.
     pub fn remove(&self, path: &str) -> Result<(), ToolError> {
@@ -458,6 +484,93 @@ impl Workspace {
             .map_err(|e| ToolError::io(path, "deleting", &e))?;
         let _ = rustix::fs::fsync(&dir);
         Ok(())
+    }
+
+    /// Replace the file `path` names with `new` (`None`: delete the entry) only if it still holds
+    /// `expected` (`None`: it must not exist), the compare and the switch under the directory's
+    /// cross-process lock ([`DirLock`]), so two lspedit processes never both replace the same
+    /// version. `new_mode` is for a file that does not exist yet (masked to `0o777`).
+    ///
+    /// A program that does not take the lock (an editor, `echo >>`) may still write the old file
+    /// through a descriptor it opened before the switch: the old file stays open from the
+    /// compare on, and if its content changed by the time the new one is in place, that
+    /// content is put back and the call answers [`Replaced::Changed`], so the caller re-plans
+    /// from it instead of losing it.
+    pub fn replace_verified(
+        &self,
+        path: &str,
+        expected: Option<&[u8]>,
+        new: Option<&[u8]>,
+        new_mode: Option<u32>,
+    ) -> Result<Replaced, ToolError> {
+        let abs = match new {
+            Some(_) => self.check_writable(path)?,
+            None => self.resolve_entry(path)?,
+        };
+        let rel = self.rel(&abs, path)?.to_path_buf();
+        let shown = rel.to_string_lossy().into_owned();
+        let name = rel
+            .file_name()
+            .ok_or_else(|| self.outside(path, "the path names no file"))?
+            .to_os_string();
+        let parent = rel.parent().unwrap_or(Path::new("")).to_path_buf();
+        let io = |what: &str, e: &std::io::Error| ToolError::io(&shown, what, e);
+        let dir = self
+            .open_dir(&parent, new.is_some())
+            .map_err(|e| io("writing", &e))?;
+        let _lock = DirLock::exclusive(&dir).map_err(|e| io("locking its directory", &e))?;
+        // The current file, kept open: a late write through an older descriptor shows in it.
+        let mut opts = OpenOptions::new();
+        opts.read(true)
+            .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+        let mut old = match dir.open_with(&name, &opts) {
+            Ok(f) => Some(f.into_std()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(io("reading", &e)),
+        };
+        let current = match old.as_mut() {
+            Some(f) => Some(read_from_start(f).map_err(|e| io("reading", &e))?),
+            None => None,
+        };
+        if current.as_deref() != expected {
+            return Ok(Replaced::Changed { current });
+        }
+        match new {
+            Some(bytes) => {
+                let tmp = temp_name(&name.to_string_lossy());
+                stage_in(&dir, &name, &tmp, bytes, new_mode).map_err(|e| io("writing", &e))?;
+                if let Err(e) = dir.rename(&tmp, &dir, &name) {
+                    let _ = dir.remove_file(&tmp);
+                    return Err(io("writing", &e));
+                }
+            }
+            None if current.is_some() => {
+                dir.remove_file(&name).map_err(|e| io("deleting", &e))?;
+            }
+            None => {}
+        }
+        let late = match old.as_mut() {
+            Some(f) => read_from_start(f)
+                .ok()
+                .filter(|now| Some(now.as_slice()) != expected),
+            None => None,
+        };
+        if let Some(theirs) = late {
+            // Their write reached the old file after the compare: put it back in place and let
+            // the caller plan again from it.
+            let tmp = temp_name(&name.to_string_lossy());
+            stage_in(&dir, &name, &tmp, &theirs, None).map_err(|e| io("writing", &e))?;
+            if let Err(e) = dir.rename(&tmp, &dir, &name) {
+                let _ = dir.remove_file(&tmp);
+                return Err(io("writing", &e));
+            }
+            let _ = rustix::fs::fsync(&dir);
+            return Ok(Replaced::Changed {
+                current: Some(theirs),
+            });
+        }
+        let _ = rustix::fs::fsync(&dir);
+        Ok(Replaced::Done)
     }
 
     /// Remove a temp file recorded relative to the root (a journal's staged file), only when its
@@ -490,6 +603,57 @@ impl Workspace {
             Err(e) => Err(ToolError::io(&shown, "removing", &e)),
         }
     }
+}
+
+/// What [`Workspace::replace_verified`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Replaced {
+    /// The file held what was expected and now holds the new content (or is deleted).
+    Done,
+    /// The file no longer held what was expected; nothing of the call is on disk. `current` is
+    /// what it holds now (`None`: it does not exist), to plan again from.
+    Changed { current: Option<Vec<u8>> },
+}
+
+/// An exclusive `flock` on a directory, held until dropped. Every lspedit process takes it for
+/// the compare-and-switch of a file in that directory, so those never interleave across
+/// processes; a directory (not the file) is locked because the switch replaces the file's inode
+/// and a new file has none yet.
+#[derive(Debug)]
+pub struct DirLock {
+    fd: rustix::fd::OwnedFd,
+}
+
+impl DirLock {
+    fn exclusive(dir: &Dir) -> std::io::Result<DirLock> {
+        // A descriptor of its own: flock belongs to the open file description, so two threads
+        // of one process also exclude each other.
+        let fd = rustix::fs::openat(
+            dir,
+            ".",
+            rustix::fs::OFlags::RDONLY
+                | rustix::fs::OFlags::DIRECTORY
+                | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+        )?;
+        rustix::fs::flock(&fd, rustix::fs::FlockOperation::LockExclusive)?;
+        Ok(DirLock { fd })
+    }
+}
+
+impl Drop for DirLock {
+    fn drop(&mut self) {
+        let _ = rustix::fs::flock(&self.fd, rustix::fs::FlockOperation::Unlock);
+    }
+}
+
+/// The whole content of an open file from its start (whatever its position).
+fn read_from_start(f: &mut fs::File) -> std::io::Result<Vec<u8>> {
+    use std::io::Seek;
+    f.seek(std::io::SeekFrom::Start(0))?;
+    let mut bytes = Vec::new();
+    f.read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// The pid in `.<target>.lspedit-<pid>-<n>.tmp`, when `name` is that pattern.

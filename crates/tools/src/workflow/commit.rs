@@ -39,7 +39,7 @@ use super::util::{
     state_error, state_sha, stored_path, sync_dir, tampered, write_json_atomic,
 };
 use crate::error::ToolError;
-use crate::workspace::{Staged, Workspace, temp_name};
+use crate::workspace::{Replaced, Staged, Workspace, temp_name};
 
 /// One path's planned transition. `None` = the file does not exist (before) / is deleted (after).
 #[derive(Debug, Clone)]
@@ -199,12 +199,27 @@ fn stage_all(ws: &Workspace, changes: &[&PathChange], tmps: &[PathBuf]) -> Vec<S
 /// entry itself: a symlink, never its target). The staged file's directory fsync is left to the
 /// caller, once per directory before the commit point; each file is still entirely old or
 /// entirely new after a crash, which is all recovery needs.
+///
+/// The switch happens only if the file still holds the bytes the plan read (compared under the
+/// directory's cross-process lock): a file another writer changed since is `stale_context`, and
+/// its unit is rolled back, so an approved change never overwrites one nobody reviewed.
 fn install(ws: &Workspace, c: &PathChange, staged: &StageResult) -> Result<(), ToolError> {
-    match staged {
-        Err(e) => Err(e.clone()),
-        Ok(Some(s)) => ws.install(s),
-        Ok(None) if ws.entry_exists(&c.path)? => ws.remove(&c.path),
-        Ok(None) => Ok(()),
+    let switched = match staged {
+        Err(e) => return Err(e.clone()),
+        Ok(Some(s)) => ws.install_if(s, c.old.as_deref())?,
+        Ok(None) => ws.replace_verified(&c.path, c.old.as_deref(), None, None)?,
+    };
+    match switched {
+        Replaced::Done => Ok(()),
+        Replaced::Changed { current } => Err(ToolError::new(
+            Reason::StaleContext,
+            Some(&c.path),
+            format!(
+                "the file changed on disk after the patch was planned (base_sha {}, now {}); nothing of it was written: propose the change again",
+                show_sha(state_sha(c.old.as_deref()).as_deref()),
+                show_sha(state_sha(current.as_deref()).as_deref()),
+            ),
+        )),
     }
 }
 
