@@ -429,3 +429,185 @@ fn stdout_carries_only_json_rpc() {
         "logs belong on stderr:\n{logs}"
     );
 }
+
+/// `lspedit mcp` over raw pipes, for bytes no SDK client would send. Lines from stdout arrive
+/// through a channel so every wait has a deadline; stderr is drained and kept.
+struct Raw {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<String>,
+    stderr: Option<std::thread::JoinHandle<String>>,
+}
+
+impl Raw {
+    fn start(root: &std::path::Path, env: &[(&str, &str)]) -> Raw {
+        let mut child = Command::new(bin())
+            .args(["mcp", "--no-diagnostics", "--root"])
+            .arg(root)
+            .envs(env.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut stderr = child.stderr.take().unwrap();
+        let stderr = std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = std::io::Read::read_to_string(&mut stderr, &mut s);
+            s
+        });
+        let mut raw = Raw {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            stderr: Some(stderr),
+        };
+        raw.send_json(&json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}));
+        assert!(raw.reply().get("result").is_some());
+        raw.send_json(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+        raw
+    }
+
+    fn send(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn send_json(&mut self, v: &serde_json::Value) {
+        self.send(format!("{v}\n").as_bytes());
+    }
+
+    /// The next message the server writes (30 s deadline: the case gets its reply or fails).
+    fn reply(&mut self) -> serde_json::Value {
+        let line = self
+            .lines
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .unwrap_or_else(|e| panic!("no reply from the server ({e})"));
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+
+    /// The server still serves: a read_file call with `id` is answered.
+    fn assert_serving(&mut self, id: i64) {
+        self.send_json(&json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"src/util.ts"}}}));
+        let r = self.reply();
+        assert_eq!(r["id"], id, "{r}");
+        assert_eq!(r["result"]["isError"], false, "{r}");
+    }
+
+    fn finish(mut self) -> String {
+        drop(self.stdin.take());
+        let status = self.child.wait().unwrap();
+        let logs = self.stderr.take().unwrap().join().unwrap();
+        assert!(status.success(), "{status:?}\n{logs}");
+        logs
+    }
+}
+
+#[track_caller]
+fn assert_error(r: &serde_json::Value, id: serde_json::Value, code: i64, needle: &str) {
+    assert_eq!(r["jsonrpc"], "2.0", "{r}");
+    assert_eq!(r["id"], id, "{r}");
+    assert_eq!(r["error"]["code"], code, "{r}");
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(message.contains(needle), "{needle:?} not in {message:?}");
+}
+
+/// Regression: a message over the size limit was dropped with a log line and no reply, so the
+/// client waited forever. Now it is answered with the limit named (with its id whether the id
+/// comes first or last, as the TypeScript SDK writes it; `null` when there is none), the rest of
+/// the line is discarded, and the server goes on serving.
+#[test]
+fn a_message_over_the_size_limit_is_answered_and_the_server_keeps_serving() {
+    let project = Project::copy("ts-basic");
+    let mut raw = Raw::start(&project.root, &[("LSPEDIT_MCP_MAX_MESSAGE_BYTES", "65536")]);
+    let big = "x".repeat(200_000);
+    let id_first = json!({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"big.txt","content":big}}});
+    raw.send_json(&id_first);
+    assert_error(
+        &raw.reply(),
+        json!(7),
+        -32600,
+        "limit of 65536 bytes (64 KiB)",
+    );
+    let id_last = format!(
+        r#"{{"method":"tools/call","params":{{"name":"write_file","arguments":{{"path":"big.txt","content":"{big}"}}}},"jsonrpc":"2.0","id":"req-8"}}"#
+    );
+    raw.send(format!("{id_last}\n").as_bytes());
+    assert_error(
+        &raw.reply(),
+        json!("req-8"),
+        -32600,
+        "LSPEDIT_MCP_MAX_MESSAGE_BYTES",
+    );
+    // No id to recover (and no newline yet: the tail arrives in another write).
+    raw.send(format!("{{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":\"{big}").as_bytes());
+    raw.send(b"\"}\n");
+    assert_error(&raw.reply(), serde_json::Value::Null, -32600, "64 KiB");
+    raw.assert_serving(9);
+    assert!(!project.root.join("big.txt").exists());
+    let logs = raw.finish();
+    assert!(logs.contains("size limit"), "{logs}");
+}
+
+/// The default limit (16 MiB) is the one the report named: a 17 MiB request gets its answer.
+#[test]
+fn the_default_limit_is_16_mib() {
+    let project = Project::copy("ts-basic");
+    let mut raw = Raw::start(&project.root, &[]);
+    let big = "y".repeat(17 * 1024 * 1024);
+    raw.send_json(&json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"big.txt","content":big}}}));
+    assert_error(&raw.reply(), json!(3), -32600, "16 MiB");
+    raw.assert_serving(4);
+    raw.finish();
+}
+
+/// Regression: malformed JSON got no reply, and `"arguments": "str"` got -32601 (method not
+/// found). JSON-RPC's codes now: -32700 with a null id, -32602 naming the field, -32600 for
+/// JSON that is no JSON-RPC message; each case answered, the server serving after.
+#[test]
+fn protocol_errors_get_their_json_rpc_codes() {
+    let project = Project::copy("ts-basic");
+    let mut raw = Raw::start(&project.root, &[]);
+    raw.send(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\n");
+    assert_error(&raw.reply(), serde_json::Value::Null, -32700, "Parse error");
+    raw.send(b"not json at all\n");
+    assert_error(&raw.reply(), serde_json::Value::Null, -32700, "Parse error");
+    raw.send_json(&json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_file","arguments":"src/util.ts"}}));
+    assert_error(
+        &raw.reply(),
+        json!(2),
+        -32602,
+        "`params.arguments` must be an object",
+    );
+    raw.send_json(
+        &json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":["read_file"]}}),
+    );
+    assert_error(&raw.reply(), json!(3), -32602, "`params.name`");
+    raw.send_json(&json!({"jsonrpc":"2.0","id":4}));
+    assert_error(&raw.reply(), json!(4), -32600, "Invalid Request");
+    raw.send_json(&json!([1, 2]));
+    assert_error(
+        &raw.reply(),
+        serde_json::Value::Null,
+        -32600,
+        "Invalid Request",
+    );
+    // A notification with bad params is not answered (JSON-RPC), and does not stop the server.
+    raw.send_json(
+        &json!({"jsonrpc":"2.0","method":"tools/call","params":{"name":"read_file","arguments":1}}),
+    );
+    raw.send(b"\r\n\n");
+    raw.assert_serving(5);
+    raw.finish();
+}

@@ -23,10 +23,12 @@
 
 mod server;
 mod session;
+mod transport;
 
 pub use server::{
-    ApplyEditArgs, ApplyPatchArgs, DiagnosticsArgs, EditArgs, LspeditServer, ProposeEditArgs,
-    ReadFileArgs, SERVER_NAME, SERVER_VERSION, ServeError, UndoArgs, WriteFileArgs, serve_stdio,
-    to_call_result,
+    ApplyEditArgs, ApplyPatchArgs, DiagnosticsArgs, EditArgs, LspeditServer, MAX_MESSAGE_BYTES_ENV,
+    ProposeEditArgs, ReadFileArgs, SERVER_NAME, SERVER_VERSION, ServeError, UndoArgs,
+    WriteFileArgs, max_message_bytes, serve_stdio, to_call_result,
 };
 pub use session::{Session, pool_config};
+pub use transport::{DEFAULT_MAX_MESSAGE_BYTES, LineTransport};

@@ -20,6 +20,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::session::Session;
+use crate::transport::{DEFAULT_MAX_MESSAGE_BYTES, LineTransport};
 
 /// The name the server announces in `initialize`.
 pub const SERVER_NAME: &str = "lspedit";
@@ -436,12 +437,37 @@ impl std::fmt::Display for ServeError {
 
 impl std::error::Error for ServeError {}
 
+/// The environment variable that sets the largest message `lspedit mcp` reads, in bytes
+/// (default [`DEFAULT_MAX_MESSAGE_BYTES`], 16 MiB).
+pub const MAX_MESSAGE_BYTES_ENV: &str = "LSPEDIT_MCP_MAX_MESSAGE_BYTES";
+
+/// The message size limit: [`MAX_MESSAGE_BYTES_ENV`] when it holds a positive number, else
+/// the default (a bad value is logged, never fatal).
+pub fn max_message_bytes() -> usize {
+    match std::env::var(MAX_MESSAGE_BYTES_ENV) {
+        Err(_) => DEFAULT_MAX_MESSAGE_BYTES,
+        Ok(v) => match v.trim().parse::<usize>() {
+            Ok(n) if n > 0 => n,
+            _ => {
+                tracing::warn!(
+                    "{MAX_MESSAGE_BYTES_ENV}={v:?} is not a positive number of bytes; using {DEFAULT_MAX_MESSAGE_BYTES}"
+                );
+                DEFAULT_MAX_MESSAGE_BYTES
+            }
+        },
+    }
+}
+
 /// Serves `session` over stdin/stdout until the client disconnects. Call it inside a tokio
-/// runtime; stdout carries nothing but protocol messages.
+/// runtime; stdout carries nothing but protocol messages. Messages over
+/// [`max_message_bytes`] are answered with a JSON-RPC error, malformed ones with the
+/// JSON-RPC error they call for (see [`LineTransport`]).
 pub async fn serve_stdio(session: Arc<Session>) -> Result<(), ServeError> {
     let server = LspeditServer::new(session);
+    let transport =
+        LineTransport::new(tokio::io::stdin(), tokio::io::stdout(), max_message_bytes());
     let running = server
-        .serve(rmcp::transport::stdio())
+        .serve(transport)
         .await
         .map_err(|e| ServeError::Initialize(e.to_string()))?;
     let reason = running
