@@ -21,6 +21,8 @@
 //! # Ok(()) }
 //! ```
 
+pub mod output;
+pub mod schema;
 mod server;
 mod session;
 mod transport;

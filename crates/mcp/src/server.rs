@@ -14,11 +14,18 @@ use std::sync::Arc;
 use lspedit_tools::{ApplyPlan, Atomicity, ProposeRequest, ToolResult};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::model::{
+    CallToolResult, ContentBlock, Implementation, JsonObject, ServerCapabilities, ServerConfig,
+};
 use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::output::{
+    ApplyEditOutput, DiagnosticsOutput, ProposeOutput, ReadFileOutput, Reply, UndoOutput,
+    WriteOutput,
+};
+use crate::schema::{lenient, portable};
 use crate::session::Session;
 use crate::transport::{DEFAULT_MAX_MESSAGE_BYTES, LineTransport};
 
@@ -47,10 +54,10 @@ pub struct ReadFileArgs {
     /// workspace are refused with `path_outside_workspace`.
     pub path: String,
     /// First line to show, 1-based (default 1).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::offset")]
     pub offset: Option<usize>,
     /// Number of lines to show (default 2000). The result says when more lines follow.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::limit")]
     pub limit: Option<usize>,
 }
 
@@ -143,10 +150,10 @@ pub struct ApplyEditArgs {
     #[serde(default)]
     pub preset: Option<String>,
     /// Refuse (`scope_violation`) when more files would change.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::max_files")]
     pub max_files: Option<usize>,
     /// Refuse (`scope_violation`) when more lines would be added plus removed.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::max_changed_lines")]
     pub max_changed_lines: Option<usize>,
     /// Refuse (`unsafe_diff`) a patch that creates a file.
     #[serde(default)]
@@ -238,6 +245,24 @@ fn usage_error(text: String) -> ToolResult {
     }
 }
 
+/// Each tool's input and output schema, portable (see [`crate::schema`]).
+fn tool_schemas(name: &str) -> Option<(Arc<JsonObject>, Arc<JsonObject>)> {
+    Some(match name {
+        "read_file" => (portable::<ReadFileArgs>(), portable::<ReadFileOutput>()),
+        "edit" => (portable::<EditArgs>(), portable::<WriteOutput>()),
+        "write_file" => (portable::<WriteFileArgs>(), portable::<WriteOutput>()),
+        "apply_patch" => (portable::<ApplyPatchArgs>(), portable::<WriteOutput>()),
+        "propose_edit" => (portable::<ProposeEditArgs>(), portable::<ProposeOutput>()),
+        "apply_edit" => (portable::<ApplyEditArgs>(), portable::<ApplyEditOutput>()),
+        "undo" => (portable::<UndoArgs>(), portable::<UndoOutput>()),
+        "diagnostics" => (
+            portable::<DiagnosticsArgs>(),
+            portable::<DiagnosticsOutput>(),
+        ),
+        _ => return None,
+    })
+}
+
 /// The lspedit MCP server over one [`Session`].
 #[derive(Clone)]
 pub struct LspeditServer {
@@ -263,23 +288,45 @@ pub fn to_call_result(r: ToolResult) -> CallToolResult {
     }
 }
 
+/// A reply as MCP: [`to_call_result`] plus `structuredContent`.
+fn reply_to_call_result(reply: Reply) -> CallToolResult {
+    let mut result = to_call_result(reply.result);
+    result.structured_content = Some(reply.structured);
+    result
+}
+
 impl LspeditServer {
     pub fn new(session: Arc<Session>) -> LspeditServer {
         LspeditServer {
             session,
-            tool_router: Self::tool_router(),
+            tool_router: Self::router(),
         }
+    }
+
+    /// The tools with their portable input and output schemas.
+    fn router() -> ToolRouter<LspeditServer> {
+        let mut tool_router = Self::tool_router();
+        for route in tool_router.map.values_mut() {
+            match tool_schemas(&route.attr.name) {
+                Some((input, output)) => {
+                    route.attr.input_schema = input;
+                    route.attr.output_schema = Some(output);
+                }
+                None => tracing::error!(tool = %route.attr.name, "a tool without schemas"),
+            }
+        }
+        tool_router
     }
 
     /// Runs a blocking tool call on tokio's blocking pool.
     async fn run<F>(&self, f: F) -> Result<CallToolResult, McpError>
     where
-        F: FnOnce(&Session) -> ToolResult + Send + 'static,
+        F: FnOnce(&Session) -> Reply + Send + 'static,
     {
         let session = Arc::clone(&self.session);
         tokio::task::spawn_blocking(move || f(&session))
             .await
-            .map(to_call_result)
+            .map(reply_to_call_result)
             .map_err(|e| McpError::internal_error(format!("the tool call failed: {e}"), None))
     }
 }
@@ -296,8 +343,13 @@ impl LspeditServer {
         &self,
         Parameters(a): Parameters<ReadFileArgs>,
     ) -> Result<CallToolResult, McpError> {
-        self.run(move |s| s.tools().read_file(&a.path, a.offset, a.limit))
-            .await
+        self.run(move |s| {
+            let r = s.tools().read_file(&a.path, a.offset, a.limit);
+            let limit = a.limit.unwrap_or(s.tools().config().default_read_limit);
+            let out = ReadFileOutput::new(&r, &a.path, a.offset.unwrap_or(1), limit);
+            Reply::new(r, &out)
+        })
+        .await
     }
 
     /// Replace text in one file (search/replace). old_text must match exactly one place unless
@@ -308,12 +360,14 @@ impl LspeditServer {
     #[tool(annotations(destructive_hint = true))]
     async fn edit(&self, Parameters(a): Parameters<EditArgs>) -> Result<CallToolResult, McpError> {
         self.run(move |s| {
-            s.tools().edit(
+            let r = s.tools().edit(
                 &a.path,
                 &a.old_text,
                 &a.new_text,
                 a.replace_all.unwrap_or(false),
-            )
+            );
+            let out = WriteOutput::new(&r, Some(&a.path));
+            Reply::new(r, &out)
         })
         .await
     }
@@ -326,8 +380,12 @@ impl LspeditServer {
         &self,
         Parameters(a): Parameters<WriteFileArgs>,
     ) -> Result<CallToolResult, McpError> {
-        self.run(move |s| s.tools().write_file(&a.path, &a.content))
-            .await
+        self.run(move |s| {
+            let r = s.tools().write_file(&a.path, &a.content);
+            let out = WriteOutput::new(&r, Some(&a.path));
+            Reply::new(r, &out)
+        })
+        .await
     }
 
     /// Apply a patch (unified diff, git diff or Codex `*** Begin Patch` envelope; see the
@@ -345,7 +403,12 @@ impl LspeditServer {
         &self,
         Parameters(a): Parameters<ApplyPatchArgs>,
     ) -> Result<CallToolResult, McpError> {
-        self.run(move |s| s.tools().apply_patch(&a.patch)).await
+        self.run(move |s| {
+            let r = s.tools().apply_patch(&a.patch);
+            let out = WriteOutput::new(&r, None);
+            Reply::new(r, &out)
+        })
+        .await
     }
 
     /// Propose a change without making it: from a patch (any apply_patch format), or from a
@@ -361,7 +424,7 @@ impl LspeditServer {
     ) -> Result<CallToolResult, McpError> {
         self.run(move |s| match a.request() {
             Ok(request) => s.propose_edit(&request),
-            Err(e) => usage_error(e),
+            Err(e) => Reply::new(usage_error(e), &ProposeOutput::refused(None)),
         })
         .await
     }
@@ -379,7 +442,10 @@ impl LspeditServer {
     ) -> Result<CallToolResult, McpError> {
         self.run(move |s| match a.plan() {
             Ok(plan) => s.apply_edit(&a.patch_id, &plan),
-            Err(e) => usage_error(e),
+            Err(e) => Reply::new(
+                usage_error(e),
+                &ApplyEditOutput::unavailable(&a.patch_id, None),
+            ),
         })
         .await
     }
@@ -400,7 +466,7 @@ impl LspeditServer {
         &self,
         Parameters(a): Parameters<DiagnosticsArgs>,
     ) -> Result<CallToolResult, McpError> {
-        self.run(move |s| s.diagnostics(&a.paths)).await
+        self.run(move |s| s.diagnostics_report(&a.paths)).await
     }
 }
 
@@ -476,4 +542,37 @@ pub async fn serve_stdio(session: Arc<Session>) -> Result<(), ServeError> {
         .map_err(|e| ServeError::Run(e.to_string()))?;
     tracing::info!(?reason, "MCP client disconnected");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::portability_problems;
+
+    #[test]
+    fn every_tool_has_portable_input_and_output_schemas() {
+        let tools = LspeditServer::router().list_all();
+        assert_eq!(tools.len(), 8);
+        for tool in tools {
+            let input = serde_json::Value::Object(tool.input_schema.as_ref().clone());
+            assert_eq!(
+                portability_problems(&input),
+                Vec::<String>::new(),
+                "{}",
+                tool.name
+            );
+            let output = tool
+                .output_schema
+                .as_ref()
+                .map(|o| serde_json::Value::Object(o.as_ref().clone()));
+            let output = output.unwrap_or_else(|| panic!("{} has no output schema", tool.name));
+            assert_eq!(
+                portability_problems(&output),
+                Vec::<String>::new(),
+                "{}",
+                tool.name
+            );
+            assert_eq!(output["type"], "object", "{}", tool.name);
+        }
+    }
 }
