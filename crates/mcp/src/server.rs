@@ -2,7 +2,9 @@
 //!
 //! Tool refusals (a hunk that does not match, a path outside the workspace, …) are results
 //! with `isError: true` whose text is the tool's `llm_content`, so the model reads the reason
-//! code and what to do. Protocol errors are only for malformed requests (an unknown tool, a
+//! code and what to do. Every result, refusals included, also carries `structuredContent` of
+//! the tool's declared `outputSchema` ([`crate::output`]); both schemas of every tool are
+//! portable ([`crate::schema`]). Protocol errors are only for malformed requests (an unknown tool, a
 //! broken message); arguments that do not fit the schema come back as an `isError` result
 //! naming the field (the MCP rule for input validation, as rmcp implements it), so the model
 //! can correct itself. The tools block (file I/O, waiting for language servers), so each
@@ -134,8 +136,9 @@ pub struct ProposeEditArgs {
     /// `["backend/**/*.go"]`. Default: every file. .gitignored and binary files are skipped.
     #[serde(default)]
     pub scope: Vec<String>,
-    /// base_sha each file is expected to have (from read_file), e.g. `{"src/a.ts":
-    /// "3f2a9c0b1d4e"}`; a file that differs is refused as `sha_mismatch`.
+    /// base_sha each file is expected to have (the `base_sha` of read_file's structured
+    /// result), e.g. `{"src/a.ts": "3f2a9c0b1d4e"}`; a file that differs is refused as
+    /// `sha_mismatch`.
     #[serde(default)]
     pub base_shas: BTreeMap<String, String>,
 }
