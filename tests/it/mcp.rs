@@ -827,5 +827,9 @@ fn protocol_errors_get_their_json_rpc_codes() {
     );
     raw.send(b"\r\n\n");
     raw.assert_serving(5);
+    // A bad last line, then end of input: the reply is still written before the server exits.
+    raw.send(b"{oops\n");
+    drop(raw.stdin.take());
+    assert_error(&raw.reply(), serde_json::Value::Null, -32700, "Parse error");
     raw.finish();
 }

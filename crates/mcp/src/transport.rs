@@ -49,6 +49,9 @@ pub struct LineTransport<R, W> {
     /// request can be answered with its own id without keeping its bytes.
     id: IdScanner,
     write: Arc<Mutex<W>>,
+    /// Error replies still being written; awaited at end of input so a client that sends a
+    /// bad last line and closes stdin still gets its answer.
+    pending: Vec<tokio::task::JoinHandle<()>>,
 }
 
 impl<R, W> std::fmt::Debug for LineTransport<R, W> {
@@ -74,6 +77,7 @@ where
             discarding: false,
             id: IdScanner::default(),
             write: Arc::new(Mutex::new(write)),
+            pending: Vec::new(),
         }
     }
 
@@ -133,22 +137,34 @@ where
     /// Sends a JSON-RPC error reply on its own task: `receive` is cancelled whenever rmcp's
     /// service loop has something else to do, and a reply cancelled half-written would leave a
     /// broken line on stdout.
-    fn reply_error(&self, id: Value, code: i64, message: &str) {
+    fn reply_error(&mut self, id: Value, code: i64, message: &str) {
         let reply = json!({
             "jsonrpc": "2.0",
             "id": id,
             "error": { "code": code, "message": message },
         });
         let write = Arc::clone(&self.write);
-        tokio::spawn(async move {
+        self.pending.retain(|h| !h.is_finished());
+        self.pending.push(tokio::spawn(async move {
             if let Err(e) = write_line(&write, &reply).await {
                 tracing::error!("cannot write an error reply to stdout: {e}");
             }
-        });
+        }));
+    }
+
+    /// Waits until every error reply is written. Cancel-safe: a handle leaves the list only
+    /// once its task is done.
+    async fn flush_replies(&mut self) {
+        while let Some(last) = self.pending.last_mut() {
+            if let Err(e) = last.await {
+                tracing::error!("an error reply task failed: {e}");
+            }
+            self.pending.pop();
+        }
     }
 
     /// The message in `line`, or the protocol error it gets (already sent).
-    fn decode(&self, line: &[u8]) -> Option<RxJsonRpcMessage<RoleServer>> {
+    fn decode(&mut self, line: &[u8]) -> Option<RxJsonRpcMessage<RoleServer>> {
         let line = line.strip_prefix(UTF8_BOM).unwrap_or(line);
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.iter().all(u8::is_ascii_whitespace) {
@@ -286,9 +302,13 @@ where
         loop {
             match self.next_line().await {
                 Ok(true) => {}
-                Ok(false) => return None,
+                Ok(false) => {
+                    self.flush_replies().await;
+                    return None;
+                }
                 Err(e) => {
                     tracing::error!("cannot read stdin: {e}");
+                    self.flush_replies().await;
                     return None;
                 }
             }
@@ -304,6 +324,7 @@ where
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
+        self.flush_replies().await;
         self.write.lock().await.flush().await
     }
 }
