@@ -53,12 +53,42 @@ pub fn cmd_propose(input: ProposeInput, root: Option<PathBuf>, json: bool) -> Re
             if json {
                 print_json(&ProposalJson::from(&p))?;
             } else {
-                out(&format!("{}\n", p.llm_content().trim_end()));
+                out(&format!("{}\n", proposal_text(&p).trim_end()));
             }
             Ok(0)
         }
         Err(e) => print_refusal(&e, json),
     }
+}
+
+/// The proposal for a person at a shell: [`Proposal::llm_content`] tells a model to call the
+/// `apply_edit` tool; here the next step is the `apply-id` command.
+fn proposal_text(p: &Proposal) -> String {
+    let mut s = format!(
+        "Proposed {id}: {summary}. Nothing was changed; review the diff, then apply it with `lspedit apply-id {id}`.",
+        id = p.patch_id,
+        summary = p.summary,
+    );
+    let problems: Vec<_> = p
+        .files
+        .iter()
+        .filter_map(|f| f.problem.as_ref().map(|problem| (&f.path, problem)))
+        .collect();
+    if !problems.is_empty() {
+        s.push_str(&format!(
+            "\n\n{} file(s) would be refused (`apply-id` applies the others; with --all-or-nothing, none):",
+            problems.len()
+        ));
+        for (path, problem) in problems {
+            s.push_str(&format!(
+                "\nFAILED {path}: {}: {}",
+                problem.reason, problem.message
+            ));
+        }
+    }
+    s.push_str("\n\n");
+    s.push_str(&p.diff);
+    s
 }
 
 /// A refusal outside a tool result: JSON or `Error: ...`; exit 1.

@@ -874,7 +874,24 @@ fn cmd_trust(root: Option<PathBuf>, revoke: bool) -> Result<u8, Failure> {
 
 #[allow(clippy::print_stderr)] // Configuration warnings, once, for the person who started it.
 fn cmd_mcp(root: Option<PathBuf>, no_diagnostics: bool) -> Result<u8, Failure> {
-    let session = Arc::new(open_session(root, !no_diagnostics, ToolsConfig::default())?);
+    // A bad `.lspedit/config.toml` must not take the tools away: serve them with diagnostics
+    // off, say why once here and in every `diagnostics` result.
+    let ws = open_workspace(root)?;
+    let session = if no_diagnostics {
+        Session::new(ws, None, ToolsConfig::default())
+    } else {
+        match lspedit::servers::pool_config(ws.root()) {
+            Ok(pool) => Session::new(ws, Some(pool), ToolsConfig::default()),
+            Err(e) => {
+                let why = format!(
+                    "diagnostics are off because the language-server configuration is invalid ({e}); fix it and restart `lspedit mcp`"
+                );
+                eprintln!("lspedit: warning: {why}");
+                Session::without_diagnostics(ws, ToolsConfig::default(), why)
+            }
+        }
+    };
+    let session = Arc::new(session);
     // stdout is the protocol: warnings go to stderr, whatever the log filter.
     for w in session.config_warnings() {
         eprintln!("lspedit: warning: {w}");

@@ -1,8 +1,10 @@
 """Drives `lspedit mcp` with the Python `mcp` package's ClientSession over stdio.
 
 A client no one in this project wrote: read_file -> apply_patch (introducing a TypeScript type
-error) -> diagnostics, on a copy of test-projects/ts-basic. Prints one JSON object with what it
-saw; tests/it/mcp_python.rs asserts on it.
+error) -> diagnostics, then every other tool, on a copy of test-projects/ts-basic. Every result's
+structuredContent is checked against the tool's declared outputSchema with `jsonschema` (a
+dependency of `mcp`), refusals included. Prints one JSON object with what it saw;
+tests/it/mcp_python.rs asserts on it.
 
 Usage: python mcp_client.py LSPEDIT_BINARY WORKSPACE_ROOT
 """
@@ -11,6 +13,7 @@ import asyncio
 import json
 import sys
 
+import jsonschema
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -27,15 +30,34 @@ def anchor(view, line):
     raise SystemExit(f"no line {line} in the view:\n{view}")
 
 
+class Checked:
+    """Calls tools and checks each structuredContent against the tool's outputSchema."""
+
+    def __init__(self, session, tools):
+        self.session = session
+        self.schemas = {t.name: t.output_schema for t in tools}
+        self.validated = set()
+
+    async def call(self, name, args):
+        result = await self.session.call_tool(name, args)
+        schema = self.schemas.get(name)
+        if schema is None:
+            raise SystemExit(f"{name} declares no outputSchema")
+        if result.structured_content is None:
+            raise SystemExit(f"{name} returned no structuredContent: {text_of(result)}")
+        jsonschema.validate(result.structured_content, schema)
+        self.validated.add(name)
+        return result
+
+
 async def main(binary, root):
     params = StdioServerParameters(command=binary, args=["mcp", "--root", root])
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             init = await session.initialize()
             tools = await session.list_tools()
-            read_result = await session.call_tool(
-                "read_file", {"path": "src/index.ts"}
-            )
+            checked = Checked(session, tools.tools)
+            read_result = await checked.call("read_file", {"path": "src/index.ts"})
             view = text_of(read_result)
             patch = (
                 "--- a/src/index.ts\n+++ b/src/index.ts\n@@ @@\n"
@@ -44,10 +66,33 @@ async def main(binary, root):
                 "+const total: string = add(1, 2);\n"
                 f" {anchor(view, 4)}|const message: string = greet(\"world\");\n"
             )
-            applied = await session.call_tool("apply_patch", {"patch": patch})
-            diags = await session.call_tool("diagnostics", {"paths": ["src/index.ts"]})
-            refused = await session.call_tool(
-                "apply_patch", {"patch": patch}
+            applied = await checked.call("apply_patch", {"patch": patch})
+            diags = await checked.call("diagnostics", {"paths": ["src/index.ts"]})
+            refused = await checked.call("apply_patch", {"patch": patch})
+            # The rest of the tools, driven by the structured results alone: no id is scraped
+            # out of the text.
+            util = await checked.call("read_file", {"path": "src/util.ts", "offset": "2"})
+            util_sha = util.structured_content["base_sha"]
+            proposed = await checked.call(
+                "propose_edit",
+                {
+                    "pattern": "a \\+ b",
+                    "replacement": "b + a",
+                    "scope": ["src/util.ts"],
+                    "base_shas": {"src/util.ts": util_sha},
+                },
+            )
+            patch_id = proposed.structured_content["patch_id"]
+            apply_edit = await checked.call("apply_edit", {"patch_id": patch_id})
+            checkpoint = apply_edit.structured_content["checkpoint_id"]
+            undo = await checked.call("undo", {"checkpoint_id": checkpoint})
+            unknown = await checked.call("apply_edit", {"patch_id": "patch_1_00000000"})
+            written = await checked.call(
+                "write_file", {"path": "src/extra.ts", "content": "export const x = 1;\n"}
+            )
+            edited = await checked.call(
+                "edit",
+                {"path": "src/extra.ts", "old_text": "x = 1", "new_text": "x = 2"},
             )
             print(
                 json.dumps(
@@ -62,6 +107,20 @@ async def main(binary, root):
                         "diagnostics": text_of(diags),
                         "refused": text_of(refused),
                         "refused_is_error": bool(refused.is_error),
+                        "validated": sorted(checked.validated),
+                        "structured": {
+                            "read": read_result.structured_content,
+                            "util": util.structured_content,
+                            "apply": applied.structured_content,
+                            "refused": refused.structured_content,
+                            "diagnostics": diags.structured_content,
+                            "propose": proposed.structured_content,
+                            "apply_edit": apply_edit.structured_content,
+                            "undo": undo.structured_content,
+                            "unknown": unknown.structured_content,
+                            "write_file": written.structured_content,
+                            "edit": edited.structured_content,
+                        },
                     }
                 )
             )

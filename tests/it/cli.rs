@@ -680,3 +680,30 @@ fn the_persons_config_chooses_programs_without_trust() {
         .cloned();
     assert_eq!(evil.unwrap()["binary"], "/bin/true");
 }
+
+/// Regression: `lspedit propose` told the person at the shell to call `apply_edit(...)`, the
+/// MCP tool; the next step on the CLI is `lspedit apply-id <id>`, and that command works.
+#[test]
+fn propose_names_the_apply_id_command() {
+    let p = Project::with_files(&[("a.txt", "one\ntwo\n")]);
+    let r = p.run(
+        &["propose", "--pattern", "two", "--replacement", "three"],
+        "",
+    );
+    r.assert_code(0);
+    let first = r.stdout.lines().next().unwrap();
+    let id = first
+        .strip_prefix("Proposed ")
+        .and_then(|rest| rest.split(':').next())
+        .unwrap();
+    assert!(
+        first.ends_with(&format!("apply it with `lspedit apply-id {id}`.")),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("apply_edit("), "{}", r.stdout);
+    assert!(r.stdout.contains("+three"), "{}", r.stdout);
+    p.run(&["apply-id", id, "--no-diagnostics"], "")
+        .assert_code(0);
+    assert_eq!(p.read("a.txt"), "one\nthree\n");
+}

@@ -129,23 +129,77 @@ async fn lists_tools_with_teaching_schemas_and_names_itself() {
             .unwrap()
             .contains("backend/**/*.go")
     );
+    // Portable for every provider: no type arrays, `$schema`, `$ref`, integer formats or
+    // `default: null`; optional fields simply not required; unsigned integers with minimum 0.
+    for tool in &tools {
+        let input = serde_json::Value::Object(tool.input_schema.as_ref().clone());
+        let output = tool
+            .output_schema
+            .as_ref()
+            .map(|o| serde_json::Value::Object(o.as_ref().clone()))
+            .unwrap_or_else(|| panic!("{} declares no outputSchema", tool.name));
+        assert_eq!(output["type"], "object", "{}", tool.name);
+        for (which, schema) in [("input", &input), ("output", &output)] {
+            let mut problems = Vec::new();
+            unportable(schema, &format!("{}.{which}", tool.name), &mut problems);
+            assert!(problems.is_empty(), "{problems:#?}");
+        }
+    }
+    let read = schema("read_file");
+    assert_eq!(
+        read["properties"]["offset"],
+        json!({"type": "integer", "minimum": 0, "description": read["properties"]["offset"]["description"]})
+    );
+    assert_eq!(read["required"], json!(["path"]));
     client.cancel().await.unwrap();
 }
 
-fn patch_id_in(text: &str) -> String {
-    let start = text.find("patch_").expect("a patch id in the text");
-    text[start..]
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-        .collect()
+/// Every place in `schema` some model provider rejects.
+fn unportable(schema: &serde_json::Value, path: &str, problems: &mut Vec<String>) {
+    match schema {
+        serde_json::Value::Object(map) => {
+            for key in ["$schema", "$ref", "$defs", "nullable"] {
+                if map.contains_key(key) {
+                    problems.push(format!("{path}: {key}"));
+                }
+            }
+            if let Some(t) = map.get("type")
+                && (!t.is_string() || t == "null")
+            {
+                problems.push(format!("{path}: type {t}"));
+            }
+            if map.get("type").is_some_and(|t| t == "integer")
+                && !path.ends_with(".offset")
+                && map.get("minimum") != Some(&json!(0))
+            {
+                problems.push(format!("{path}: integer without minimum 0"));
+            }
+            if let Some(f) = map.get("format").and_then(|f| f.as_str())
+                && (f.starts_with("uint") || f.starts_with("int"))
+            {
+                problems.push(format!("{path}: format {f}"));
+            }
+            if map.get("default").is_some_and(|d| d.is_null()) {
+                problems.push(format!("{path}: default null"));
+            }
+            for (k, v) in map {
+                unportable(v, &format!("{path}.{k}"), problems);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                unportable(v, &format!("{path}[{i}]"), problems);
+            }
+        }
+        _ => {}
+    }
 }
 
-fn checkpoint_id_in(text: &str) -> String {
-    let start = text.find("ckpt_").expect("a checkpoint id in the text");
-    text[start..]
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-        .collect()
+/// The structured result (`structuredContent`); every tool returns one.
+fn structured(r: &CallToolResult) -> &serde_json::Value {
+    r.structured_content
+        .as_ref()
+        .unwrap_or_else(|| panic!("no structuredContent: {r:?}"))
 }
 
 /// propose_edit → apply_edit → undo over MCP: the proposal changes nothing, the apply answers
@@ -169,7 +223,23 @@ async fn propose_apply_and_undo_with_real_diagnostics() {
     assert!(!is_error(&proposed), "{t}");
     assert!(t.contains("+const total: string"), "{t}");
     assert_eq!(project.read("src/index.ts"), before, "propose wrote a file");
-    let id = patch_id_in(&t);
+    let p = structured(&proposed);
+    let id = p["patch_id"].as_str().unwrap().to_string();
+    assert!(id.starts_with("patch_") && t.contains(&id), "{p}");
+    assert_eq!(p["affected_files"], json!(["src/index.ts"]));
+    assert!(
+        p["unified_diff"]
+            .as_str()
+            .unwrap()
+            .contains("+const total: string"),
+        "{p}"
+    );
+    assert_eq!(p["statistics"]["files_matched"], 1, "{p}");
+    assert_eq!(p["statistics"]["total_changes"], 1, "{p}");
+    assert!(
+        p["statistics"]["files_scanned"].as_u64().unwrap() >= 2,
+        "{p}"
+    );
 
     let refused = call(
         &client,
@@ -191,10 +261,13 @@ async fn propose_apply_and_undo_with_real_diagnostics() {
     .await;
     assert!(is_error(&unknown));
     assert!(
-        text(&unknown).starts_with("Patch 'patch_1_00000000' not found;"),
+        text(&unknown).starts_with("Patch 'patch_1_00000000' not found; call propose_edit again"),
         "{}",
         text(&unknown)
     );
+    assert_eq!(structured(&unknown)["reason"], "patch_not_found");
+    assert_eq!(structured(&unknown)["success"], false);
+    assert_eq!(structured(&refused)["reason"], "scope_violation");
     let bad = call(
         &client,
         "apply_edit",
@@ -214,6 +287,14 @@ async fn propose_apply_and_undo_with_real_diagnostics() {
     let t = text(&applied);
     assert!(!is_error(&applied), "{t}");
     assert!(project.read("src/index.ts").contains("const total: string"));
+    let a = structured(&applied);
+    assert_eq!(a["success"], true, "{a}");
+    assert_eq!(a["status"], "applied", "{a}");
+    assert_eq!(a["patch_id"], id.as_str(), "{a}");
+    assert_eq!(a["modified_files"], json!(["src/index.ts"]), "{a}");
+    assert!(a["evidence_id"].is_string(), "{a}");
+    let checkpoint = a["checkpoint_id"].as_str().unwrap().to_string();
+    assert!(t.contains(&checkpoint), "{t}");
     if real {
         assert!(
             t.contains("LSP errors detected in src/index.ts, please fix:")
@@ -221,14 +302,22 @@ async fn propose_apply_and_undo_with_real_diagnostics() {
             "{t}"
         );
     }
-    let undone = call(
-        &client,
-        "undo",
-        json!({ "checkpoint_id": checkpoint_id_in(&t) }),
-    )
-    .await;
+    let undone = call(&client, "undo", json!({ "checkpoint_id": checkpoint })).await;
     assert!(!is_error(&undone), "{}", text(&undone));
     assert_eq!(project.read("src/index.ts"), before);
+    let u = structured(&undone);
+    assert_eq!(u["success"], true, "{u}");
+    assert_eq!(u["restored"], json!(["src/index.ts"]), "{u}");
+    assert!(u["redo_checkpoint_id"].is_string(), "{u}");
+    // The checkpoint is consumed: a second undo of it is refused with its reason code.
+    let again = call(&client, "undo", json!({ "checkpoint_id": checkpoint })).await;
+    assert!(is_error(&again));
+    assert_eq!(
+        structured(&again)["reason"],
+        "checkpoint_not_found",
+        "{}",
+        text(&again)
+    );
     client.cancel().await.unwrap();
 }
 
@@ -244,6 +333,13 @@ async fn every_tool_works_and_refusals_are_is_error_results() {
         view.starts_with("1npng|import { add, greet } from \"./util\";\n"),
         "{view}"
     );
+    let r = structured(&read);
+    assert_eq!(r["path"], "src/index.ts");
+    assert_eq!(r["base_sha"].as_str().unwrap().len(), 12, "{r}");
+    assert_eq!(
+        r["lines"],
+        json!({"offset": 1, "limit": 2000, "shown": 6, "total": 6, "more": false})
+    );
 
     let applied = call(
         &client,
@@ -257,10 +353,20 @@ async fn every_tool_works_and_refusals_are_is_error_results() {
         "{}",
         text(&applied)
     );
+    let a = structured(&applied);
+    assert_eq!(a["success"], true, "{a}");
+    assert_eq!(a["files"][0]["path"], "src/index.ts", "{a}");
+    assert_eq!(a["files"][0]["status"], "modified", "{a}");
+    assert_eq!(a["files"][0]["hunks"][0]["found_line"], 2, "{a}");
+    assert_eq!(a["files"][0]["hunks"][0]["offset"], 0, "{a}");
+    // The changed block with its fresh anchors: the hunk's lines as they are now.
+    let block = &a["files"][0]["changed"][0];
+    assert_eq!(block["start_line"], 2, "{a}");
+    assert_eq!(block["line_count"], 3, "{a}");
+    let fresh = block["anchored_lines"][1].as_str().unwrap();
     assert!(
-        project
-            .read("src/index.ts")
-            .contains("const total: string = add(1, 2);")
+        fresh.starts_with('3') && fresh.ends_with("|const total: string = add(1, 2);"),
+        "{a}"
     );
 
     // The same patch again: its anchored removal line is gone. A refusal, not a protocol error.
@@ -276,6 +382,12 @@ async fn every_tool_works_and_refusals_are_is_error_results() {
         "{}",
         text(&refused)
     );
+    let f = structured(&refused);
+    assert_eq!(f["success"], false, "{f}");
+    assert_eq!(f["reason"], "hunk_mismatch", "{f}");
+    assert_eq!(f["files"][0]["status"], "failed", "{f}");
+    assert_eq!(f["files"][0]["reason"], "hunk_mismatch", "{f}");
+    assert!(f["files"][0]["message"].is_string(), "{f}");
 
     let outside = call(&client, "read_file", json!({ "path": "../../etc/passwd" })).await;
     assert!(is_error(&outside));
@@ -284,6 +396,7 @@ async fn every_tool_works_and_refusals_are_is_error_results() {
         "{}",
         text(&outside)
     );
+    assert_eq!(structured(&outside)["reason"], "path_outside_workspace");
 
     let edited = call(
         &client,
@@ -293,6 +406,9 @@ async fn every_tool_works_and_refusals_are_is_error_results() {
     .await;
     assert!(!is_error(&edited), "{}", text(&edited));
     assert!(text(&edited).starts_with("Edited src/index.ts: replaced line 3."));
+    let e = structured(&edited);
+    assert_eq!(e["files"][0]["status"], "modified", "{e}");
+    assert_eq!(e["files"][0]["changed"][0]["start_line"], 3, "{e}");
 
     let missing = call(
         &client,
@@ -301,6 +417,10 @@ async fn every_tool_works_and_refusals_are_is_error_results() {
     )
     .await;
     assert!(is_error(&missing));
+    let m = structured(&missing);
+    assert_eq!(m["files"][0]["path"], "src/index.ts", "{m}");
+    assert_eq!(m["files"][0]["status"], "failed", "{m}");
+    assert_eq!(m["reason"], "hunk_mismatch", "{m}");
 
     let written = call(
         &client,
@@ -310,6 +430,10 @@ async fn every_tool_works_and_refusals_are_is_error_results() {
     .await;
     assert!(!is_error(&written), "{}", text(&written));
     assert_eq!(text(&written), "Created src/extra.ts (1 lines).");
+    assert_eq!(
+        structured(&written)["files"],
+        json!([{"path": "src/extra.ts", "status": "added", "hunks": [], "changed": []}])
+    );
     assert_eq!(project.read("src/extra.ts"), "export const x = 1;\n");
 
     let diags = call(&client, "diagnostics", json!({ "paths": ["src/extra.ts"] })).await;
@@ -318,6 +442,13 @@ async fn every_tool_works_and_refusals_are_is_error_results() {
         text(&diags),
         "src/extra.ts: no diagnostics: diagnostics are turned off for this session."
     );
+    let d = structured(&diags);
+    assert_eq!(
+        d["unavailable"], "diagnostics are turned off for this session",
+        "{d}"
+    );
+    assert_eq!(d["files"][0]["path"], "src/extra.ts", "{d}");
+    assert!(d["files"][0].get("diagnostics").is_none(), "{d}");
 
     // An unknown tool is a protocol error. Arguments off the schema are an isError result the
     // model can correct from (the MCP spec's input-validation rule, as rmcp implements it).
@@ -328,7 +459,89 @@ async fn every_tool_works_and_refusals_are_is_error_results() {
     let bad = call(&client, "read_file", json!({ "path": 42 })).await;
     assert!(is_error(&bad));
     assert!(text(&bad).contains("expected a string"), "{}", text(&bad));
+    // MCP Inspector sends numbers as strings; they are read, and a non-number names its field.
+    let window = call(
+        &client,
+        "read_file",
+        json!({ "path": "src/index.ts", "offset": "2", "limit": "2" }),
+    )
+    .await;
+    assert!(!is_error(&window), "{}", text(&window));
+    assert!(text(&window).starts_with("2aaaa|\n3"), "{}", text(&window));
+    assert_eq!(structured(&window)["lines"]["shown"], 2);
+    assert_eq!(structured(&window)["lines"]["more"], true);
+    let bad = call(
+        &client,
+        "read_file",
+        json!({ "path": "src/index.ts", "limit": "all" }),
+    )
+    .await;
+    assert!(is_error(&bad));
+    assert!(
+        text(&bad).contains("`limit` must be a non-negative integer"),
+        "{}",
+        text(&bad)
+    );
     client.cancel().await.unwrap();
+}
+
+/// The base_sha read_file gives is the one propose_edit's `base_shas` checks: it passes as
+/// read, and is refused as `sha_mismatch` once the file changed.
+#[tokio::test]
+async fn read_file_base_sha_guards_propose_edit() {
+    let project = Project::copy("ts-basic");
+    let client = connect(&project.root, &["--no-diagnostics"]).await;
+    let read = call(&client, "read_file", json!({ "path": "src/util.ts" })).await;
+    let sha = structured(&read)["base_sha"].as_str().unwrap().to_string();
+    let swap = json!({ "pattern": "a \\+ b", "replacement": "b + a", "scope": ["src/util.ts"], "base_shas": { "src/util.ts": sha } });
+    let ok = call(&client, "propose_edit", swap.clone()).await;
+    assert!(!is_error(&ok), "{}", text(&ok));
+    let files = &structured(&ok)["files"];
+    assert_eq!(files[0]["base_sha"], sha.as_str(), "{files}");
+    let changed = format!("{}// changed\n", project.read("src/util.ts"));
+    std::fs::write(project.root.join("src/util.ts"), changed).unwrap();
+    let stale = call(&client, "propose_edit", swap).await;
+    assert!(is_error(&stale), "{}", text(&stale));
+    assert_eq!(
+        structured(&stale)["reason"],
+        "sha_mismatch",
+        "{}",
+        text(&stale)
+    );
+    client.cancel().await.unwrap();
+}
+
+/// A `.lspedit/config.toml` that does not parse used to make `lspedit mcp` exit: the tools are
+/// served with diagnostics off, and the reason is on stderr once and in every diagnostics
+/// result.
+#[test]
+fn a_bad_workspace_config_turns_diagnostics_off_instead_of_failing() {
+    let project = Project::copy("ts-basic");
+    std::fs::create_dir_all(project.root.join(".lspedit")).unwrap();
+    std::fs::write(
+        project.root.join(".lspedit/config.toml"),
+        "this is [ not toml\n",
+    )
+    .unwrap();
+    let mut raw = Raw::start_with(&project.root, &[], &[]);
+    raw.assert_serving(1);
+    raw.send_json(&json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"diagnostics","arguments":{"paths":["src/index.ts"]}}}));
+    let r = raw.reply();
+    let result = &r["result"];
+    assert_eq!(result["isError"], false, "{r}");
+    let why = result["structuredContent"]["unavailable"].as_str().unwrap();
+    assert!(
+        why.contains("language-server configuration is invalid") && why.contains("config.toml"),
+        "{why}"
+    );
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains(why), "{text}");
+    let logs = raw.finish();
+    assert_eq!(
+        logs.matches("diagnostics are off because").count(),
+        1,
+        "{logs}"
+    );
 }
 
 #[tokio::test]
@@ -432,4 +645,195 @@ fn stdout_carries_only_json_rpc() {
         logs.contains("MCP server on stdio"),
         "logs belong on stderr:\n{logs}"
     );
+}
+
+/// `lspedit mcp` over raw pipes, for bytes no SDK client would send. Lines from stdout arrive
+/// through a channel so every wait has a deadline; stderr is drained and kept.
+struct Raw {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<String>,
+    stderr: Option<std::thread::JoinHandle<String>>,
+}
+
+impl Raw {
+    fn start(root: &std::path::Path, env: &[(&str, &str)]) -> Raw {
+        Raw::start_with(root, &["--no-diagnostics"], env)
+    }
+
+    fn start_with(root: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Raw {
+        let mut child = Command::new(bin())
+            .args(["mcp", "--root"])
+            .arg(root)
+            .args(args)
+            .envs(env.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut stderr = child.stderr.take().unwrap();
+        let stderr = std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = std::io::Read::read_to_string(&mut stderr, &mut s);
+            s
+        });
+        let mut raw = Raw {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            stderr: Some(stderr),
+        };
+        raw.send_json(&json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}));
+        assert!(raw.reply().get("result").is_some());
+        raw.send_json(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+        raw
+    }
+
+    fn send(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn send_json(&mut self, v: &serde_json::Value) {
+        self.send(format!("{v}\n").as_bytes());
+    }
+
+    /// The next message the server writes (30 s deadline: the case gets its reply or fails).
+    fn reply(&mut self) -> serde_json::Value {
+        let line = self
+            .lines
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .unwrap_or_else(|e| panic!("no reply from the server ({e})"));
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+
+    /// The server still serves: a read_file call with `id` is answered.
+    fn assert_serving(&mut self, id: i64) {
+        self.send_json(&json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"src/util.ts"}}}));
+        let r = self.reply();
+        assert_eq!(r["id"], id, "{r}");
+        assert_eq!(r["result"]["isError"], false, "{r}");
+    }
+
+    fn finish(mut self) -> String {
+        drop(self.stdin.take());
+        let status = self.child.wait().unwrap();
+        let logs = self.stderr.take().unwrap().join().unwrap();
+        assert!(status.success(), "{status:?}\n{logs}");
+        logs
+    }
+}
+
+#[track_caller]
+fn assert_error(r: &serde_json::Value, id: serde_json::Value, code: i64, needle: &str) {
+    assert_eq!(r["jsonrpc"], "2.0", "{r}");
+    assert_eq!(r["id"], id, "{r}");
+    assert_eq!(r["error"]["code"], code, "{r}");
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(message.contains(needle), "{needle:?} not in {message:?}");
+}
+
+/// Regression: a message over the size limit was dropped with a log line and no reply, so the
+/// client waited forever. Now it is answered with the limit named (with its id whether the id
+/// comes first or last, as the TypeScript SDK writes it; `null` when there is none), the rest of
+/// the line is discarded, and the server goes on serving.
+#[test]
+fn a_message_over_the_size_limit_is_answered_and_the_server_keeps_serving() {
+    let project = Project::copy("ts-basic");
+    let mut raw = Raw::start(&project.root, &[("LSPEDIT_MCP_MAX_MESSAGE_BYTES", "65536")]);
+    let big = "x".repeat(200_000);
+    let id_first = json!({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"big.txt","content":big}}});
+    raw.send_json(&id_first);
+    assert_error(
+        &raw.reply(),
+        json!(7),
+        -32600,
+        "limit of 65536 bytes (64 KiB)",
+    );
+    let id_last = format!(
+        r#"{{"method":"tools/call","params":{{"name":"write_file","arguments":{{"path":"big.txt","content":"{big}"}}}},"jsonrpc":"2.0","id":"req-8"}}"#
+    );
+    raw.send(format!("{id_last}\n").as_bytes());
+    assert_error(
+        &raw.reply(),
+        json!("req-8"),
+        -32600,
+        "LSPEDIT_MCP_MAX_MESSAGE_BYTES",
+    );
+    // No id to recover (and no newline yet: the tail arrives in another write).
+    raw.send(format!("{{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":\"{big}").as_bytes());
+    raw.send(b"\"}\n");
+    assert_error(&raw.reply(), serde_json::Value::Null, -32600, "64 KiB");
+    raw.assert_serving(9);
+    assert!(!project.root.join("big.txt").exists());
+    let logs = raw.finish();
+    assert!(logs.contains("size limit"), "{logs}");
+}
+
+/// The default limit (16 MiB) is the one the report named: a 17 MiB request gets its answer.
+#[test]
+fn the_default_limit_is_16_mib() {
+    let project = Project::copy("ts-basic");
+    let mut raw = Raw::start(&project.root, &[]);
+    let big = "y".repeat(17 * 1024 * 1024);
+    raw.send_json(&json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"big.txt","content":big}}}));
+    assert_error(&raw.reply(), json!(3), -32600, "16 MiB");
+    raw.assert_serving(4);
+    raw.finish();
+}
+
+/// Regression: malformed JSON got no reply, and `"arguments": "str"` got -32601 (method not
+/// found). JSON-RPC's codes now: -32700 with a null id, -32602 naming the field, -32600 for
+/// JSON that is no JSON-RPC message; each case answered, the server serving after.
+#[test]
+fn protocol_errors_get_their_json_rpc_codes() {
+    let project = Project::copy("ts-basic");
+    let mut raw = Raw::start(&project.root, &[]);
+    raw.send(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\n");
+    assert_error(&raw.reply(), serde_json::Value::Null, -32700, "Parse error");
+    raw.send(b"not json at all\n");
+    assert_error(&raw.reply(), serde_json::Value::Null, -32700, "Parse error");
+    raw.send_json(&json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_file","arguments":"src/util.ts"}}));
+    assert_error(
+        &raw.reply(),
+        json!(2),
+        -32602,
+        "`params.arguments` must be an object",
+    );
+    raw.send_json(
+        &json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":["read_file"]}}),
+    );
+    assert_error(&raw.reply(), json!(3), -32602, "`params.name`");
+    raw.send_json(&json!({"jsonrpc":"2.0","id":4}));
+    assert_error(&raw.reply(), json!(4), -32600, "Invalid Request");
+    raw.send_json(&json!([1, 2]));
+    assert_error(
+        &raw.reply(),
+        serde_json::Value::Null,
+        -32600,
+        "Invalid Request",
+    );
+    // A notification with bad params is not answered (JSON-RPC), and does not stop the server.
+    raw.send_json(
+        &json!({"jsonrpc":"2.0","method":"tools/call","params":{"name":"read_file","arguments":1}}),
+    );
+    raw.send(b"\r\n\n");
+    raw.assert_serving(5);
+    // A bad last line, then end of input: the reply is still written before the server exits.
+    raw.send(b"{oops\n");
+    drop(raw.stdin.take());
+    assert_error(&raw.reply(), serde_json::Value::Null, -32700, "Parse error");
+    raw.finish();
 }

@@ -85,4 +85,46 @@ fn python_client_session_reads_patches_and_gets_diagnostics() {
         seen["refused"]
     );
     assert!(project.read("src/index.ts").contains("const total: string"));
+
+    // Every tool's structuredContent matched its outputSchema (jsonschema, in the client), and
+    // the ids the client chained came from the structured results, not the text.
+    assert_eq!(
+        seen["validated"],
+        serde_json::json!([
+            "apply_edit",
+            "apply_patch",
+            "diagnostics",
+            "edit",
+            "propose_edit",
+            "read_file",
+            "undo",
+            "write_file"
+        ])
+    );
+    let s = &seen["structured"];
+    assert_eq!(s["read"]["path"], "src/index.ts", "{s}");
+    assert_eq!(s["util"]["lines"]["offset"], 2, "{s}");
+    assert_eq!(s["apply"]["files"][0]["status"], "modified", "{s}");
+    assert_eq!(s["refused"]["reason"], "hunk_mismatch", "{s}");
+    let diags = &s["diagnostics"]["files"][0];
+    assert_eq!(diags["diagnostics"][0]["line"], 3, "{s}");
+    assert_eq!(diags["diagnostics"][0]["code"], "2322", "{s}");
+    assert_eq!(
+        s["propose"]["files"][0]["base_sha"], s["util"]["base_sha"],
+        "{s}"
+    );
+    assert_eq!(
+        s["apply_edit"]["modified_files"],
+        serde_json::json!(["src/util.ts"]),
+        "{s}"
+    );
+    assert_eq!(
+        s["undo"]["restored"],
+        serde_json::json!(["src/util.ts"]),
+        "{s}"
+    );
+    assert_eq!(s["unknown"]["reason"], "patch_not_found", "{s}");
+    assert_eq!(s["write_file"]["files"][0]["status"], "added", "{s}");
+    assert_eq!(s["edit"]["files"][0]["status"], "modified", "{s}");
+    assert_eq!(project.read("src/extra.ts"), "export const x = 2;\n");
 }

@@ -4,6 +4,10 @@
 //! `undo`, `diagnostics`. Their JSON schemas
 //! carry field descriptions that teach a model the anchor format, the patch formats and what
 //! each refusal means. Refusals are `isError` results whose text is the tool's `llm_content`.
+//! Every result also carries `structuredContent` matching the tool's `outputSchema`
+//! ([`output`]); the schemas are the portable subset every model provider accepts ([`schema`]).
+//! The stdio transport ([`LineTransport`]) answers oversized and malformed messages with
+//! JSON-RPC errors.
 //!
 //! This crate never prints: stdout is the protocol channel, logs go through `tracing` (the
 //! binary sends them to stderr).
@@ -21,12 +25,16 @@
 //! # Ok(()) }
 //! ```
 
+pub mod output;
+pub mod schema;
 mod server;
 mod session;
+mod transport;
 
 pub use server::{
-    ApplyEditArgs, ApplyPatchArgs, DiagnosticsArgs, EditArgs, LspeditServer, ProposeEditArgs,
-    ReadFileArgs, SERVER_NAME, SERVER_VERSION, ServeError, UndoArgs, WriteFileArgs, serve_stdio,
-    to_call_result,
+    ApplyEditArgs, ApplyPatchArgs, DiagnosticsArgs, EditArgs, LspeditServer, MAX_MESSAGE_BYTES_ENV,
+    ProposeEditArgs, ReadFileArgs, SERVER_NAME, SERVER_VERSION, ServeError, UndoArgs,
+    WriteFileArgs, max_message_bytes, serve_stdio, to_call_result,
 };
 pub use session::{Session, pool_config};
+pub use transport::{DEFAULT_MAX_MESSAGE_BYTES, LineTransport};

@@ -2,7 +2,9 @@
 //!
 //! Tool refusals (a hunk that does not match, a path outside the workspace, …) are results
 //! with `isError: true` whose text is the tool's `llm_content`, so the model reads the reason
-//! code and what to do. Protocol errors are only for malformed requests (an unknown tool, a
+//! code and what to do. Every result, refusals included, also carries `structuredContent` of
+//! the tool's declared `outputSchema` ([`crate::output`]); both schemas of every tool are
+//! portable ([`crate::schema`]). Protocol errors are only for malformed requests (an unknown tool, a
 //! broken message); arguments that do not fit the schema come back as an `isError` result
 //! naming the field (the MCP rule for input validation, as rmcp implements it), so the model
 //! can correct itself. The tools block (file I/O, waiting for language servers), so each
@@ -14,12 +16,20 @@ use std::sync::Arc;
 use lspedit_tools::{ApplyPlan, Atomicity, ProposeRequest, ToolResult};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::model::{
+    CallToolResult, ContentBlock, Implementation, JsonObject, ServerCapabilities, ServerConfig,
+};
 use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::output::{
+    ApplyEditOutput, DiagnosticsOutput, ProposeOutput, ReadFileOutput, Reply, UndoOutput,
+    WriteOutput,
+};
+use crate::schema::{lenient, portable};
 use crate::session::Session;
+use crate::transport::{DEFAULT_MAX_MESSAGE_BYTES, LineTransport};
 
 /// The name the server announces in `initialize`.
 pub const SERVER_NAME: &str = "lspedit";
@@ -46,10 +56,10 @@ pub struct ReadFileArgs {
     /// workspace are refused with `path_outside_workspace`.
     pub path: String,
     /// First line to show, 1-based (default 1).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::offset")]
     pub offset: Option<usize>,
     /// Number of lines to show (default 2000). The result says when more lines follow.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::limit")]
     pub limit: Option<usize>,
 }
 
@@ -126,8 +136,9 @@ pub struct ProposeEditArgs {
     /// `["backend/**/*.go"]`. Default: every file. .gitignored and binary files are skipped.
     #[serde(default)]
     pub scope: Vec<String>,
-    /// base_sha each file is expected to have (from read_file), e.g. `{"src/a.ts":
-    /// "3f2a9c0b1d4e"}`; a file that differs is refused as `sha_mismatch`.
+    /// base_sha each file is expected to have (the `base_sha` of read_file's structured
+    /// result), e.g. `{"src/a.ts": "3f2a9c0b1d4e"}`; a file that differs is refused as
+    /// `sha_mismatch`.
     #[serde(default)]
     pub base_shas: BTreeMap<String, String>,
 }
@@ -142,10 +153,10 @@ pub struct ApplyEditArgs {
     #[serde(default)]
     pub preset: Option<String>,
     /// Refuse (`scope_violation`) when more files would change.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::max_files")]
     pub max_files: Option<usize>,
     /// Refuse (`scope_violation`) when more lines would be added plus removed.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::max_changed_lines")]
     pub max_changed_lines: Option<usize>,
     /// Refuse (`unsafe_diff`) a patch that creates a file.
     #[serde(default)]
@@ -237,6 +248,24 @@ fn usage_error(text: String) -> ToolResult {
     }
 }
 
+/// Each tool's input and output schema, portable (see [`crate::schema`]).
+fn tool_schemas(name: &str) -> Option<(Arc<JsonObject>, Arc<JsonObject>)> {
+    Some(match name {
+        "read_file" => (portable::<ReadFileArgs>(), portable::<ReadFileOutput>()),
+        "edit" => (portable::<EditArgs>(), portable::<WriteOutput>()),
+        "write_file" => (portable::<WriteFileArgs>(), portable::<WriteOutput>()),
+        "apply_patch" => (portable::<ApplyPatchArgs>(), portable::<WriteOutput>()),
+        "propose_edit" => (portable::<ProposeEditArgs>(), portable::<ProposeOutput>()),
+        "apply_edit" => (portable::<ApplyEditArgs>(), portable::<ApplyEditOutput>()),
+        "undo" => (portable::<UndoArgs>(), portable::<UndoOutput>()),
+        "diagnostics" => (
+            portable::<DiagnosticsArgs>(),
+            portable::<DiagnosticsOutput>(),
+        ),
+        _ => return None,
+    })
+}
+
 /// The lspedit MCP server over one [`Session`].
 #[derive(Clone)]
 pub struct LspeditServer {
@@ -262,23 +291,45 @@ pub fn to_call_result(r: ToolResult) -> CallToolResult {
     }
 }
 
+/// A reply as MCP: [`to_call_result`] plus `structuredContent`.
+fn reply_to_call_result(reply: Reply) -> CallToolResult {
+    let mut result = to_call_result(reply.result);
+    result.structured_content = Some(reply.structured);
+    result
+}
+
 impl LspeditServer {
     pub fn new(session: Arc<Session>) -> LspeditServer {
         LspeditServer {
             session,
-            tool_router: Self::tool_router(),
+            tool_router: Self::router(),
         }
+    }
+
+    /// The tools with their portable input and output schemas.
+    fn router() -> ToolRouter<LspeditServer> {
+        let mut tool_router = Self::tool_router();
+        for route in tool_router.map.values_mut() {
+            match tool_schemas(&route.attr.name) {
+                Some((input, output)) => {
+                    route.attr.input_schema = input;
+                    route.attr.output_schema = Some(output);
+                }
+                None => tracing::error!(tool = %route.attr.name, "a tool without schemas"),
+            }
+        }
+        tool_router
     }
 
     /// Runs a blocking tool call on tokio's blocking pool.
     async fn run<F>(&self, f: F) -> Result<CallToolResult, McpError>
     where
-        F: FnOnce(&Session) -> ToolResult + Send + 'static,
+        F: FnOnce(&Session) -> Reply + Send + 'static,
     {
         let session = Arc::clone(&self.session);
         tokio::task::spawn_blocking(move || f(&session))
             .await
-            .map(to_call_result)
+            .map(reply_to_call_result)
             .map_err(|e| McpError::internal_error(format!("the tool call failed: {e}"), None))
     }
 }
@@ -295,8 +346,13 @@ impl LspeditServer {
         &self,
         Parameters(a): Parameters<ReadFileArgs>,
     ) -> Result<CallToolResult, McpError> {
-        self.run(move |s| s.tools().read_file(&a.path, a.offset, a.limit))
-            .await
+        self.run(move |s| {
+            let r = s.tools().read_file(&a.path, a.offset, a.limit);
+            let limit = a.limit.unwrap_or(s.tools().config().default_read_limit);
+            let out = ReadFileOutput::new(&r, &a.path, a.offset.unwrap_or(1), limit);
+            Reply::new(r, &out)
+        })
+        .await
     }
 
     /// Replace text in one file (search/replace). old_text must match exactly one place unless
@@ -307,12 +363,14 @@ impl LspeditServer {
     #[tool(annotations(destructive_hint = true))]
     async fn edit(&self, Parameters(a): Parameters<EditArgs>) -> Result<CallToolResult, McpError> {
         self.run(move |s| {
-            s.tools().edit(
+            let r = s.tools().edit(
                 &a.path,
                 &a.old_text,
                 &a.new_text,
                 a.replace_all.unwrap_or(false),
-            )
+            );
+            let out = WriteOutput::new(&r, Some(&a.path));
+            Reply::new(r, &out)
         })
         .await
     }
@@ -325,8 +383,12 @@ impl LspeditServer {
         &self,
         Parameters(a): Parameters<WriteFileArgs>,
     ) -> Result<CallToolResult, McpError> {
-        self.run(move |s| s.tools().write_file(&a.path, &a.content))
-            .await
+        self.run(move |s| {
+            let r = s.tools().write_file(&a.path, &a.content);
+            let out = WriteOutput::new(&r, Some(&a.path));
+            Reply::new(r, &out)
+        })
+        .await
     }
 
     /// Apply a patch (unified diff, git diff or Codex `*** Begin Patch` envelope; see the
@@ -344,7 +406,12 @@ impl LspeditServer {
         &self,
         Parameters(a): Parameters<ApplyPatchArgs>,
     ) -> Result<CallToolResult, McpError> {
-        self.run(move |s| s.tools().apply_patch(&a.patch)).await
+        self.run(move |s| {
+            let r = s.tools().apply_patch(&a.patch);
+            let out = WriteOutput::new(&r, None);
+            Reply::new(r, &out)
+        })
+        .await
     }
 
     /// Propose a change without making it: from a patch (any apply_patch format), or from a
@@ -360,7 +427,7 @@ impl LspeditServer {
     ) -> Result<CallToolResult, McpError> {
         self.run(move |s| match a.request() {
             Ok(request) => s.propose_edit(&request),
-            Err(e) => usage_error(e),
+            Err(e) => Reply::new(usage_error(e), &ProposeOutput::refused(None)),
         })
         .await
     }
@@ -378,7 +445,10 @@ impl LspeditServer {
     ) -> Result<CallToolResult, McpError> {
         self.run(move |s| match a.plan() {
             Ok(plan) => s.apply_edit(&a.patch_id, &plan),
-            Err(e) => usage_error(e),
+            Err(e) => Reply::new(
+                usage_error(e),
+                &ApplyEditOutput::unavailable(&a.patch_id, None),
+            ),
         })
         .await
     }
@@ -399,7 +469,7 @@ impl LspeditServer {
         &self,
         Parameters(a): Parameters<DiagnosticsArgs>,
     ) -> Result<CallToolResult, McpError> {
-        self.run(move |s| s.diagnostics(&a.paths)).await
+        self.run(move |s| s.diagnostics_report(&a.paths)).await
     }
 }
 
@@ -436,12 +506,37 @@ impl std::fmt::Display for ServeError {
 
 impl std::error::Error for ServeError {}
 
+/// The environment variable that sets the largest message `lspedit mcp` reads, in bytes
+/// (default [`DEFAULT_MAX_MESSAGE_BYTES`], 16 MiB).
+pub const MAX_MESSAGE_BYTES_ENV: &str = "LSPEDIT_MCP_MAX_MESSAGE_BYTES";
+
+/// The message size limit: [`MAX_MESSAGE_BYTES_ENV`] when it holds a positive number, else
+/// the default (a bad value is logged, never fatal).
+pub fn max_message_bytes() -> usize {
+    match std::env::var(MAX_MESSAGE_BYTES_ENV) {
+        Err(_) => DEFAULT_MAX_MESSAGE_BYTES,
+        Ok(v) => match v.trim().parse::<usize>() {
+            Ok(n) if n > 0 => n,
+            _ => {
+                tracing::warn!(
+                    "{MAX_MESSAGE_BYTES_ENV}={v:?} is not a positive number of bytes; using {DEFAULT_MAX_MESSAGE_BYTES}"
+                );
+                DEFAULT_MAX_MESSAGE_BYTES
+            }
+        },
+    }
+}
+
 /// Serves `session` over stdin/stdout until the client disconnects. Call it inside a tokio
-/// runtime; stdout carries nothing but protocol messages.
+/// runtime; stdout carries nothing but protocol messages. Messages over
+/// [`max_message_bytes`] are answered with a JSON-RPC error, malformed ones with the
+/// JSON-RPC error they call for (see [`LineTransport`]).
 pub async fn serve_stdio(session: Arc<Session>) -> Result<(), ServeError> {
     let server = LspeditServer::new(session);
+    let transport =
+        LineTransport::new(tokio::io::stdin(), tokio::io::stdout(), max_message_bytes());
     let running = server
-        .serve(rmcp::transport::stdio())
+        .serve(transport)
         .await
         .map_err(|e| ServeError::Initialize(e.to_string()))?;
     let reason = running
@@ -450,4 +545,37 @@ pub async fn serve_stdio(session: Arc<Session>) -> Result<(), ServeError> {
         .map_err(|e| ServeError::Run(e.to_string()))?;
     tracing::info!(?reason, "MCP client disconnected");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::portability_problems;
+
+    #[test]
+    fn every_tool_has_portable_input_and_output_schemas() {
+        let tools = LspeditServer::router().list_all();
+        assert_eq!(tools.len(), 8);
+        for tool in tools {
+            let input = serde_json::Value::Object(tool.input_schema.as_ref().clone());
+            assert_eq!(
+                portability_problems(&input),
+                Vec::<String>::new(),
+                "{}",
+                tool.name
+            );
+            let output = tool
+                .output_schema
+                .as_ref()
+                .map(|o| serde_json::Value::Object(o.as_ref().clone()));
+            let output = output.unwrap_or_else(|| panic!("{} has no output schema", tool.name));
+            assert_eq!(
+                portability_problems(&output),
+                Vec::<String>::new(),
+                "{}",
+                tool.name
+            );
+            assert_eq!(output["type"], "object", "{}", tool.name);
+        }
+    }
 }

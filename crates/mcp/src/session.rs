@@ -10,10 +10,15 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use lspedit_lsp::{BlockingPool, PoolConfig};
+use lspedit_lsp::{BlockingPool, PoolConfig, Severity};
 use lspedit_tools::{
     ApplyPlan, DiagnosticsProvider, LspProvider, ProposeRequest, Reason, ToolError, ToolResult,
     Tools, ToolsConfig, Workflow, WorkflowConfig, Workspace, WrittenFile,
+};
+
+use crate::output::{
+    ApplyEditOutput, DiagnosticOutput, DiagnosticsOutput, FileDiagnosticsOutput, ProposeOutput,
+    Reply, UndoOutput,
 };
 
 /// The tools of one workspace and the pool behind their diagnostics.
@@ -54,7 +59,10 @@ impl Session {
                 Ok(p) => (Some(Arc::new(LspProvider::from_pool(p))), None),
                 Err(e) => {
                     tracing::warn!("language servers unavailable: {e}");
-                    (None, Some(e.to_string()))
+                    (
+                        None,
+                        Some(format!("the language-server pool could not start: {e}")),
+                    )
                 }
             },
         };
@@ -69,6 +77,13 @@ impl Session {
         );
         session.config_warnings = config_warnings;
         session
+    }
+
+    /// Tools over `ws` with diagnostics off for a reason the person should fix (an invalid
+    /// `.lspedit/config.toml`): the tools work, and the `diagnostics` result says `why`.
+    pub fn without_diagnostics(ws: Workspace, config: ToolsConfig, why: String) -> Session {
+        let tools = Arc::new(Tools::new(ws, None, config));
+        Session::with_workflow(tools, None, Some(why), WorkflowConfig::default())
     }
 
     fn with_workflow(
@@ -113,32 +128,45 @@ impl Session {
     }
 
     /// `propose_edit` as a tool result: the proposal's text (patch id, summary, diff), or the
-    /// refusal.
-    pub fn propose_edit(&self, request: &ProposeRequest) -> ToolResult {
+    /// refusal, with its structured twin.
+    pub fn propose_edit(&self, request: &ProposeRequest) -> Reply {
         match self.workflow().and_then(|wf| wf.propose_edit(request)) {
-            Ok(p) => text_result(p.llm_content(), p.summary.clone(), false),
-            Err(e) => error_result(&e),
+            Ok(p) => Reply::new(
+                text_result(p.llm_content(), p.summary.clone(), false),
+                &ProposeOutput::from_proposal(&p),
+            ),
+            Err(e) => Reply::new(error_result(&e), &ProposeOutput::refused(Some(e.reason))),
         }
     }
 
     /// `apply_edit` as a tool result: the per-file outcome with diagnostics, or the refusal.
-    pub fn apply_edit(&self, patch_id: &str, plan: &ApplyPlan) -> ToolResult {
+    pub fn apply_edit(&self, patch_id: &str, plan: &ApplyPlan) -> Reply {
         match self.workflow() {
             Ok(wf) => {
                 let o = wf.apply_edit(patch_id, plan);
+                let structured = ApplyEditOutput::new(&o);
                 let mut r = text_result(o.llm_content, o.display, o.is_error);
                 r.reason = o.reason;
-                r
+                Reply::new(r, &structured)
             }
-            Err(e) => error_result(&e),
+            Err(e) => Reply::new(
+                error_result(&e),
+                &ApplyEditOutput::unavailable(patch_id, Some(e.reason)),
+            ),
         }
     }
 
     /// `undo` as a tool result.
-    pub fn undo(&self, checkpoint_id: &str) -> ToolResult {
+    pub fn undo(&self, checkpoint_id: &str) -> Reply {
         match self.workflow().and_then(|wf| wf.undo(checkpoint_id)) {
-            Ok(u) => text_result(u.llm_content.clone(), u.llm_content, false),
-            Err(e) => error_result(&e),
+            Ok(u) => Reply::new(
+                text_result(u.llm_content.clone(), u.llm_content.clone(), false),
+                &UndoOutput::new(&u),
+            ),
+            Err(e) => Reply::new(
+                error_result(&e),
+                &UndoOutput::refused(checkpoint_id, Some(e.reason)),
+            ),
         }
     }
 
@@ -155,29 +183,42 @@ impl Session {
     /// missing, not text). Then one `Warning: ...` line per [`Session::config_warnings`], so
     /// the model learns that a server it configured was not used, and why.
     pub fn diagnostics(&self, paths: &[String]) -> ToolResult {
+        self.diagnostics_report(paths).result
+    }
+
+    /// [`Session::diagnostics`] with its structured twin: per file the server, the
+    /// diagnostics of the severities shown and the text; why the session has none at all.
+    pub fn diagnostics_report(&self, paths: &[String]) -> Reply {
         let mut paths: Vec<&str> = paths.iter().map(String::as_str).collect();
         paths.sort_unstable();
         paths.dedup();
+        let mut out = DiagnosticsOutput {
+            unavailable: self.unavailable(),
+            warnings: self.config_warnings.clone(),
+            ..DiagnosticsOutput::default()
+        };
         if paths.is_empty() {
             let text = "Error: no paths given; pass the workspace-relative paths of the files to check, e.g. [\"src/main.ts\"]".to_string();
-            return ToolResult {
-                reason: None,
-                display: text.clone(),
-                llm_content: text,
-                files: Vec::new(),
-                is_error: true,
-            };
+            return Reply::new(text_result(text.clone(), text, true), &out);
         }
         let mut parts = Vec::new();
         let mut refused = false;
         for path in paths {
-            match self.check_one(path) {
-                Ok(text) => parts.push(text),
+            let file = match self.check_one(path) {
+                Ok(file) => file,
                 Err(e) => {
                     refused = true;
-                    parts.push(format!("Error: {e}"));
+                    FileDiagnosticsOutput {
+                        path: e.path.clone().unwrap_or_else(|| path.to_string()),
+                        server: None,
+                        diagnostics: None,
+                        text: format!("Error: {e}"),
+                        reason: Some(e.reason.as_str().to_string()),
+                    }
                 }
-            }
+            };
+            parts.push(file.text.clone());
+            out.files.push(file);
         }
         let mut text = parts.join("\n\n");
         if !self.config_warnings.is_empty() {
@@ -186,16 +227,21 @@ impl Session {
                 text.push_str(&format!("\nWarning: {w}"));
             }
         }
-        ToolResult {
-            reason: None,
-            display: text.clone(),
-            llm_content: text,
-            files: Vec::new(),
-            is_error: refused,
-        }
+        Reply::new(text_result(text.clone(), text, refused), &out)
     }
 
-    fn check_one(&self, path: &str) -> Result<String, ToolError> {
+    /// Why this session has no diagnostics, when it has none.
+    fn unavailable(&self) -> Option<String> {
+        if self.lsp.is_some() {
+            return None;
+        }
+        Some(match &self.no_pool {
+            Some(why) => why.clone(),
+            None => "diagnostics are turned off for this session".to_string(),
+        })
+    }
+
+    fn check_one(&self, path: &str) -> Result<FileDiagnosticsOutput, ToolError> {
         let ws = self.tools.workspace();
         let abs = ws.resolve(path)?;
         let shown = ws.display_path(&abs);
@@ -209,23 +255,33 @@ impl Session {
                 "not UTF-8 text; language servers check text files only",
             )
         })?;
+        let only_text = |server: Option<String>, text: String| FileDiagnosticsOutput {
+            path: shown.clone(),
+            server,
+            diagnostics: None,
+            text,
+            reason: None,
+        };
         let Some(lsp) = &self.lsp else {
-            let why = match &self.no_pool {
-                Some(e) => format!("the language-server pool could not start: {e}"),
-                None => "diagnostics are turned off for this session".to_string(),
-            };
-            return Ok(format!("{shown}: no diagnostics: {why}."));
+            let why = self.unavailable().unwrap_or_default();
+            return Ok(only_text(None, format!("{shown}: no diagnostics: {why}.")));
         };
         let pool = lsp.pool();
         let Some(server) = pool.server_for(&abs) else {
-            return Ok(format!(
-                "{shown}: no diagnostics: no language server is configured for this file type."
+            return Ok(only_text(
+                None,
+                format!(
+                    "{shown}: no diagnostics: no language server is configured for this file type."
+                ),
             ));
         };
         let id = server.id.clone();
         if pool.pool().config().resolve_command(server).is_none() {
-            return Ok(format!(
-                "{shown}: no diagnostics: language server '{id}' is not installed (run `lspedit servers install {id}`)."
+            return Ok(only_text(
+                Some(id.clone()),
+                format!(
+                    "{shown}: no diagnostics: language server '{id}' is not installed (run `lspedit servers install {id}`)."
+                ),
             ));
         }
         let cfg = &self.tools.config().diagnostics;
@@ -235,34 +291,53 @@ impl Session {
             cfg.start_timeout
         };
         match pool.check_file(&abs, &text, Instant::now() + timeout) {
-            Err(e) => Ok(format!(
-                "{shown}: no diagnostics from '{id}': {e}; the server may still be starting, call diagnostics again shortly."
+            Err(e) => Ok(only_text(
+                Some(id.clone()),
+                format!(
+                    "{shown}: no diagnostics from '{id}': {e}; the server may still be starting, call diagnostics again shortly."
+                ),
             )),
             Ok(fd) => {
-                let counted = fd
+                let shown_diags: Vec<DiagnosticOutput> = fd
                     .diagnostics
                     .iter()
                     .filter(|d| cfg.severities.contains(&d.severity))
-                    .count();
-                if counted == 0 {
-                    return Ok(format!("{shown}: no errors ({id})."));
-                }
-                // Format through the tools so the block is byte-identical to the one the
-                // writing tools append; the text is unchanged, so the pool answers from its
-                // settled state.
-                let block = self.tools.diagnostics_feedback(&[WrittenFile {
-                    path: shown.clone(),
-                    old_text: None,
-                    new_text: text,
-                }]);
-                let block = block.trim();
-                if block.is_empty() {
-                    Ok(format!(
-                        "{shown}: {counted} errors reported by '{id}', but they could not be re-read; call diagnostics again."
-                    ))
+                    .map(|d| DiagnosticOutput {
+                        line: d.line,
+                        column: d.column,
+                        severity: severity_name(d.severity).to_string(),
+                        code: d.code.clone(),
+                        message: d.message.clone(),
+                    })
+                    .collect();
+                let counted = shown_diags.len();
+                let text = if counted == 0 {
+                    format!("{shown}: no errors ({id}).")
                 } else {
-                    Ok(block.to_string())
-                }
+                    // Format through the tools so the block is byte-identical to the one the
+                    // writing tools append; the text is unchanged, so the pool answers from
+                    // its settled state.
+                    let block = self.tools.diagnostics_feedback(&[WrittenFile {
+                        path: shown.clone(),
+                        old_text: None,
+                        new_text: text,
+                    }]);
+                    let block = block.trim();
+                    if block.is_empty() {
+                        format!(
+                            "{shown}: {counted} errors reported by '{id}', but they could not be re-read; call diagnostics again."
+                        )
+                    } else {
+                        block.to_string()
+                    }
+                };
+                Ok(FileDiagnosticsOutput {
+                    path: shown.clone(),
+                    server: Some(id),
+                    diagnostics: Some(shown_diags),
+                    text,
+                    reason: None,
+                })
             }
         }
     }
@@ -272,6 +347,15 @@ impl Session {
         if let Some(p) = self.pool() {
             p.shutdown();
         }
+    }
+}
+
+fn severity_name(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Information => "info",
+        Severity::Hint => "hint",
     }
 }
 

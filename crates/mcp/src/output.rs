@@ -1,0 +1,612 @@
+//! Structured tool results: what each tool returns as `structuredContent`, beside the text the
+//! model reads, with the `outputSchema` it declares (made portable by [`crate::schema`]).
+//!
+//! Every id, sha and count a client needs is a field here, so no client scrapes them out of
+//! prose. A refused call has the same shape: the fields that describe a success are absent and
+//! `reason` holds the reason code. Built only from what the tools crate exposes
+//! ([`ToolResult`], [`FileReport`], [`Proposal`], [`ApplyOutcome`], [`UndoOutcome`]).
+
+use lspedit_engine::FileAction;
+use lspedit_tools::{
+    ApplyOutcome, FileReport, FileStatus, Proposal, Reason, ToolError, ToolResult, UndoOutcome,
+};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// A tool's text result and its structured twin.
+#[derive(Debug)]
+pub struct Reply {
+    pub result: ToolResult,
+    pub structured: serde_json::Value,
+}
+
+impl Reply {
+    /// `result` with `structured` serialized; a value that cannot be serialized (never for these
+    /// types) leaves `null`, logged.
+    pub fn new<T: Serialize>(result: ToolResult, structured: &T) -> Reply {
+        let structured = serde_json::to_value(structured).unwrap_or_else(|e| {
+            tracing::error!("cannot serialize a structured result: {e}");
+            serde_json::Value::Null
+        });
+        Reply { result, structured }
+    }
+}
+
+fn code(reason: Option<Reason>) -> Option<String> {
+    reason.map(|r| r.as_str().to_string())
+}
+
+/// `read_file`'s structured result.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ReadFileOutput {
+    /// The workspace-relative path read (as given, when refused).
+    pub path: String,
+    /// The file's base_sha (first 12 hex digits of the SHA-256 of its bytes): pass it in
+    /// propose_edit's `base_shas` to refuse the proposal if the file changed since this read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base_sha: Option<String>,
+    /// Which lines the view shows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines: Option<LineWindow>,
+    /// The reason code when the read was refused (`file_not_found`, `path_outside_workspace`,
+    /// `binary_file`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// The lines a `read_file` view shows.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LineWindow {
+    /// First line shown, 1-based.
+    pub offset: usize,
+    /// The most lines the view could show.
+    pub limit: usize,
+    /// Lines actually shown (0 when `offset` is past the end).
+    pub shown: usize,
+    /// Lines in the file.
+    pub total: usize,
+    /// More lines follow the view: read again with `offset` = `offset` + `shown`.
+    pub more: bool,
+}
+
+impl ReadFileOutput {
+    /// From `read_file`'s result for `path` with the `offset`/`limit` asked (after defaults).
+    /// The tools report the sha and line count only in `display` (`Read <path> (<n> lines,
+    /// base_sha <sha>)`), read from the same bytes as the view.
+    pub fn new(r: &ToolResult, path: &str, offset: usize, limit: usize) -> ReadFileOutput {
+        let parsed = (!r.is_error)
+            .then(|| parse_read_display(&r.display))
+            .flatten();
+        match parsed {
+            Some((shown_path, total, sha)) => {
+                let offset = offset.max(1);
+                let shown = if offset > total {
+                    0
+                } else {
+                    (offset - 1 + limit).min(total) - (offset - 1)
+                };
+                ReadFileOutput {
+                    path: shown_path,
+                    base_sha: Some(sha),
+                    lines: Some(LineWindow {
+                        offset,
+                        limit,
+                        shown,
+                        total,
+                        more: offset - 1 + shown < total,
+                    }),
+                    reason: None,
+                }
+            }
+            None => ReadFileOutput {
+                path: path.to_string(),
+                base_sha: None,
+                lines: None,
+                reason: code(r.reason),
+            },
+        }
+    }
+}
+
+/// `Read src/a.ts (12 lines, base_sha 3f2a9c0b1d4e)` → (path, lines, sha).
+fn parse_read_display(display: &str) -> Option<(String, usize, String)> {
+    let rest = display.strip_prefix("Read ")?.strip_suffix(')')?;
+    let (path, detail) = rest.rsplit_once(" (")?;
+    let (lines, sha) = detail.split_once(" lines, base_sha ")?;
+    Some((path.to_string(), lines.parse().ok()?, sha.to_string()))
+}
+
+/// The structured result of the writing tools `edit`, `write_file` and `apply_patch`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct WriteOutput {
+    /// Every file was written (the result is not isError).
+    pub success: bool,
+    /// The reason code of the refusal: of the whole call, or of the first refused file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// One entry per file (per patch section), in the order of the text result.
+    pub files: Vec<FileResult>,
+}
+
+/// What happened to one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FileState {
+    Added,
+    Modified,
+    Deleted,
+    Renamed,
+    // Refused: nothing was written to this file. (A plain comment: a doc comment would make
+    // the schema a `oneOf` instead of one `enum`.)
+    Failed,
+}
+
+/// One file of a writing tool's result.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FileResult {
+    /// Workspace-relative path (the source path of a rename).
+    pub path: String,
+    pub status: FileState,
+    /// The destination of a rename.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new_path: Option<String>,
+    /// The reason code when `status` is `failed`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// What went wrong and what to do, when `status` is `failed`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Where each hunk of a patch applied (empty for edit and write_file).
+    pub hunks: Vec<HunkResult>,
+    /// The changed blocks of the new file, with their fresh anchors (`42abcd|content`) when
+    /// within the cap; re-read the range otherwise.
+    pub changed: Vec<ChangedBlock>,
+}
+
+/// Where one hunk applied.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct HunkResult {
+    /// 1-based hunk number within its file.
+    pub index: usize,
+    /// 1-based line the hunk was expected at.
+    pub target_line: usize,
+    /// 1-based line it was found at.
+    pub found_line: usize,
+    /// How far the file had moved (`found_line` − the line the hunk claimed); may be negative.
+    pub offset: i64,
+}
+
+/// A changed block of the new file.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ChangedBlock {
+    /// 1-based first line of the block in the new file.
+    pub start_line: usize,
+    /// Lines in the block (0 when lines were only removed).
+    pub line_count: usize,
+    /// 1-based first line of what it replaced, in the old file.
+    pub old_start_line: usize,
+    /// Lines it replaced (0 when lines were only added).
+    pub old_line_count: usize,
+    /// The block's lines with fresh anchors, `42abcd|content`; absent past the cap.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anchored_lines: Option<Vec<String>>,
+}
+
+impl FileResult {
+    fn from_report(f: &FileReport) -> FileResult {
+        match &f.status {
+            FileStatus::Failed(e) => FileResult::failed(&f.path, e),
+            FileStatus::Applied(o) => {
+                let (status, new_path) = match &o.action {
+                    FileAction::Added => (FileState::Added, None),
+                    FileAction::Modified => (FileState::Modified, None),
+                    FileAction::Deleted => (FileState::Deleted, None),
+                    FileAction::Renamed { .. } => (FileState::Renamed, Some(o.path.clone())),
+                };
+                FileResult {
+                    path: f.path.clone(),
+                    status,
+                    new_path,
+                    reason: None,
+                    message: None,
+                    hunks: o
+                        .hunks
+                        .iter()
+                        .map(|h| HunkResult {
+                            index: h.index,
+                            target_line: h.target_line,
+                            found_line: h.found_line,
+                            offset: i64::try_from(h.offset).unwrap_or(i64::MAX),
+                        })
+                        .collect(),
+                    changed: o
+                        .sync
+                        .iter()
+                        .map(|b| ChangedBlock {
+                            start_line: b.start_line,
+                            line_count: b.line_count,
+                            old_start_line: b.old_start_line,
+                            old_line_count: b.old_line_count,
+                            anchored_lines: b.lines.clone(),
+                        })
+                        .collect(),
+                }
+            }
+        }
+    }
+
+    fn failed(path: &str, e: &ToolError) -> FileResult {
+        FileResult {
+            path: e.path.clone().unwrap_or_else(|| path.to_string()),
+            status: FileState::Failed,
+            new_path: None,
+            reason: Some(e.reason.as_str().to_string()),
+            message: Some(e.message.clone()),
+            hunks: Vec::new(),
+            changed: Vec::new(),
+        }
+    }
+
+    fn bare(path: String, status: FileState, reason: Option<Reason>) -> FileResult {
+        FileResult {
+            path,
+            status,
+            new_path: None,
+            reason: code(reason),
+            message: None,
+            hunks: Vec::new(),
+            changed: Vec::new(),
+        }
+    }
+}
+
+impl WriteOutput {
+    /// From a writing tool's result. `path` is the file `edit`/`write_file` was asked to write
+    /// (`None` for apply_patch): a refusal of the whole call names it as the failed file.
+    pub fn new(r: &ToolResult, path: Option<&str>) -> WriteOutput {
+        let mut files: Vec<FileResult> = r.files.iter().map(FileResult::from_report).collect();
+        if files.is_empty()
+            && let Some(path) = path
+        {
+            files.push(if r.is_error {
+                FileResult::bare(path.to_string(), FileState::Failed, r.reason)
+            } else {
+                // write_file reports no FileReport; its display starts `A <path>` or `M <path>`.
+                let first = r.display.lines().next().unwrap_or_default();
+                match first.split_once(' ') {
+                    Some(("A", shown)) => FileResult::bare(shown.into(), FileState::Added, None),
+                    Some(("M", shown)) => FileResult::bare(shown.into(), FileState::Modified, None),
+                    _ => FileResult::bare(path.to_string(), FileState::Modified, None),
+                }
+            });
+        }
+        WriteOutput {
+            success: !r.is_error,
+            reason: code(r.reason),
+            files,
+        }
+    }
+}
+
+/// `propose_edit`'s structured result.
+#[derive(Debug, Default, Serialize, JsonSchema)]
+pub struct ProposeOutput {
+    /// The id to pass to apply_edit (`patch_<unix_ms>_<hash8>`); absent when refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub patch_id: Option<String>,
+    /// Every path the proposal would change, sorted (both ends of a rename).
+    pub affected_files: Vec<String>,
+    /// The unified diff of the change, for review.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unified_diff: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub statistics: Option<Statistics>,
+    /// One entry per file of the proposal.
+    pub files: Vec<ProposedFileOutput>,
+    /// The id of the proposal's evidence under `.lspedit/evidence/`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence_id: Option<String>,
+    /// The reason code when the proposal was refused (`invalid_diff_format`, `empty_diff`,
+    /// `sha_mismatch`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// What a proposal covers.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Statistics {
+    /// Regex: text files searched. Patch: file sections.
+    pub files_scanned: usize,
+    /// Files the proposal changes.
+    pub files_matched: usize,
+    /// Regex: replacements. Patch: changed hunks (a create, delete or rename counts one).
+    pub total_changes: usize,
+    /// Regex: files in scope not searched (binary, not UTF-8, too large).
+    pub files_skipped: usize,
+}
+
+/// What a proposed change does to a file.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    Create,
+    Modify,
+    Delete,
+    Rename,
+}
+
+/// One file of a proposal.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ProposedFileOutput {
+    /// Workspace-relative path (the source path of a rename).
+    pub path: String,
+    /// The destination of a rename.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new_path: Option<String>,
+    pub kind: ChangeKind,
+    /// base_sha of `path` when proposed; absent when it does not exist yet.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base_sha: Option<String>,
+    /// base_sha after the change; absent for a deletion or a refused file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new_sha: Option<String>,
+    pub added: usize,
+    pub removed: usize,
+    /// Replacements (regex) or changed hunks (patch) in this file.
+    pub changes: usize,
+    /// The reason code when this file would be refused (the rest can still apply per file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Why this file would be refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+impl ProposeOutput {
+    pub fn from_proposal(p: &Proposal) -> ProposeOutput {
+        ProposeOutput {
+            patch_id: Some(p.patch_id.clone()),
+            affected_files: p.affected_files(),
+            unified_diff: Some(p.diff.clone()),
+            statistics: Some(Statistics {
+                files_scanned: p.stats.files_scanned,
+                files_matched: p.stats.files_matched,
+                total_changes: p.stats.total_changes,
+                files_skipped: p.stats.files_skipped,
+            }),
+            files: p
+                .files
+                .iter()
+                .map(|f| ProposedFileOutput {
+                    path: f.path.clone(),
+                    new_path: f.new_path.clone(),
+                    kind: match f.kind {
+                        lspedit_tools::workflow::ChangeKind::Create => ChangeKind::Create,
+                        lspedit_tools::workflow::ChangeKind::Modify => ChangeKind::Modify,
+                        lspedit_tools::workflow::ChangeKind::Delete => ChangeKind::Delete,
+                        lspedit_tools::workflow::ChangeKind::Rename => ChangeKind::Rename,
+                    },
+                    base_sha: f.base_sha.clone(),
+                    new_sha: f.new_sha.clone(),
+                    added: f.added,
+                    removed: f.removed,
+                    changes: f.changes,
+                    reason: f.problem.as_ref().map(|p| p.reason.clone()),
+                    message: f.problem.as_ref().map(|p| p.message.clone()),
+                })
+                .collect(),
+            evidence_id: Some(p.evidence_id.clone()),
+            reason: None,
+        }
+    }
+
+    pub fn refused(reason: Option<Reason>) -> ProposeOutput {
+        ProposeOutput {
+            reason: code(reason),
+            ..ProposeOutput::default()
+        }
+    }
+}
+
+/// `apply_edit`'s structured result.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ApplyEditOutput {
+    /// Every file of the proposal was written.
+    pub success: bool,
+    /// `applied`, `partially_applied` (per-file atomicity: some files refused), `rejected` or
+    /// `refused` (nothing written).
+    pub status: String,
+    pub patch_id: String,
+    /// The files written, in path order.
+    pub modified_files: Vec<String>,
+    /// Pass it to undo to restore the files; present when anything was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkpoint_id: Option<String>,
+    /// The id of this apply's evidence under `.lspedit/evidence/`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence_id: Option<String>,
+    /// The reason code of the refusal (`patch_not_found`: call propose_edit again;
+    /// `stale_context`, `scope_violation`, `unsafe_diff`, `hunk_mismatch`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// An all-or-nothing commit failed part-way and every written file was restored.
+    pub rolled_back: bool,
+    /// Each file's outcome.
+    pub files: Vec<AppliedFile>,
+}
+
+/// One file of an apply.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct AppliedFile {
+    pub path: String,
+    pub applied: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// `M a.ts (1 hunk)` or the refusal.
+    pub message: String,
+}
+
+impl ApplyEditOutput {
+    pub fn new(o: &ApplyOutcome) -> ApplyEditOutput {
+        let mut modified_files: Vec<String> = o
+            .files
+            .iter()
+            .filter(|f| f.applied)
+            .map(|f| f.path.clone())
+            .collect();
+        modified_files.sort();
+        ApplyEditOutput {
+            success: !o.is_error,
+            status: o.status.as_str().to_string(),
+            patch_id: o.patch_id.clone(),
+            modified_files,
+            checkpoint_id: o.checkpoint_id.clone(),
+            evidence_id: o.evidence_id.clone(),
+            reason: code(o.reason),
+            rolled_back: o.rolled_back,
+            files: o
+                .files
+                .iter()
+                .map(|f| AppliedFile {
+                    path: f.path.clone(),
+                    applied: f.applied,
+                    reason: code(f.reason),
+                    message: f.message.clone(),
+                })
+                .collect(),
+        }
+    }
+
+    /// The workflow could not be opened: nothing was tried.
+    pub fn unavailable(patch_id: &str, reason: Option<Reason>) -> ApplyEditOutput {
+        ApplyEditOutput {
+            success: false,
+            status: "refused".into(),
+            patch_id: patch_id.to_string(),
+            modified_files: Vec::new(),
+            checkpoint_id: None,
+            evidence_id: None,
+            reason: code(reason),
+            rolled_back: false,
+            files: Vec::new(),
+        }
+    }
+}
+
+/// `undo`'s structured result.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct UndoOutput {
+    /// Every file was restored.
+    pub success: bool,
+    pub checkpoint_id: String,
+    /// Files restored to their content before the apply (or removed, if it created them).
+    pub restored: Vec<String>,
+    /// A checkpoint of the state undo replaced: undo it to redo the apply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redo_checkpoint_id: Option<String>,
+    /// The reason code of the refusal (`checkpoint_not_found`, `stale_context`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl UndoOutput {
+    pub fn new(u: &UndoOutcome) -> UndoOutput {
+        UndoOutput {
+            success: true,
+            checkpoint_id: u.checkpoint_id.clone(),
+            restored: u.restored.clone(),
+            redo_checkpoint_id: Some(u.redo_checkpoint_id.clone()),
+            reason: None,
+        }
+    }
+
+    pub fn refused(checkpoint_id: &str, reason: Option<Reason>) -> UndoOutput {
+        UndoOutput {
+            success: false,
+            checkpoint_id: checkpoint_id.to_string(),
+            restored: Vec::new(),
+            redo_checkpoint_id: None,
+            reason: code(reason),
+        }
+    }
+}
+
+/// `diagnostics`' structured result.
+#[derive(Debug, Default, Serialize, JsonSchema)]
+pub struct DiagnosticsOutput {
+    /// One entry per distinct path, in path order.
+    pub files: Vec<FileDiagnosticsOutput>,
+    /// Why this session has no diagnostics at all (turned off, an invalid
+    /// `.lspedit/config.toml`, a pool that could not start); absent when they are on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unavailable: Option<String>,
+    /// What loading the language-server configuration ignored, one sentence each.
+    pub warnings: Vec<String>,
+}
+
+/// The diagnostics of one file.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FileDiagnosticsOutput {
+    /// Workspace-relative path.
+    pub path: String,
+    /// The id of the language server that checked it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
+    /// The reported diagnostics of the severities shown (errors by default), sorted by
+    /// line and column; absent when the file could not be checked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diagnostics: Option<Vec<DiagnosticOutput>>,
+    /// The text result for this file (the diagnostics block, `no errors`, or why there are no
+    /// diagnostics).
+    pub text: String,
+    /// The reason code when the path itself was refused (`file_not_found`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// One diagnostic.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DiagnosticOutput {
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub column: u32,
+    /// `error`, `warning`, `info` or `hint`.
+    pub severity: String,
+    /// The server's code (`2322` for TypeScript, `E0308` for rustc), when it gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_read_display_gives_path_lines_and_sha() {
+        assert_eq!(
+            parse_read_display("Read src/a (b).ts (12 lines, base_sha 3f2a9c0b1d4e)"),
+            Some(("src/a (b).ts".into(), 12, "3f2a9c0b1d4e".into()))
+        );
+        assert_eq!(parse_read_display("Error: no such file"), None);
+    }
+
+    #[test]
+    fn the_window_says_what_follows() {
+        let r = ToolResult {
+            reason: None,
+            llm_content: String::new(),
+            display: "Read a.ts (10 lines, base_sha abc)".into(),
+            files: Vec::new(),
+            is_error: false,
+        };
+        let out = ReadFileOutput::new(&r, "a.ts", 4, 3);
+        let w = out.lines.unwrap();
+        assert_eq!((w.offset, w.shown, w.total, w.more), (4, 3, 10, true));
+        let w = ReadFileOutput::new(&r, "a.ts", 8, 2000).lines.unwrap();
+        assert_eq!((w.shown, w.more), (3, false));
+        let w = ReadFileOutput::new(&r, "a.ts", 11, 5).lines.unwrap();
+        assert_eq!((w.shown, w.more), (0, false));
+    }
+}

@@ -1,0 +1,272 @@
+//! Portable JSON Schemas for the tools' inputs and outputs, and lenient number arguments.
+//!
+//! Several model providers reject parts of JSON Schema that schemars emits by default: type
+//! arrays (`"type": ["integer", "null"]` for an `Option`), `format: "uint"`, `default: null`,
+//! `$schema`, `$ref` into `$defs`. A portable schema says an optional field by leaving it out of
+//! `required`, an unsigned integer as `"type": "integer", "minimum": 0`, and inlines every
+//! subschema. [`portable`] builds one from a Rust type; [`make_portable`] is the rewrite,
+//! applied to every tool's schemas by the server.
+//!
+//! Some clients send numbers as strings (MCP Inspector sends `offset` as `"2"`): the count
+//! arguments accept both, and name the field when neither fits.
+
+use std::sync::Arc;
+
+use rmcp::model::JsonObject;
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde::{Deserialize, Deserializer, de::Error as _};
+use serde_json::Value;
+
+/// The portable schema of `T` (see the module doc), as an MCP tool schema object.
+pub fn portable<T: JsonSchema>() -> Arc<JsonObject> {
+    let settings = SchemaSettings::draft2020_12().with(|s| {
+        s.inline_subschemas = true;
+        s.meta_schema = None;
+    });
+    let mut value = settings
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value();
+    make_portable(&mut value);
+    match value {
+        Value::Object(map) => Arc::new(map),
+        // A root schema is always an object for the structs this crate describes; `true`
+        // (anything) would still be the honest schema.
+        other => {
+            let mut map = JsonObject::new();
+            map.insert("type".into(), Value::from("object"));
+            tracing::error!(schema = %other, "a tool schema is not an object");
+            Arc::new(map)
+        }
+    }
+}
+
+/// Rewrites `schema` in place into the portable subset: no `$schema`, no type arrays (the
+/// `null` member dropped), no `{"type": "null"}` alternative in `anyOf`/`oneOf`, no
+/// `default: null`, no integer `format`s (unsigned ones become `minimum: 0`).
+pub fn make_portable(schema: &mut Value) {
+    let Value::Object(map) = schema else {
+        return;
+    };
+    map.remove("$schema");
+    if map.get("default").is_some_and(Value::is_null) {
+        map.remove("default");
+    }
+    if let Some(Value::Array(types)) = map.get("type") {
+        let kept: Vec<Value> = types
+            .iter()
+            .filter(|t| t.as_str() != Some("null"))
+            .cloned()
+            .collect();
+        let single = match kept.as_slice() {
+            [one] => Some(one.clone()),
+            _ => None,
+        };
+        match single {
+            Some(t) => {
+                map.insert("type".into(), t);
+            }
+            // Several non-null types: the portable form is an `anyOf` of single types.
+            None => {
+                map.remove("type");
+                let alternatives = kept
+                    .into_iter()
+                    .map(|t| serde_json::json!({ "type": t }))
+                    .collect();
+                map.insert("anyOf".into(), Value::Array(alternatives));
+            }
+        }
+    }
+    if let Some(Value::String(format)) = map.get("format") {
+        let unsigned = format.starts_with("uint");
+        if unsigned || format.starts_with("int") {
+            map.remove("format");
+            if unsigned && !map.contains_key("minimum") {
+                map.insert("minimum".into(), Value::from(0));
+            }
+        }
+    }
+    for key in ["anyOf", "oneOf"] {
+        let Some(Value::Array(alts)) = map.get_mut(key) else {
+            continue;
+        };
+        alts.retain(|a| a.get("type").and_then(Value::as_str) != Some("null"));
+        if alts.len() == 1 {
+            let only = alts.remove(0);
+            map.remove(key);
+            if let Value::Object(inner) = only {
+                for (k, v) in inner {
+                    map.entry(k).or_insert(v);
+                }
+            }
+        }
+    }
+    // Recurse into subschemas only (a property named `default` or `format` is not a keyword).
+    for key in ["properties", "patternProperties", "$defs", "definitions"] {
+        if let Some(Value::Object(children)) = map.get_mut(key) {
+            children.values_mut().for_each(make_portable);
+        }
+    }
+    for key in [
+        "items",
+        "additionalProperties",
+        "not",
+        "contains",
+        "propertyNames",
+        "if",
+        "then",
+        "else",
+    ] {
+        if let Some(child) = map.get_mut(key) {
+            make_portable(child);
+        }
+    }
+    for key in ["anyOf", "oneOf", "allOf", "prefixItems"] {
+        if let Some(Value::Array(children)) = map.get_mut(key) {
+            children.iter_mut().for_each(make_portable);
+        }
+    }
+}
+
+/// Why `schema` is not portable, as one line per problem with its JSON path; empty when it is.
+/// The test of every tool's schemas, and a debug check, use it.
+pub fn portability_problems(schema: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    walk(schema, "$", &mut problems);
+    problems
+}
+
+fn walk(v: &Value, path: &str, problems: &mut Vec<String>) {
+    match v {
+        Value::Object(map) => {
+            if map.contains_key("$schema") {
+                problems.push(format!("{path}: $schema"));
+            }
+            if map.contains_key("$ref") {
+                problems.push(format!("{path}: $ref"));
+            }
+            if let Some(t) = map.get("type") {
+                if !t.is_string() {
+                    problems.push(format!("{path}: type {t} is not a single type"));
+                }
+                if t == "null" {
+                    problems.push(format!("{path}: type null"));
+                }
+            }
+            if let Some(f) = map.get("format").and_then(Value::as_str)
+                && (f.starts_with("uint") || f.starts_with("int"))
+            {
+                problems.push(format!("{path}: format {f}"));
+            }
+            if map.get("default").is_some_and(Value::is_null) {
+                problems.push(format!("{path}: default null"));
+            }
+            for (k, child) in map {
+                walk(child, &format!("{path}.{k}"), problems);
+            }
+        }
+        Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                walk(child, &format!("{path}[{i}]"), problems);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A count argument (`offset`, `limit`, ...): a non-negative integer, or one written as a
+/// string (`"2"`), or absent/null.
+fn count<'de, D: Deserializer<'de>>(d: D, field: &str) -> Result<Option<usize>, D::Error> {
+    let bad = |got: &str| {
+        D::Error::custom(format!(
+            "`{field}` must be a non-negative integer (e.g. 2), not {got}"
+        ))
+    };
+    match Option::<Value>::deserialize(d)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => n
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .map(Some)
+            .ok_or_else(|| bad(&n.to_string())),
+        Some(Value::String(s)) => s
+            .trim()
+            .parse::<usize>()
+            .map(Some)
+            .map_err(|_| bad(&format!("{s:?}"))),
+        Some(other) => Err(bad(&other.to_string())),
+    }
+}
+
+macro_rules! count_fields {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[doc = concat!("Deserializes the `", stringify!($name), "` count argument.")]
+            pub(crate) fn $name<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
+                count(d, stringify!($name))
+            }
+        )*
+    };
+}
+
+/// One deserializer per count field, so the error names the field.
+pub(crate) mod lenient {
+    use super::*;
+
+    count_fields!(offset, limit, max_files, max_changed_lines);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn option_unions_formats_and_null_defaults_are_rewritten() {
+        let mut s = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "properties": {
+                "offset": {"type": ["integer", "null"], "format": "uint", "minimum": 0, "default": null},
+                "drift": {"type": "integer", "format": "int64"},
+                "name": {"anyOf": [{"type": "string", "description": "d"}, {"type": "null"}]},
+                "default": {"type": "string"},
+                "tags": {"type": "array", "items": {"type": ["string", "null"]}}
+            }
+        });
+        make_portable(&mut s);
+        assert_eq!(
+            s,
+            json!({
+                "type": "object",
+                "properties": {
+                    "offset": {"type": "integer", "minimum": 0},
+                    "drift": {"type": "integer"},
+                    "name": {"type": "string", "description": "d"},
+                    "default": {"type": "string"},
+                    "tags": {"type": "array", "items": {"type": "string"}}
+                }
+            })
+        );
+    }
+
+    #[derive(Deserialize)]
+    struct Args {
+        #[serde(default, deserialize_with = "lenient::offset")]
+        offset: Option<usize>,
+    }
+
+    #[test]
+    fn counts_accept_numbers_and_numeric_strings_and_name_the_field_otherwise() {
+        let parse = |v: Value| serde_json::from_value::<Args>(v).map(|a| a.offset);
+        assert_eq!(parse(json!({})).unwrap(), None);
+        assert_eq!(parse(json!({"offset": null})).unwrap(), None);
+        assert_eq!(parse(json!({"offset": 2})).unwrap(), Some(2));
+        assert_eq!(parse(json!({"offset": " 2"})).unwrap(), Some(2));
+        for bad in [json!(-1), json!("two"), json!(1.5), json!([2])] {
+            let e = parse(json!({ "offset": bad })).unwrap_err().to_string();
+            assert!(e.contains("`offset` must be a non-negative integer"), "{e}");
+        }
+    }
+}
