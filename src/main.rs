@@ -471,6 +471,13 @@ fn cmd_read(
     let doc = lspedit::engine::Document::from_bytes(&bytes)
         .map_err(|e| ToolError::from_engine(Some(file), e))?;
     let texts = doc.texts();
+    if offset > texts.len().max(1) {
+        return Err(Failure::Tool(lspedit::tools::offset_past_end(
+            file,
+            offset,
+            texts.len(),
+        )));
+    }
     let view = hashline_view(
         &texts,
         ViewOptions {
@@ -587,20 +594,32 @@ fn apply_dry_run(
 /// that is not UTF-8 is bad input (exit 1, `invalid_diff_format` / `not_utf8`), not a usage
 /// error.
 fn read_input(arg: Option<&str>, what: &str) -> Result<String, Failure> {
-    let (bytes, source) = match arg {
-        None | Some("-") => {
-            let mut b = Vec::new();
-            std::io::stdin().read_to_end(&mut b).map_err(|e| {
-                Failure::Usage(format!("cannot read the {what} from standard input: {e}"))
-            })?;
-            (b, "standard input".to_string())
-        }
+    // Bounded: `lspedit apply /dev/zero` must be a refusal, not 4 GB of memory.
+    let limit = lspedit::tools::PatchLimits::default().max_bytes;
+    let mut bytes = Vec::new();
+    let (read, source) = match arg {
+        None | Some("-") => (
+            std::io::stdin()
+                .take(limit as u64 + 1)
+                .read_to_end(&mut bytes),
+            "standard input".to_string(),
+        ),
         Some(path) => (
-            std::fs::read(path)
-                .map_err(|e| Failure::Usage(format!("cannot read the {what} file {path}: {e}")))?,
+            std::fs::File::open(path)
+                .and_then(|f| f.take(limit as u64 + 1).read_to_end(&mut bytes)),
             path.to_string(),
         ),
     };
+    read.map_err(|e| Failure::Usage(format!("cannot read the {what} from {source}: {e}")))?;
+    if bytes.len() > limit {
+        return Err(Failure::Tool(ToolError::new(
+            lspedit::tools::Reason::TooLarge,
+            None,
+            format!(
+                "the {what} from {source} is larger than the limit of {limit} bytes; nothing was applied"
+            ),
+        )));
+    }
     String::from_utf8(bytes).map_err(|e| {
         let reason = if what == "patch" {
             lspedit::tools::Reason::InvalidDiffFormat
@@ -637,7 +656,7 @@ fn render_report(report: &PatchReport) -> String {
                         o.path, block.start_line, end
                     ));
                     for l in lines {
-                        s.push_str(&format!("{l}\n"));
+                        s.push_str(&format!("{}\n", lspedit::tools::cap_line(l)));
                     }
                 }
                 None => s.push_str(&format!(

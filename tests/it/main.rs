@@ -8,6 +8,7 @@
 // Test code: a failed unwrap is a failed test, with the value in the message.
 #![allow(clippy::unwrap_used)]
 
+mod bounds;
 mod cli;
 mod harness;
 mod mcp;

@@ -12,15 +12,16 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use lspedit_engine::{
     ApplyOptions, DiffOptions, Document, FileAction, FileOutcome, SyncBlock, ViewOptions,
-    check_text, hashline_view, line_map, parse_patch, search_replace_bytes, unified_diff,
-    unified_diff_blocks,
+    check_text, hashline_view, line_map, search_replace_bytes, unified_diff, unified_diff_blocks,
 };
 
 use crate::diagnostics::{
     self, Diagnostic, DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider,
 };
 use crate::error::{Reason, ToolError};
-use crate::patch::{ApplyPatchOptions, FileReport, FileStatus, MAX_REPLANS, apply_parsed};
+use crate::patch::{
+    ApplyPatchOptions, FileReport, FileStatus, MAX_REPLANS, PatchLimits, apply_parsed,
+};
 use crate::workspace::{Replaced, Workspace, base_sha};
 
 /// What a tool returns. `llm_content` is what the model reads; `display` is a short summary with
@@ -68,6 +69,8 @@ pub struct ToolsConfig {
     pub read_guard: bool,
     /// Default number of lines `read_file` shows when no limit is given.
     pub default_read_limit: usize,
+    /// Bounds on `apply_patch`'s input (`too_large` past them).
+    pub patch_limits: PatchLimits,
 }
 
 impl Default for ToolsConfig {
@@ -77,6 +80,7 @@ impl Default for ToolsConfig {
             diagnostics: DiagnosticsConfig::default(),
             read_guard: false,
             default_read_limit: 2000,
+            patch_limits: PatchLimits::default(),
         }
     }
 }
@@ -217,10 +221,7 @@ impl Tools {
         if texts.is_empty() {
             view = "(empty file)\n".to_string();
         } else if offset > texts.len() {
-            view = format!(
-                "(the file has {} lines; offset {offset} is past its end)\n",
-                texts.len()
-            );
+            return Err(offset_past_end(&shown, offset, texts.len()));
         } else if offset > 1 || last_shown < texts.len() {
             view.push_str(&format!(
                 "(lines {offset}-{last_shown} of {}; use offset to read more)\n",
@@ -477,9 +478,9 @@ impl Tools {
     /// `apply_patch`: every engine format, multi-file, per-file status, live sync, diagnostics
     /// for the files the patch writes content to (one block each, in path order).
     pub fn apply_patch(&self, patch_text: &str) -> ToolResult {
-        let patch = match parse_patch(patch_text) {
+        let patch = match self.config.patch_limits.parse(patch_text) {
             Ok(p) => p,
-            Err(e) => return ToolResult::error(&ToolError::from_engine(None, e)),
+            Err(e) => return ToolResult::error(&e),
         };
         // Lock every file the patch names, in path order (no lock-order inversion).
         let mut paths: Vec<PathBuf> = Vec::new();
@@ -509,6 +510,7 @@ impl Tools {
         let opts = ApplyPatchOptions {
             engine: self.config.engine.clone(),
             dry_run: false,
+            limits: self.config.patch_limits,
         };
         let report = match apply_parsed(&self.ws, &patch, &opts) {
             Ok(r) => r,
@@ -649,6 +651,32 @@ impl Tools {
 }
 
 /// Live sync text: the fresh anchored lines of every modified block, or its range when capped.
+/// Longest line (in characters) a result echoes back; `read_file` cuts at the same length.
+pub const MAX_ECHOED_LINE_CHARS: usize = 2000;
+
+/// `line` cut to [`MAX_ECHOED_LINE_CHARS`] characters, ending with `… [N more chars]` when cut
+/// (the hashline view's marker), so a huge changed line never comes back whole.
+pub fn cap_line(line: &str) -> Cow<'_, str> {
+    match line.char_indices().nth(MAX_ECHOED_LINE_CHARS) {
+        None => Cow::Borrowed(line),
+        Some((at, _)) => {
+            let more = line[at..].chars().count();
+            Cow::Owned(format!("{}… [{more} more chars]", &line[..at]))
+        }
+    }
+}
+
+/// The refusal of a read whose `offset` lies past the last line.
+pub fn offset_past_end(path: &str, offset: usize, lines: usize) -> ToolError {
+    ToolError::new(
+        Reason::OutOfBounds,
+        Some(path),
+        format!(
+            "offset {offset} is past the end of the file ({lines} lines); read from offset 1 to {lines}"
+        ),
+    )
+}
+
 pub fn sync_text(path: &str, blocks: &[SyncBlock]) -> String {
     let mut s = String::new();
     for b in blocks {
@@ -659,7 +687,8 @@ pub fn sync_text(path: &str, blocks: &[SyncBlock]) -> String {
         match &b.lines {
             Some(lines) => {
                 s.push_str(&format!("\n\n{path} lines {}-{end} now:\n", b.start_line));
-                s.push_str(&lines.join("\n"));
+                let capped: Vec<Cow<'_, str>> = lines.iter().map(|l| cap_line(l)).collect();
+                s.push_str(&capped.join("\n"));
             }
             None => s.push_str(&format!(
                 "\n\n{path} lines {}-{end} changed; re-read them for fresh anchors.",

@@ -11,13 +11,17 @@ pub mod truncation;
 pub mod workflow;
 mod workspace;
 
-pub use agent::{ToolResult, Tools, ToolsConfig, WrittenFile, sync_text};
+pub use agent::{
+    MAX_ECHOED_LINE_CHARS, ToolResult, Tools, ToolsConfig, WrittenFile, cap_line, offset_past_end,
+    sync_text,
+};
 pub use diagnostics::{DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider};
 pub use error::{Reason, ToolError};
 pub use events::{Event, EventSink, FanOut, JsonlSink, NullSink, RecordingSink};
 pub use lsp_provider::LspProvider;
 pub use patch::{
-    ApplyPatchOptions, FileReport, FileStatus, PatchReport, apply_parsed, apply_patch,
+    ApplyPatchOptions, FileReport, FileStatus, MAX_REPLANS, PatchLimits, PatchReport, apply_parsed,
+    apply_patch,
 };
 pub use truncation::{
     EditAttemptLedger, EditExecutor, EditModel, EditOutcome, EditRequest, EditTask, ModelReply,

@@ -18,6 +18,7 @@ pub struct ApplyPatchOptions {
     pub engine: ApplyOptions,
     /// Plan and report, but write nothing.
     pub dry_run: bool,
+    pub limits: PatchLimits,
 }
 
 /// The outcome of one file section.
@@ -101,6 +102,73 @@ impl PatchReport {
     }
 }
 
+/// Bounds on the patch text a call accepts, so hostile input means a clear refusal
+/// (`too_large`), never unbounded memory or time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PatchLimits {
+    /// Largest patch text, in bytes (default 64 MiB).
+    pub max_bytes: usize,
+    /// Most hunks in one patch (default 200,000).
+    pub max_hunks: usize,
+}
+
+impl Default for PatchLimits {
+    fn default() -> Self {
+        PatchLimits {
+            max_bytes: 64 << 20,
+            max_hunks: 200_000,
+        }
+    }
+}
+
+impl PatchLimits {
+    /// Refuse (`too_large`) a patch text longer than [`PatchLimits::max_bytes`].
+    pub fn check_len(&self, len: usize) -> Result<(), ToolError> {
+        if len > self.max_bytes {
+            return Err(ToolError::new(
+                Reason::TooLarge,
+                None,
+                format!(
+                    "the patch is {len} bytes, more than the limit of {} bytes; nothing was applied: split it into smaller patches",
+                    self.max_bytes
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Refuse (`too_large`) a parsed patch with more than [`PatchLimits::max_hunks`] hunks.
+    pub fn check_patch(&self, patch: &Patch) -> Result<(), ToolError> {
+        let hunks: usize = patch
+            .files
+            .iter()
+            .map(|fp| match &fp.change {
+                FileChange::Add { .. } => 1,
+                FileChange::Delete { hunks, .. } | FileChange::Update { hunks, .. } => hunks.len(),
+            })
+            .sum();
+        if hunks > self.max_hunks {
+            return Err(ToolError::new(
+                Reason::TooLarge,
+                None,
+                format!(
+                    "the patch has {hunks} hunks, more than the limit of {}; nothing was applied: split it into smaller patches",
+                    self.max_hunks
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Parse `text` within these limits.
+    pub fn parse(&self, text: &str) -> Result<Patch, ToolError> {
+        self.check_len(text.len())?;
+        let patch = parse_patch(text).map_err(|e| ToolError::from_engine(None, e))?;
+        self.check_patch(&patch)?;
+        Ok(patch)
+    }
+}
+
 /// How many times a file that changed on disk between the plan and the write is planned again
 /// from its new bytes before the sections touching it are refused (`stale_context`).
 pub const MAX_REPLANS: usize = 3;
@@ -112,7 +180,7 @@ pub fn apply_patch(
     text: &str,
     opts: &ApplyPatchOptions,
 ) -> Result<PatchReport, ToolError> {
-    let patch = parse_patch(text).map_err(|e| ToolError::from_engine(None, e))?;
+    let patch = opts.limits.parse(text)?;
     apply_parsed(ws, &patch, opts)
 }
 

@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use lspedit_engine::{
     ApplyOptions, DiffOptions, Document, FileAction, FileChange, Patch, Reason, ViewOptions,
-    apply_file_patch, hashline_view, parse_patch, unified_diff,
+    apply_file_patch, hashline_view, unified_diff,
 };
 
 use super::detect::detect_truncation;
@@ -639,13 +639,14 @@ pub fn apply_combined(
             ));
         }
     }
-    let patch = parse_patch(combined_diff).map_err(|e| ToolError::from_engine(None, e))?;
+    let patch = crate::patch::PatchLimits::default().parse(combined_diff)?;
     let dry = apply_parsed(
         ws,
         &patch,
         &ApplyPatchOptions {
             engine: ApplyOptions::default(),
             dry_run: true,
+            limits: crate::patch::PatchLimits::default(),
         },
     )?;
     if let Some((path, e)) = dry.files.iter().find_map(|f| match &f.status {
