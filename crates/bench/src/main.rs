@@ -8,6 +8,7 @@
 //! cargo run --release -p lspedit-bench -- reliability [--write] [--quick]
 //! cargo run --release -p lspedit-bench -- corpus  [--write]
 //! cargo run --release -p lspedit-bench -- crash   [--write] [--quick]
+//! cargo run --release -p lspedit-bench -- concurrency [--write] [--quick]
 //! ```
 //!
 //! The reliability suites (`reliability`, `corpus`, `crash`; see `suites.rs`) record their
@@ -19,6 +20,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod child;
+mod concurrency;
 mod corpus;
 mod crash;
 mod drift;

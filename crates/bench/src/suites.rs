@@ -8,7 +8,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 
 use crate::drift::Category;
-use crate::{corpus, crash, process, reliability};
+use crate::{concurrency, corpus, crash, process, reliability};
 
 pub const USAGE: &str = "
   reliability [--quick] [--cases N] [--seed N] [--no-registry] [--only CATEGORY]
@@ -17,6 +17,9 @@ pub const USAGE: &str = "
   corpus     the bad-input corpus: every case refused with a typed reason, nothing changed
   crash [--quick] [--runs N] [--seed N]
              kill -9 `lspedit apply` of a 5-file patch at random points, 1000 runs
+  concurrency [--quick] [--runs N]
+             `lspedit apply` processes racing on one file (different lines, the same line)
+             and an external append during an apply, 1000 runs each: lost updates
   (the three combine: `reliability corpus crash --write` runs them all, about 2 minutes on
    2 cores, so `all` leaves them out; each takes --write, updating its section of
    RELIABILITY.md, and --no-build)";
@@ -30,6 +33,7 @@ Measured facts about what lspedit does with patches that no longer fit, with bad
 const DRIFT_HEADING: &str = "## Edit reliability under drift";
 const CORPUS_HEADING: &str = "## Bad-input corpus";
 const CRASH_HEADING: &str = "## Crash safety: kill -9 during apply";
+const CONCURRENCY_HEADING: &str = "## Concurrent writers";
 
 /// Which suites to run and how.
 #[derive(Debug, Clone)]
@@ -37,6 +41,7 @@ pub struct Suites {
     pub reliability: bool,
     pub corpus: bool,
     pub crash: bool,
+    pub concurrency: bool,
     pub quick: bool,
     pub write: bool,
     pub build: bool,
@@ -54,6 +59,7 @@ impl Suites {
             reliability: false,
             corpus: false,
             crash: false,
+            concurrency: false,
             quick: false,
             write: false,
             build: true,
@@ -69,11 +75,12 @@ impl Suites {
                 "reliability" => s.reliability = true,
                 "corpus" => s.corpus = true,
                 "crash" => s.crash = true,
+                "concurrency" => s.concurrency = true,
                 _ => break,
             }
             it.next();
         }
-        if !(s.reliability || s.corpus || s.crash) {
+        if !(s.reliability || s.corpus || s.crash || s.concurrency) {
             return Ok(None);
         }
         let num = |name: &str, v: Option<&String>| -> Result<u64> {
@@ -277,11 +284,55 @@ pub fn run(s: &Suites, root: &Path) -> Result<bool> {
         sections.push((CRASH_HEADING, body));
     }
 
+    if s.concurrency {
+        let start = Instant::now();
+        let runs = s.runs.unwrap_or(if s.quick {
+            concurrency::RUNS_QUICK
+        } else {
+            concurrency::RUNS
+        });
+        let r = concurrency::run(&concurrency::Options {
+            runs,
+            lspedit: lspedit.clone(),
+        })?;
+        all_met &= r.ok;
+        println!("{CONCURRENCY_HEADING}\n\n{}", r.markdown);
+        for v in &r.verdicts {
+            println!("- {v}");
+        }
+        println!();
+        let body = format!(
+            "Command (about {secs:.0} s here):\n\n```\ncargo run --release -p lspedit-bench -- concurrency --write\n```\n\n\
+             Measured {date} on: {machine}; temp dir on {fs}.\n\n\
+             A {lines}-line file; per run it is reset, then two `lspedit apply --no-diagnostics` \
+             processes are started at once with bare-header patches changing different lines \
+             (both must apply) or the same line to different text (exactly one may apply, the \
+             other must be refused), or one process applies while a thread appends a line the \
+             way `echo >> f.txt` does (open for appending, write, close) at a moment spread \
+             over 0–4 ms after the spawn. A *lost update* is a change whose process exited 0, \
+             or an appended line, missing from the file afterwards.\n\n{}\n{}",
+            r.markdown,
+            r.verdicts
+                .iter()
+                .map(|v| format!("- {v}\n"))
+                .collect::<String>(),
+            secs = start.elapsed().as_secs_f64(),
+            fs = process::temp_fs(&std::env::temp_dir()),
+            lines = 200,
+        );
+        sections.push((CONCURRENCY_HEADING, body));
+    }
+
     if s.write {
         let path = root.join("RELIABILITY.md");
         let mut doc = fs::read_to_string(&path).unwrap_or_else(|_| NEW_DOC.to_string());
         // Keep the sections in a fixed order, each after the previous one when it exists.
-        let order = [DRIFT_HEADING, CORPUS_HEADING, CRASH_HEADING];
+        let order = [
+            DRIFT_HEADING,
+            CORPUS_HEADING,
+            CRASH_HEADING,
+            CONCURRENCY_HEADING,
+        ];
         for (heading, body) in &sections {
             let pos = order.iter().position(|h| h == heading).unwrap_or(0);
             let after = order[..pos]
