@@ -10,9 +10,10 @@
 //! nearest match of the first tier that has one wins, and two at the same distance in it are
 //! refused as ambiguous. Runs of blank lines compare as one blank line when they must.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
-use crate::edit::{LineEdit, LineEdits, ranges_conflict};
+use crate::edit::{LineEdit, LineEdits};
 use crate::error::{EngineError, Reason};
 use crate::hash::{Anchor, LineHash, hashline, normalize_for_hash};
 use crate::patch::{Hunk, LineKind};
@@ -367,6 +368,56 @@ fn finish(
     }
 }
 
+/// The ranges of the original document earlier hunks of the file took, for the "is this
+/// candidate still free" test of every later candidate ([`crate::edit::ranges_conflict`]
+/// against each of them). Kept ordered so the test costs O(log n) and planning n hunks stays
+/// O(n log n): rebuilding and scanning a list per hunk made a 1M-hunk patch quadratic.
+///
+/// Invariant: the non-empty ranges are pairwise disjoint (each was free when it was taken), so
+/// ordered by start their ends are ordered too, and only the last one starting before a
+/// position can cover it.
+#[derive(Debug, Default)]
+struct Claimed {
+    /// Non-empty ranges, start → end.
+    spans: BTreeMap<usize, usize>,
+    /// Positions of pure insertions (empty ranges).
+    points: BTreeSet<usize>,
+}
+
+impl Claimed {
+    /// Would `r` conflict with no claimed range (same rule as `ranges_conflict`)?
+    fn is_free(&self, r: &Range<usize>) -> bool {
+        if r.is_empty() {
+            // An insertion conflicts only with a span it falls strictly inside.
+            return self
+                .spans
+                .range(..r.start)
+                .next_back()
+                .is_none_or(|(_, &end)| end <= r.start);
+        }
+        let span_free = self
+            .spans
+            .range(..r.end)
+            .next_back()
+            .is_none_or(|(_, &end)| end <= r.start);
+        // An insertion strictly inside `r` conflicts; one at either edge does not.
+        span_free
+            && self
+                .points
+                .range(r.start.saturating_add(1)..r.end)
+                .next()
+                .is_none()
+    }
+
+    fn insert(&mut self, r: &Range<usize>) {
+        if r.is_empty() {
+            self.points.insert(r.start);
+        } else {
+            self.spans.insert(r.start, r.end);
+        }
+    }
+}
+
 /// Locate every hunk in the original document and turn it into line edits. Returns the edits,
 /// where each hunk landed, and the new final-newline state.
 pub(crate) fn plan_hunks(
@@ -375,7 +426,8 @@ pub(crate) fn plan_hunks(
     opts: &ApplyOptions,
 ) -> Result<(LineEdits, Vec<HunkPlacement>, bool), EngineError> {
     let mut norm = Normalized::new(doc);
-    let mut claimed: Vec<(Range<usize>, LineEdit)> = Vec::new();
+    let mut claimed = Claimed::default();
+    let mut edits: Vec<LineEdit> = Vec::with_capacity(hunks.len());
     let mut placements = Vec::new();
     let mut carry: isize = 0;
     let mut cursor: usize = 0;
@@ -414,17 +466,7 @@ pub(crate) fn plan_hunks(
                 }
             })
             .collect();
-        let claimed_ranges: Vec<Range<usize>> = claimed.iter().map(|(r, _)| r.clone()).collect();
-        let placed = locate(
-            &mut norm,
-            hunk,
-            &old,
-            index,
-            carry,
-            cursor,
-            &claimed_ranges,
-            opts,
-        );
+        let placed = locate(&mut norm, hunk, &old, index, carry, cursor, &claimed, opts);
         let (alignment, claimed_line, target) = match placed {
             Ok(p) => p,
             Err(e)
@@ -467,15 +509,13 @@ pub(crate) fn plan_hunks(
             final_newline = !hunk.new_no_newline;
         }
         let lines = emit(doc, hunk, &old, &alignment);
-        claimed.push((
-            alignment.range.clone(),
-            LineEdit {
-                range: alignment.range,
-                lines,
-            },
-        ));
+        claimed.insert(&alignment.range);
+        edits.push(LineEdit {
+            range: alignment.range,
+            lines,
+        });
     }
-    let edits = LineEdits::new(claimed.into_iter().map(|(_, e)| e).collect()).map_err(|o| {
+    let edits = LineEdits::new(edits).map_err(|o| {
         EngineError::new(
             Reason::HunkMismatch,
             format!("hunks {} and {} overlap", o.0 + 1, o.1 + 1),
@@ -509,11 +549,11 @@ fn locate(
     index: usize,
     carry: isize,
     cursor: usize,
-    claimed: &[Range<usize>],
+    claimed: &Claimed,
     opts: &ApplyOptions,
 ) -> Result<(Alignment, Option<isize>, isize), EngineError> {
     let len = norm.doc.len();
-    let free = |r: &Range<usize>| !claimed.iter().any(|c| ranges_conflict(c, r));
+    let free = |r: &Range<usize>| claimed.is_free(r);
     let Some(claimed_pos) = claimed_position(hunk, old) else {
         return locate_positionless(norm, hunk, old, index, cursor, claimed)
             .map(|a| (a, None, cursor as isize));
@@ -606,7 +646,7 @@ fn locate_positionless(
     old: &[OldLine<'_>],
     index: usize,
     cursor: usize,
-    claimed: &[Range<usize>],
+    claimed: &Claimed,
 ) -> Result<Alignment, EngineError> {
     let len = norm.doc.len();
     let mut from = cursor.min(len);
@@ -648,7 +688,7 @@ fn locate_positionless(
     for tier in Tier::ALL {
         for p in from..=len {
             if let Some(a) = norm.match_at(old, p, tier)
-                && !claimed.iter().any(|c| ranges_conflict(c, &a.range))
+                && claimed.is_free(&a.range)
             {
                 found.push(a);
                 if hunk.context_hint.is_some() || found.len() == 2 {
@@ -695,7 +735,7 @@ fn locate_at_eof(
     old: &[OldLine<'_>],
     index: usize,
     from: usize,
-    claimed: &[Range<usize>],
+    claimed: &Claimed,
 ) -> Result<Alignment, EngineError> {
     let len = norm.doc.len();
     let non_blank = old.iter().filter(|o| !o.norm.is_empty()).count();
@@ -715,7 +755,7 @@ fn locate_at_eof(
             for p in (lowest.max(from)..=first).rev() {
                 if let Some(a) = norm.match_at(old, p, tier)
                     && a.range.end == len
-                    && !claimed.iter().any(|c| ranges_conflict(c, &a.range))
+                    && claimed.is_free(&a.range)
                 {
                     return Ok(a);
                 }
@@ -1261,6 +1301,27 @@ mod tests {
         let err = placed(&file, codex).unwrap_err();
         assert_eq!(err.0, Reason::AmbiguousMatch);
         assert!(err.1.contains("ignoring whitespace"), "{}", err.1);
+    }
+
+    proptest::proptest! {
+        /// `Claimed` answers as `ranges_conflict` against every claimed range would, for any
+        /// sequence of ranges taken only when free (as planning takes them).
+        #[test]
+        fn claimed_set_agrees_with_the_pairwise_rule(
+            ranges in proptest::collection::vec((0..40usize, 0..4usize), 1..60),
+        ) {
+            let mut claimed = Claimed::default();
+            let mut list: Vec<Range<usize>> = Vec::new();
+            for (start, len) in ranges {
+                let r = start..start + len;
+                let free = !list.iter().any(|c| crate::edit::ranges_conflict(c, &r));
+                proptest::prop_assert_eq!(claimed.is_free(&r), free, "{:?} against {:?}", r, list);
+                if free {
+                    claimed.insert(&r);
+                    list.push(r);
+                }
+            }
+        }
     }
 
     // Regression (fuzz target `apply`): a hunk that leaves an empty last line in a file without

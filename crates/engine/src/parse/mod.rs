@@ -40,9 +40,12 @@ fn split_lines(text: &str) -> Vec<PLine<'_>> {
 /// Drop a Markdown code fence wrapped around the whole patch (models add them), and leading
 /// blank lines. Line numbers keep pointing into the original text.
 fn strip_wrapping(mut lines: Vec<PLine<'_>>) -> Vec<PLine<'_>> {
-    while lines.first().is_some_and(|l| l.text.trim().is_empty()) {
-        lines.remove(0);
-    }
+    // One drain, not a `remove(0)` per line: a patch led by many blank lines stays linear.
+    let leading = lines
+        .iter()
+        .take_while(|l| l.text.trim().is_empty())
+        .count();
+    lines.drain(..leading);
     while lines
         .last()
         .is_some_and(|l| l.text.is_empty() && l.terminated)
