@@ -524,21 +524,41 @@ pub(crate) fn plan_hunks(
     Ok((edits, placements, final_newline))
 }
 
-/// The position the hunk claims (0-based line of its first old line), before drift.
-fn claimed_position(hunk: &Hunk, old: &[OldLine<'_>]) -> Option<isize> {
+/// The position the hunk claims (0-based line of its first old line), before drift. Header
+/// and anchor numbers come from the patch and may be anything up to `usize::MAX`: a number no
+/// file can have is `out_of_bounds`, never wrapped into a small or negative position.
+fn claimed_position(
+    hunk: &Hunk,
+    old: &[OldLine<'_>],
+    index: usize,
+    len: usize,
+) -> Result<Option<isize>, EngineError> {
+    let too_far = |line: usize| {
+        EngineError::new(
+            Reason::OutOfBounds,
+            format!(
+                "hunk {index} claims line {line} but the file has {len} lines; fix the hunk header or anchor (re-read the file)"
+            ),
+        )
+        .with_hunk(index)
+    };
     if let Some((k, a)) = old
         .iter()
         .enumerate()
         .find_map(|(k, o)| o.anchor.map(|a| (k, a)))
     {
-        return Some(a.line as isize - 1 - k as isize);
+        let line = isize::try_from(a.line).map_err(|_| too_far(a.line))?;
+        return Ok(Some(line - 1 - k as isize));
     }
-    let start = hunk.old_start? as isize;
-    Some(if old.is_empty() {
+    let Some(start) = hunk.old_start else {
+        return Ok(None);
+    };
+    let start = isize::try_from(start).map_err(|_| too_far(start))?;
+    Ok(Some(if old.is_empty() {
         start
     } else {
         (start - 1).max(0)
-    })
+    }))
 }
 
 #[allow(clippy::too_many_arguments)] // One call site; the arguments are the search state.
@@ -554,11 +574,14 @@ fn locate(
 ) -> Result<(Alignment, Option<isize>, isize), EngineError> {
     let len = norm.doc.len();
     let free = |r: &Range<usize>| claimed.is_free(r);
-    let Some(claimed_pos) = claimed_position(hunk, old) else {
+    let Some(claimed_pos) = claimed_position(hunk, old, index, len)? else {
         return locate_positionless(norm, hunk, old, index, cursor, claimed)
             .map(|a| (a, None, cursor as isize));
     };
-    let target = claimed_pos + carry;
+    // Checked: a claimed line near `isize::MAX` plus the carried drift must not wrap.
+    let Some(target) = claimed_pos.checked_add(carry) else {
+        return Err(out_of_bounds(index, claimed_pos, len));
+    };
     if old.is_empty() {
         // A pure insertion has nothing to verify: it lands exactly at its target.
         let t = if hunk.at_eof { len as isize } else { target };
@@ -632,7 +655,7 @@ fn out_of_bounds(index: usize, target: isize, len: usize) -> EngineError {
         Reason::OutOfBounds,
         format!(
             "hunk {index} targets line {} but the file has {len} lines; re-read the file",
-            target + 1
+            target.saturating_add(1)
         ),
     )
     .with_hunk(index)
@@ -1289,6 +1312,35 @@ mod tests {
             "{}",
             err.message
         );
+    }
+
+    // Regression: header numbers near `u64::MAX` were cast to `isize` and wrapped to a small
+    // or negative position, so `@@ -18446744073709551615,1 ... @@` applied at line 1.
+    #[test]
+    fn header_and_anchor_numbers_past_any_file_are_out_of_bounds() {
+        let file = "a\nb\nc\n";
+        for start in [
+            u64::MAX.to_string(),
+            (u64::MAX - 1).to_string(),
+            (1u64 << 63).to_string(),
+            (i64::MAX as u64).to_string(),
+        ] {
+            let patch = format!("--- a/f\n+++ b/f\n@@ -{start},1 +{start},1 @@\n-a\n+A\n");
+            check_placed(file, &patch, Err(Reason::OutOfBounds));
+            // After a hunk that moved (carried drift), the sum must not wrap either.
+            let patch = format!(
+                "--- a/f\n+++ b/f\n@@ -1,1 +1,1 @@\n-b\n+B\n@@ -{start},1 +{start},1 @@\n-c\n+C\n"
+            );
+            check_placed(file, &patch, Err(Reason::OutOfBounds));
+            // A pure insertion claims a position too.
+            let patch = format!("--- a/f\n+++ b/f\n@@ -{start},0 +{start},1 @@\n+x\n");
+            check_placed(file, &patch, Err(Reason::OutOfBounds));
+            let anchored = format!(
+                "--- a/f\n+++ b/f\n@@ @@\n-{start}{}|a\n+A\n c\n",
+                LineHash::of("a")
+            );
+            check_placed(file, &anchored, Err(Reason::OutOfBounds));
+        }
     }
 
     #[test]
