@@ -6,7 +6,8 @@
 //! the target and moves outward `+1, −1, +2, −2, …` up to the search radius. A position matches
 //! only if every context and removal line matches: content equal in the current [`Tier`], and
 //! the anchor hash equal where the line carries one. The tiers are searched strictest first
-//! (exact, trailing whitespace ignored, all whitespace ignored), each over the whole window; the
+//! (exact, trailing whitespace ignored, all whitespace ignored, typographic punctuation folded),
+//! each over the whole window; the
 //! nearest match of the first tier that has one wins, and two at the same distance in it are
 //! refused as ambiguous. Runs of blank lines compare as one blank line when they must.
 
@@ -15,7 +16,7 @@ use std::ops::Range;
 
 use crate::edit::{LineEdit, LineEdits};
 use crate::error::{EngineError, Reason};
-use crate::hash::{Anchor, LineHash, hashline, normalize_for_hash};
+use crate::hash::{Anchor, LineHash, fold_punctuation, hashline, normalize_for_hash};
 use crate::patch::{Hunk, LineKind};
 use crate::text::{Document, Line, TextView};
 
@@ -82,6 +83,8 @@ pub struct Applied {
 /// One old-side (context or removal) line of a hunk, prepared for matching.
 struct OldLine<'h> {
     norm: String,
+    /// `norm` with typographic punctuation folded ([`fold_punctuation`]), when that changes it.
+    folded: Option<String>,
     anchor: Option<Anchor>,
     /// No anchor, or an anchor whose hash is the hash of this line's own content: a file line
     /// equal to it in a tier that keeps the normalized form carries the anchored hash exactly
@@ -104,10 +107,19 @@ enum Tier {
     /// Equal in the hash's normal form (NFC, invisible characters and all whitespace dropped),
     /// with runs of blank lines compared as one when a one-to-one match fails.
     Whitespace,
+    /// Equal in the normal form once typographic punctuation is folded to ASCII (curly quotes,
+    /// dashes, non-breaking hyphens, …; [`fold_punctuation`]), blank runs as above. An anchor
+    /// is checked against the file line's own hash here, since the hunk line's text differs.
+    Punctuation,
 }
 
 impl Tier {
-    const ALL: [Tier; 3] = [Tier::Exact, Tier::TrailingWhitespace, Tier::Whitespace];
+    const ALL: [Tier; 4] = [
+        Tier::Exact,
+        Tier::TrailingWhitespace,
+        Tier::Whitespace,
+        Tier::Punctuation,
+    ];
 
     /// Words for a message about a match found in this tier (empty for an exact one).
     fn words(self) -> &'static str {
@@ -115,6 +127,7 @@ impl Tier {
             Tier::Exact => "",
             Tier::TrailingWhitespace => " (both ignoring trailing whitespace)",
             Tier::Whitespace => " (both ignoring whitespace)",
+            Tier::Punctuation => " (both ignoring whitespace and typographic punctuation)",
         }
     }
 }
@@ -145,6 +158,9 @@ struct Alignment {
 struct Normalized<'v, 'd> {
     doc: &'v TextView<'d>,
     cache: Vec<Option<String>>,
+    /// Normal forms with punctuation folded, where that changes them; allocated on first use
+    /// (only a hunk no stricter tier places reaches the punctuation tier).
+    folded: Vec<Option<Option<String>>>,
 }
 
 impl<'v, 'd> Normalized<'v, 'd> {
@@ -152,6 +168,25 @@ impl<'v, 'd> Normalized<'v, 'd> {
         Normalized {
             doc,
             cache: vec![None; doc.len()],
+            folded: Vec::new(),
+        }
+    }
+
+    /// Line `i`'s normal form with typographic punctuation folded.
+    fn get_folded(&mut self, i: usize) -> &str {
+        if self.folded.is_empty() {
+            self.folded = vec![None; self.doc.len()];
+        }
+        if self.folded[i].is_none() {
+            let folded = match fold_punctuation(self.get(i)) {
+                std::borrow::Cow::Borrowed(_) => None,
+                std::borrow::Cow::Owned(f) => Some(f),
+            };
+            self.folded[i] = Some(folded);
+        }
+        match &self.folded[i] {
+            Some(Some(f)) => f,
+            _ => self.cache[i].as_deref().unwrap_or(""),
         }
     }
 
@@ -179,6 +214,13 @@ impl<'v, 'd> Normalized<'v, 'd> {
                 old.hash_ok && self.doc.lines[i].text.trim_end() == old.text.trim_end()
             }
             Tier::Whitespace => self.matches(i, old),
+            Tier::Punctuation => {
+                let want = old.folded.as_deref().unwrap_or(&old.norm);
+                self.get_folded(i) == want
+                    && old
+                        .anchor
+                        .is_none_or(|a| LineHash::of_normalized(self.get(i)) == a.hash)
+            }
         }
     }
 }
@@ -459,6 +501,10 @@ pub(crate) fn plan_hunks(
                     hash_ok: l
                         .anchor
                         .is_none_or(|a| LineHash::of_normalized(&norm) == a.hash),
+                    folded: match fold_punctuation(&norm) {
+                        std::borrow::Cow::Borrowed(_) => None,
+                        std::borrow::Cow::Owned(f) => Some(f),
+                    },
                     norm,
                     anchor: l.anchor,
                     kind: l.kind,
@@ -1312,6 +1358,90 @@ mod tests {
             "{}",
             err.message
         );
+    }
+
+    const QUOTE_PATCH: &str = "--- a/f\n+++ b/f\n@@ -4,3 +4,3 @@\n fn greet() {\n-    say(\"it's - ok\");\n+    say(\"fine\");\n }\n";
+
+    // Typographic punctuation is the loosest tier: a file whose quotes and dashes an editor
+    // made typographic still takes a patch written in ASCII, and never over a stricter match.
+    #[test]
+    fn typographic_punctuation_is_the_loosest_tier() {
+        let typo = [
+            "fn greet() {",
+            "    say(\u{201C}it\u{2019}s \u{2013} ok\u{201D});",
+            "}",
+        ];
+        let ascii = ["fn greet() {", "    say(\"it's - ok\");", "}"];
+        let spaced = ["fn greet() {", "say(\"it's - ok\");", "}"];
+        let with = |above: &[&str], below: &[&str]| {
+            let mut lines = vec!["a", "b", "c"];
+            lines.extend_from_slice(above);
+            lines.extend(["x", "y", "z"]);
+            lines.extend_from_slice(below);
+            text(&lines)
+        };
+        // Only a typographic copy: it applies, and only the removed line changes.
+        let file = with(&typo, &[]);
+        assert_eq!(
+            outcome(&file, QUOTE_PATCH),
+            Ok(text(&[
+                "a",
+                "b",
+                "c",
+                "fn greet() {",
+                "    say(\"fine\");",
+                "}",
+                "x",
+                "y",
+                "z"
+            ]))
+        );
+        // An exact copy farther away wins over the typographic one at the target.
+        check_placed(&with(&typo, &ascii), QUOTE_PATCH, Ok(&[10]));
+        // So does a whitespace variant: punctuation is looser than whitespace.
+        check_placed(&with(&typo, &spaced), QUOTE_PATCH, Ok(&[10]));
+        // Two typographic copies at the same distance: ambiguous, saying which tier.
+        let file = text(&[
+            "fn greet() {",
+            "    say(\u{201C}it\u{2019}s \u{2014} ok\u{201D});",
+            "}",
+            "e",
+            "e",
+            "e",
+            "fn greet() {",
+            "    say(\u{201C}it\u{2019}s \u{2011} ok\u{201D});",
+            "}",
+        ]);
+        let err = placed(&file, QUOTE_PATCH).unwrap_err();
+        assert_eq!(err.0, Reason::AmbiguousMatch);
+        assert!(err.1.contains("typographic punctuation"), "{}", err.1);
+        // NBSP and a non-breaking hyphen in the patch, ASCII in the file: folded both ways.
+        let file = text(&["a", "b", "c", "let x = a-b;", "f(x);", "done();"]);
+        let patch = "--- a/f\n+++ b/f\n@@ -4,2 +4,2 @@\n let\u{A0}x = a\u{2011}b;\n-f(x);\n+g(x);\n done();\n";
+        check_placed(&file, patch, Ok(&[4]));
+        // Anchors still hold: the hash is the file line's, so an anchor copied from the file
+        // matches, and a wrong one never does.
+        let line = typo[1];
+        let anchored = format!(
+            "--- a/f\n+++ b/f\n@@ @@\n fn greet() {{\n-{}|    say(\"it's - ok\");\n+    say(\"fine\");\n }}\n",
+            hashline(5, line).split('|').next().unwrap_or_default()
+        );
+        check_placed(&with(&typo, &[]), &anchored, Ok(&[4]));
+        let wrong = anchored.replace(&hashline(5, line)[..5], "5aaaa");
+        check_placed(&with(&typo, &[]), &wrong, Err(Reason::HunkMismatch));
+    }
+
+    // What peers guess at stays refused: escape sequences are not unescaped, and a block whose
+    // first and last lines match but whose middle differs is no match in any tier.
+    #[test]
+    fn escapes_and_block_anchors_are_not_guessed_at() {
+        let file = text(&["a", "b", "c", "let s = \"x\ty\";", "f(s);", "done();"]);
+        let escaped =
+            "--- a/f\n+++ b/f\n@@ -4,2 +4,2 @@\n let s = \"x\\ty\";\n-f(s);\n+g(s);\n done();\n";
+        check_placed(&file, escaped, Err(Reason::HunkMismatch));
+        let file = text(&["a", "b", "c", "fn f() {", "    one();", "    two();", "}"]);
+        let middle = "--- a/f\n+++ b/f\n@@ -4,4 +4,4 @@\n fn f() {\n     one();\n-    three();\n+    four();\n }\n";
+        check_placed(&file, middle, Err(Reason::HunkMismatch));
     }
 
     // Regression: header numbers near `u64::MAX` were cast to `isize` and wrapped to a small

@@ -9,6 +9,7 @@ use crate::apply::{ApplyOptions, SyncBlock, live_sync};
 use crate::edit::{LineEdit, LineEdits};
 use crate::error::{EngineError, Reason};
 use crate::file::edited_len;
+use crate::hash::fold_punctuation;
 use crate::text::{Document, TextView};
 
 /// Which comparison found the text.
@@ -219,19 +220,6 @@ fn line_of(starts: &[usize], b: usize) -> usize {
     starts.partition_point(|&s| s <= b).saturating_sub(1)
 }
 
-fn fold_punctuation(s: &str) -> String {
-    s.chars()
-        .map(|c| match c {
-            '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{2032}' => '\'',
-            '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{2033}' => '"',
-            '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
-            '\u{00A0}' | '\u{2007}' | '\u{202F}' => ' ',
-            other => other,
-        })
-        .collect::<String>()
-        .replace('\u{2026}', "...")
-}
-
 fn leading_ws(s: &str) -> &str {
     &s[..s.len() - s.trim_start().len()]
 }
@@ -418,6 +406,28 @@ mod tests {
             "y",
             true,
             Ok(("y\ny\n", MatchStrategy::Exact)),
+        );
+    }
+
+    // The looser `edit` tiers fold punctuation with the function the patch relocation uses.
+    #[test]
+    fn punctuation_fallback_folds_dashes_and_non_breaking_spaces() {
+        check(
+            "let range = a\u{2013}b;\u{A0}// note\n",
+            "let range = a-b; // note",
+            "let range = a..b;",
+            false,
+            Ok(("let range = a..b;\n", MatchStrategy::UnicodePunctuation)),
+        );
+        check(
+            "x = \u{2018}a\u{2019};\ny = \u{201C}a\u{201D};\n",
+            "x = 'a';",
+            "x = 'b';",
+            false,
+            Ok((
+                "x = 'b';\ny = \u{201C}a\u{201D};\n",
+                MatchStrategy::UnicodePunctuation,
+            )),
         );
     }
 
