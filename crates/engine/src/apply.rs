@@ -820,15 +820,27 @@ fn locate_at_eof(
         while lowest > from && norm.is_blank(lowest - 1) {
             lowest -= 1;
         }
+        // A match made only of blank context lines past the end (`Slot::Beyond`, for a model
+        // that counted the final newline) covers no line of the file: it is taken only when no
+        // position covering file lines matches, else an all-blank old side landed after the
+        // blank last line it names.
+        let mut beyond = None;
         for tier in Tier::ALL {
             for p in (lowest.max(from)..=first).rev() {
                 if let Some(a) = norm.match_at(old, p, tier)
                     && a.range.end == len
                     && claimed.is_free(&a.range)
                 {
+                    if a.range.is_empty() {
+                        beyond.get_or_insert(a);
+                        continue;
+                    }
                     return Ok(a);
                 }
             }
+        }
+        if let Some(a) = beyond {
+            return Ok(a);
         }
     }
     let why = if hunk.at_eof {
@@ -1275,6 +1287,16 @@ mod tests {
         let doc = Document::from_text("y\nz\ny");
         let applied = apply_hunks(&doc, &hunks_of(unterminated), &ApplyOptions::default()).unwrap();
         assert_eq!(applied.doc.to_text(), "y\nz\nY\n");
+    }
+
+    // Regression (property `drift_never_misapplies`): a pinned hunk whose old side is one blank
+    // line matched "past the end" first, so `+a` before the file's only line ` ` (no final
+    // newline) was added after it.
+    #[test]
+    fn a_pinned_blank_context_line_is_the_files_own_last_line() {
+        let patch = "--- a/f\n+++ b/f\n@@ -1,1 +1,2 @@\n+a\n  \n\\ No newline at end of file\n";
+        check_placed(" ", patch, Ok(&[1]));
+        assert_eq!(outcome(" ", patch), Ok("a\n ".to_string()));
     }
 
     #[test]
