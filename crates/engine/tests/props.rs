@@ -640,7 +640,7 @@ fn variant(line: &str, how: usize) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig { max_global_rejects: 100_000, ..ProptestConfig::with_cases(256) })]
 
     /// Exact before lenient: when the hunk's block occurs byte-exactly in the search window, the
     /// hunk lands on it, never on a copy that differs in whitespace or typographic punctuation
