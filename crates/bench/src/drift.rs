@@ -124,7 +124,7 @@ impl Category {
                 "files without a final newline, the last hunk ending at the end with `\\ No newline at end of file`, a copy of its block right above it (nearer to its header line); apply at the end"
             }
             Category::Typographic => {
-                "context lines with quotes or dashes made typographic on disk (curly quotes, EN/EM dash), the patch in ASCII (anchors copied from the file), some drift; apply, keeping the file's context lines"
+                "context lines with quotes or dashes made typographic on disk (curly double quotes, apostrophes, EN DASH for ` - `), the patch in ASCII (anchors copied from the file), some drift; apply, keeping the file's context lines"
             }
         }
     }
