@@ -12,7 +12,7 @@
 //! then confirms each case is what it claims: the intended block is the only copy, or the
 //! nearest by a margin, or equidistant, or gone; otherwise the case is redrawn.
 
-use lspedit_engine::{hashline, normalize_for_hash};
+use lspedit_engine::{LineHash, fold_punctuation, hashline, normalize_for_hash};
 
 use crate::generate::Rng;
 use crate::sources::{SourceFile, Sources};
@@ -42,12 +42,13 @@ pub enum Category {
     Truncated,
     IndentedDuplicate,
     EofPinned,
+    Typographic,
 }
 
 impl Category {
     /// New categories go at the end: a case's id and seed follow its category's place here, so
     /// the cases of the others stay what they were.
-    pub const ALL: [Category; 13] = [
+    pub const ALL: [Category; 14] = [
         Category::Exact,
         Category::Drift,
         Category::Duplicates,
@@ -61,6 +62,7 @@ impl Category {
         Category::Truncated,
         Category::IndentedDuplicate,
         Category::EofPinned,
+        Category::Typographic,
     ];
 
     /// The category named `name` (as [`Category::name`] spells it).
@@ -83,6 +85,7 @@ impl Category {
             Category::Truncated => "truncated",
             Category::IndentedDuplicate => "indented-duplicate",
             Category::EofPinned => "eof-pinned",
+            Category::Typographic => "typographic",
         }
     }
 
@@ -119,6 +122,9 @@ impl Category {
             }
             Category::EofPinned => {
                 "files without a final newline, the last hunk ending at the end with `\\ No newline at end of file`, a copy of its block right above it (nearer to its header line); apply at the end"
+            }
+            Category::Typographic => {
+                "context lines with quotes or dashes made typographic on disk (curly double quotes, apostrophes, EN DASH for ` - `), the patch in ASCII (anchors copied from the file), some drift; apply, keeping the file's context lines"
             }
         }
     }
@@ -321,6 +327,9 @@ struct FileBuild {
     answer: bool,
     /// Hunk index → how its block must appear on disk (checked after construction).
     shape: Vec<Shape>,
+    /// Old line index → the text on disk its anchor is computed from, where the disk differs
+    /// from the patch's text beyond whitespace (a model copies anchors from what it read).
+    anchor_text: std::collections::HashMap<usize, String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -393,6 +402,12 @@ fn build_case(sources: &mut Sources, rng: &mut Rng, id: usize, category: Categor
                     b.drift(rng, sources, 0.5)?;
                 }
                 b.copy_above_last()?;
+            }
+            Category::Typographic => {
+                if rng.below(2) == 0 {
+                    b.drift(rng, sources, 0.5)?;
+                }
+                b.typographic(rng)?;
             }
         }
         if category == Category::Truncated {
@@ -578,6 +593,7 @@ impl FileBuild {
             refuse: false,
             answer: true,
             shape,
+            anchor_text: std::collections::HashMap::new(),
         }
     }
 
@@ -740,6 +756,41 @@ impl FileBuild {
         }
     }
 
+    /// Make the quotes and dashes of 1–2 context lines per hunk typographic, on disk and in the
+    /// result (context lines are the file's); the patch keeps the ASCII text. At least one line
+    /// of the file must have something to change, else the draw is redone.
+    fn typographic(&mut self, rng: &mut Rng) -> Option<()> {
+        let mut changed_any = false;
+        for (h, w) in self.windows.iter().enumerate() {
+            let ctx: Vec<usize> = (0..w.before)
+                .chain(w.before + w.removed..w.old_len())
+                .filter(|&i| typographic_variant(&self.old[w.start + i]).is_some())
+                .collect();
+            if ctx.is_empty() {
+                continue;
+            }
+            let Piece::Win { cur, new } = &mut self.pieces[Self::win_piece(h)] else {
+                continue;
+            };
+            for _ in 0..1 + rng.below(2) {
+                let i = ctx[rng.below(ctx.len() as u64) as usize];
+                let Some(changed) = typographic_variant(&cur[i]) else {
+                    continue;
+                };
+                let j = if i < w.before {
+                    i
+                } else {
+                    i - w.removed + w.added.len()
+                };
+                new[j] = changed.clone();
+                cur[i] = changed.clone();
+                self.anchor_text.insert(w.start + i, changed);
+                changed_any = true;
+            }
+        }
+        changed_any.then_some(())
+    }
+
     /// Change or delete one non-blank context or removed line of one hunk: the file is refused.
     fn vanish(&mut self, rng: &mut Rng) -> Option<()> {
         let h = rng.below(self.windows.len() as u64) as usize;
@@ -873,10 +924,10 @@ impl FileBuild {
         let last = self.old.len() - 1;
         let mut delta: isize = 0;
         let line = |n: usize| -> String {
-            if anchored {
-                hashline(n + 1, &self.old[n])
-            } else {
-                self.old[n].clone()
+            match (anchored, self.anchor_text.get(&n)) {
+                (true, Some(disk)) => format!("{}{}|{}", n + 1, LineHash::of(disk), self.old[n]),
+                (true, None) => hashline(n + 1, &self.old[n]),
+                (false, _) => self.old[n].clone(),
             }
         };
         let no_newline = |n: usize| !self.final_newline && n == last;
@@ -928,6 +979,38 @@ fn filler(sources: &mut Sources, rng: &mut Rng, k: usize) -> Option<Vec<String>>
         out.extend_from_slice(&src.lines[at..at + take]);
     }
     Some(out)
+}
+
+/// The line with its ASCII quotes and ` - ` dashes made typographic, as an editor's smart
+/// punctuation does (`None` when it has none): equal to the line once punctuation is folded.
+fn typographic_variant(line: &str) -> Option<String> {
+    let mut out = String::with_capacity(line.len() + 8);
+    let mut double_open = true;
+    let mut changed = false;
+    let mut chars = line.chars().peekable();
+    let mut prev = ' ';
+    while let Some(c) = chars.next() {
+        let next = chars.peek().copied().unwrap_or(' ');
+        match c {
+            '"' => {
+                out.push(if double_open { '\u{201C}' } else { '\u{201D}' });
+                double_open = !double_open;
+                changed = true;
+            }
+            '\'' if prev.is_alphanumeric() && next.is_alphanumeric() => {
+                // An apostrophe inside a word (`it's`): not a Rust lifetime or char literal.
+                out.push('\u{2019}');
+                changed = true;
+            }
+            '-' if prev == ' ' && next == ' ' => {
+                out.push('\u{2013}');
+                changed = true;
+            }
+            _ => out.push(c),
+        }
+        prev = c;
+    }
+    changed.then_some(out)
 }
 
 /// The line with its whitespace changed and nothing else (its normalized form is the same).
@@ -1028,7 +1111,8 @@ fn collapse(lines: &[String]) -> (Vec<String>, Vec<usize>, Vec<usize>) {
     let mut first = Vec::with_capacity(lines.len());
     let mut of_line = Vec::with_capacity(lines.len());
     for (i, l) in lines.iter().enumerate() {
-        let n = normalize_for_hash(l);
+        // Folded like the engine's loosest tier, so a block is unique at every tier.
+        let n = fold_punctuation(&normalize_for_hash(l)).into_owned();
         if n.is_empty() && collapsed.last().is_some_and(String::is_empty) && i > 0 {
             of_line.push(collapsed.len() - 1);
             continue;
@@ -1097,6 +1181,28 @@ mod tests {
         assert_eq!(idx.find(&block), vec![0, 5]);
         let c: Vec<String> = ["b", "c"].iter().map(|s| s.to_string()).collect();
         assert_eq!(idx.find(&c), vec![3]);
+    }
+
+    #[test]
+    fn typographic_variants_fold_back_to_the_line() {
+        for (line, want) in [
+            (
+                r#"    println!("it's - {}", x);"#,
+                Some("    println!(\u{201C}it\u{2019}s \u{2013} {}\u{201D}, x);"),
+            ),
+            ("let c = 'a';", None),
+            ("fn f<'a>(x: &'a str) {}", None),
+            ("x -= 1;", None),
+        ] {
+            let got = typographic_variant(line);
+            assert_eq!(got.as_deref(), want, "{line}");
+            if let Some(v) = got {
+                assert_eq!(
+                    fold_punctuation(&normalize_for_hash(&v)),
+                    normalize_for_hash(line)
+                );
+            }
+        }
     }
 
     #[test]

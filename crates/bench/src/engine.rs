@@ -223,6 +223,91 @@ pub fn run(quick: bool) -> Result<Report> {
     })
 }
 
+/// One row of the hunks-per-patch scaling benchmark.
+struct ScalingRow {
+    hunks: usize,
+    lines: usize,
+    patch_mib: f64,
+    parse: std::time::Duration,
+    apply: std::time::Duration,
+}
+
+/// Hunk counts of the scaling benchmark (`quick`: the first two only).
+pub const SCALING_HUNKS: &[usize] = &[10_000, 100_000, 1_000_000];
+
+/// Planning work against hunks per patch: parse and apply one patch of 10k, 100k and 1M hunks
+/// (one per 4-line function of the file), each timed once after a check that the output is
+/// the expected file. Linear planning keeps the time per hunk flat; a quadratic step (a list
+/// of claimed ranges rebuilt per hunk) made 1M hunks run for more than 300 s.
+pub fn scaling(quick: bool) -> Result<Report> {
+    let sizes = if quick {
+        &SCALING_HUNKS[..2]
+    } else {
+        SCALING_HUNKS
+    };
+    let opts = ApplyOptions::default();
+    let mut rows = Vec::new();
+    for &hunks in sizes {
+        eprintln!("engine scaling: {} hunks", human(hunks));
+        let case = generate::many_hunks(hunks);
+        let start = std::time::Instant::now();
+        let patch = parse_patch(black_box(&case.patch)).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let parse = start.elapsed();
+        let fp = patch.files.first().context("no file section")?;
+        let start = std::time::Instant::now();
+        let out = apply_file_patch(fp, Some(black_box(case.old.as_bytes())), &opts)
+            .map_err(|e| anyhow::anyhow!("engine refused the scaling patch: {e}"))?;
+        let apply = start.elapsed();
+        ensure!(
+            out.new_content.as_deref() == Some(case.expected.as_bytes()),
+            "engine output differs from the expected file ({hunks} hunks)"
+        );
+        ensure!(out.hunks.len() == hunks, "expected {hunks} placements");
+        rows.push(ScalingRow {
+            hunks,
+            lines: case.lines,
+            patch_mib: case.patch.len() as f64 / (1024.0 * 1024.0),
+            parse,
+            apply,
+        });
+    }
+    let mut md = String::from(
+        "| hunks | file lines | patch MiB | parse (ms) | apply (ms) | total (ms) | total µs/hunk |
+|---:|---:|---:|---:|---:|---:|---:|
+",
+    );
+    for r in &rows {
+        let total = r.parse + r.apply;
+        md.push_str(&format!(
+            "| {} | {} | {:.1} | {} | {} | {} | {:.2} |
+",
+            r.hunks,
+            r.lines,
+            r.patch_mib,
+            ms(r.parse),
+            ms(r.apply),
+            ms(total),
+            total.as_nanos() as f64 / 1000.0 / r.hunks as f64,
+        ));
+    }
+    let mut verdicts = Vec::new();
+    if let (Some(first), Some(last)) = (rows.first(), rows.last()) {
+        let per = |r: &ScalingRow| (r.parse + r.apply).as_nanos() as f64 / r.hunks as f64;
+        verdicts.push(format!(
+            "time per hunk: {:.2} µs at {} hunks, {:.2} µs at {} hunks ({:.2}×; 1.0 = linear)",
+            per(first) / 1000.0,
+            human(first.hunks),
+            per(last) / 1000.0,
+            human(last.hunks),
+            per(last) / per(first)
+        ));
+    }
+    Ok(Report {
+        markdown: md,
+        verdicts,
+    })
+}
+
 /// `1k`, `10k`, `1M`.
 pub fn human(n: usize) -> String {
     if n >= 1_000_000 && n.is_multiple_of(1_000_000) {

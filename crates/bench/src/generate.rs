@@ -292,3 +292,27 @@ fn unique_window(normalized: &[String], p: usize) -> bool {
         .filter(|&q| q != p && normalized[q] == w[0])
         .all(|q| normalized[q..q + HUNK_OLD] != *w)
 }
+
+/// A file of `hunks` small functions and a patch with one hunk per function (`@@ -a,3 +a,3 @@`,
+/// context, one removal, one addition, context): the input of the hunks-per-patch scaling
+/// benchmark, where the work is planning many hunks, not searching for them.
+pub fn many_hunks(hunks: usize) -> Case {
+    let mut old = String::with_capacity(hunks * 40);
+    let mut expected = String::with_capacity(hunks * 44);
+    let mut patch = format!("--- a/{REL_PATH}\n+++ b/{REL_PATH}\n");
+    patch.reserve(hunks * 80);
+    for k in 0..hunks {
+        let at = 4 * k + 1;
+        old.push_str(&format!("fn f{k}() {{\n    let v = {k};\n}}\n\n"));
+        expected.push_str(&format!("fn f{k}() {{\n    let v = {k} + 1;\n}}\n\n"));
+        patch.push_str(&format!(
+            "@@ -{at},3 +{at},3 @@\n fn f{k}() {{\n-    let v = {k};\n+    let v = {k} + 1;\n }}\n"
+        ));
+    }
+    Case {
+        old,
+        patch,
+        expected,
+        lines: 4 * hunks,
+    }
+}

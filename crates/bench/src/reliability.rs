@@ -589,6 +589,11 @@ mod tests {
             cases.len(),
             sources.summary()
         );
+        // Every category is generated (a category whose draws all fail would vanish silently).
+        for category in Category::ALL {
+            let n = cases.iter().filter(|c| c.category == category).count();
+            assert_eq!(n, 5, "{} cases of {}", n, category.name());
+        }
         let mut wrong = Vec::new();
         for case in &cases {
             for anchored in [false, true] {

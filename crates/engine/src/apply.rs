@@ -6,15 +6,17 @@
 //! the target and moves outward `+1, −1, +2, −2, …` up to the search radius. A position matches
 //! only if every context and removal line matches: content equal in the current [`Tier`], and
 //! the anchor hash equal where the line carries one. The tiers are searched strictest first
-//! (exact, trailing whitespace ignored, all whitespace ignored), each over the whole window; the
+//! (exact, trailing whitespace ignored, all whitespace ignored, typographic punctuation folded),
+//! each over the whole window; the
 //! nearest match of the first tier that has one wins, and two at the same distance in it are
 //! refused as ambiguous. Runs of blank lines compare as one blank line when they must.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
-use crate::edit::{LineEdit, LineEdits, ranges_conflict};
+use crate::edit::{LineEdit, LineEdits};
 use crate::error::{EngineError, Reason};
-use crate::hash::{Anchor, LineHash, hashline, normalize_for_hash};
+use crate::hash::{Anchor, LineHash, fold_punctuation, hashline, normalize_for_hash};
 use crate::patch::{Hunk, LineKind};
 use crate::text::{Document, Line, TextView};
 
@@ -81,6 +83,8 @@ pub struct Applied {
 /// One old-side (context or removal) line of a hunk, prepared for matching.
 struct OldLine<'h> {
     norm: String,
+    /// `norm` with typographic punctuation folded ([`fold_punctuation`]), when that changes it.
+    folded: Option<String>,
     anchor: Option<Anchor>,
     /// No anchor, or an anchor whose hash is the hash of this line's own content: a file line
     /// equal to it in a tier that keeps the normalized form carries the anchored hash exactly
@@ -103,10 +107,19 @@ enum Tier {
     /// Equal in the hash's normal form (NFC, invisible characters and all whitespace dropped),
     /// with runs of blank lines compared as one when a one-to-one match fails.
     Whitespace,
+    /// Equal in the normal form once typographic punctuation is folded to ASCII (curly quotes,
+    /// dashes, non-breaking hyphens, …; [`fold_punctuation`]), blank runs as above. An anchor
+    /// is checked against the file line's own hash here, since the hunk line's text differs.
+    Punctuation,
 }
 
 impl Tier {
-    const ALL: [Tier; 3] = [Tier::Exact, Tier::TrailingWhitespace, Tier::Whitespace];
+    const ALL: [Tier; 4] = [
+        Tier::Exact,
+        Tier::TrailingWhitespace,
+        Tier::Whitespace,
+        Tier::Punctuation,
+    ];
 
     /// Words for a message about a match found in this tier (empty for an exact one).
     fn words(self) -> &'static str {
@@ -114,6 +127,7 @@ impl Tier {
             Tier::Exact => "",
             Tier::TrailingWhitespace => " (both ignoring trailing whitespace)",
             Tier::Whitespace => " (both ignoring whitespace)",
+            Tier::Punctuation => " (both ignoring whitespace and typographic punctuation)",
         }
     }
 }
@@ -144,6 +158,9 @@ struct Alignment {
 struct Normalized<'v, 'd> {
     doc: &'v TextView<'d>,
     cache: Vec<Option<String>>,
+    /// Normal forms with punctuation folded, where that changes them; allocated on first use
+    /// (only a hunk no stricter tier places reaches the punctuation tier).
+    folded: Vec<Option<Option<String>>>,
 }
 
 impl<'v, 'd> Normalized<'v, 'd> {
@@ -151,6 +168,25 @@ impl<'v, 'd> Normalized<'v, 'd> {
         Normalized {
             doc,
             cache: vec![None; doc.len()],
+            folded: Vec::new(),
+        }
+    }
+
+    /// Line `i`'s normal form with typographic punctuation folded.
+    fn get_folded(&mut self, i: usize) -> &str {
+        if self.folded.is_empty() {
+            self.folded = vec![None; self.doc.len()];
+        }
+        if self.folded[i].is_none() {
+            let folded = match fold_punctuation(self.get(i)) {
+                std::borrow::Cow::Borrowed(_) => None,
+                std::borrow::Cow::Owned(f) => Some(f),
+            };
+            self.folded[i] = Some(folded);
+        }
+        match &self.folded[i] {
+            Some(Some(f)) => f,
+            _ => self.cache[i].as_deref().unwrap_or(""),
         }
     }
 
@@ -178,6 +214,13 @@ impl<'v, 'd> Normalized<'v, 'd> {
                 old.hash_ok && self.doc.lines[i].text.trim_end() == old.text.trim_end()
             }
             Tier::Whitespace => self.matches(i, old),
+            Tier::Punctuation => {
+                let want = old.folded.as_deref().unwrap_or(&old.norm);
+                self.get_folded(i) == want
+                    && old
+                        .anchor
+                        .is_none_or(|a| LineHash::of_normalized(self.get(i)) == a.hash)
+            }
         }
     }
 }
@@ -367,6 +410,56 @@ fn finish(
     }
 }
 
+/// The ranges of the original document earlier hunks of the file took, for the "is this
+/// candidate still free" test of every later candidate ([`crate::edit::ranges_conflict`]
+/// against each of them). Kept ordered so the test costs O(log n) and planning n hunks stays
+/// O(n log n): rebuilding and scanning a list per hunk made a 1M-hunk patch quadratic.
+///
+/// Invariant: the non-empty ranges are pairwise disjoint (each was free when it was taken), so
+/// ordered by start their ends are ordered too, and only the last one starting before a
+/// position can cover it.
+#[derive(Debug, Default)]
+struct Claimed {
+    /// Non-empty ranges, start → end.
+    spans: BTreeMap<usize, usize>,
+    /// Positions of pure insertions (empty ranges).
+    points: BTreeSet<usize>,
+}
+
+impl Claimed {
+    /// Would `r` conflict with no claimed range (same rule as `ranges_conflict`)?
+    fn is_free(&self, r: &Range<usize>) -> bool {
+        if r.is_empty() {
+            // An insertion conflicts only with a span it falls strictly inside.
+            return self
+                .spans
+                .range(..r.start)
+                .next_back()
+                .is_none_or(|(_, &end)| end <= r.start);
+        }
+        let span_free = self
+            .spans
+            .range(..r.end)
+            .next_back()
+            .is_none_or(|(_, &end)| end <= r.start);
+        // An insertion strictly inside `r` conflicts; one at either edge does not.
+        span_free
+            && self
+                .points
+                .range(r.start.saturating_add(1)..r.end)
+                .next()
+                .is_none()
+    }
+
+    fn insert(&mut self, r: &Range<usize>) {
+        if r.is_empty() {
+            self.points.insert(r.start);
+        } else {
+            self.spans.insert(r.start, r.end);
+        }
+    }
+}
+
 /// Locate every hunk in the original document and turn it into line edits. Returns the edits,
 /// where each hunk landed, and the new final-newline state.
 pub(crate) fn plan_hunks(
@@ -375,7 +468,8 @@ pub(crate) fn plan_hunks(
     opts: &ApplyOptions,
 ) -> Result<(LineEdits, Vec<HunkPlacement>, bool), EngineError> {
     let mut norm = Normalized::new(doc);
-    let mut claimed: Vec<(Range<usize>, LineEdit)> = Vec::new();
+    let mut claimed = Claimed::default();
+    let mut edits: Vec<LineEdit> = Vec::with_capacity(hunks.len());
     let mut placements = Vec::new();
     let mut carry: isize = 0;
     let mut cursor: usize = 0;
@@ -407,6 +501,10 @@ pub(crate) fn plan_hunks(
                     hash_ok: l
                         .anchor
                         .is_none_or(|a| LineHash::of_normalized(&norm) == a.hash),
+                    folded: match fold_punctuation(&norm) {
+                        std::borrow::Cow::Borrowed(_) => None,
+                        std::borrow::Cow::Owned(f) => Some(f),
+                    },
                     norm,
                     anchor: l.anchor,
                     kind: l.kind,
@@ -414,17 +512,7 @@ pub(crate) fn plan_hunks(
                 }
             })
             .collect();
-        let claimed_ranges: Vec<Range<usize>> = claimed.iter().map(|(r, _)| r.clone()).collect();
-        let placed = locate(
-            &mut norm,
-            hunk,
-            &old,
-            index,
-            carry,
-            cursor,
-            &claimed_ranges,
-            opts,
-        );
+        let placed = locate(&mut norm, hunk, &old, index, carry, cursor, &claimed, opts);
         let (alignment, claimed_line, target) = match placed {
             Ok(p) => p,
             Err(e)
@@ -467,15 +555,13 @@ pub(crate) fn plan_hunks(
             final_newline = !hunk.new_no_newline;
         }
         let lines = emit(doc, hunk, &old, &alignment);
-        claimed.push((
-            alignment.range.clone(),
-            LineEdit {
-                range: alignment.range,
-                lines,
-            },
-        ));
+        claimed.insert(&alignment.range);
+        edits.push(LineEdit {
+            range: alignment.range,
+            lines,
+        });
     }
-    let edits = LineEdits::new(claimed.into_iter().map(|(_, e)| e).collect()).map_err(|o| {
+    let edits = LineEdits::new(edits).map_err(|o| {
         EngineError::new(
             Reason::HunkMismatch,
             format!("hunks {} and {} overlap", o.0 + 1, o.1 + 1),
@@ -484,21 +570,41 @@ pub(crate) fn plan_hunks(
     Ok((edits, placements, final_newline))
 }
 
-/// The position the hunk claims (0-based line of its first old line), before drift.
-fn claimed_position(hunk: &Hunk, old: &[OldLine<'_>]) -> Option<isize> {
+/// The position the hunk claims (0-based line of its first old line), before drift. Header
+/// and anchor numbers come from the patch and may be anything up to `usize::MAX`: a number no
+/// file can have is `out_of_bounds`, never wrapped into a small or negative position.
+fn claimed_position(
+    hunk: &Hunk,
+    old: &[OldLine<'_>],
+    index: usize,
+    len: usize,
+) -> Result<Option<isize>, EngineError> {
+    let too_far = |line: usize| {
+        EngineError::new(
+            Reason::OutOfBounds,
+            format!(
+                "hunk {index} claims line {line} but the file has {len} lines; fix the hunk header or anchor (re-read the file)"
+            ),
+        )
+        .with_hunk(index)
+    };
     if let Some((k, a)) = old
         .iter()
         .enumerate()
         .find_map(|(k, o)| o.anchor.map(|a| (k, a)))
     {
-        return Some(a.line as isize - 1 - k as isize);
+        let line = isize::try_from(a.line).map_err(|_| too_far(a.line))?;
+        return Ok(Some(line - 1 - k as isize));
     }
-    let start = hunk.old_start? as isize;
-    Some(if old.is_empty() {
+    let Some(start) = hunk.old_start else {
+        return Ok(None);
+    };
+    let start = isize::try_from(start).map_err(|_| too_far(start))?;
+    Ok(Some(if old.is_empty() {
         start
     } else {
         (start - 1).max(0)
-    })
+    }))
 }
 
 #[allow(clippy::too_many_arguments)] // One call site; the arguments are the search state.
@@ -509,16 +615,19 @@ fn locate(
     index: usize,
     carry: isize,
     cursor: usize,
-    claimed: &[Range<usize>],
+    claimed: &Claimed,
     opts: &ApplyOptions,
 ) -> Result<(Alignment, Option<isize>, isize), EngineError> {
     let len = norm.doc.len();
-    let free = |r: &Range<usize>| !claimed.iter().any(|c| ranges_conflict(c, r));
-    let Some(claimed_pos) = claimed_position(hunk, old) else {
+    let free = |r: &Range<usize>| claimed.is_free(r);
+    let Some(claimed_pos) = claimed_position(hunk, old, index, len)? else {
         return locate_positionless(norm, hunk, old, index, cursor, claimed)
             .map(|a| (a, None, cursor as isize));
     };
-    let target = claimed_pos + carry;
+    // Checked: a claimed line near `isize::MAX` plus the carried drift must not wrap.
+    let Some(target) = claimed_pos.checked_add(carry) else {
+        return Err(out_of_bounds(index, claimed_pos, len));
+    };
     if old.is_empty() {
         // A pure insertion has nothing to verify: it lands exactly at its target.
         let t = if hunk.at_eof { len as isize } else { target };
@@ -592,7 +701,7 @@ fn out_of_bounds(index: usize, target: isize, len: usize) -> EngineError {
         Reason::OutOfBounds,
         format!(
             "hunk {index} targets line {} but the file has {len} lines; re-read the file",
-            target + 1
+            target.saturating_add(1)
         ),
     )
     .with_hunk(index)
@@ -606,7 +715,7 @@ fn locate_positionless(
     old: &[OldLine<'_>],
     index: usize,
     cursor: usize,
-    claimed: &[Range<usize>],
+    claimed: &Claimed,
 ) -> Result<Alignment, EngineError> {
     let len = norm.doc.len();
     let mut from = cursor.min(len);
@@ -648,7 +757,7 @@ fn locate_positionless(
     for tier in Tier::ALL {
         for p in from..=len {
             if let Some(a) = norm.match_at(old, p, tier)
-                && !claimed.iter().any(|c| ranges_conflict(c, &a.range))
+                && claimed.is_free(&a.range)
             {
                 found.push(a);
                 if hunk.context_hint.is_some() || found.len() == 2 {
@@ -695,7 +804,7 @@ fn locate_at_eof(
     old: &[OldLine<'_>],
     index: usize,
     from: usize,
-    claimed: &[Range<usize>],
+    claimed: &Claimed,
 ) -> Result<Alignment, EngineError> {
     let len = norm.doc.len();
     let non_blank = old.iter().filter(|o| !o.norm.is_empty()).count();
@@ -711,15 +820,27 @@ fn locate_at_eof(
         while lowest > from && norm.is_blank(lowest - 1) {
             lowest -= 1;
         }
+        // A match made only of blank context lines past the end (`Slot::Beyond`, for a model
+        // that counted the final newline) covers no line of the file: it is taken only when no
+        // position covering file lines matches, else an all-blank old side landed after the
+        // blank last line it names.
+        let mut beyond = None;
         for tier in Tier::ALL {
             for p in (lowest.max(from)..=first).rev() {
                 if let Some(a) = norm.match_at(old, p, tier)
                     && a.range.end == len
-                    && !claimed.iter().any(|c| ranges_conflict(c, &a.range))
+                    && claimed.is_free(&a.range)
                 {
+                    if a.range.is_empty() {
+                        beyond.get_or_insert(a);
+                        continue;
+                    }
                     return Ok(a);
                 }
             }
+        }
+        if let Some(a) = beyond {
+            return Ok(a);
         }
     }
     let why = if hunk.at_eof {
@@ -1168,6 +1289,16 @@ mod tests {
         assert_eq!(applied.doc.to_text(), "y\nz\nY\n");
     }
 
+    // Regression (property `drift_never_misapplies`): a pinned hunk whose old side is one blank
+    // line matched "past the end" first, so `+a` before the file's only line ` ` (no final
+    // newline) was added after it.
+    #[test]
+    fn a_pinned_blank_context_line_is_the_files_own_last_line() {
+        let patch = "--- a/f\n+++ b/f\n@@ -1,1 +1,2 @@\n+a\n  \n\\ No newline at end of file\n";
+        check_placed(" ", patch, Ok(&[1]));
+        assert_eq!(outcome(" ", patch), Ok("a\n ".to_string()));
+    }
+
     #[test]
     fn codex_end_of_file_hunks_are_pinned_too() {
         let codex =
@@ -1251,6 +1382,119 @@ mod tests {
         );
     }
 
+    const QUOTE_PATCH: &str = "--- a/f\n+++ b/f\n@@ -4,3 +4,3 @@\n fn greet() {\n-    say(\"it's - ok\");\n+    say(\"fine\");\n }\n";
+
+    // Typographic punctuation is the loosest tier: a file whose quotes and dashes an editor
+    // made typographic still takes a patch written in ASCII, and never over a stricter match.
+    #[test]
+    fn typographic_punctuation_is_the_loosest_tier() {
+        let typo = [
+            "fn greet() {",
+            "    say(\u{201C}it\u{2019}s \u{2013} ok\u{201D});",
+            "}",
+        ];
+        let ascii = ["fn greet() {", "    say(\"it's - ok\");", "}"];
+        let spaced = ["fn greet() {", "say(\"it's - ok\");", "}"];
+        let with = |above: &[&str], below: &[&str]| {
+            let mut lines = vec!["a", "b", "c"];
+            lines.extend_from_slice(above);
+            lines.extend(["x", "y", "z"]);
+            lines.extend_from_slice(below);
+            text(&lines)
+        };
+        // Only a typographic copy: it applies, and only the removed line changes.
+        let file = with(&typo, &[]);
+        assert_eq!(
+            outcome(&file, QUOTE_PATCH),
+            Ok(text(&[
+                "a",
+                "b",
+                "c",
+                "fn greet() {",
+                "    say(\"fine\");",
+                "}",
+                "x",
+                "y",
+                "z"
+            ]))
+        );
+        // An exact copy farther away wins over the typographic one at the target.
+        check_placed(&with(&typo, &ascii), QUOTE_PATCH, Ok(&[10]));
+        // So does a whitespace variant: punctuation is looser than whitespace.
+        check_placed(&with(&typo, &spaced), QUOTE_PATCH, Ok(&[10]));
+        // Two typographic copies at the same distance: ambiguous, saying which tier.
+        let file = text(&[
+            "fn greet() {",
+            "    say(\u{201C}it\u{2019}s \u{2014} ok\u{201D});",
+            "}",
+            "e",
+            "e",
+            "e",
+            "fn greet() {",
+            "    say(\u{201C}it\u{2019}s \u{2011} ok\u{201D});",
+            "}",
+        ]);
+        let err = placed(&file, QUOTE_PATCH).unwrap_err();
+        assert_eq!(err.0, Reason::AmbiguousMatch);
+        assert!(err.1.contains("typographic punctuation"), "{}", err.1);
+        // NBSP and a non-breaking hyphen in the patch, ASCII in the file: folded both ways.
+        let file = text(&["a", "b", "c", "let x = a-b;", "f(x);", "done();"]);
+        let patch = "--- a/f\n+++ b/f\n@@ -4,2 +4,2 @@\n let\u{A0}x = a\u{2011}b;\n-f(x);\n+g(x);\n done();\n";
+        check_placed(&file, patch, Ok(&[4]));
+        // Anchors still hold: the hash is the file line's, so an anchor copied from the file
+        // matches, and a wrong one never does.
+        let line = typo[1];
+        let anchored = format!(
+            "--- a/f\n+++ b/f\n@@ @@\n fn greet() {{\n-{}|    say(\"it's - ok\");\n+    say(\"fine\");\n }}\n",
+            hashline(5, line).split('|').next().unwrap_or_default()
+        );
+        check_placed(&with(&typo, &[]), &anchored, Ok(&[4]));
+        let wrong = anchored.replace(&hashline(5, line)[..5], "5aaaa");
+        check_placed(&with(&typo, &[]), &wrong, Err(Reason::HunkMismatch));
+    }
+
+    // What peers guess at stays refused: escape sequences are not unescaped, and a block whose
+    // first and last lines match but whose middle differs is no match in any tier.
+    #[test]
+    fn escapes_and_block_anchors_are_not_guessed_at() {
+        let file = text(&["a", "b", "c", "let s = \"x\ty\";", "f(s);", "done();"]);
+        let escaped =
+            "--- a/f\n+++ b/f\n@@ -4,2 +4,2 @@\n let s = \"x\\ty\";\n-f(s);\n+g(s);\n done();\n";
+        check_placed(&file, escaped, Err(Reason::HunkMismatch));
+        let file = text(&["a", "b", "c", "fn f() {", "    one();", "    two();", "}"]);
+        let middle = "--- a/f\n+++ b/f\n@@ -4,4 +4,4 @@\n fn f() {\n     one();\n-    three();\n+    four();\n }\n";
+        check_placed(&file, middle, Err(Reason::HunkMismatch));
+    }
+
+    // Regression: header numbers near `u64::MAX` were cast to `isize` and wrapped to a small
+    // or negative position, so `@@ -18446744073709551615,1 ... @@` applied at line 1.
+    #[test]
+    fn header_and_anchor_numbers_past_any_file_are_out_of_bounds() {
+        let file = "a\nb\nc\n";
+        for start in [
+            u64::MAX.to_string(),
+            (u64::MAX - 1).to_string(),
+            (1u64 << 63).to_string(),
+            (i64::MAX as u64).to_string(),
+        ] {
+            let patch = format!("--- a/f\n+++ b/f\n@@ -{start},1 +{start},1 @@\n-a\n+A\n");
+            check_placed(file, &patch, Err(Reason::OutOfBounds));
+            // After a hunk that moved (carried drift), the sum must not wrap either.
+            let patch = format!(
+                "--- a/f\n+++ b/f\n@@ -1,1 +1,1 @@\n-b\n+B\n@@ -{start},1 +{start},1 @@\n-c\n+C\n"
+            );
+            check_placed(file, &patch, Err(Reason::OutOfBounds));
+            // A pure insertion claims a position too.
+            let patch = format!("--- a/f\n+++ b/f\n@@ -{start},0 +{start},1 @@\n+x\n");
+            check_placed(file, &patch, Err(Reason::OutOfBounds));
+            let anchored = format!(
+                "--- a/f\n+++ b/f\n@@ @@\n-{start}{}|a\n+A\n c\n",
+                LineHash::of("a")
+            );
+            check_placed(file, &anchored, Err(Reason::OutOfBounds));
+        }
+    }
+
     #[test]
     fn positionless_hunks_take_the_exact_copy() {
         let codex =
@@ -1261,6 +1505,27 @@ mod tests {
         let err = placed(&file, codex).unwrap_err();
         assert_eq!(err.0, Reason::AmbiguousMatch);
         assert!(err.1.contains("ignoring whitespace"), "{}", err.1);
+    }
+
+    proptest::proptest! {
+        /// `Claimed` answers as `ranges_conflict` against every claimed range would, for any
+        /// sequence of ranges taken only when free (as planning takes them).
+        #[test]
+        fn claimed_set_agrees_with_the_pairwise_rule(
+            ranges in proptest::collection::vec((0..40usize, 0..4usize), 1..60),
+        ) {
+            let mut claimed = Claimed::default();
+            let mut list: Vec<Range<usize>> = Vec::new();
+            for (start, len) in ranges {
+                let r = start..start + len;
+                let free = !list.iter().any(|c| crate::edit::ranges_conflict(c, &r));
+                proptest::prop_assert_eq!(claimed.is_free(&r), free, "{:?} against {:?}", r, list);
+                if free {
+                    claimed.insert(&r);
+                    list.push(r);
+                }
+            }
+        }
     }
 
     // Regression (fuzz target `apply`): a hunk that leaves an empty last line in a file without

@@ -27,6 +27,9 @@ pub struct LineEdits {
 pub struct Overlap(pub usize, pub usize);
 
 /// Do `a` and `b` claim a common line (or does an insertion fall strictly inside a replacement)?
+/// The reference rule: planning tests candidates with an ordered set that implements it in
+/// O(log n) (`apply::Claimed`, checked against this by a property test).
+#[cfg(test)]
 pub fn ranges_conflict(a: &Range<usize>, b: &Range<usize>) -> bool {
     if a.is_empty() && b.is_empty() {
         return false;

@@ -46,6 +46,39 @@ pub fn normalize_for_hash(line: &str) -> String {
         .collect()
 }
 
+/// Typographic punctuation folded to its ASCII look-alike, for comparison only (never for what
+/// is written): curly and prime quotes to `'` / `"`, the hyphens and dashes (EN DASH, EM DASH,
+/// NON-BREAKING HYPHEN, …) and MINUS SIGN to `-`, NO-BREAK SPACE and the other fixed-width
+/// spaces to a space, HORIZONTAL ELLIPSIS to `...`. Editors, word processors and chat UIs make
+/// these substitutions, and models make them or undo them when they copy code. The loosest tier
+/// of both matchers: patch relocation (after all whitespace ignored) and `edit`'s search/replace.
+/// ASCII text is returned as it is, without a copy.
+pub fn fold_punctuation(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.is_ascii() {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' | '\u{2035}' => {
+                out.push('\'');
+            }
+            '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' | '\u{2036}' => {
+                out.push('"');
+            }
+            '\u{2010}'..='\u{2015}' | '\u{2212}' | '\u{FE58}' | '\u{FE63}' | '\u{FF0D}' => {
+                out.push('-');
+            }
+            '\u{00A0}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => {
+                out.push(' ');
+            }
+            '\u{2026}' => out.push_str("..."),
+            other => out.push(other),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// True when the line is blank once normalized (empty, whitespace or invisible characters only).
 pub fn is_blank(line: &str) -> bool {
     line.chars().all(|c| c.is_whitespace() || is_invisible(c))

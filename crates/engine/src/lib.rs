@@ -24,7 +24,8 @@ pub use edit::{LineEdit, LineEdits, Overlap};
 pub use error::{EngineError, Reason};
 pub use file::{FileAction, FileOutcome, apply_file_patch};
 pub use hash::{
-    Anchor, LineHash, ViewOptions, hashline, hashline_view, is_blank, normalize_for_hash,
+    Anchor, LineHash, ViewOptions, fold_punctuation, hashline, hashline_view, is_blank,
+    normalize_for_hash,
 };
 pub use parse::parse_patch;
 pub use patch::{FileChange, FilePatch, Hunk, HunkLine, LineKind, Patch, PatchFormat};

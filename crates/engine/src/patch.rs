@@ -43,9 +43,22 @@ pub struct FilePatch {
     pub change: FileChange,
     /// 1-based line of the patch where this section starts.
     pub patch_line: usize,
+    /// The file's mode before the change, from git's `old mode` or `deleted file mode` line
+    /// (e.g. `0o100644`); `None` when the patch does not say.
+    pub old_mode: Option<u32>,
+    /// The file's mode after the change, from git's `new mode` or `new file mode` line (e.g.
+    /// `0o100755`); `None` when the patch does not say. The engine only parses it: setting the
+    /// permission bits is the caller's (a mode change alone is an `Update` without hunks).
+    pub new_mode: Option<u32>,
 }
 
 impl FilePatch {
+    /// The mode the patch sets, when it changes it: `new_mode` where it differs from
+    /// `old_mode` (or `old_mode` is unknown).
+    pub fn mode_change(&self) -> Option<u32> {
+        self.new_mode.filter(|&m| Some(m) != self.old_mode)
+    }
+
     /// The path the section reads from.
     pub fn path(&self) -> &str {
         match &self.change {

@@ -9,6 +9,7 @@ use crate::apply::{ApplyOptions, SyncBlock, live_sync};
 use crate::edit::{LineEdit, LineEdits};
 use crate::error::{EngineError, Reason};
 use crate::file::edited_len;
+use crate::hash::fold_punctuation;
 use crate::text::{Document, TextView};
 
 /// Which comparison found the text.
@@ -140,6 +141,7 @@ fn replace_edits(
     let joined = view.joined();
     let starts = line_starts(&file);
     let exact: Vec<usize> = joined.match_indices(old.as_str()).map(|(i, _)| i).collect();
+    let mut first_lines: Vec<usize> = Vec::new();
     let (strategy, places): (MatchStrategy, Vec<Place>) = if !exact.is_empty() {
         if exact.len() > 1 && !replace_all {
             let lines: Vec<String> = exact
@@ -157,26 +159,42 @@ fn replace_edits(
                 ),
             ));
         }
-        let places = exact
-            .iter()
-            .map(|&b| {
-                let e = b + old.len();
-                let (l0, l1) = (line_of(&starts, b), line_of(&starts, e));
-                let line_range = l0..l1 + 1;
-                let prefix = &joined[starts[l0]..b];
-                let suffix_end = starts.get(l1 + 1).map_or(joined.len(), |&s| s - 1);
-                let suffix = &joined[e..suffix_end];
-                Place {
-                    lines: line_range,
-                    replacement: format!("{prefix}{new}{suffix}"),
-                }
-            })
-            .collect();
+        // Matches sharing a line (`foo bar foo` with `--all`) are one place: one edit of the
+        // lines they span, every match in it replaced; separate edits of one line would
+        // overlap.
+        let mut places: Vec<Place> = Vec::new();
+        let mut k = 0;
+        while k < exact.len() {
+            let l0 = line_of(&starts, exact[k]);
+            let mut l1 = line_of(&starts, exact[k] + old.len());
+            let mut last = k;
+            while last + 1 < exact.len() && line_of(&starts, exact[last + 1]) <= l1 {
+                last += 1;
+                l1 = l1.max(line_of(&starts, exact[last] + old.len()));
+            }
+            let end = starts.get(l1 + 1).map_or(joined.len(), |&s| s - 1);
+            let mut replacement = String::new();
+            let mut at = starts[l0];
+            for &b in &exact[k..=last] {
+                replacement.push_str(&joined[at..b]);
+                replacement.push_str(&new);
+                at = b + old.len();
+            }
+            replacement.push_str(&joined[at..end]);
+            places.push(Place {
+                lines: l0..l1 + 1,
+                replacement,
+            });
+            k = last + 1;
+        }
+        first_lines = exact.iter().map(|&b| line_of(&starts, b) + 1).collect();
         (MatchStrategy::Exact, places)
     } else {
         fallback(&file, &old, &new)?
     };
-    let first_lines = places.iter().map(|p| p.lines.start + 1).collect();
+    if first_lines.is_empty() {
+        first_lines = places.iter().map(|p| p.lines.start + 1).collect();
+    }
     let edits = places
         .into_iter()
         .map(|p| LineEdit {
@@ -217,19 +235,6 @@ fn line_starts(lines: &[&str]) -> Vec<usize> {
 /// The 0-based line holding byte `b`.
 fn line_of(starts: &[usize], b: usize) -> usize {
     starts.partition_point(|&s| s <= b).saturating_sub(1)
-}
-
-fn fold_punctuation(s: &str) -> String {
-    s.chars()
-        .map(|c| match c {
-            '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{2032}' => '\'',
-            '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{2033}' => '"',
-            '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
-            '\u{00A0}' | '\u{2007}' | '\u{202F}' => ' ',
-            other => other,
-        })
-        .collect::<String>()
-        .replace('\u{2026}', "...")
 }
 
 fn leading_ws(s: &str) -> &str {
@@ -418,6 +423,74 @@ mod tests {
             "y",
             true,
             Ok(("y\ny\n", MatchStrategy::Exact)),
+        );
+    }
+
+    // Regression: with replace_all, two matches on one line (`foo bar foo`) became two edits of
+    // that line and were refused as "matches overlapping places".
+    #[test]
+    fn replace_all_replaces_every_match_on_a_line() {
+        check(
+            "foo bar foo\nfoo\n",
+            "foo",
+            "baz",
+            true,
+            Ok(("baz bar baz\nbaz\n", MatchStrategy::Exact)),
+        );
+        let r = search_replace(
+            &Document::from_text("foo bar foo\nfoo\n"),
+            "foo",
+            "baz",
+            true,
+            &ApplyOptions::default(),
+        )
+        .unwrap();
+        assert_eq!((r.count, r.lines.as_slice()), (3, &[1, 1, 2][..]));
+        // Matches chained across lines: the second starts on the line the first ends on.
+        check(
+            "a\nb a\nb\nc\n",
+            "a\nb",
+            "X",
+            true,
+            Ok(("X X\nc\n", MatchStrategy::Exact)),
+        );
+        // CRLF kept on the line that holds both.
+        check(
+            "x = f(1) + f(2);\r\ny\r\n",
+            "f(",
+            "g(",
+            true,
+            Ok(("x = g(1) + g(2);\r\ny\r\n", MatchStrategy::Exact)),
+        );
+        // Without replace_all it is still ambiguous.
+        check(
+            "foo bar foo\n",
+            "foo",
+            "baz",
+            false,
+            Err(Reason::AmbiguousMatch),
+        );
+    }
+
+    // The looser `edit` tiers fold punctuation with the function the patch relocation uses.
+    #[test]
+    fn punctuation_fallback_folds_dashes_and_non_breaking_spaces() {
+        check(
+            "let range = a\u{2013}b;\u{A0}// note\n",
+            "let range = a-b; // note",
+            "let range = a..b;",
+            false,
+            Ok(("let range = a..b;\n", MatchStrategy::UnicodePunctuation)),
+        );
+        check(
+            "x = \u{2018}a\u{2019};\ny = \u{201C}a\u{201D};\n",
+            "x = 'a';",
+            "x = 'b';",
+            false,
+            Ok((
+                "x = 'b';\ny = \u{201C}a\u{201D};\n",
+                MatchStrategy::UnicodePunctuation,
+            )),
         );
     }
 

@@ -14,23 +14,28 @@ const MOVE: &str = "*** Move to: ";
 const EOF_MARK: &str = "*** End of File";
 
 fn path_of(rest: &str, pl: PLine<'_>) -> Result<String, EngineError> {
-    let p = rest.trim();
-    if p.is_empty() {
-        return Err(EngineError::at_line(
-            Reason::InvalidDiffFormat,
-            pl.no,
-            "missing path after the file marker",
-        ));
+    super::file_path(rest.trim(), pl.no)
+}
+
+/// `line` is a marker of the envelope: `*** ` at its start, or (padded with whitespace, as
+/// models indent whole patches) one of the markers this format defines.
+fn is_marker(line: &str) -> bool {
+    if line.starts_with("*** ") {
+        return true;
     }
-    Ok(p.to_string())
+    let t = line.trim();
+    [ADD, DELETE, UPDATE, MOVE]
+        .iter()
+        .any(|m| t.starts_with(m.trim_end()))
+        || [BEGIN, END, EOF_MARK].contains(&t)
 }
 
 pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
     let start = lines
         .iter()
-        .position(|l| l.text.trim_end() == BEGIN)
+        .position(|l| l.text.trim() == BEGIN)
         .unwrap_or(0);
-    let Some(end) = lines.iter().rposition(|l| l.text.trim_end() == END) else {
+    let Some(end) = lines.iter().rposition(|l| l.text.trim() == END) else {
         let last = lines.last().map_or(1, |l| l.no);
         return Err(EngineError::at_line(
             Reason::TruncatedInput,
@@ -44,12 +49,12 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
     let mut hunk_no = 0;
     while i < body.len() {
         let pl = body[i];
-        let t = pl.text.trim_end();
-        if let Some(rest) = t.strip_prefix(ADD) {
+        let t = pl.text.trim();
+        if let Some(rest) = t.strip_prefix(ADD.trim_end()) {
             let path = path_of(rest, pl)?;
             i += 1;
             let mut content = Vec::new();
-            while i < body.len() && !body[i].text.starts_with("*** ") {
+            while i < body.len() && !is_marker(body[i].text) {
                 let l = body[i].text;
                 match l.strip_prefix('+') {
                     Some(c) => content.push(c.to_string()),
@@ -71,8 +76,10 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
                     final_newline: true,
                 },
                 patch_line: pl.no,
+                old_mode: None,
+                new_mode: None,
             });
-        } else if let Some(rest) = t.strip_prefix(DELETE) {
+        } else if let Some(rest) = t.strip_prefix(DELETE.trim_end()) {
             let path = path_of(rest, pl)?;
             i += 1;
             files.push(FilePatch {
@@ -81,13 +88,15 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
                     hunks: Vec::new(),
                 },
                 patch_line: pl.no,
+                old_mode: None,
+                new_mode: None,
             });
-        } else if let Some(rest) = t.strip_prefix(UPDATE) {
+        } else if let Some(rest) = t.strip_prefix(UPDATE.trim_end()) {
             let path = path_of(rest, pl)?;
             i += 1;
             let mut move_to = None;
             if i < body.len()
-                && let Some(rest) = body[i].text.trim_end().strip_prefix(MOVE)
+                && let Some(rest) = body[i].text.trim().strip_prefix(MOVE.trim_end())
             {
                 move_to = Some(path_of(rest, body[i])?);
                 i += 1;
@@ -99,7 +108,7 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
             while i < body.len() {
                 let l = body[i];
                 let lt = l.text;
-                if lt.trim_end() == EOF_MARK {
+                if lt.trim() == EOF_MARK {
                     pending_blank.clear();
                     match hunks.last_mut() {
                         Some(h) => h.at_eof = true,
@@ -114,7 +123,7 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
                     i += 1;
                     continue;
                 }
-                if lt.starts_with("*** ") {
+                if is_marker(lt) {
                     break;
                 }
                 if lt.is_empty() {
@@ -189,6 +198,8 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
                     hunks,
                 },
                 patch_line: pl.no,
+                old_mode: None,
+                new_mode: None,
             });
         } else if t.is_empty() {
             i += 1;

@@ -40,9 +40,12 @@ fn split_lines(text: &str) -> Vec<PLine<'_>> {
 /// Drop a Markdown code fence wrapped around the whole patch (models add them), and leading
 /// blank lines. Line numbers keep pointing into the original text.
 fn strip_wrapping(mut lines: Vec<PLine<'_>>) -> Vec<PLine<'_>> {
-    while lines.first().is_some_and(|l| l.text.trim().is_empty()) {
-        lines.remove(0);
-    }
+    // One drain, not a `remove(0)` per line: a patch led by many blank lines stays linear.
+    let leading = lines
+        .iter()
+        .take_while(|l| l.text.trim().is_empty())
+        .count();
+    lines.drain(..leading);
     while lines
         .last()
         .is_some_and(|l| l.text.is_empty() && l.terminated)
@@ -60,17 +63,105 @@ fn strip_wrapping(mut lines: Vec<PLine<'_>>) -> Vec<PLine<'_>> {
     lines
 }
 
+/// The delimiter of a shell heredoc opened on `line` (`apply_patch <<'EOF'`, `<<EOF`,
+/// `<<"EOF"`, `<<-EOF`, `cat <<'EOF' | apply_patch`), or `None` when the line opens none.
+fn heredoc_delimiter(line: &str) -> Option<&str> {
+    let (command, rest) = line.split_once("<<")?;
+    // `<<<` is a here-string, not a heredoc; a command before `<<` is a word, not patch text.
+    if rest.starts_with('<') || command.trim_start().starts_with("***") {
+        return None;
+    }
+    let rest = rest.strip_prefix('-').unwrap_or(rest).trim_start();
+    let (word, after) = match rest.chars().next()? {
+        q @ ('\'' | '"') => {
+            let body = &rest[1..];
+            let end = body.find(q)?;
+            (&body[..end], &body[end + 1..])
+        }
+        _ => {
+            let end = rest
+                .find(|c: char| c.is_whitespace() || c == '|' || c == ';')
+                .unwrap_or(rest.len());
+            (&rest[..end], &rest[end..])
+        }
+    };
+    let word_ok = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.');
+    // After the delimiter only a pipe into the applying command may follow.
+    let after = after.trim();
+    (word_ok && (after.is_empty() || after.starts_with('|'))).then_some(word)
+}
+
+/// Unwrap a shell heredoc around a Codex envelope: models send the command they would run
+/// (`apply_patch <<'EOF'` … `EOF`). The opener must be directly followed by `*** Begin Patch`
+/// and the last line must be the delimiter; anything else is refused naming the line, since a
+/// guess at where the patch ends could apply a different patch than the one meant.
+fn strip_heredoc<'a>(lines: Vec<PLine<'a>>) -> Result<Vec<PLine<'a>>, EngineError> {
+    let Some(first) = lines.first().copied() else {
+        return Ok(lines);
+    };
+    let Some(delimiter) = heredoc_delimiter(first.text) else {
+        return Ok(lines);
+    };
+    let next = lines[1..].iter().find(|l| !l.text.trim().is_empty());
+    if next.is_none_or(|l| l.text.trim() != BEGIN_PATCH) {
+        return Ok(lines);
+    }
+    let Some(last) = lines.last().copied() else {
+        return Ok(lines);
+    };
+    if lines.len() < 3 || last.text.trim() != delimiter {
+        return Err(EngineError::at_line(
+            Reason::InvalidDiffFormat,
+            last.no,
+            format!(
+                "the patch opens a shell heredoc on line {} (`{}`) but its last line `{}` is not the delimiter `{delimiter}`; send the `*** Begin Patch` … `*** End Patch` text alone, without the shell command around it",
+                first.no,
+                first.text.trim(),
+                last.text.trim()
+            ),
+        ));
+    }
+    Ok(lines[1..lines.len() - 1].to_vec())
+}
+
+const BEGIN_PATCH: &str = "*** Begin Patch";
+
+/// A line that starts unified-diff text: a `*** Begin Patch` after it is content, not a marker.
+fn starts_unified(text: &str) -> bool {
+    text.starts_with("diff --git ") || text.starts_with("--- ") || text.starts_with("@@")
+}
+
 /// Parse a patch in any supported format.
 ///
 /// Errors: `empty_diff` (nothing in it), `invalid_diff_format`, `truncated_input`,
 /// `anchored_addition`, `binary_file` (git binary patches), `unsafe_diff` (copies).
 pub fn parse_patch(text: &str) -> Result<Patch, EngineError> {
-    let lines = strip_wrapping(split_lines(text));
+    let lines = strip_heredoc(strip_wrapping(split_lines(text)))?;
     let Some(first) = lines.iter().find(|l| !l.text.trim().is_empty()) else {
         return Err(EngineError::new(Reason::EmptyDiff, "the patch is empty"));
     };
-    let patch = if first.text.trim_end() == "*** Begin Patch" {
+    // Markers padded with whitespace are still markers (models indent whole patches).
+    let patch = if first.text.trim() == BEGIN_PATCH {
         codex::parse(&lines)?
+    } else if let Some(begin) = lines
+        .iter()
+        .take_while(|l| !starts_unified(l.text))
+        .find(|l| l.text.trim() == BEGIN_PATCH)
+    {
+        // Text before the envelope that is not a heredoc opener: refuse rather than report a
+        // patch that "changes no file".
+        return Err(EngineError::at_line(
+            Reason::InvalidDiffFormat,
+            first.no,
+            format!(
+                "unexpected text `{}` before `*** Begin Patch` (line {}); send the `*** Begin Patch` … `*** End Patch` text alone",
+                first.text.trim(),
+                begin.no
+            ),
+        ));
     } else {
         unified::parse(&lines)?
     };
@@ -81,6 +172,29 @@ pub fn parse_patch(text: &str) -> Result<Patch, EngineError> {
         ));
     }
     Ok(patch)
+}
+
+/// The path a file marker or header names, checked: it must name a file, so an empty path or
+/// one ending in `/` (a directory) is refused naming the patch line, never created as a file
+/// named after the directory.
+pub(crate) fn file_path(path: &str, line: usize) -> Result<String, EngineError> {
+    if path.is_empty() {
+        return Err(EngineError::at_line(
+            Reason::InvalidDiffFormat,
+            line,
+            "missing path after the file marker; name the file, e.g. `*** Add File: src/new.rs`",
+        ));
+    }
+    if path.ends_with('/') || path.ends_with('\\') {
+        return Err(EngineError::at_line(
+            Reason::InvalidDiffFormat,
+            line,
+            format!(
+                "`{path}` names a directory, not a file; name the file to create or change (directories are created for it), e.g. `{path}file.txt`"
+            ),
+        ));
+    }
+    Ok(path.to_string())
 }
 
 /// Parse the part of a hunk line after its marker: an optional anchor `42abcd|` (one space

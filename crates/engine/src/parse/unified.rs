@@ -14,9 +14,14 @@ struct Header {
     hint: Option<String>,
 }
 
-/// Parse `@@ -a[,b] +c[,d] @@ [hint]`. `Ok(None)` for the number-less `@@ @@` / `@@` form.
+/// Parse `@@ -a[,b] +c[,d] @@ [hint]`. `Ok(None)` for the number-less forms: `@@ @@`, `@@`,
+/// and Aider's `@@ ... @@` (also with `…`), whose hunks are located by content.
 fn parse_header(pl: PLine<'_>) -> Result<Option<Header>, EngineError> {
     let rest = pl.text.strip_prefix("@@").unwrap_or(pl.text).trim_start();
+    let rest = rest
+        .strip_prefix("...")
+        .or_else(|| rest.strip_prefix('\u{2026}'))
+        .map_or(rest, str::trim_start);
     if rest.is_empty() || rest.starts_with("@@") {
         return Ok(None);
     }
@@ -129,8 +134,30 @@ struct Section {
     rename_to: Option<String>,
     new_file: bool,
     deleted: bool,
+    old_mode: Option<u32>,
+    new_mode: Option<u32>,
     hunks: Vec<Hunk>,
     patch_line: usize,
+}
+
+/// The octal mode of a git `old mode 100644`-style line (`rest` is what follows the words).
+fn parse_mode(rest: &str, pl: PLine<'_>) -> Result<u32, EngineError> {
+    let digits = rest.trim();
+    if !digits.is_empty()
+        && digits.len() <= 7
+        && digits.bytes().all(|b| (b'0'..=b'7').contains(&b))
+        && let Ok(mode) = u32::from_str_radix(digits, 8)
+    {
+        return Ok(mode);
+    }
+    Err(EngineError::at_line(
+        Reason::InvalidDiffFormat,
+        pl.no,
+        format!(
+            "`{}`: a file mode is up to 7 octal digits, like `100644` or `100755`",
+            pl.text.trim()
+        ),
+    ))
 }
 
 pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
@@ -172,10 +199,16 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
                     sec.rename_from = Some(clean_path(p, ""));
                 } else if let Some(p) = t.strip_prefix("rename to ") {
                     sec.rename_to = Some(clean_path(p, ""));
-                } else if t.starts_with("new file mode") {
+                } else if let Some(m) = t.strip_prefix("new file mode") {
                     sec.new_file = true;
-                } else if t.starts_with("deleted file mode") {
+                    sec.new_mode = Some(parse_mode(m, lines[i])?);
+                } else if let Some(m) = t.strip_prefix("deleted file mode") {
                     sec.deleted = true;
+                    sec.old_mode = Some(parse_mode(m, lines[i])?);
+                } else if let Some(m) = t.strip_prefix("old mode") {
+                    sec.old_mode = Some(parse_mode(m, lines[i])?);
+                } else if let Some(m) = t.strip_prefix("new mode") {
+                    sec.new_mode = Some(parse_mode(m, lines[i])?);
                 } else if t.starts_with("copy from ") || t.starts_with("copy to ") {
                     return Err(EngineError::at_line(
                         Reason::UnsafeDiff,
@@ -193,8 +226,6 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
                 } else if !(t.starts_with("index ")
                     || t.starts_with("similarity index")
                     || t.starts_with("dissimilarity index")
-                    || t.starts_with("old mode")
-                    || t.starts_with("new mode")
                     || t.trim().is_empty())
                 {
                     break;
@@ -238,6 +269,7 @@ fn finish_section(sec: Section) -> Result<FilePatch, EngineError> {
     let is_null = |p: &Option<String>| p.as_deref() == Some(DEV_NULL);
     let change = if sec.new_file || is_null(&sec.old) {
         let path = new.filter(|p| p != DEV_NULL).ok_or_else(missing)?;
+        let path = super::file_path(&path, line)?;
         let mut content = Vec::new();
         let mut final_newline = true;
         for h in &sec.hunks {
@@ -266,7 +298,8 @@ fn finish_section(sec: Section) -> Result<FilePatch, EngineError> {
         let path = old.ok_or_else(missing)?;
         let new = new.ok_or_else(missing)?;
         let move_to = (new != path).then_some(new);
-        if move_to.is_none() && sec.hunks.is_empty() {
+        let mode_changes = sec.new_mode.is_some_and(|m| Some(m) != sec.old_mode);
+        if move_to.is_none() && sec.hunks.is_empty() && !mode_changes {
             return Err(EngineError::at_line(
                 Reason::InvalidDiffFormat,
                 line,
@@ -282,6 +315,8 @@ fn finish_section(sec: Section) -> Result<FilePatch, EngineError> {
     Ok(FilePatch {
         change,
         patch_line: line,
+        old_mode: sec.old_mode,
+        new_mode: sec.new_mode,
     })
 }
 

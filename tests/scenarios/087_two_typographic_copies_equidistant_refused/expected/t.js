@@ -1,0 +1,6 @@
+say(“hi”);
+done();
+// target
+// next
+say(„hi”);
+done();

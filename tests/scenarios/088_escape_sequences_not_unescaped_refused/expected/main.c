@@ -1,0 +1,2 @@
+printf("a	b");
+return 0;

@@ -1,0 +1,6 @@
+fn run() {
+    start();
+    step_one();
+    step_two();
+    finish();
+}
