@@ -434,6 +434,8 @@ struct Plan {
     state: HashMap<String, Option<Vec<u8>>>,
     /// Bytes as read, by the path as the patch spells it (for display diffs).
     before: HashMap<String, Option<Vec<u8>>>,
+    /// Permission bits a section sets (git's `new mode`), by the key of the file it leaves.
+    modes: HashMap<String, u32>,
 }
 
 impl Plan {
@@ -480,6 +482,10 @@ impl Plan {
         let current = self.state.get(&keys.src).and_then(|c| c.as_deref());
         let outcome = apply_file_patch(fp, current, engine)
             .map_err(|e| ToolError::from_engine(Some(src), e))?;
+        if let (Some(mode), false) = (fp.mode_change(), outcome.action == FileAction::Deleted) {
+            let target = keys.dst.clone().unwrap_or_else(|| keys.src.clone());
+            self.modes.insert(target, mode);
+        }
         match &outcome.action {
             FileAction::Deleted => {
                 self.state.insert(keys.src.clone(), None);
@@ -591,6 +597,12 @@ fn commit_unit(ws: &Workspace, keys: &[&str], plan: &Plan) -> Result<(), Commit>
             }
         }
         return Err(err);
+    }
+    // Modes last, on the files as written.
+    for &k in keys {
+        if let Some(&mode) = plan.modes.get(k) {
+            ws.set_mode(k, mode).map_err(Commit::Failed)?;
+        }
     }
     Ok(())
 }

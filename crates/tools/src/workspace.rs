@@ -436,6 +436,24 @@ impl Workspace {
             })
     }
 
+    /// Set the permission bits of the file `path` names to `mode & 0o777` (never setuid, setgid
+    /// or sticky), through a descriptor opened beneath the root, so a symlink cannot carry the
+    /// change outside it.
+    pub fn set_mode(&self, path: &str, mode: u32) -> Result<(), ToolError> {
+        let abs = self.check_writable(path)?;
+        let rel = self.rel(&abs, path)?;
+        let mut opts = OpenOptions::new();
+        opts.read(true)
+            .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+        let file = self
+            .dir
+            .open_with(rel, &opts)
+            .map_err(|e| ToolError::io(path, "changing the mode of", &e))?
+            .into_std();
+        file.set_permissions(fs::Permissions::from_mode(mode & 0o777))
+            .map_err(|e| ToolError::io(path, "changing the mode of", &e))
+    }
+
     /// [`Workspace::install`] only if the target still holds `expected` (`None`: it must not
     /// exist), the compare and the rename under the directory's cross-process lock
     /// ([`DirLock`]). On [`Replaced::Changed`] the temp file stays staged (the caller discards

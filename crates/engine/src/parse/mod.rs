@@ -166,6 +166,26 @@ pub fn parse_patch(text: &str) -> Result<Patch, EngineError> {
         unified::parse(&lines)?
     };
     if patch.files.is_empty() {
+        // Text with no diff structure at all is not a diff that changes nothing: say what a
+        // patch looks like instead of "changes no file".
+        let structured = lines.iter().any(|l| {
+            let t = l.text.trim_start();
+            t.starts_with("--- ")
+                || t.starts_with("+++ ")
+                || t.starts_with("@@")
+                || t.starts_with("diff --git ")
+                || t.starts_with("*** ")
+        });
+        if !structured {
+            let shown: String = first.text.trim().chars().take(60).collect();
+            return Err(EngineError::at_line(
+                Reason::InvalidDiffFormat,
+                first.no,
+                format!(
+                    "no diff found: the text has no `---`/`+++` file headers, `@@` hunks or `*** Begin Patch` envelope (it starts `{shown}`); send a unified diff or a `*** Begin Patch` … `*** End Patch` envelope"
+                ),
+            ));
+        }
         return Err(EngineError::new(
             Reason::EmptyDiff,
             "the patch changes no file",

@@ -301,3 +301,44 @@ fn a_directory_swapped_for_a_symlink_never_moves_a_write_outside() {
     assert!(applied > 0 && applied < OPS, "{applied} of {OPS} applied");
     eprintln!("applied {applied} of {OPS}");
 }
+
+// Regression: `old mode`/`new mode` lines were silently dropped. They are applied, as
+// permission bits only: a patch never makes a file setuid, setgid or sticky.
+#[test]
+fn mode_lines_set_permission_bits_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let e = Env::new(&[("run.sh", "echo hi\n"), ("tool.sh", "echo a\n")]);
+    let mode = |p: &str| {
+        std::fs::metadata(e.root.join(p))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o7777
+    };
+    std::fs::set_permissions(
+        e.root.join("run.sh"),
+        std::fs::Permissions::from_mode(0o644),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        e.root.join("tool.sh"),
+        std::fs::Permissions::from_mode(0o644),
+    )
+    .unwrap();
+    // A mode-only change.
+    let r = e
+        .tools
+        .apply_patch("diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n");
+    assert!(!r.is_error, "{}", r.llm_content);
+    assert_eq!(mode("run.sh"), 0o755);
+    // With content, and a setuid bit that is dropped.
+    let r = e.tools.apply_patch(
+        "diff --git a/tool.sh b/tool.sh\nold mode 100644\nnew mode 104755\n--- a/tool.sh\n+++ b/tool.sh\n@@ -1 +1 @@\n-echo a\n+echo b\n",
+    );
+    assert!(!r.is_error, "{}", r.llm_content);
+    assert_eq!(mode("tool.sh"), 0o755);
+    assert_eq!(
+        std::fs::read_to_string(e.root.join("tool.sh")).unwrap(),
+        "echo b\n"
+    );
+}
