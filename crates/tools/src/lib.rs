@@ -7,6 +7,7 @@ mod error;
 pub mod events;
 mod lsp_provider;
 mod patch;
+mod plan;
 pub mod truncation;
 pub mod workflow;
 mod workspace;

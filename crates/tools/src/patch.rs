@@ -5,11 +5,12 @@
 use std::collections::{BTreeSet, HashMap};
 
 use lspedit_engine::{
-    ApplyOptions, Classification, FileAction, FileChange, FileOutcome, Patch, apply_file_patch,
+    ApplyOptions, Classification, FileAction, FileChange, FileOutcome, Patch,
     classify_patch_operations, parse_patch,
 };
 
 use crate::error::{Reason, ToolError};
+use crate::plan::{Plan, Planned, Section, plan_sections};
 use crate::workspace::{Replaced, Workspace};
 
 /// Options of [`apply_patch`].
@@ -259,136 +260,25 @@ struct Run {
     before: HashMap<String, Option<Vec<u8>>>,
 }
 
-/// A section's files: its source, and its destination when it moves the file.
-struct Keys {
-    src: String,
-    dst: Option<String>,
-}
-
-impl Keys {
-    fn all(&self) -> impl Iterator<Item = &String> {
-        std::iter::once(&self.src).chain(self.dst.as_ref())
-    }
-}
-
-/// A path as a file identity: its workspace-relative form with `.`, `..`, doubled separators
-/// and symlinks resolved, and, for an existing file, the first such form seen for its
-/// device and inode (hard links). With `entry`, the last component is not followed: the
-/// identity of the directory entry a deletion or a rename removes (a symlink itself).
-fn file_key(
-    ws: &Workspace,
-    path: &str,
-    entry: bool,
-    inodes: &mut HashMap<(u64, u64), String>,
-) -> Result<String, ToolError> {
-    let abs = if entry {
-        ws.resolve_entry(path)?
-    } else {
-        ws.resolve(path)?
-    };
-    let key = ws.display_path(&abs);
-    let meta = if entry {
-        std::fs::symlink_metadata(&abs)
-    } else {
-        std::fs::metadata(&abs)
-    };
-    match meta {
-        Ok(m) if m.is_file() => {
-            use std::os::unix::fs::MetadataExt;
-            Ok(inodes.entry((m.dev(), m.ino())).or_insert(key).clone())
-        }
-        _ => Ok(key),
-    }
-}
-
-/// A section as planned: its index in the patch, its files (`None`: a path was refused), and
-/// its outcome.
-type PlannedSection = (usize, Option<Keys>, Result<FileOutcome, ToolError>);
-
 fn run_sections(
     ws: &Workspace,
     patch: &Patch,
     indices: &[usize],
     opts: &ApplyPatchOptions,
 ) -> Result<Run, ToolError> {
-    let mut inodes = HashMap::new();
-    let mut plan = Plan::default();
-    let mut planned: Vec<PlannedSection> = Vec::new();
-    for &i in indices {
-        let fp = &patch.files[i];
-        let src = fp.path();
-        let keyed = (|| -> Result<Keys, ToolError> {
-            // Protected paths are refused before anything is planned, so no section can
-            // half-happen (a rename out of `.git/` writing its destination, then failing the
-            // delete). A deletion acts on the entry itself (a symlink, never its target).
-            // Deletions and renames remove the source's entry (a symlink itself); other
-            // changes write through it.
-            let entry = matches!(
-                &fp.change,
-                FileChange::Delete { .. }
-                    | FileChange::Update {
-                        move_to: Some(_),
-                        ..
-                    }
-            );
-            if entry {
-                ws.resolve_entry(src)?;
-            } else {
-                ws.check_writable(src)?;
-            }
-            let src_key = file_key(ws, src, entry, &mut inodes)?;
-            let dst = match &fp.change {
-                FileChange::Update {
-                    move_to: Some(dest),
-                    ..
-                } => {
-                    ws.check_writable(dest)?;
-                    Some(file_key(ws, dest, false, &mut inodes)?)
-                }
-                _ => None,
-            };
-            Ok(Keys { src: src_key, dst })
-        })();
-        let keys = match keyed {
-            Ok(k) => k,
-            Err(e) => {
-                planned.push((i, None, Err(e)));
-                continue;
-            }
-        };
-        let result = plan.section(ws, fp, &keys, &opts.engine);
-        planned.push((i, Some(keys), result));
-    }
-    // A section found cut off means the patch text is: nothing of it is applied, whatever
-    // other sections planned (the engine can only tell a cut from a mismatch when the cut
-    // section is tried, so this is decided here, before anything is written).
-    if let Some(cut) = planned.iter().find_map(|(_, _, r)| match r {
-        Err(e) if e.reason == Reason::TruncatedInput => Some(e.clone()),
-        _ => None,
-    }) {
-        return Err(cut);
-    }
-    // Sections sharing a file succeed or fail together (transitively): one unit each.
-    let mut units = Units::default();
-    for (_, keys, _) in &planned {
-        if let Some(k) = keys {
-            units.join(k.all());
-        }
-    }
-    let bad_units: BTreeSet<usize> = planned
-        .iter()
-        .filter_map(|(_, keys, r)| match (keys, r) {
-            (Some(k), Err(_)) => Some(units.of(&k.src)),
-            _ => None,
-        })
-        .collect();
+    let Planned {
+        sections,
+        plan,
+        units,
+        bad_units,
+    } = plan_sections(ws, patch, indices, &opts.engine)?;
     // Commit each healthy unit's files once, with their final state.
     let mut unit_result: HashMap<usize, Result<(), Commit>> = HashMap::new();
     if !opts.dry_run {
-        for (_, keys, r) in &planned {
+        for Section { keys, result, .. } in &sections {
             let Some(k) = keys else { continue };
             let u = units.of(&k.src);
-            if r.is_err() || bad_units.contains(&u) || unit_result.contains_key(&u) {
+            if result.is_err() || bad_units.contains(&u) || unit_result.contains_key(&u) {
                 continue;
             }
             unit_result.insert(u, commit_unit(ws, &units.members(u), &plan));
@@ -396,10 +286,15 @@ fn run_sections(
     }
     let mut files: Vec<Option<FileReport>> = vec![None; patch.files.len()];
     let mut conflicted = Vec::new();
-    for (i, keys, r) in planned {
+    for Section {
+        index: i,
+        keys,
+        result,
+    } in sections
+    {
         let path = patch.files[i].path().to_string();
         let u = keys.as_ref().map(|k| units.of(&k.src));
-        let status = match (r, u) {
+        let status = match (result, u) {
             (Err(e), _) => FileStatus::Failed(e),
             (Ok(o), Some(u)) if bad_units.contains(&u) => FileStatus::Failed(ToolError::new(
                 Reason::HunkMismatch,
@@ -423,139 +318,6 @@ fn run_sections(
         conflicted,
         before: plan.before,
     })
-}
-
-/// The files a pass plans, each read once.
-#[derive(Default)]
-struct Plan {
-    /// Bytes as read, by file key (`None`: the file does not exist).
-    base: HashMap<String, Option<Vec<u8>>>,
-    /// Each file's state as the plan proceeds, by key.
-    state: HashMap<String, Option<Vec<u8>>>,
-    /// Bytes as read, by the path as the patch spells it (for display diffs).
-    before: HashMap<String, Option<Vec<u8>>>,
-    /// Permission bits a section sets (git's `new mode`), by the key of the file it leaves.
-    modes: HashMap<String, u32>,
-}
-
-impl Plan {
-    fn load(&mut self, ws: &Workspace, key: &str, shown: &str) -> Result<(), ToolError> {
-        if !self.base.contains_key(key) {
-            let bytes = ws.read(shown)?;
-            self.state.insert(key.to_string(), bytes.clone());
-            self.base.insert(key.to_string(), bytes);
-        }
-        if !self.before.contains_key(shown) {
-            let bytes = self.base.get(key).cloned().flatten();
-            self.before.insert(shown.to_string(), bytes);
-        }
-        Ok(())
-    }
-
-    /// Plan one section against the current state of its files.
-    fn section(
-        &mut self,
-        ws: &Workspace,
-        fp: &lspedit_engine::FilePatch,
-        keys: &Keys,
-        engine: &ApplyOptions,
-    ) -> Result<FileOutcome, ToolError> {
-        let src = fp.path();
-        self.load(ws, &keys.src, src)?;
-        if let (
-            Some(dst_key),
-            FileChange::Update {
-                move_to: Some(dest),
-                ..
-            },
-        ) = (&keys.dst, &fp.change)
-        {
-            self.load(ws, dst_key, dest)?;
-            if dst_key != &keys.src && self.state.get(dst_key).is_some_and(Option::is_some) {
-                return Err(ToolError::new(
-                    Reason::FileExists,
-                    Some(dest),
-                    format!("cannot move `{src}` to `{dest}`: the destination exists"),
-                ));
-            }
-        }
-        let current = self.state.get(&keys.src).and_then(|c| c.as_deref());
-        let outcome = apply_file_patch(fp, current, engine)
-            .map_err(|e| ToolError::from_engine(Some(src), e))?;
-        if let (Some(mode), false) = (fp.mode_change(), outcome.action == FileAction::Deleted) {
-            let target = keys.dst.clone().unwrap_or_else(|| keys.src.clone());
-            self.modes.insert(target, mode);
-        }
-        match &outcome.action {
-            FileAction::Deleted => {
-                self.state.insert(keys.src.clone(), None);
-            }
-            FileAction::Renamed { .. } => {
-                let to = keys.dst.clone().unwrap_or_else(|| keys.src.clone());
-                self.state.insert(keys.src.clone(), None);
-                self.state.insert(to, outcome.new_content.clone());
-            }
-            FileAction::Added | FileAction::Modified => {
-                if outcome.content_changed || outcome.action == FileAction::Added {
-                    self.state
-                        .insert(keys.src.clone(), outcome.new_content.clone());
-                }
-            }
-        }
-        Ok(outcome)
-    }
-}
-
-/// Files joined into units (union-find over file keys).
-#[derive(Default)]
-struct Units {
-    index: HashMap<String, usize>,
-    parent: Vec<usize>,
-    keys: Vec<String>,
-}
-
-impl Units {
-    fn id(&mut self, key: &str) -> usize {
-        if let Some(&i) = self.index.get(key) {
-            return i;
-        }
-        let i = self.parent.len();
-        self.parent.push(i);
-        self.keys.push(key.to_string());
-        self.index.insert(key.to_string(), i);
-        i
-    }
-
-    fn root(&self, mut i: usize) -> usize {
-        while self.parent[i] != i {
-            i = self.parent[i];
-        }
-        i
-    }
-
-    fn join<'a>(&mut self, keys: impl Iterator<Item = &'a String>) {
-        let ids: Vec<usize> = keys.map(|k| self.id(k)).collect();
-        for w in ids.windows(2) {
-            let (a, b) = (self.root(w[0]), self.root(w[1]));
-            if a != b {
-                self.parent[b] = a;
-            }
-        }
-    }
-
-    fn of(&self, key: &str) -> usize {
-        self.index.get(key).map_or(usize::MAX, |&i| self.root(i))
-    }
-
-    /// The keys of unit `u`, sorted.
-    fn members(&self, u: usize) -> Vec<&str> {
-        let mut v: Vec<&str> = (0..self.keys.len())
-            .filter(|&i| self.root(i) == u)
-            .map(|i| self.keys[i].as_str())
-            .collect();
-        v.sort_unstable();
-        v
-    }
 }
 
 /// Why a unit was not committed.

@@ -5,11 +5,11 @@
 //! be unchanged, so what is applied is exactly what was shown.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use lspedit_engine::{
-    ApplyOptions, DiffOptions, Document, FileAction, FileChange, FileOutcome, Patch, PatchFormat,
-    Reason, apply_file_patch, check_text, classify_patch_operations, parse_patch, unified_diff,
+    ApplyOptions, DiffOptions, Document, FileAction, FileChange, Patch, PatchFormat, Reason,
+    apply_file_patch, check_text, classify_patch_operations, parse_patch, unified_diff,
 };
 use serde::{Deserialize, Serialize};
 
@@ -248,15 +248,6 @@ fn resolve_key(ws: &Workspace, path: &str) -> Result<(String, PathBuf), ToolErro
     Ok((rel, abs))
 }
 
-/// A file's bytes, `None` when it does not exist.
-fn read_abs(abs: &Path, rel: &str) -> Result<Option<Vec<u8>>, ToolError> {
-    match std::fs::read(abs) {
-        Ok(b) => Ok(Some(b)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(ToolError::io(rel, "reading", &e)),
-    }
-}
-
 fn kind_of(change: &FileChange) -> ChangeKind {
     match change {
         FileChange::Add { .. } => ChangeKind::Create,
@@ -324,115 +315,55 @@ fn line_count(bytes: Option<&[u8]>) -> usize {
         .map_or(0, |d| d.len())
 }
 
-/// Plan every section in patch order against the state the previous ones leave, as
-/// `apply_patch` does; then a failed section fails every section sharing a path with it
-/// (transitively), so a file is never half-patched by a multi-section patch.
-fn plan_sections(
-    patch: &Patch,
-    keys: &[(String, Option<String>)],
-    bases: &BTreeMap<String, Option<Vec<u8>>>,
-    engine: &ApplyOptions,
-) -> Vec<Result<FileOutcome, ToolError>> {
-    let mut state = bases.clone();
-    let mut results = Vec::with_capacity(patch.files.len());
-    for (fp, (src, dst)) in patch.files.iter().zip(keys) {
-        let current = state.get(src).cloned().flatten();
-        let r = match (&fp.change, dst) {
-            (
-                FileChange::Update {
-                    move_to: Some(_), ..
-                },
-                Some(dst),
-            ) if state.get(dst).is_some_and(Option::is_some) => Err(ToolError::new(
-                Reason::FileExists,
-                Some(dst),
-                format!("cannot move `{src}` to `{dst}`: the destination exists"),
-            )),
-            _ => apply_file_patch(fp, current.as_deref(), engine)
-                .map_err(|e| ToolError::from_engine(Some(src), e)),
-        };
-        if let Ok(o) = &r {
-            let to = dst.clone().unwrap_or_else(|| src.clone());
-            match &o.action {
-                FileAction::Deleted => {
-                    state.insert(src.clone(), None);
-                }
-                FileAction::Renamed { .. } => {
-                    state.insert(src.clone(), None);
-                    state.insert(to, o.new_content.clone());
-                }
-                FileAction::Added | FileAction::Modified => {
-                    state.insert(to, o.new_content.clone());
-                }
-            }
-        }
-        results.push(r);
-    }
-    let touches = |i: usize| -> Vec<&String> {
-        let (src, dst) = &keys[i];
-        std::iter::once(src).chain(dst.as_ref()).collect()
-    };
-    let mut poisoned: BTreeSet<&String> = (0..results.len())
-        .filter(|&i| results[i].is_err())
-        .flat_map(touches)
-        .collect();
-    loop {
-        let before = poisoned.len();
-        for i in 0..results.len() {
-            if touches(i).iter().any(|p| poisoned.contains(p)) {
-                poisoned.extend(touches(i));
-            }
-        }
-        if poisoned.len() == before {
-            break;
-        }
-    }
-    for (i, r) in results.iter_mut().enumerate() {
-        if r.is_ok() && touches(i).iter().any(|p| poisoned.contains(p)) {
-            *r = Err(ToolError::new(
-                Reason::HunkMismatch,
-                Some(&keys[i].0),
-                "another section of this patch for the same file failed, so this file is left untouched",
-            ));
-        }
-    }
-    results
-}
-
-/// Plan `patch` against the workspace as it is now: per-section outcomes, the rendered diff and
-/// the commit units. Nothing is written. `Err` only for a path outside the workspace or in
-/// lspedit's state, or an unreadable file.
+/// Plan `patch` against the workspace as it is now, with the one planner
+/// ([`crate::plan::plan_sections`]): per-section outcomes, the rendered diff and the commit
+/// units. Nothing is written. `Err` for a cut-off patch, a path outside the workspace or in a
+/// protected directory (a proposal is refused whole then: there is nothing to review), or an
+/// unreadable file.
 pub(crate) fn plan_patch(
     ws: &Workspace,
     patch: &Patch,
     engine: &ApplyOptions,
 ) -> Result<PatchPlan, ToolError> {
-    // Each path is resolved and read once; planning works on these bytes.
-    let mut bases: BTreeMap<String, Option<Vec<u8>>> = BTreeMap::new();
-    let mut abs_of: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let all: Vec<usize> = (0..patch.files.len()).collect();
+    let crate::plan::Planned {
+        sections,
+        plan,
+        units: linked,
+        bad_units,
+    } = crate::plan::plan_sections(ws, patch, &all, engine)?;
+    let mut keys: Vec<(String, Option<String>)> = Vec::with_capacity(sections.len());
     let mut key_of: HashMap<String, String> = HashMap::new();
-    let mut keys: Vec<(String, Option<String>)> = Vec::with_capacity(patch.files.len());
-    for fp in &patch.files {
-        let mut resolve = |p: &str| -> Result<String, ToolError> {
-            if let Some(k) = key_of.get(p) {
-                return Ok(k.clone());
-            }
-            let (k, abs) = resolve_key(ws, p)?;
-            if !bases.contains_key(&k) {
-                bases.insert(k.clone(), read_abs(&abs, &k)?);
-                abs_of.insert(k.clone(), abs);
-            }
-            key_of.insert(p.to_string(), k.clone());
-            Ok(k)
+    let mut results = Vec::with_capacity(sections.len());
+    for (fp, section) in patch.files.iter().zip(sections) {
+        let Some(k) = section.keys else {
+            return Err(match section.result {
+                Err(e) => e,
+                Ok(_) => {
+                    ToolError::new(Reason::IoError, Some(fp.path()), "the path was not planned")
+                }
+            });
         };
-        let src = resolve(fp.path())?;
-        let dst = match fp.new_path() {
-            Some(n) if n != fp.path() => Some(resolve(n)?),
-            _ => None,
+        key_of.insert(fp.path().to_string(), k.src.clone());
+        if let Some(n) = fp.new_path() {
+            key_of.insert(
+                n.to_string(),
+                k.dst.clone().unwrap_or_else(|| k.src.clone()),
+            );
+        }
+        let result = match section.result {
+            Ok(_) if bad_units.contains(&linked.of(&k.src)) => Err(ToolError::new(
+                Reason::HunkMismatch,
+                Some(&k.src),
+                "another section of this patch for the same file failed, so this file is left untouched",
+            )),
+            r => r,
         };
-        keys.push((src, dst));
+        results.push(result);
+        keys.push((k.src, k.dst));
     }
-    let results = plan_sections(patch, &keys, &bases, engine);
+    let bases: BTreeMap<String, Option<Vec<u8>>> = plan.base.into_iter().collect();
+    let abs_of = |key: &str| ws.root().join(key);
     let mut state = bases.clone();
     let mut files = Vec::new();
     let mut diff = String::new();
@@ -530,7 +461,7 @@ pub(crate) fn plan_patch(
                 .filter_map(|p| {
                     let old = bases.get(&p).cloned().flatten();
                     let new = state.get(&p).cloned().flatten();
-                    let abs = abs_of.get(&p)?.clone();
+                    let abs = abs_of(&p);
                     (old != new).then_some(PathChange {
                         path: p,
                         abs,
