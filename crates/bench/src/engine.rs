@@ -225,6 +225,7 @@ pub fn run(quick: bool) -> Result<Report> {
 
 /// One row of the hunks-per-patch scaling benchmark.
 struct ScalingRow {
+    headers: &'static str,
     hunks: usize,
     lines: usize,
     patch_mib: f64,
@@ -235,10 +236,15 @@ struct ScalingRow {
 /// Hunk counts of the scaling benchmark (`quick`: the first two only).
 pub const SCALING_HUNKS: &[usize] = &[10_000, 100_000, 1_000_000];
 
+/// The two header forms the scaling benchmark runs: numbered, and Aider's numberless form
+/// (every hunk located by content after the previous one).
+const SCALING_HEADERS: [(bool, &str); 2] = [(true, "`@@ -a,3 +a,3 @@`"), (false, "`@@ ... @@`")];
+
 /// Planning work against hunks per patch: parse and apply one patch of 10k, 100k and 1M hunks
-/// (one per 4-line function of the file), each timed once after a check that the output is
-/// the expected file. Linear planning keeps the time per hunk flat; a quadratic step (a list
-/// of claimed ranges rebuilt per hunk) made 1M hunks run for more than 300 s.
+/// (one per 4-line function of the file), numbered and numberless, each timed once after a
+/// check that the output is the expected file. Linear planning keeps the time per hunk flat; a
+/// quadratic step (a list of claimed ranges rebuilt per hunk) made 1M hunks run for more than
+/// 300 s.
 pub fn scaling(quick: bool) -> Result<Report> {
     let sizes = if quick {
         &SCALING_HUNKS[..2]
@@ -247,40 +253,20 @@ pub fn scaling(quick: bool) -> Result<Report> {
     };
     let opts = ApplyOptions::default();
     let mut rows = Vec::new();
-    for &hunks in sizes {
-        eprintln!("engine scaling: {} hunks", human(hunks));
-        let case = generate::many_hunks(hunks);
-        let start = std::time::Instant::now();
-        let patch = parse_patch(black_box(&case.patch)).map_err(|e| anyhow::anyhow!("{e}"))?;
-        let parse = start.elapsed();
-        let fp = patch.files.first().context("no file section")?;
-        let start = std::time::Instant::now();
-        let out = apply_file_patch(fp, Some(black_box(case.old.as_bytes())), &opts)
-            .map_err(|e| anyhow::anyhow!("engine refused the scaling patch: {e}"))?;
-        let apply = start.elapsed();
-        ensure!(
-            out.new_content.as_deref() == Some(case.expected.as_bytes()),
-            "engine output differs from the expected file ({hunks} hunks)"
-        );
-        ensure!(out.hunks.len() == hunks, "expected {hunks} placements");
-        rows.push(ScalingRow {
-            hunks,
-            lines: case.lines,
-            patch_mib: case.patch.len() as f64 / (1024.0 * 1024.0),
-            parse,
-            apply,
-        });
+    for (numbered, headers) in SCALING_HEADERS {
+        for &hunks in sizes {
+            eprintln!("engine scaling: {} hunks, {headers}", human(hunks));
+            rows.push(scaling_row(hunks, numbered, headers, &opts)?);
+        }
     }
     let mut md = String::from(
-        "| hunks | file lines | patch MiB | parse (ms) | apply (ms) | total (ms) | total µs/hunk |
-|---:|---:|---:|---:|---:|---:|---:|
-",
+        "| headers | hunks | file lines | patch MiB | parse (ms) | apply (ms) | total (ms) | total µs/hunk |\n|---|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in &rows {
         let total = r.parse + r.apply;
         md.push_str(&format!(
-            "| {} | {} | {:.1} | {} | {} | {} | {:.2} |
-",
+            "| {} | {} | {} | {:.1} | {} | {} | {} | {:.2} |\n",
+            r.headers,
             r.hunks,
             r.lines,
             r.patch_mib,
@@ -290,21 +276,55 @@ pub fn scaling(quick: bool) -> Result<Report> {
             total.as_nanos() as f64 / 1000.0 / r.hunks as f64,
         ));
     }
+    let per = |r: &ScalingRow| (r.parse + r.apply).as_nanos() as f64 / r.hunks as f64;
     let mut verdicts = Vec::new();
-    if let (Some(first), Some(last)) = (rows.first(), rows.last()) {
-        let per = |r: &ScalingRow| (r.parse + r.apply).as_nanos() as f64 / r.hunks as f64;
-        verdicts.push(format!(
-            "time per hunk: {:.2} µs at {} hunks, {:.2} µs at {} hunks ({:.2}×; 1.0 = linear)",
-            per(first) / 1000.0,
-            human(first.hunks),
-            per(last) / 1000.0,
-            human(last.hunks),
-            per(last) / per(first)
-        ));
+    for (_, headers) in SCALING_HEADERS {
+        let of: Vec<&ScalingRow> = rows.iter().filter(|r| r.headers == headers).collect();
+        if let (Some(first), Some(last)) = (of.first(), of.last()) {
+            verdicts.push(format!(
+                "{headers}: {:.2} µs per hunk at {} hunks, {:.2} µs at {} hunks ({:.2}×; 1.0 = linear)",
+                per(first) / 1000.0,
+                human(first.hunks),
+                per(last) / 1000.0,
+                human(last.hunks),
+                per(last) / per(first)
+            ));
+        }
     }
     Ok(Report {
         markdown: md,
         verdicts,
+    })
+}
+
+/// One timed parse + apply of a `hunks`-hunk patch, checked against the expected file.
+fn scaling_row(
+    hunks: usize,
+    numbered: bool,
+    headers: &'static str,
+    opts: &ApplyOptions,
+) -> Result<ScalingRow> {
+    let case = generate::many_hunks_with(hunks, numbered);
+    let start = std::time::Instant::now();
+    let patch = parse_patch(black_box(&case.patch)).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let parse = start.elapsed();
+    let fp = patch.files.first().context("no file section")?;
+    let start = std::time::Instant::now();
+    let out = apply_file_patch(fp, Some(black_box(case.old.as_bytes())), opts)
+        .map_err(|e| anyhow::anyhow!("engine refused the scaling patch: {e}"))?;
+    let apply = start.elapsed();
+    ensure!(
+        out.new_content.as_deref() == Some(case.expected.as_bytes()),
+        "engine output differs from the expected file ({hunks} hunks, {headers})"
+    );
+    ensure!(out.hunks.len() == hunks, "expected {hunks} placements");
+    Ok(ScalingRow {
+        headers,
+        hunks,
+        lines: case.lines,
+        patch_mib: case.patch.len() as f64 / (1024.0 * 1024.0),
+        parse,
+        apply,
     })
 }
 

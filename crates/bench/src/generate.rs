@@ -296,7 +296,9 @@ fn unique_window(normalized: &[String], p: usize) -> bool {
 /// A file of `hunks` small functions and a patch with one hunk per function (`@@ -a,3 +a,3 @@`,
 /// context, one removal, one addition, context): the input of the hunks-per-patch scaling
 /// benchmark, where the work is planning many hunks, not searching for them.
-pub fn many_hunks(hunks: usize) -> Case {
+/// With `numbered` false the headers are Aider's numberless `@@ ... @@`: every hunk is then
+/// located by content after the previous one.
+pub fn many_hunks_with(hunks: usize, numbered: bool) -> Case {
     let mut old = String::with_capacity(hunks * 40);
     let mut expected = String::with_capacity(hunks * 44);
     let mut patch = format!("--- a/{REL_PATH}\n+++ b/{REL_PATH}\n");
@@ -305,8 +307,13 @@ pub fn many_hunks(hunks: usize) -> Case {
         let at = 4 * k + 1;
         old.push_str(&format!("fn f{k}() {{\n    let v = {k};\n}}\n\n"));
         expected.push_str(&format!("fn f{k}() {{\n    let v = {k} + 1;\n}}\n\n"));
+        if numbered {
+            patch.push_str(&format!("@@ -{at},3 +{at},3 @@\n"));
+        } else {
+            patch.push_str("@@ ... @@\n");
+        }
         patch.push_str(&format!(
-            "@@ -{at},3 +{at},3 @@\n fn f{k}() {{\n-    let v = {k};\n+    let v = {k} + 1;\n }}\n"
+            " fn f{k}() {{\n-    let v = {k};\n+    let v = {k} + 1;\n }}\n"
         ));
     }
     Case {

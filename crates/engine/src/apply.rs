@@ -161,6 +161,11 @@ struct Normalized<'v, 'd> {
     /// Normal forms with punctuation folded, where that changes them; allocated on first use
     /// (only a hunk no stricter tier places reaches the punctuation tier).
     folded: Vec<Option<Option<String>>>,
+    /// Every line's position by its folded normal form, built on first use: a hunk without
+    /// position (no numbers, no anchor) is looked for only where its first line is, instead
+    /// of at every line after the previous hunk (which made a patch of n such hunks O(n × file)).
+    /// Ordered, not hashed: the engine stays free of seeded randomness.
+    by_line: Option<BTreeMap<String, Vec<usize>>>,
 }
 
 impl<'v, 'd> Normalized<'v, 'd> {
@@ -169,7 +174,28 @@ impl<'v, 'd> Normalized<'v, 'd> {
             doc,
             cache: vec![None; doc.len()],
             folded: Vec::new(),
+            by_line: None,
         }
+    }
+
+    /// Positions, at or after `from`, of the lines whose folded normal form is `key`. Every tier
+    /// implies equal folded normal forms, so these are the only places a hunk whose first line
+    /// has that form can match.
+    fn positions_from(&mut self, key: &str, from: usize) -> &[usize] {
+        if self.by_line.is_none() {
+            let mut map: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+            for i in 0..self.doc.len() {
+                let k = fold_punctuation(self.get(i)).into_owned();
+                map.entry(k).or_default().push(i);
+            }
+            self.by_line = Some(map);
+        }
+        let list = self
+            .by_line
+            .as_ref()
+            .and_then(|m| m.get(key))
+            .map_or(&[][..], Vec::as_slice);
+        &list[list.partition_point(|&p| p < from)..]
     }
 
     /// Line `i`'s normal form with typographic punctuation folded.
@@ -752,10 +778,22 @@ fn locate_positionless(
     if hunk.pinned_to_eof() {
         return locate_at_eof(norm, hunk, old, index, from, claimed);
     }
+    // A non-blank first line narrows the candidates to where that line is; a blank one (blank
+    // runs compare as one) leaves every position.
+    let first_key = old
+        .first()
+        .filter(|o| !o.norm.is_empty())
+        .map(|o| o.folded.as_deref().unwrap_or(&o.norm).to_string());
+    let candidates: Vec<usize> = match &first_key {
+        Some(key) => norm.positions_from(key, from).to_vec(),
+        None => Vec::new(),
+    };
+    // Every position when there is no first line to look up; else only the candidates.
+    let every_end = if first_key.is_none() { len + 1 } else { from };
     let mut found: Vec<Alignment> = Vec::new();
     let mut found_tier = Tier::Exact;
     for tier in Tier::ALL {
-        for p in from..=len {
+        for p in (from..every_end).chain(candidates.iter().copied()) {
             if let Some(a) = norm.match_at(old, p, tier)
                 && claimed.is_free(&a.range)
             {
@@ -1492,6 +1530,53 @@ mod tests {
                 LineHash::of("a")
             );
             check_placed(file, &anchored, Err(Reason::OutOfBounds));
+        }
+    }
+
+    // Positionless hunks are looked for only where their first line is (an index by folded
+    // normal form); every tier must still reach them, and a blank first line still scans.
+    #[test]
+    fn positionless_hunks_are_found_through_their_first_line_in_every_tier() {
+        let head = "--- a/f\n+++ b/f\n";
+        type Case<'a> = (&'a str, String, Result<&'a [usize], Reason>);
+        let cases: &[Case<'_>] = &[
+            // Exact, whitespace and punctuation variants of the first line.
+            (
+                "a\nx = 1;\ny\n",
+                format!("{head}@@ ... @@\n x = 1;\n-y\n+Y\n"),
+                Ok(&[2]),
+            ),
+            (
+                "a\n  x  = 1;\ny\n",
+                format!("{head}@@ ... @@\n x = 1;\n-y\n+Y\n"),
+                Ok(&[2]),
+            ),
+            (
+                "a\nx = \u{201C}1\u{201D};\ny\n",
+                format!("{head}@@ ... @@\n x = \"1\";\n-y\n+Y\n"),
+                Ok(&[2]),
+            ),
+            // A blank first line: every position is tried (the one-to-one match at line 4).
+            (
+                "a\n\n\n\nb\nc\n",
+                format!("{head}@@ ... @@\n \n-b\n+B\n c\n"),
+                Ok(&[4]),
+            ),
+            // In file order: the second hunk's lines occur before the first hunk's match too.
+            (
+                "y\nq\nx\ny\n",
+                format!("{head}@@ ... @@\n q\n-x\n+X\n@@ ... @@\n-y\n+Y\n"),
+                Ok(&[2, 4]),
+            ),
+            // Two candidates after the previous hunk: refused, never the first.
+            (
+                "q\nx\ny\nz\ny\nz\n",
+                format!("{head}@@ ... @@\n q\n-x\n+X\n@@ ... @@\n-y\n+Y\n z\n"),
+                Err(Reason::AmbiguousMatch),
+            ),
+        ];
+        for (file, patch, want) in cases {
+            check_placed(file, patch, *want);
         }
     }
 
