@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use lspedit_engine::{DiffOptions, Reason, hashline, unified_diff};
-use lspedit_tools::events::{Event, RecordingSink};
+use lspedit_tools::events::{ChunkProgress, Event, RecordingSink};
 use lspedit_tools::truncation::{
     ChunkStatus, ExcerptCandidates, ExcerptLimits, ExecutorConfig, ModelEditError, ModelError,
     PauseReason, PreflightRules, TruncationReason,
@@ -353,6 +353,7 @@ fn split_by_file_succeeds_and_the_combined_diff_applies() {
     let EditOutcome::Completed {
         combined_diff,
         ledger,
+        ..
     } = outcome
     else {
         panic!("expected completion: {outcome:?}");
@@ -436,6 +437,7 @@ fn a_combined_call_that_truncates_splits_by_file() {
     let EditOutcome::Completed {
         combined_diff,
         ledger,
+        ..
     } = outcome
     else {
         panic!("expected completion: {outcome:?}");
@@ -498,7 +500,13 @@ fn a_file_that_still_truncates_pauses_and_nothing_is_written() {
         events[7],
         Event::EditChunkStarted {
             path: "b.rs".into(),
-            attempt: 2
+            attempt: 2,
+            // a.rs is done: one of three files finished; b.rs is the second chunk.
+            progress: ChunkProgress {
+                chunk_index: 2,
+                total_chunks: 3,
+                progress: 1.0 / 3.0,
+            },
         }
     );
     assert!(matches!(
@@ -521,7 +529,7 @@ fn a_file_that_still_truncates_pauses_and_nothing_is_written() {
     assert!(prev.contains("truncated_input"), "{prev}");
     assert!(requests[2].prompt().contains(&prev));
 
-    let EditOutcome::Paused { reason, ledger } = outcome else {
+    let EditOutcome::Paused { reason, ledger, .. } = outcome else {
         panic!("expected a pause: {outcome:?}");
     };
     assert!(
@@ -581,7 +589,7 @@ fn the_chunk_cap_pauses_the_step() {
     let targets: Vec<&str> = names.iter().map(String::as_str).collect();
     let (outcome, sink) = run(&fx, &model, ExecutorConfig::default(), &targets);
     assert_eq!(model.calls().len(), 10);
-    let EditOutcome::Paused { reason, ledger } = outcome else {
+    let EditOutcome::Paused { reason, ledger, .. } = outcome else {
         panic!("expected a pause: {outcome:?}");
     };
     assert_eq!(
@@ -610,6 +618,7 @@ fn apply_refuses_stale_files_and_plans_every_file_before_writing() {
     let EditOutcome::Completed {
         combined_diff,
         ledger,
+        ..
     } = outcome
     else {
         panic!("expected completion");
@@ -813,6 +822,7 @@ fn a_target_that_does_not_exist_is_created_and_renames_are_refused() {
     let EditOutcome::Completed {
         combined_diff,
         ledger,
+        ..
     } = outcome
     else {
         panic!("expected completion: {outcome:?}");

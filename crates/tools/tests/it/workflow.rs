@@ -195,10 +195,15 @@ fn happy_path_full_event_order_evidence_and_diagnostics() {
             "tool_start",
             "tool_end",
             "diff_proposed",
+            "tool_start",
+            "step_started",
+            "stage_changed",
             "approval_requested",
             "approval_resolved",
             "checkpoint_created",
-            "diff_applied"
+            "diff_applied",
+            "step_completed",
+            "tool_end"
         ]
     );
     let events = e.rec.events();
@@ -317,7 +322,7 @@ fn invalid_diff_is_refused_with_evidence_and_failure_events() {
         matches!(&events[2], Event::FailureDetected { reason, .. } if reason == "invalid_diff_format")
     );
     assert!(
-        matches!(&events[3], Event::ExecutionPaused { reason } if reason == "needs_user_decision")
+        matches!(&events[3], Event::ExecutionPaused { reason, .. } if reason == "needs_user_decision")
     );
     assert!(listing(&e.root().join(".lspedit/patches")).is_empty());
     let ev = e.root().join(".lspedit/evidence");
@@ -342,18 +347,27 @@ fn assert_refused_before_approval(e: &Env, reason: &str) {
             "tool_start",
             "tool_end",
             "diff_proposed",
+            "tool_start",
+            "step_started",
+            "stage_changed",
             "failure_detected",
-            "execution_paused"
+            "execution_paused",
+            "tool_end"
         ]
     );
     let events = e.rec.events();
     assert!(
-        matches!(&events[3], Event::FailureDetected { reason: r, .. } if r == reason),
+        matches!(&events[6], Event::FailureDetected { reason: r, .. } if r == reason),
         "{:?}",
-        events[3]
+        events[6]
     );
     assert!(
-        matches!(&events[4], Event::ExecutionPaused { reason } if reason == "needs_user_decision")
+        matches!(&events[7], Event::ExecutionPaused { reason, diff_id: Some(_) } if reason == "needs_user_decision")
+    );
+    assert!(
+        matches!(&events[8], Event::ToolEnd { is_error: true, .. }),
+        "{:?}",
+        events[8]
     );
 }
 
@@ -491,20 +505,29 @@ fn user_rejects_nothing_applied() {
             "tool_start",
             "tool_end",
             "diff_proposed",
+            "tool_start",
+            "step_started",
+            "stage_changed",
             "approval_requested",
             "approval_resolved",
-            "execution_paused"
+            "execution_paused",
+            "tool_end"
         ]
     );
     let events = e.rec.events();
     assert!(matches!(
-        &events[4],
+        &events[7],
         Event::ApprovalResolved {
             approved: false,
             ..
         }
     ));
-    assert!(matches!(&events[5], Event::ExecutionPaused { reason } if reason == "diff_rejected"));
+    // The pause names the rejected diff; the apply ended as failed.
+    assert!(matches!(
+        &events[8],
+        Event::ExecutionPaused { reason, diff_id: Some(d) } if reason == "diff_rejected" && *d == p.patch_id
+    ));
+    assert_eq!(events[9].to_json(0)["status"], "failed", "{:?}", events[9]);
     assert!(listing(&e.root().join(".lspedit/checkpoints")).is_empty());
     let a = json(
         &e.root()
@@ -641,8 +664,14 @@ fn all_or_nothing_with_a_mismatching_hunk_applies_nothing() {
     );
     let names = e.names();
     assert_eq!(
-        names[names.len() - 3..],
-        ["diff_applied", "failure_detected", "execution_paused"]
+        names[names.len() - 5..],
+        [
+            "diff_applied",
+            "step_completed",
+            "failure_detected",
+            "execution_paused",
+            "tool_end"
+        ]
     );
 }
 
@@ -693,13 +722,25 @@ fn all_or_nothing_failure_mid_commit_rolls_back_every_file() {
     assert_eq!(
         names[3..],
         [
+            "tool_start",
+            "step_started",
+            "stage_changed",
             "approval_requested",
             "approval_resolved",
             "checkpoint_created",
             "failure_detected",
-            "execution_paused"
+            "execution_paused",
+            "tool_end"
         ]
     );
+    // The failure says the written files were restored.
+    let failure = e
+        .rec
+        .events()
+        .into_iter()
+        .find(|ev| ev.name() == "failure_detected")
+        .unwrap();
+    assert_eq!(failure.to_json(0)["details"]["rollback"], "success");
 }
 
 #[test]
@@ -1296,8 +1337,8 @@ fn validation_passing_commits_failing_leaves_the_workspace_untouched() {
     assert!(listing(&e.root().join(".lspedit/checkpoints")).is_empty());
     let names = e.names();
     assert_eq!(
-        names[names.len() - 2..],
-        ["failure_detected", "execution_paused"]
+        names[names.len() - 3..],
+        ["failure_detected", "execution_paused", "tool_end"]
     );
     std::fs::remove_file(&marker).unwrap();
 
@@ -1357,7 +1398,8 @@ fn validation_timeout_kills_the_process_group() {
         out.llm_content
     );
     assert!(
-        out.llm_content.contains("timed out after 1 s"),
+        out.llm_content
+            .contains("timed out: the apply's timeout of 1 s ran out"),
         "{}",
         out.llm_content
     );
