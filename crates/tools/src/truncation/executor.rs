@@ -162,7 +162,7 @@ pub struct EditTask {
 pub fn file_hints(ws: &Workspace, instruction: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for word in instruction.split_whitespace() {
-        let w = word.trim_matches(|c: char| {
+        let punct = |c: char| {
             matches!(
                 c,
                 '`' | '"'
@@ -181,8 +181,11 @@ pub fn file_hints(ws: &Workspace, instruction: &str) -> Vec<String> {
                     | '!'
                     | '?'
             )
-        });
-        let w = w.trim_end_matches('.');
+        };
+        // A sentence's full stop may follow the name; a file name rarely ends in one.
+        let w = word
+            .trim_start_matches(punct)
+            .trim_end_matches(|c: char| punct(c) || c == '.');
         let w = normalize_path(w);
         let has_ext = w.rsplit_once('.').is_some_and(|(stem, ext)| {
             !stem.is_empty()

@@ -283,7 +283,8 @@ impl ApplyRun<'_> {
             return Ok(());
         };
         let elapsed = self.start.elapsed();
-        if elapsed <= limit {
+        // At the limit, the time is up (so a zero timeout always refuses).
+        if elapsed < limit {
             return Ok(());
         }
         self.breach = Some(ScopeBreach {
