@@ -5,6 +5,7 @@
 
 mod concurrency;
 mod confinement;
+mod events_schema;
 mod pool_fake;
 mod pool_real;
 mod state_tamper;
