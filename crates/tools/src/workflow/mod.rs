@@ -519,6 +519,17 @@ impl Workflow {
     /// `apply_edit`: apply a stored patch under `plan`. Never panics on bad input; every
     /// refusal is an outcome with `is_error` and a reason code.
     pub fn apply_edit(&self, patch_id: &str, plan: &ApplyPlan) -> ApplyOutcome {
+        self.apply_edit_with(patch_id, plan, self.config.approver.as_ref())
+    }
+
+    /// [`Workflow::apply_edit`], asking `approver` instead of the configured one (a CLI that
+    /// asks the person at the terminal for this one apply).
+    pub fn apply_edit_with(
+        &self,
+        patch_id: &str,
+        plan: &ApplyPlan,
+        approver: &dyn Approver,
+    ) -> ApplyOutcome {
         // Checked before anything is emitted or written: an unknown id creates nothing, and an
         // id that is not one never becomes part of a path.
         if !is_valid_id("patch", patch_id) {
@@ -569,7 +580,7 @@ impl Workflow {
             step_id: step_id.clone(),
             stage: "edit".into(),
         });
-        let out = match self.apply_inner(&mut run) {
+        let out = match self.apply_inner(&mut run, approver) {
             Ok(out) => out,
             Err(e) => self.refuse(&run, e),
         };
@@ -602,7 +613,11 @@ impl Workflow {
         out
     }
 
-    fn apply_inner(&self, run: &mut ApplyRun<'_>) -> Result<ApplyOutcome, ToolError> {
+    fn apply_inner(
+        &self,
+        run: &mut ApplyRun<'_>,
+        approver: &dyn Approver,
+    ) -> Result<ApplyOutcome, ToolError> {
         let stored = run.stored;
         let ws = self.tools.workspace();
         self.recover_if_needed()?;
@@ -667,7 +682,7 @@ impl Workflow {
             diff_id: stored.patch_id.clone(),
         });
         let files = affected(&reviewed.files);
-        let approved = self.config.approver.approve(&ApprovalRequest {
+        let approved = approver.approve(&ApprovalRequest {
             approval_id: &approval_id,
             patch_id: &stored.patch_id,
             diff: &reviewed.diff,

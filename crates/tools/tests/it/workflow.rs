@@ -1709,3 +1709,30 @@ fn step_ids_name_the_evidence_the_events_and_the_context_record() {
         assert_eq!(err.reason, Reason::InvalidDiffFormat, "{bad}");
     }
 }
+
+// `apply_edit_with` asks the approver given for this apply (a CLI's terminal prompt), not the
+// configured one.
+#[test]
+fn apply_edit_with_asks_the_given_approver() {
+    let e = setup(&[("a.txt", "a\nb\nc\n")]);
+    let p =
+        e.wf.propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B")))
+            .unwrap();
+    let out = e.wf.apply_edit_with(
+        &p.patch_id,
+        &ApplyPlan::default(),
+        &lspedit_tools::workflow::Deny,
+    );
+    assert_eq!(out.status, ApplyStatus::Rejected);
+    assert_eq!(e.read("a.txt"), "a\nb\nc\n");
+    let seen = Arc::new(Mutex::new(String::new()));
+    let seen2 = seen.clone();
+    let ask = lspedit_tools::workflow::Callback(move |r: &ApprovalRequest<'_>| {
+        *seen2.lock().unwrap() = r.diff.to_string();
+        true
+    });
+    let out =
+        e.wf.apply_edit_with(&p.patch_id, &ApplyPlan::default(), &ask);
+    assert_eq!(out.status, ApplyStatus::Applied, "{}", out.llm_content);
+    assert!(seen.lock().unwrap().contains("+B"));
+}
