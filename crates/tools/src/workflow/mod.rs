@@ -131,7 +131,8 @@ pub enum ApplyStatus {
     /// The approver said no; nothing was written.
     Rejected,
     /// Refused (unknown id, stale, scope, validation, hunk, I/O); nothing was written, or what
-    /// was written was rolled back.
+    /// was written was rolled back, or (with [`RollbackStrategy::KeepChanges`]) what was
+    /// written was kept: those files say `applied` and `checkpoint_id` restores them.
     Refused,
 }
 
@@ -274,6 +275,8 @@ struct ApplyRun<'a> {
     breach: Option<ScopeBreach>,
     /// Set when written files were (or could not be) restored after a failure.
     rollback: Option<RollbackStatus>,
+    /// Files written and kept after a later failure ([`RollbackStrategy::KeepChanges`]).
+    kept: BTreeSet<String>,
 }
 
 impl ApplyRun<'_> {
@@ -564,6 +567,7 @@ impl Workflow {
             rolled_back: false,
             breach: None,
             rollback: None,
+            kept: BTreeSet::new(),
         };
         let step_id = stored
             .step_id
@@ -895,7 +899,10 @@ impl Workflow {
             return Ok(());
         };
         match run.plan.rollback {
-            RollbackStrategy::KeepChanges => Err(e),
+            RollbackStrategy::KeepChanges => {
+                run.kept = manifest.entries.iter().map(|e| e.path.clone()).collect();
+                Err(e)
+            }
             RollbackStrategy::RestoreCheckpoint => match self.restore_locked(manifest) {
                 Ok(redo) => {
                     self.checkpoints.remove(&redo.redo_checkpoint_id);
@@ -991,24 +998,39 @@ impl Workflow {
         let files: Vec<FileApplyResult> = stored
             .files
             .iter()
-            .map(|f| FileApplyResult {
-                path: f.path.clone(),
-                applied: false,
-                reason: Some(
-                    f.problem
-                        .as_ref()
-                        .map_or(e.reason, |p| util::reason_from_code(&p.reason)),
-                ),
-                message: "not applied".into(),
+            .map(|f| {
+                if run.kept.contains(&f.path) {
+                    return FileApplyResult {
+                        path: f.path.clone(),
+                        applied: true,
+                        reason: None,
+                        message: "written and kept".into(),
+                    };
+                }
+                FileApplyResult {
+                    path: f.path.clone(),
+                    applied: false,
+                    reason: Some(
+                        f.problem
+                            .as_ref()
+                            .map_or(e.reason, |p| util::reason_from_code(&p.reason)),
+                    ),
+                    message: "not applied".into(),
+                }
             })
             .collect();
+        let outcome = match (&run.checkpoint_id, run.kept.is_empty()) {
+            (Some(ckpt), false) => format!(
+                "The files written were kept ({}); undo checkpoint {ckpt} restores them",
+                run.kept.iter().cloned().collect::<Vec<_>>().join(", ")
+            ),
+            _ if run.rolled_back => {
+                "Nothing was applied; the files already written were rolled back".to_string()
+            }
+            _ => "Nothing was applied".to_string(),
+        };
         let text = format!(
-            "Error: {e}\nNothing was applied{} (patch {}, evidence {}).",
-            if run.rolled_back {
-                "; the files already written were rolled back"
-            } else {
-                ""
-            },
+            "Error: {e}\n{outcome} (patch {}, evidence {}).",
             stored.patch_id,
             stored.evidence_id()
         );

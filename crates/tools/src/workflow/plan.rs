@@ -159,17 +159,19 @@ impl ApplyPlan {
         let count = files.len();
         let lines: usize = files.iter().map(|f| f.added + f.removed).sum();
         if let Some(b) = self.breach(files) {
-            let message = match b.limit_kind {
-                LimitKind::MaxFiles => format!(
-                    "the patch changes {} files but the apply plan allows at most {}; split it into smaller patches",
-                    b.actual, b.limit
-                ),
-                LimitKind::MaxChangedLines | LimitKind::TimeoutMs => format!(
-                    "the patch changes {} lines (added + removed) but the apply plan allows at most {}; split it into smaller patches",
-                    b.actual, b.limit
-                ),
+            let what = match b.limit_kind {
+                LimitKind::MaxFiles => "files",
+                // `breach` reports only the two size limits; time is checked while applying.
+                LimitKind::MaxChangedLines | LimitKind::TimeoutMs => "lines (added + removed)",
             };
-            return Err(ToolError::new(Reason::ScopeViolation, None, message));
+            return Err(ToolError::new(
+                Reason::ScopeViolation,
+                None,
+                format!(
+                    "the patch changes {} {what} but the apply plan allows at most {}; split it into smaller patches",
+                    b.actual, b.limit
+                ),
+            ));
         }
         Ok(format!(
             "{count} files, {lines} changed lines within the plan"

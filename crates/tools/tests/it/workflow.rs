@@ -1574,10 +1574,24 @@ fn validation_after_the_commit_rolls_back_or_keeps_per_the_strategy() {
         let checkpoints = listing(&e.root().join(".lspedit/checkpoints"));
         match strategy {
             RollbackStrategy::RestoreCheckpoint => {
+                assert!(
+                    out.llm_content.contains(
+                        "Nothing was applied; the files already written were rolled back"
+                    ),
+                    "{}",
+                    out.llm_content
+                );
                 assert!(checkpoints.is_empty(), "{label}: {checkpoints:?}");
                 assert!(out.checkpoint_id.is_none());
             }
             RollbackStrategy::KeepChanges => {
+                assert!(
+                    out.llm_content
+                        .contains("The files written were kept (a.txt); undo checkpoint"),
+                    "{}",
+                    out.llm_content
+                );
+                assert!(out.files.iter().all(|f| f.applied), "{:?}", out.files);
                 // The kept change can still be undone from its checkpoint.
                 let id = out.checkpoint_id.clone().unwrap();
                 e.wf.undo(&id).unwrap();
