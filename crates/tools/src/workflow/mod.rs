@@ -1041,6 +1041,14 @@ impl Workflow {
             &e.to_string(),
             &files,
         );
+        if !run.kept.is_empty() {
+            // The files are written and stay so: the diff was applied, then something failed.
+            self.emit(Event::DiffApplied {
+                diff_id: stored.patch_id.clone(),
+                files_changed: run.kept.iter().cloned().collect(),
+                evidence_id: stored.evidence_id().to_string(),
+            });
+        }
         self.failure_with(
             &e,
             FailureDetails {

@@ -81,8 +81,8 @@ pub(crate) const LANGUAGES: &[&str] = &[
 ];
 
 /// The scope globs of a language's source files, by extension (`rust` → `**/*.rs`); `None`
-/// for a language not listed in [`LANGUAGES`]. Case-insensitive; `ts`, `js`, `py`, `rs` and
-/// `c++` are accepted as aliases.
+/// for another language. Known: rust, typescript, javascript, python, go, java, c, cpp;
+/// case-insensitive, with the aliases `rs`, `ts`, `js`, `py` and `c++`.
 pub fn language_globs(language: &str) -> Option<&'static [&'static str]> {
     let globs: &'static [&'static str] = match language.trim().to_ascii_lowercase().as_str() {
         "rust" | "rs" => &["**/*.rs"],

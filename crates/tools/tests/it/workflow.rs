@@ -1582,6 +1582,7 @@ fn validation_after_the_commit_rolls_back_or_keeps_per_the_strategy() {
                     out.llm_content
                 );
                 assert!(checkpoints.is_empty(), "{label}: {checkpoints:?}");
+                assert!(!e.names().contains(&"diff_applied"), "{:?}", e.names());
                 assert!(out.checkpoint_id.is_none());
             }
             RollbackStrategy::KeepChanges => {
@@ -1592,6 +1593,17 @@ fn validation_after_the_commit_rolls_back_or_keeps_per_the_strategy() {
                     out.llm_content
                 );
                 assert!(out.files.iter().all(|f| f.applied), "{:?}", out.files);
+                let names = e.names();
+                assert_eq!(
+                    names[names.len() - 5..],
+                    [
+                        "checkpoint_created",
+                        "diff_applied",
+                        "failure_detected",
+                        "execution_paused",
+                        "tool_end"
+                    ]
+                );
                 // The kept change can still be undone from its checkpoint.
                 let id = out.checkpoint_id.clone().unwrap();
                 e.wf.undo(&id).unwrap();
