@@ -2,9 +2,12 @@
 //! workflow from the shell. A proposal is stored under `.lspedit/patches/`, so `apply-id` may
 //! run in another process (or on another day) than `propose`.
 
+use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 
-use lspedit::tools::workflow::{ApplyOutcome, Proposal, UndoOutcome, ValidationCommand};
+use lspedit::tools::workflow::{
+    ApplyOutcome, ApprovalRequest, Callback, Proposal, UndoOutcome, ValidationCommand,
+};
 use lspedit::tools::{ApplyPlan, Atomicity, ProposeRequest, ToolError, ToolsConfig};
 use serde::Serialize;
 
@@ -25,6 +28,10 @@ pub struct ProposeInput {
     /// files are skipped). Repeatable.
     #[arg(long)]
     scope: Vec<String>,
+    /// Without --scope, apply --pattern only to this language's files, by extension (rust,
+    /// typescript, javascript, python, go, java, c, cpp).
+    #[arg(long, requires = "pattern")]
+    language: Option<String>,
 }
 
 pub fn cmd_propose(input: ProposeInput, root: Option<PathBuf>, json: bool) -> Result<u8, Failure> {
@@ -36,7 +43,11 @@ pub fn cmd_propose(input: ProposeInput, root: Option<PathBuf>, json: bool) -> Re
                 ));
             }
             let scope: Vec<&str> = input.scope.iter().map(String::as_str).collect();
-            ProposeRequest::regex(pattern, replacement, &scope)
+            let request = ProposeRequest::regex(pattern, replacement, &scope);
+            match input.language {
+                Some(language) => request.with_language(language),
+                None => request,
+            }
         }
         (Some(_), None) | (None, Some(_)) => {
             return Err(Failure::Usage(
@@ -131,9 +142,14 @@ pub struct PlanInput {
     /// it exits 0.
     #[arg(long)]
     validate: Option<String>,
-    /// Time limit of the validation command, in seconds.
+    /// Time limit of the whole apply, in seconds (approval and validation included); past it
+    /// the apply is refused and files it wrote are restored.
     #[arg(long)]
     timeout: Option<u64>,
+    /// Show the diff and ask on the terminal before writing (refused when standard input is
+    /// not a terminal).
+    #[arg(long)]
+    confirm: bool,
 }
 
 impl PlanInput {
@@ -171,21 +187,66 @@ pub fn cmd_apply_id(
     diagnostics: bool,
     json: bool,
 ) -> Result<u8, Failure> {
+    let confirm = plan.confirm;
+    if confirm && !std::io::stdin().is_terminal() {
+        return Err(Failure::Usage(
+            "--confirm asks on a terminal, but standard input is not one; run it interactively, or review the diff with `lspedit propose` and apply without --confirm".into(),
+        ));
+    }
     let session = open_session(root, diagnostics, ToolsConfig::default())?;
     let workflow = session.workflow()?;
     let plan = plan.plan();
-    let progress = crate::Progress::new();
-    if diagnostics {
-        progress.status("applying, then waiting for language-server diagnostics…");
-    }
-    let o = workflow.apply_edit(patch_id, &plan);
-    progress.done();
+    let o = if confirm {
+        // The diff and the question go to stderr: stdout stays the result (text or --json).
+        let ask = Callback(|request: &ApprovalRequest<'_>| {
+            ask_approval(
+                request,
+                &mut std::io::stdin().lock(),
+                &mut std::io::stderr().lock(),
+            )
+        });
+        workflow.apply_edit_with(patch_id, &plan, &ask)
+    } else {
+        let progress = crate::Progress::new();
+        if diagnostics {
+            progress.status("applying, then waiting for language-server diagnostics…");
+        }
+        let o = workflow.apply_edit(patch_id, &plan);
+        progress.done();
+        o
+    };
     if json {
         print_json(&ApplyJson::from(&o))?;
     } else {
         out(&format!("{}\n", o.llm_content.trim_end()));
     }
     Ok(if o.is_error { 1 } else { 0 })
+}
+
+/// Show the diff a person is asked to approve and read the answer: `y` or `yes` (any case)
+/// approves; anything else, end of input or an I/O error rejects.
+fn ask_approval(
+    request: &ApprovalRequest<'_>,
+    input: &mut dyn BufRead,
+    prompt: &mut dyn Write,
+) -> bool {
+    let shown = write!(
+        prompt,
+        "{}\n\n{}\nApply {} to {}? [y/N] ",
+        request.summary,
+        request.diff.trim_end(),
+        request.patch_id,
+        request.files.join(", ")
+    )
+    .and_then(|()| prompt.flush());
+    if shown.is_err() {
+        return false;
+    }
+    let mut answer = String::new();
+    match input.read_line(&mut answer) {
+        Ok(_) => matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes"),
+        Err(_) => false,
+    }
 }
 
 pub fn cmd_undo(checkpoint_id: &str, root: Option<PathBuf>, json: bool) -> Result<u8, Failure> {
@@ -300,6 +361,43 @@ impl<'a> From<&'a UndoOutcome> for UndoJson<'a> {
             checkpoint_id: &u.checkpoint_id,
             restored: &u.restored,
             redo_checkpoint_id: &u.redo_checkpoint_id,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn approval_shows_the_diff_and_reads_yes_or_no() {
+        let files = vec!["a.txt".to_string()];
+        let request = ApprovalRequest {
+            approval_id: "appr_1_00000000",
+            patch_id: "patch_1_00000000",
+            diff: "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n",
+            files: &files,
+            summary: "1 file(s) changed (+1 -1)",
+        };
+        // (answer, approved)
+        for (answer, approved) in [
+            ("y\n", true),
+            ("YES\n", true),
+            (" yes \n", true),
+            ("n\n", false),
+            ("\n", false),
+            ("", false),
+            ("yep\n", false),
+        ] {
+            let mut shown = Vec::new();
+            let got = ask_approval(&request, &mut answer.as_bytes(), &mut shown);
+            assert_eq!(got, approved, "{answer:?}");
+            let shown = String::from_utf8(shown).unwrap_or_default();
+            assert!(shown.contains("+b\n"), "{shown}");
+            assert!(
+                shown.ends_with("Apply patch_1_00000000 to a.txt? [y/N] "),
+                "{shown}"
+            );
         }
     }
 }

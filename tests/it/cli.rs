@@ -419,6 +419,54 @@ fn propose_apply_id_and_undo_across_processes() {
     p.run(&["propose", "--pattern", "x"], "").assert_code(2);
 }
 
+/// `propose --language` picks files by extension when no scope is given, and `apply-id
+/// --confirm` refuses (usage error, nothing written) when standard input is not a terminal to
+/// ask on.
+#[test]
+fn propose_language_and_confirm_without_a_terminal() {
+    let p = Project::with_files(&[("src/a.rs", "old_name();\n"), ("web/b.ts", "old_name();\n")]);
+    let r = p.run(
+        &[
+            "propose",
+            "--pattern",
+            "old_name",
+            "--replacement",
+            "new_name",
+            "--language",
+            "rust",
+            "--json",
+        ],
+        "",
+    );
+    r.assert_code(0);
+    let v = r.json();
+    assert_eq!(v["affected_files"], serde_json::json!(["src/a.rs"]));
+    let id = v["patch_id"].as_str().unwrap().to_string();
+    let r = p.run(&["apply-id", &id, "--confirm", "--no-diagnostics"], "y\n");
+    r.assert_code(2);
+    assert!(
+        r.stderr.contains("--confirm asks on a terminal"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(p.read("src/a.rs"), "old_name();\n");
+    // An unknown language is a refusal naming the ones known.
+    let r = p.run(
+        &[
+            "propose",
+            "--pattern",
+            "x",
+            "--replacement",
+            "y",
+            "--language",
+            "cobol",
+        ],
+        "",
+    );
+    r.assert_code(1);
+    assert!(r.stdout.contains("`cobol`"), "{}", r.stdout);
+}
+
 /// A proposal from patch text on stdin, applied all or nothing with a validation command that
 /// fails: nothing is written and the command's output tail is reported.
 #[test]

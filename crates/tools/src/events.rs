@@ -21,9 +21,27 @@ pub enum Event {
     ToolStart {
         tool: String,
     },
+    /// `status` on the wire: `"failed"` when `is_error`, `"success"` otherwise.
     ToolEnd {
         tool: String,
         is_error: bool,
+    },
+    /// An apply began working on a step (a stored patch; `step_id` is the caller's, or the
+    /// patch id when the caller gave none).
+    StepStarted {
+        step_id: String,
+        diff_id: String,
+    },
+    /// The step entered a stage (`edit`: the diff is reviewed, approved and written).
+    StageChanged {
+        step_id: String,
+        stage: String,
+    },
+    /// The step's diff was written (`status`: `applied` or `partially_applied`).
+    StepCompleted {
+        step_id: String,
+        diff_id: String,
+        status: String,
     },
     DiffProposed {
         diff_id: String,
@@ -53,15 +71,21 @@ pub enum Event {
     },
     FailureDetected {
         reason: String,
-        details: String,
+        details: FailureDetails,
     },
+    /// `diff_id` names the diff the pause is about (always set for `diff_rejected`).
     ExecutionPaused {
         reason: String,
+        diff_id: Option<String>,
     },
     PreflightComplete {
         target_files: Vec<String>,
         split: bool,
         reason: String,
+        /// `low`, `medium` or `high` (`estimatedComplexity` on the wire).
+        estimated_complexity: String,
+        file_count: usize,
+        total_lines: usize,
     },
     TruncationDetected {
         path: Option<String>,
@@ -76,19 +100,109 @@ pub enum Event {
     EditChunkStarted {
         path: String,
         attempt: u32,
+        progress: ChunkProgress,
     },
     EditChunkCompleted {
         path: String,
         attempt: u32,
+        progress: ChunkProgress,
     },
     EditChunkFailed {
         path: String,
         attempt: u32,
         reason: String,
+        progress: ChunkProgress,
     },
     EditStepPaused {
         reason: String,
     },
+}
+
+/// The structured `details` of a `failure_detected` event.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FailureDetails {
+    /// The refusal as the model reads it.
+    pub message: String,
+    /// For `scope_violation` from a size limit: which limit and the numbers.
+    pub scope: Option<ScopeBreach>,
+    /// For a commit that failed after writing: whether restoring the written files succeeded.
+    pub rollback: Option<RollbackStatus>,
+}
+
+impl FailureDetails {
+    pub fn message(message: impl Into<String>) -> FailureDetails {
+        FailureDetails {
+            message: message.into(),
+            ..FailureDetails::default()
+        }
+    }
+
+    fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("message".into(), Value::from(self.message.as_str()));
+        if let Some(s) = &self.scope {
+            m.insert("type".into(), Value::from(s.limit_kind.as_str()));
+            m.insert("limit".into(), json!(s.limit));
+            m.insert("actual".into(), json!(s.actual));
+        }
+        if let Some(r) = self.rollback {
+            m.insert("rollback".into(), Value::from(r.as_str()));
+        }
+        Value::Object(m)
+    }
+}
+
+/// Which size limit of an apply plan was exceeded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LimitKind {
+    MaxFiles,
+    MaxChangedLines,
+    /// The plan's timeout, in milliseconds (limit and time taken).
+    TimeoutMs,
+}
+
+impl LimitKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LimitKind::MaxFiles => "max_files",
+            LimitKind::MaxChangedLines => "max_changed_lines",
+            LimitKind::TimeoutMs => "timeout_ms",
+        }
+    }
+}
+
+/// A size limit exceeded: the limit and the patch's actual count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScopeBreach {
+    pub limit_kind: LimitKind,
+    pub limit: usize,
+    pub actual: usize,
+}
+
+/// Whether a rollback restored every written file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RollbackStatus {
+    Success,
+    Failed,
+}
+
+impl RollbackStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RollbackStatus::Success => "success",
+            RollbackStatus::Failed => "failed",
+        }
+    }
+}
+
+/// Where a chunk stands in its step: `chunk_index` (1-based) of `total_chunks`, and `progress`,
+/// the share of the step's files finished (done or needing no change) when the event was sent,
+/// from 0 to 1.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ChunkProgress {
+    pub chunk_index: usize,
+    pub total_chunks: usize,
+    pub progress: f64,
 }
 
 impl Event {
@@ -97,6 +211,9 @@ impl Event {
         match self {
             Event::ToolStart { .. } => "tool_start",
             Event::ToolEnd { .. } => "tool_end",
+            Event::StepStarted { .. } => "step_started",
+            Event::StageChanged { .. } => "stage_changed",
+            Event::StepCompleted { .. } => "step_completed",
             Event::DiffProposed { .. } => "diff_proposed",
             Event::ApprovalRequested { .. } => "approval_requested",
             Event::ApprovalResolved { .. } => "approval_resolved",
@@ -118,7 +235,22 @@ impl Event {
     pub fn fields(&self) -> Map<String, Value> {
         let v = match self {
             Event::ToolStart { tool } => json!({ "tool": tool }),
-            Event::ToolEnd { tool, is_error } => json!({ "tool": tool, "is_error": is_error }),
+            Event::ToolEnd { tool, is_error } => json!({
+                "tool": tool,
+                "is_error": is_error,
+                "status": if *is_error { "failed" } else { "success" },
+            }),
+            Event::StepStarted { step_id, diff_id } => {
+                json!({ "step_id": step_id, "diff_id": diff_id })
+            }
+            Event::StageChanged { step_id, stage } => {
+                json!({ "step_id": step_id, "stage": stage })
+            }
+            Event::StepCompleted {
+                step_id,
+                diff_id,
+                status,
+            } => json!({ "step_id": step_id, "diff_id": diff_id, "status": status }),
             Event::DiffProposed {
                 diff_id,
                 files_changed,
@@ -153,39 +285,79 @@ impl Event {
                 "evidence_id": evidence_id,
             }),
             Event::FailureDetected { reason, details } => {
-                json!({ "reason": reason, "details": details })
+                json!({ "reason": reason, "details": details.to_json() })
             }
-            Event::ExecutionPaused { reason } | Event::EditStepPaused { reason } => {
-                json!({ "reason": reason })
+            Event::ExecutionPaused { reason, diff_id } => {
+                let mut v = json!({ "reason": reason });
+                if let Some(id) = diff_id {
+                    v["diff_id"] = Value::from(id.as_str());
+                }
+                v
             }
+            Event::EditStepPaused { reason } => json!({ "reason": reason }),
             Event::PreflightComplete {
                 target_files,
                 split,
                 reason,
-            } => json!({ "target_files": target_files, "split": split, "reason": reason }),
+                estimated_complexity,
+                file_count,
+                total_lines,
+            } => json!({
+                "target_files": target_files,
+                "split": split,
+                "reason": reason,
+                "estimatedComplexity": estimated_complexity,
+                "file_count": file_count,
+                "total_lines": total_lines,
+            }),
             Event::TruncationDetected {
                 path,
                 reason,
                 stop_reason,
                 partial_length,
-            } => json!({
-                "path": path,
-                "reason": reason,
-                "stop_reason": stop_reason,
-                "partial_length": partial_length,
-            }),
+            } => {
+                // Absent rather than null: the documented schemas use no type unions.
+                let mut v = json!({ "reason": reason, "partial_length": partial_length });
+                if let Some(p) = path {
+                    v["path"] = Value::from(p.as_str());
+                }
+                if let Some(s) = stop_reason {
+                    v["stop_reason"] = Value::from(s.as_str());
+                }
+                v
+            }
             Event::EditSplitTriggered { files, reason } => {
                 json!({ "files": files, "reason": reason })
             }
-            Event::EditChunkStarted { path, attempt }
-            | Event::EditChunkCompleted { path, attempt } => {
-                json!({ "path": path, "attempt": attempt })
+            Event::EditChunkStarted {
+                path,
+                attempt,
+                progress,
             }
+            | Event::EditChunkCompleted {
+                path,
+                attempt,
+                progress,
+            } => json!({
+                "path": path,
+                "attempt": attempt,
+                "chunk_index": progress.chunk_index,
+                "total_chunks": progress.total_chunks,
+                "progress": progress.progress,
+            }),
             Event::EditChunkFailed {
                 path,
                 attempt,
                 reason,
-            } => json!({ "path": path, "attempt": attempt, "reason": reason }),
+                progress,
+            } => json!({
+                "path": path,
+                "attempt": attempt,
+                "reason": reason,
+                "chunk_index": progress.chunk_index,
+                "total_chunks": progress.total_chunks,
+                "progress": progress.progress,
+            }),
         };
         match v {
             Value::Object(m) => m,
@@ -377,6 +549,7 @@ mod tests {
         });
         sink.emit(&Event::ExecutionPaused {
             reason: "diff_rejected".into(),
+            diff_id: Some("patch_1_abcdef01".into()),
         });
         let text = fs::read_to_string(sink.path()).expect("log written");
         let names: Vec<String> = text

@@ -112,6 +112,17 @@ pub(crate) fn diff_for_engine(diff: &str) -> std::borrow::Cow<'_, str> {
 /// [`parse_patch`] refuses as `truncated_input`. Other diff errors are not truncation: they are
 /// for validation to report.
 pub fn detect_truncation(content: &str, stop_reason: Option<&str>) -> TruncationReport {
+    detect_truncation_with(content, stop_reason, true)
+}
+
+/// [`detect_truncation`], with the `complete` sentinel optional when
+/// `require_complete_sentinel` is false: a reply without it is not truncated for that reason
+/// (`"complete": false` still is, the model saying so itself).
+pub fn detect_truncation_with(
+    content: &str,
+    stop_reason: Option<&str>,
+    require_complete_sentinel: bool,
+) -> TruncationReport {
     let report = |reason: Option<TruncationReason>, details: String| TruncationReport {
         truncated: reason.is_some(),
         reason,
@@ -149,7 +160,12 @@ pub fn detect_truncation(content: &str, stop_reason: Option<&str>) -> Truncation
             return report(Some(TruncationReason::InvalidJson), details);
         }
     };
-    if value.get("complete") != Some(&Value::Bool(true)) {
+    let sentinel_ok = match value.get("complete") {
+        Some(Value::Bool(true)) => true,
+        None => !require_complete_sentinel,
+        Some(_) => false,
+    };
+    if !sentinel_ok {
         let details = match value.get("complete") {
             None => "the JSON has no `\"complete\": true` sentinel".to_string(),
             Some(other) => format!("the JSON says `\"complete\": {other}`, not `true`"),

@@ -57,7 +57,7 @@ impl Default for ExcerptLimits {
 }
 
 /// The excerpt of one file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct FileExcerpt {
     pub path: String,
     pub base_sha: String,
@@ -70,14 +70,14 @@ pub struct FileExcerpt {
 }
 
 /// A candidate that was not selected, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct SkippedCandidate {
     pub path: String,
     pub reason: String,
 }
 
 /// The selection.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ExcerptSet {
     pub files: Vec<FileExcerpt>,
     /// Rendered lines over all files (≤ `max_lines`).

@@ -11,10 +11,22 @@
 //! single file is the smallest chunk. When the step is not split and covers several files, they
 //! go in one call first; if that reply fails (truncated or invalid), the step splits by file.
 //!
+//! The complexity estimate ([`Complexity::estimate`], `estimatedComplexity` in the
+//! `preflight_complete` event) grades the step from its file and line counts: `low` for one
+//! file of at most 150 lines, `high` for more than 3 files or more than 400 lines together,
+//! `medium` otherwise.
+//!
+//! When the task names no targets, the preflight takes them from the instruction
+//! ([`file_hints`]): every word that names an existing file of the workspace.
+//!
 //! Events (through the [`EventSink`]): `preflight_complete`, then `edit_split_triggered` when
 //! split, then per call `edit_chunk_started`, `truncation_detected` (when a signal fires),
-//! `edit_chunk_completed` or `edit_chunk_failed`, and `edit_step_paused` when a cap is hit. A
-//! call covering several files names them joined by `, ` in its chunk events.
+//! `edit_chunk_completed` or `edit_chunk_failed`, and `edit_step_paused` when a cap is hit or
+//! the model declines (`validation_status` `stale_context` or `cannot_edit`). A call covering
+//! several files names them joined by `, ` in its chunk events. Chunk events carry
+//! `chunk_index` (1-based; a file's position in the step, 1 for a combined call) of
+//! `total_chunks` (the step's files once split, 1 for a combined call) and `progress`, the share
+//! of the step's files finished when the event was sent.
 //!
 //! Each done file's diff is re-rendered by the engine from the planned result, anchored against
 //! the content sent, so the combined diff is canonical and any later drift of a file is caught
@@ -28,11 +40,11 @@ use lspedit_engine::{
     apply_file_patch, hashline_view, unified_diff,
 };
 
-use super::detect::detect_truncation;
-use super::ledger::{EditAttemptLedger, LedgerError, LedgerLimits, PauseReason};
-use super::model_edit::validate_model_edit;
+use super::detect::detect_truncation_with;
+use super::ledger::{ChunkStatus, EditAttemptLedger, LedgerError, LedgerLimits, PauseReason};
+use super::model_edit::{BLOCKING_VALIDATION_STATUSES, ValidateOptions, validate_model_edit_with};
 use crate::error::ToolError;
-use crate::events::{Event, EventSink};
+use crate::events::{ChunkProgress, Event, EventSink};
 use crate::patch::{ApplyPatchOptions, PatchReport, apply_parsed};
 use crate::workspace::{Workspace, base_sha};
 
@@ -138,9 +150,87 @@ pub trait EditModel {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EditTask {
     pub instruction: String,
-    /// Workspace-relative paths; files that do not exist may be created.
+    /// Workspace-relative paths; files that do not exist may be created. Empty: the files the
+    /// instruction names ([`file_hints`]).
     pub targets: Vec<String>,
     pub context: String,
+}
+
+/// The files an instruction names: each whitespace-separated word, stripped of surrounding
+/// quotes, backticks, brackets and punctuation, that has an extension and names an existing
+/// file inside the workspace, in order of first mention.
+pub fn file_hints(ws: &Workspace, instruction: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for word in instruction.split_whitespace() {
+        let punct = |c: char| {
+            matches!(
+                c,
+                '`' | '"'
+                    | '\''
+                    | '('
+                    | ')'
+                    | '['
+                    | ']'
+                    | '{'
+                    | '}'
+                    | '<'
+                    | '>'
+                    | ','
+                    | ';'
+                    | ':'
+                    | '!'
+                    | '?'
+            )
+        };
+        // A sentence's full stop may follow the name; a file name rarely ends in one.
+        let w = word
+            .trim_start_matches(punct)
+            .trim_end_matches(|c: char| punct(c) || c == '.');
+        let w = normalize_path(w);
+        let has_ext = w.rsplit_once('.').is_some_and(|(stem, ext)| {
+            !stem.is_empty()
+                && !stem.ends_with('/')
+                && !ext.is_empty()
+                && ext.chars().all(|c| c.is_ascii_alphanumeric())
+        });
+        if !has_ext || w.contains("://") || out.contains(&w) {
+            continue;
+        }
+        if matches!(ws.read(&w), Ok(Some(_))) {
+            out.push(w);
+        }
+    }
+    out
+}
+
+/// How big a step looks before any call: see the module documentation for the thresholds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Complexity {
+    Low,
+    Medium,
+    High,
+}
+
+impl Complexity {
+    /// `low`: one file of at most 150 lines; `high`: more than 3 files or more than 400
+    /// lines; `medium`: anything between.
+    pub fn estimate(file_count: usize, total_lines: usize) -> Complexity {
+        if file_count > 3 || total_lines > 400 {
+            Complexity::High
+        } else if file_count <= 1 && total_lines <= 150 {
+            Complexity::Low
+        } else {
+            Complexity::Medium
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Complexity::Low => "low",
+            Complexity::Medium => "medium",
+            Complexity::High => "high",
+        }
+    }
 }
 
 /// When the preflight splits a step (see the module documentation).
@@ -176,6 +266,7 @@ impl PreflightRules {
             total_lines,
             split,
             reason,
+            estimated_complexity: Complexity::estimate(files.len(), total_lines),
         }
     }
 }
@@ -187,15 +278,30 @@ pub struct PreflightReport {
     pub total_lines: usize,
     pub split: bool,
     pub reason: &'static str,
+    pub estimated_complexity: Complexity,
 }
 
 /// Configuration of the executor.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct ExecutorConfig {
     pub limits: LedgerLimits,
     pub preflight: PreflightRules,
     /// Options for planning each reply's diff against the content sent.
     pub engine: ApplyOptions,
+    /// A reply must end with `"complete": true` (`requireCompleteSentinel`; default true).
+    /// Off, a reply without the field is read as whole; `"complete": false` is still refused.
+    pub require_complete_sentinel: bool,
+}
+
+impl Default for ExecutorConfig {
+    fn default() -> Self {
+        ExecutorConfig {
+            limits: LedgerLimits::default(),
+            preflight: PreflightRules::default(),
+            engine: ApplyOptions::default(),
+            require_complete_sentinel: true,
+        }
+    }
 }
 
 /// How a step ended.
@@ -207,11 +313,14 @@ pub enum EditOutcome {
     Completed {
         combined_diff: String,
         ledger: EditAttemptLedger,
+        /// The step ran as one call per file (`wasSplit`).
+        was_split: bool,
     },
     /// The step stopped; nothing of it may be applied.
     Paused {
         reason: PauseReason,
         ledger: EditAttemptLedger,
+        was_split: bool,
     },
 }
 
@@ -221,6 +330,39 @@ impl EditOutcome {
             EditOutcome::Completed { ledger, .. } | EditOutcome::Paused { ledger, .. } => ledger,
         }
     }
+
+    /// Whether the step ran as one call per file (by the preflight, or after a combined call
+    /// failed).
+    pub fn was_split(&self) -> bool {
+        match self {
+            EditOutcome::Completed { was_split, .. } | EditOutcome::Paused { was_split, .. } => {
+                *was_split
+            }
+        }
+    }
+
+    /// The result as JSON for a framework's log: `{"status": "completed" | "paused",
+    /// "wasSplit", "reason" (when paused), "files": {path: status}, "chunks_used"}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let ledger = self.ledger();
+        let files: serde_json::Map<String, serde_json::Value> = ledger
+            .entries()
+            .map(|e| (e.path.clone(), serde_json::Value::from(e.status.as_str())))
+            .collect();
+        let mut v = serde_json::json!({
+            "status": match self {
+                EditOutcome::Completed { .. } => "completed",
+                EditOutcome::Paused { .. } => "paused",
+            },
+            "wasSplit": self.was_split(),
+            "files": files,
+            "chunks_used": ledger.chunks_used(),
+        });
+        if let EditOutcome::Paused { reason, .. } = self {
+            v["reason"] = serde_json::Value::from(reason.code());
+        }
+        v
+    }
 }
 
 /// What the executor read of a target file.
@@ -229,10 +371,51 @@ struct Snapshot {
     file: TargetFile,
 }
 
-/// Why one chunk failed: a reason code and the message the model gets on retry.
+/// Why one chunk failed: a reason code and the message the model gets on retry, or, when the
+/// model declined, the pause that ends the step.
 struct ChunkFailure {
     code: &'static str,
     message: String,
+    pause: Option<PauseReason>,
+}
+
+impl ChunkFailure {
+    fn new(code: &'static str, message: String) -> ChunkFailure {
+        ChunkFailure {
+            code,
+            message,
+            pause: None,
+        }
+    }
+}
+
+/// Where a chunk stands in its step (see the module documentation).
+fn progress(
+    ledger: &EditAttemptLedger,
+    paths: &[String],
+    chunk: &[String],
+    split: bool,
+) -> ChunkProgress {
+    let finished = ledger
+        .entries()
+        .filter(|e| matches!(e.status, ChunkStatus::Done | ChunkStatus::Skipped))
+        .count();
+    let total = paths.len().max(1);
+    let (chunk_index, total_chunks) = if split {
+        let index = chunk
+            .first()
+            .and_then(|c| paths.iter().position(|p| p == c))
+            .map_or(1, |i| i + 1);
+        (index, paths.len().max(1))
+    } else {
+        (1, 1)
+    };
+    let share = finished as f64 / total as f64;
+    ChunkProgress {
+        chunk_index,
+        total_chunks,
+        progress: share,
+    }
 }
 
 /// Runs edit steps against a model. See the module documentation for the rules.
@@ -279,7 +462,14 @@ impl<'a> EditExecutor<'a> {
     /// workspace, a binary or unreadable target); refusals of model output are recorded in the
     /// ledger and end in [`EditOutcome::Paused`] when the caps are hit. Writes nothing.
     pub fn run(&self, task: &EditTask) -> Result<EditOutcome, ToolError> {
-        let snapshots = self.snapshot(&task.targets)?;
+        let hinted;
+        let targets = if task.targets.is_empty() {
+            hinted = file_hints(self.ws, &task.instruction);
+            &hinted
+        } else {
+            &task.targets
+        };
+        let snapshots = self.snapshot(targets)?;
         let files: Vec<TargetFile> = snapshots.values().map(|s| s.file.clone()).collect();
         let paths: Vec<String> = snapshots.keys().cloned().collect();
         let preflight = self.config.preflight.decide(&files);
@@ -294,6 +484,9 @@ impl<'a> EditExecutor<'a> {
             target_files: preflight.target_files.clone(),
             split: preflight.split,
             reason: preflight.reason.to_string(),
+            estimated_complexity: preflight.estimated_complexity.as_str().to_string(),
+            file_count: paths.len(),
+            total_lines: preflight.total_lines,
         });
         if preflight.split {
             self.events.emit(&Event::EditSplitTriggered {
@@ -308,10 +501,15 @@ impl<'a> EditExecutor<'a> {
             self.config.limits,
         );
 
+        let mut split = preflight.split;
         if !preflight.split && paths.len() > 1 {
             match ledger.start_group(&paths) {
-                Ok(()) => self.run_group(task, &paths, &snapshots, &mut ledger),
-                Err(LedgerError::Paused(reason)) => return Ok(self.pause(reason, ledger)),
+                Ok(()) => match self.run_group(task, &paths, &snapshots, &mut ledger) {
+                    Ok(true) => {}
+                    Ok(false) => split = true,
+                    Err(reason) => return Ok(self.pause(reason, ledger, split)),
+                },
+                Err(LedgerError::Paused(reason)) => return Ok(self.pause(reason, ledger, split)),
                 Err(e) => {
                     // Unreachable with a fresh ledger; per-file calls still do the work.
                     tracing::error!(error = %e, "could not start the combined call");
@@ -321,7 +519,7 @@ impl<'a> EditExecutor<'a> {
 
         loop {
             if let Some(reason) = ledger.should_pause() {
-                return Ok(self.pause(reason, ledger));
+                return Ok(self.pause(reason, ledger, split));
             }
             let Some(path) = ledger.next_runnable().map(str::to_string) else {
                 break;
@@ -329,7 +527,7 @@ impl<'a> EditExecutor<'a> {
             let previous_error = ledger.entry(&path).and_then(|e| e.last_error.clone());
             let attempt = match ledger.start_file(&path) {
                 Ok(a) => a,
-                Err(LedgerError::Paused(reason)) => return Ok(self.pause(reason, ledger)),
+                Err(LedgerError::Paused(reason)) => return Ok(self.pause(reason, ledger, split)),
                 Err(e) => {
                     tracing::error!(error = %e, path, "ledger refused an attempt it offered");
                     break;
@@ -339,21 +537,29 @@ impl<'a> EditExecutor<'a> {
             self.events.emit(&Event::EditChunkStarted {
                 path: path.clone(),
                 attempt,
+                progress: progress(&ledger, &paths, chunk, true),
             });
             match self.attempt(task, chunk, attempt, previous_error, &paths, &snapshots) {
                 Ok(diffs) => {
                     record(&mut ledger, diffs);
-                    self.events
-                        .emit(&Event::EditChunkCompleted { path, attempt });
+                    self.events.emit(&Event::EditChunkCompleted {
+                        progress: progress(&ledger, &paths, chunk, true),
+                        path,
+                        attempt,
+                    });
                 }
                 Err(f) => {
                     tracing::debug!(path, attempt, reason = f.code, "edit chunk failed");
+                    check(ledger.fail(&path, f.message));
                     self.events.emit(&Event::EditChunkFailed {
                         path: path.clone(),
                         attempt,
                         reason: f.code.to_string(),
+                        progress: progress(&ledger, &paths, chunk, true),
                     });
-                    check(ledger.fail(&path, f.message));
+                    if let Some(reason) = f.pause {
+                        return Ok(self.pause(reason, ledger, split));
+                    }
                 }
             }
         }
@@ -363,27 +569,30 @@ impl<'a> EditExecutor<'a> {
                 chunks: ledger.chunks_used(),
                 remaining: ledger.remaining(),
             };
-            return Ok(self.pause(reason, ledger));
+            return Ok(self.pause(reason, ledger, split));
         }
         Ok(EditOutcome::Completed {
             combined_diff: ledger.combined_diff(),
             ledger,
+            was_split: split,
         })
     }
 
-    /// One call for every file of an unsplit step. On failure the files go back to pending and
-    /// the step splits by file.
+    /// One call for every file of an unsplit step: `Ok(true)` when it succeeded. On failure
+    /// the files go back to pending and the step splits by file (`Ok(false)`), unless the model
+    /// declined, which pauses the step (`Err`).
     fn run_group(
         &self,
         task: &EditTask,
         paths: &[String],
         snapshots: &BTreeMap<String, Snapshot>,
         ledger: &mut EditAttemptLedger,
-    ) {
+    ) -> Result<bool, PauseReason> {
         let label = paths.join(", ");
         self.events.emit(&Event::EditChunkStarted {
             path: label.clone(),
             attempt: 1,
+            progress: progress(ledger, paths, paths, false),
         });
         match self.attempt(task, paths, 1, None, paths, snapshots) {
             Ok(diffs) => {
@@ -391,31 +600,51 @@ impl<'a> EditExecutor<'a> {
                 self.events.emit(&Event::EditChunkCompleted {
                     path: label,
                     attempt: 1,
+                    progress: progress(ledger, paths, paths, false),
                 });
+                Ok(true)
             }
             Err(f) => {
+                for p in paths {
+                    if f.pause.is_some() {
+                        check(ledger.fail(p, f.message.clone()));
+                    } else {
+                        check(ledger.release(p, f.message.clone()));
+                    }
+                }
                 self.events.emit(&Event::EditChunkFailed {
                     path: label,
                     attempt: 1,
                     reason: f.code.to_string(),
+                    progress: progress(ledger, paths, paths, false),
                 });
-                for p in paths {
-                    check(ledger.release(p, f.message.clone()));
+                if let Some(reason) = f.pause {
+                    return Err(reason);
                 }
                 self.events.emit(&Event::EditSplitTriggered {
                     files: paths.to_vec(),
                     reason: format!("combined_output_{}", f.code),
                 });
+                Ok(false)
             }
         }
     }
 
-    fn pause(&self, reason: PauseReason, ledger: EditAttemptLedger) -> EditOutcome {
+    fn pause(
+        &self,
+        reason: PauseReason,
+        ledger: EditAttemptLedger,
+        was_split: bool,
+    ) -> EditOutcome {
         tracing::info!(reason = %reason, "edit step paused");
         self.events.emit(&Event::EditStepPaused {
             reason: reason.code().to_string(),
         });
-        EditOutcome::Paused { reason, ledger }
+        EditOutcome::Paused {
+            reason,
+            ledger,
+            was_split,
+        }
     }
 
     fn snapshot(&self, targets: &[String]) -> Result<BTreeMap<String, Snapshot>, ToolError> {
@@ -482,11 +711,15 @@ impl<'a> EditExecutor<'a> {
             attempt,
             previous_error,
         };
-        let reply = self.model.generate(&request).map_err(|e| ChunkFailure {
-            code: "model_error",
-            message: e.to_string(),
-        })?;
-        let tr = detect_truncation(&reply.content, reply.stop_reason.as_deref());
+        let reply = self
+            .model
+            .generate(&request)
+            .map_err(|e| ChunkFailure::new("model_error", e.to_string()))?;
+        let tr = detect_truncation_with(
+            &reply.content,
+            reply.stop_reason.as_deref(),
+            self.config.require_complete_sentinel,
+        );
         if tr.truncated {
             let reason = tr.reason.map_or("", |r| r.as_str());
             self.events.emit(&Event::TruncationDetected {
@@ -495,28 +728,42 @@ impl<'a> EditExecutor<'a> {
                 stop_reason: tr.stop_reason.clone(),
                 partial_length: tr.partial_length,
             });
-            return Err(ChunkFailure {
-                code: Reason::TruncatedInput.as_str(),
-                message: format!(
+            return Err(ChunkFailure::new(
+                Reason::TruncatedInput.as_str(),
+                format!(
                     "truncated_input ({reason}): {}; nothing of that output was used. Send the complete edit, with fewer or smaller hunks",
                     tr.details
                 ),
-            });
+            ));
         }
         let expected: BTreeMap<String, String> = chunk_snaps
             .iter()
             .map(|(p, s)| ((*p).clone(), s.file.base_sha.clone()))
             .collect();
-        let validated =
-            validate_model_edit(&reply.content, &expected).map_err(|e| ChunkFailure {
-                code: e.reason().as_str(),
-                message: format!("{}: {e}", e.reason()),
-            })?;
+        let options = ValidateOptions {
+            require_complete_sentinel: self.config.require_complete_sentinel,
+        };
+        let validated = validate_model_edit_with(&reply.content, &expected, options)
+            .map_err(|e| ChunkFailure::new(e.reason().as_str(), format!("{}: {e}", e.reason())))?;
+        let status = validated.edit.validation_status.trim();
+        if let Some(code) = BLOCKING_VALIDATION_STATUSES
+            .iter()
+            .copied()
+            .find(|c| *c == status)
+        {
+            let reason = PauseReason::ModelDeclined {
+                path: chunk.join(", "),
+                status: code,
+                notes: validated.edit.notes.clone(),
+            };
+            return Err(ChunkFailure {
+                code,
+                message: reason.to_string(),
+                pause: Some(reason),
+            });
+        }
         self.plan(chunk, validated.patch.as_ref(), snapshots)
-            .map_err(|e| ChunkFailure {
-                code: e.reason.as_str(),
-                message: e.to_string(),
-            })
+            .map_err(|e| ChunkFailure::new(e.reason.as_str(), e.to_string()))
     }
 
     /// Apply the reply's diff in memory to the content sent, and render each changed file's

@@ -81,6 +81,13 @@ pub enum PauseReason {
     },
     /// The chunk cap was reached with files still to do.
     ChunkCapReached { chunks: u32, remaining: Vec<String> },
+    /// The model's reply said it should not or cannot edit (`validation_status`
+    /// `stale_context` or `cannot_edit`, the code); nothing of the reply was used.
+    ModelDeclined {
+        path: String,
+        status: &'static str,
+        notes: String,
+    },
 }
 
 impl PauseReason {
@@ -89,6 +96,7 @@ impl PauseReason {
         match self {
             PauseReason::AttemptsExhausted { .. } => "max_attempts_exceeded",
             PauseReason::ChunkCapReached { .. } => "chunk_cap_reached",
+            PauseReason::ModelDeclined { status, .. } => status,
         }
     }
 }
@@ -108,6 +116,14 @@ impl fmt::Display for PauseReason {
                 f,
                 "chunk_cap_reached: {chunks} model call(s) used, still to do: {}",
                 remaining.join(", ")
+            ),
+            PauseReason::ModelDeclined {
+                path,
+                status,
+                notes,
+            } => write!(
+                f,
+                "{status}: the model declined to edit `{path}` (notes: {notes})"
             ),
         }
     }

@@ -15,16 +15,20 @@ mod executor;
 mod ledger;
 mod model_edit;
 
-pub use detect::{TruncationReason, TruncationReport, detect_truncation};
+pub use detect::{TruncationReason, TruncationReport, detect_truncation, detect_truncation_with};
 pub use excerpt::{
     ExcerptCandidates, ExcerptLimits, ExcerptSet, FileExcerpt, SkippedCandidate,
     is_import_or_export, select_excerpts,
 };
 pub use executor::{
-    EditExecutor, EditModel, EditOutcome, EditRequest, EditTask, ExecutorConfig, ModelError,
-    ModelReply, PreflightReport, PreflightRules, TargetFile, apply_combined,
+    Complexity, EditExecutor, EditModel, EditOutcome, EditRequest, EditTask, ExecutorConfig,
+    ModelError, ModelReply, PreflightReport, PreflightRules, TargetFile, apply_combined,
+    file_hints,
 };
 pub use ledger::{
     ChunkStatus, EditAttemptLedger, LedgerEntry, LedgerError, LedgerLimits, PauseReason,
 };
-pub use model_edit::{ModelEdit, ModelEditError, TouchedFile, ValidatedEdit, validate_model_edit};
+pub use model_edit::{
+    BLOCKING_VALIDATION_STATUSES, Confidence, ModelEdit, ModelEditError, TouchedFile,
+    ValidateOptions, ValidatedEdit, validate_model_edit, validate_model_edit_with,
+};

@@ -16,7 +16,14 @@
 //! ```
 //!
 //! `base_sha` is the value sent with the file, or `""` for a file the diff creates. An empty
-//! `unified_diff` (with no touched files) means "no change needed".
+//! `unified_diff` (with no touched files) means "no change needed". `confidence` is a number in
+//! 0..=1 or one of `"low"`, `"medium"`, `"high"`. `validation_status` is free text except for
+//! two values the executor acts on: `"stale_context"` (the model says the file it was given is
+//! not the one the task is about) and `"cannot_edit"` (the model says it cannot make the edit);
+//! either pauses the step with that reason and nothing of the reply is used.
+//!
+//! With `require_complete_sentinel` off ([`ValidateOptions`]), a reply without `complete` is
+//! accepted; `"complete": false` is still refused.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -40,12 +47,50 @@ pub struct TouchedFile {
 pub struct ModelEdit {
     pub unified_diff: String,
     pub touched_files: Vec<TouchedFile>,
-    /// In `0.0..=1.0`.
-    pub confidence: f64,
+    pub confidence: Confidence,
     pub notes: String,
     pub validation_status: String,
     /// Always `true` in a validated edit; kept so the value round-trips.
     pub complete: bool,
+}
+
+/// How sure the model says it is: a level or a score in `0.0..=1.0`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Confidence {
+    Low,
+    Medium,
+    High,
+    Score(f64),
+}
+
+impl Confidence {
+    /// A score in `0.0..=1.0`: the score itself, or 0.25 / 0.5 / 0.85 for the levels.
+    pub fn score(self) -> f64 {
+        match self {
+            Confidence::Low => 0.25,
+            Confidence::Medium => 0.5,
+            Confidence::High => 0.85,
+            Confidence::Score(s) => s,
+        }
+    }
+}
+
+/// `validation_status` values that stop the step: the model says it should not or cannot edit.
+pub const BLOCKING_VALIDATION_STATUSES: &[&str] = &["stale_context", "cannot_edit"];
+
+/// Options of [`validate_model_edit_with`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ValidateOptions {
+    /// Refuse a reply without `"complete": true` (default). Off: `complete` may be absent.
+    pub require_complete_sentinel: bool,
+}
+
+impl Default for ValidateOptions {
+    fn default() -> Self {
+        ValidateOptions {
+            require_complete_sentinel: true,
+        }
+    }
 }
 
 /// A validated edit and its parsed diff (`None` when the diff is empty: no change).
@@ -169,6 +214,7 @@ fn type_name(v: &Value) -> &'static str {
 fn check_keys(
     obj: &Map<String, Value>,
     allowed: &[&str],
+    required: &[&str],
     prefix: &str,
 ) -> Result<(), ModelEditError> {
     let mut unknown: Vec<&String> = obj
@@ -181,7 +227,7 @@ fn check_keys(
             field: format!("{prefix}{k}"),
         });
     }
-    if let Some(missing) = allowed.iter().find(|f| !obj.contains_key(**f)) {
+    if let Some(missing) = required.iter().find(|f| !obj.contains_key(**f)) {
         return Err(ModelEditError::MissingField {
             field: format!("{prefix}{missing}"),
         });
@@ -223,6 +269,15 @@ pub fn validate_model_edit(
     content: &str,
     expected_shas: &BTreeMap<String, String>,
 ) -> Result<ValidatedEdit, ModelEditError> {
+    validate_model_edit_with(content, expected_shas, ValidateOptions::default())
+}
+
+/// [`validate_model_edit`] with options (the `complete` sentinel may be made optional).
+pub fn validate_model_edit_with(
+    content: &str,
+    expected_shas: &BTreeMap<String, String>,
+    options: ValidateOptions,
+) -> Result<ValidatedEdit, ModelEditError> {
     let payload = json_payload(content).map_err(|why| ModelEditError::InvalidJson {
         line: 1,
         column: 1,
@@ -240,9 +295,15 @@ pub fn validate_model_edit(
             found: type_name(&value),
         });
     };
-    check_keys(obj, FIELDS, "")?;
+    let required: Vec<&str> = FIELDS
+        .iter()
+        .copied()
+        .filter(|f| options.require_complete_sentinel || *f != "complete")
+        .collect();
+    check_keys(obj, FIELDS, &required, "")?;
 
     match obj.get("complete") {
+        None if !options.require_complete_sentinel => {}
         Some(Value::Bool(true)) => {}
         Some(Value::Bool(false)) => return Err(ModelEditError::Incomplete),
         Some(other) => {
@@ -262,11 +323,33 @@ pub fn validate_model_edit(
     let notes = string_field(obj, "notes", "notes")?;
     let validation_status = string_field(obj, "validation_status", "validation_status")?;
     let confidence = match obj.get("confidence") {
-        Some(Value::Number(n)) => n.as_f64().unwrap_or(f64::NAN),
+        Some(Value::Number(n)) => {
+            let score = n.as_f64().unwrap_or(f64::NAN);
+            if !(0.0..=1.0).contains(&score) {
+                return Err(ModelEditError::OutOfRange {
+                    field: "confidence".into(),
+                    message: format!("{score} is not between 0 and 1"),
+                });
+            }
+            Confidence::Score(score)
+        }
+        Some(Value::String(level)) => match level.as_str() {
+            "low" => Confidence::Low,
+            "medium" => Confidence::Medium,
+            "high" => Confidence::High,
+            other => {
+                return Err(ModelEditError::OutOfRange {
+                    field: "confidence".into(),
+                    message: format!(
+                        "`{other}` is not \"low\", \"medium\" or \"high\" (or a number between 0 and 1)"
+                    ),
+                });
+            }
+        },
         Some(other) => {
             return Err(ModelEditError::WrongType {
                 field: "confidence".into(),
-                expected: "a number between 0 and 1",
+                expected: "a number between 0 and 1 or \"low\", \"medium\", \"high\"",
                 found: type_name(other),
             });
         }
@@ -276,12 +359,6 @@ pub fn validate_model_edit(
             });
         }
     };
-    if !(0.0..=1.0).contains(&confidence) {
-        return Err(ModelEditError::OutOfRange {
-            field: "confidence".into(),
-            message: format!("{confidence} is not between 0 and 1"),
-        });
-    }
 
     let touched_files = touched_files(obj, expected_shas)?;
 
@@ -352,7 +429,7 @@ fn touched_files(
                 found: type_name(item),
             });
         };
-        check_keys(entry, TOUCHED_FIELDS, &prefix)?;
+        check_keys(entry, TOUCHED_FIELDS, TOUCHED_FIELDS, &prefix)?;
         let path = string_field(entry, "path", &format!("{prefix}path"))?;
         let reason = string_field(entry, "reason", &format!("{prefix}reason"))?;
         let base_sha = string_field(entry, "base_sha", &format!("{prefix}base_sha"))?;
@@ -449,7 +526,7 @@ mod tests {
                 field: "extra".into()
             }
         );
-        let e = refuse(|v| v["confidence"] = json!("high"));
+        let e = refuse(|v| v["confidence"] = json!(true));
         assert!(
             matches!(&e, ModelEditError::WrongType { field, .. } if field == "confidence"),
             "{e}"

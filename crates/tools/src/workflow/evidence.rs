@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::propose::{ProposeStats, ProposedFile};
 use super::util::{Layout, evict_oldest, write_json_atomic};
 use super::validate::ValidationReport;
+use crate::truncation::ExcerptSet;
 use crate::workspace::write_atomic_abs;
 
 /// The stages of the validation pipeline, in the order they run and are reported.
@@ -180,6 +181,19 @@ impl Evidence {
         self.evict(id);
     }
 
+    /// The excerpts selected as a step's context: `context_<step>_<ms>.json`.
+    pub fn write_context(&self, step: &str, ms: u64, context: &ExcerptSet) {
+        let id = format!("context_{step}_{ms}");
+        let p = self.path(&id, ".json");
+        log_failure(
+            &p,
+            self.layout
+                .ensure_dir(&self.dir)
+                .and_then(|()| write_json_atomic(&p, context)),
+        );
+        self.evict(&id);
+    }
+
     pub fn write_manifest(&self, manifest: &Manifest) {
         let p = self.path(&manifest.evidence_id, ".manifest.json");
         log_failure(
@@ -204,7 +218,7 @@ impl Evidence {
         if fs::symlink_metadata(&self.dir).is_ok_and(|m| m.is_dir()) {
             evict_oldest(
                 &self.dir,
-                &["patch_", "refused_"],
+                &["patch_", "refused_", "diff_", "context_"],
                 self.max_ids,
                 None,
                 protect,

@@ -43,10 +43,11 @@ pub use approval::{ApprovalRequest, Approver, AutoApprove, Callback, Deny};
 pub use commit::CommitObserver;
 pub use commit::RecoveryReport;
 pub use evidence::{ApplyRecord, FileRecord, Manifest, STAGES, StageReport, StageStatus};
-pub use plan::{ApplyPlan, Atomicity};
+pub use plan::{ApplyPlan, Atomicity, RollbackStrategy, ValidationStage};
 pub use propose::{
     ChangeKind, FileProblem, Proposal, ProposeRequest, ProposeSource, ProposeStats, ProposedFile,
 };
+pub use scan::language_globs;
 pub use validate::{CopyScope, ValidationCommand, ValidationReport};
 
 use self::checkpoint::Checkpoints;
@@ -59,7 +60,9 @@ use self::util::{
 };
 use crate::agent::{Tools, sync_text};
 use crate::error::ToolError;
-use crate::events::{Event, EventSink, FanOut, JsonlSink};
+use crate::events::{
+    Event, EventSink, FailureDetails, FanOut, JsonlSink, LimitKind, RollbackStatus, ScopeBreach,
+};
 use crate::patch::FileStatus;
 
 /// Configuration of a [`Workflow`].
@@ -128,7 +131,8 @@ pub enum ApplyStatus {
     /// The approver said no; nothing was written.
     Rejected,
     /// Refused (unknown id, stale, scope, validation, hunk, I/O); nothing was written, or what
-    /// was written was rolled back.
+    /// was written was rolled back, or (with [`RollbackStrategy::KeepChanges`]) what was
+    /// written was kept: those files say `applied` and `checkpoint_id` restores them.
     Refused,
 }
 
@@ -267,6 +271,46 @@ struct ApplyRun<'a> {
     checkpoint_id: Option<String>,
     validation: Option<ValidationReport>,
     rolled_back: bool,
+    /// The size limit or timeout a refusal is about, for the failure event's details.
+    breach: Option<ScopeBreach>,
+    /// Set when written files were (or could not be) restored after a failure.
+    rollback: Option<RollbackStatus>,
+    /// Files written and kept after a later failure ([`RollbackStrategy::KeepChanges`]).
+    kept: BTreeSet<String>,
+}
+
+impl ApplyRun<'_> {
+    /// `Err(scope_violation)` when the plan's timeout has passed; `at` names the point.
+    fn check_deadline(&mut self, at: &str) -> Result<(), ToolError> {
+        let Some(limit) = self.plan.timeout() else {
+            return Ok(());
+        };
+        let elapsed = self.start.elapsed();
+        // At the limit, the time is up (so a zero timeout always refuses).
+        if elapsed < limit {
+            return Ok(());
+        }
+        self.breach = Some(ScopeBreach {
+            limit_kind: LimitKind::TimeoutMs,
+            limit: usize::try_from(limit.as_millis()).unwrap_or(usize::MAX),
+            actual: usize::try_from(elapsed.as_millis()).unwrap_or(usize::MAX),
+        });
+        Err(ToolError::new(
+            Reason::ScopeViolation,
+            None,
+            format!(
+                "the apply took longer than its timeout of {} s ({at}); propose a smaller change or allow more time",
+                limit.as_secs()
+            ),
+        ))
+    }
+
+    /// What remains of the plan's timeout (`None`: unbounded).
+    fn remaining(&self) -> Option<Duration> {
+        self.plan
+            .timeout()
+            .map(|t| t.saturating_sub(self.start.elapsed()))
+    }
 }
 
 impl Workflow {
@@ -379,10 +423,15 @@ impl Workflow {
                     self.failure(&err);
                     return Err(err);
                 }
-                self.evidence
-                    .write_diff(&stored.patch_id, &stored.patch_text);
+                let evidence_id = stored.evidence_id().to_string();
+                self.evidence.write_diff(&evidence_id, &stored.patch_text);
+                if let Some(context) = &request.context {
+                    let step = stored.step_id.as_deref().unwrap_or(&stored.patch_id);
+                    self.evidence
+                        .write_context(step, stored.created_ms, context);
+                }
                 self.evidence.write_manifest(&Manifest {
-                    evidence_id: stored.patch_id.clone(),
+                    evidence_id,
                     patch_id: Some(stored.patch_id.clone()),
                     phase: "propose".into(),
                     source: stored.source.clone(),
@@ -455,18 +504,35 @@ impl Workflow {
     }
 
     fn failure(&self, e: &ToolError) {
+        self.failure_with(e, FailureDetails::message(e.to_string()), None);
+    }
+
+    /// `failure_detected` with `details`, then `execution_paused` (naming the diff when known).
+    fn failure_with(&self, e: &ToolError, details: FailureDetails, diff_id: Option<&str>) {
         self.emit(Event::FailureDetected {
             reason: e.reason.as_str().to_string(),
-            details: e.to_string(),
+            details,
         });
         self.emit(Event::ExecutionPaused {
             reason: "needs_user_decision".into(),
+            diff_id: diff_id.map(str::to_string),
         });
     }
 
     /// `apply_edit`: apply a stored patch under `plan`. Never panics on bad input; every
     /// refusal is an outcome with `is_error` and a reason code.
     pub fn apply_edit(&self, patch_id: &str, plan: &ApplyPlan) -> ApplyOutcome {
+        self.apply_edit_with(patch_id, plan, self.config.approver.as_ref())
+    }
+
+    /// [`Workflow::apply_edit`], asking `approver` instead of the configured one (a CLI that
+    /// asks the person at the terminal for this one apply).
+    pub fn apply_edit_with(
+        &self,
+        patch_id: &str,
+        plan: &ApplyPlan,
+        approver: &dyn Approver,
+    ) -> ApplyOutcome {
         // Checked before anything is emitted or written: an unknown id creates nothing, and an
         // id that is not one never becomes part of a path.
         if !is_valid_id("patch", patch_id) {
@@ -499,14 +565,63 @@ impl Workflow {
             checkpoint_id: None,
             validation: None,
             rolled_back: false,
+            breach: None,
+            rollback: None,
+            kept: BTreeSet::new(),
         };
-        match self.apply_inner(&mut run) {
+        let step_id = stored
+            .step_id
+            .clone()
+            .unwrap_or_else(|| stored.patch_id.clone());
+        self.emit(Event::ToolStart {
+            tool: "apply_edit".into(),
+        });
+        self.emit(Event::StepStarted {
+            step_id: step_id.clone(),
+            diff_id: stored.patch_id.clone(),
+        });
+        self.emit(Event::StageChanged {
+            step_id: step_id.clone(),
+            stage: "edit".into(),
+        });
+        let out = match self.apply_inner(&mut run, approver) {
             Ok(out) => out,
             Err(e) => self.refuse(&run, e),
+        };
+        if matches!(
+            out.status,
+            ApplyStatus::Applied | ApplyStatus::PartiallyApplied
+        ) {
+            self.emit(Event::StepCompleted {
+                step_id,
+                diff_id: stored.patch_id.clone(),
+                status: out.status.as_str().into(),
+            });
         }
+        if let Some(f) = out.files.iter().find(|f| !f.applied)
+            && out.status == ApplyStatus::PartiallyApplied
+        {
+            self.emit(Event::FailureDetected {
+                reason: f.reason.map_or("io_error", Reason::as_str).to_string(),
+                details: FailureDetails::message(f.message.clone()),
+            });
+            self.emit(Event::ExecutionPaused {
+                reason: "needs_user_decision".into(),
+                diff_id: Some(stored.patch_id.clone()),
+            });
+        }
+        self.emit(Event::ToolEnd {
+            tool: "apply_edit".into(),
+            is_error: out.is_error,
+        });
+        out
     }
 
-    fn apply_inner(&self, run: &mut ApplyRun<'_>) -> Result<ApplyOutcome, ToolError> {
+    fn apply_inner(
+        &self,
+        run: &mut ApplyRun<'_>,
+        approver: &dyn Approver,
+    ) -> Result<ApplyOutcome, ToolError> {
         let stored = run.stored;
         let ws = self.tools.workspace();
         self.recover_if_needed()?;
@@ -538,9 +653,14 @@ impl Workflow {
             .iter()
             .filter(|f| f.problem.is_none())
             .collect();
-        let scope = run.plan.check(&changing).inspect_err(|e| {
-            run.pipeline.fail("scope", e.to_string());
-        })?;
+        let scope = match run.plan.check(&changing) {
+            Ok(s) => s,
+            Err(e) => {
+                run.pipeline.fail("scope", e.to_string());
+                run.breach = run.plan.breach(&changing);
+                return Err(e);
+            }
+        };
         run.pipeline.pass("scope", scope);
         if run.plan.atomicity == Atomicity::AllOrNothing
             && let Some(f) = reviewed.files.iter().find(|f| f.problem.is_some())
@@ -558,6 +678,7 @@ impl Workflow {
             return Err(e);
         }
 
+        run.check_deadline("before approval")?;
         let approval_id = new_id("appr", stored.patch_id.as_bytes());
         self.emit(Event::ApprovalRequested {
             approval_id: approval_id.clone(),
@@ -565,7 +686,7 @@ impl Workflow {
             diff_id: stored.patch_id.clone(),
         });
         let files = affected(&reviewed.files);
-        let approved = self.config.approver.approve(&ApprovalRequest {
+        let approved = approver.approve(&ApprovalRequest {
             approval_id: &approval_id,
             patch_id: &stored.patch_id,
             diff: &reviewed.diff,
@@ -579,6 +700,7 @@ impl Workflow {
         if !approved {
             return Ok(self.rejected(run));
         }
+        run.check_deadline("after approval")?;
 
         let file_locks = self.file_locks(stored.base_shas.keys().cloned());
         let _held: Vec<MutexGuard<'_, ()>> = file_locks.iter().map(|l| lock(l)).collect();
@@ -613,39 +735,17 @@ impl Workflow {
             return Err(e);
         }
 
-        if let Some(cmd) = &run.plan.validation {
-            let timeout = run
-                .plan
-                .timeout_seconds
-                .map_or(self.config.validation_timeout, Duration::from_secs);
+        if let Some(cmd) = &run.plan.validation
+            && run.plan.validation_stage == ValidationStage::Isolated
+        {
             let changes: Vec<(String, Option<&[u8]>)> = planned
                 .units
                 .iter()
                 .flat_map(|u| &u.changes)
                 .map(|c| (c.path.clone(), c.new.as_deref()))
                 .collect();
-            let report = validate::run_isolated(ws.root(), &changes, cmd, timeout)?;
-            let passed = report.passed;
-            let why = if report.timed_out {
-                format!("timed out after {} s", timeout.as_secs())
-            } else {
-                match report.exit_code {
-                    Some(c) => format!("exited with code {c}"),
-                    None => "was killed by a signal".to_string(),
-                }
-            };
-            let tail = report.output_tail.clone();
-            run.validation = Some(report);
-            if !passed {
-                return Err(ToolError::new(
-                    Reason::ValidationFailed,
-                    None,
-                    format!(
-                        "the validation command `{}` {why}; nothing was applied. Output (tail):\n{tail}",
-                        cmd.display()
-                    ),
-                ));
-            }
+            self.validate(run, cmd, &changes, "nothing was applied")?;
+            run.check_deadline("after validation")?;
         }
 
         // The plan read the files under the locks just now; after a validation run (which can
@@ -675,7 +775,11 @@ impl Workflow {
             &manifest,
             observer,
         );
+        if result.rolled_back {
+            run.rollback = Some(RollbackStatus::Success);
+        }
         if !result.rollback_errors.is_empty() {
+            run.rollback = Some(RollbackStatus::Failed);
             // Files may be left new: keep the checkpoint so undo can still restore them.
             let e = ToolError::new(
                 Reason::IoError,
@@ -712,12 +816,114 @@ impl Workflow {
             .iter()
             .flat_map(|&i| planned.units[i].changes.iter().map(|c| c.path.clone()))
             .collect();
-        if !result.failed.is_empty()
-            && let Err(e) = self.checkpoints.retain(&manifest, &applied_paths)
+        let mut manifest = manifest;
+        if !result.failed.is_empty() {
+            if let Err(e) = self.checkpoints.retain(&manifest, &applied_paths) {
+                tracing::warn!(checkpoint = %checkpoint_id, error = %e, "trimming the checkpoint failed");
+            }
+            manifest.entries.retain(|e| applied_paths.contains(&e.path));
+        }
+        if run.plan.timeout().is_some() || run.plan.validation_stage == ValidationStage::AfterCommit
         {
-            tracing::warn!(checkpoint = %checkpoint_id, error = %e, "trimming the checkpoint failed");
+            self.after_commit(run, &manifest)?;
         }
         Ok(self.applied(run, &planned, &result, &applied_paths))
+    }
+
+    /// Run the plan's validation command on the workspace with `changes` applied, in a
+    /// temporary copy, bounded by what remains of the plan's timeout (or the workflow's
+    /// validation bound). `Err(validation_failed)` unless it passes; `after` ends the message.
+    fn validate(
+        &self,
+        run: &mut ApplyRun<'_>,
+        cmd: &ValidationCommand,
+        changes: &[(String, Option<&[u8]>)],
+        after: &str,
+    ) -> Result<(), ToolError> {
+        let timeout = run.remaining().unwrap_or(self.config.validation_timeout);
+        let report = validate::run_isolated(self.tools.workspace().root(), changes, cmd, timeout)?;
+        let passed = report.passed;
+        let why = match (report.timed_out, run.plan.timeout()) {
+            (true, Some(limit)) => {
+                run.breach = Some(ScopeBreach {
+                    limit_kind: LimitKind::TimeoutMs,
+                    limit: usize::try_from(limit.as_millis()).unwrap_or(usize::MAX),
+                    actual: usize::try_from(run.start.elapsed().as_millis()).unwrap_or(usize::MAX),
+                });
+                format!(
+                    "timed out: the apply's timeout of {} s ran out",
+                    limit.as_secs()
+                )
+            }
+            (true, None) => format!("timed out after {} s", timeout.as_secs()),
+            (false, _) => match report.exit_code {
+                Some(c) => format!("exited with code {c}"),
+                None => "was killed by a signal".to_string(),
+            },
+        };
+        let tail = report.output_tail.clone();
+        run.validation = Some(report);
+        if passed {
+            return Ok(());
+        }
+        Err(ToolError::new(
+            Reason::ValidationFailed,
+            None,
+            format!(
+                "the validation command `{}` {why}; {after}. Output (tail):\n{tail}",
+                cmd.display()
+            ),
+        ))
+    }
+
+    /// After a commit: validation of the written workspace (when the plan asks for it there)
+    /// and the plan's timeout. On a failure, the written files are restored from the checkpoint
+    /// or kept, per the plan's rollback strategy. Callers hold the file and workspace locks.
+    fn after_commit(
+        &self,
+        run: &mut ApplyRun<'_>,
+        manifest: &checkpoint::CheckpointManifest,
+    ) -> Result<(), ToolError> {
+        let mut checked = run.check_deadline("after the commit");
+        if checked.is_ok()
+            && run.plan.validation_stage == ValidationStage::AfterCommit
+            && let Some(cmd) = &run.plan.validation
+        {
+            let what = match run.plan.rollback {
+                RollbackStrategy::RestoreCheckpoint => "the written files were restored",
+                RollbackStrategy::KeepChanges => "the written files were kept; undo restores them",
+            };
+            checked = self.validate(run, cmd, &[], what);
+        }
+        let Err(e) = checked else {
+            return Ok(());
+        };
+        match run.plan.rollback {
+            RollbackStrategy::KeepChanges => {
+                run.kept = manifest.entries.iter().map(|e| e.path.clone()).collect();
+                Err(e)
+            }
+            RollbackStrategy::RestoreCheckpoint => match self.restore_locked(manifest) {
+                Ok(redo) => {
+                    self.checkpoints.remove(&redo.redo_checkpoint_id);
+                    run.checkpoint_id = None;
+                    run.rolled_back = true;
+                    run.rollback = Some(RollbackStatus::Success);
+                    Err(e)
+                }
+                Err(restore) => {
+                    run.rollback = Some(RollbackStatus::Failed);
+                    Err(ToolError::new(
+                        e.reason,
+                        e.path.as_deref(),
+                        format!(
+                            "{}; restoring the written files failed ({restore}); checkpoint {} holds the old contents",
+                            e.message, manifest.checkpoint_id
+                        ),
+                    ))
+                }
+            },
+        }
     }
 
     /// The plan made now must be the one that was proposed (same files, same results).
@@ -752,7 +958,7 @@ impl Workflow {
     ) {
         let stored = run.stored;
         self.evidence.write_manifest(&Manifest {
-            evidence_id: stored.patch_id.clone(),
+            evidence_id: stored.evidence_id().to_string(),
             patch_id: Some(stored.patch_id.clone()),
             phase: "apply".into(),
             source: stored.source.clone(),
@@ -764,7 +970,7 @@ impl Workflow {
         });
         self.evidence.write_apply(&ApplyRecord {
             patch_id: stored.patch_id.clone(),
-            evidence_id: stored.patch_id.clone(),
+            evidence_id: stored.evidence_id().to_string(),
             status: status.as_str().into(),
             reason: reason.map(|r| r.as_str().to_string()),
             message: message.to_string(),
@@ -792,26 +998,41 @@ impl Workflow {
         let files: Vec<FileApplyResult> = stored
             .files
             .iter()
-            .map(|f| FileApplyResult {
-                path: f.path.clone(),
-                applied: false,
-                reason: Some(
-                    f.problem
-                        .as_ref()
-                        .map_or(e.reason, |p| util::reason_from_code(&p.reason)),
-                ),
-                message: "not applied".into(),
+            .map(|f| {
+                if run.kept.contains(&f.path) {
+                    return FileApplyResult {
+                        path: f.path.clone(),
+                        applied: true,
+                        reason: None,
+                        message: "written and kept".into(),
+                    };
+                }
+                FileApplyResult {
+                    path: f.path.clone(),
+                    applied: false,
+                    reason: Some(
+                        f.problem
+                            .as_ref()
+                            .map_or(e.reason, |p| util::reason_from_code(&p.reason)),
+                    ),
+                    message: "not applied".into(),
+                }
             })
             .collect();
+        let outcome = match (&run.checkpoint_id, run.kept.is_empty()) {
+            (Some(ckpt), false) => format!(
+                "The files written were kept ({}); undo checkpoint {ckpt} restores them",
+                run.kept.iter().cloned().collect::<Vec<_>>().join(", ")
+            ),
+            _ if run.rolled_back => {
+                "Nothing was applied; the files already written were rolled back".to_string()
+            }
+            _ => "Nothing was applied".to_string(),
+        };
         let text = format!(
-            "Error: {e}\nNothing was applied{} (patch {}, evidence {}).",
-            if run.rolled_back {
-                "; the files already written were rolled back"
-            } else {
-                ""
-            },
+            "Error: {e}\n{outcome} (patch {}, evidence {}).",
             stored.patch_id,
-            stored.patch_id
+            stored.evidence_id()
         );
         self.record(
             run,
@@ -820,7 +1041,23 @@ impl Workflow {
             &e.to_string(),
             &files,
         );
-        self.failure(&e);
+        if !run.kept.is_empty() {
+            // The files are written and stay so: the diff was applied, then something failed.
+            self.emit(Event::DiffApplied {
+                diff_id: stored.patch_id.clone(),
+                files_changed: run.kept.iter().cloned().collect(),
+                evidence_id: stored.evidence_id().to_string(),
+            });
+        }
+        self.failure_with(
+            &e,
+            FailureDetails {
+                message: e.to_string(),
+                scope: run.breach,
+                rollback: run.rollback,
+            },
+            Some(&stored.patch_id),
+        );
         ApplyOutcome {
             patch_id: stored.patch_id.clone(),
             status: ApplyStatus::Refused,
@@ -830,7 +1067,7 @@ impl Workflow {
             is_error: true,
             files,
             checkpoint_id: run.checkpoint_id.clone(),
-            evidence_id: Some(stored.patch_id.clone()),
+            evidence_id: Some(stored.evidence_id().to_string()),
             validation: run.validation.clone(),
             rolled_back: run.rolled_back,
         }
@@ -855,6 +1092,7 @@ impl Workflow {
         self.record(run, ApplyStatus::Rejected, None, &text, &files);
         self.emit(Event::ExecutionPaused {
             reason: "diff_rejected".into(),
+            diff_id: Some(stored.patch_id.clone()),
         });
         ApplyOutcome {
             patch_id: stored.patch_id.clone(),
@@ -865,7 +1103,7 @@ impl Workflow {
             is_error: true,
             files,
             checkpoint_id: None,
-            evidence_id: Some(stored.patch_id.clone()),
+            evidence_id: Some(stored.evidence_id().to_string()),
             validation: None,
             rolled_back: false,
         }
@@ -963,17 +1201,8 @@ impl Workflow {
         self.emit(Event::DiffApplied {
             diff_id: stored.patch_id.clone(),
             files_changed: changed,
-            evidence_id: stored.patch_id.clone(),
+            evidence_id: stored.evidence_id().to_string(),
         });
-        if let Some(f) = first_failure {
-            self.emit(Event::FailureDetected {
-                reason: f.reason.map_or("io_error", Reason::as_str).to_string(),
-                details: f.message.clone(),
-            });
-            self.emit(Event::ExecutionPaused {
-                reason: "needs_user_decision".into(),
-            });
-        }
         tracing::info!(patch = %stored.patch_id, status = status.as_str(), "diff applied");
         ApplyOutcome {
             patch_id: stored.patch_id.clone(),
@@ -984,7 +1213,7 @@ impl Workflow {
             is_error: partial,
             files,
             checkpoint_id: Some(checkpoint_id),
-            evidence_id: Some(stored.patch_id.clone()),
+            evidence_id: Some(stored.evidence_id().to_string()),
             validation: run.validation.clone(),
             rolled_back: false,
         }
@@ -1025,12 +1254,25 @@ impl Workflow {
         &self,
         manifest: &checkpoint::CheckpointManifest,
     ) -> Result<UndoOutcome, ToolError> {
-        let ws = self.tools.workspace();
-        let id = &manifest.checkpoint_id;
         let file_locks = self.file_locks(manifest.entries.iter().map(|e| e.path.clone()));
         let _held: Vec<MutexGuard<'_, ()>> = file_locks.iter().map(|l| lock(l)).collect();
         let _ws_lock = self.workspace_lock()?;
         self.recover_pending();
+        let out = self.restore_locked(manifest)?;
+        self.emit(Event::CheckpointCreated {
+            checkpoint_id: out.redo_checkpoint_id.clone(),
+            files: out.restored.clone(),
+        });
+        Ok(out)
+    }
+
+    /// Restore a checkpoint (see [`Workflow::undo`]); callers hold the file and workspace locks.
+    fn restore_locked(
+        &self,
+        manifest: &checkpoint::CheckpointManifest,
+    ) -> Result<UndoOutcome, ToolError> {
+        let ws = self.tools.workspace();
+        let id = &manifest.checkpoint_id;
         let mut changes = Vec::with_capacity(manifest.entries.len());
         for entry in &manifest.entries {
             let now = ws.read(&entry.path)?;
@@ -1066,10 +1308,6 @@ impl Workflow {
             .checkpoints
             .create(&redo_id, &manifest.patch_id, &all)
             .map_err(|e| ToolError::io(".lspedit/checkpoints", "writing the checkpoint", &e))?;
-        self.emit(Event::CheckpointCreated {
-            checkpoint_id: redo_id.clone(),
-            files: all.iter().map(|c| c.path.clone()).collect(),
-        });
         let result = commit::commit(
             ws,
             &self.layout,

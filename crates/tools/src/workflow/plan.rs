@@ -1,12 +1,50 @@
 //! The apply plan: the limits a stored patch must fit (`scope_violation` for sizes, `unsafe_diff`
-//! for forbidden operations), its atomicity and its optional isolated validation.
+//! for forbidden operations), its atomicity, its optional validation, the time the whole apply
+//! may take and what happens to written files when validation fails or time runs out.
+
+use std::time::Duration;
 
 use lspedit_engine::Reason;
 
 use super::propose::{ChangeKind, ProposedFile};
 use super::validate::ValidationCommand;
 use crate::error::ToolError;
+use crate::events::{LimitKind, ScopeBreach};
 
+/// What an apply does with files it already wrote when a later step fails: a validation run
+/// after the commit ([`ValidationStage::AfterCommit`]) or the plan's timeout passing during or
+/// after the commit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum RollbackStrategy {
+    /// Restore every written file from the apply's checkpoint; the outcome is a refusal with
+    /// `rolled_back` set (or, if restoring failed, an `io_error` that keeps the checkpoint).
+    #[default]
+    RestoreCheckpoint,
+    /// Leave the written files; the outcome is a refusal that names the checkpoint, which
+    /// `undo` restores.
+    KeepChanges,
+}
+
+impl RollbackStrategy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RollbackStrategy::RestoreCheckpoint => "restore_checkpoint",
+            RollbackStrategy::KeepChanges => "keep_changes",
+        }
+    }
+}
+
+/// When the plan's validation command runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ValidationStage {
+    /// In a temporary copy with the change applied, before anything is written: a failure
+    /// leaves nothing to roll back.
+    #[default]
+    Isolated,
+    /// After the commit, on a copy of the workspace as written; a failure or timeout triggers
+    /// the plan's [`RollbackStrategy`].
+    AfterCommit,
+}
 /// How a multi-file apply commits.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Atomicity {
@@ -38,11 +76,17 @@ pub struct ApplyPlan {
     pub forbid_create: bool,
     pub forbid_delete: bool,
     pub forbid_rename: bool,
-    /// Limit of the validation command's run; the workflow's default when `None`.
+    /// Bound of the whole apply, from the call to its last write (approval and validation
+    /// included). Checked before the approver is asked, before the commit and after it; a
+    /// validation run gets what remains. Past it: `scope_violation` (`type: "timeout_ms"` in
+    /// the failure event), and written files are handled per [`ApplyPlan::rollback`]. `None`:
+    /// no bound on the apply, and the workflow's default bound on a validation run.
     pub timeout_seconds: Option<u64>,
     pub atomicity: Atomicity,
-    /// Apply in a temporary copy first and run this command there; commit only if it passes.
+    /// Run this command; with [`ValidationStage::Isolated`] commit only if it passes.
     pub validation: Option<ValidationCommand>,
+    pub validation_stage: ValidationStage,
+    pub rollback: RollbackStrategy,
 }
 
 impl ApplyPlan {
@@ -58,7 +102,39 @@ impl ApplyPlan {
             timeout_seconds: None,
             atomicity: Atomicity::AllOrNothing,
             validation: None,
+            validation_stage: ValidationStage::Isolated,
+            rollback: RollbackStrategy::RestoreCheckpoint,
         }
+    }
+
+    /// The whole apply's bound, when the plan sets one.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout_seconds.map(Duration::from_secs)
+    }
+
+    /// The first size limit `files` exceed: files first, then changed lines.
+    pub(crate) fn breach(&self, files: &[&ProposedFile]) -> Option<ScopeBreach> {
+        let count = files.len();
+        if let Some(max) = self.max_files
+            && count > max
+        {
+            return Some(ScopeBreach {
+                limit_kind: LimitKind::MaxFiles,
+                limit: max,
+                actual: count,
+            });
+        }
+        let lines: usize = files.iter().map(|f| f.added + f.removed).sum();
+        if let Some(max) = self.max_changed_lines
+            && lines > max
+        {
+            return Some(ScopeBreach {
+                limit_kind: LimitKind::MaxChangedLines,
+                limit: max,
+                actual: lines,
+            });
+        }
+        None
     }
 
     /// Check the patch's planned files (those that plan cleanly) against the limits.
@@ -81,26 +157,19 @@ impl ApplyPlan {
             }
         }
         let count = files.len();
-        if let Some(max) = self.max_files
-            && count > max
-        {
-            return Err(ToolError::new(
-                Reason::ScopeViolation,
-                None,
-                format!(
-                    "the patch changes {count} files but the apply plan allows at most {max}; split it into smaller patches"
-                ),
-            ));
-        }
         let lines: usize = files.iter().map(|f| f.added + f.removed).sum();
-        if let Some(max) = self.max_changed_lines
-            && lines > max
-        {
+        if let Some(b) = self.breach(files) {
+            let what = match b.limit_kind {
+                LimitKind::MaxFiles => "files",
+                // `breach` reports only the two size limits; time is checked while applying.
+                LimitKind::MaxChangedLines | LimitKind::TimeoutMs => "lines (added + removed)",
+            };
             return Err(ToolError::new(
                 Reason::ScopeViolation,
                 None,
                 format!(
-                    "the patch changes {lines} lines (added + removed) but the apply plan allows at most {max}; split it into smaller patches"
+                    "the patch changes {} {what} but the apply plan allows at most {}; split it into smaller patches",
+                    b.actual, b.limit
                 ),
             ));
         }

@@ -16,11 +16,12 @@ use serde::{Deserialize, Serialize};
 use super::commit::{CommitUnit, PathChange};
 use super::evidence::{Pipeline, StageReport};
 use super::scan;
-use super::store::{STORE_VERSION, StoredPatch, patch_id};
+use super::store::{STORE_VERSION, StoredPatch, is_valid_label, patch_id, step_evidence_id};
 use super::util::{now_ms, show_sha, state_sha};
 use crate::agent::WrittenFile;
 use crate::error::ToolError;
 use crate::patch::{FileReport, FileStatus};
+use crate::truncation::ExcerptSet;
 use crate::workspace::Workspace;
 
 /// Where a proposal comes from.
@@ -44,6 +45,18 @@ pub struct ProposeRequest {
     /// base_sha the caller believes files have (e.g. from the model's `touched_files`); any
     /// difference is refused as `sha_mismatch`.
     pub expected_base_shas: BTreeMap<String, String>,
+    /// A regex proposal with no scope searches only this language's files (`rust`,
+    /// `typescript`, `python`, ...; see [`language_globs`](crate::workflow::language_globs)).
+    /// Ignored when a scope is given and for patch text.
+    pub language: Option<String>,
+    /// The caller's task and step ids (1–64 letters, digits, `-`). With both, the evidence is
+    /// named `diff_<taskId>_<stepId>_<ms>.*` instead of by the patch id, and the step id names
+    /// the step in the apply's events.
+    pub task_id: Option<String>,
+    pub step_id: Option<String>,
+    /// The excerpts selected as the model's context for this step, recorded as
+    /// `context_<stepId>_<ms>.json` (`<patch id>` for the step id when none is given).
+    pub context: Option<ExcerptSet>,
 }
 
 impl ProposeRequest {
@@ -59,6 +72,10 @@ impl ProposeRequest {
                 scope: scope.iter().map(|s| (*s).to_string()).collect(),
             },
             expected_base_shas: BTreeMap::new(),
+            language: None,
+            task_id: None,
+            step_id: None,
+            context: None,
         }
     }
 
@@ -66,7 +83,30 @@ impl ProposeRequest {
         ProposeRequest {
             source: ProposeSource::Patch { text: text.into() },
             expected_base_shas: BTreeMap::new(),
+            language: None,
+            task_id: None,
+            step_id: None,
+            context: None,
         }
+    }
+
+    /// Search only `language`'s files when the regex has no scope.
+    pub fn with_language(mut self, language: impl Into<String>) -> Self {
+        self.language = Some(language.into());
+        self
+    }
+
+    /// Name the step (and, with a task id, the evidence) after the caller's ids.
+    pub fn with_step(mut self, task_id: Option<&str>, step_id: impl Into<String>) -> Self {
+        self.task_id = task_id.map(str::to_string);
+        self.step_id = Some(step_id.into());
+        self
+    }
+
+    /// Record the excerpts selected as the model's context.
+    pub fn with_context(mut self, excerpts: ExcerptSet) -> Self {
+        self.context = Some(excerpts);
+        self
     }
 
     /// Require `path` to have `base_sha` now.
@@ -153,7 +193,7 @@ impl Proposal {
             files: p.files.clone(),
             base_shas: p.base_shas.clone(),
             stats: p.stats,
-            evidence_id: p.patch_id.clone(),
+            evidence_id: p.evidence_id().to_string(),
             summary: p.summary.clone(),
         }
     }
@@ -529,18 +569,67 @@ pub(crate) fn build(
     let mut pipeline = Pipeline::default();
     let mut stats = ProposeStats::default();
     let mut replacements: BTreeMap<String, usize> = BTreeMap::new();
+    let source_name = match &req.source {
+        ProposeSource::Regex { .. } => "regex",
+        ProposeSource::Patch { .. } => "patch",
+    };
+    let raw_text = match &req.source {
+        ProposeSource::Regex { .. } => "",
+        ProposeSource::Patch { text } => text.as_str(),
+    };
+    if let Some(bad) = [&req.task_id, &req.step_id]
+        .into_iter()
+        .flatten()
+        .find(|id| !is_valid_label(id))
+    {
+        let e = ToolError::new(
+            Reason::InvalidDiffFormat,
+            None,
+            format!(
+                "the task or step id `{bad}` is not 1 to 64 ASCII letters, digits or `-`; name the step with those"
+            ),
+        );
+        pipeline.fail("parse", e.message.clone());
+        return Err(Box::new(refused(
+            e,
+            source_name,
+            raw_text,
+            &pipeline,
+            stats,
+            vec![],
+        )));
+    }
     let (source, raw, describe) = match &req.source {
         ProposeSource::Regex {
             pattern,
             replacement,
             scope,
         } => {
+            let language_scope = match (&req.language, scope.is_empty()) {
+                (Some(lang), true) => match scan::language_globs(lang) {
+                    Some(globs) => Some(globs.iter().map(|g| (*g).to_string()).collect()),
+                    None => {
+                        let e = ToolError::new(
+                            Reason::InvalidDiffFormat,
+                            None,
+                            format!(
+                                "the language `{lang}` is not one lspedit knows ({}); give a scope instead",
+                                scan::LANGUAGES.join(", ")
+                            ),
+                        );
+                        pipeline.fail("parse", e.message.clone());
+                        return Err(Box::new(refused(e, "regex", "", &pipeline, stats, vec![])));
+                    }
+                },
+                _ => None,
+            };
+            let scope: &Vec<String> = language_scope.as_ref().unwrap_or(scope);
             let describe = format!(
                 "regex `{pattern}` -> `{replacement}` over {}",
-                if scope.is_empty() {
-                    "the whole workspace".to_string()
-                } else {
-                    scope.join(", ")
+                match (&language_scope, &req.language) {
+                    (Some(_), Some(lang)) => format!("the {lang} files of the workspace"),
+                    _ if scope.is_empty() => "the whole workspace".to_string(),
+                    _ => scope.join(", "),
                 }
             );
             let out = match scan::scan(ws, pattern, replacement, scope, max_file_bytes) {
@@ -748,6 +837,11 @@ pub(crate) fn build(
         stats,
         summary,
         stages: pipeline.reports(),
+        step_id: req.step_id.clone(),
+        evidence_id: match (&req.task_id, &req.step_id) {
+            (Some(t), Some(s)) => Some(step_evidence_id(t, s, created_ms)),
+            _ => None,
+        },
     };
     Ok(Built {
         stored,

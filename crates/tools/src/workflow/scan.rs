@@ -68,6 +68,38 @@ fn expand(ws: &Workspace, entry: &str) -> (String, PathBuf) {
     (pattern, base)
 }
 
+/// The languages [`language_globs`] knows, for messages.
+pub(crate) const LANGUAGES: &[&str] = &[
+    "rust",
+    "typescript",
+    "javascript",
+    "python",
+    "go",
+    "java",
+    "c",
+    "cpp",
+];
+
+/// The scope globs of a language's source files, by extension (`rust` → `**/*.rs`); `None`
+/// for another language. Known: rust, typescript, javascript, python, go, java, c, cpp;
+/// case-insensitive, with the aliases `rs`, `ts`, `js`, `py` and `c++`.
+pub fn language_globs(language: &str) -> Option<&'static [&'static str]> {
+    let globs: &'static [&'static str] = match language.trim().to_ascii_lowercase().as_str() {
+        "rust" | "rs" => &["**/*.rs"],
+        "typescript" | "ts" => &["**/*.ts", "**/*.tsx", "**/*.mts", "**/*.cts"],
+        "javascript" | "js" => &["**/*.js", "**/*.jsx", "**/*.mjs", "**/*.cjs"],
+        "python" | "py" => &["**/*.py", "**/*.pyi"],
+        "go" => &["**/*.go"],
+        "java" => &["**/*.java"],
+        "c" => &["**/*.c", "**/*.h"],
+        "cpp" | "c++" => &[
+            "**/*.cc", "**/*.cpp", "**/*.cxx", "**/*.hh", "**/*.hpp", "**/*.hxx",
+        ],
+        _ => return None,
+    };
+    Some(globs)
+}
+
 /// Run `pattern` → `replacement` over the files of `scope` (every file when empty).
 pub(crate) fn scan(
     ws: &Workspace,

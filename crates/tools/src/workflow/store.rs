@@ -45,6 +45,41 @@ pub(crate) struct StoredPatch {
     pub summary: String,
     /// The propose-time pipeline verdicts; apply fills in its own stages.
     pub stages: Vec<StageReport>,
+    /// The caller's step id (events name the step by it; the patch id otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_id: Option<String>,
+    /// `diff_<taskId>_<stepId>_<ms>` when the caller gave both ids; the patch id otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence_id: Option<String>,
+}
+
+/// Whether `s` may be a task or step id: 1 to 64 ASCII letters, digits and `-` (no `_`, which
+/// separates the parts of an evidence name, and nothing a path could be built from).
+pub(crate) fn is_valid_label(s: &str) -> bool {
+    (1..=64).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+}
+
+/// The evidence name of a step: `diff_<taskId>_<stepId>_<ms>`.
+pub(crate) fn step_evidence_id(task_id: &str, step_id: &str, ms: u64) -> String {
+    format!("diff_{task_id}_{step_id}_{ms}")
+}
+
+/// Whether `id` is an evidence name [`step_evidence_id`] makes.
+fn is_valid_step_evidence_id(id: &str) -> bool {
+    let Some(rest) = id.strip_prefix("diff_") else {
+        return false;
+    };
+    let parts: Vec<&str> = rest.split('_').collect();
+    matches!(parts.as_slice(), [t, s, ms]
+        if is_valid_label(t) && is_valid_label(s)
+            && !ms.is_empty() && ms.len() <= 20 && ms.bytes().all(|b| b.is_ascii_digit()))
+}
+
+impl StoredPatch {
+    /// The id its evidence files are named by.
+    pub(crate) fn evidence_id(&self) -> &str {
+        self.evidence_id.as_deref().unwrap_or(&self.patch_id)
+    }
 }
 
 /// The id of a proposal made at `ms`: `patch_<ms>_<hash8>`, `hash8` the first 8 hex digits of a
@@ -108,6 +143,17 @@ impl StoredPatch {
             return Err(tampered(
                 file,
                 "the stored proposal does not match its id: it was changed after it was proposed (and reviewed); nothing was applied. Call propose_edit again and review the new diff",
+            ));
+        }
+        if self.step_id.as_deref().is_some_and(|s| !is_valid_label(s))
+            || self
+                .evidence_id
+                .as_deref()
+                .is_some_and(|e| !is_valid_step_evidence_id(e))
+        {
+            return Err(tampered(
+                file,
+                "the stored step id or evidence name is not one lspedit makes",
             ));
         }
         for (path, sha) in &self.base_shas {

@@ -6,6 +6,7 @@
 mod bounds;
 mod concurrency;
 mod confinement;
+mod events_schema;
 mod pool_fake;
 mod pool_real;
 mod state_tamper;

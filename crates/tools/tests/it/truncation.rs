@@ -7,10 +7,11 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use lspedit_engine::{DiffOptions, Reason, hashline, unified_diff};
-use lspedit_tools::events::{Event, RecordingSink};
+use lspedit_tools::events::{ChunkProgress, Event, RecordingSink};
 use lspedit_tools::truncation::{
-    ChunkStatus, ExcerptCandidates, ExcerptLimits, ExecutorConfig, ModelEditError, ModelError,
-    PauseReason, PreflightRules, TruncationReason,
+    ChunkStatus, Complexity, Confidence, ExcerptCandidates, ExcerptLimits, ExecutorConfig,
+    ModelEditError, ModelError, PauseReason, PreflightRules, TruncationReason, ValidateOptions,
+    detect_truncation_with, file_hints, validate_model_edit_with,
 };
 use lspedit_tools::{
     EditExecutor, EditModel, EditOutcome, EditRequest, EditTask, ModelReply, Workspace,
@@ -22,7 +23,7 @@ use serde_json::json;
 // Harness
 
 /// A file of `n` numbered lines, with `name` in its first line.
-fn numbered(name: &str, n: usize) -> String {
+pub(crate) fn numbered(name: &str, n: usize) -> String {
     let mut s = format!("// {name}\n");
     for i in 2..=n {
         s.push_str(&format!("let v{i} = {i};\n"));
@@ -53,12 +54,12 @@ fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
     out
 }
 
-struct Fixture {
-    dir: tempfile::TempDir,
-    ws: Workspace,
+pub(crate) struct Fixture {
+    pub(crate) dir: tempfile::TempDir,
+    pub(crate) ws: Workspace,
 }
 
-fn fixture(files: &[(&str, String)]) -> Fixture {
+pub(crate) fn fixture(files: &[(&str, String)]) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     for (rel, content) in files {
         let p = dir.path().join(rel);
@@ -71,17 +72,21 @@ fn fixture(files: &[(&str, String)]) -> Fixture {
 
 /// How the scripted model misbehaves.
 #[derive(Default)]
-struct Faults {
+pub(crate) struct Faults {
     /// Cut any reply that covers more than one file (with `max_tokens`).
-    truncate_multi_file: bool,
+    pub(crate) truncate_multi_file: bool,
     /// Paths whose replies are always cut mid-JSON (no stop reason: the JSON signal must fire).
-    always_truncate: BTreeSet<String>,
+    pub(crate) always_truncate: BTreeSet<String>,
     /// Paths whose first reply gives a wrong base_sha.
-    wrong_sha_once: BTreeSet<String>,
+    pub(crate) wrong_sha_once: BTreeSet<String>,
+    /// Paths whose replies carry this `validation_status` (`unchecked` otherwise).
+    pub(crate) validation_status: BTreeMap<String, String>,
+    /// Replies leave out the `complete` field.
+    pub(crate) omit_sentinel: bool,
 }
 
 /// A model that edits files by replacing one line with another, from a script.
-struct ScriptedModel {
+pub(crate) struct ScriptedModel {
     /// path → (old line, new line); files not listed need no change.
     edits: BTreeMap<String, (String, String)>,
     faults: Faults,
@@ -89,7 +94,7 @@ struct ScriptedModel {
 }
 
 impl ScriptedModel {
-    fn new(edits: &[(&str, &str, &str)], faults: Faults) -> ScriptedModel {
+    pub(crate) fn new(edits: &[(&str, &str, &str)], faults: Faults) -> ScriptedModel {
         ScriptedModel {
             edits: edits
                 .iter()
@@ -156,15 +161,23 @@ impl EditModel for ScriptedModel {
             };
             touched.push(json!({"path": f.path, "reason": "scripted edit", "base_sha": sha}));
         }
-        let content = json!({
+        let status = request
+            .files
+            .iter()
+            .find_map(|f| self.faults.validation_status.get(&f.path))
+            .map_or("unchecked", String::as_str);
+        let mut reply = json!({
             "unified_diff": diff,
             "touched_files": touched,
-            "confidence": 0.9,
-            "notes": "",
-            "validation_status": "unchecked",
+            "confidence": "high",
+            "notes": "scripted",
+            "validation_status": status,
             "complete": true,
-        })
-        .to_string();
+        });
+        if self.faults.omit_sentinel {
+            reply.as_object_mut().unwrap().remove("complete");
+        }
+        let content = reply.to_string();
         let cut = |content: &str| content[..content.len() / 2].to_string();
         if request
             .files
@@ -197,7 +210,7 @@ fn task(targets: &[&str]) -> EditTask {
     }
 }
 
-fn run(
+pub(crate) fn run(
     fx: &Fixture,
     model: &ScriptedModel,
     config: ExecutorConfig,
@@ -300,8 +313,305 @@ fn strict_validation_names_fields_and_sha_mismatch() {
     );
 }
 
+#[test]
+fn confidence_is_a_level_or_a_score() {
+    let expected = BTreeMap::from([("x.rs".to_string(), "aaaaaaaaaaaa".to_string())]);
+    let check = |confidence: serde_json::Value, want: Option<Confidence>| {
+        let reply = json!({
+            "unified_diff": "",
+            "touched_files": [],
+            "confidence": confidence,
+            "notes": "",
+            "validation_status": "unchecked",
+            "complete": true
+        })
+        .to_string();
+        let got = validate_model_edit(&reply, &expected).map(|v| v.edit.confidence);
+        match want {
+            Some(c) => assert_eq!(got, Ok(c), "{confidence}"),
+            None => assert!(got.is_err(), "{confidence} accepted: {got:?}"),
+        }
+    };
+    check(json!("low"), Some(Confidence::Low));
+    check(json!("medium"), Some(Confidence::Medium));
+    check(json!("high"), Some(Confidence::High));
+    check(json!(0), Some(Confidence::Score(0.0)));
+    check(json!(1), Some(Confidence::Score(1.0)));
+    check(json!(0.4), Some(Confidence::Score(0.4)));
+    check(json!("very high"), None);
+    check(json!("HIGH"), None);
+    check(json!(1.5), None);
+    check(json!(-0.1), None);
+    check(json!(true), None);
+    check(json!(null), None);
+}
+
+#[test]
+fn the_complete_sentinel_is_required_unless_the_setting_is_off() {
+    let expected = BTreeMap::from([("x.rs".to_string(), "aaaaaaaaaaaa".to_string())]);
+    let mut v = json!({
+        "unified_diff": "",
+        "touched_files": [],
+        "confidence": 0.5,
+        "notes": "",
+        "validation_status": "unchecked"
+    });
+    let lenient = ValidateOptions {
+        require_complete_sentinel: false,
+    };
+    // (reply, sentinel required, accepted)
+    let missing = v.to_string();
+    v["complete"] = json!(false);
+    let said_false = v.to_string();
+    for (reply, required, accepted) in [
+        (&missing, true, false),
+        (&missing, false, true),
+        (&said_false, true, false),
+        (&said_false, false, false),
+    ] {
+        let options = if required {
+            ValidateOptions::default()
+        } else {
+            lenient
+        };
+        assert_eq!(
+            validate_model_edit_with(reply, &expected, options).is_ok(),
+            accepted,
+            "{reply} required={required}"
+        );
+        assert_eq!(
+            !detect_truncation_with(reply, None, required).truncated,
+            accepted,
+            "{reply} required={required}"
+        );
+    }
+
+    // Through the executor: the same model is paused by default and completes with it off.
+    let fx = fixture(&[("a.rs", numbered("a", 5))]);
+    let faults = || Faults {
+        omit_sentinel: true,
+        ..Faults::default()
+    };
+    let model = ScriptedModel::new(&[("a.rs", "let v2 = 2;", "let two = 2;")], faults());
+    let (outcome, sink) = run(&fx, &model, ExecutorConfig::default(), &["a.rs"]);
+    assert!(matches!(outcome, EditOutcome::Paused { .. }), "{outcome:?}");
+    assert!(sink.events().iter().any(|e| matches!(e,
+        Event::TruncationDetected { reason, .. } if reason == "missing_complete_sentinel")));
+    let model = ScriptedModel::new(&[("a.rs", "let v2 = 2;", "let two = 2;")], faults());
+    let config = ExecutorConfig {
+        require_complete_sentinel: false,
+        ..ExecutorConfig::default()
+    };
+    let (outcome, _) = run(&fx, &model, config, &["a.rs"]);
+    assert!(
+        matches!(outcome, EditOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // The executor
+
+#[test]
+fn a_model_that_declines_pauses_the_step_with_its_status() {
+    for (status, paused) in [
+        ("stale_context", true),
+        ("cannot_edit", true),
+        ("unchecked", false),
+        ("passed", false),
+    ] {
+        let fx = fixture(&[("a.rs", numbered("a", 5)), ("b.rs", numbered("b", 5))]);
+        let before = tree(fx.dir.path());
+        let model = ScriptedModel::new(
+            &[
+                ("a.rs", "let v2 = 2;", "let two = 2;"),
+                ("b.rs", "let v2 = 2;", "let two = 2;"),
+            ],
+            Faults {
+                validation_status: BTreeMap::from([("b.rs".to_string(), status.to_string())]),
+                ..Faults::default()
+            },
+        );
+        let (outcome, sink) = run(&fx, &model, ExecutorConfig::default(), &["a.rs", "b.rs"]);
+        assert_eq!(tree(fx.dir.path()), before, "the executor wrote");
+        if !paused {
+            assert!(
+                matches!(outcome, EditOutcome::Completed { .. }),
+                "{status}: {outcome:?}"
+            );
+            continue;
+        }
+        let EditOutcome::Paused { reason, ledger, .. } = &outcome else {
+            panic!("{status}: not paused: {outcome:?}");
+        };
+        assert_eq!(reason.code(), status);
+        assert!(
+            matches!(reason, PauseReason::ModelDeclined { path, notes, .. } if path == "b.rs" && notes == "scripted"),
+            "{reason:?}"
+        );
+        // No retry: the model said the step cannot go on, and nothing of b.rs is kept.
+        assert_eq!(
+            model.calls(),
+            [vec!["a.rs".to_string()], vec!["b.rs".to_string()]]
+        );
+        assert_eq!(ledger.entry("b.rs").unwrap().status, ChunkStatus::Failed);
+        let events = sink.events();
+        assert_eq!(
+            events.last(),
+            Some(&Event::EditStepPaused {
+                reason: status.into()
+            })
+        );
+        assert!(events.iter().any(|e| matches!(e,
+            Event::EditChunkFailed { path, reason, .. } if path == "b.rs" && reason == status)));
+        assert_eq!(outcome.to_json()["reason"], status);
+    }
+}
+
+#[test]
+fn complexity_is_estimated_from_files_and_lines() {
+    // (files, lines) -> estimate; thresholds as documented in the executor module.
+    for (files, lines, want) in [
+        (1, 0, Complexity::Low),
+        (1, 150, Complexity::Low),
+        (1, 151, Complexity::Medium),
+        (2, 10, Complexity::Medium),
+        (3, 400, Complexity::Medium),
+        (4, 1, Complexity::High),
+        (1, 401, Complexity::High),
+        (0, 0, Complexity::Low),
+    ] {
+        assert_eq!(
+            Complexity::estimate(files, lines),
+            want,
+            "{files} files, {lines} lines"
+        );
+    }
+    let fx = fixture(&[("a.rs", numbered("a", 200))]);
+    let model = ScriptedModel::new(&[], Faults::default());
+    let (_, sink) = run(&fx, &model, ExecutorConfig::default(), &["a.rs"]);
+    assert!(matches!(
+        &sink.events()[0],
+        Event::PreflightComplete { estimated_complexity, file_count: 1, total_lines: 200, .. }
+            if estimated_complexity == "medium"
+    ));
+}
+
+#[test]
+fn without_targets_the_preflight_reads_the_files_the_instruction_names() {
+    let fx = fixture(&[
+        ("a.rs", numbered("a", 5)),
+        ("src/b.rs", numbered("b", 5)),
+        ("notes.txt", "n\n".to_string()),
+    ]);
+    let instruction = "Rename v2 in `a.rs` and ./src/b.rs, (see notes.txt). Not missing.rs, https://x.io/a.rs, or src/.";
+    assert_eq!(
+        file_hints(&fx.ws, instruction),
+        ["a.rs", "src/b.rs", "notes.txt"]
+    );
+    let model = ScriptedModel::new(
+        &[
+            ("a.rs", "let v2 = 2;", "let two = 2;"),
+            ("src/b.rs", "let v2 = 2;", "let two = 2;"),
+        ],
+        Faults::default(),
+    );
+    let sink = Arc::new(RecordingSink::new());
+    let task = EditTask {
+        instruction: instruction.into(),
+        targets: Vec::new(),
+        context: String::new(),
+    };
+    let outcome = EditExecutor::new(&fx.ws, &model, sink.clone())
+        .run(&task)
+        .unwrap();
+    assert!(
+        matches!(outcome, EditOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
+    assert!(matches!(
+        &sink.events()[0],
+        Event::PreflightComplete { target_files, .. } if *target_files == ["a.rs", "notes.txt", "src/b.rs"]
+    ));
+    // An instruction that names no file is still refused, with nothing asked of the model.
+    let task = EditTask {
+        instruction: "Make it better.".into(),
+        targets: Vec::new(),
+        context: String::new(),
+    };
+    let err = EditExecutor::new(&fx.ws, &model, sink)
+        .run(&task)
+        .unwrap_err();
+    assert_eq!(err.reason, Reason::EmptyDiff);
+}
+
+#[test]
+fn was_split_and_chunk_progress() {
+    // (files, truncate a multi-file reply) -> was split
+    for (files, truncate_multi, want) in [
+        (&["a.rs"][..], false, false),
+        (&["a.rs", "b.rs"][..], false, true),
+        (&["a.rs", "b.rs"][..], true, true),
+    ] {
+        let fx = fixture(&[("a.rs", numbered("a", 5)), ("b.rs", numbered("b", 5))]);
+        let model = ScriptedModel::new(
+            &[
+                ("a.rs", "let v2 = 2;", "let two = 2;"),
+                ("b.rs", "let v2 = 2;", "let two = 2;"),
+            ],
+            Faults {
+                truncate_multi_file: truncate_multi,
+                ..Faults::default()
+            },
+        );
+        let preflight = PreflightRules {
+            max_files_per_call: if truncate_multi { 5 } else { 1 },
+            ..PreflightRules::default()
+        };
+        let config = ExecutorConfig {
+            preflight,
+            ..ExecutorConfig::default()
+        };
+        let (outcome, sink) = run(&fx, &model, config, files);
+        assert_eq!(outcome.was_split(), want, "{files:?} {truncate_multi}");
+        assert_eq!(outcome.to_json()["wasSplit"], want);
+        // Chunk events: where each chunk stands, in order.
+        let progress: Vec<(&str, usize, usize, f64)> = sink
+            .events()
+            .iter()
+            .filter_map(|e| match e {
+                Event::EditChunkStarted { progress: p, .. } => {
+                    Some(("started", p.chunk_index, p.total_chunks, p.progress))
+                }
+                Event::EditChunkCompleted { progress: p, .. } => {
+                    Some(("completed", p.chunk_index, p.total_chunks, p.progress))
+                }
+                Event::EditChunkFailed { progress: p, .. } => {
+                    Some(("failed", p.chunk_index, p.total_chunks, p.progress))
+                }
+                _ => None,
+            })
+            .collect();
+        let expected: Vec<(&str, usize, usize, f64)> = match (files.len(), truncate_multi) {
+            (1, _) => vec![("started", 1, 1, 0.0), ("completed", 1, 1, 1.0)],
+            (_, false) => vec![
+                ("started", 1, 2, 0.0),
+                ("completed", 1, 2, 0.5),
+                ("started", 2, 2, 0.5),
+                ("completed", 2, 2, 1.0),
+            ],
+            (_, true) => vec![
+                ("started", 1, 1, 0.0),
+                ("failed", 1, 1, 0.0),
+                ("started", 1, 2, 0.0),
+                ("completed", 1, 2, 0.5),
+                ("started", 2, 2, 0.5),
+                ("completed", 2, 2, 1.0),
+            ],
+        };
+        assert_eq!(progress, expected, "{files:?} {truncate_multi}");
+    }
+}
 
 #[test]
 fn split_by_file_succeeds_and_the_combined_diff_applies() {
@@ -353,6 +663,7 @@ fn split_by_file_succeeds_and_the_combined_diff_applies() {
     let EditOutcome::Completed {
         combined_diff,
         ledger,
+        ..
     } = outcome
     else {
         panic!("expected completion: {outcome:?}");
@@ -436,6 +747,7 @@ fn a_combined_call_that_truncates_splits_by_file() {
     let EditOutcome::Completed {
         combined_diff,
         ledger,
+        ..
     } = outcome
     else {
         panic!("expected completion: {outcome:?}");
@@ -498,7 +810,13 @@ fn a_file_that_still_truncates_pauses_and_nothing_is_written() {
         events[7],
         Event::EditChunkStarted {
             path: "b.rs".into(),
-            attempt: 2
+            attempt: 2,
+            // a.rs is done: one of three files finished; b.rs is the second chunk.
+            progress: ChunkProgress {
+                chunk_index: 2,
+                total_chunks: 3,
+                progress: 1.0 / 3.0,
+            },
         }
     );
     assert!(matches!(
@@ -521,7 +839,7 @@ fn a_file_that_still_truncates_pauses_and_nothing_is_written() {
     assert!(prev.contains("truncated_input"), "{prev}");
     assert!(requests[2].prompt().contains(&prev));
 
-    let EditOutcome::Paused { reason, ledger } = outcome else {
+    let EditOutcome::Paused { reason, ledger, .. } = outcome else {
         panic!("expected a pause: {outcome:?}");
     };
     assert!(
@@ -581,7 +899,7 @@ fn the_chunk_cap_pauses_the_step() {
     let targets: Vec<&str> = names.iter().map(String::as_str).collect();
     let (outcome, sink) = run(&fx, &model, ExecutorConfig::default(), &targets);
     assert_eq!(model.calls().len(), 10);
-    let EditOutcome::Paused { reason, ledger } = outcome else {
+    let EditOutcome::Paused { reason, ledger, .. } = outcome else {
         panic!("expected a pause: {outcome:?}");
     };
     assert_eq!(
@@ -610,6 +928,7 @@ fn apply_refuses_stale_files_and_plans_every_file_before_writing() {
     let EditOutcome::Completed {
         combined_diff,
         ledger,
+        ..
     } = outcome
     else {
         panic!("expected completion");
@@ -813,6 +1132,7 @@ fn a_target_that_does_not_exist_is_created_and_renames_are_refused() {
     let EditOutcome::Completed {
         combined_diff,
         ledger,
+        ..
     } = outcome
     else {
         panic!("expected completion: {outcome:?}");

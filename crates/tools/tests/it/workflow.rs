@@ -195,10 +195,15 @@ fn happy_path_full_event_order_evidence_and_diagnostics() {
             "tool_start",
             "tool_end",
             "diff_proposed",
+            "tool_start",
+            "step_started",
+            "stage_changed",
             "approval_requested",
             "approval_resolved",
             "checkpoint_created",
-            "diff_applied"
+            "diff_applied",
+            "step_completed",
+            "tool_end"
         ]
     );
     let events = e.rec.events();
@@ -317,7 +322,7 @@ fn invalid_diff_is_refused_with_evidence_and_failure_events() {
         matches!(&events[2], Event::FailureDetected { reason, .. } if reason == "invalid_diff_format")
     );
     assert!(
-        matches!(&events[3], Event::ExecutionPaused { reason } if reason == "needs_user_decision")
+        matches!(&events[3], Event::ExecutionPaused { reason, .. } if reason == "needs_user_decision")
     );
     assert!(listing(&e.root().join(".lspedit/patches")).is_empty());
     let ev = e.root().join(".lspedit/evidence");
@@ -342,18 +347,27 @@ fn assert_refused_before_approval(e: &Env, reason: &str) {
             "tool_start",
             "tool_end",
             "diff_proposed",
+            "tool_start",
+            "step_started",
+            "stage_changed",
             "failure_detected",
-            "execution_paused"
+            "execution_paused",
+            "tool_end"
         ]
     );
     let events = e.rec.events();
     assert!(
-        matches!(&events[3], Event::FailureDetected { reason: r, .. } if r == reason),
+        matches!(&events[6], Event::FailureDetected { reason: r, .. } if r == reason),
         "{:?}",
-        events[3]
+        events[6]
     );
     assert!(
-        matches!(&events[4], Event::ExecutionPaused { reason } if reason == "needs_user_decision")
+        matches!(&events[7], Event::ExecutionPaused { reason, diff_id: Some(_) } if reason == "needs_user_decision")
+    );
+    assert!(
+        matches!(&events[8], Event::ToolEnd { is_error: true, .. }),
+        "{:?}",
+        events[8]
     );
 }
 
@@ -491,20 +505,29 @@ fn user_rejects_nothing_applied() {
             "tool_start",
             "tool_end",
             "diff_proposed",
+            "tool_start",
+            "step_started",
+            "stage_changed",
             "approval_requested",
             "approval_resolved",
-            "execution_paused"
+            "execution_paused",
+            "tool_end"
         ]
     );
     let events = e.rec.events();
     assert!(matches!(
-        &events[4],
+        &events[7],
         Event::ApprovalResolved {
             approved: false,
             ..
         }
     ));
-    assert!(matches!(&events[5], Event::ExecutionPaused { reason } if reason == "diff_rejected"));
+    // The pause names the rejected diff; the apply ended as failed.
+    assert!(matches!(
+        &events[8],
+        Event::ExecutionPaused { reason, diff_id: Some(d) } if reason == "diff_rejected" && *d == p.patch_id
+    ));
+    assert_eq!(events[9].to_json(0)["status"], "failed", "{:?}", events[9]);
     assert!(listing(&e.root().join(".lspedit/checkpoints")).is_empty());
     let a = json(
         &e.root()
@@ -641,8 +664,14 @@ fn all_or_nothing_with_a_mismatching_hunk_applies_nothing() {
     );
     let names = e.names();
     assert_eq!(
-        names[names.len() - 3..],
-        ["diff_applied", "failure_detected", "execution_paused"]
+        names[names.len() - 5..],
+        [
+            "diff_applied",
+            "step_completed",
+            "failure_detected",
+            "execution_paused",
+            "tool_end"
+        ]
     );
 }
 
@@ -693,13 +722,25 @@ fn all_or_nothing_failure_mid_commit_rolls_back_every_file() {
     assert_eq!(
         names[3..],
         [
+            "tool_start",
+            "step_started",
+            "stage_changed",
             "approval_requested",
             "approval_resolved",
             "checkpoint_created",
             "failure_detected",
-            "execution_paused"
+            "execution_paused",
+            "tool_end"
         ]
     );
+    // The failure says the written files were restored.
+    let failure = e
+        .rec
+        .events()
+        .into_iter()
+        .find(|ev| ev.name() == "failure_detected")
+        .unwrap();
+    assert_eq!(failure.to_json(0)["details"]["rollback"], "success");
 }
 
 #[test]
@@ -1296,8 +1337,8 @@ fn validation_passing_commits_failing_leaves_the_workspace_untouched() {
     assert!(listing(&e.root().join(".lspedit/checkpoints")).is_empty());
     let names = e.names();
     assert_eq!(
-        names[names.len() - 2..],
-        ["failure_detected", "execution_paused"]
+        names[names.len() - 3..],
+        ["failure_detected", "execution_paused", "tool_end"]
     );
     std::fs::remove_file(&marker).unwrap();
 
@@ -1357,7 +1398,8 @@ fn validation_timeout_kills_the_process_group() {
         out.llm_content
     );
     assert!(
-        out.llm_content.contains("timed out after 1 s"),
+        out.llm_content
+            .contains("timed out: the apply's timeout of 1 s ran out"),
         "{}",
         out.llm_content
     );
@@ -1373,4 +1415,350 @@ fn validation_timeout_kills_the_process_group() {
         wait_gone(pid, Duration::from_secs(10)),
         "sleep {pid} survived the timeout"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Seed contracts: failure details, the apply's timeout and rollback, language scope, step ids.
+
+/// The `details` of the (single) `failure_detected` event, in its JSON form.
+fn failure_details(e: &Env) -> serde_json::Value {
+    let failures: Vec<serde_json::Value> = e
+        .rec
+        .events()
+        .iter()
+        .filter(|ev| ev.name() == "failure_detected")
+        .map(|ev| ev.to_json(0)["details"].clone())
+        .collect();
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    failures[0].clone()
+}
+
+#[test]
+fn scope_violations_name_the_limit_and_the_numbers() {
+    // (max_files, max_changed_lines) -> (type, limit, actual); the patch changes 3 files and
+    // 6 lines.
+    for (max_files, max_lines, kind, limit, actual) in [
+        (Some(2), None, "max_files", 2, 3),
+        (Some(0), Some(1), "max_files", 0, 3),
+        (None, Some(5), "max_changed_lines", 5, 6),
+        (Some(3), Some(0), "max_changed_lines", 0, 6),
+    ] {
+        let e = three_file_env(WorkflowConfig::default());
+        let before = e.snapshot();
+        let p =
+            e.wf.propose_edit(&ProposeRequest::patch(three_file_patch()))
+                .unwrap();
+        let plan = ApplyPlan {
+            max_files,
+            max_changed_lines: max_lines,
+            ..ApplyPlan::default()
+        };
+        let out = e.wf.apply_edit(&p.patch_id, &plan);
+        assert_eq!(out.reason, Some(Reason::ScopeViolation), "{kind}");
+        assert_eq!(e.snapshot(), before);
+        let d = failure_details(&e);
+        assert_eq!(
+            (
+                d["type"].as_str(),
+                d["limit"].as_u64(),
+                d["actual"].as_u64()
+            ),
+            (Some(kind), Some(limit), Some(actual)),
+            "{d}"
+        );
+        assert!(
+            d["message"].as_str().unwrap().contains("scope_violation"),
+            "{d}"
+        );
+        assert!(d.get("rollback").is_none(), "{d}");
+    }
+}
+
+#[test]
+fn the_timeout_bounds_the_whole_apply() {
+    // Zero seconds have passed before the approver would be asked: refused, nothing asked,
+    // nothing written.
+    let asked = Arc::new(Mutex::new(0));
+    let asked2 = asked.clone();
+    let cfg = WorkflowConfig {
+        approver: Arc::new(lspedit_tools::workflow::Callback(
+            move |_: &ApprovalRequest<'_>| {
+                *asked2.lock().unwrap() += 1;
+                true
+            },
+        )),
+        ..WorkflowConfig::default()
+    };
+    let e = setup_with(&[("a.txt", "a\nb\nc\n")], None, cfg);
+    let p =
+        e.wf.propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B")))
+            .unwrap();
+    let plan = ApplyPlan {
+        timeout_seconds: Some(0),
+        ..ApplyPlan::default()
+    };
+    let out = e.wf.apply_edit(&p.patch_id, &plan);
+    assert_eq!(
+        out.reason,
+        Some(Reason::ScopeViolation),
+        "{}",
+        out.llm_content
+    );
+    assert!(
+        out.llm_content.contains("timeout of 0 s"),
+        "{}",
+        out.llm_content
+    );
+    assert_eq!(*asked.lock().unwrap(), 0);
+    assert_eq!(e.read("a.txt"), "a\nb\nc\n");
+    let d = failure_details(&e);
+    assert_eq!(d["type"], "timeout_ms");
+    assert_eq!(d["limit"], 0);
+}
+
+#[test]
+fn validation_after_the_commit_rolls_back_or_keeps_per_the_strategy() {
+    use lspedit_tools::workflow::{RollbackStrategy, ValidationStage};
+    // (command, strategy) -> (applied, file content after, rollback detail)
+    for (script, strategy, applied, content, rollback) in [
+        (
+            "exit 0",
+            RollbackStrategy::RestoreCheckpoint,
+            true,
+            "a\nB\nc\n",
+            None,
+        ),
+        (
+            "exit 3",
+            RollbackStrategy::RestoreCheckpoint,
+            false,
+            "a\nb\nc\n",
+            Some("success"),
+        ),
+        (
+            "exit 3",
+            RollbackStrategy::KeepChanges,
+            false,
+            "a\nB\nc\n",
+            None,
+        ),
+    ] {
+        let e = setup(&[("a.txt", "a\nb\nc\n")]);
+        let p =
+            e.wf.propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B")))
+                .unwrap();
+        // The command sees the workspace as written.
+        let check = format!("grep -q '^B$' a.txt && {script}");
+        let plan = ApplyPlan {
+            validation: Some(sh(&check)),
+            validation_stage: ValidationStage::AfterCommit,
+            rollback: strategy,
+            ..ApplyPlan::default()
+        };
+        let out = e.wf.apply_edit(&p.patch_id, &plan);
+        let label = format!("{script} {strategy:?}");
+        assert_eq!(
+            out.status == ApplyStatus::Applied,
+            applied,
+            "{label}: {}",
+            out.llm_content
+        );
+        assert_eq!(e.read("a.txt"), content, "{label}");
+        if applied {
+            continue;
+        }
+        assert_eq!(out.reason, Some(Reason::ValidationFailed), "{label}");
+        assert_eq!(out.rolled_back, rollback.is_some(), "{label}");
+        let d = failure_details(&e);
+        assert_eq!(d["rollback"].as_str(), rollback, "{label}: {d}");
+        let checkpoints = listing(&e.root().join(".lspedit/checkpoints"));
+        match strategy {
+            RollbackStrategy::RestoreCheckpoint => {
+                assert!(
+                    out.llm_content.contains(
+                        "Nothing was applied; the files already written were rolled back"
+                    ),
+                    "{}",
+                    out.llm_content
+                );
+                assert!(checkpoints.is_empty(), "{label}: {checkpoints:?}");
+                assert!(!e.names().contains(&"diff_applied"), "{:?}", e.names());
+                assert!(out.checkpoint_id.is_none());
+            }
+            RollbackStrategy::KeepChanges => {
+                assert!(
+                    out.llm_content
+                        .contains("The files written were kept (a.txt); undo checkpoint"),
+                    "{}",
+                    out.llm_content
+                );
+                assert!(out.files.iter().all(|f| f.applied), "{:?}", out.files);
+                let names = e.names();
+                assert_eq!(
+                    names[names.len() - 5..],
+                    [
+                        "checkpoint_created",
+                        "diff_applied",
+                        "failure_detected",
+                        "execution_paused",
+                        "tool_end"
+                    ]
+                );
+                // The kept change can still be undone from its checkpoint.
+                let id = out.checkpoint_id.clone().unwrap();
+                e.wf.undo(&id).unwrap();
+                assert_eq!(e.read("a.txt"), "a\nb\nc\n");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_validation_that_outlasts_the_timeout_after_the_commit_is_rolled_back() {
+    use lspedit_tools::workflow::ValidationStage;
+    let e = setup(&[("a.txt", "a\nb\nc\n")]);
+    let p =
+        e.wf.propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B")))
+            .unwrap();
+    let plan = ApplyPlan {
+        timeout_seconds: Some(1),
+        validation: Some(sh("exec sleep 300")),
+        validation_stage: ValidationStage::AfterCommit,
+        ..ApplyPlan::default()
+    };
+    let t = Instant::now();
+    let out = e.wf.apply_edit(&p.patch_id, &plan);
+    assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
+    assert_eq!(
+        out.reason,
+        Some(Reason::ValidationFailed),
+        "{}",
+        out.llm_content
+    );
+    assert!(out.rolled_back);
+    assert_eq!(e.read("a.txt"), "a\nb\nc\n");
+    let d = failure_details(&e);
+    assert_eq!(
+        (d["type"].as_str(), d["rollback"].as_str()),
+        (Some("timeout_ms"), Some("success"))
+    );
+    assert_eq!(d["limit"], 1000);
+}
+
+#[test]
+fn a_language_picks_files_by_extension_when_no_scope_is_given() {
+    let files = [
+        ("src/a.rs", "old_name();\n"),
+        ("web/b.ts", "old_name();\n"),
+        ("web/c.tsx", "old_name();\n"),
+        ("tools/d.py", "old_name()\n"),
+        ("README.md", "old_name\n"),
+    ];
+    // (language, scope) -> files proposed
+    for (language, scope, want) in [
+        ("rust", &[][..], &["src/a.rs"][..]),
+        ("typescript", &[], &["web/b.ts", "web/c.tsx"]),
+        ("Python", &[], &["tools/d.py"]),
+        ("rust", &["README.md"], &["README.md"]),
+    ] {
+        let e = setup(&files);
+        let req = ProposeRequest::regex("old_name", "new_name", scope).with_language(language);
+        let p = e.wf.propose_edit(&req).unwrap();
+        assert_eq!(p.affected_files(), want, "{language} {scope:?}");
+    }
+    let e = setup(&files);
+    let err = e
+        .wf
+        .propose_edit(&ProposeRequest::regex("old_name", "new_name", &[]).with_language("cobol"))
+        .unwrap_err();
+    assert!(
+        err.message.contains("`cobol`") && err.message.contains("rust"),
+        "{err}"
+    );
+    assert!(listing(&e.root().join(".lspedit/patches")).is_empty());
+}
+
+#[test]
+fn step_ids_name_the_evidence_the_events_and_the_context_record() {
+    use lspedit_tools::truncation::{ExcerptCandidates, ExcerptLimits, select_excerpts};
+    let e = setup(&[("a.txt", "a\nb\nc\n"), ("ctx.txt", "context\n")]);
+    let ws = Workspace::open(e.root()).unwrap();
+    let excerpts = select_excerpts(
+        &ws,
+        &ExcerptCandidates {
+            retrieval_hits: vec!["ctx.txt".into()],
+            ..ExcerptCandidates::default()
+        },
+        &[],
+        &ExcerptLimits::default(),
+    );
+    let req = ProposeRequest::patch(replace_diff("a.txt", "b", "B"))
+        .with_step(Some("task-7"), "step-2")
+        .with_context(excerpts);
+    let p = e.wf.propose_edit(&req).unwrap();
+    let shape = regex::Regex::new(r"^diff_task-7_step-2_\d{13}$").unwrap();
+    assert!(shape.is_match(&p.evidence_id), "{}", p.evidence_id);
+    let out = e.wf.apply_edit(&p.patch_id, &ApplyPlan::default());
+    assert_eq!(out.status, ApplyStatus::Applied, "{}", out.llm_content);
+    assert_eq!(out.evidence_id.as_deref(), Some(p.evidence_id.as_str()));
+    let ev = listing(&e.root().join(".lspedit/evidence"));
+    for suffix in [".diff", ".manifest.json", ".apply.json"] {
+        let name = format!("{}{suffix}", p.evidence_id);
+        assert!(ev.contains(&name), "{name} not in {ev:?}");
+    }
+    let ms = p.evidence_id.rsplit('_').next().unwrap();
+    let context = json(
+        &e.root()
+            .join(format!(".lspedit/evidence/context_step-2_{ms}.json")),
+    );
+    assert_eq!(context["files"][0]["path"], "ctx.txt");
+    assert!(!ev.iter().any(|n| n.starts_with("patch_")), "{ev:?}");
+    let events = e.rec.events();
+    assert!(events.iter().any(|ev| matches!(ev,
+        Event::StepStarted { step_id, diff_id } if step_id == "step-2" && *diff_id == p.patch_id)));
+    assert!(events.iter().any(|ev| matches!(ev,
+        Event::DiffApplied { evidence_id, .. } if *evidence_id == p.evidence_id)));
+
+    // Without ids: named by the patch id, no context record.
+    let p2 =
+        e.wf.propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "B", "b")))
+            .unwrap();
+    assert_eq!(p2.evidence_id, p2.patch_id);
+
+    // Ids that could leave the evidence directory are refused before anything is stored.
+    for bad in ["../x", "a_b", "", "x/y"] {
+        let err =
+            e.wf.propose_edit(
+                &ProposeRequest::patch(replace_diff("a.txt", "B", "b")).with_step(Some("t"), bad),
+            )
+            .unwrap_err();
+        assert_eq!(err.reason, Reason::InvalidDiffFormat, "{bad}");
+    }
+}
+
+// `apply_edit_with` asks the approver given for this apply (a CLI's terminal prompt), not the
+// configured one.
+#[test]
+fn apply_edit_with_asks_the_given_approver() {
+    let e = setup(&[("a.txt", "a\nb\nc\n")]);
+    let p =
+        e.wf.propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B")))
+            .unwrap();
+    let out = e.wf.apply_edit_with(
+        &p.patch_id,
+        &ApplyPlan::default(),
+        &lspedit_tools::workflow::Deny,
+    );
+    assert_eq!(out.status, ApplyStatus::Rejected);
+    assert_eq!(e.read("a.txt"), "a\nb\nc\n");
+    let seen = Arc::new(Mutex::new(String::new()));
+    let seen2 = seen.clone();
+    let ask = lspedit_tools::workflow::Callback(move |r: &ApprovalRequest<'_>| {
+        *seen2.lock().unwrap() = r.diff.to_string();
+        true
+    });
+    let out =
+        e.wf.apply_edit_with(&p.patch_id, &ApplyPlan::default(), &ask);
+    assert_eq!(out.status, ApplyStatus::Applied, "{}", out.llm_content);
+    assert!(seen.lock().unwrap().contains("+B"));
 }
