@@ -695,6 +695,20 @@ pub(crate) fn build(
         "parse",
         format!("{format}, {} file section(s)", patch.files.len()),
     );
+    // A mode change (git's `new mode`) is not content a person reviews in the diff: the
+    // reviewed workflow refuses it (seed 000's safety check); `apply_patch` applies it.
+    if let Some(fp) = patch.files.iter().find(|fp| fp.mode_change().is_some()) {
+        let e = ToolError::new(
+            Reason::UnsafeDiff,
+            Some(fp.path()),
+            format!(
+                "the patch changes the file mode (patch line {}); a proposal changes content only: drop the `old mode`/`new mode` lines",
+                fp.patch_line
+            ),
+        );
+        pipeline.fail("safety", e.to_string());
+        return Err(Box::new(refused(e, source, &raw, &pipeline, stats, vec![])));
+    }
     for fp in &patch.files {
         for p in std::iter::once(fp.path()).chain(fp.new_path()) {
             if let Err(e) = key(ws, p) {

@@ -1762,3 +1762,18 @@ fn apply_edit_with_asks_the_given_approver() {
     assert_eq!(out.status, ApplyStatus::Applied, "{}", out.llm_content);
     assert!(seen.lock().unwrap().contains("+B"));
 }
+
+// Regression: `old mode`/`new mode` lines were silently dropped. The reviewed workflow refuses
+// them (a mode is not in the diff a person approves); `apply_patch` applies them.
+#[test]
+fn a_mode_change_is_refused_as_unsafe_by_propose() {
+    let e = setup(&[("run.sh", "echo a\n")]);
+    let err =
+        e.wf.propose_edit(&ProposeRequest::patch(
+            "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n--- a/run.sh\n+++ b/run.sh\n@@ -1 +1 @@\n-echo a\n+echo b\n",
+        ))
+        .unwrap_err();
+    assert_eq!(err.reason, Reason::UnsafeDiff, "{err}");
+    assert!(err.message.contains("file mode"), "{err}");
+    assert_eq!(e.read("run.sh"), "echo a\n");
+}
