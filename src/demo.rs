@@ -182,7 +182,7 @@ fn ensure_servers(progress: &Progress) -> Result<Vec<String>, Failure> {
     out(&format!(
         "Installing missing language servers ({}) into {} ...\n",
         missing.join(", "),
-        servers::install_dir()
+        servers::servers_dir()
             .map_or_else(|| "(no cache dir)".to_string(), |d| d.display().to_string())
     ));
     let started = Instant::now();

@@ -166,8 +166,8 @@ fn files_json(files: &[FileReport]) -> Vec<FileJson> {
 /// `servers status --json`.
 #[derive(Serialize)]
 pub struct ServersJson {
+    /// Where servers are installed and looked up (see `lspedit::servers`).
     pub servers_dir: Option<String>,
-    pub install_dir: Option<String>,
     pub servers: Vec<ServerJson>,
     /// Processes started by `--probe`, per (server, root).
     pub processes: Vec<ProcessJson>,
@@ -217,12 +217,7 @@ impl ServerJson {
         ServerJson {
             id: i.id.clone(),
             enabled: i.enabled,
-            state: match (i.enabled, &i.problem, &i.binary) {
-                (false, _, _) => "disabled",
-                (true, None, _) => "ready",
-                (true, Some(_), None) => "missing",
-                (true, Some(_), Some(_)) => "outdated",
-            },
+            state: i.state.as_str(),
             priority: i.priority,
             extensions: i.extensions.clone(),
             binary: i.binary.as_deref().map(|b| b.display().to_string()),
@@ -242,7 +237,6 @@ impl ServersJson {
     ) -> ServersJson {
         ServersJson {
             servers_dir: servers_dir.map(|d| d.display().to_string()),
-            install_dir: lspedit::servers::install_dir().map(|d| d.display().to_string()),
             servers: infos.iter().map(ServerJson::from).collect(),
             processes: processes
                 .iter()

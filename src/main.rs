@@ -681,26 +681,14 @@ fn cmd_servers_status(root: Option<PathBuf>, json: bool, probe: &[String]) -> Re
         s.push('\n');
     }
     s.push_str(&format!(
-        "servers dir: {}\ninstall dir: {}\n\n",
+        "servers dir: {}\n\n",
         dir.as_deref()
-            .map_or_else(|| "(none)".to_string(), |d| d.display().to_string()),
-        lspedit::servers::install_dir()
             .map_or_else(|| "(none)".to_string(), |d| d.display().to_string()),
     ));
     let rows: Vec<[String; 5]> = infos
         .iter()
         .map(|i| {
-            let state = if !i.enabled {
-                "disabled".to_string()
-            } else if let Some(p) = &i.problem {
-                if i.binary.is_some() {
-                    format!("outdated: {p}")
-                } else {
-                    "missing".to_string()
-                }
-            } else {
-                "ready".to_string()
-            };
+            let state = i.state.as_str().to_string();
             [
                 i.id.clone(),
                 state,
@@ -716,16 +704,20 @@ fn cmd_servers_status(root: Option<PathBuf>, json: bool, probe: &[String]) -> Re
         &["SERVER", "STATE", "VERSION", "BINARY", "INSTALL"],
         &rows,
     ));
-    let missing: Vec<&str> = infos
+    let unusable: Vec<(&str, &str)> = infos
         .iter()
-        .filter(|i| i.enabled && i.problem.is_some())
-        .map(|i| i.id.as_str())
+        .filter(|i| i.enabled)
+        .filter_map(|i| i.problem.as_deref().map(|p| (i.id.as_str(), p)))
         .collect();
-    if !missing.is_empty() {
+    if !unusable.is_empty() {
+        s.push_str("\nNot usable:\n");
+        for (id, problem) in &unusable {
+            s.push_str(&format!("  {id}: {problem}\n"));
+        }
+        let ids: Vec<&str> = unusable.iter().map(|(id, _)| *id).collect();
         s.push_str(&format!(
-            "\nNot usable: {}. Files of their types get no diagnostics (tools still work); run `lspedit servers install {}`.\n",
-            missing.join(", "),
-            missing.join(" ")
+            "Files of their types get no diagnostics (tools still work); run `lspedit servers install {}`.\n",
+            ids.join(" ")
         ));
     }
     match probed {
@@ -787,9 +779,9 @@ fn table(header: &[&str], rows: &[[String; 5]]) -> String {
     s
 }
 
+#[allow(clippy::print_stderr)] // Install steps can take minutes: say what runs, on stderr.
 fn cmd_servers_install(ids: &[String], json: bool) -> Result<u8, Failure> {
-    let progress = Progress::new();
-    let result = lspedit::servers::install(ids, &mut |line| progress.line(line));
+    let result = lspedit::servers::install(ids, &mut |line| eprintln!("lspedit: {line}"));
     match result {
         Ok(done) => {
             if json {
