@@ -1017,3 +1017,56 @@ fn lspedit_state_has_a_gitignore() {
     .assert_code(0);
     assert_eq!(p.read(".lspedit/.gitignore"), "patches/\n");
 }
+
+/// A binary counts as installed only if `--version` runs: the rustup proxy without its
+/// component behind it is `missing`, with rustup's own words as the problem.
+#[cfg(unix)]
+#[test]
+fn a_binary_whose_version_fails_is_missing() {
+    use std::os::unix::fs::PermissionsExt;
+    let servers = tempfile::tempdir().unwrap();
+    let bin = servers.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let proxy = bin.join("rust-analyzer");
+    std::fs::write(
+        &proxy,
+        "#!/bin/sh\necho \"error: Unknown binary 'rust-analyzer' in official toolchain 'stable'.\" >&2\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&proxy, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let dir = servers.path().display().to_string();
+    let status = |what: &str| {
+        let r = run_env(
+            &["servers", "status", "--json"],
+            &[("LSPEDIT_SERVERS_DIR", &dir)],
+        );
+        r.assert_code(0);
+        let v = r.json();
+        assert_eq!(v["servers_dir"], dir.as_str(), "{what}: {v}");
+        v["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"] == "rust-analyzer")
+            .cloned()
+            .unwrap()
+    };
+    let ra = status("proxy");
+    assert_eq!(ra["state"], "missing", "{ra}");
+    assert!(
+        ra["problem"].as_str().unwrap().contains("Unknown binary"),
+        "{ra}"
+    );
+    assert!(
+        ra["install"]
+            .as_str()
+            .unwrap()
+            .contains("pinned to the toolchain"),
+        "{ra}"
+    );
+    // The same program once it answers: found in the servers dir's `bin/`, and it runs.
+    std::fs::write(&proxy, "#!/bin/sh\necho 'rust-analyzer 1.95.0 (test)'\n").unwrap();
+    let ra = status("answering");
+    assert_eq!(ra["binary"], proxy.display().to_string().as_str(), "{ra}");
+    assert_eq!(ra["version"], "rust-analyzer 1.95.0 (test)", "{ra}");
+}
