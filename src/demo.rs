@@ -34,15 +34,33 @@ const FILES: &[(&str, &str)] = &[
         "ts-basic/src/util.ts",
         include_str!("../test-projects/ts-basic/src/util.ts"),
     ),
-    (
-        "rust-basic/Cargo.toml",
-        include_str!("../test-projects/rust-basic/Cargo.toml"),
-    ),
-    (
-        "rust-basic/src/lib.rs",
-        include_str!("../test-projects/rust-basic/src/lib.rs"),
-    ),
+    ("rust-basic/Cargo.toml", RUST_BASIC_MANIFEST),
+    ("rust-basic/src/lib.rs", RUST_BASIC_LIB),
 ];
+
+// `test-projects/rust-basic`, written out: a folder holding a `Cargo.toml` is a package of its
+// own, which `cargo package` leaves out of this one, so `include_str!` could not reach it from
+// the published crate. `demo_projects_match_test_projects` keeps the copies equal.
+const RUST_BASIC_MANIFEST: &str = r#"[package]
+name = "rust-basic"
+version = "0.1.0"
+edition = "2021"
+publish = false
+
+# Its own workspace: keeps it out of the lspedit workspace it sits in.
+[workspace]
+"#;
+const RUST_BASIC_LIB: &str = r#"//! Tiny crate for lspedit's language-server tests.
+
+pub fn add(a: i32, b: i32) -> i32 {
+    a + b
+}
+
+pub fn answer() -> i32 {
+    let value: i32 = add(40, 2);
+    value
+}
+"#;
 
 /// One language's scene.
 struct Scene {
@@ -182,7 +200,7 @@ fn ensure_servers(progress: &Progress) -> Result<Vec<String>, Failure> {
     out(&format!(
         "Installing missing language servers ({}) into {} ...\n",
         missing.join(", "),
-        servers::install_dir()
+        servers::servers_dir()
             .map_or_else(|| "(no cache dir)".to_string(), |d| d.display().to_string())
     ));
     let started = Instant::now();
@@ -342,4 +360,21 @@ fn play(
         return Err("the final check is not clean".into());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn demo_projects_match_test_projects() {
+        assert_eq!(
+            RUST_BASIC_MANIFEST,
+            include_str!("../test-projects/rust-basic/Cargo.toml")
+        );
+        assert_eq!(
+            RUST_BASIC_LIB,
+            include_str!("../test-projects/rust-basic/src/lib.rs")
+        );
+    }
 }

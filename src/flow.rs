@@ -11,7 +11,8 @@ use lspedit::tools::workflow::{
 use lspedit::tools::{ApplyPlan, Atomicity, ProposeRequest, ToolError, ToolsConfig};
 use serde::Serialize;
 
-use crate::{Failure, open_session, out, print_json, read_input};
+use crate::json::{Doc, FileJson};
+use crate::{Failure, err_text, open_session, out, print_json, read_input};
 
 /// Where a proposal comes from, as given on the command line.
 #[derive(clap::Args)]
@@ -61,10 +62,11 @@ pub fn cmd_propose(input: ProposeInput, root: Option<PathBuf>, json: bool) -> Re
     let workflow = session.workflow()?;
     match workflow.propose_edit(&request) {
         Ok(p) => {
+            let text = format!("{}\n", proposal_text(&p).trim_end());
             if json {
-                print_json(&ProposalJson::from(&p))?;
+                print_json(&Doc::ok(text, proposed_files(&p), ProposalJson::from(&p)))?;
             } else {
-                out(&format!("{}\n", proposal_text(&p).trim_end()));
+                out(&text);
             }
             Ok(0)
         }
@@ -102,12 +104,12 @@ fn proposal_text(p: &Proposal) -> String {
     s
 }
 
-/// A refusal outside a tool result: JSON or `Error: ...`; exit 1.
+/// A refusal outside a tool result: JSON, or `Error: ...` on stderr; exit 1.
 fn print_refusal(e: &ToolError, json: bool) -> Result<u8, Failure> {
     if json {
-        print_json(&crate::json::ErrorJson::from(e))?;
+        print_json(&Doc::tool_error(e))?;
     } else {
-        out(&format!("Error: {e}\n"));
+        err_text(&format!("Error: {e}\n"));
     }
     Ok(1)
 }
@@ -216,7 +218,26 @@ pub fn cmd_apply_id(
         o
     };
     if json {
-        print_json(&ApplyJson::from(&o))?;
+        print_json(&Doc {
+            ok: !o.is_error,
+            reason: o.reason.map(|r| r.as_str().to_string()),
+            llm_content: o.llm_content.clone(),
+            files: o
+                .files
+                .iter()
+                .map(|f| {
+                    let status = if f.applied { "applied" } else { "failed" };
+                    FileJson {
+                        reason: f.reason.map(|r| r.as_str().to_string()),
+                        message: Some(f.message.clone()),
+                        ..FileJson::plain(&f.path, status, format!("{status} {}", f.path))
+                    }
+                })
+                .collect(),
+            data: ApplyJson::from(&o),
+        })?;
+    } else if o.is_error {
+        err_text(&format!("{}\n", o.llm_content.trim_end()));
     } else {
         out(&format!("{}\n", o.llm_content.trim_end()));
     }
@@ -255,7 +276,12 @@ pub fn cmd_undo(checkpoint_id: &str, root: Option<PathBuf>, json: bool) -> Resul
     match workflow.undo(checkpoint_id) {
         Ok(u) => {
             if json {
-                print_json(&UndoJson::from(&u))?;
+                let files = u
+                    .restored
+                    .iter()
+                    .map(|p| FileJson::plain(p, "restored", format!("restored {p}")))
+                    .collect();
+                print_json(&Doc::ok(u.llm_content.clone(), files, UndoJson::from(&u)))?;
             } else {
                 out(&format!("{}\n", u.llm_content.trim_end()));
             }
@@ -265,15 +291,42 @@ pub fn cmd_undo(checkpoint_id: &str, root: Option<PathBuf>, json: bool) -> Resul
     }
 }
 
+/// A proposal's files as `--json` lists them everywhere.
+fn proposed_files(p: &Proposal) -> Vec<FileJson> {
+    p.files
+        .iter()
+        .map(|f| {
+            let (status, summary) = match &f.problem {
+                Some(problem) => (
+                    "failed",
+                    format!("FAILED {}: {}: {}", f.path, problem.reason, problem.message),
+                ),
+                None => (
+                    "proposed",
+                    format!("{} (+{} -{})", f.path, f.added, f.removed),
+                ),
+            };
+            FileJson {
+                new_path: f.new_path.clone(),
+                reason: f.problem.as_ref().map(|x| x.reason.clone()),
+                message: f.problem.as_ref().map(|x| x.message.clone()),
+                base_sha: f.base_sha.clone(),
+                added: Some(f.added),
+                removed: Some(f.removed),
+                ..FileJson::plain(&f.path, status, summary)
+            }
+        })
+        .collect()
+}
+
+/// `propose`'s own fields.
 #[derive(Serialize)]
 struct ProposalJson<'a> {
-    ok: bool,
     patch_id: &'a str,
     summary: &'a str,
     diff: &'a str,
     affected_files: Vec<String>,
     base_shas: &'a std::collections::BTreeMap<String, Option<String>>,
-    files: &'a [lspedit::tools::workflow::ProposedFile],
     stats: &'a lspedit::tools::workflow::ProposeStats,
     evidence_id: &'a str,
 }
@@ -281,74 +334,44 @@ struct ProposalJson<'a> {
 impl<'a> From<&'a Proposal> for ProposalJson<'a> {
     fn from(p: &'a Proposal) -> Self {
         ProposalJson {
-            ok: true,
             patch_id: &p.patch_id,
             summary: &p.summary,
             diff: &p.diff,
             affected_files: p.affected_files(),
             base_shas: &p.base_shas,
-            files: &p.files,
             stats: &p.stats,
             evidence_id: &p.evidence_id,
         }
     }
 }
 
-#[derive(Serialize)]
-struct ApplyFileJson<'a> {
-    path: &'a str,
-    applied: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    reason: Option<&'static str>,
-    message: &'a str,
-}
-
+/// `apply-id`'s own fields.
 #[derive(Serialize)]
 struct ApplyJson<'a> {
-    ok: bool,
     patch_id: &'a str,
     status: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    reason: Option<&'static str>,
-    files: Vec<ApplyFileJson<'a>>,
     checkpoint_id: Option<&'a str>,
     evidence_id: Option<&'a str>,
     rolled_back: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
     validation: Option<&'a lspedit::tools::workflow::ValidationReport>,
-    /// What the model would read: the report and the diagnostics.
-    text: &'a str,
 }
 
 impl<'a> From<&'a ApplyOutcome> for ApplyJson<'a> {
     fn from(o: &'a ApplyOutcome) -> Self {
         ApplyJson {
-            ok: !o.is_error,
             patch_id: &o.patch_id,
             status: o.status.as_str(),
-            reason: o.reason.map(|r| r.as_str()),
-            files: o
-                .files
-                .iter()
-                .map(|f| ApplyFileJson {
-                    path: &f.path,
-                    applied: f.applied,
-                    reason: f.reason.map(|r| r.as_str()),
-                    message: &f.message,
-                })
-                .collect(),
             checkpoint_id: o.checkpoint_id.as_deref(),
             evidence_id: o.evidence_id.as_deref(),
             rolled_back: o.rolled_back,
             validation: o.validation.as_ref(),
-            text: &o.llm_content,
         }
     }
 }
 
+/// `undo`'s own fields.
 #[derive(Serialize)]
 struct UndoJson<'a> {
-    ok: bool,
     checkpoint_id: &'a str,
     restored: &'a [String],
     redo_checkpoint_id: &'a str,
@@ -357,7 +380,6 @@ struct UndoJson<'a> {
 impl<'a> From<&'a UndoOutcome> for UndoJson<'a> {
     fn from(u: &'a UndoOutcome) -> Self {
         UndoJson {
-            ok: true,
             checkpoint_id: &u.checkpoint_id,
             restored: &u.restored,
             redo_checkpoint_id: &u.redo_checkpoint_id,

@@ -1,62 +1,142 @@
-//! JSON shapes of the CLI's `--json` output. Only the CLI serializes (DESIGN.md §1).
+//! JSON shapes of the CLI's `--json` output: one document per run, always [`Doc`] (`ok`,
+//! `reason`, `llm_content`, `files`) with the command's own fields beside them. Only the CLI
+//! serializes (DESIGN.md §1).
 
 use std::path::Path;
 
 use lspedit::engine::FileAction;
 use lspedit::lsp::{ServerState, ServerStatus};
 use lspedit::servers::{Installed, ServerInfo};
-use lspedit::tools::{FileReport, FileStatus, PatchReport, ToolError, ToolResult};
+use lspedit::tools::{FileReport, FileStatus, ToolError, ToolResult};
 use serde::Serialize;
 
+/// Every `--json` document: the same four keys, then the command's own fields (`data`,
+/// flattened). `reason` is `null` when `ok`; `llm_content` is the text a person or a model reads
+/// (what the command prints without `--json`, or the refusal); `files` lists the files the
+/// command touched or looked at, one [`FileJson`] each, the same shape for every command.
 #[derive(Serialize)]
-pub struct ReadJson<'a> {
-    pub path: &'a str,
-    pub base_sha: String,
-    pub total_lines: usize,
-    pub content: &'a str,
-}
-
-#[derive(Serialize)]
-pub struct ErrorJson {
+pub struct Doc<T: Serialize> {
     pub ok: bool,
-    pub reason: &'static str,
-    pub path: Option<String>,
-    pub message: String,
+    pub reason: Option<String>,
+    pub llm_content: String,
+    pub files: Vec<FileJson>,
+    #[serde(flatten)]
+    pub data: T,
 }
 
-impl From<&ToolError> for ErrorJson {
-    fn from(e: &ToolError) -> Self {
-        ErrorJson {
-            ok: false,
-            reason: e.reason.as_str(),
-            path: e.path.clone(),
-            message: e.message.clone(),
+/// A command without fields of its own.
+#[derive(Serialize)]
+pub struct NoData {}
+
+impl Doc<NoData> {
+    /// A tool's result (`edit`, `write`, `apply`, `check`).
+    pub fn tool(r: &ToolResult) -> Self {
+        Doc {
+            ok: !r.is_error,
+            reason: r.reason.map(|x| x.as_str().to_string()),
+            llm_content: r.llm_content.clone(),
+            files: files_json(&r.files),
+            data: NoData {},
         }
     }
 }
 
+/// The fields of a refusal or error outside a tool result.
 #[derive(Serialize)]
-pub struct ReportJson {
-    pub ok: bool,
-    pub files: Vec<FileJson>,
+pub struct ErrorData {
+    pub path: Option<String>,
+}
+
+impl Doc<ErrorData> {
+    /// A refusal before or outside a tool (`reason` is its code), or a usage error
+    /// (`usage_error`), an install failure (`install_failed`), a broken session (`failed`).
+    pub fn error(reason: &str, path: Option<String>, message: String) -> Self {
+        Doc {
+            ok: false,
+            reason: Some(reason.to_string()),
+            llm_content: message,
+            files: Vec::new(),
+            data: ErrorData { path },
+        }
+    }
+
+    pub fn tool_error(e: &ToolError) -> Self {
+        Self::error(e.reason.as_str(), e.path.clone(), format!("Error: {e}"))
+    }
+}
+
+impl<T: Serialize> Doc<T> {
+    /// A successful result with `data`.
+    pub fn ok(llm_content: String, files: Vec<FileJson>, data: T) -> Self {
+        Doc {
+            ok: true,
+            reason: None,
+            llm_content,
+            files,
+            data,
+        }
+    }
+}
+
+/// `read`'s own fields.
+#[derive(Serialize)]
+pub struct ReadData<'a> {
+    pub path: &'a str,
+    pub base_sha: String,
+    pub total_lines: usize,
+    /// The hashline view (also in `llm_content`).
+    pub content: &'a str,
+}
+
+/// `apply --dry-run`'s own field.
+#[derive(Serialize)]
+pub struct DryRunData {
+    /// Files whose content the patch writes (these would get diagnostics).
     pub content_write_files: Vec<String>,
 }
 
+/// One file, the same keys in every command's `files`; a key that does not apply is `null`
+/// (or an empty list).
 #[derive(Serialize)]
 pub struct FileJson {
     pub path: String,
+    /// `added`, `modified`, `deleted`, `renamed` (a tool changed it), `failed` (refused),
+    /// `proposed` (`propose`), `applied` (`apply-id`), `restored` (`undo`), `read` (`read`).
     pub status: &'static str,
+    /// One line for a person: `M path (2 hunks, moved +3)`, `FAILED path: reason: message`.
     pub summary: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The destination of a rename.
     pub new_path: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The refusal's reason code, for `failed`.
+    pub reason: Option<String>,
     pub message: Option<String>,
+    /// First 12 hex digits of the SHA-256 of the file as read (`read`, `propose`).
+    pub base_sha: Option<String>,
+    pub added: Option<usize>,
+    pub removed: Option<usize>,
+    /// Where each hunk was found (tools that applied a patch).
     pub hunks: Vec<HunkJson>,
+    /// Fresh anchored lines of each changed block (tools that applied a patch).
     pub sync: Vec<SyncJson>,
-    pub added: usize,
-    pub removed: usize,
+}
+
+impl FileJson {
+    /// An item with only a path, status and summary.
+    pub fn plain(path: &str, status: &'static str, summary: String) -> FileJson {
+        FileJson {
+            path: path.to_string(),
+            status,
+            summary,
+            new_path: None,
+            reason: None,
+            message: None,
+            base_sha: None,
+            added: None,
+            removed: None,
+            hunks: Vec::new(),
+            sync: Vec::new(),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -74,55 +154,16 @@ pub struct SyncJson {
     pub lines: Option<Vec<String>>,
 }
 
-/// A tool's result: what the model reads, and the per-file report.
-#[derive(Serialize)]
-pub struct ToolJson {
-    pub ok: bool,
-    /// The refusal's reason code (of the whole call, or of the first refused file).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<&'static str>,
-    pub llm_content: String,
-    pub files: Vec<FileJson>,
-}
-
-impl From<&ToolResult> for ToolJson {
-    fn from(r: &ToolResult) -> Self {
-        ToolJson {
-            ok: !r.is_error,
-            reason: r.reason.map(|x| x.as_str()),
-            llm_content: r.llm_content.clone(),
-            files: files_json(&r.files),
-        }
-    }
-}
-
-impl From<&PatchReport> for ReportJson {
-    fn from(r: &PatchReport) -> Self {
-        ReportJson {
-            ok: r.all_applied(),
-            files: files_json(&r.files),
-            content_write_files: r.classification.content_write_files.clone(),
-        }
-    }
-}
-
-fn files_json(files: &[FileReport]) -> Vec<FileJson> {
+pub fn files_json(files: &[FileReport]) -> Vec<FileJson> {
     files
         .iter()
         .map(|f| {
             let summary = f.summary_line();
             match &f.status {
                 FileStatus::Failed(e) => FileJson {
-                    path: f.path.clone(),
-                    status: "failed",
-                    summary,
-                    new_path: None,
-                    reason: Some(e.reason.as_str()),
+                    reason: Some(e.reason.as_str().to_string()),
                     message: Some(e.message.clone()),
-                    hunks: Vec::new(),
-                    sync: Vec::new(),
-                    added: 0,
-                    removed: 0,
+                    ..FileJson::plain(&f.path, "failed", summary)
                 },
                 FileStatus::Applied(o) => FileJson {
                     path: f.path.clone(),
@@ -137,6 +178,7 @@ fn files_json(files: &[FileReport]) -> Vec<FileJson> {
                         .then(|| o.path.clone()),
                     reason: None,
                     message: None,
+                    base_sha: None,
                     hunks: o
                         .hunks
                         .iter()
@@ -155,8 +197,8 @@ fn files_json(files: &[FileReport]) -> Vec<FileJson> {
                             lines: b.lines.clone(),
                         })
                         .collect(),
-                    added: o.added,
-                    removed: o.removed,
+                    added: Some(o.added),
+                    removed: Some(o.removed),
                 },
             }
         })
@@ -166,11 +208,13 @@ fn files_json(files: &[FileReport]) -> Vec<FileJson> {
 /// `servers status --json`.
 #[derive(Serialize)]
 pub struct ServersJson {
+    /// Where servers are installed and looked up (see `lspedit::servers`).
     pub servers_dir: Option<String>,
-    pub install_dir: Option<String>,
     pub servers: Vec<ServerJson>,
     /// Processes started by `--probe`, per (server, root).
     pub processes: Vec<ProcessJson>,
+    /// What loading the configuration left out, and why.
+    pub warnings: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -217,12 +261,7 @@ impl ServerJson {
         ServerJson {
             id: i.id.clone(),
             enabled: i.enabled,
-            state: match (i.enabled, &i.problem, &i.binary) {
-                (false, _, _) => "disabled",
-                (true, None, _) => "ready",
-                (true, Some(_), None) => "missing",
-                (true, Some(_), Some(_)) => "outdated",
-            },
+            state: i.state.as_str(),
             priority: i.priority,
             extensions: i.extensions.clone(),
             binary: i.binary.as_deref().map(|b| b.display().to_string()),
@@ -239,10 +278,10 @@ impl ServersJson {
         servers_dir: Option<&Path>,
         infos: &[ServerInfo],
         processes: &[ServerStatus],
+        warnings: &[String],
     ) -> ServersJson {
         ServersJson {
             servers_dir: servers_dir.map(|d| d.display().to_string()),
-            install_dir: lspedit::servers::install_dir().map(|d| d.display().to_string()),
             servers: infos.iter().map(ServerJson::from).collect(),
             processes: processes
                 .iter()
@@ -257,6 +296,7 @@ impl ServersJson {
                     last_error: p.last_error.clone(),
                 })
                 .collect(),
+            warnings: warnings.to_vec(),
         }
     }
 }
@@ -264,7 +304,6 @@ impl ServersJson {
 /// `servers install --json`.
 #[derive(Serialize)]
 pub struct InstalledJson {
-    pub ok: bool,
     pub servers: Vec<InstalledServerJson>,
 }
 
@@ -280,7 +319,6 @@ pub struct InstalledServerJson {
 impl InstalledJson {
     pub fn list(done: &[Installed]) -> InstalledJson {
         InstalledJson {
-            ok: true,
             servers: done
                 .iter()
                 .map(|d| InstalledServerJson {

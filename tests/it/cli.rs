@@ -135,16 +135,18 @@ fn apply_reports_per_file_and_exit_codes() {
     assert_eq!(v["files"][0]["path"], "src/greet.ts");
     assert!(p.read("src/greet.ts").contains("`hi ${name}`"));
 
-    // Again: the anchored line is gone, the file is refused and untouched.
+    // Again: the anchored line is gone, the file is refused and untouched. A refusal is for
+    // the person: on stderr, nothing on stdout.
     let again = p.run(&["apply", "--no-diagnostics"], &patch);
     again.assert_code(1);
     assert!(
         again
-            .stdout
+            .stderr
             .starts_with("FAILED src/greet.ts: hunk_mismatch"),
         "{}",
-        again.stdout
+        again.stderr
     );
+    assert_eq!(again.stdout, "");
 
     // A truncated envelope is refused as a whole.
     let cut = p.run(
@@ -152,7 +154,7 @@ fn apply_reports_per_file_and_exit_codes() {
         "*** Begin Patch\n*** Update File: src/greet.ts\n@@\n-x\n",
     );
     cut.assert_code(1);
-    assert!(cut.stdout.contains("truncated_input"), "{}", cut.stdout);
+    assert!(cut.stderr.contains("truncated_input"), "{}", cut.stderr);
 }
 
 #[test]
@@ -392,7 +394,7 @@ fn propose_apply_id_and_undo_across_processes() {
     // Applying the same proposal again: the files moved on, so it is stale.
     let r = p.run(&["apply-id", &id, "--no-diagnostics"], "");
     r.assert_code(1);
-    assert!(r.stdout.contains("stale_context"), "{}", r.stdout);
+    assert!(r.stderr.contains("stale_context"), "{}", r.stderr);
 
     let r = p.run(&["undo", &checkpoint, "--json"], "");
     r.assert_code(0);
@@ -410,9 +412,9 @@ fn propose_apply_id_and_undo_across_processes() {
     let r = p.run(&["apply-id", "patch_0_deadbeef", "--no-diagnostics"], "");
     r.assert_code(1);
     assert!(
-        r.stdout.contains("Patch 'patch_0_deadbeef' not found"),
+        r.stderr.contains("Patch 'patch_0_deadbeef' not found"),
         "{}",
-        r.stdout
+        r.stderr
     );
     p.run(&["undo", "ckpt_0_deadbeef"], "").assert_code(1);
     // Usage errors exit 2.
@@ -754,4 +756,365 @@ fn propose_names_the_apply_id_command() {
     p.run(&["apply-id", id, "--no-diagnostics"], "")
         .assert_code(0);
     assert_eq!(p.read("a.txt"), "one\nthree\n");
+}
+
+/// Runs `lspedit ARGS` (stdin empty) with extra environment variables, stdout piped (so never a
+/// terminal).
+fn run_env(args: &[&str], env: &[(&str, &str)]) -> crate::harness::Run {
+    let mut cmd = std::process::Command::new(crate::harness::bin());
+    cmd.args(args)
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("CLICOLOR")
+        .stdin(std::process::Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    crate::harness::Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+/// `text` without ANSI SGR sequences (`ESC [ ... m`).
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' && chars.peek() == Some(&'[') {
+            for c in chars.by_ref() {
+                if c == 'm' {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[test]
+fn root_json_and_color_are_accepted_before_or_after_the_subcommand() {
+    let p = greet_project();
+    let root = p.root.display().to_string();
+    let before = run_env(&["--root", &root, "--json", "read", "src/greet.ts"], &[]);
+    let after = run_env(&["read", "src/greet.ts", "--json", "--root", &root], &[]);
+    let mixed = run_env(
+        &[
+            "--color",
+            "never",
+            "read",
+            "--root",
+            &root,
+            "src/greet.ts",
+            "--json",
+        ],
+        &[],
+    );
+    before.assert_code(0);
+    assert_eq!(before.stdout, after.stdout);
+    assert_eq!(before.stdout, mixed.stdout);
+    assert_eq!(before.json()["total_lines"], 3);
+    // Subcommands of subcommands too.
+    let status = run_env(&["--json", "servers", "status", "--root", &root], &[]);
+    status.assert_code(0);
+    assert!(status.json()["servers"].is_array());
+}
+
+/// Every command's `--json` output is exactly one document with the four common keys, and
+/// every item of `files` has the same keys, whatever the command and whether it succeeded.
+#[test]
+fn json_is_one_document_of_one_shape_for_every_command() {
+    let p = Project::with_files(&[("src/greet.ts", GREET), ("notes.txt", "alpha\nbeta\n")]);
+    let root = p.root.display().to_string();
+    let j = |args: &[&str], stdin: &str| {
+        let mut all: Vec<&str> = vec!["--json", "--root", &root];
+        all.extend(args);
+        run(&all, stdin)
+    };
+    let view = p.run(&["read", "notes.txt"], "").stdout;
+    let a1 = view.lines().next().unwrap().split('|').next().unwrap();
+    let patch = format!("--- a/notes.txt\n+++ b/notes.txt\n@@ @@\n-{a1}|alpha\n+ALPHA\n beta\n");
+    let mut runs = vec![
+        ("read", j(&["read", "notes.txt"], "")),
+        ("read missing", j(&["read", "nope.txt"], "")),
+        (
+            "edit refused",
+            j(
+                &[
+                    "edit",
+                    "notes.txt",
+                    "--old",
+                    "zzz",
+                    "--new",
+                    "y",
+                    "--no-diagnostics",
+                ],
+                "",
+            ),
+        ),
+        ("dry run", j(&["apply", "--dry-run"], &patch)),
+        ("apply", j(&["apply", "--no-diagnostics"], &patch)),
+        ("apply again", j(&["apply", "--no-diagnostics"], &patch)),
+        (
+            "bad patch",
+            j(&["apply", "--no-diagnostics"], "not a patch\n"),
+        ),
+        (
+            "write",
+            j(&["write", "new.txt", "--no-diagnostics"], "fresh\n"),
+        ),
+        ("check without a server", j(&["check", "notes.txt"], "")),
+        ("usage error", j(&["read"], "")),
+        (
+            "bad root",
+            run(
+                &["--json", "--root", "/definitely/not/here", "read", "x"],
+                "",
+            ),
+        ),
+        ("servers status", j(&["servers", "status"], "")),
+        ("undo unknown", j(&["undo", "ckpt_0_deadbeef"], "")),
+    ];
+    let proposed = j(
+        &["propose", "--pattern", "beta", "--replacement", "gamma"],
+        "",
+    );
+    let id = proposed.json()["patch_id"].as_str().unwrap().to_string();
+    runs.push(("propose", proposed));
+    let applied = j(&["apply-id", &id, "--no-diagnostics"], "");
+    let checkpoint = applied.json()["checkpoint_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    runs.push(("apply-id", applied));
+    runs.push(("undo", j(&["undo", &checkpoint], "")));
+
+    let mut item_keys: Option<Vec<String>> = None;
+    for (what, r) in &runs {
+        let v = r.json();
+        let ok = v["ok"]
+            .as_bool()
+            .unwrap_or_else(|| panic!("{what}: no ok: {v}"));
+        assert_eq!(ok, r.code == 0, "{what}: ok vs exit code {}: {v}", r.code);
+        assert!(v["llm_content"].is_string(), "{what}: {v}");
+        assert!(v["files"].is_array(), "{what}: {v}");
+        let reason = v
+            .get("reason")
+            .unwrap_or_else(|| panic!("{what}: no reason: {v}"));
+        assert_eq!(reason.is_null(), ok, "{what}: {v}");
+        for f in v["files"].as_array().unwrap() {
+            let mut keys: Vec<String> = f.as_object().unwrap().keys().cloned().collect();
+            keys.sort();
+            match &item_keys {
+                None => item_keys = Some(keys),
+                Some(k) => assert_eq!(&keys, k, "{what}: file item {f}"),
+            }
+        }
+    }
+    assert!(item_keys.is_some(), "no command listed a file");
+    let by = |what: &str| {
+        runs.iter()
+            .find(|(w, _)| *w == what)
+            .map(|(_, r)| r.json())
+            .unwrap()
+    };
+    assert_eq!(by("usage error")["reason"], "usage_error");
+    assert_eq!(by("bad root")["reason"], "usage_error");
+    assert_eq!(by("read missing")["reason"], "file_not_found");
+    assert_eq!(by("apply again")["reason"], "hunk_mismatch");
+    assert_eq!(by("apply")["files"][0]["status"], "modified");
+    assert_eq!(by("propose")["files"][0]["status"], "proposed");
+    assert_eq!(by("apply-id")["files"][0]["status"], "applied");
+    assert_eq!(by("undo")["files"][0]["status"], "restored");
+}
+
+#[test]
+fn refusals_go_to_stderr_and_results_to_stdout() {
+    let p = greet_project();
+    let ok = p.run(
+        &[
+            "edit",
+            "src/greet.ts",
+            "--old",
+            "hi ",
+            "--new",
+            "hey ",
+            "--no-diagnostics",
+        ],
+        "",
+    );
+    ok.assert_code(0);
+    assert!(
+        ok.stdout.starts_with("Edited src/greet.ts"),
+        "{}",
+        ok.stdout
+    );
+    assert_eq!(ok.stderr, "");
+
+    let refused = p.run(
+        &[
+            "edit",
+            "src/greet.ts",
+            "--old",
+            "absent",
+            "--new",
+            "x",
+            "--no-diagnostics",
+        ],
+        "",
+    );
+    refused.assert_code(1);
+    assert_eq!(refused.stdout, "");
+    assert!(
+        refused.stderr.contains("hunk_mismatch"),
+        "{}",
+        refused.stderr
+    );
+
+    let usage = p.run(&["read", "src/nope.ts"], "");
+    usage.assert_code(1);
+    assert_eq!(usage.stdout, "");
+    assert!(usage.stderr.contains("file_not_found"), "{}", usage.stderr);
+}
+
+/// Colour changes styles only: the text is the same with and without it, `auto` follows
+/// NO_COLOR, CLICOLOR_FORCE and TERM=dumb, and `--color` overrides the environment.
+#[test]
+fn color_changes_only_styles_and_follows_the_environment() {
+    let diff_run = |color: &str, env: &[(&str, &str)]| {
+        let p = greet_project();
+        let root = p.root.display().to_string();
+        run_env(
+            &[
+                "edit",
+                "src/greet.ts",
+                "--old",
+                "\"hi \"",
+                "--new",
+                "\"hello \"",
+                "--no-diagnostics",
+                "--diff",
+                "--color",
+                color,
+                "--root",
+                &root,
+            ],
+            env,
+        )
+    };
+    let never = diff_run("never", &[]);
+    never.assert_code(0);
+    assert!(!never.stdout.contains('\x1b'), "{}", never.stdout);
+    assert!(
+        never.stdout.contains("+  return \"hello \" + name;"),
+        "{}",
+        never.stdout
+    );
+    let always = diff_run("always", &[("NO_COLOR", "1")]);
+    assert!(always.stdout.contains("\x1b["), "{:?}", always.stdout);
+    assert_eq!(strip_ansi(&always.stdout), never.stdout);
+    // auto, piped: no colour, unless forced.
+    assert_eq!(diff_run("auto", &[]).stdout, never.stdout);
+    let forced = diff_run("auto", &[("CLICOLOR_FORCE", "1")]);
+    assert!(forced.stdout.contains("\x1b["), "{:?}", forced.stdout);
+    assert_eq!(strip_ansi(&forced.stdout), never.stdout);
+    // NO_COLOR wins over CLICOLOR_FORCE; TERM=dumb is no colour.
+    let both = diff_run("auto", &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]);
+    assert_eq!(both.stdout, never.stdout);
+    assert_eq!(diff_run("auto", &[("TERM", "dumb")]).stdout, never.stdout);
+    // Without --diff the text is the report alone, whatever the colour.
+    let p = greet_project();
+    let root = p.root.display().to_string();
+    let plain = run_env(
+        &[
+            "edit",
+            "src/greet.ts",
+            "--old",
+            "hi ",
+            "--new",
+            "hey ",
+            "--no-diagnostics",
+            "--color",
+            "always",
+            "--root",
+            &root,
+        ],
+        &[],
+    );
+    assert!(!plain.stdout.contains('\x1b'), "{:?}", plain.stdout);
+}
+
+/// `.lspedit/` keeps itself out of git: created with a `.gitignore` holding `*`.
+#[test]
+fn lspedit_state_has_a_gitignore() {
+    let p = Project::with_files(&[("a.txt", "one\n")]);
+    assert!(!p.root.join(".lspedit").exists());
+    p.run(&["propose", "--pattern", "one", "--replacement", "two"], "")
+        .assert_code(0);
+    assert_eq!(p.read(".lspedit/.gitignore"), "*\n");
+    // A person's own .gitignore there is left alone.
+    std::fs::write(p.root.join(".lspedit/.gitignore"), "patches/\n").unwrap();
+    p.run(
+        &["propose", "--pattern", "one", "--replacement", "three"],
+        "",
+    )
+    .assert_code(0);
+    assert_eq!(p.read(".lspedit/.gitignore"), "patches/\n");
+}
+
+/// A binary counts as installed only if `--version` runs: the rustup proxy without its
+/// component behind it is `missing`, with rustup's own words as the problem.
+#[cfg(unix)]
+#[test]
+fn a_binary_whose_version_fails_is_missing() {
+    use std::os::unix::fs::PermissionsExt;
+    let servers = tempfile::tempdir().unwrap();
+    let bin = servers.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let proxy = bin.join("rust-analyzer");
+    std::fs::write(
+        &proxy,
+        "#!/bin/sh\necho \"error: Unknown binary 'rust-analyzer' in official toolchain 'stable'.\" >&2\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&proxy, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let dir = servers.path().display().to_string();
+    let status = |what: &str| {
+        let r = run_env(
+            &["servers", "status", "--json"],
+            &[("LSPEDIT_SERVERS_DIR", &dir)],
+        );
+        r.assert_code(0);
+        let v = r.json();
+        assert_eq!(v["servers_dir"], dir.as_str(), "{what}: {v}");
+        v["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"] == "rust-analyzer")
+            .cloned()
+            .unwrap()
+    };
+    let ra = status("proxy");
+    assert_eq!(ra["state"], "missing", "{ra}");
+    assert!(
+        ra["problem"].as_str().unwrap().contains("Unknown binary"),
+        "{ra}"
+    );
+    assert!(
+        ra["install"]
+            .as_str()
+            .unwrap()
+            .contains("pinned to the toolchain"),
+        "{ra}"
+    );
+    // The same program once it answers: found in the servers dir's `bin/`, and it runs.
+    std::fs::write(&proxy, "#!/bin/sh\necho 'rust-analyzer 1.95.0 (test)'\n").unwrap();
+    let ra = status("answering");
+    assert_eq!(ra["binary"], proxy.display().to_string().as_str(), "{ra}");
+    assert_eq!(ra["version"], "rust-analyzer 1.95.0 (test)", "{ra}");
 }

@@ -4,10 +4,16 @@
 //! build a workspace from a fixture string (`//- /path` starts a file), edit it through the
 //! agent tools, and assert on the diagnostics the real server sent back — by file, line and
 //! code, parsed from the very text a model would read.
+//!
+//! This file uses nothing but `lspedit::testing`: copied into a crate of your own it compiles
+//! as is.
 
-use lspedit::testing::{TestWorkspace, fake};
+// A skipped test says why on stderr.
+#![allow(clippy::print_stderr)]
 
-use crate::harness::{TS_SERVERS, have_server};
+use std::time::Duration;
+
+use lspedit::testing::{TYPESCRIPT_SERVERS, TestWorkspace, Timeouts, fake, servers_unavailable};
 
 const FIXTURE: &str = r#"
 //- /tsconfig.json
@@ -26,10 +32,19 @@ export const four: number = double(2);
 /// comes back clean.
 #[test]
 fn example_changing_a_signature_reports_the_broken_caller() {
-    if !have_server(TS_SERVERS) {
+    // Skips (with the reason on stderr) where TypeScript's servers are not installed; fails
+    // instead under LSPEDIT_REQUIRE_SERVERS=1.
+    if let Some(why) = servers_unavailable(TYPESCRIPT_SERVERS) {
+        eprintln!("skipped: {why}");
         return;
     }
-    let ws = TestWorkspace::with_servers(FIXTURE, TS_SERVERS).unwrap();
+    // Timeouts are configurable: here 2 minutes for a cold start on a loaded machine.
+    let timeouts = Timeouts {
+        start: Duration::from_secs(120),
+        ..Timeouts::default()
+    };
+    let ws =
+        TestWorkspace::with_servers_and_timeouts(FIXTURE, TYPESCRIPT_SERVERS, timeouts).unwrap();
 
     // An anchored patch, as a model would write it after read_file.
     let patch = format!(

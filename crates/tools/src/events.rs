@@ -459,6 +459,9 @@ impl JsonlSink {
     fn open(&self) -> std::io::Result<File> {
         if let Some(parent) = self.path.parent() {
             fs::create_dir_all(parent)?;
+            if parent.file_name().is_some_and(|n| n == ".lspedit") {
+                ignore_in_git(parent);
+            }
         }
         OpenOptions::new()
             .create(true)
@@ -487,6 +490,24 @@ impl EventSink for JsonlSink {
             tracing::warn!(path = %self.path.display(), error = %e, "event not logged");
             *guard = None;
         }
+    }
+}
+
+/// Puts a `.gitignore` holding `*` into the state directory `dir` (`.lspedit`) unless one is
+/// there, so lspedit's state never shows in `git status` or gets committed. Created exclusively
+/// (never through a symlink, never over the person's own file); best effort: the state works
+/// without it.
+pub(crate) fn ignore_in_git(dir: &Path) {
+    let path = dir.join(".gitignore");
+    let created = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .and_then(|mut f| f.write_all(b"*\n"));
+    if let Err(e) = created
+        && e.kind() != std::io::ErrorKind::AlreadyExists
+    {
+        tracing::debug!(path = %path.display(), error = %e, "no .gitignore for lspedit's state");
     }
 }
 

@@ -90,7 +90,9 @@ impl Layout {
         check_entry(dir, &self.rel(dir), true)?;
         fs::create_dir_all(dir)?;
         check_entry(&self.dir, &self.rel(&self.dir), true)?;
-        check_entry(dir, &self.rel(dir), true)
+        check_entry(dir, &self.rel(dir), true)?;
+        crate::events::ignore_in_git(&self.dir);
+        Ok(())
     }
 }
 
