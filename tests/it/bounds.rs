@@ -21,7 +21,7 @@ fn read_past_the_end_says_so() {
     let v = r.json();
     assert_eq!(v["reason"], "out_of_bounds", "{v}");
     assert!(
-        v["message"]
+        v["llm_content"]
             .as_str()
             .unwrap()
             .contains("offset 5 is past the end of the file (2 lines)"),

@@ -466,7 +466,8 @@ fn propose_language_and_confirm_without_a_terminal() {
         "",
     );
     r.assert_code(1);
-    assert!(r.stdout.contains("`cobol`"), "{}", r.stdout);
+    // A refusal is for the person: on stderr (results alone go to stdout).
+    assert!(r.stderr.contains("`cobol`"), "{}", r.stderr);
 }
 
 /// A proposal from patch text on stdin, applied all or nothing with a validation command that
