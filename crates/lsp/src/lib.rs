@@ -17,8 +17,14 @@
 //! Write the file to disk *before* calling `check_file`: servers that check on save
 //! (rust-analyzer runs `cargo check`) read the disk, not the text sent. Deadlines: callers
 //! should use [`PoolConfig::check_timeout`] after a write, [`PoolConfig::first_check_timeout`]
-//! when [`Pool::is_alive`] is false; past the deadline the call fails with
-//! [`LspError::Timeout`] and a starting server keeps warming up in the background.
+//! when [`Pool::is_warm`] is false (a server is warm once it has answered a check, not when its
+//! process is up); past the deadline the call fails with [`LspError::Timeout`], the check goes
+//! on in the background and its answer is kept for [`Pool::take_late`].
+//!
+//! A change touching several files goes through [`Pool::check_files`]: all texts are sent
+//! before any file is checked, under one deadline for the whole call. Any change of a text (or
+//! of an open document's file on disk, found by a stat check on every call) invalidates every
+//! cached result of that server root.
 //!
 //! ```no_run
 //! use std::time::{Duration, Instant};
@@ -55,7 +61,7 @@ use std::path::Path;
 use std::time::Instant;
 
 pub use config::{DiagnosticsConfig, InstallRecipe, PoolConfig, ServerConfig, Strategy};
-pub use diagnostics::{Diagnostic, FileDiagnostics, Severity};
+pub use diagnostics::{CheckOutcome, Diagnostic, FileDiagnostics, OtherFileDiagnostics, Severity};
 pub use error::LspError;
 pub use pool::{Pool, ServerKey, ServerState, ServerStatus};
 pub use root::detect_root;
@@ -112,6 +118,39 @@ impl BlockingPool {
         let text = text.to_owned();
         self.run(async move { pool.check_file(&path, &text, deadline).await })
             .unwrap_or(Err(LspError::PoolClosed))
+    }
+
+    /// See [`Pool::check_files`]: every file of one change, one settled pass, one deadline.
+    pub fn check_files(
+        &self,
+        files: Vec<(std::path::PathBuf, String)>,
+        deadline: Instant,
+    ) -> CheckOutcome {
+        let pool = self.pool.clone();
+        let fallback = CheckOutcome {
+            files: files
+                .iter()
+                .map(|(p, _)| (p.clone(), Err(LspError::PoolClosed)))
+                .collect(),
+            others: Vec::new(),
+        };
+        self.run(async move { pool.check_files(files, deadline).await })
+            .unwrap_or(fallback)
+    }
+
+    /// See [`Pool::take_late`].
+    pub fn take_late(&self) -> Vec<FileDiagnostics> {
+        self.pool.take_late()
+    }
+
+    /// See [`Pool::is_warm`].
+    pub fn is_warm(&self, path: &Path) -> bool {
+        self.pool.is_warm(path)
+    }
+
+    /// See [`Pool::process_groups`].
+    pub fn process_groups(&self) -> Vec<u32> {
+        self.pool.process_groups()
     }
 
     /// See [`Pool::touch`].

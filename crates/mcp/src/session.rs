@@ -166,6 +166,7 @@ impl Session {
                 llm_content: text,
                 files: Vec::new(),
                 is_error: true,
+                diagnostics: Vec::new(),
             };
         }
         let mut parts = Vec::new();
@@ -192,6 +193,7 @@ impl Session {
             llm_content: text,
             files: Vec::new(),
             is_error: refused,
+            diagnostics: Vec::new(),
         }
     }
 
@@ -282,6 +284,7 @@ fn text_result(llm_content: String, display: String, is_error: bool) -> ToolResu
         display,
         files: Vec::new(),
         is_error,
+        diagnostics: Vec::new(),
     }
 }
 

@@ -11,8 +11,11 @@ pub mod truncation;
 pub mod workflow;
 mod workspace;
 
-pub use agent::{ToolResult, Tools, ToolsConfig, WrittenFile, sync_text};
-pub use diagnostics::{DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider};
+pub use agent::{DiagnosticsFeedback, ToolResult, Tools, ToolsConfig, WrittenFile, sync_text};
+pub use diagnostics::{
+    CheckError, CheckReport, DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider,
+    DiagnosticsStatus, FileDiagnosticsStatus, FileText, OtherFile,
+};
 pub use error::{Reason, ToolError};
 pub use events::{Event, EventSink, FanOut, JsonlSink, NullSink, RecordingSink};
 pub use lsp_provider::LspProvider;
