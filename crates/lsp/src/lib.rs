@@ -49,6 +49,7 @@
 pub mod config;
 mod diagnostics;
 mod error;
+mod importers;
 mod pool;
 pub mod process;
 mod root;
@@ -63,7 +64,7 @@ use std::time::Instant;
 pub use config::{DiagnosticsConfig, InstallRecipe, PoolConfig, ServerConfig, Strategy};
 pub use diagnostics::{CheckOutcome, Diagnostic, FileDiagnostics, OtherFileDiagnostics, Severity};
 pub use error::LspError;
-pub use pool::{Pool, ServerKey, ServerState, ServerStatus};
+pub use pool::{ChangedFile, Pool, ServerKey, ServerState, ServerStatus};
 pub use root::detect_root;
 
 /// A [`Pool`] with its own tokio runtime, for synchronous callers (the tools crate).
@@ -126,21 +127,43 @@ impl BlockingPool {
         files: Vec<(std::path::PathBuf, String)>,
         deadline: Instant,
     ) -> CheckOutcome {
+        self.check_change(
+            files
+                .into_iter()
+                .map(|(path, text)| ChangedFile {
+                    path,
+                    text,
+                    previous: None,
+                })
+                .collect(),
+            deadline,
+        )
+    }
+
+    /// See [`Pool::check_change`].
+    pub fn check_change(&self, files: Vec<ChangedFile>, deadline: Instant) -> CheckOutcome {
         let pool = self.pool.clone();
         let fallback = CheckOutcome {
             files: files
                 .iter()
-                .map(|(p, _)| (p.clone(), Err(LspError::PoolClosed)))
+                .map(|f| (f.path.clone(), Err(LspError::PoolClosed)))
                 .collect(),
             others: Vec::new(),
         };
-        self.run(async move { pool.check_files(files, deadline).await })
+        self.run(async move { pool.check_change(files, deadline).await })
             .unwrap_or(fallback)
     }
 
     /// See [`Pool::take_late`].
     pub fn take_late(&self) -> Vec<FileDiagnostics> {
         self.pool.take_late()
+    }
+
+    /// See [`Pool::wait_for_late`].
+    pub fn wait_for_late(&self, deadline: Instant) -> bool {
+        let pool = self.pool.clone();
+        self.run(async move { pool.wait_for_late(deadline).await })
+            .unwrap_or(false)
     }
 
     /// See [`Pool::is_warm`].

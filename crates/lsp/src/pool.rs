@@ -87,7 +87,8 @@ struct Inner {
     /// Every process group spawned and not yet killed, starting ones included.
     groups: Arc<Groups>,
     late: Mutex<Late>,
-    /// Bumped whenever a file's check generation changes (see [`Pool::superseded`]).
+    /// Bumped whenever a file's check generation changes (see [`Pool::superseded`]) and when
+    /// a late answer is kept.
     generation_changed: watch::Sender<u64>,
 }
 
@@ -96,8 +97,21 @@ struct Item {
     index: usize,
     path: PathBuf,
     text: String,
+    previous: Option<String>,
     generation: u64,
 }
+
+/// One file of a change: its new text (already on disk) and, when known, the text it had
+/// before (`None` for a new file or when unknown).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangedFile {
+    pub path: PathBuf,
+    pub text: String,
+    pub previous: Option<String>,
+}
+
+/// At most this many other files are compared before and after a change on a pull server.
+const MAX_OTHER_CANDIDATES: usize = 40;
 
 /// Checks that went on after their caller's deadline.
 #[derive(Default)]
@@ -117,6 +131,36 @@ struct Late {
 #[derive(Clone)]
 pub struct Pool {
     inner: Arc<Inner>,
+    /// Shared by the caller's handles only: the pool's own background tasks (a check going on
+    /// past its caller's deadline, a start after `touch`) hold handles without it, so when the
+    /// last caller handle is dropped the servers die at once instead of living as long as
+    /// those tasks.
+    _owner: Option<Arc<Owner>>,
+}
+
+/// Dropped with the last caller handle of a pool: closes it and kills every process group it
+/// spawned, starting servers included.
+struct Owner {
+    inner: Weak<Inner>,
+}
+
+impl Drop for Owner {
+    fn drop(&mut self) {
+        if let Some(inner) = self.inner.upgrade() {
+            inner.closed.store(true, Ordering::SeqCst);
+            for slot in inner
+                .slots
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .values()
+            {
+                if let SlotState::Running(s) = &slot.state {
+                    s.kill();
+                }
+            }
+            inner.groups.kill_all();
+        }
+    }
 }
 
 impl std::fmt::Debug for Pool {
@@ -141,18 +185,32 @@ impl Pool {
             path: root.to_owned(),
             message: format!("workspace root: {e}"),
         })?;
+        let inner = Arc::new(Inner {
+            root,
+            config,
+            slots: Mutex::new(HashMap::new()),
+            closed: AtomicBool::new(false),
+            maintenance_started: AtomicBool::new(false),
+            groups: Arc::new(Groups::default()),
+            late: Mutex::new(Late::default()),
+            generation_changed: watch::channel(0).0,
+        });
+        let owner = Some(Arc::new(Owner {
+            inner: Arc::downgrade(&inner),
+        }));
         Ok(Self {
-            inner: Arc::new(Inner {
-                root,
-                config,
-                slots: Mutex::new(HashMap::new()),
-                closed: AtomicBool::new(false),
-                maintenance_started: AtomicBool::new(false),
-                groups: Arc::new(Groups::default()),
-                late: Mutex::new(Late::default()),
-                generation_changed: watch::channel(0).0,
-            }),
+            inner,
+            _owner: owner,
         })
+    }
+
+    /// A handle for the pool's own background tasks: it does not keep the servers alive once
+    /// every caller handle is gone (see [`Owner`]).
+    fn background(&self) -> Pool {
+        Pool {
+            inner: Arc::clone(&self.inner),
+            _owner: None,
+        }
     }
 
     /// The canonical workspace root.
@@ -221,11 +279,38 @@ impl Pool {
         files: Vec<(PathBuf, String)>,
         deadline: Instant,
     ) -> CheckOutcome {
+        self.check_change(
+            files
+                .into_iter()
+                .map(|(path, text)| ChangedFile {
+                    path,
+                    text,
+                    previous: None,
+                })
+                .collect(),
+            deadline,
+        )
+        .await
+    }
+
+    /// [`Pool::check_files`] for files whose text before the change is known
+    /// ([`ChangedFile::previous`]): a pull server then also reports the files that import a
+    /// changed one (a textual scan, see `importers.rs`) even when they were never checked,
+    /// since their "before" can be pulled against the previous texts first.
+    pub async fn check_change(&self, files: Vec<ChangedFile>, deadline: Instant) -> CheckOutcome {
         let n = files.len();
         let mut out: Vec<(PathBuf, Option<Result<FileDiagnostics, LspError>>)> =
             Vec::with_capacity(n);
         let mut groups: BTreeMap<ServerKey, Vec<Item>> = BTreeMap::new();
-        for (i, (path, text)) in files.into_iter().enumerate() {
+        for (
+            i,
+            ChangedFile {
+                path,
+                text,
+                previous,
+            },
+        ) in files.into_iter().enumerate()
+        {
             let resolved = self
                 .absolute(&path)
                 .and_then(|abs| self.key_for(&abs).map(|key| (abs, key)));
@@ -237,6 +322,7 @@ impl Pool {
                         index: i,
                         path: abs,
                         text,
+                        previous,
                         generation,
                     });
                 }
@@ -255,7 +341,7 @@ impl Pool {
             let (others_tx, others_rx) = tokio::sync::oneshot::channel();
             // The pass runs on its own task so that it goes on past the caller's deadline and
             // a late answer can still be kept (bounded by the startup timeout).
-            let pool = self.clone();
+            let pool = self.background();
             let late_deadline = deadline.max(Instant::now() + self.inner.config.startup_timeout);
             let task_key = key.clone();
             tokio::spawn(async move {
@@ -354,13 +440,16 @@ impl Pool {
             }
             return;
         }
-        // "Before" of the other files, only from a server that has answered (a cold one's
-        // first results would all look new).
+        // "Before" of the other files. Push servers: their publishes, only once the server
+        // has answered (a cold one's first results would all look new). Pull servers: the
+        // other open documents and the importers of the changed files, pulled now against the
+        // previous texts unless a result of the current epoch is cached.
         let warm = server.has_answered();
         let pull = server.strategy() == crate::Strategy::Pull;
         let published_before = (warm && !pull).then(|| server.publish_snapshot());
-        let open_before = if warm && pull {
-            server.open_documents_settled(&skip)
+        let open_before = if pull {
+            self.pull_baseline(&server, &key, &items, &skip, deadline)
+                .await
         } else {
             Vec::new()
         };
@@ -441,10 +530,7 @@ impl Pool {
             }
         }
         if !open_before.is_empty() {
-            let known: Vec<(PathBuf, String, Vec<async_lsp::lsp_types::Diagnostic>)> = open_before
-                .into_iter()
-                .filter_map(|(p, t, b)| Some((p, t, b?)))
-                .collect();
+            let known = open_before;
             let synced = server
                 .sync_all(
                     known
@@ -465,9 +551,8 @@ impl Pool {
                 }
             }))
             .await;
-            for ((path, text, before), after) in known.into_iter().zip(afters) {
+            for ((path, _, before), after) in known.into_iter().zip(afters) {
                 let Some(after) = after else { continue };
-                let before = convert(&text, &before);
                 if after.diagnostics.is_empty() || after.diagnostics == before {
                     continue;
                 }
@@ -483,6 +568,80 @@ impl Pool {
         // a call sees the server idle.
         drop(busy);
         let _ = others_tx.send(others);
+    }
+
+    /// The "before" of a pull server's other files: (path, text, diagnostics) of the open
+    /// documents and the changed files' importers, at most [`MAX_OTHER_CANDIDATES`]. A cached
+    /// result of the current epoch is taken as is; the others are pulled now, after sending
+    /// the changed files' previous texts (the new ones are on disk already, and a server reads
+    /// a file it has not opened from the disk).
+    async fn pull_baseline(
+        &self,
+        server: &Arc<Server>,
+        key: &ServerKey,
+        items: &[Item],
+        skip: &HashSet<PathBuf>,
+        deadline: Instant,
+    ) -> Vec<(PathBuf, String, Vec<Diagnostic>)> {
+        let mut candidates: BTreeMap<PathBuf, (String, Option<Vec<Diagnostic>>)> = server
+            .open_documents_settled(skip)
+            .into_iter()
+            .map(|(p, text, cached)| (p, (text, cached)))
+            .collect();
+        let cfg = server.config();
+        let extensions: Vec<&str> = cfg.languages.keys().map(String::as_str).collect();
+        let changed: Vec<PathBuf> = items.iter().map(|it| it.path.clone()).collect();
+        for p in crate::importers::importers(&key.root, &changed, &extensions, MAX_OTHER_CANDIDATES)
+        {
+            if candidates.contains_key(&p) || skip.contains(&p) {
+                continue;
+            }
+            if let Ok(text) = std::fs::read_to_string(&p) {
+                candidates.insert(p, (text, None));
+            }
+        }
+        let candidates: Vec<(PathBuf, String, Option<Vec<Diagnostic>>)> = candidates
+            .into_iter()
+            .take(MAX_OTHER_CANDIDATES)
+            .map(|(p, (t, c))| (p, t, c))
+            .collect();
+        let unknown: Vec<(PathBuf, String)> = candidates
+            .iter()
+            .filter(|(_, _, c)| c.is_none())
+            .map(|(p, t, _)| (p.clone(), t.clone()))
+            .collect();
+        let mut pulled: HashMap<PathBuf, Vec<Diagnostic>> = HashMap::new();
+        if !unknown.is_empty() {
+            // The server must see the changed files as they were: their previous texts (those
+            // with none are new files or unknown, left as the server has them).
+            // A pass that a newer check superseded must not send an older text.
+            let previous: Vec<(PathBuf, String)> = items
+                .iter()
+                .filter(|it| self.is_current_generation(&it.path, it.generation))
+                .filter_map(|it| Some((it.path.clone(), it.previous.clone()?)))
+                .collect();
+            if !previous.is_empty() {
+                drop(server.sync_all(previous, deadline, &|_| true).await);
+            }
+            let synced = server.sync_all(unknown, deadline, &|_| true).await;
+            let results = futures::future::join_all(synced.into_iter().map(|s| async move {
+                match s {
+                    Ok(s) => server.settle(s, deadline).await.ok(),
+                    Err(_) => None,
+                }
+            }))
+            .await;
+            for r in results.into_iter().flatten() {
+                pulled.insert(r.path.clone(), r.diagnostics);
+            }
+        }
+        candidates
+            .into_iter()
+            .filter_map(|(p, t, cached)| {
+                let before = cached.or_else(|| pulled.remove(&p))?;
+                Some((p, t, before))
+            })
+            .collect()
     }
 
     fn late(&self) -> MutexGuard<'_, Late> {
@@ -527,6 +686,26 @@ impl Pool {
         if late.generation.get(path) == Some(&generation) {
             tracing::debug!(path = %path.display(), "late diagnostics kept");
             late.ready.insert(path.to_owned(), result);
+            drop(late);
+            self.inner
+                .generation_changed
+                .send_modify(|n| *n = n.wrapping_add(1));
+        }
+    }
+
+    /// Waits until a late answer is kept for [`Pool::take_late`] (true) or `deadline` passes
+    /// (false). Does not take it.
+    pub async fn wait_for_late(&self, deadline: Instant) -> bool {
+        let mut changes = self.inner.generation_changed.subscribe();
+        loop {
+            changes.borrow_and_update();
+            if !self.late().ready.is_empty() {
+                return true;
+            }
+            match tokio::time::timeout_at(deadline.into(), changes.changed()).await {
+                Ok(Ok(())) => {}
+                _ => return !self.late().ready.is_empty(),
+            }
         }
     }
 
@@ -544,7 +723,7 @@ impl Pool {
         let Ok(handle) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        let pool = self.clone();
+        let pool = self.background();
         let deadline = Instant::now() + self.inner.config.startup_timeout;
         handle.spawn(async move {
             if let Err(e) = pool.get_server(&key, deadline).await {
@@ -1014,7 +1193,12 @@ impl Pool {
                 if inner.closed.load(Ordering::SeqCst) {
                     return;
                 }
-                Pool { inner }.maintain().await;
+                Pool {
+                    inner,
+                    _owner: None,
+                }
+                .maintain()
+                .await;
             }
         });
     }
@@ -1053,7 +1237,7 @@ impl Pool {
             if restart {
                 // Restarted right away so the next check finds it warm.
                 let deadline = Instant::now() + cfg.startup_timeout;
-                let pool = self.clone();
+                let pool = self.background();
                 tokio::spawn(async move {
                     let _ = pool.get_server(&key, deadline).await;
                 });

@@ -602,13 +602,13 @@ impl Server {
             .collect()
     }
 
-    /// The open documents other than `skip` with the text the server has and their last
-    /// settled diagnostics (`None` when never settled): the "before" of a change's other files.
+    /// The open documents other than `skip` with the text the server has and, when a result of
+    /// the current epoch is cached, their diagnostics: the "before" of a change's other files.
     /// A document being checked right now is left out.
     pub(crate) fn open_documents_settled(
         &self,
         skip: &HashSet<PathBuf>,
-    ) -> Vec<(PathBuf, String, Option<Vec<lsp_types::Diagnostic>>)> {
+    ) -> Vec<(PathBuf, String, Option<Vec<crate::Diagnostic>>)> {
         let docs: Vec<(Url, Arc<tokio::sync::Mutex<Doc>>)> = self
             .docs
             .lock()
@@ -616,6 +616,7 @@ impl Server {
             .iter()
             .map(|(u, d)| (u.clone(), d.clone()))
             .collect();
+        let epoch = self.epoch();
         let mut out = Vec::new();
         for (uri, doc) in docs {
             let Ok(path) = uri.to_file_path() else {
@@ -626,15 +627,20 @@ impl Server {
             }
             let Ok(doc) = doc.try_lock() else { continue };
             if doc.opened {
-                out.push((
-                    path,
-                    doc.text.clone(),
-                    doc.settled.as_ref().map(|s| s.lsp.clone()),
-                ));
+                let cached = doc
+                    .settled
+                    .as_ref()
+                    .filter(|s| s.epoch == epoch && s.version == doc.version)
+                    .map(|s| s.result.diagnostics.clone());
+                out.push((path, doc.text.clone(), cached));
             }
         }
         out.sort_by(|a, b| a.0.cmp(&b.0));
         out
+    }
+
+    pub(crate) fn config(&self) -> &ServerConfig {
+        &self.cfg
     }
 
     pub(crate) fn open_documents(&self) -> usize {

@@ -686,6 +686,7 @@ impl Tools {
                             FileText {
                                 path: abs.clone(),
                                 text: w.old_text.clone()?,
+                                previous: None,
                             },
                         ))
                     })
@@ -703,6 +704,7 @@ impl Tools {
             .map(|(w, abs)| FileText {
                 path: abs.clone(),
                 text: w.new_text.clone(),
+                previous: w.old_text.clone(),
             })
             .collect();
         let report = diagnostics::fetch_all(provider, &batch, deadline);

@@ -18,6 +18,9 @@ pub use lspedit_lsp::{Diagnostic, Severity};
 pub struct FileText {
     pub path: PathBuf,
     pub text: String,
+    /// The text before this call, when the file existed and it is known: lets the provider
+    /// tell which errors of other files the change caused.
+    pub previous: Option<String>,
 }
 
 /// Why a file's diagnostics are missing.

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use lspedit_lsp::{BlockingPool, Diagnostic, LspError, PoolConfig};
+use lspedit_lsp::{BlockingPool, ChangedFile, Diagnostic, LspError, PoolConfig};
 
 use crate::diagnostics::{CheckError, CheckReport, DiagnosticsProvider, FileText, OtherFile};
 
@@ -43,10 +43,14 @@ impl DiagnosticsProvider for LspProvider {
     }
 
     fn check_files(&self, files: &[FileText], deadline: Instant) -> CheckReport {
-        let outcome = self.pool.check_files(
+        let outcome = self.pool.check_change(
             files
                 .iter()
-                .map(|f| (f.path.clone(), f.text.clone()))
+                .map(|f| ChangedFile {
+                    path: f.path.clone(),
+                    text: f.text.clone(),
+                    previous: f.previous.clone(),
+                })
                 .collect(),
             deadline,
         );

@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 
 use lspedit_fake_lsp::{Event, Mode, Script};
 use lspedit_lsp::{BlockingPool, PoolConfig, ServerConfig};
-use lspedit_tools::{DiagnosticsProvider, LspProvider, Tools, ToolsConfig, Workspace};
+use lspedit_tools::{
+    DiagnosticsProvider, DiagnosticsStatus, LspProvider, Tools, ToolsConfig, Workspace,
+};
 
 fn fake_bin() -> &'static Path {
     lspedit_fake_lsp::binary()
@@ -231,5 +233,83 @@ fn dropping_the_tools_leaves_no_server_process() {
             lspedit_lsp::process::wait_group_gone(pgid, Duration::from_secs(5)),
             "server group {pgid} survived"
         );
+    }
+}
+
+// A server too slow for the deadline: the edit returns its plain success message and says
+// `timed_out`; the answer, when it comes, starts the next tool result (any tool), once.
+#[test]
+fn a_late_answer_starts_the_next_result_once() {
+    let env = FakeEnv::new(
+        Script {
+            delay_ms: 1200,
+            ..script(Mode::Pull)
+        },
+        Duration::from_millis(400),
+    );
+    env.write("a.ts", "let a = 1;\n");
+    env.write("b.ts", "let b = 1;\n");
+    let r = timed_edit(&env, "let a = 1;", "let a = BAD;", Duration::from_secs(2));
+    assert!(!r.is_error, "{}", r.llm_content);
+    assert!(
+        r.llm_content.starts_with("Edited a.ts"),
+        "{}",
+        r.llm_content
+    );
+    assert!(!r.llm_content.contains("LSP"), "{}", r.llm_content);
+    assert_eq!(r.diagnostics.len(), 1);
+    assert_eq!(r.diagnostics[0].path, "a.ts");
+    assert_eq!(r.diagnostics[0].status, DiagnosticsStatus::TimedOut);
+
+    assert!(
+        env.provider
+            .pool()
+            .wait_for_late(Instant::now() + Duration::from_secs(10)),
+        "the late answer never came"
+    );
+    let next = env.tools.read_file("b.ts", None, None);
+    assert!(
+        next.llm_content.starts_with(
+            "LSP errors detected in a.ts after your earlier change, please fix:\n<diagnostics file=\"a.ts\">\nERROR [1:9] "
+        ),
+        "{}",
+        next.llm_content
+    );
+    let again = env.tools.read_file("b.ts", None, None);
+    assert!(!again.llm_content.contains("LSP"), "{}", again.llm_content);
+}
+
+// One deadline per call: a patch over six files on a server that hangs at the first
+// diagnostics request costs about one deadline, every file `timed_out`, no LSP text.
+#[test]
+fn one_deadline_for_every_file_of_a_hung_server() {
+    let timeout = Duration::from_millis(1500);
+    let env = FakeEnv::new(
+        Script {
+            hang_on: Some(Event::Diagnostic),
+            ..script(Mode::Pull)
+        },
+        timeout,
+    );
+    let mut patch = String::from("*** Begin Patch\n");
+    for i in 0..6 {
+        env.write(&format!("f{i}.ts"), "let x = 1;\n");
+        patch.push_str(&format!(
+            "*** Update File: f{i}.ts\n@@\n-let x = 1;\n+let x = BAD;\n"
+        ));
+    }
+    patch.push_str("*** End Patch\n");
+    let t = Instant::now();
+    let r = env.tools.apply_patch(&patch);
+    let took = t.elapsed();
+    assert!(!r.is_error, "{}", r.llm_content);
+    assert!(
+        took < timeout + Duration::from_millis(1000),
+        "six files took {took:?} (one deadline is {timeout:?})"
+    );
+    assert!(!r.llm_content.contains("LSP"), "{}", r.llm_content);
+    assert_eq!(r.diagnostics.len(), 6, "{:?}", r.diagnostics);
+    for s in &r.diagnostics {
+        assert_eq!(s.status, DiagnosticsStatus::TimedOut, "{s:?}");
     }
 }
