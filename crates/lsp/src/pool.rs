@@ -111,7 +111,7 @@ pub struct ChangedFile {
 }
 
 /// At most this many other files are compared before and after a change on a pull server.
-const MAX_OTHER_CANDIDATES: usize = 40;
+const MAX_OTHER_CANDIDATES: usize = 20;
 
 /// Checks that went on after their caller's deadline.
 #[derive(Default)]

@@ -23,6 +23,11 @@ struct FakeEnv {
 
 impl FakeEnv {
     fn new(script: Script, timeout: Duration) -> FakeEnv {
+        FakeEnv::with_timeouts(script, timeout, timeout)
+    }
+
+    /// `warm`: the budget once the server has answered; `cold`: before.
+    fn with_timeouts(script: Script, warm: Duration, cold: Duration) -> FakeEnv {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         let script_file = root.join("script.json");
@@ -56,8 +61,8 @@ impl FakeEnv {
             BlockingPool::new(&root, config).unwrap(),
         ));
         let mut cfg = ToolsConfig::default();
-        cfg.diagnostics.timeout = timeout;
-        cfg.diagnostics.start_timeout = timeout;
+        cfg.diagnostics.timeout = warm;
+        cfg.diagnostics.start_timeout = cold;
         let tools = Tools::new(
             Workspace::open(&root).unwrap(),
             Some(provider.clone() as Arc<dyn DiagnosticsProvider>),
@@ -312,4 +317,39 @@ fn one_deadline_for_every_file_of_a_hung_server() {
     for s in &r.diagnostics {
         assert_eq!(s.status, DiagnosticsStatus::TimedOut, "{s:?}");
     }
+}
+
+// Warm means answered: a read starts the server in the background, and a server that is up
+// but has not answered a check yet still gets the cold budget. Regression: the read made it
+// "warm" (alive), the first edit got the short budget and timed out while it indexed.
+#[test]
+fn a_read_before_the_first_edit_does_not_shorten_the_budget() {
+    let env = FakeEnv::with_timeouts(
+        Script {
+            delay_ms: 900,
+            ..script(Mode::Pull)
+        },
+        Duration::from_millis(300),
+        Duration::from_secs(10),
+    );
+    env.write("a.ts", "let a = 1;\n");
+    let a = env.dir.path().join("a.ts");
+    env.tools.read_file("a.ts", None, None);
+    let pool = env.provider.pool();
+    // Waits for the background start the read began (a condition with a deadline).
+    let until = Instant::now() + Duration::from_secs(10);
+    while !pool.is_alive(&a) && Instant::now() < until {
+        std::thread::park_timeout(Duration::from_millis(10));
+    }
+    assert!(pool.is_alive(&a), "the read did not start the server");
+    assert!(!pool.is_warm(&a), "alive is not warm");
+    let r = timed_edit(&env, "let a = 1;", "let a = BAD;", Duration::from_secs(10));
+    assert_eq!(
+        r.diagnostics[0].status,
+        DiagnosticsStatus::Checked,
+        "{}",
+        r.llm_content
+    );
+    assert!(r.llm_content.contains("ERROR [1:9] "), "{}", r.llm_content);
+    assert!(pool.is_warm(&a), "answered is warm");
 }
