@@ -429,6 +429,7 @@ fn run(command: Command) -> Result<u8, Failure> {
                 Ok(fb) => fb.statuses,
                 Err(e) => {
                     progress.done();
+                    session.shutdown();
                     return Err(e.into());
                 }
             };
@@ -485,6 +486,9 @@ fn run(command: Command) -> Result<u8, Failure> {
                 };
             }
             r.diagnostics = statuses;
+            // Explicitly, not on drop: a diagnostics thread abandoned at its deadline may still
+            // hold the pool, and the process would exit before its drop killed the servers.
+            session.shutdown();
             if json {
                 let mut v = serde_json::to_value(json::ToolJson::from(&r))
                     .map_err(|e| Failure::Failed(e.to_string()))?;

@@ -207,7 +207,8 @@ impl BlockingPool {
     /// See [`Pool::shutdown`].
     pub fn shutdown(&self) {
         let pool = self.pool.clone();
-        let _ = self.run(async move { pool.shutdown().await });
+        let done = self.run(async move { pool.shutdown().await });
+        tracing::debug!(completed = done.is_some(), "blocking pool shut down");
     }
 
     /// Runs `fut` on the pool's runtime and waits for it on this thread. A std channel (not

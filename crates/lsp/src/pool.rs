@@ -848,6 +848,7 @@ impl Pool {
     /// Stops every server politely (`shutdown`, `exit`, grace, kill the group) and refuses
     /// further work.
     pub async fn shutdown(&self) {
+        tracing::debug!("pool shutdown begins");
         self.inner.closed.store(true, Ordering::SeqCst);
         let servers: Vec<Arc<Server>> = {
             let mut slots = self.slots();
@@ -882,6 +883,7 @@ impl Pool {
         // Whatever is left (a server hung in `initialize`, a start still running) dies with
         // the pool, and is gone when this returns.
         let left = self.inner.groups.kill_all();
+        tracing::debug!(groups = ?left, "shutdown: killed the remaining process groups");
         let _ = tokio::task::spawn_blocking(move || {
             for pgid in left {
                 process::wait_group_gone(pgid, Duration::from_secs(2));

@@ -351,6 +351,9 @@ pub(crate) struct Synced {
     t0: Instant,
     /// The cached result, valid because nothing in the root changed since it was computed.
     cached: Option<FileDiagnostics>,
+    /// The text was sent in this pass (else the server has had it, and only another file
+    /// changed).
+    sent: bool,
 }
 
 /// How a wait ended.
@@ -1005,6 +1008,7 @@ impl Server {
                 out[i] = Some(Err(e));
                 continue;
             }
+            let sent = !unchanged || self.cfg.diagnostics.strategy == Strategy::PushUnversioned;
             out[i] = Some(Ok(Synced {
                 path,
                 uri,
@@ -1013,6 +1017,7 @@ impl Server {
                 seq0,
                 t0,
                 cached,
+                sent,
             }));
         }
         out.into_iter()
@@ -1035,6 +1040,7 @@ impl Server {
             seq0,
             t0,
             cached,
+            sent,
         } = synced;
         if let Some(result) = cached {
             return Ok(result);
@@ -1046,6 +1052,9 @@ impl Server {
             Strategy::Pull => self.settle_pull(&uri, deadline).await?,
             Strategy::PushVersioned if self.cfg.diagnostics.save => {
                 self.settle_on_save(&uri, seq0, deadline).await?
+            }
+            Strategy::PushVersioned if !sent => {
+                self.settle_republish(&uri, version, seq0, deadline).await?
             }
             Strategy::PushVersioned => self.settle_versioned(&uri, version, seq0, deadline).await?,
             Strategy::PushUnversioned => {
@@ -1126,6 +1135,44 @@ impl Server {
                 Err(e) => return Err(e),
             }
         }
+    }
+
+    /// Push-versioned, text unchanged but another file of the root changed: the server's next
+    /// publish for the file (a server republishes dependents when a file they use changes);
+    /// none within `first_publish_timeout_ms` means its latest publish still holds.
+    async fn settle_republish(
+        &self,
+        uri: &Url,
+        version: i32,
+        seq0: u64,
+        deadline: Instant,
+    ) -> Result<Outcome, LspError> {
+        let hold = Duration::from_millis(self.cfg.diagnostics.first_publish_timeout_ms);
+        let limit = deadline.min(Instant::now() + hold);
+        let next = self
+            .wait_for(limit, |st| {
+                st.publishes
+                    .get(uri)
+                    .filter(|p| p.seq > seq0 && p.version.is_none_or(|v| v >= version))
+                    .cloned()
+            })
+            .await?;
+        Ok(match next {
+            Some(p) => Outcome {
+                diagnostics: Some(p.diagnostics),
+                answered_at: Some(p.at),
+            },
+            // The latest publish holds; with none, the previous settled result does.
+            None => Outcome {
+                diagnostics: self
+                    .shared
+                    .lock()
+                    .publishes
+                    .get(uri)
+                    .map(|p| p.diagnostics.clone()),
+                answered_at: None,
+            },
+        })
     }
 
     async fn settle_versioned(

@@ -210,6 +210,11 @@ pub(crate) fn fetch_all(
         .name("lspedit-diagnostics".into())
         .spawn(move || {
             let r = catch_unwind(AssertUnwindSafe(|| p.check_files(&batch, deadline)));
+            // Released before the answer is sent: once the caller has it, this thread holds no
+            // provider. Regression: the caller (a short CLI command) dropped its own handles
+            // and exited while this thread still held the last one, so the pool's drop (which
+            // kills the servers) ran here, was cut off by the exit, and left a server running.
+            drop(p);
             let _ = tx.send(r);
         });
     let failed = |message: &str| CheckError::Failed {
