@@ -42,6 +42,10 @@ const FILES: &[(&str, &str)] = &[
         "rust-basic/src/lib.rs",
         include_str!("../test-projects/rust-basic/src/lib.rs"),
     ),
+    (
+        "rust-basic/src/twice.rs",
+        include_str!("../test-projects/rust-basic/src/twice.rs"),
+    ),
 ];
 
 /// One language's scene.
