@@ -36,6 +36,7 @@ const FILES: &[(&str, &str)] = &[
     ),
     ("rust-basic/Cargo.toml", RUST_BASIC_MANIFEST),
     ("rust-basic/src/lib.rs", RUST_BASIC_LIB),
+    ("rust-basic/src/twice.rs", RUST_BASIC_TWICE),
 ];
 
 // `test-projects/rust-basic`, written out: a folder holding a `Cargo.toml` is a package of its
@@ -59,6 +60,16 @@ pub fn add(a: i32, b: i32) -> i32 {
 pub fn answer() -> i32 {
     let value: i32 = add(40, 2);
     value
+}
+
+pub mod twice;
+"#;
+const RUST_BASIC_TWICE: &str = r#"//! A second module that calls the first.
+
+use crate::add;
+
+pub fn twice(x: i32) -> i32 {
+    add(x, x)
 }
 "#;
 
@@ -375,6 +386,10 @@ mod tests {
         assert_eq!(
             RUST_BASIC_LIB,
             include_str!("../test-projects/rust-basic/src/lib.rs")
+        );
+        assert_eq!(
+            RUST_BASIC_TWICE,
+            include_str!("../test-projects/rust-basic/src/twice.rs")
         );
     }
 }

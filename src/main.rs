@@ -486,10 +486,124 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
         }
         Command::Check { files } => {
             let session = open_session(root, true, ToolsConfig::default())?;
-            let r = with_progress(true, || session.diagnostics(&files));
+            // One pass under one deadline for all files gives each file's status; the text is
+            // then the `diagnostics` tool's, for the files that were checked (answered from the
+            // pool's settled results, so nothing waits twice).
+            let progress = Progress::new();
+            progress.status("waiting for language-server diagnostics…");
+            let statuses = match session.tools().check_paths(&files) {
+                Ok(fb) => fb.statuses,
+                Err(e) => {
+                    progress.done();
+                    session.shutdown();
+                    return Err(e.into());
+                }
+            };
+            let unchecked: Vec<lspedit::tools::FileDiagnosticsStatus> = statuses
+                .iter()
+                .filter(|s| s.status != lspedit::tools::DiagnosticsStatus::Checked)
+                .cloned()
+                .collect();
+            let checked: Vec<String> = files
+                .iter()
+                .filter(|f| {
+                    let shown = session
+                        .tools()
+                        .workspace()
+                        .resolve(f)
+                        .map(|abs| session.tools().workspace().display_path(&abs));
+                    !shown.is_ok_and(|p| unchecked.iter().any(|s| s.path == p))
+                })
+                .cloned()
+                .collect();
+            let mut r = if checked.is_empty() {
+                let warnings: String = session
+                    .config_warnings()
+                    .iter()
+                    .map(|w| format!("\n\nWarning: {w}"))
+                    .collect();
+                ToolResult {
+                    reason: None,
+                    llm_content: warnings,
+                    display: String::new(),
+                    files: Vec::new(),
+                    is_error: false,
+                    diagnostics: Vec::new(),
+                }
+            } else {
+                session.diagnostics(&checked)
+            };
+            progress.done();
             let has_errors = r.llm_content.contains("<diagnostics file=");
-            print_tool(&r, json, false)?;
-            Ok(if r.is_error || has_errors { 1 } else { 0 })
+            for s in &unchecked {
+                let line = format!(
+                    "{}: not checked: {}{}",
+                    s.path,
+                    s.status.as_str(),
+                    s.detail
+                        .as_deref()
+                        .map(|d| format!(" ({d})"))
+                        .unwrap_or_default()
+                );
+                r.llm_content = if r.llm_content.trim().is_empty() {
+                    format!("{line}{}", r.llm_content)
+                } else {
+                    format!("{}\n\n{line}", r.llm_content.trim_end())
+                };
+            }
+            r.diagnostics = statuses;
+            // Explicitly, not on drop: a diagnostics thread abandoned at its deadline may still
+            // hold the pool, and the process would exit before its drop killed the servers.
+            session.shutdown();
+            // 1: a refusal or errors found; 3: a file could not be checked (takes precedence
+            // over errors found: the answer is incomplete).
+            let code = if r.is_error {
+                1
+            } else if !unchecked.is_empty() {
+                3
+            } else if has_errors {
+                1
+            } else {
+                0
+            };
+            if json {
+                let mut v = serde_json::to_value(json::Doc::tool(&r))
+                    .map_err(|e| Failure::Failed(e.to_string()))?;
+                if let Some(map) = v.as_object_mut() {
+                    // `ok` is the exit code's verdict, as for every command.
+                    map.insert("ok".into(), serde_json::Value::Bool(code == 0));
+                    // Not a tool refusal: the check's own verdicts.
+                    if !r.is_error && code != 0 {
+                        let reason = if code == 3 {
+                            "not_checked"
+                        } else {
+                            "lsp_errors"
+                        };
+                        map.insert("reason".into(), serde_json::Value::from(reason));
+                    }
+                    map.insert(
+                        "diagnostics".into(),
+                        serde_json::Value::Array(
+                            r.diagnostics
+                                .iter()
+                                .map(|s| {
+                                    serde_json::json!({
+                                        "path": s.path,
+                                        "status": s.status.as_str(),
+                                        "detail": s.detail,
+                                    })
+                                })
+                                .collect(),
+                        ),
+                    );
+                }
+                print_json(&v)?;
+            } else if r.is_error {
+                err_text(&format!("{}\n", r.llm_content.trim_end()));
+            } else {
+                out(&format!("{}\n", r.llm_content.trim_end()));
+            }
+            Ok(code)
         }
         Command::Propose { input } => flow::cmd_propose(input, root, json),
         Command::ApplyId {

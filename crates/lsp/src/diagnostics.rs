@@ -64,6 +64,28 @@ pub struct FileDiagnostics {
     pub server_time: Option<Duration>,
 }
 
+/// A file a change did not write, whose diagnostics the server reported before and after the
+/// change (see [`crate::Pool::check_files`]). Both lists are converted against the file's
+/// current text; the caller decides what counts as caused by the change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OtherFileDiagnostics {
+    pub path: PathBuf,
+    /// Id of the server that reported them.
+    pub server: String,
+    pub before: Vec<Diagnostic>,
+    pub after: Vec<Diagnostic>,
+}
+
+/// The result of [`crate::Pool::check_files`].
+#[derive(Debug)]
+pub struct CheckOutcome {
+    /// One entry per file asked for, in the order given (absolute path, result).
+    pub files: Vec<(PathBuf, Result<FileDiagnostics, crate::LspError>)>,
+    /// Other files whose diagnostics changed with this change, sorted by path. Empty when the
+    /// server was not warm before (no reliable "before") or past the deadline.
+    pub others: Vec<OtherFileDiagnostics>,
+}
+
 impl FileDiagnostics {
     /// Only the errors.
     pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {

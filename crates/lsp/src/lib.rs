@@ -17,8 +17,14 @@
 //! Write the file to disk *before* calling `check_file`: servers that check on save
 //! (rust-analyzer runs `cargo check`) read the disk, not the text sent. Deadlines: callers
 //! should use [`PoolConfig::check_timeout`] after a write, [`PoolConfig::first_check_timeout`]
-//! when [`Pool::is_alive`] is false; past the deadline the call fails with
-//! [`LspError::Timeout`] and a starting server keeps warming up in the background.
+//! when [`Pool::is_warm`] is false (a server is warm once it has answered a check, not when its
+//! process is up); past the deadline the call fails with [`LspError::Timeout`], the check goes
+//! on in the background and its answer is kept for [`Pool::take_late`].
+//!
+//! A change touching several files goes through [`Pool::check_files`]: all texts are sent
+//! before any file is checked, under one deadline for the whole call. Any change of a text (or
+//! of an open document's file on disk, found by a stat check on every call) invalidates every
+//! cached result of that server root.
 //!
 //! ```no_run
 //! use std::time::{Duration, Instant};
@@ -43,6 +49,7 @@
 pub mod config;
 mod diagnostics;
 mod error;
+mod importers;
 mod pool;
 pub mod process;
 mod root;
@@ -55,9 +62,9 @@ use std::path::Path;
 use std::time::Instant;
 
 pub use config::{DiagnosticsConfig, InstallRecipe, PoolConfig, ServerConfig, Strategy};
-pub use diagnostics::{Diagnostic, FileDiagnostics, Severity};
+pub use diagnostics::{CheckOutcome, Diagnostic, FileDiagnostics, OtherFileDiagnostics, Severity};
 pub use error::LspError;
-pub use pool::{Pool, ServerKey, ServerState, ServerStatus};
+pub use pool::{ChangedFile, Pool, ServerKey, ServerState, ServerStatus};
 pub use root::detect_root;
 
 /// A [`Pool`] with its own tokio runtime, for synchronous callers (the tools crate).
@@ -114,6 +121,61 @@ impl BlockingPool {
             .unwrap_or(Err(LspError::PoolClosed))
     }
 
+    /// See [`Pool::check_files`]: every file of one change, one settled pass, one deadline.
+    pub fn check_files(
+        &self,
+        files: Vec<(std::path::PathBuf, String)>,
+        deadline: Instant,
+    ) -> CheckOutcome {
+        self.check_change(
+            files
+                .into_iter()
+                .map(|(path, text)| ChangedFile {
+                    path,
+                    text,
+                    previous: None,
+                })
+                .collect(),
+            deadline,
+        )
+    }
+
+    /// See [`Pool::check_change`].
+    pub fn check_change(&self, files: Vec<ChangedFile>, deadline: Instant) -> CheckOutcome {
+        let pool = self.pool.clone();
+        let fallback = CheckOutcome {
+            files: files
+                .iter()
+                .map(|f| (f.path.clone(), Err(LspError::PoolClosed)))
+                .collect(),
+            others: Vec::new(),
+        };
+        self.run(async move { pool.check_change(files, deadline).await })
+            .unwrap_or(fallback)
+    }
+
+    /// See [`Pool::take_late`].
+    pub fn take_late(&self) -> Vec<FileDiagnostics> {
+        self.pool.take_late()
+    }
+
+    /// See [`Pool::wait_for_late`].
+    pub fn wait_for_late(&self, deadline: Instant) -> bool {
+        let pool = self.pool.clone();
+        self.run(async move { pool.wait_for_late(deadline).await })
+            .unwrap_or(false)
+    }
+
+    /// See [`Pool::is_warm`].
+    pub fn is_warm(&self, path: &Path) -> bool {
+        self.pool.is_warm(path)
+    }
+
+    /// See [`Pool::process_groups`].
+    pub fn process_groups(&self) -> Vec<u32> {
+        self.pool.process_groups()
+    }
+
     /// See [`Pool::touch`].
     pub fn touch(&self, path: &Path) {
         if let Some(rt) = &self.rt {
@@ -145,7 +207,8 @@ impl BlockingPool {
     /// See [`Pool::shutdown`].
     pub fn shutdown(&self) {
         let pool = self.pool.clone();
-        let _ = self.run(async move { pool.shutdown().await });
+        let done = self.run(async move { pool.shutdown().await });
+        tracing::debug!(completed = done.is_some(), "blocking pool shut down");
     }
 
     /// Runs `fut` on the pool's runtime and waits for it on this thread. A std channel (not

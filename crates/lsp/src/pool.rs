@@ -2,7 +2,7 @@
 //! restarted after crashes with backoff, marked broken after repeated crashes, stopped when
 //! idle, evicted least-recently-used past a cap, and restarted past a memory limit.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
@@ -11,7 +11,10 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use crate::config::{PoolConfig, ServerConfig};
-use crate::diagnostics::{Diagnostic, FileDiagnostics, convert};
+use crate::diagnostics::{
+    CheckOutcome, Diagnostic, FileDiagnostics, OtherFileDiagnostics, convert,
+};
+use crate::process::Groups;
 use crate::root::detect_root;
 use crate::server::Server;
 use crate::{LspError, process};
@@ -81,6 +84,43 @@ struct Inner {
     slots: Mutex<HashMap<ServerKey, Slot>>,
     closed: AtomicBool,
     maintenance_started: AtomicBool,
+    /// Every process group spawned and not yet killed, starting ones included.
+    groups: Arc<Groups>,
+    late: Mutex<Late>,
+    /// Bumped whenever a file's check generation changes (see [`Pool::superseded`]) and when
+    /// a late answer is kept.
+    generation_changed: watch::Sender<u64>,
+}
+
+/// One file of a [`Pool::check_files`] call, grouped by server.
+struct Item {
+    index: usize,
+    path: PathBuf,
+    text: String,
+    previous: Option<String>,
+    generation: u64,
+}
+
+/// One file of a change: its new text (already on disk) and, when known, the text it had
+/// before (`None` for a new file or when unknown).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangedFile {
+    pub path: PathBuf,
+    pub text: String,
+    pub previous: Option<String>,
+}
+
+/// At most this many other files are compared before and after a change on a pull server.
+const MAX_OTHER_CANDIDATES: usize = 20;
+
+/// Checks that went on after their caller's deadline.
+#[derive(Default)]
+struct Late {
+    /// Per file, the generation of the newest check asked for: an older check's late answer is
+    /// stale and dropped, and its text is never sent over the newer one.
+    generation: HashMap<PathBuf, u64>,
+    /// Answers that arrived after their caller gave up, until [`Pool::take_late`].
+    ready: BTreeMap<PathBuf, FileDiagnostics>,
 }
 
 /// The language-server pool. Cheap to clone (shared). Async: call from a tokio runtime (any
@@ -91,6 +131,36 @@ struct Inner {
 #[derive(Clone)]
 pub struct Pool {
     inner: Arc<Inner>,
+    /// Shared by the caller's handles only: the pool's own background tasks (a check going on
+    /// past its caller's deadline, a start after `touch`) hold handles without it, so when the
+    /// last caller handle is dropped the servers die at once instead of living as long as
+    /// those tasks.
+    _owner: Option<Arc<Owner>>,
+}
+
+/// Dropped with the last caller handle of a pool: closes it and kills every process group it
+/// spawned, starting servers included.
+struct Owner {
+    inner: Weak<Inner>,
+}
+
+impl Drop for Owner {
+    fn drop(&mut self) {
+        if let Some(inner) = self.inner.upgrade() {
+            inner.closed.store(true, Ordering::SeqCst);
+            for slot in inner
+                .slots
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .values()
+            {
+                if let SlotState::Running(s) = &slot.state {
+                    s.kill();
+                }
+            }
+            inner.groups.kill_all();
+        }
+    }
 }
 
 impl std::fmt::Debug for Pool {
@@ -115,15 +185,32 @@ impl Pool {
             path: root.to_owned(),
             message: format!("workspace root: {e}"),
         })?;
+        let inner = Arc::new(Inner {
+            root,
+            config,
+            slots: Mutex::new(HashMap::new()),
+            closed: AtomicBool::new(false),
+            maintenance_started: AtomicBool::new(false),
+            groups: Arc::new(Groups::default()),
+            late: Mutex::new(Late::default()),
+            generation_changed: watch::channel(0).0,
+        });
+        let owner = Some(Arc::new(Owner {
+            inner: Arc::downgrade(&inner),
+        }));
         Ok(Self {
-            inner: Arc::new(Inner {
-                root,
-                config,
-                slots: Mutex::new(HashMap::new()),
-                closed: AtomicBool::new(false),
-                maintenance_started: AtomicBool::new(false),
-            }),
+            inner,
+            _owner: owner,
         })
+    }
+
+    /// A handle for the pool's own background tasks: it does not keep the servers alive once
+    /// every caller handle is gone (see [`Owner`]).
+    fn background(&self) -> Pool {
+        Pool {
+            inner: Arc::clone(&self.inner),
+            _owner: None,
+        }
     }
 
     /// The canonical workspace root.
@@ -154,33 +241,480 @@ impl Pool {
 
     /// Diagnostics for `path` holding `text` (the content just written), settled per the
     /// server's strategy, or an error by `deadline`. A server that must start keeps starting in
-    /// the background after a timeout.
+    /// the background after a timeout. One file of [`Pool::check_files`].
     pub async fn check_file(
         &self,
         path: &Path,
         text: &str,
         deadline: Instant,
     ) -> Result<FileDiagnostics, LspError> {
-        let path = self.absolute(path)?;
-        let key = self.key_for(&path)?;
-        let server = self.get_server(&key, deadline).await?;
-        let res = {
-            // Decremented on drop too, so a caller that abandons the future does not leave the
-            // server "busy" forever (which would exempt it from idle and memory limits).
-            let _busy = BusyGuard::new(&server);
-            server.check(&path, text, deadline).await
-        };
-        self.touch_slot(&key);
-        match &res {
-            Ok(_) => {
-                if let Some(slot) = self.slots().get_mut(&key) {
-                    slot.crashes = 0;
+        self.check_files(vec![(path.to_owned(), text.to_owned())], deadline)
+            .await
+            .files
+            .pop()
+            .map_or(Err(LspError::PoolClosed), |(_, r)| r)
+    }
+
+    /// The diagnostics of every file of one change, as one settled pass under one deadline.
+    ///
+    /// Each file is `(path, text just written)`. Per server, the open documents are first
+    /// compared with the disk (a stat check; a changed one is re-sent and announced with
+    /// `workspace/didChangeWatchedFiles`), then every file's text is sent before any file's
+    /// diagnostics are asked for, so a file is never checked against another's old text; then
+    /// all are settled concurrently. Results come back in the order given, each `Ok` or its own
+    /// error; past `deadline` a file's error is [`LspError::Timeout`], and its check goes on in
+    /// the background: an answer that arrives later is kept for [`Pool::take_late`] unless a
+    /// newer check of the file was asked for.
+    ///
+    /// Any change of a document's text (here, or seen on disk) invalidates every cached result
+    /// of that server root: a cached answer is returned only when nothing in its root changed
+    /// since it was computed.
+    ///
+    /// [`CheckOutcome::others`]: files the call did not name whose diagnostics changed, from a
+    /// server that had answered before (so that "before" is known): for push servers every
+    /// file it published for, before and after the pass; for pull servers the other open
+    /// documents, pulled again after the pass and compared with their last settled result.
+    pub async fn check_files(
+        &self,
+        files: Vec<(PathBuf, String)>,
+        deadline: Instant,
+    ) -> CheckOutcome {
+        self.check_change(
+            files
+                .into_iter()
+                .map(|(path, text)| ChangedFile {
+                    path,
+                    text,
+                    previous: None,
+                })
+                .collect(),
+            deadline,
+        )
+        .await
+    }
+
+    /// [`Pool::check_files`] for files whose text before the change is known
+    /// ([`ChangedFile::previous`]): a pull server then also reports the files that import a
+    /// changed one (a textual scan, see `importers.rs`) even when they were never checked,
+    /// since their "before" can be pulled against the previous texts first.
+    pub async fn check_change(&self, files: Vec<ChangedFile>, deadline: Instant) -> CheckOutcome {
+        let n = files.len();
+        let mut out: Vec<(PathBuf, Option<Result<FileDiagnostics, LspError>>)> =
+            Vec::with_capacity(n);
+        let mut groups: BTreeMap<ServerKey, Vec<Item>> = BTreeMap::new();
+        for (
+            i,
+            ChangedFile {
+                path,
+                text,
+                previous,
+            },
+        ) in files.into_iter().enumerate()
+        {
+            let resolved = self
+                .absolute(&path)
+                .and_then(|abs| self.key_for(&abs).map(|key| (abs, key)));
+            match resolved {
+                Ok((abs, key)) => {
+                    let generation = self.next_generation(&abs);
+                    out.push((abs.clone(), None));
+                    groups.entry(key).or_default().push(Item {
+                        index: i,
+                        path: abs,
+                        text,
+                        previous,
+                        generation,
+                    });
+                }
+                Err(e) => out.push((path, Some(Err(e)))),
+            }
+        }
+        let mut waits = Vec::new();
+        for (key, items) in groups {
+            let mut receivers = Vec::with_capacity(items.len());
+            let mut senders = Vec::with_capacity(items.len());
+            for item in &items {
+                let (tx, rx) = tokio::sync::oneshot::channel();
+                receivers.push((item.index, rx));
+                senders.push(tx);
+            }
+            let (others_tx, others_rx) = tokio::sync::oneshot::channel();
+            // The pass runs on its own task so that it goes on past the caller's deadline and
+            // a late answer can still be kept (bounded by the startup timeout).
+            let pool = self.background();
+            let late_deadline = deadline.max(Instant::now() + self.inner.config.startup_timeout);
+            let task_key = key.clone();
+            tokio::spawn(async move {
+                pool.check_group(task_key, items, senders, others_tx, late_deadline)
+                    .await;
+            });
+            waits.push((key, receivers, others_rx));
+        }
+        let since = Instant::now();
+        let all = futures::future::join_all(waits.into_iter().map(
+            |(key, receivers, others_rx)| async move {
+                let results = futures::future::join_all(receivers.into_iter().map(|(i, rx)| {
+                    let key = key.clone();
+                    async move {
+                        let r = match tokio::time::timeout_at(deadline.into(), rx).await {
+                            Ok(Ok(r)) => r,
+                            Ok(Err(_)) => Err(LspError::PoolClosed),
+                            Err(_) => Err(LspError::Timeout {
+                                server: key.server.clone(),
+                                stage: "waiting for the settled result",
+                                waited: since.elapsed(),
+                            }),
+                        };
+                        (i, r)
+                    }
+                }))
+                .await;
+                let others = match tokio::time::timeout_at(deadline.into(), others_rx).await {
+                    Ok(Ok(o)) => o,
+                    _ => Vec::new(),
+                };
+                (key, results, others)
+            },
+        ))
+        .await;
+        let mut others = Vec::new();
+        let mut timed_out_keys = Vec::new();
+        for (key, results, o) in all {
+            if results
+                .iter()
+                .any(|(_, r)| matches!(r, Err(LspError::Timeout { .. })))
+            {
+                timed_out_keys.push(key);
+            }
+            for (i, r) in results {
+                if let Some(slot) = out.get_mut(i) {
+                    slot.1 = Some(r);
                 }
             }
-            Err(LspError::Timeout { .. }) => self.spawn_probe(key, server),
-            Err(_) => {}
+            others.extend(o);
         }
-        res
+        for key in timed_out_keys {
+            let server = match self.slots().get(&key).map(|s| &s.state) {
+                Some(SlotState::Running(s)) => Some(Arc::clone(s)),
+                _ => None,
+            };
+            if let Some(server) = server {
+                self.spawn_probe(key, server);
+            }
+        }
+        others.sort_by(|a: &OtherFileDiagnostics, b| a.path.cmp(&b.path));
+        CheckOutcome {
+            files: out
+                .into_iter()
+                .map(|(p, r)| (p, r.unwrap_or(Err(LspError::PoolClosed))))
+                .collect(),
+            others,
+        }
+    }
+
+    /// One server's share of [`Pool::check_files`]: start it if needed, the stat check of its
+    /// open documents, send every text, then settle every file; each result goes to its
+    /// sender, or, when the caller stopped waiting, to the late answers. Then the other files.
+    async fn check_group(
+        &self,
+        key: ServerKey,
+        items: Vec<Item>,
+        senders: Vec<tokio::sync::oneshot::Sender<Result<FileDiagnostics, LspError>>>,
+        others_tx: tokio::sync::oneshot::Sender<Vec<OtherFileDiagnostics>>,
+        deadline: Instant,
+    ) {
+        let server = match self.get_server(&key, deadline).await {
+            Ok(s) => s,
+            Err(e) => {
+                for tx in senders {
+                    let _ = tx.send(Err(e.clone()));
+                }
+                return;
+            }
+        };
+        let busy = BusyGuard::new(&server);
+        let skip: HashSet<PathBuf> = items.iter().map(|it| it.path.clone()).collect();
+        if let Err(e) = server.refresh_from_disk(&skip) {
+            for tx in senders {
+                let _ = tx.send(Err(e.clone()));
+            }
+            return;
+        }
+        // "Before" of the other files. Push servers: their publishes, only once the server
+        // has answered (a cold one's first results would all look new). Pull servers: the
+        // other open documents and the importers of the changed files, pulled now against the
+        // previous texts unless a result of the current epoch is cached.
+        let warm = server.has_answered();
+        let pull = server.strategy() == crate::Strategy::Pull;
+        let published_before = (warm && !pull).then(|| server.publish_snapshot());
+        let open_before = if pull {
+            self.pull_baseline(&server, &key, &items, &skip, deadline)
+                .await
+        } else {
+            Vec::new()
+        };
+        let generations: HashMap<PathBuf, u64> = items
+            .iter()
+            .map(|it| (it.path.clone(), it.generation))
+            .collect();
+        let current = |p: &Path| {
+            generations
+                .get(p)
+                .is_some_and(|g| self.is_current_generation(p, *g))
+        };
+        let synced = server
+            .sync_all(
+                items.into_iter().map(|it| (it.path, it.text)).collect(),
+                deadline,
+                &current,
+            )
+            .await;
+        let settles = synced.into_iter().zip(senders).map(|(s, tx)| {
+            let server = &server;
+            let generations = &generations;
+            async move {
+                let (path, res) = match s {
+                    Ok(s) => {
+                        let path = s.path.clone();
+                        let generation = generations.get(&path).copied().unwrap_or_default();
+                        // A newer check of the file makes this one moot: stop it (its request
+                        // is cancelled) and free the document for the newer one.
+                        let res = tokio::select! {
+                            r = server.settle(s, deadline) => r,
+                            () = self.superseded(&path, generation) => Err(LspError::Timeout {
+                                server: server.id.clone(),
+                                stage: "superseded by a newer check",
+                                waited: Duration::ZERO,
+                            }),
+                        };
+                        (Some(path), res)
+                    }
+                    Err(e) => (None, Err(e)),
+                };
+                let ok = res.is_ok();
+                if let Err(Ok(result)) = tx.send(res)
+                    && let Some(path) = path
+                    && let Some(g) = generations.get(&path)
+                {
+                    self.keep_late(&path, *g, result);
+                }
+                ok
+            }
+        });
+        let oks = futures::future::join_all(settles).await;
+        self.touch_slot(&key);
+        if oks.contains(&true)
+            && let Some(slot) = self.slots().get_mut(&key)
+        {
+            slot.crashes = 0;
+        }
+        let mut others = Vec::new();
+        if let Some(before) = published_before {
+            for (path, after) in server.publish_snapshot() {
+                if skip.contains(&path) {
+                    continue;
+                }
+                let old = before.get(&path).cloned().unwrap_or_default();
+                if old == after || after.is_empty() {
+                    continue;
+                }
+                let Ok(text) = std::fs::read_to_string(&path) else {
+                    continue;
+                };
+                others.push(OtherFileDiagnostics {
+                    path,
+                    server: key.server.clone(),
+                    before: convert(&text, &old),
+                    after: convert(&text, &after),
+                });
+            }
+        }
+        if !open_before.is_empty() {
+            let known = open_before;
+            let synced = server
+                .sync_all(
+                    known
+                        .iter()
+                        .map(|(p, t, _)| (p.clone(), t.clone()))
+                        .collect(),
+                    deadline,
+                    &|_| true,
+                )
+                .await;
+            let afters = futures::future::join_all(synced.into_iter().map(|s| {
+                let server = &server;
+                async move {
+                    match s {
+                        Ok(s) => server.settle(s, deadline).await.ok(),
+                        Err(_) => None,
+                    }
+                }
+            }))
+            .await;
+            for ((path, _, before), after) in known.into_iter().zip(afters) {
+                let Some(after) = after else { continue };
+                if after.diagnostics.is_empty() || after.diagnostics == before {
+                    continue;
+                }
+                others.push(OtherFileDiagnostics {
+                    path,
+                    server: key.server.clone(),
+                    before,
+                    after: after.diagnostics,
+                });
+            }
+        }
+        // Not busy any more before the caller hears the end, so that maintenance right after
+        // a call sees the server idle.
+        drop(busy);
+        let _ = others_tx.send(others);
+    }
+
+    /// The "before" of a pull server's other files: (path, text, diagnostics) of the open
+    /// documents and the changed files' importers, at most [`MAX_OTHER_CANDIDATES`]. A cached
+    /// result of the current epoch is taken as is; the others are pulled now, after sending
+    /// the changed files' previous texts (the new ones are on disk already, and a server reads
+    /// a file it has not opened from the disk).
+    async fn pull_baseline(
+        &self,
+        server: &Arc<Server>,
+        key: &ServerKey,
+        items: &[Item],
+        skip: &HashSet<PathBuf>,
+        deadline: Instant,
+    ) -> Vec<(PathBuf, String, Vec<Diagnostic>)> {
+        let mut candidates: BTreeMap<PathBuf, (String, Option<Vec<Diagnostic>>)> = server
+            .open_documents_settled(skip)
+            .into_iter()
+            .map(|(p, text, cached)| (p, (text, cached)))
+            .collect();
+        let cfg = server.config();
+        let extensions: Vec<&str> = cfg.languages.keys().map(String::as_str).collect();
+        let changed: Vec<PathBuf> = items.iter().map(|it| it.path.clone()).collect();
+        for p in crate::importers::importers(&key.root, &changed, &extensions, MAX_OTHER_CANDIDATES)
+        {
+            if candidates.contains_key(&p) || skip.contains(&p) {
+                continue;
+            }
+            if let Ok(text) = std::fs::read_to_string(&p) {
+                candidates.insert(p, (text, None));
+            }
+        }
+        let candidates: Vec<(PathBuf, String, Option<Vec<Diagnostic>>)> = candidates
+            .into_iter()
+            .take(MAX_OTHER_CANDIDATES)
+            .map(|(p, (t, c))| (p, t, c))
+            .collect();
+        let unknown: Vec<(PathBuf, String)> = candidates
+            .iter()
+            .filter(|(_, _, c)| c.is_none())
+            .map(|(p, t, _)| (p.clone(), t.clone()))
+            .collect();
+        let mut pulled: HashMap<PathBuf, Vec<Diagnostic>> = HashMap::new();
+        if !unknown.is_empty() {
+            // The server must see the changed files as they were: their previous texts (those
+            // with none are new files or unknown, left as the server has them).
+            // A pass that a newer check superseded must not send an older text.
+            let previous: Vec<(PathBuf, String)> = items
+                .iter()
+                .filter(|it| self.is_current_generation(&it.path, it.generation))
+                .filter_map(|it| Some((it.path.clone(), it.previous.clone()?)))
+                .collect();
+            if !previous.is_empty() {
+                drop(server.sync_all(previous, deadline, &|_| true).await);
+            }
+            let synced = server.sync_all(unknown, deadline, &|_| true).await;
+            let results = futures::future::join_all(synced.into_iter().map(|s| async move {
+                match s {
+                    Ok(s) => server.settle(s, deadline).await.ok(),
+                    Err(_) => None,
+                }
+            }))
+            .await;
+            for r in results.into_iter().flatten() {
+                pulled.insert(r.path.clone(), r.diagnostics);
+            }
+        }
+        candidates
+            .into_iter()
+            .filter_map(|(p, t, cached)| {
+                let before = cached.or_else(|| pulled.remove(&p))?;
+                Some((p, t, before))
+            })
+            .collect()
+    }
+
+    fn late(&self) -> MutexGuard<'_, Late> {
+        self.inner.late.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A new check of `path` begins: older checks' late answers are stale.
+    fn next_generation(&self, path: &Path) -> u64 {
+        let g = {
+            let mut late = self.late();
+            late.ready.remove(path);
+            let g = late.generation.entry(path.to_owned()).or_default();
+            *g += 1;
+            *g
+        };
+        self.inner
+            .generation_changed
+            .send_modify(|n| *n = n.wrapping_add(1));
+        g
+    }
+
+    /// Resolves once a check of `path` newer than `generation` was asked for.
+    async fn superseded(&self, path: &Path, generation: u64) {
+        let mut changes = self.inner.generation_changed.subscribe();
+        loop {
+            changes.borrow_and_update();
+            if !self.is_current_generation(path, generation) {
+                return;
+            }
+            if changes.changed().await.is_err() {
+                return std::future::pending().await;
+            }
+        }
+    }
+
+    fn is_current_generation(&self, path: &Path, generation: u64) -> bool {
+        self.late().generation.get(path) == Some(&generation)
+    }
+
+    fn keep_late(&self, path: &Path, generation: u64, result: FileDiagnostics) {
+        let mut late = self.late();
+        if late.generation.get(path) == Some(&generation) {
+            tracing::debug!(path = %path.display(), "late diagnostics kept");
+            late.ready.insert(path.to_owned(), result);
+            drop(late);
+            self.inner
+                .generation_changed
+                .send_modify(|n| *n = n.wrapping_add(1));
+        }
+    }
+
+    /// Waits until a late answer is kept for [`Pool::take_late`] (true) or `deadline` passes
+    /// (false). Does not take it.
+    pub async fn wait_for_late(&self, deadline: Instant) -> bool {
+        let mut changes = self.inner.generation_changed.subscribe();
+        loop {
+            changes.borrow_and_update();
+            if !self.late().ready.is_empty() {
+                return true;
+            }
+            match tokio::time::timeout_at(deadline.into(), changes.changed()).await {
+                Ok(Ok(())) => {}
+                _ => return !self.late().ready.is_empty(),
+            }
+        }
+    }
+
+    /// The results of checks that timed out for their caller and settled later, each once,
+    /// sorted by path. A check of the same file asked for since replaces its late answer.
+    pub fn take_late(&self) -> Vec<FileDiagnostics> {
+        std::mem::take(&mut self.late().ready)
+            .into_values()
+            .collect()
     }
 
     /// Starts the server for `path` in the background if it is not running. Never waits.
@@ -189,7 +723,7 @@ impl Pool {
         let Ok(handle) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        let pool = self.clone();
+        let pool = self.background();
         let deadline = Instant::now() + self.inner.config.startup_timeout;
         handle.spawn(async move {
             if let Err(e) = pool.get_server(&key, deadline).await {
@@ -204,6 +738,25 @@ impl Pool {
             return false;
         };
         self.is_key_alive(&key)
+    }
+
+    /// True when the server for `path` is running and has answered a check: only then is it
+    /// warm. A server that is up but still indexing has not answered yet and gets the cold
+    /// budget ([`PoolConfig::first_check_timeout`]).
+    pub fn is_warm(&self, path: &Path) -> bool {
+        let Ok(key) = self.key_for(path) else {
+            return false;
+        };
+        matches!(
+            self.slots().get(&key).map(|s| &s.state),
+            Some(SlotState::Running(s)) if s.is_alive() && s.has_answered()
+        )
+    }
+
+    /// Process groups of every server process this pool spawned and has not killed yet,
+    /// including those still starting.
+    pub fn process_groups(&self) -> Vec<u32> {
+        self.inner.groups.list()
     }
 
     /// True when the server process for `key` is running.
@@ -295,6 +848,7 @@ impl Pool {
     /// Stops every server politely (`shutdown`, `exit`, grace, kill the group) and refuses
     /// further work.
     pub async fn shutdown(&self) {
+        tracing::debug!("pool shutdown begins");
         self.inner.closed.store(true, Ordering::SeqCst);
         let servers: Vec<Arc<Server>> = {
             let mut slots = self.slots();
@@ -326,6 +880,16 @@ impl Pool {
             let _ = tokio::time::timeout(grace, rx.wait_for(Option::is_some)).await;
         }
         self.kill_all();
+        // Whatever is left (a server hung in `initialize`, a start still running) dies with
+        // the pool, and is gone when this returns.
+        let left = self.inner.groups.kill_all();
+        tracing::debug!(groups = ?left, "shutdown: killed the remaining process groups");
+        let _ = tokio::task::spawn_blocking(move || {
+            for pgid in left {
+                process::wait_group_gone(pgid, Duration::from_secs(2));
+            }
+        })
+        .await;
     }
 
     /// Stops one server process (politely), e.g. to apply new settings. Next use restarts it.
@@ -546,9 +1110,17 @@ impl Pool {
         let pool = Arc::downgrade(&self.inner);
         let key = key.clone();
         let startup_timeout = cfg.startup_timeout;
+        let groups = Arc::clone(&self.inner.groups);
         // The start runs on its own task so it goes on after a caller's deadline.
         tokio::spawn(async move {
-            let res = Server::start(server_cfg, key.root.clone(), program, startup_timeout).await;
+            let res = Server::start(
+                server_cfg,
+                key.root.clone(),
+                program,
+                startup_timeout,
+                &groups,
+            )
+            .await;
             finish_start(pool, &key, generation, res, tx);
         });
         Ok(Err(Next::Wait(rx, true)))
@@ -623,7 +1195,12 @@ impl Pool {
                 if inner.closed.load(Ordering::SeqCst) {
                     return;
                 }
-                Pool { inner }.maintain().await;
+                Pool {
+                    inner,
+                    _owner: None,
+                }
+                .maintain()
+                .await;
             }
         });
     }
@@ -662,7 +1239,7 @@ impl Pool {
             if restart {
                 // Restarted right away so the next check finds it warm.
                 let deadline = Instant::now() + cfg.startup_timeout;
-                let pool = self.clone();
+                let pool = self.background();
                 tokio::spawn(async move {
                     let _ = pool.get_server(&key, deadline).await;
                 });
@@ -763,5 +1340,7 @@ impl Drop for Inner {
                 s.kill();
             }
         }
+        // Starting servers too: their guards live in start tasks that may never be dropped.
+        self.groups.kill_all();
     }
 }

@@ -69,6 +69,7 @@ impl StderrTail {
 pub(crate) struct GroupGuard {
     pgid: u32,
     killed: AtomicBool,
+    groups: Arc<Groups>,
 }
 
 impl GroupGuard {
@@ -79,7 +80,57 @@ impl GroupGuard {
     pub(crate) fn kill(&self) {
         if !self.killed.swap(true, Ordering::SeqCst) {
             kill_group(self.pgid);
+            self.groups.remove(self.pgid);
         }
+    }
+}
+
+/// Every process group a pool spawned and has not killed yet, from the moment of the spawn.
+///
+/// The backstop for groups whose [`GroupGuard`] is held by a future that may never be dropped:
+/// a server still in `initialize` when its owner exits lives in a start task, and a runtime shut
+/// down in the background does not drop its tasks before the process ends. The pool kills
+/// what is listed here on shutdown and on drop, so no server outlives its owner.
+#[derive(Debug, Default)]
+pub(crate) struct Groups {
+    live: Mutex<std::collections::BTreeSet<u32>>,
+}
+
+impl Groups {
+    fn add(&self, pgid: u32) {
+        self.live
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(pgid);
+    }
+
+    fn remove(&self, pgid: u32) {
+        self.live
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&pgid);
+    }
+
+    /// The groups spawned and not yet killed.
+    pub(crate) fn list(&self) -> Vec<u32> {
+        self.live
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .copied()
+            .collect()
+    }
+
+    /// SIGKILLs every listed group; returns the groups signalled.
+    pub(crate) fn kill_all(&self) -> Vec<u32> {
+        let groups: Vec<u32> =
+            std::mem::take(&mut *self.live.lock().unwrap_or_else(|e| e.into_inner()))
+                .into_iter()
+                .collect();
+        for &pgid in &groups {
+            kill_group(pgid);
+        }
+        groups
     }
 }
 
@@ -113,6 +164,7 @@ pub(crate) fn spawn(
     args: &[String],
     env: &BTreeMap<String, String>,
     cwd: &Path,
+    groups: &Arc<Groups>,
 ) -> Result<Spawned, LspError> {
     let mut cmd = Command::new(program);
     cmd.args(args)
@@ -128,10 +180,15 @@ pub(crate) fn spawn(
         message: format!("{}: {e}", program.display()),
     })?;
     let pid = child.id().unwrap_or(0);
-    // From here on the guard owns the group: any early return kills it.
+    // From here on the guard owns the group: any early return kills it. Listed at once, so an
+    // owner that exits while the server starts still kills it (see [`Groups`]).
+    if pid != 0 {
+        groups.add(pid);
+    }
     let guard = GroupGuard {
         pgid: pid,
         killed: AtomicBool::new(pid == 0),
+        groups: Arc::clone(groups),
     };
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())

@@ -10,14 +10,14 @@ use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use async_lsp::lsp_types::notification::{
-    Cancel, DidChangeConfiguration, DidChangeTextDocument, DidOpenTextDocument,
-    DidSaveTextDocument, Exit, Initialized,
+    Cancel, DidChangeConfiguration, DidChangeTextDocument, DidChangeWatchedFiles,
+    DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument, Exit, Initialized,
 };
 use async_lsp::lsp_types::request::{Request, Shutdown};
 use async_lsp::lsp_types::{self, NumberOrString, Url};
@@ -29,7 +29,7 @@ use tokio::sync::{mpsc, watch};
 use crate::LspError;
 use crate::config::{ServerConfig, Strategy};
 use crate::diagnostics::{FileDiagnostics, convert};
-use crate::process::{self, GroupGuard, StderrTail};
+use crate::process::{self, GroupGuard, Groups, StderrTail};
 use crate::transport::{FrameReader, StdinWriter, sanitize};
 
 /// Event that stops the main loop (after flushing what is queued, e.g. `exit`).
@@ -305,19 +305,55 @@ impl Shared {
 
 /// One open document as the server knows it.
 #[derive(Debug)]
-struct Doc {
+pub(crate) struct Doc {
     opened: bool,
     version: i32,
     text: String,
     language: String,
     settled: Option<Settled>,
+    /// The file on disk when its text was last sent, to notice other programs' writes.
+    disk: Option<DiskStamp>,
+}
+
+/// Modification time and size of a file: what the per-call stat check compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct DiskStamp {
+    modified: Option<SystemTime>,
+    len: u64,
+}
+
+impl DiskStamp {
+    fn of(path: &Path) -> Option<DiskStamp> {
+        let m = std::fs::metadata(path).ok()?;
+        Some(DiskStamp {
+            modified: m.modified().ok(),
+            len: m.len(),
+        })
+    }
 }
 
 #[derive(Debug, Clone)]
 struct Settled {
     version: i32,
+    /// The server root's epoch the result was computed in: reused only while it is current.
+    epoch: u64,
     lsp: Vec<lsp_types::Diagnostic>,
     result: FileDiagnostics,
+}
+
+/// A document whose new text has been sent, locked until its diagnostics are settled.
+pub(crate) struct Synced {
+    pub(crate) path: PathBuf,
+    uri: Url,
+    text: String,
+    doc: tokio::sync::OwnedMutexGuard<Doc>,
+    seq0: u64,
+    t0: Instant,
+    /// The cached result, valid because nothing in the root changed since it was computed.
+    cached: Option<FileDiagnostics>,
+    /// The text was sent in this pass (else the server has had it, and only another file
+    /// changed).
+    sent: bool,
 }
 
 /// How a wait ended.
@@ -326,6 +362,22 @@ struct Outcome {
     diagnostics: Option<Vec<lsp_types::Diagnostic>>,
     /// When the server's first answer for this version arrived.
     answered_at: Option<Instant>,
+}
+
+/// Sends `$/cancelRequest` for a request whose answer is no longer awaited.
+struct CancelOnDrop<'a> {
+    socket: &'a ServerSocket,
+    id: Option<i32>,
+}
+
+impl Drop for CancelOnDrop<'_> {
+    fn drop(&mut self) {
+        if let Some(id) = self.id {
+            let _ = self.socket.notify::<Cancel>(lsp_types::CancelParams {
+                id: NumberOrString::Number(id),
+            });
+        }
+    }
 }
 
 /// A running server process with its connection.
@@ -347,6 +399,12 @@ pub(crate) struct Server {
     pub(crate) health: Arc<tokio::sync::Mutex<()>>,
     /// Push-unversioned: recent delays from the fence to the first publish.
     publish_delays: Mutex<PublishDelays>,
+    /// Bumped by every change of a document's text (a write through lspedit, a change seen on
+    /// disk): a cached result is reused only within the epoch it was computed in, since a
+    /// change to one file can change every other file's diagnostics.
+    epoch: AtomicU64,
+    /// True once the server answered a check: alive is not warm (it may still be indexing).
+    answered: AtomicBool,
 }
 
 /// The last few delays between a change's fence and the server's first publish for it, so the
@@ -395,11 +453,12 @@ impl Server {
         root: PathBuf,
         program: PathBuf,
         startup_timeout: Duration,
+        groups: &Arc<Groups>,
     ) -> Result<Arc<Server>, LspError> {
         let id = cfg.id.clone();
         let root_uri = Url::from_directory_path(&root)
             .map_err(|()| LspError::BadPath { path: root.clone() })?;
-        let spawned = process::spawn(&id, &program, &cfg.args, &cfg.env, &root)?;
+        let spawned = process::spawn(&id, &program, &cfg.args, &cfg.env, &root, groups)?;
         let (changed, _) = watch::channel(0u64);
         let shared = Arc::new(Shared {
             name: id.clone(),
@@ -467,6 +526,8 @@ impl Server {
             busy: AtomicUsize::new(0),
             health: Arc::new(tokio::sync::Mutex::new(())),
             publish_delays: Mutex::new(PublishDelays::default()),
+            epoch: AtomicU64::new(0),
+            answered: AtomicBool::new(false),
         });
 
         let params = initialize_params(&cfg, &root, &root_uri);
@@ -500,6 +561,24 @@ impl Server {
         self.shared.lock().dead.is_none()
     }
 
+    pub(crate) fn strategy(&self) -> Strategy {
+        self.cfg.diagnostics.strategy
+    }
+
+    /// True once the server answered a check (see [`Server::answered`]).
+    pub(crate) fn has_answered(&self) -> bool {
+        self.answered.load(Ordering::SeqCst)
+    }
+
+    fn epoch(&self) -> u64 {
+        self.epoch.load(Ordering::SeqCst)
+    }
+
+    /// Invalidates every cached result of this root.
+    fn bump_epoch(&self) {
+        self.epoch.fetch_add(1, Ordering::SeqCst);
+    }
+
     pub(crate) fn death_reason(&self) -> Option<String> {
         self.shared.lock().dead.clone()
     }
@@ -514,6 +593,57 @@ impl Server {
             .filter(|(_, p)| !p.diagnostics.is_empty())
             .filter_map(|(uri, p)| Some((uri.to_file_path().ok()?, p.diagnostics.clone())))
             .collect()
+    }
+
+    /// The latest publish of every file (empty ones included), keyed by path.
+    pub(crate) fn publish_snapshot(&self) -> HashMap<PathBuf, Vec<lsp_types::Diagnostic>> {
+        self.shared
+            .lock()
+            .publishes
+            .iter()
+            .filter_map(|(uri, p)| Some((uri.to_file_path().ok()?, p.diagnostics.clone())))
+            .collect()
+    }
+
+    /// The open documents other than `skip` with the text the server has and, when a result of
+    /// the current epoch is cached, their diagnostics: the "before" of a change's other files.
+    /// A document being checked right now is left out.
+    pub(crate) fn open_documents_settled(
+        &self,
+        skip: &HashSet<PathBuf>,
+    ) -> Vec<(PathBuf, String, Option<Vec<crate::Diagnostic>>)> {
+        let docs: Vec<(Url, Arc<tokio::sync::Mutex<Doc>>)> = self
+            .docs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|(u, d)| (u.clone(), d.clone()))
+            .collect();
+        let epoch = self.epoch();
+        let mut out = Vec::new();
+        for (uri, doc) in docs {
+            let Ok(path) = uri.to_file_path() else {
+                continue;
+            };
+            if skip.contains(&path) {
+                continue;
+            }
+            let Ok(doc) = doc.try_lock() else { continue };
+            if doc.opened {
+                let cached = doc
+                    .settled
+                    .as_ref()
+                    .filter(|s| s.epoch == epoch && s.version == doc.version)
+                    .map(|s| s.result.diagnostics.clone());
+                out.push((path, doc.text.clone(), cached));
+            }
+        }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
+    }
+
+    pub(crate) fn config(&self) -> &ServerConfig {
+        &self.cfg
     }
 
     pub(crate) fn open_documents(&self) -> usize {
@@ -581,17 +711,22 @@ impl Server {
             (id, fut)
         };
         let mut changes = self.shared.changed.subscribe();
-        tokio::select! {
+        // Cancels the request when this future is dropped before its answer (a check that was
+        // superseded), as at the deadline.
+        let mut cancel = CancelOnDrop {
+            socket: &self.socket,
+            id: Some(id),
+        };
+        let res = tokio::select! {
             res = &mut fut => self.map_response::<R>(res),
             () = tokio::time::sleep_until(deadline.into()) => {
-                let _ = self.socket.notify::<Cancel>(lsp_types::CancelParams {
-                    id: NumberOrString::Number(id),
-                });
                 tracing::debug!(server = %self.id, method = R::METHOD, id, "request timed out; cancelled");
-                Err(self.timeout(stage, since))
+                return Err(self.timeout(stage, since));
             }
             () = self.wait_dead(&mut changes) => Err(self.died()),
-        }
+        };
+        cancel.id = None;
+        res
     }
 
     fn map_response<R: Request>(
@@ -684,78 +819,242 @@ impl Server {
                     text: String::new(),
                     language: language.to_owned(),
                     settled: None,
+                    disk: None,
                 }))
             })
             .clone()
     }
 
-    /// Syncs `text` for `path` and returns its settled diagnostics, or an error by `deadline`.
-    pub(crate) async fn check(
+    /// Sends `text` as the document's whole content (`didOpen` the first time, else a
+    /// full-text `didChange` with the next version) and records the file's disk stamp.
+    fn send_text(&self, doc: &mut Doc, path: &Path, uri: &Url, text: &str) -> Result<(), LspError> {
+        tracing::trace!(server = %self.id, %uri, version = doc.version + 1, "sync");
+        // Versions only grow, also across a close and reopen: a publish for an older
+        // incarnation of the document can never pass for the result of this text.
+        doc.version += 1;
+        if doc.opened {
+            self.notify::<DidChangeTextDocument>(lsp_types::DidChangeTextDocumentParams {
+                text_document: lsp_types::VersionedTextDocumentIdentifier {
+                    uri: uri.clone(),
+                    version: doc.version,
+                },
+                content_changes: vec![lsp_types::TextDocumentContentChangeEvent {
+                    range: None,
+                    range_length: None,
+                    text: text.to_owned(),
+                }],
+            })?;
+        } else {
+            self.notify::<DidOpenTextDocument>(lsp_types::DidOpenTextDocumentParams {
+                text_document: lsp_types::TextDocumentItem {
+                    uri: uri.clone(),
+                    language_id: doc.language.clone(),
+                    version: doc.version,
+                    text: text.to_owned(),
+                },
+            })?;
+            doc.opened = true;
+        }
+        doc.text = text.to_owned();
+        doc.disk = DiskStamp::of(path);
+        Ok(())
+    }
+
+    /// The stat check of DESIGN.md §7: every open document (except `skip`, which the caller is
+    /// about to send) whose file changed on disk since its text was sent is re-sent from the
+    /// disk, announced with `workspace/didChangeWatchedFiles`, and the epoch is bumped. A file
+    /// that is gone is closed. A document being checked right now is left alone (its check
+    /// holds its lock and sends its text itself).
+    pub(crate) fn refresh_from_disk(&self, skip: &HashSet<PathBuf>) -> Result<(), LspError> {
+        let docs: Vec<(Url, Arc<tokio::sync::Mutex<Doc>>)> = self
+            .docs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|(u, d)| (u.clone(), d.clone()))
+            .collect();
+        let mut events = Vec::new();
+        for (uri, doc) in docs {
+            let Ok(path) = uri.to_file_path() else {
+                continue;
+            };
+            if skip.contains(&path) {
+                continue;
+            }
+            let Ok(mut doc) = doc.try_lock() else {
+                continue;
+            };
+            // A document whose file did not exist when its text was sent (a caller checking
+            // text it has not saved) has nothing on disk to follow.
+            if !doc.opened || doc.disk.is_none() {
+                continue;
+            }
+            let stamp = DiskStamp::of(&path);
+            if stamp.is_some() && stamp == doc.disk {
+                continue;
+            }
+            match std::fs::read_to_string(&path) {
+                Ok(text) if text == doc.text => doc.disk = stamp,
+                Ok(text) => {
+                    tracing::debug!(server = %self.id, %uri, "changed on disk; re-sending");
+                    self.send_text(&mut doc, &path, &uri, &text)?;
+                    events.push(lsp_types::FileEvent {
+                        uri,
+                        typ: lsp_types::FileChangeType::CHANGED,
+                    });
+                }
+                Err(_) => {
+                    tracing::debug!(server = %self.id, %uri, "gone from disk; closing");
+                    self.notify::<DidCloseTextDocument>(lsp_types::DidCloseTextDocumentParams {
+                        text_document: lsp_types::TextDocumentIdentifier { uri: uri.clone() },
+                    })?;
+                    doc.opened = false;
+                    doc.settled = None;
+                    doc.disk = None;
+                    doc.text.clear();
+                    events.push(lsp_types::FileEvent {
+                        uri,
+                        typ: lsp_types::FileChangeType::DELETED,
+                    });
+                }
+            }
+        }
+        if !events.is_empty() {
+            self.notify::<DidChangeWatchedFiles>(lsp_types::DidChangeWatchedFilesParams {
+                changes: events,
+            })?;
+            self.bump_epoch();
+        }
+        Ok(())
+    }
+
+    /// Sends every file's new text before any of them is checked (a change to one file can
+    /// change another's diagnostics), and returns each file locked for [`Server::settle`], in
+    /// the order given. Documents are locked in URI order, so two batches cannot deadlock.
+    /// `current` says whether a file's text is still the newest one asked for: a batch that
+    /// goes on in the background after its caller gave up must not send an older text over a
+    /// newer one.
+    pub(crate) async fn sync_all(
         &self,
-        path: &Path,
-        text: &str,
+        files: Vec<(PathBuf, String)>,
+        deadline: Instant,
+        current: &(dyn Fn(&Path) -> bool + Send + Sync),
+    ) -> Vec<Result<Synced, LspError>> {
+        let since = Instant::now();
+        let mut order: Vec<(usize, Url, PathBuf, String)> = Vec::with_capacity(files.len());
+        let mut out: Vec<Option<Result<Synced, LspError>>> = Vec::new();
+        for (i, (path, text)) in files.into_iter().enumerate() {
+            out.push(None);
+            match Url::from_file_path(&path) {
+                Ok(uri) => order.push((i, uri, path, text)),
+                Err(()) => out[i] = Some(Err(LspError::BadPath { path })),
+            }
+        }
+        order.sort_by(|a, b| a.1.as_str().cmp(b.1.as_str()));
+        let mut locked = Vec::with_capacity(order.len());
+        for (i, uri, path, text) in order {
+            let language = self.cfg.language_for(&path).unwrap_or("plaintext");
+            let doc = self.doc(&uri, language);
+            match tokio::time::timeout_at(deadline.into(), doc.lock_owned()).await {
+                Ok(doc) => locked.push((i, uri, path, text, doc)),
+                Err(_) => {
+                    out[i] = Some(Err(
+                        self.timeout("waiting for an earlier check of the file", since)
+                    ));
+                }
+            }
+        }
+        // Send the changed texts first, all of them, then decide what the cache may answer.
+        let mut pending = Vec::with_capacity(locked.len());
+        let mut changed_any = false;
+        for (i, uri, path, text, mut doc) in locked {
+            if !current(&path) {
+                out[i] = Some(Err(self.timeout("superseded by a newer check", since)));
+                continue;
+            }
+            let seq0 = self.shared.lock().seq;
+            let t0 = Instant::now();
+            let unchanged = doc.opened && doc.text == text;
+            if !unchanged {
+                if let Err(e) = self.send_text(&mut doc, &path, &uri, &text) {
+                    out[i] = Some(Err(e));
+                    continue;
+                }
+                changed_any = true;
+            }
+            pending.push((i, uri, path, text, doc, seq0, t0, unchanged));
+        }
+        if changed_any {
+            self.bump_epoch();
+        }
+        let epoch = self.epoch();
+        for (i, uri, path, text, mut doc, seq0, t0, unchanged) in pending {
+            let cached = doc
+                .settled
+                .as_ref()
+                .filter(|s| unchanged && s.version == doc.version && s.epoch == epoch)
+                .map(|s| {
+                    let mut r = s.result.clone();
+                    r.server_time = None;
+                    r
+                });
+            // The unversioned server's only signal is the publish that follows a change, so
+            // an unchanged text it must answer for again is sent again.
+            if unchanged
+                && cached.is_none()
+                && self.cfg.diagnostics.strategy == Strategy::PushUnversioned
+                && let Err(e) = self.send_text(&mut doc, &path, &uri, &text)
+            {
+                out[i] = Some(Err(e));
+                continue;
+            }
+            let sent = !unchanged || self.cfg.diagnostics.strategy == Strategy::PushUnversioned;
+            out[i] = Some(Ok(Synced {
+                path,
+                uri,
+                text,
+                doc,
+                seq0,
+                t0,
+                cached,
+                sent,
+            }));
+        }
+        out.into_iter()
+            .map(|r| r.unwrap_or(Err(LspError::PoolClosed)))
+            .collect()
+    }
+
+    /// The settled diagnostics of a document [`Server::sync_all`] sent, or an error by
+    /// `deadline`.
+    pub(crate) async fn settle(
+        &self,
+        synced: Synced,
         deadline: Instant,
     ) -> Result<FileDiagnostics, LspError> {
-        let since = Instant::now();
-        let uri = Url::from_file_path(path).map_err(|()| LspError::BadPath {
-            path: path.to_owned(),
-        })?;
-        let language = self.cfg.language_for(path).unwrap_or("plaintext");
-        let doc = self.doc(&uri, language);
-        // One check per document at a time keeps versions and results in order.
-        let mut doc = tokio::time::timeout_at(deadline.into(), doc.lock_owned())
-            .await
-            .map_err(|_| self.timeout("waiting for an earlier check of the file", since))?;
-
-        let strategy = self.cfg.diagnostics.strategy;
-        let unchanged = doc.opened && doc.text == text;
-        if unchanged
-            && let Some(s) = &doc.settled
-            && s.version == doc.version
-        {
-            let mut result = s.result.clone();
-            result.server_time = None;
+        let Synced {
+            path,
+            uri,
+            text,
+            mut doc,
+            seq0,
+            t0,
+            cached,
+            sent,
+        } = synced;
+        if let Some(result) = cached {
             return Ok(result);
         }
-        let seq0 = self.shared.lock().seq;
-        let t0 = Instant::now();
-        // An unchanged text is not sent again, except to the unversioned server, whose only
-        // signal is the publish that follows a change.
-        if !unchanged || strategy == Strategy::PushUnversioned {
-            tracing::trace!(server = %self.id, %uri, version = doc.version + 1, "sync");
-            if doc.opened {
-                doc.version += 1;
-                self.notify::<DidChangeTextDocument>(lsp_types::DidChangeTextDocumentParams {
-                    text_document: lsp_types::VersionedTextDocumentIdentifier {
-                        uri: uri.clone(),
-                        version: doc.version,
-                    },
-                    content_changes: vec![lsp_types::TextDocumentContentChangeEvent {
-                        range: None,
-                        range_length: None,
-                        text: text.to_owned(),
-                    }],
-                })?;
-            } else {
-                doc.version = 1;
-                self.notify::<DidOpenTextDocument>(lsp_types::DidOpenTextDocumentParams {
-                    text_document: lsp_types::TextDocumentItem {
-                        uri: uri.clone(),
-                        language_id: doc.language.clone(),
-                        version: doc.version,
-                        text: text.to_owned(),
-                    },
-                })?;
-                doc.opened = true;
-            }
-            doc.text = text.to_owned();
-        }
+        let epoch = self.epoch();
         let version = doc.version;
-
+        let strategy = self.cfg.diagnostics.strategy;
         let outcome = match strategy {
             Strategy::Pull => self.settle_pull(&uri, deadline).await?,
             Strategy::PushVersioned if self.cfg.diagnostics.save => {
                 self.settle_on_save(&uri, seq0, deadline).await?
+            }
+            Strategy::PushVersioned if !sent => {
+                self.settle_republish(&uri, version, seq0, deadline).await?
             }
             Strategy::PushVersioned => self.settle_versioned(&uri, version, seq0, deadline).await?,
             Strategy::PushUnversioned => {
@@ -773,17 +1072,19 @@ impl Server {
                 .unwrap_or_default(),
         };
         let result = FileDiagnostics {
-            path: path.to_owned(),
+            path,
             server: self.id.clone(),
             version,
-            diagnostics: convert(text, &lsp),
+            diagnostics: convert(&text, &lsp),
             server_time: outcome.answered_at.map(|a| a.saturating_duration_since(t0)),
         };
         doc.settled = Some(Settled {
             version,
+            epoch,
             lsp,
             result: result.clone(),
         });
+        self.answered.store(true, Ordering::SeqCst);
         Ok(result)
     }
 
@@ -834,6 +1135,44 @@ impl Server {
                 Err(e) => return Err(e),
             }
         }
+    }
+
+    /// Push-versioned, text unchanged but another file of the root changed: the server's next
+    /// publish for the file (a server republishes dependents when a file they use changes);
+    /// none within `first_publish_timeout_ms` means its latest publish still holds.
+    async fn settle_republish(
+        &self,
+        uri: &Url,
+        version: i32,
+        seq0: u64,
+        deadline: Instant,
+    ) -> Result<Outcome, LspError> {
+        let hold = Duration::from_millis(self.cfg.diagnostics.first_publish_timeout_ms);
+        let limit = deadline.min(Instant::now() + hold);
+        let next = self
+            .wait_for(limit, |st| {
+                st.publishes
+                    .get(uri)
+                    .filter(|p| p.seq > seq0 && p.version.is_none_or(|v| v >= version))
+                    .cloned()
+            })
+            .await?;
+        Ok(match next {
+            Some(p) => Outcome {
+                diagnostics: Some(p.diagnostics),
+                answered_at: Some(p.at),
+            },
+            // The latest publish holds; with none, the previous settled result does.
+            None => Outcome {
+                diagnostics: self
+                    .shared
+                    .lock()
+                    .publishes
+                    .get(uri)
+                    .map(|p| p.diagnostics.clone()),
+                answered_at: None,
+            },
+        })
     }
 
     async fn settle_versioned(

@@ -600,6 +600,7 @@ mod tests {
             display: "Read a.ts (10 lines, base_sha abc)".into(),
             files: Vec::new(),
             is_error: false,
+            diagnostics: Vec::new(),
         };
         let out = ReadFileOutput::new(&r, "a.ts", 4, 3);
         let w = out.lines.unwrap();

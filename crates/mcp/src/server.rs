@@ -245,6 +245,7 @@ fn usage_error(text: String) -> ToolResult {
         display: text,
         files: Vec::new(),
         is_error: true,
+        diagnostics: Vec::new(),
     }
 }
 

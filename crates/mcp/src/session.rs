@@ -366,6 +366,7 @@ fn text_result(llm_content: String, display: String, is_error: bool) -> ToolResu
         display,
         files: Vec::new(),
         is_error,
+        diagnostics: Vec::new(),
     }
 }
 

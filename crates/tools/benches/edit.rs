@@ -22,13 +22,15 @@
     reason = "a benchmark binary reports on stdout and fails loudly"
 )]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use lspedit_fake_lsp::support::{copy_project, percentile};
-use lspedit_lsp::{BlockingPool, Diagnostic, PoolConfig};
-use lspedit_tools::{DiagnosticsProvider, Tools, ToolsConfig, Workspace};
+use lspedit_lsp::{BlockingPool, PoolConfig};
+use lspedit_tools::{
+    CheckError, CheckReport, DiagnosticsProvider, FileText, Tools, ToolsConfig, Workspace,
+};
 
 /// The pool as a provider that also remembers the server's own time of its last check.
 struct TimedPool {
@@ -42,24 +44,34 @@ impl DiagnosticsProvider for TimedPool {
     }
 
     fn is_warm(&self, path: &Path) -> bool {
-        self.pool.is_alive(path)
+        self.pool.is_warm(path)
     }
 
-    fn check(&self, path: &Path, text: &str, timeout: Duration) -> Result<Vec<Diagnostic>, String> {
-        let r = self
-            .pool
-            .check_file(path, text, Instant::now() + timeout)
-            .map_err(|e| e.to_string())?;
-        *self.last_server_time.lock().unwrap() = r.server_time;
-        Ok(r.diagnostics)
+    fn check_files(&self, files: &[FileText], deadline: Instant) -> CheckReport {
+        let outcome = self.pool.check_files(
+            files
+                .iter()
+                .map(|f| (f.path.clone(), f.text.clone()))
+                .collect(),
+            deadline,
+        );
+        let mut report = CheckReport::default();
+        for (_, r) in outcome.files {
+            report.files.push(match r {
+                Ok(r) => {
+                    *self.last_server_time.lock().unwrap() = r.server_time;
+                    Ok(r.diagnostics)
+                }
+                Err(e) => Err(CheckError::Failed {
+                    message: e.to_string(),
+                }),
+            });
+        }
+        report
     }
 
     fn touch(&self, path: &Path) {
         self.pool.touch(path);
-    }
-
-    fn other_files(&self, _except: &Path) -> Vec<(PathBuf, Vec<Diagnostic>)> {
-        Vec::new()
     }
 }
 

@@ -9,6 +9,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
 
 use lspedit_engine::{
     ApplyOptions, DiffOptions, Document, FileAction, FileOutcome, SyncBlock, ViewOptions,
@@ -16,7 +17,8 @@ use lspedit_engine::{
 };
 
 use crate::diagnostics::{
-    self, Diagnostic, DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider,
+    self, CheckError, Diagnostic, DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider,
+    DiagnosticsStatus, FileDiagnosticsStatus, FileText,
 };
 use crate::error::{Reason, ToolError};
 use crate::patch::{
@@ -35,6 +37,10 @@ pub struct ToolResult {
     /// The reason code of a refusal: of the whole call, or of the first refused file when the
     /// others applied. `None` on success.
     pub reason: Option<Reason>,
+    /// Diagnostics status of every content-written text file the call asked diagnostics for,
+    /// in path order (`checked`, `timed_out`, `no_server`, `failed`; DESIGN.md §7). Empty when
+    /// nothing was asked (no provider, diagnostics off, binary files, refusals).
+    pub diagnostics: Vec<FileDiagnosticsStatus>,
 }
 
 impl ToolResult {
@@ -46,8 +52,17 @@ impl ToolResult {
             display: text,
             files: Vec::new(),
             is_error: true,
+            diagnostics: Vec::new(),
         }
     }
+}
+
+/// The diagnostics part of a writing tool's result: the text to append (each block preceded by
+/// a blank line; empty when there is nothing to report) and each file's status.
+#[derive(Debug, Clone, Default)]
+pub struct DiagnosticsFeedback {
+    pub text: String,
+    pub statuses: Vec<FileDiagnosticsStatus>,
 }
 
 /// A file a multi-file operation wrote: workspace-relative path, text before (if it existed) and
@@ -182,10 +197,11 @@ impl Tools {
 
     /// `read_file`: the hashline view of a range; warms the file's server in the background.
     pub fn read_file(&self, path: &str, offset: Option<usize>, limit: Option<usize>) -> ToolResult {
-        match self.read_file_inner(path, offset, limit) {
+        let r = match self.read_file_inner(path, offset, limit) {
             Ok(r) => r,
             Err(e) => ToolResult::error(&e),
-        }
+        };
+        self.with_late(r)
     }
 
     fn read_file_inner(
@@ -239,11 +255,23 @@ impl Tools {
             display,
             files: Vec::new(),
             is_error: false,
+            diagnostics: Vec::new(),
         })
     }
 
     /// `edit`: replace `old_text` by `new_text` (exact first, then the safe fallbacks).
     pub fn edit(
+        &self,
+        path: &str,
+        old_text: &str,
+        new_text: &str,
+        replace_all: bool,
+    ) -> ToolResult {
+        let r = self.edit_inner(path, old_text, new_text, replace_all);
+        self.with_late(r)
+    }
+
+    fn edit_inner(
         &self,
         path: &str,
         old_text: &str,
@@ -352,6 +380,7 @@ impl Tools {
                     display,
                     files,
                     is_error: false,
+                    diagnostics: Vec::new(),
                 },
                 old_s,
                 new_s,
@@ -359,16 +388,16 @@ impl Tools {
         })();
         match result {
             Ok((mut r, old_s, new_s)) => {
-                if let Some(block) = self.diagnostics_block(
-                    &abs,
-                    &shown,
-                    Some(&old_s),
-                    &new_s,
-                    "LSP errors detected in this file, please fix:",
-                ) {
-                    r.llm_content.push_str("\n\n");
-                    r.llm_content.push_str(&block);
-                }
+                let fb = self.feedback(
+                    &[WrittenFile {
+                        path: shown,
+                        old_text: Some(old_s),
+                        new_text: new_s,
+                    }],
+                    true,
+                );
+                r.llm_content.push_str(&fb.text);
+                r.diagnostics = fb.statuses;
                 r
             }
             Err(e) => ToolResult::error(&e),
@@ -377,6 +406,11 @@ impl Tools {
 
     /// `write_file`: create or overwrite a file (parents created).
     pub fn write_file(&self, path: &str, content: &str) -> ToolResult {
+        let r = self.write_file_inner(path, content);
+        self.with_late(r)
+    }
+
+    fn write_file_inner(&self, path: &str, content: &str) -> ToolResult {
         let abs = match self.ws.resolve(path) {
             Ok(a) => a,
             Err(e) => return ToolResult::error(&e),
@@ -446,6 +480,7 @@ impl Tools {
                     display,
                     files: Vec::new(),
                     is_error: false,
+                    diagnostics: Vec::new(),
                 },
                 old_text,
                 binary,
@@ -454,20 +489,16 @@ impl Tools {
         match result {
             Ok((mut r, old_text, binary)) => {
                 if !binary {
-                    if let Some(block) = self.diagnostics_block(
-                        &abs,
-                        &shown,
-                        old_text.as_deref(),
-                        content,
-                        "LSP errors detected in this file, please fix:",
-                    ) {
-                        r.llm_content.push_str("\n\n");
-                        r.llm_content.push_str(&block);
-                    }
-                    if let Some(others) = self.other_files_section(&abs) {
-                        r.llm_content.push_str("\n\n");
-                        r.llm_content.push_str(&others);
-                    }
+                    let fb = self.feedback(
+                        &[WrittenFile {
+                            path: shown,
+                            old_text,
+                            new_text: content.to_string(),
+                        }],
+                        true,
+                    );
+                    r.llm_content.push_str(&fb.text);
+                    r.diagnostics = fb.statuses;
                 }
                 r
             }
@@ -478,6 +509,11 @@ impl Tools {
     /// `apply_patch`: every engine format, multi-file, per-file status, live sync, diagnostics
     /// for the files the patch writes content to (one block each, in path order).
     pub fn apply_patch(&self, patch_text: &str) -> ToolResult {
+        let r = self.apply_patch_inner(patch_text);
+        self.with_late(r)
+    }
+
+    fn apply_patch_inner(&self, patch_text: &str) -> ToolResult {
         let patch = match self.config.patch_limits.parse(patch_text) {
             Ok(p) => p,
             Err(e) => return ToolResult::error(&e),
@@ -564,7 +600,8 @@ impl Tools {
         }
         let mut llm = llm.trim_end().to_string();
         let written: Vec<WrittenFile> = written.into_values().collect();
-        llm.push_str(&self.diagnostics_feedback(&written));
+        let fb = self.feedback(&written, false);
+        llm.push_str(&fb.text);
         let reason = report.files.iter().find_map(|f| match &f.status {
             FileStatus::Failed(e) => Some(e.reason),
             FileStatus::Applied(_) => None,
@@ -575,32 +612,92 @@ impl Tools {
             display,
             is_error: !report.all_applied(),
             files: report.files,
+            diagnostics: fb.statuses,
         }
     }
 
     /// The diagnostics blocks for files a multi-file operation wrote (one block per file with
-    /// errors, headed `LSP errors detected in <path>, please fix:`, in path order), each preceded
-    /// by a blank line; empty when there is nothing to report. Binary files are skipped.
+    /// errors, headed `LSP errors detected in <path>, please fix:`, in path order, then the other
+    /// files the change broke), each preceded by a blank line; empty when there is nothing to
+    /// report. Binary files are skipped. See [`Tools::diagnostics_feedback_with_status`].
     pub fn diagnostics_feedback(&self, written: &[WrittenFile]) -> String {
-        let mut files: Vec<&WrittenFile> = written
-            .iter()
-            .filter(|w| !has_binary_extension(&w.path))
-            .collect();
-        files.sort_by(|a, b| a.path.cmp(&b.path));
-        let mut out = String::new();
-        for w in files {
-            let Ok(abs) = self.ws.resolve(&w.path) else {
-                continue;
-            };
-            let heading = format!("LSP errors detected in {}, please fix:", w.path);
-            if let Some(block) =
-                self.diagnostics_block(&abs, &w.path, w.old_text.as_deref(), &w.new_text, &heading)
-            {
-                out.push_str("\n\n");
-                out.push_str(&block);
+        self.feedback(written, false).text
+    }
+
+    /// [`Tools::diagnostics_feedback`] with each file's diagnostics status: all files are sent
+    /// to the servers before any is checked, under one deadline for the call (the short one
+    /// only when every file's server has answered before).
+    pub fn diagnostics_feedback_with_status(&self, written: &[WrittenFile]) -> DiagnosticsFeedback {
+        self.feedback(written, false)
+    }
+
+    /// The diagnostics of files as they are on disk (the `check` command), as one pass under
+    /// one deadline: the blocks (headed `LSP errors detected in <path>, please fix:`) and each
+    /// file's status. A missing or non-UTF-8 file refuses the whole call. Without a provider
+    /// (or with diagnostics off) every file is `no_server`.
+    pub fn check_paths(&self, paths: &[String]) -> Result<DiagnosticsFeedback, ToolError> {
+        let mut written = Vec::with_capacity(paths.len());
+        for path in paths {
+            let abs = self.ws.resolve(path)?;
+            let shown = self.ws.display_path(&abs);
+            let bytes = self.ws.read(path)?.ok_or_else(|| {
+                ToolError::new(Reason::FileNotFound, Some(&shown), "no such file")
+            })?;
+            let text = String::from_utf8(bytes).map_err(|_| {
+                ToolError::new(Reason::NotUtf8, Some(&shown), "the file is not valid UTF-8")
+            })?;
+            written.push(WrittenFile {
+                path: shown,
+                old_text: None,
+                new_text: text,
+            });
+        }
+        let mut fb = self.feedback(&written, false);
+        for w in &written {
+            if !fb.statuses.iter().any(|s| s.path == w.path) {
+                fb.statuses.push(FileDiagnosticsStatus {
+                    path: w.path.clone(),
+                    status: DiagnosticsStatus::NoServer,
+                    detail: Some("no diagnostics provider".to_string()),
+                });
             }
         }
-        out
+        fb.statuses.sort_by(|a, b| a.path.cmp(&b.path));
+        fb.statuses.dedup_by(|a, b| a.path == b.path);
+        Ok(fb)
+    }
+
+    /// Late answers (checks that timed out and settled since), formatted as the block that
+    /// starts the next tool result, each once; `None` when none has errors. The tools prepend
+    /// it to their own results; other tool surfaces (the MCP `diagnostics`, the workflow) call
+    /// this to do the same.
+    pub fn take_late_feedback(&self) -> Option<String> {
+        let cfg = &self.config.diagnostics;
+        let provider = self.provider.as_ref().filter(|_| cfg.enabled)?;
+        let blocks: Vec<String> = diagnostics::take_late(provider)
+            .into_iter()
+            .filter_map(|(path, diags)| {
+                let shown = self.ws.display_path(&path);
+                diagnostics::block(
+                    &format!(
+                        "LSP errors detected in {shown} after your earlier change, please fix:"
+                    ),
+                    &shown,
+                    &diagnostics::select(&diags, cfg),
+                    0,
+                    cfg,
+                )
+            })
+            .collect();
+        (!blocks.is_empty()).then(|| blocks.join("\n\n"))
+    }
+
+    /// `r` with the late answers' blocks in front of its text.
+    fn with_late(&self, mut r: ToolResult) -> ToolResult {
+        if let Some(late) = self.take_late_feedback() {
+            r.llm_content = format!("{late}\n\n{}", r.llm_content);
+        }
+        r
     }
 
     /// Whether a write would be followed by a diagnostics request (a provider, enabled).
@@ -608,45 +705,116 @@ impl Tools {
         self.provider.is_some() && self.config.diagnostics.enabled
     }
 
-    /// The diagnostics block for one written file, or `None` (no provider, no server, no errors,
-    /// or any failure).
-    fn diagnostics_block(
-        &self,
-        abs: &Path,
-        shown: &str,
-        old_text: Option<&str>,
-        new_text: &str,
-        heading: &str,
-    ) -> Option<String> {
+    /// The diagnostics feedback of one writing call (DESIGN.md §7): every written text file is
+    /// sent before any is checked, one deadline for the call, a block per file with errors
+    /// (`single`: the "in this file" heading of `edit` and `write_file`), then up to
+    /// `max_other_files` other files with errors this change caused. A file that timed out,
+    /// failed or has no server gets no text, only its status.
+    fn feedback(&self, written: &[WrittenFile], single: bool) -> DiagnosticsFeedback {
         let cfg = &self.config.diagnostics;
-        let provider = self.provider.as_ref().filter(|_| cfg.enabled)?;
-        let before = match (cfg.mode, old_text) {
-            (DiagnosticsMode::New, Some(old)) => diagnostics::fetch(provider, cfg, abs, old),
-            _ => None,
+        let Some(provider) = self.provider.as_ref().filter(|_| cfg.enabled) else {
+            return DiagnosticsFeedback::default();
         };
-        let after = diagnostics::select(&diagnostics::fetch(provider, cfg, abs, new_text)?, cfg);
-        let (shown_diags, hidden): (Vec<Diagnostic>, usize) = match (before, old_text) {
-            (Some(before), Some(old)) => {
-                let before = diagnostics::select(&before, cfg);
-                diagnostics::only_new(&before, after, &line_map(old, new_text))
-            }
-            _ => (after, 0),
-        };
-        diagnostics::block(heading, shown, &shown_diags, hidden, cfg)
-    }
-
-    fn other_files_section(&self, except: &Path) -> Option<String> {
-        let cfg = &self.config.diagnostics;
-        let provider = self
-            .provider
-            .as_ref()
-            .filter(|_| cfg.enabled && cfg.max_other_files > 0)?;
-        let others: BTreeMap<String, Vec<Diagnostic>> = diagnostics::fetch_others(provider, except)
-            .into_iter()
-            .filter(|(p, _)| p != except)
-            .map(|(p, d)| (self.ws.display_path(&p), diagnostics::select(&d, cfg)))
+        let mut files: Vec<(&WrittenFile, PathBuf)> = written
+            .iter()
+            .filter(|w| !has_binary_extension(&w.path))
+            .filter_map(|w| Some((w, self.ws.resolve(&w.path).ok()?)))
             .collect();
-        diagnostics::others_section(others, cfg)
+        files.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+        if files.is_empty() {
+            return DiagnosticsFeedback::default();
+        }
+        let paths: Vec<&Path> = files.iter().map(|(_, abs)| abs.as_path()).collect();
+        let deadline = Instant::now() + diagnostics::budget(provider, cfg, &paths);
+        // `New` mode: the old texts first (all of them, like the new ones), as the baseline.
+        let before: Option<Vec<Option<Vec<Diagnostic>>>> =
+            (cfg.mode == DiagnosticsMode::New).then(|| {
+                let olds: Vec<(usize, FileText)> = files
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, (w, abs))| {
+                        Some((
+                            i,
+                            FileText {
+                                path: abs.clone(),
+                                text: w.old_text.clone()?,
+                                previous: None,
+                            },
+                        ))
+                    })
+                    .collect();
+                let batch: Vec<FileText> = olds.iter().map(|(_, f)| f.clone()).collect();
+                let report = diagnostics::fetch_all(provider, &batch, deadline);
+                let mut out = vec![None; files.len()];
+                for ((i, _), r) in olds.into_iter().zip(report.files) {
+                    out[i] = r.ok();
+                }
+                out
+            });
+        let batch: Vec<FileText> = files
+            .iter()
+            .map(|(w, abs)| FileText {
+                path: abs.clone(),
+                text: w.new_text.clone(),
+                previous: w.old_text.clone(),
+            })
+            .collect();
+        let report = diagnostics::fetch_all(provider, &batch, deadline);
+        let mut out = DiagnosticsFeedback::default();
+        for (i, ((w, _), result)) in files.iter().zip(report.files).enumerate() {
+            out.statuses.push(FileDiagnosticsStatus {
+                path: w.path.clone(),
+                status: DiagnosticsStatus::of(&result),
+                detail: result.as_ref().err().map(ToString::to_string),
+            });
+            let after = match result {
+                Ok(d) => diagnostics::select(&d, cfg),
+                Err(CheckError::NoServer | CheckError::TimedOut | CheckError::Failed { .. }) => {
+                    continue;
+                }
+            };
+            let old_diags = before.as_ref().and_then(|b| b.get(i).cloned().flatten());
+            let (shown_diags, hidden) = match (old_diags, w.old_text.as_deref()) {
+                (Some(old_diags), Some(old)) => diagnostics::only_new(
+                    &diagnostics::select(&old_diags, cfg),
+                    after,
+                    &line_map(old, &w.new_text),
+                ),
+                _ => (after, 0),
+            };
+            let heading = if single {
+                "LSP errors detected in this file, please fix:".to_string()
+            } else {
+                format!("LSP errors detected in {}, please fix:", w.path)
+            };
+            if let Some(block) = diagnostics::block(&heading, &w.path, &shown_diags, hidden, cfg) {
+                out.text.push_str("\n\n");
+                out.text.push_str(&block);
+            }
+        }
+        if cfg.max_other_files > 0 {
+            let written_abs: Vec<&Path> = files.iter().map(|(_, abs)| abs.as_path()).collect();
+            let others: BTreeMap<String, Vec<Diagnostic>> = report
+                .others
+                .into_iter()
+                .filter(|o| !written_abs.contains(&o.path.as_path()))
+                .map(|o| {
+                    let before = diagnostics::select(&o.before, cfg);
+                    let after = diagnostics::select(&o.after, cfg);
+                    // The file itself did not change: its lines map to themselves.
+                    let lines = before.iter().map(|d| d.line as usize).max().unwrap_or(0);
+                    let identity: Vec<Option<usize>> = (0..lines).map(Some).collect();
+                    let (introduced, _) = diagnostics::only_new(&before, after, &identity);
+                    (self.ws.display_path(&o.path), introduced)
+                })
+                .filter(|(_, d)| !d.is_empty())
+                .collect();
+            if let Some(section) = diagnostics::others_section(others, cfg) {
+                out.text.push_str("\n\n");
+                out.text.push_str(&section);
+            }
+        }
+        out
     }
 }
 

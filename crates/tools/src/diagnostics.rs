@@ -9,24 +9,118 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub use lspedit_lsp::{Diagnostic, Severity};
 
+/// One file of a tool call, as just written: what [`DiagnosticsProvider::check_files`] checks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileText {
+    pub path: PathBuf,
+    pub text: String,
+    /// The text before this call, when the file existed and it is known: lets the provider
+    /// tell which errors of other files the change caused.
+    pub previous: Option<String>,
+}
+
+/// Why a file's diagnostics are missing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CheckError {
+    /// No language server is configured (or installed) for the file.
+    #[error("no language server for this file")]
+    NoServer,
+    /// The result did not settle within the call's deadline; it may arrive later (see
+    /// [`DiagnosticsProvider::take_late`]).
+    #[error("no result within the deadline")]
+    TimedOut,
+    /// The server failed, crashed, or the provider broke.
+    #[error("{message}")]
+    Failed { message: String },
+}
+
+/// A file the call did not write whose diagnostics the servers reported before and after it;
+/// the tools show the errors of `after` that `before` does not have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OtherFile {
+    pub path: PathBuf,
+    pub before: Vec<Diagnostic>,
+    pub after: Vec<Diagnostic>,
+}
+
+/// What [`DiagnosticsProvider::check_files`] found.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CheckReport {
+    /// One entry per file asked for, in the same order.
+    pub files: Vec<Result<Vec<Diagnostic>, CheckError>>,
+    /// Other files whose diagnostics the change may have changed.
+    pub others: Vec<OtherFile>,
+}
+
+/// Diagnostics status of one file a tool wrote (DESIGN.md §7), as a structured result shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DiagnosticsStatus {
+    /// The server answered for the file's new text (the block shows its errors, if any).
+    Checked,
+    /// No answer within the call's deadline; the text has no LSP block. A later answer is shown
+    /// at the start of the next tool result.
+    TimedOut,
+    /// No language server is configured or installed for the file.
+    NoServer,
+    /// The server failed or crashed.
+    Failed,
+}
+
+impl DiagnosticsStatus {
+    /// `checked`, `timed_out`, `no_server`, `failed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiagnosticsStatus::Checked => "checked",
+            DiagnosticsStatus::TimedOut => "timed_out",
+            DiagnosticsStatus::NoServer => "no_server",
+            DiagnosticsStatus::Failed => "failed",
+        }
+    }
+
+    /// The status a check result maps to.
+    pub fn of<T>(result: &Result<T, CheckError>) -> DiagnosticsStatus {
+        match result {
+            Ok(_) => DiagnosticsStatus::Checked,
+            Err(CheckError::NoServer) => DiagnosticsStatus::NoServer,
+            Err(CheckError::TimedOut) => DiagnosticsStatus::TimedOut,
+            Err(CheckError::Failed { .. }) => DiagnosticsStatus::Failed,
+        }
+    }
+}
+
+/// The diagnostics status of one written file (workspace-relative path as shown).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileDiagnosticsStatus {
+    pub path: String,
+    pub status: DiagnosticsStatus,
+    /// Why the file was not checked (the provider's error text), for logs, the CLI and the
+    /// structured result; never part of `llm_content`. `None` when checked.
+    pub detail: Option<String>,
+}
+
 /// A source of diagnostics for files right after they were written. The language-server pool
 /// implements it; so can an embedder's own checker. Implementations may fail or hang: every
-/// call is wrapped by the tools (timeout, panic catch) and a failure only drops the block.
+/// call is wrapped by the tools (deadline, panic catch) and a failure only drops the block.
 pub trait DiagnosticsProvider: Send + Sync {
     /// Whether a server is configured for the file. No server → no call at all.
     fn handles(&self, path: &Path) -> bool;
-    /// Whether the file's server is already running (then the warm timeout applies).
+    /// Whether the file's server has already answered a check (then the short budget applies);
+    /// a server that is up but still indexing is not warm.
     fn is_warm(&self, path: &Path) -> bool;
-    /// The settled diagnostics of `path`, whose content is now `text`.
-    fn check(&self, path: &Path, text: &str, timeout: Duration) -> Result<Vec<Diagnostic>, String>;
+    /// The settled diagnostics of every file of one tool call, whose contents are now as given:
+    /// all texts are sent before any file is checked, and the whole call ends by `deadline`.
+    fn check_files(&self, files: &[FileText], deadline: Instant) -> CheckReport;
     /// Start the file's server in the background (after a read), without waiting.
     fn touch(&self, path: &Path);
-    /// Latest known diagnostics of files other than `except` (for `write_file`).
-    fn other_files(&self, except: &Path) -> Vec<(PathBuf, Vec<Diagnostic>)>;
+    /// Results of earlier checks that timed out and arrived since, each returned once.
+    fn take_late(&self) -> Vec<(PathBuf, Vec<Diagnostic>)> {
+        Vec::new()
+    }
 }
 
 /// Which diagnostics are reported.
@@ -69,59 +163,103 @@ impl Default for DiagnosticsConfig {
     }
 }
 
-/// Ask `provider` for `path`'s diagnostics within the configured deadline. Any error, panic,
-/// hang or timeout yields `None`: the caller then returns its plain success message.
-pub(crate) fn fetch(
+/// The deadline budget of a call over `paths`: the short one only when every file's server has
+/// already answered a check.
+pub(crate) fn budget(
     provider: &Arc<dyn DiagnosticsProvider>,
     cfg: &DiagnosticsConfig,
-    path: &Path,
-    text: &str,
-) -> Option<Vec<Diagnostic>> {
-    let handles = catch_unwind(AssertUnwindSafe(|| provider.handles(path))).unwrap_or(false);
-    if !handles {
-        return None;
+    paths: &[&Path],
+) -> Duration {
+    let warm = catch_unwind(AssertUnwindSafe(|| {
+        paths.iter().all(|p| provider.is_warm(p))
+    }))
+    .unwrap_or(false);
+    if warm { cfg.timeout } else { cfg.start_timeout }
+}
+
+/// Ask `provider` for the diagnostics of `files` (all of one tool call) by `deadline`. One entry
+/// per file, in order: files without a server are [`CheckError::NoServer`] without a call; an
+/// error, panic or hang of the provider is `Failed` or `TimedOut` for every file it had. The
+/// caller shows no LSP text for any of those.
+pub(crate) fn fetch_all(
+    provider: &Arc<dyn DiagnosticsProvider>,
+    files: &[FileText],
+    deadline: Instant,
+) -> CheckReport {
+    let mut out: Vec<Result<Vec<Diagnostic>, CheckError>> =
+        vec![Err(CheckError::NoServer); files.len()];
+    let mut asked: Vec<usize> = Vec::new();
+    for (i, f) in files.iter().enumerate() {
+        if catch_unwind(AssertUnwindSafe(|| provider.handles(&f.path))).unwrap_or(false) {
+            asked.push(i);
+        }
     }
-    let warm = catch_unwind(AssertUnwindSafe(|| provider.is_warm(path))).unwrap_or(false);
-    let timeout = if warm { cfg.timeout } else { cfg.start_timeout };
-    // The provider is trusted to honour the timeout, but a hung one must not hold the tool: the
-    // call runs on its own thread and is abandoned at the deadline (plus a little slack for the
-    // provider's own cancellation path).
+    if asked.is_empty() {
+        return CheckReport {
+            files: out,
+            others: Vec::new(),
+        };
+    }
+    let batch: Vec<FileText> = asked.iter().map(|&i| files[i].clone()).collect();
+    // The provider is trusted to honour the deadline, but a hung one must not hold the tool:
+    // the call runs on its own thread and is abandoned at the deadline (plus a little slack for
+    // the provider's own cancellation path).
     let (tx, rx) = mpsc::sync_channel(1);
-    let (p, path_buf, text_owned) = (Arc::clone(provider), path.to_path_buf(), text.to_string());
+    let p = Arc::clone(provider);
     let spawned = std::thread::Builder::new()
         .name("lspedit-diagnostics".into())
         .spawn(move || {
-            let r = catch_unwind(AssertUnwindSafe(|| {
-                p.check(&path_buf, &text_owned, timeout)
-            }));
+            let r = catch_unwind(AssertUnwindSafe(|| p.check_files(&batch, deadline)));
+            // Released before the answer is sent: once the caller has it, this thread holds no
+            // provider. Regression: the caller (a short CLI command) dropped its own handles
+            // and exited while this thread still held the last one, so the pool's drop (which
+            // kills the servers) ran here, was cut off by the exit, and left a server running.
+            drop(p);
             let _ = tx.send(r);
         });
-    if spawned.is_err() {
-        return None;
+    let failed = |message: &str| CheckError::Failed {
+        message: message.to_string(),
+    };
+    let (results, others) = if spawned.is_err() {
+        (
+            vec![Err(failed("could not start the diagnostics thread")); asked.len()],
+            Vec::new(),
+        )
+    } else {
+        let wait = deadline.saturating_duration_since(Instant::now()) + Duration::from_millis(250);
+        match rx.recv_timeout(wait) {
+            Ok(Ok(report)) if report.files.len() == asked.len() => (report.files, report.others),
+            Ok(Ok(_)) => (
+                vec![Err(failed("the provider answered for other files")); asked.len()],
+                Vec::new(),
+            ),
+            Ok(Err(_)) => {
+                tracing::warn!("diagnostics provider panicked");
+                (
+                    vec![Err(failed("the provider panicked")); asked.len()],
+                    Vec::new(),
+                )
+            }
+            Err(_) => {
+                tracing::debug!("diagnostics timed out");
+                (vec![Err(CheckError::TimedOut); asked.len()], Vec::new())
+            }
+        }
+    };
+    for (i, r) in asked.into_iter().zip(results) {
+        if let Err(e) = &r {
+            tracing::debug!(path = %files[i].path.display(), error = %e, "diagnostics unavailable");
+        }
+        out[i] = r;
     }
-    match rx.recv_timeout(timeout + Duration::from_millis(250)) {
-        Ok(Ok(Ok(diags))) => Some(diags),
-        Ok(Ok(Err(e))) => {
-            tracing::debug!(path = %path.display(), error = %e, "diagnostics unavailable");
-            None
-        }
-        Ok(Err(_)) => {
-            tracing::warn!(path = %path.display(), "diagnostics provider panicked");
-            None
-        }
-        Err(_) => {
-            tracing::debug!(path = %path.display(), "diagnostics timed out");
-            None
-        }
-    }
+    CheckReport { files: out, others }
 }
 
-/// Other files' latest errors, guarded like [`fetch`].
-pub(crate) fn fetch_others(
+/// Late results, guarded.
+pub(crate) fn take_late(
     provider: &Arc<dyn DiagnosticsProvider>,
-    except: &Path,
 ) -> Vec<(PathBuf, Vec<Diagnostic>)> {
-    catch_unwind(AssertUnwindSafe(|| provider.other_files(except))).unwrap_or_default()
+    catch_unwind(AssertUnwindSafe(|| provider.take_late())).unwrap_or_default()
 }
 
 /// Warm a server, guarded.

@@ -13,10 +13,13 @@ pub mod workflow;
 mod workspace;
 
 pub use agent::{
-    MAX_ECHOED_LINE_CHARS, ToolResult, Tools, ToolsConfig, WrittenFile, cap_line, offset_past_end,
-    sync_text,
+    DiagnosticsFeedback, MAX_ECHOED_LINE_CHARS, ToolResult, Tools, ToolsConfig, WrittenFile,
+    cap_line, offset_past_end, sync_text,
 };
-pub use diagnostics::{DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider};
+pub use diagnostics::{
+    CheckError, CheckReport, DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider,
+    DiagnosticsStatus, FileDiagnosticsStatus, FileText, OtherFile,
+};
 pub use error::{Reason, ToolError};
 pub use events::{Event, EventSink, FanOut, JsonlSink, NullSink, RecordingSink};
 pub use lsp_provider::LspProvider;

@@ -1,11 +1,11 @@
 //! The language-server pool as the tools' diagnostics provider.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use lspedit_lsp::{BlockingPool, Diagnostic, LspError, PoolConfig};
+use lspedit_lsp::{BlockingPool, ChangedFile, Diagnostic, LspError, PoolConfig};
 
-use crate::diagnostics::DiagnosticsProvider;
+use crate::diagnostics::{CheckError, CheckReport, DiagnosticsProvider, FileText, OtherFile};
 
 /// [`DiagnosticsProvider`] over a [`BlockingPool`]. Dropping it shuts the servers down.
 #[derive(Debug)]
@@ -39,25 +39,61 @@ impl DiagnosticsProvider for LspProvider {
     }
 
     fn is_warm(&self, path: &Path) -> bool {
-        self.pool.is_alive(path)
+        self.pool.is_warm(path)
     }
 
-    fn check(&self, path: &Path, text: &str, timeout: Duration) -> Result<Vec<Diagnostic>, String> {
-        self.pool
-            .check_file(path, text, Instant::now() + timeout)
-            .map(|r| r.diagnostics)
-            .map_err(|e| e.to_string())
+    fn check_files(&self, files: &[FileText], deadline: Instant) -> CheckReport {
+        let outcome = self.pool.check_change(
+            files
+                .iter()
+                .map(|f| ChangedFile {
+                    path: f.path.clone(),
+                    text: f.text.clone(),
+                    previous: f.previous.clone(),
+                })
+                .collect(),
+            deadline,
+        );
+        CheckReport {
+            files: outcome
+                .files
+                .into_iter()
+                .map(|(_, r)| r.map(|fd| fd.diagnostics).map_err(check_error))
+                .collect(),
+            others: outcome
+                .others
+                .into_iter()
+                .map(|o| OtherFile {
+                    path: o.path,
+                    before: o.before,
+                    after: o.after,
+                })
+                .collect(),
+        }
     }
 
     fn touch(&self, path: &Path) {
         self.pool.touch(path);
     }
 
-    fn other_files(&self, except: &Path) -> Vec<(PathBuf, Vec<Diagnostic>)> {
+    fn take_late(&self) -> Vec<(PathBuf, Vec<Diagnostic>)> {
         self.pool
-            .published()
+            .take_late()
             .into_iter()
-            .filter(|(p, _)| p != except)
+            .map(|fd| (fd.path, fd.diagnostics))
             .collect()
+    }
+}
+
+/// The pool's error as the tools' status: a missing server is `NoServer`, a deadline
+/// `TimedOut`, anything else `Failed` with the pool's message (kept for logs and the CLI, never
+/// put in `llm_content`).
+fn check_error(e: LspError) -> CheckError {
+    match e {
+        LspError::NoServer { .. } | LspError::CommandNotFound { .. } => CheckError::NoServer,
+        LspError::Timeout { .. } => CheckError::TimedOut,
+        other => CheckError::Failed {
+            message: other.to_string(),
+        },
     }
 }

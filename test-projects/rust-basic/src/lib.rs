@@ -8,3 +8,5 @@ pub fn answer() -> i32 {
     let value: i32 = add(40, 2);
     value
 }
+
+pub mod twice;

@@ -561,3 +561,161 @@ async fn missing_binary_is_reported() {
         .unwrap_err();
     assert!(matches!(err, LspError::CommandNotFound { .. }), "{err:?}");
 }
+
+// Regression: a server that never answered `initialize` was left running (parent pid 1) when
+// a short-lived owner (the CLI) ended: its group guard lived in a start task that a runtime
+// shut down in the background never dropped. Eight short owners, as in the report.
+#[test]
+fn a_server_hung_in_initialize_dies_with_a_short_lived_owner() {
+    let ws = FakeWs::new(Script {
+        hang_on: Some(Event::Initialize),
+        spawn_child: true,
+        ..script(Mode::Pull)
+    });
+    let mut cfg = ws.config("pull");
+    // The start would go on far longer than the owner lives.
+    cfg.startup_timeout = Duration::from_secs(60);
+    let f = ws.file("a.fk");
+    for run in 0..8 {
+        let pool = BlockingPool::new(ws.root(), cfg.clone()).unwrap();
+        let err = pool.check_file(&f, BAD, deadline(200)).unwrap_err();
+        assert!(err.is_timeout(), "run {run}: {err:?}");
+        let listed = pool.process_groups();
+        assert_eq!(listed.len(), 1, "run {run}: the starting server is listed");
+        drop(pool);
+        assert_gone(&listed);
+    }
+    let started = ws.started_pgids();
+    assert_eq!(started.len(), 8, "{}", ws.log());
+    assert_gone(&started);
+}
+
+// The async pool dropped without `shutdown()` while a server hangs in `initialize`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_the_pool_kills_a_server_still_in_initialize() {
+    let ws = FakeWs::new(Script {
+        hang_on: Some(Event::Initialize),
+        ..script(Mode::Pull)
+    });
+    let mut cfg = ws.config("pull");
+    cfg.startup_timeout = Duration::from_secs(60);
+    let pool = Pool::new(ws.root(), cfg).unwrap();
+    let err = check_timed(&pool, &ws.file("a.fk"), BAD, 200)
+        .await
+        .unwrap_err();
+    assert!(err.is_timeout(), "{err:?}");
+    let listed = pool.process_groups();
+    assert_eq!(listed.len(), 1);
+    drop(pool);
+    assert_gone(&listed);
+}
+
+// One deadline per call: six files on a server that hangs at the first diagnostics request
+// cost one deadline, not six; every file says it timed out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_deadline_for_all_files_of_a_call() {
+    let ws = FakeWs::new(Script {
+        hang_on: Some(Event::Diagnostic),
+        ..script(Mode::Pull)
+    });
+    let pool = ws.pool("pull");
+    let files: Vec<(std::path::PathBuf, String)> = (0..6)
+        .map(|i| (ws.file(&format!("f{i}.fk")), BAD.to_string()))
+        .collect();
+    let limit = Duration::from_millis(1500);
+    let t = Instant::now();
+    let out = pool.check_files(files, Instant::now() + limit).await;
+    let took = t.elapsed();
+    assert!(took < limit + SLACK, "took {took:?} for 6 files");
+    assert_eq!(out.files.len(), 6);
+    for (path, r) in &out.files {
+        assert!(
+            matches!(r, Err(e) if e.is_timeout()),
+            "{}: {r:?}",
+            path.display()
+        );
+    }
+    let groups = pgids(&pool);
+    pool.shutdown().await;
+    assert_gone(&groups);
+}
+
+// A timed-out check goes on; its answer is kept once for `take_late`; a newer check of the
+// same file drops it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_answer_is_kept_once_unless_superseded() {
+    let ws = FakeWs::new(Script {
+        delay_ms: 600,
+        ..script(Mode::Pull)
+    });
+    let pool = ws.pool("pull");
+    let f = ws.file("a.fk");
+    check_timed(&pool, &f, OK, 5000).await.unwrap();
+    let err = check_timed(&pool, &f, BAD, 100).await.unwrap_err();
+    assert!(err.is_timeout(), "{err:?}");
+    assert!(pool.wait_for_late(deadline(5000)).await, "no late answer");
+    let late = pool.take_late();
+    assert_eq!(late.len(), 1);
+    assert_eq!(late[0].path, f);
+    assert_eq!(late[0].diagnostics.len(), 1);
+    assert!(pool.take_late().is_empty(), "each late answer once");
+
+    // Superseded: the newer check of the file wins and the older answer is never kept.
+    let err = check_timed(&pool, &f, BAD2, 100).await.unwrap_err();
+    assert!(err.is_timeout(), "{err:?}");
+    let r = check_timed(&pool, &f, OK, 5000).await.unwrap();
+    assert!(r.diagnostics.is_empty());
+    assert!(pool.take_late().is_empty());
+    let groups = pgids(&pool);
+    pool.shutdown().await;
+    assert_gone(&groups);
+}
+
+// Truth: a cached answer is not reused once another file of the root changed, and a change
+// on disk by another program reaches the server on the next call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cache_follows_the_root_epoch_and_the_disk() {
+    let ws = FakeWs::new(script(Mode::Pull));
+    let pool = ws.pool("pull");
+    let a = ws.file("a.fk");
+    let b = ws.file("b.fk");
+    std::fs::write(&a, OK).unwrap();
+    std::fs::write(&b, OK).unwrap();
+    check_timed(&pool, &a, OK, 5000).await.unwrap();
+    check_timed(&pool, &b, OK, 5000).await.unwrap();
+    let pulls = |ws: &FakeWs| {
+        ws.log()
+            .lines()
+            .filter(|l| l.starts_with("request textDocument/diagnostic "))
+            .count()
+    };
+    let before = pulls(&ws);
+    // Nothing changed: answered from the cache.
+    check_timed(&pool, &a, OK, 5000).await.unwrap();
+    assert_eq!(pulls(&ws), before);
+    // b changed through the pool: a's cached answer is void, so the call pulls a again (to
+    // compare it with its "before": a is an other open document of the change); a's next
+    // check is answered from that new result.
+    std::fs::write(&b, BAD).unwrap();
+    let before = pulls(&ws);
+    check_timed(&pool, &b, BAD, 5000).await.unwrap();
+    assert_eq!(pulls(&ws), before + 2, "b, and a again");
+    check_timed(&pool, &a, OK, 5000).await.unwrap();
+    assert_eq!(
+        pulls(&ws),
+        before + 2,
+        "a's result of the new epoch is reused"
+    );
+    // Another program rewrites a: the next call re-sends it from the disk.
+    std::fs::write(&a, BAD2).unwrap();
+    let r = check_timed(&pool, &b, BAD, 5000).await.unwrap();
+    assert_eq!(r.diagnostics.len(), 1);
+    let log = ws.log();
+    assert!(
+        log.contains("workspace/didChangeWatchedFiles"),
+        "no didChangeWatchedFiles:\n{log}"
+    );
+    let groups = pgids(&pool);
+    pool.shutdown().await;
+    assert_gone(&groups);
+}

@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use lspedit_fake_lsp::support::copy_project;
 use lspedit_lsp::{BlockingPool, PoolConfig};
-use lspedit_tools::{DiagnosticsProvider, LspProvider, Tools, ToolsConfig, Workspace};
+use lspedit_tools::{
+    DiagnosticsProvider, DiagnosticsStatus, LspProvider, Tools, ToolsConfig, Workspace,
+};
 
 fn require_server(server: &str) -> Option<PoolConfig> {
     let cfg = PoolConfig::bundled().unwrap().only(&[server]);
@@ -187,4 +189,208 @@ fn rust_analyzer_write_file_reports_errors_in_other_files() {
         "{section}"
     );
     assert!(section.contains("(E0308)"), "{section}");
+}
+
+/// One long session over a project with a module (`first`) and a module importing it
+/// (`importer`), as a user of `lspedit mcp` drives it.
+struct Session {
+    server: &'static str,
+    project: &'static str,
+    first: &'static str,
+    importer: &'static str,
+    /// The exported declaration and its renamed form (breaks the importer).
+    decl: (&'static str, &'static str),
+    /// A correct rename over both files, one `apply_patch` each way, given as the two files'
+    /// sections (first file's, importer's) of a Codex patch; the reverse patch swaps -/+.
+    first_section: &'static str,
+    importer_section: &'static str,
+    /// Push servers know a file's "before" only once they have answered: check first.
+    warm_up: bool,
+}
+
+fn codex(sections: &[(&str, &str)]) -> String {
+    let mut p = String::from("*** Begin Patch\n");
+    for (path, body) in sections {
+        p.push_str(&format!("*** Update File: {path}\n{body}"));
+    }
+    p.push_str("*** End Patch\n");
+    p
+}
+
+fn reverse(section: &str) -> String {
+    section
+        .lines()
+        .map(|l| {
+            if let Some(rest) = l.strip_prefix('-') {
+                format!("+{rest}\n")
+            } else if let Some(rest) = l.strip_prefix('+') {
+                format!("-{rest}\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect()
+}
+
+fn long_session(s: Session) {
+    let Some(cfg) = require_server(s.server) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../test-projects")
+        .join(s.project);
+    copy_project(&src, dir.path()).unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let provider = Arc::new(LspProvider::from_pool(
+        BlockingPool::new(&root, cfg).unwrap(),
+    ));
+    let mut tcfg = ToolsConfig::default();
+    tcfg.diagnostics.timeout = Duration::from_secs(60);
+    tcfg.diagnostics.start_timeout = Duration::from_secs(90);
+    let tools = Tools::new(
+        Workspace::open(&root).unwrap(),
+        Some(provider as Arc<dyn DiagnosticsProvider>),
+        tcfg,
+    );
+    let importer_block = format!("<diagnostics file=\"{}\">\nERROR [", s.importer);
+    let check = |path: &str| {
+        let fb = tools.check_paths(&[path.to_string()]).unwrap();
+        assert_eq!(fb.statuses.len(), 1);
+        assert_eq!(
+            fb.statuses[0].status,
+            DiagnosticsStatus::Checked,
+            "{}: {:?}",
+            s.server,
+            fb.statuses
+        );
+        fb.text
+    };
+    if s.warm_up {
+        let text = check(s.importer);
+        assert!(!text.contains("LSP errors"), "{}: {text}", s.server);
+    }
+
+    // 1. Renaming the exported function: the edit's own result names the importer's error.
+    let r = tools.edit(s.first, s.decl.0, s.decl.1, false);
+    assert!(!r.is_error, "{}", r.llm_content);
+    assert_eq!(r.diagnostics[0].status, DiagnosticsStatus::Checked);
+    let others = r
+        .llm_content
+        .split("LSP errors detected in other files:\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{}: no other-files section:\n{}", s.server, r.llm_content));
+    assert!(
+        others.starts_with(&importer_block),
+        "{}: {}",
+        s.server,
+        r.llm_content
+    );
+    // 2. Checking the importer shows it.
+    let text = check(s.importer);
+    assert!(text.contains(&importer_block), "{}: {text}", s.server);
+    // 3. The revert clears it.
+    let r = tools.edit(s.first, s.decl.1, s.decl.0, false);
+    assert!(
+        !r.llm_content.contains("LSP errors"),
+        "{}: {}",
+        s.server,
+        r.llm_content
+    );
+    let text = check(s.importer);
+    assert!(!text.contains("LSP errors"), "{}: {text}", s.server);
+
+    // 4. Another program renames it on disk: diagnostics follow, and follow it back.
+    let original = std::fs::read_to_string(root.join(s.first)).unwrap();
+    std::fs::write(root.join(s.first), original.replace(s.decl.0, s.decl.1)).unwrap();
+    let text = check(s.importer);
+    assert!(
+        text.contains(&importer_block),
+        "{}: after the disk write: {text}",
+        s.server
+    );
+    std::fs::write(root.join(s.first), &original).unwrap();
+    let text = check(s.importer);
+    assert!(
+        !text.contains("LSP errors"),
+        "{}: after the disk revert: {text}",
+        s.server
+    );
+
+    // 5. A correct two-file rename in one apply_patch reports nothing, whichever file the
+    // patch names first (there and back).
+    let forward = codex(&[(s.first, s.first_section), (s.importer, s.importer_section)]);
+    let r = tools.apply_patch(&forward);
+    assert!(!r.is_error, "{}: {}", s.server, r.llm_content);
+    assert!(
+        !r.llm_content.contains("LSP errors"),
+        "{}: {}",
+        s.server,
+        r.llm_content
+    );
+    assert!(
+        r.diagnostics
+            .iter()
+            .all(|d| d.status == DiagnosticsStatus::Checked),
+        "{:?}",
+        r.diagnostics
+    );
+    let back = codex(&[
+        (s.importer, &reverse(s.importer_section)),
+        (s.first, &reverse(s.first_section)),
+    ]);
+    let r = tools.apply_patch(&back);
+    assert!(!r.is_error, "{}: {}", s.server, r.llm_content);
+    assert!(
+        !r.llm_content.contains("LSP errors"),
+        "{}: {}",
+        s.server,
+        r.llm_content
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join(s.first)).unwrap(),
+        original
+    );
+}
+
+#[test]
+fn tsc7_long_session_cross_file() {
+    long_session(Session {
+        server: "tsc7",
+        project: "ts-basic",
+        first: "src/util.ts",
+        importer: "src/index.ts",
+        decl: ("export function add(", "export function sum("),
+        first_section: "@@\n-export function add(a: number, b: number): number {\n+export function sum(a: number, b: number): number {\n",
+        importer_section: "@@\n-import { add, greet } from \"./util\";\n+import { sum, greet } from \"./util\";\n@@\n-const total: number = add(1, 2);\n+const total: number = sum(1, 2);\n",
+        warm_up: false,
+    });
+}
+
+#[test]
+fn pyright_long_session_cross_file() {
+    long_session(Session {
+        server: "pyright",
+        project: "python-basic",
+        first: "app/main.py",
+        importer: "app/report.py",
+        decl: ("def add(", "def plus("),
+        first_section: "@@\n-def add(a: int, b: int) -> int:\n+def plus(a: int, b: int) -> int:\n@@\n-    value: int = add(40, 2)\n+    value: int = plus(40, 2)\n",
+        importer_section: "@@\n-from app.main import add\n+from app.main import plus\n@@\n-    return add(1, 2)\n+    return plus(1, 2)\n",
+        warm_up: false,
+    });
+}
+
+#[test]
+fn rust_analyzer_long_session_cross_file() {
+    long_session(Session {
+        server: "rust-analyzer",
+        project: "rust-basic",
+        first: "src/lib.rs",
+        importer: "src/twice.rs",
+        decl: ("pub fn add(", "pub fn plus("),
+        first_section: "@@\n-pub fn add(a: i32, b: i32) -> i32 {\n+pub fn plus(a: i32, b: i32) -> i32 {\n@@\n-    let value: i32 = add(40, 2);\n+    let value: i32 = plus(40, 2);\n",
+        importer_section: "@@\n-use crate::add;\n+use crate::plus;\n@@\n-    add(x, x)\n+    plus(x, x)\n",
+        warm_up: true,
+    });
 }

@@ -3,9 +3,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::Instant;
 
-use lspedit_tools::diagnostics::{Diagnostic, DiagnosticsProvider, Severity};
+use lspedit_tools::diagnostics::{
+    CheckError, CheckReport, Diagnostic, DiagnosticsProvider, FileText, OtherFile, Severity,
+};
 use lspedit_tools::{Tools, ToolsConfig, Workspace};
 
 pub fn diag(
@@ -77,29 +79,37 @@ impl DiagnosticsProvider for Mock {
     fn is_warm(&self, _path: &Path) -> bool {
         true
     }
-    fn check(
-        &self,
-        path: &Path,
-        text: &str,
-        _timeout: Duration,
-    ) -> Result<Vec<Diagnostic>, String> {
-        self.checks.fetch_add(1, Ordering::SeqCst);
-        self.checked_paths.lock().unwrap().push(path.to_path_buf());
-        match &self.answer {
-            Answer::With(f) => Ok(f(path, text)),
-            Answer::Fail(msg) => Err(msg.clone()),
-            Answer::Panic => panic!("provider exploded"),
-            Answer::Hang(gate) => {
-                let _g = gate.lock().unwrap();
-                Ok(vec![diag(1, 1, Severity::Error, "too late", None)])
-            }
+    fn check_files(&self, files: &[FileText], _deadline: Instant) -> CheckReport {
+        let mut report = CheckReport::default();
+        for f in files {
+            self.checks.fetch_add(1, Ordering::SeqCst);
+            self.checked_paths.lock().unwrap().push(f.path.clone());
+            report.files.push(match &self.answer {
+                Answer::With(g) => Ok(g(&f.path, &f.text)),
+                Answer::Fail(msg) => Err(CheckError::Failed {
+                    message: msg.clone(),
+                }),
+                Answer::Panic => panic!("provider exploded"),
+                Answer::Hang(gate) => {
+                    let _g = gate.lock().unwrap();
+                    Ok(vec![diag(1, 1, Severity::Error, "too late", None)])
+                }
+            });
         }
+        // Other files: nothing before this change, so every error counts as caused by it.
+        report.others = self
+            .others
+            .iter()
+            .map(|(path, after)| OtherFile {
+                path: path.clone(),
+                before: Vec::new(),
+                after: after.clone(),
+            })
+            .collect();
+        report
     }
     fn touch(&self, _path: &Path) {
         self.touches.fetch_add(1, Ordering::SeqCst);
-    }
-    fn other_files(&self, _except: &Path) -> Vec<(PathBuf, Vec<Diagnostic>)> {
-        self.others.clone()
     }
 }
 
