@@ -20,10 +20,8 @@
 //!
 //! Nothing here prints: progress goes through a callback.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use lspedit_lsp::config::{SERVERS_DIR_ENV, default_servers_dir};
@@ -270,7 +268,8 @@ fn probe_version(bin: &Path) -> Result<Option<String>, String> {
     Ok(first(&out.stdout).or_else(|| first(&out.stderr)))
 }
 
-/// Output of a child process run to completion.
+/// A child's output, from the one bounded-run helper of the lsp crate (own process group,
+/// killed whole at the timeout, output drained and capped).
 struct Output {
     success: bool,
     /// Killed because it ran past its timeout.
@@ -279,65 +278,21 @@ struct Output {
     stderr: Vec<u8>,
 }
 
-/// Runs `cmd` with piped stdout and stderr, bounded by `timeout`. On Unix it runs in a process
-/// group of its own and the whole group is killed past the timeout (npm and apt-get run
-/// children of their own). Elsewhere the timed-out child is left to finish on its own and
-/// reported as timed out without its output.
-fn run_bounded(cmd: &mut Command, timeout: Duration) -> std::io::Result<Output> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        cmd.process_group(0);
-    }
-    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
-    let stdout = child.stdout.take().map(drain);
-    let stderr = child.stderr.take().map(drain);
-    let (tx, rx) = mpsc::channel();
-    #[cfg(unix)]
-    let id = child.id();
-    let waiter = std::thread::spawn(move || {
-        let status = child.wait();
-        let _ = tx.send(());
-        status
-    });
-    let timed_out = rx.recv_timeout(timeout).is_err();
-    if timed_out {
-        // Still running: kill its group (the waiter still owns the handle and reaps it, so the
-        // pid, which is also the group id, cannot have been reused yet).
-        #[cfg(unix)]
-        if let Some(pid) = i32::try_from(id)
-            .ok()
-            .and_then(rustix::process::Pid::from_raw)
-        {
-            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-        }
-        #[cfg(not(unix))]
-        return Ok(Output {
-            success: false,
-            timed_out,
-            stdout: Vec::new(),
-            stderr: Vec::new(),
-        });
-    }
-    let status = waiter
-        .join()
-        .map_err(|_| std::io::Error::other("waiter thread panicked"))??;
-    let collect = |h: Option<std::thread::JoinHandle<Vec<u8>>>| {
-        h.and_then(|h| h.join().ok()).unwrap_or_default()
-    };
-    Ok(Output {
-        success: status.success() && !timed_out,
-        timed_out,
-        stdout: collect(stdout),
-        stderr: collect(stderr),
-    })
-}
+/// What an install step or a version probe may print that is kept (its end).
+const OUTPUT_MAX_BYTES: usize = 1 << 20;
 
-fn drain<R: Read + Send + 'static>(mut r: R) -> std::thread::JoinHandle<Vec<u8>> {
-    std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = r.read_to_end(&mut buf);
-        buf
+fn run_bounded(cmd: &mut Command, timeout: Duration) -> std::io::Result<Output> {
+    let r = lspedit_lsp::process::run_bounded(
+        cmd,
+        timeout,
+        lspedit_lsp::process::Capture::Separate,
+        OUTPUT_MAX_BYTES,
+    )?;
+    Ok(Output {
+        success: r.success(),
+        timed_out: r.timed_out,
+        stdout: r.stdout,
+        stderr: r.stderr,
     })
 }
 

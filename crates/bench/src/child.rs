@@ -2,8 +2,8 @@
 //! (a pidfd polled for readability), so a fast tool is reaped at once and a hung one is killed
 //! when its time is up, with no sleeping loop in between.
 
-use std::io::{self, Read};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::io;
+use std::process::{Child, Command, ExitStatus};
 use std::time::{Duration, Instant};
 
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
@@ -44,40 +44,23 @@ pub struct Run {
     pub elapsed: Duration,
 }
 
-/// Run `cmd` with stdin closed, stdout captured and stderr discarded; kill it (SIGKILL) if it
-/// is still running after `timeout`.
+/// The most stdout a benchmarked tool's run keeps (its JSON report).
+const STDOUT_MAX_BYTES: usize = 64 << 20;
+
+/// Run `cmd` with stdin closed, stdout captured and stderr discarded, through lspedit's one
+/// bounded-run helper: in its own process group, killed whole if still running after
+/// `timeout`.
 pub fn run(cmd: &mut Command, timeout: Duration) -> io::Result<Run> {
-    let start = Instant::now();
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()?;
-    // Drain stdout on its own thread so a chatty child never blocks on a full pipe.
-    let mut out = child
-        .stdout
-        .take()
-        .ok_or_else(|| io::Error::other("no stdout pipe"))?;
-    let reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = out.read_to_end(&mut buf);
-        buf
-    });
-    let status = match wait_timeout(&mut child, timeout)? {
-        Some(s) => Some(s),
-        None => {
-            child.kill()?;
-            child.wait()?;
-            None
-        }
-    };
-    let stdout = reader
-        .join()
-        .map_err(|_| io::Error::other("stdout reader panicked"))?;
+    let r = lspedit_lsp::process::run_bounded(
+        cmd,
+        timeout,
+        lspedit_lsp::process::Capture::StdoutOnly,
+        STDOUT_MAX_BYTES,
+    )?;
     Ok(Run {
-        status,
-        stdout,
-        elapsed: start.elapsed(),
+        status: r.status,
+        stdout: r.stdout,
+        elapsed: r.elapsed,
     })
 }
 

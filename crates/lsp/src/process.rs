@@ -337,3 +337,152 @@ mod tests {
         assert!(t.lines.back().is_some_and(|l| l.len() == STDERR_MAX_LINE));
     }
 }
+
+/// How a bounded run captures the child's output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Capture {
+    /// stdout and stderr kept apart.
+    Separate,
+    /// stderr into the same pipe as stdout, in the order written (a command's log).
+    Merged,
+    /// stdout only; stderr discarded.
+    StdoutOnly,
+}
+
+/// What a bounded run produced. Each stream keeps at most `max_bytes` (its last bytes).
+#[derive(Debug)]
+pub struct BoundedRun {
+    /// `None` when the run was killed at its deadline (or its status could not be read).
+    pub status: Option<std::process::ExitStatus>,
+    pub timed_out: bool,
+    /// stdout (with stderr for [`Capture::Merged`]).
+    pub stdout: Vec<u8>,
+    /// stderr for [`Capture::Separate`]; empty otherwise.
+    pub stderr: Vec<u8>,
+    pub elapsed: Duration,
+}
+
+impl BoundedRun {
+    /// Exited on its own with status 0.
+    pub fn success(&self) -> bool {
+        !self.timed_out && self.status.is_some_and(|s| s.success())
+    }
+}
+
+/// The one way lspedit runs a short-lived child (an installer step, a validation command, a
+/// benchmarked tool): stdin closed, in a process group of its own, its output drained on
+/// threads into bounded buffers, the whole group killed at `timeout`, and whatever it left
+/// running in its group killed on return, so no run leaves an orphan. (Language servers are
+/// long-lived and go through [`spawn`]'s async path with the same group rule.)
+pub fn run_bounded(
+    cmd: &mut std::process::Command,
+    timeout: Duration,
+    capture: Capture,
+    max_bytes: usize,
+) -> std::io::Result<BoundedRun> {
+    use std::io::Read;
+    use std::os::unix::process::CommandExt;
+    let start = Instant::now();
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut kept: VecDeque<u8> = VecDeque::new();
+            let mut buf = [0u8; 8192];
+            loop {
+                match r.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        kept.extend(&buf[..n]);
+                        let excess = kept.len().saturating_sub(max_bytes);
+                        kept.drain(..excess);
+                    }
+                }
+            }
+            Vec::from(kept)
+        })
+    };
+    cmd.stdin(Stdio::null()).process_group(0);
+    let (stdout, stderr, mut child) = match capture {
+        Capture::Merged => {
+            let (reader, writer) = std::io::pipe()?;
+            let writer2 = writer.try_clone()?;
+            let child = cmd.stdout(writer).stderr(writer2).spawn();
+            // The command keeps copies of the write end: replace them, or the read never ends.
+            cmd.stdout(Stdio::null()).stderr(Stdio::null());
+            (Some(drain(Box::new(reader))), None, child?)
+        }
+        Capture::Separate | Capture::StdoutOnly => {
+            let err = if capture == Capture::Separate {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            };
+            let mut child = cmd.stdout(Stdio::piped()).stderr(err).spawn()?;
+            let out = child
+                .stdout
+                .take()
+                .map(|o| drain(Box::new(o) as Box<dyn Read + Send>));
+            let err = child
+                .stderr
+                .take()
+                .map(|e| drain(Box::new(e) as Box<dyn Read + Send>));
+            (out, err, child)
+        }
+    };
+    let pgid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let status = child.wait();
+        let _ = tx.send(());
+        status
+    });
+    // Until the waiter reaps the child, its pid (also the group id) cannot be reused.
+    let timed_out = rx.recv_timeout(timeout).is_err();
+    if timed_out {
+        kill_group(pgid);
+    }
+    let status = waiter.join().ok().and_then(Result::ok);
+    // Whatever it left running in its group goes too (no orphans; nothing holds the pipes).
+    kill_group(pgid);
+    let collect = |h: Option<std::thread::JoinHandle<Vec<u8>>>| {
+        h.and_then(|h| h.join().ok()).unwrap_or_default()
+    };
+    Ok(BoundedRun {
+        status: if timed_out { None } else { status },
+        timed_out,
+        stdout: collect(stdout),
+        stderr: collect(stderr),
+        elapsed: start.elapsed(),
+    })
+}
+
+#[cfg(test)]
+mod bounded_tests {
+    use super::*;
+
+    #[test]
+    fn a_fast_child_is_reaped_and_a_hung_group_killed_at_the_deadline() {
+        let mut cmd = std::process::Command::new("sh");
+        cmd.args(["-c", "echo out; echo err >&2; exit 3"]);
+        let r = run_bounded(&mut cmd, Duration::from_secs(30), Capture::Separate, 1024).unwrap();
+        assert!(!r.timed_out && !r.success());
+        assert_eq!(r.status.and_then(|s| s.code()), Some(3));
+        assert_eq!(
+            (r.stdout.as_slice(), r.stderr.as_slice()),
+            (&b"out\n"[..], &b"err\n"[..])
+        );
+
+        // A child that leaves a grandchild holding the pipe and sleeps: both die at the deadline.
+        let mut cmd = std::process::Command::new("sh");
+        cmd.args(["-c", "sleep 600 & echo started; wait"]);
+        let r = run_bounded(&mut cmd, Duration::from_millis(300), Capture::Merged, 1024).unwrap();
+        assert!(r.timed_out && r.status.is_none());
+        assert_eq!(r.stdout, b"started\n");
+        assert!(r.elapsed < Duration::from_secs(60), "{:?}", r.elapsed);
+
+        // Output past the cap keeps its end.
+        let mut cmd = std::process::Command::new("sh");
+        cmd.args(["-c", "printf 'abcdefghij'"]);
+        let r = run_bounded(&mut cmd, Duration::from_secs(30), Capture::StdoutOnly, 4).unwrap();
+        assert_eq!(r.stdout, b"ghij");
+    }
+}

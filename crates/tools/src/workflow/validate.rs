@@ -6,15 +6,11 @@
 //! keep their order); on timeout the whole group is killed, since build tools fork (cargo runs
 //! rustc, `tsc` runs node). Waiting is on the child's exit with a deadline, never a sleep.
 
-use std::collections::VecDeque;
 use std::fs;
-use std::io::{self, Read};
-use std::os::unix::process::CommandExt;
+use std::io;
 use std::path::{Component, Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use lspedit_engine::Reason;
 use serde::{Deserialize, Serialize};
@@ -28,10 +24,6 @@ const SKIPPED_DIRS: &[&str] = &[".lspedit", ".git", "target", "node_modules"];
 /// How much of the command's output is kept for the report.
 const TAIL_MAX_BYTES: usize = 8 * 1024;
 const TAIL_MAX_LINES: usize = 40;
-
-/// After the command exits, how long its output pipe may stay open (held by a process that left
-/// the group) before the report is made with the output read so far.
-const PIPE_DRAIN_GRACE: Duration = Duration::from_secs(2);
 
 /// What the sandbox holds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -181,96 +173,40 @@ fn copy_tree(src: &Path, dst: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// Run `cmd` in `cwd` in its own process group; kill the group at the deadline.
+/// Run `cmd` in `cwd` through the one bounded-run helper (own process group, killed whole at
+/// the deadline and on return, output merged and capped).
 fn run_with_deadline(
     cmd: &ValidationCommand,
     cwd: &Path,
     timeout: Duration,
 ) -> Result<ValidationReport, ToolError> {
-    let start = Instant::now();
     let shown = cmd.display();
-    let spawn_err = |e: io::Error| {
+    let mut command = Command::new(&cmd.program);
+    command.args(&cmd.args).current_dir(cwd);
+    let run = lspedit_lsp::process::run_bounded(
+        &mut command,
+        timeout,
+        lspedit_lsp::process::Capture::Merged,
+        TAIL_MAX_BYTES * 4,
+    )
+    .map_err(|e| {
         ToolError::new(
             Reason::ValidationFailed,
             None,
             format!("the validation command `{shown}` could not be started: {e}"),
         )
-    };
-    let (mut reader, writer) = io::pipe().map_err(spawn_err)?;
-    let writer2 = writer.try_clone().map_err(spawn_err)?;
-    let mut command = Command::new(&cmd.program);
-    command
-        .args(&cmd.args)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(writer)
-        .stderr(writer2)
-        .process_group(0);
-    let mut child = command.spawn().map_err(spawn_err)?;
-    // The command keeps our copies of the pipe's write end; drop them or the read never ends.
-    drop(command);
-    let pid = child.id();
-
-    let tail = Arc::new(Mutex::new(VecDeque::<u8>::new()));
-    let (drained_tx, drained_rx) = mpsc::channel::<()>();
-    let tail_w = Arc::clone(&tail);
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 8192];
-        loop {
-            match reader.read(&mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    let mut t = tail_w.lock().unwrap_or_else(PoisonError::into_inner);
-                    t.extend(&buf[..n]);
-                    let excess = t.len().saturating_sub(TAIL_MAX_BYTES * 4);
-                    t.drain(..excess);
-                }
-            }
-        }
-        let _ = drained_tx.send(());
-    });
-    let (exit_tx, exit_rx) = mpsc::channel::<io::Result<ExitStatus>>();
-    std::thread::spawn(move || {
-        let _ = exit_tx.send(child.wait());
-    });
-
-    let (status, timed_out) = match exit_rx.recv_timeout(timeout) {
-        Ok(status) => (status.ok(), false),
-        Err(_) => {
-            tracing::warn!(command = %shown, ?timeout, "validation command timed out; killing its process group");
-            kill_group(pid);
-            // SIGKILL cannot be caught: the wait returns promptly.
-            (exit_rx.recv().ok().and_then(Result::ok), true)
-        }
-    };
-    // Whatever the command left running in its group goes too (no orphans).
-    kill_group(pid);
-    if drained_rx.recv_timeout(PIPE_DRAIN_GRACE).is_err() {
-        tracing::warn!(command = %shown, "a process outside the group still holds the output pipe");
+    })?;
+    if run.timed_out {
+        tracing::warn!(command = %shown, ?timeout, "validation command timed out; its process group was killed");
     }
-    let bytes: Vec<u8> = tail
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .iter()
-        .copied()
-        .collect();
-    let exit_code = status.and_then(|s| s.code());
     Ok(ValidationReport {
         command: shown,
-        passed: !timed_out && status.is_some_and(|s| s.success()),
-        exit_code,
-        timed_out,
-        output_tail: output_tail(&bytes),
-        duration_ms: u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX),
+        passed: run.success(),
+        exit_code: run.status.and_then(|s| s.code()),
+        timed_out: run.timed_out,
+        output_tail: output_tail(&run.stdout),
+        duration_ms: u64::try_from(run.elapsed.as_millis()).unwrap_or(u64::MAX),
     })
-}
-
-fn kill_group(pid: u32) {
-    let Ok(raw) = i32::try_from(pid) else { return };
-    if let Some(pid) = rustix::process::Pid::from_raw(raw) {
-        // Already gone is fine.
-        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-    }
 }
 
 /// The last [`TAIL_MAX_LINES`] lines, at most [`TAIL_MAX_BYTES`] bytes, lossily decoded.
