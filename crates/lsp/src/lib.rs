@@ -74,7 +74,22 @@ pub use root::detect_root;
 /// leaves no process behind.
 pub struct BlockingPool {
     pool: Pool,
-    rt: Option<tokio::runtime::Runtime>,
+    rt: Option<Rt>,
+}
+
+/// Where a [`BlockingPool`]'s futures run: a runtime of its own, or the caller's.
+enum Rt {
+    Owned(tokio::runtime::Runtime),
+    Shared(tokio::runtime::Handle),
+}
+
+impl Rt {
+    fn handle(&self) -> &tokio::runtime::Handle {
+        match self {
+            Rt::Owned(rt) => rt.handle(),
+            Rt::Shared(h) => h,
+        }
+    }
 }
 
 impl std::fmt::Debug for BlockingPool {
@@ -98,7 +113,23 @@ impl BlockingPool {
             })?;
         Ok(Self {
             pool: Pool::new(workspace_root, config)?,
-            rt: Some(rt),
+            rt: Some(Rt::Owned(rt)),
+        })
+    }
+
+    /// A pool for `workspace_root` whose servers run on the caller's runtime (`handle`): one
+    /// runtime per process. Its blocking methods must then be called from a thread that is not
+    /// one of that runtime's workers (a `spawn_blocking` thread, as [`Pool`]'s sync callers in
+    /// an async program use); the async [`Pool`] inside ([`BlockingPool::pool`]) may be awaited
+    /// anywhere.
+    pub fn with_handle(
+        workspace_root: impl AsRef<Path>,
+        config: PoolConfig,
+        handle: tokio::runtime::Handle,
+    ) -> Result<Self, LspError> {
+        Ok(Self {
+            pool: Pool::new(workspace_root, config)?,
+            rt: Some(Rt::Shared(handle)),
         })
     }
 
@@ -179,7 +210,7 @@ impl BlockingPool {
     /// See [`Pool::touch`].
     pub fn touch(&self, path: &Path) {
         if let Some(rt) = &self.rt {
-            let _guard = rt.enter();
+            let _guard = rt.handle().enter();
             self.pool.touch(path);
         }
     }
@@ -220,7 +251,7 @@ impl BlockingPool {
     {
         let rt = self.rt.as_ref()?;
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        rt.spawn(async move {
+        rt.handle().spawn(async move {
             let _ = tx.send(fut.await);
         });
         rx.recv().ok()
@@ -229,9 +260,26 @@ impl BlockingPool {
 
 impl Drop for BlockingPool {
     fn drop(&mut self) {
-        self.shutdown();
-        if let Some(rt) = self.rt.take() {
-            rt.shutdown_background();
+        match self.rt.take() {
+            Some(Rt::Owned(rt)) => {
+                self.rt = Some(Rt::Owned(rt));
+                self.shutdown();
+                if let Some(Rt::Owned(rt)) = self.rt.take() {
+                    rt.shutdown_background();
+                }
+            }
+            // Dropped on one of the caller's runtime threads: waiting there for the shutdown
+            // could block the very thread that has to run it. Start it and return; the pool's
+            // process groups are killed when its last handle goes, whatever the shutdown got to.
+            Some(Rt::Shared(h)) if tokio::runtime::Handle::try_current().is_ok() => {
+                let pool = self.pool.clone();
+                h.spawn(async move { pool.shutdown().await });
+            }
+            Some(Rt::Shared(h)) => {
+                self.rt = Some(Rt::Shared(h));
+                self.shutdown();
+            }
+            None => {}
         }
     }
 }

@@ -44,7 +44,7 @@ pub struct ToolResult {
 }
 
 impl ToolResult {
-    fn error(e: &ToolError) -> ToolResult {
+    pub(crate) fn error(e: &ToolError) -> ToolResult {
         let text = format!("Error: {e}");
         ToolResult {
             reason: Some(e.reason),

@@ -2,6 +2,7 @@
 //! composed from the pure engine.
 
 mod agent;
+mod asynchronous;
 pub mod diagnostics;
 mod error;
 pub mod events;
@@ -16,6 +17,7 @@ pub use agent::{
     DiagnosticsFeedback, MAX_ECHOED_LINE_CHARS, ToolResult, Tools, ToolsConfig, WrittenFile,
     cap_line, offset_past_end, sync_text,
 };
+pub use asynchronous::AsyncTools;
 pub use diagnostics::{
     CheckError, CheckReport, DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider,
     DiagnosticsStatus, FileDiagnosticsStatus, FileText, OtherFile,

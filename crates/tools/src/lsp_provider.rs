@@ -23,6 +23,19 @@ impl LspProvider {
         })
     }
 
+    /// [`LspProvider::open`] with the servers on the caller's tokio runtime (`handle`) instead
+    /// of a runtime of the pool's own: for async programs, used through
+    /// [`crate::AsyncTools`] (whose calls run on `spawn_blocking` threads).
+    pub fn open_with_handle(
+        root: &Path,
+        handle: tokio::runtime::Handle,
+    ) -> Result<LspProvider, LspError> {
+        let config = PoolConfig::load(root)?;
+        Ok(LspProvider {
+            pool: BlockingPool::with_handle(root, config, handle)?,
+        })
+    }
+
     /// A provider over a pool built by the caller (tests, embedders with their own config).
     pub fn from_pool(pool: BlockingPool) -> LspProvider {
         LspProvider { pool }

@@ -3,6 +3,7 @@
 // Test code: a failed unwrap is a failed test, and skipped real-server tests say why on stderr.
 #![allow(clippy::unwrap_used, clippy::print_stderr, clippy::type_complexity)]
 
+mod async_embed;
 mod bounds;
 mod concurrency;
 mod confinement;

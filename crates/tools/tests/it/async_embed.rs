@@ -1,0 +1,92 @@
+//! Embedding from an async program: the tools through `AsyncTools`, the language servers on
+//! the caller's runtime (`LspProvider` over `BlockingPool::with_handle`), on a current-thread
+//! runtime (the case where blocking a worker would hang) and on a multi-thread one.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use lspedit_fake_lsp::{Mode, Script};
+use lspedit_lsp::{BlockingPool, PoolConfig, ServerConfig};
+use lspedit_tools::{
+    AsyncTools, DiagnosticsProvider, DiagnosticsStatus, LspProvider, Tools, ToolsConfig, Workspace,
+};
+
+/// The scripted server declared for `.ts` files, its errors on lines holding `BAD`.
+fn fake_config(root: &std::path::Path) -> PoolConfig {
+    let script = Script {
+        mode: Mode::Pull,
+        marker: "BAD".to_string(),
+        ..Script::default()
+    };
+    let script_file = root.join("script.json");
+    std::fs::write(&script_file, script.to_json()).unwrap();
+    let toml = format!(
+        "id = \"fake\"\ncommand = {:?}\nroot_markers = []\nlanguages = {{ ts = \"typescript\" }}\n\
+         diagnostics = {{ strategy = \"pull\" }}\nenv = {{ LSPEDIT_FAKE_SCRIPT_FILE = {:?} }}\n",
+        lspedit_fake_lsp::binary().display().to_string(),
+        script_file.display().to_string(),
+    );
+    PoolConfig {
+        servers: vec![ServerConfig::from_toml(&toml).unwrap()],
+        shutdown_grace: Duration::from_millis(300),
+        ..PoolConfig::default()
+    }
+}
+
+async fn edit_reports_the_error_and_the_fix_clears_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(root.join("a.ts"), "let a = 1;\n").unwrap();
+    let pool =
+        BlockingPool::with_handle(&root, fake_config(&root), tokio::runtime::Handle::current())
+            .unwrap();
+    let provider = Arc::new(LspProvider::from_pool(pool));
+    let tools = AsyncTools::new(Arc::new(Tools::new(
+        Workspace::open(&root).unwrap(),
+        Some(provider.clone() as Arc<dyn DiagnosticsProvider>),
+        ToolsConfig::default(),
+    )));
+
+    let r = tools
+        .edit("a.ts", "let a = 1;", "let a = BAD;", false)
+        .await;
+    assert!(!r.is_error, "{}", r.llm_content);
+    assert!(
+        r.llm_content
+            .contains("LSP errors detected in this file, please fix:"),
+        "{}",
+        r.llm_content
+    );
+    assert_eq!(r.diagnostics[0].status, DiagnosticsStatus::Checked);
+    let r = tools.edit("a.ts", "BAD", "2", false).await;
+    assert!(!r.llm_content.contains("LSP errors"), "{}", r.llm_content);
+    let r = tools.read_file("a.ts", None, None).await;
+    assert!(r.llm_content.contains("|let a = 2;"), "{}", r.llm_content);
+
+    // Nothing outlives the embedder: the servers go when the tools and provider are dropped.
+    let groups = provider.pool().process_groups();
+    assert!(!groups.is_empty());
+    drop(tools);
+    drop(provider);
+    for g in groups {
+        assert!(
+            tokio::task::spawn_blocking(move || lspedit_lsp::process::wait_group_gone(
+                g,
+                Duration::from_secs(10)
+            ))
+            .await
+            .unwrap(),
+            "server group {g} still running"
+        );
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn tools_embedded_on_a_current_thread_runtime() {
+    edit_reports_the_error_and_the_fix_clears_it().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_embedded_on_a_multi_thread_runtime() {
+    edit_reports_the_error_and_the_fix_clears_it().await;
+}
