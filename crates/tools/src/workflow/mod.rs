@@ -20,7 +20,6 @@
 //! before every operation.
 
 mod approval;
-pub mod bench;
 mod checkpoint;
 mod commit;
 mod evidence;

@@ -1,4 +1,4 @@
-//! Benchmark entry points for `crates/bench`: generate a tree of N source files, then time a
+//! The workflow benchmark's tree and run, over lspedit-tools' public API: generate a tree of N source files, then time a
 //! regex `propose_edit` over all of them and the `apply_edit` of the result (BENCHMARKS.md,
 //! "propose over 1,000 files and apply").
 
@@ -8,12 +8,8 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use lspedit_engine::Reason;
-
-use super::{ApplyPlan, Atomicity, ProposeRequest, Workflow, WorkflowConfig};
-use crate::agent::{Tools, ToolsConfig};
-use crate::error::ToolError;
-use crate::workspace::Workspace;
+use lspedit_tools::workflow::{ApplyPlan, Atomicity, ProposeRequest, Workflow, WorkflowConfig};
+use lspedit_tools::{Reason, ToolError, Tools, ToolsConfig, Workspace};
 
 /// The identifier the generated files use and the benchmark renames.
 pub const OLD_NAME: &str = "old_name";
