@@ -454,7 +454,7 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
             let r = with_progress(!opts.no_diagnostics, || {
                 session.tools().edit(&file, &old, &new, all)
             });
-            print_tool(&r, json, opts.diff)
+            finish_tool(&session, &r, json, opts.diff)
         }
         Command::Write {
             file,
@@ -466,7 +466,7 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
             let r = with_progress(!opts.no_diagnostics, || {
                 session.tools().write_file(&file, &text)
             });
-            print_tool(&r, json, opts.diff)
+            finish_tool(&session, &r, json, opts.diff)
         }
         Command::Apply {
             patch,
@@ -482,7 +482,7 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
             config.engine.search_radius = search_radius;
             let session = open_session(root, !opts.no_diagnostics, config)?;
             let r = with_progress(!opts.no_diagnostics, || session.tools().apply_patch(&text));
-            print_tool(&r, json, opts.diff)
+            finish_tool(&session, &r, json, opts.diff)
         }
         Command::Check { files } => {
             let session = open_session(root, true, ToolsConfig::default())?;
@@ -699,6 +699,14 @@ fn with_progress(diagnostics: bool, f: impl FnOnce() -> ToolResult) -> ToolResul
     let r = f();
     progress.done();
     r
+}
+
+/// The end of a writing command: the servers stopped explicitly, not on drop (a diagnostics
+/// thread abandoned at its deadline may still hold the pool, and the process would exit before
+/// its drop killed the servers), then the result printed.
+fn finish_tool(session: &Session, r: &ToolResult, json: bool, diff: bool) -> Result<u8, Failure> {
+    session.shutdown();
+    print_tool(r, json, diff)
 }
 
 /// A tool result: as JSON, or for a person what the model would read (report, fresh anchors,

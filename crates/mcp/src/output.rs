@@ -8,7 +8,8 @@
 
 use lspedit_engine::FileAction;
 use lspedit_tools::{
-    ApplyOutcome, FileReport, FileStatus, Proposal, Reason, ToolError, ToolResult, UndoOutcome,
+    ApplyOutcome, DiagnosticsStatus, FileDiagnosticsStatus, FileReport, FileStatus, Proposal,
+    Reason, ToolError, ToolResult, UndoOutcome,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -161,6 +162,40 @@ pub struct FileResult {
     /// The changed blocks of the new file, with their fresh anchors (`42abcd|content`) when
     /// within the cap; re-read the range otherwise.
     pub changed: Vec<ChangedBlock>,
+    /// Whether the language server checked the file's new text; absent when no diagnostics
+    /// were asked for it (diagnostics off, binary file, deleted, refused).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diagnostics: Option<FileDiagnosticsState>,
+}
+
+/// The diagnostics status of one written file (DESIGN.md §7).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct FileDiagnosticsState {
+    /// `checked` (the text shows its errors, if any), `timed_out` (no answer in time: the text
+    /// has none; if errors arrive later, the next tool result starts with them), `no_server`
+    /// (no language server configured or installed for the file) or `failed` (the server
+    /// failed or crashed).
+    pub status: String,
+    /// When `checked`: how many diagnostics the text reports for the file (errors by default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub errors: Option<usize>,
+}
+
+impl FileDiagnosticsState {
+    pub fn new(s: &FileDiagnosticsStatus) -> FileDiagnosticsState {
+        FileDiagnosticsState {
+            status: s.status.as_str().to_string(),
+            errors: (s.status == DiagnosticsStatus::Checked).then_some(s.reported.len()),
+        }
+    }
+
+    /// The state of the first of `paths` that has one in `statuses`.
+    fn find(statuses: &[FileDiagnosticsStatus], paths: &[&str]) -> Option<FileDiagnosticsState> {
+        paths
+            .iter()
+            .find_map(|p| statuses.iter().find(|s| s.path == *p))
+            .map(FileDiagnosticsState::new)
+    }
 }
 
 /// Where one hunk applied.
@@ -230,6 +265,7 @@ impl FileResult {
                             anchored_lines: b.lines.clone(),
                         })
                         .collect(),
+                    diagnostics: None,
                 }
             }
         }
@@ -244,6 +280,7 @@ impl FileResult {
             message: Some(e.message.clone()),
             hunks: Vec::new(),
             changed: Vec::new(),
+            diagnostics: None,
         }
     }
 
@@ -256,6 +293,7 @@ impl FileResult {
             message: None,
             hunks: Vec::new(),
             changed: Vec::new(),
+            diagnostics: None,
         }
     }
 }
@@ -279,6 +317,13 @@ impl WriteOutput {
                     _ => FileResult::bare(path.to_string(), FileState::Modified, None),
                 }
             });
+        }
+        for f in &mut files {
+            let mut paths = vec![f.path.as_str()];
+            paths.extend(f.new_path.as_deref());
+            // A rename's content is checked under its destination.
+            paths.reverse();
+            f.diagnostics = FileDiagnosticsState::find(&r.diagnostics, &paths);
         }
         WriteOutput {
             success: !r.is_error,
@@ -444,6 +489,10 @@ pub struct AppliedFile {
     pub reason: Option<String>,
     /// `M a.ts (1 hunk)` or the refusal.
     pub message: String,
+    /// Whether the language server checked the file's new text; absent when no diagnostics
+    /// were asked for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diagnostics: Option<FileDiagnosticsState>,
 }
 
 impl ApplyEditOutput {
@@ -472,6 +521,10 @@ impl ApplyEditOutput {
                     applied: f.applied,
                     reason: code(f.reason),
                     message: f.message.clone(),
+                    diagnostics: f
+                        .applied
+                        .then(|| FileDiagnosticsState::find(&o.diagnostics, &[&f.path]))
+                        .flatten(),
                 })
                 .collect(),
         }
@@ -549,9 +602,14 @@ pub struct DiagnosticsOutput {
 pub struct FileDiagnosticsOutput {
     /// Workspace-relative path.
     pub path: String,
-    /// The id of the language server that checked it.
+    /// The id of the language server for the file, when one is configured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server: Option<String>,
+    /// `checked`, `timed_out` (no answer in time: call diagnostics again shortly), `no_server`
+    /// (none configured or installed, or diagnostics off) or `failed`; absent when the path
+    /// was refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
     /// The reported diagnostics of the severities shown (errors by default), sorted by
     /// line and column; absent when the file could not be checked.
     #[serde(skip_serializing_if = "Option::is_none")]
