@@ -457,6 +457,22 @@ async fn every_tool_works_and_refusals_are_is_error_results() {
     assert_eq!(d["files"][0]["path"], "src/extra.ts", "{d}");
     assert_eq!(d["files"][0]["status"], "no_server", "{d}");
     assert!(d["files"][0].get("diagnostics").is_none(), "{d}");
+    // A path that cannot be checked is refused on its own: the others are still reported.
+    let some = call(
+        &client,
+        "diagnostics",
+        json!({ "paths": ["src/nope.ts", "src/extra.ts", "./src/extra.ts"] }),
+    )
+    .await;
+    assert!(is_error(&some));
+    assert_eq!(
+        text(&some),
+        "src/extra.ts: no diagnostics: diagnostics are turned off for this session.\n\nError: src/nope.ts: file_not_found: no such file"
+    );
+    let d = structured(&some);
+    assert_eq!(d["files"].as_array().unwrap().len(), 2, "{d}");
+    assert_eq!(d["files"][1]["reason"], "file_not_found", "{d}");
+    assert!(d["files"][1].get("status").is_none(), "{d}");
 
     // An unknown tool is a protocol error. Arguments off the schema are an isError result the
     // model can correct from (the MCP spec's input-validation rule, as rmcp implements it).

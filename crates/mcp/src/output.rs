@@ -650,6 +650,92 @@ mod tests {
         assert_eq!(parse_read_display("Error: no such file"), None);
     }
 
+    fn status(path: &str, status: DiagnosticsStatus, reported: usize) -> FileDiagnosticsStatus {
+        let d = lspedit_lsp::Diagnostic {
+            line: 1,
+            column: 1,
+            end_line: 1,
+            end_column: 2,
+            severity: lspedit_lsp::Severity::Error,
+            code: None,
+            message: "m".into(),
+            source: None,
+        };
+        FileDiagnosticsStatus {
+            path: path.into(),
+            status,
+            detail: (status != DiagnosticsStatus::Checked)
+                .then(|| "server stderr: secret token".to_string()),
+            reported: vec![d; reported],
+        }
+    }
+
+    #[test]
+    fn each_written_file_carries_its_diagnostics_status_never_the_detail() {
+        let mut r = ToolResult {
+            reason: None,
+            llm_content: String::new(),
+            display: "M a.ts".into(),
+            files: Vec::new(),
+            is_error: false,
+            diagnostics: vec![status("a.ts", DiagnosticsStatus::TimedOut, 0)],
+        };
+        let out = serde_json::to_value(WriteOutput::new(&r, Some("a.ts"))).unwrap();
+        assert_eq!(
+            out["files"][0]["diagnostics"],
+            serde_json::json!({"status": "timed_out"})
+        );
+        assert!(!out.to_string().contains("secret"), "{out}");
+        r.diagnostics = vec![status("a.ts", DiagnosticsStatus::Checked, 2)];
+        let out = serde_json::to_value(WriteOutput::new(&r, Some("a.ts"))).unwrap();
+        assert_eq!(
+            out["files"][0]["diagnostics"],
+            serde_json::json!({"status": "checked", "errors": 2})
+        );
+        // Nothing asked (diagnostics off, binary file): no key at all.
+        r.diagnostics.clear();
+        let out = serde_json::to_value(WriteOutput::new(&r, Some("a.ts"))).unwrap();
+        assert!(out["files"][0].get("diagnostics").is_none(), "{out}");
+    }
+
+    #[test]
+    fn the_diagnostics_status_is_optional_in_the_schemas() {
+        let schema =
+            serde_json::Value::Object(crate::schema::portable::<WriteOutput>().as_ref().clone());
+        let file = &schema["properties"]["files"]["items"];
+        let required = file["required"].as_array().unwrap();
+        assert!(!required.contains(&"diagnostics".into()), "{file}");
+        let d = &file["properties"]["diagnostics"];
+        assert_eq!(d["type"], "object", "{d}");
+        assert_eq!(d["required"], serde_json::json!(["status"]), "{d}");
+        assert_eq!(d["properties"]["errors"]["minimum"], 0, "{d}");
+        let schema = serde_json::Value::Object(
+            crate::schema::portable::<ApplyEditOutput>()
+                .as_ref()
+                .clone(),
+        );
+        let file = &schema["properties"]["files"]["items"];
+        assert_eq!(
+            file["properties"]["diagnostics"]["required"],
+            serde_json::json!(["status"]),
+            "{file}"
+        );
+        let schema = serde_json::Value::Object(
+            crate::schema::portable::<DiagnosticsOutput>()
+                .as_ref()
+                .clone(),
+        );
+        let file = &schema["properties"]["files"]["items"];
+        assert_eq!(file["properties"]["status"]["type"], "string", "{file}");
+        assert!(
+            !file["required"]
+                .as_array()
+                .unwrap()
+                .contains(&"status".into()),
+            "{file}"
+        );
+    }
+
     #[test]
     fn the_window_says_what_follows() {
         let r = ToolResult {
