@@ -194,11 +194,18 @@ impl Session {
     /// [`Session::diagnostics`] with its structured twin: per file the server, the status, the
     /// diagnostics of the severities shown and the text; why the session has none at all.
     pub fn diagnostics_report(&self, paths: &[String]) -> Reply {
-        let reply = self.diagnostics_inner(paths);
-        self.late_first(reply)
+        let (mut result, out, _) = self.diagnostics_checked(paths);
+        result.llm_content = self.with_late_feedback(&result.llm_content);
+        Reply::new(result, &out)
     }
 
-    fn diagnostics_inner(&self, paths: &[String]) -> Reply {
+    /// The parts of [`Session::diagnostics_report`] before the late answers go in front: the
+    /// result, its structured twin, and the refusal of each path that could not be checked
+    /// (the `check` command refuses the whole call for those).
+    pub fn diagnostics_checked(
+        &self,
+        paths: &[String],
+    ) -> (ToolResult, DiagnosticsOutput, Vec<ToolError>) {
         let ws = self.tools.workspace();
         let mut out = DiagnosticsOutput {
             unavailable: self.unavailable(),
@@ -207,7 +214,7 @@ impl Session {
         };
         if paths.is_empty() {
             let text = "Error: no paths given; pass the workspace-relative paths of the files to check, e.g. [\"src/main.ts\"]".to_string();
-            return Reply::new(text_result(text.clone(), text, true), &out);
+            return (text_result(text.clone(), text, true), out, Vec::new());
         }
         // Each distinct file once, under the path it is shown as (as given when it cannot be
         // resolved: the check refuses it).
@@ -248,9 +255,9 @@ impl Session {
             }
         };
         let mut files: Vec<FileDiagnosticsOutput> = refused
-            .into_iter()
+            .iter()
             .map(|(shown, e)| FileDiagnosticsOutput {
-                path: e.path.clone().unwrap_or(shown),
+                path: e.path.clone().unwrap_or_else(|| shown.clone()),
                 server: None,
                 status: None,
                 diagnostics: None,
@@ -279,7 +286,7 @@ impl Session {
         out.files = files;
         let mut result = text_result(text.clone(), text, is_error);
         result.diagnostics = feedback.statuses;
-        Reply::new(result, &out)
+        (result, out, refused.into_iter().map(|(_, e)| e).collect())
     }
 
     /// One checked (or not) file of [`Session::diagnostics`]: its text says why it has no
