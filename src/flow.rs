@@ -11,7 +11,7 @@ use lspedit::tools::workflow::{
 use lspedit::tools::{ApplyPlan, Atomicity, ProposeRequest, ToolError, ToolsConfig};
 use serde::Serialize;
 
-use crate::json::{Doc, FileJson};
+use crate::json::{DiagnosticsJson, Doc, FileJson};
 use crate::{Failure, err_text, open_session, out, print_json, read_input};
 
 /// Where a proposal comes from, as given on the command line.
@@ -217,6 +217,12 @@ pub fn cmd_apply_id(
         progress.done();
         o
     };
+    // Late answers to earlier checks of this process come first, as in every tool result.
+    let mut o = o;
+    o.llm_content = session.with_late_feedback(&o.llm_content);
+    // Explicitly, not on drop: a diagnostics thread abandoned at its deadline may still hold
+    // the pool, and the process would exit before its drop killed the servers.
+    session.shutdown();
     if json {
         print_json(&Doc {
             ok: !o.is_error,
@@ -354,6 +360,8 @@ struct ApplyJson<'a> {
     evidence_id: Option<&'a str>,
     rolled_back: bool,
     validation: Option<&'a lspedit::tools::workflow::ValidationReport>,
+    /// Each written text file's diagnostics status, as `edit`, `write` and `apply` give it.
+    diagnostics: Vec<DiagnosticsJson>,
 }
 
 impl<'a> From<&'a ApplyOutcome> for ApplyJson<'a> {
@@ -365,6 +373,7 @@ impl<'a> From<&'a ApplyOutcome> for ApplyJson<'a> {
             evidence_id: o.evidence_id.as_deref(),
             rolled_back: o.rolled_back,
             validation: o.validation.as_ref(),
+            diagnostics: DiagnosticsJson::list(&o.diagnostics),
         }
     }
 }

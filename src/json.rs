@@ -7,7 +7,7 @@ use std::path::Path;
 use lspedit::engine::FileAction;
 use lspedit::lsp::{ServerState, ServerStatus};
 use lspedit::servers::{Installed, ServerInfo};
-use lspedit::tools::{FileReport, FileStatus, ToolError, ToolResult};
+use lspedit::tools::{FileDiagnosticsStatus, FileReport, FileStatus, ToolError, ToolResult};
 use serde::Serialize;
 
 /// Every `--json` document: the same four keys, then the command's own fields (`data`,
@@ -28,7 +28,34 @@ pub struct Doc<T: Serialize> {
 #[derive(Serialize)]
 pub struct NoData {}
 
-impl Doc<NoData> {
+/// The own fields of a tool's result (`edit`, `write`, `apply`; `check` adds `detail`).
+#[derive(Serialize)]
+pub struct ToolData {
+    /// Each written (or checked) text file's diagnostics status, in path order.
+    pub diagnostics: Vec<DiagnosticsJson>,
+}
+
+/// One file's diagnostics status: `checked`, `timed_out`, `no_server` or `failed`.
+#[derive(Serialize)]
+pub struct DiagnosticsJson {
+    pub path: String,
+    pub status: &'static str,
+}
+
+impl DiagnosticsJson {
+    /// The statuses of a result, in its order.
+    pub fn list(statuses: &[FileDiagnosticsStatus]) -> Vec<DiagnosticsJson> {
+        statuses
+            .iter()
+            .map(|s| DiagnosticsJson {
+                path: s.path.clone(),
+                status: s.status.as_str(),
+            })
+            .collect()
+    }
+}
+
+impl Doc<ToolData> {
     /// A tool's result (`edit`, `write`, `apply`, `check`).
     pub fn tool(r: &ToolResult) -> Self {
         Doc {
@@ -36,7 +63,9 @@ impl Doc<NoData> {
             reason: r.reason.map(|x| x.as_str().to_string()),
             llm_content: r.llm_content.clone(),
             files: files_json(&r.files),
-            data: NoData {},
+            data: ToolData {
+                diagnostics: DiagnosticsJson::list(&r.diagnostics),
+            },
         }
     }
 }

@@ -454,7 +454,7 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
             let r = with_progress(!opts.no_diagnostics, || {
                 session.tools().edit(&file, &old, &new, all)
             });
-            print_tool(&r, json, opts.diff)
+            finish_tool(&session, &r, json, opts.diff)
         }
         Command::Write {
             file,
@@ -466,7 +466,7 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
             let r = with_progress(!opts.no_diagnostics, || {
                 session.tools().write_file(&file, &text)
             });
-            print_tool(&r, json, opts.diff)
+            finish_tool(&session, &r, json, opts.diff)
         }
         Command::Apply {
             patch,
@@ -482,59 +482,41 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
             config.engine.search_radius = search_radius;
             let session = open_session(root, !opts.no_diagnostics, config)?;
             let r = with_progress(!opts.no_diagnostics, || session.tools().apply_patch(&text));
-            print_tool(&r, json, opts.diff)
+            finish_tool(&session, &r, json, opts.diff)
         }
         Command::Check { files } => {
             let session = open_session(root, true, ToolsConfig::default())?;
-            // One pass under one deadline for all files gives each file's status; the text is
-            // then the `diagnostics` tool's, for the files that were checked (answered from the
-            // pool's settled results, so nothing waits twice).
+            // One pass under one deadline for all files (the `diagnostics` tool's): each file's
+            // status, and the text of those that were checked.
             let progress = Progress::new();
             progress.status("waiting for language-server diagnostics…");
-            let statuses = match session.tools().check_paths(&files) {
-                Ok(fb) => fb.statuses,
-                Err(e) => {
-                    progress.done();
-                    session.shutdown();
-                    return Err(e.into());
-                }
-            };
+            let (result, report, refused) = session.diagnostics_checked(&files);
+            progress.done();
+            if let Some(e) = refused.into_iter().next() {
+                session.shutdown();
+                return Err(e.into());
+            }
+            let statuses = result.diagnostics;
             let unchecked: Vec<lspedit::tools::FileDiagnosticsStatus> = statuses
                 .iter()
                 .filter(|s| s.status != lspedit::tools::DiagnosticsStatus::Checked)
                 .cloned()
                 .collect();
-            let checked: Vec<String> = files
+            let mut text: String = report
+                .files
                 .iter()
-                .filter(|f| {
-                    let shown = session
-                        .tools()
-                        .workspace()
-                        .resolve(f)
-                        .map(|abs| session.tools().workspace().display_path(&abs));
-                    !shown.is_ok_and(|p| unchecked.iter().any(|s| s.path == p))
-                })
-                .cloned()
-                .collect();
-            let mut r = if checked.is_empty() {
-                let warnings: String = session
-                    .config_warnings()
-                    .iter()
-                    .map(|w| format!("\n\nWarning: {w}"))
-                    .collect();
-                ToolResult {
-                    reason: None,
-                    llm_content: warnings,
-                    display: String::new(),
-                    files: Vec::new(),
-                    is_error: false,
-                    diagnostics: Vec::new(),
+                .filter(|f| f.status.as_deref() == Some("checked"))
+                .map(|f| f.text.as_str())
+                .collect::<Vec<_>>()
+                .join("\n\n");
+            if !session.config_warnings().is_empty() {
+                text.push('\n');
+                for w in session.config_warnings() {
+                    text.push_str(&format!("\nWarning: {w}"));
                 }
-            } else {
-                session.diagnostics(&checked)
-            };
-            progress.done();
-            let has_errors = r.llm_content.contains("<diagnostics file=");
+            }
+            let has_errors = text.contains("<diagnostics file=");
+            // For a person: the provider's own reason is shown here (never to a model).
             for s in &unchecked {
                 let line = format!(
                     "{}: not checked: {}{}",
@@ -545,13 +527,20 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
                         .map(|d| format!(" ({d})"))
                         .unwrap_or_default()
                 );
-                r.llm_content = if r.llm_content.trim().is_empty() {
-                    format!("{line}{}", r.llm_content)
+                text = if text.trim().is_empty() {
+                    format!("{line}{text}")
                 } else {
-                    format!("{}\n\n{line}", r.llm_content.trim_end())
+                    format!("{}\n\n{line}", text.trim_end())
                 };
             }
-            r.diagnostics = statuses;
+            let r = ToolResult {
+                reason: None,
+                llm_content: session.with_late_feedback(&text),
+                display: String::new(),
+                files: Vec::new(),
+                is_error: false,
+                diagnostics: statuses,
+            };
             // Explicitly, not on drop: a diagnostics thread abandoned at its deadline may still
             // hold the pool, and the process would exit before its drop killed the servers.
             session.shutdown();
@@ -699,6 +688,14 @@ fn with_progress(diagnostics: bool, f: impl FnOnce() -> ToolResult) -> ToolResul
     let r = f();
     progress.done();
     r
+}
+
+/// The end of a writing command: the servers stopped explicitly, not on drop (a diagnostics
+/// thread abandoned at its deadline may still hold the pool, and the process would exit before
+/// its drop killed the servers), then the result printed.
+fn finish_tool(session: &Session, r: &ToolResult, json: bool, diff: bool) -> Result<u8, Failure> {
+    session.shutdown();
+    print_tool(r, json, diff)
 }
 
 /// A tool result: as JSON, or for a person what the model would read (report, fresh anchors,

@@ -272,6 +272,10 @@ fn check_and_apply_report_real_typescript_errors() {
         llm.contains("ERROR [3:7] Type 'number' is not assignable to type 'string'. (ts2322)"),
         "{llm}"
     );
+    assert_eq!(
+        applied.json()["diagnostics"],
+        serde_json::json!([{ "path": "src/index.ts", "status": "checked" }])
+    );
 
     let broken = p.run(&["check", "src/index.ts", "src/util.ts"], "");
     broken.assert_code(1);
@@ -928,6 +932,11 @@ fn json_is_one_document_of_one_shape_for_every_command() {
     assert_eq!(by("read missing")["reason"], "file_not_found");
     assert_eq!(by("apply again")["reason"], "hunk_mismatch");
     assert_eq!(by("apply")["files"][0]["status"], "modified");
+    // The writing commands list each file's diagnostics status (none asked here).
+    for what in ["apply", "write", "edit refused"] {
+        assert_eq!(by(what)["diagnostics"], serde_json::json!([]), "{what}");
+    }
+    assert_eq!(by("apply-id")["diagnostics"], serde_json::json!([]));
     assert_eq!(by("propose")["files"][0]["status"], "proposed");
     assert_eq!(by("apply-id")["files"][0]["status"], "applied");
     assert_eq!(by("undo")["files"][0]["status"], "restored");

@@ -301,6 +301,13 @@ async fn propose_apply_and_undo_with_real_diagnostics() {
                 && t.contains("(ts2322)"),
             "{t}"
         );
+        assert_eq!(
+            a["files"][0]["diagnostics"],
+            json!({ "status": "checked", "errors": 1 }),
+            "{a}"
+        );
+    } else {
+        assert!(a["files"][0].get("diagnostics").is_none(), "{a}");
     }
     let undone = call(&client, "undo", json!({ "checkpoint_id": checkpoint })).await;
     assert!(!is_error(&undone), "{}", text(&undone));
@@ -448,7 +455,24 @@ async fn every_tool_works_and_refusals_are_is_error_results() {
         "{d}"
     );
     assert_eq!(d["files"][0]["path"], "src/extra.ts", "{d}");
+    assert_eq!(d["files"][0]["status"], "no_server", "{d}");
     assert!(d["files"][0].get("diagnostics").is_none(), "{d}");
+    // A path that cannot be checked is refused on its own: the others are still reported.
+    let some = call(
+        &client,
+        "diagnostics",
+        json!({ "paths": ["src/nope.ts", "src/extra.ts", "./src/extra.ts"] }),
+    )
+    .await;
+    assert!(is_error(&some));
+    assert_eq!(
+        text(&some),
+        "src/extra.ts: no diagnostics: diagnostics are turned off for this session.\n\nError: src/nope.ts: file_not_found: no such file"
+    );
+    let d = structured(&some);
+    assert_eq!(d["files"].as_array().unwrap().len(), 2, "{d}");
+    assert_eq!(d["files"][1]["reason"], "file_not_found", "{d}");
+    assert!(d["files"][1].get("status").is_none(), "{d}");
 
     // An unknown tool is a protocol error. Arguments off the schema are an isError result the
     // model can correct from (the MCP spec's input-validation rule, as rmcp implements it).
@@ -567,6 +591,12 @@ async fn a_typescript_error_comes_back_in_the_tool_result() {
         ),
         "{t}"
     );
+    assert_eq!(
+        structured(&applied)["files"][0]["diagnostics"],
+        json!({ "status": "checked", "errors": 1 }),
+        "{}",
+        structured(&applied)
+    );
 
     let diags = call(
         &client,
@@ -577,6 +607,11 @@ async fn a_typescript_error_comes_back_in_the_tool_result() {
     let d = text(&diags);
     assert!(d.contains("ERROR [3:7]") && d.contains("(ts2322)"), "{d}");
     assert!(d.contains("src/util.ts: no errors ("), "{d}");
+    let files = &structured(&diags)["files"];
+    assert_eq!(files[0]["status"], "checked", "{files}");
+    assert_eq!(files[0]["diagnostics"][0]["code"], "2322", "{files}");
+    assert_eq!(files[1]["status"], "checked", "{files}");
+    assert_eq!(files[1]["diagnostics"], json!([]), "{files}");
 
     let fixed = call(
         &client,
@@ -836,4 +871,147 @@ fn protocol_errors_get_their_json_rpc_codes() {
     drop(raw.stdin.take());
     assert_error(&raw.reply(), serde_json::Value::Null, -32700, "Parse error");
     raw.finish();
+}
+
+/// The MCP tools over a session whose language server is the scripted fake one, too slow for
+/// the deadline: served in-process (the `lspedit mcp` binary has fixed 3 s / 10 s budgets; this
+/// session has 400 ms) through the same `LspeditServer` and rmcp's client.
+struct SlowServer {
+    client: Client,
+    session: std::sync::Arc<lspedit::mcp::Session>,
+    _dir: tempfile::TempDir,
+}
+
+impl SlowServer {
+    async fn start(files: &[(&str, &str)]) -> SlowServer {
+        use lspedit::testing::fake;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        for (path, text) in files {
+            std::fs::write(root.join(path), text).unwrap();
+        }
+        let script = fake::Script {
+            mode: fake::Mode::Pull,
+            marker: "BAD".to_string(),
+            delay_ms: 1200,
+            ..fake::Script::default()
+        };
+        let script_file = root.join(".fake-script.json");
+        std::fs::write(&script_file, script.to_json()).unwrap();
+        let toml = format!(
+            "id = \"fake\"\ncommand = {cmd:?}\nlanguages = {{ ts = \"typescript\" }}\n\
+             diagnostics = {{ strategy = \"pull\", quiet_window_ms = 30, first_publish_timeout_ms = 400 }}\n\
+             env = {{ {env} = {script:?} }}\n",
+            cmd = fake::binary().display().to_string(),
+            env = fake::SCRIPT_FILE_ENV,
+            script = script_file.display().to_string(),
+        );
+        let pool = lspedit::lsp::PoolConfig {
+            servers: vec![lspedit::lsp::ServerConfig::from_toml(&toml).unwrap()],
+            shutdown_grace: std::time::Duration::from_millis(300),
+            restart_backoff: std::time::Duration::from_millis(50),
+            startup_timeout: std::time::Duration::from_secs(5),
+            request_timeout: std::time::Duration::from_secs(5),
+            ..lspedit::lsp::PoolConfig::default()
+        };
+        let mut config = lspedit::tools::ToolsConfig::default();
+        config.diagnostics.timeout = std::time::Duration::from_millis(400);
+        config.diagnostics.start_timeout = std::time::Duration::from_millis(400);
+        let ws = lspedit::tools::Workspace::open(&root).unwrap();
+        let session = std::sync::Arc::new(lspedit::mcp::Session::new(ws, Some(pool), config));
+        let (server_io, client_io) = tokio::io::duplex(1 << 20);
+        let server = lspedit::mcp::LspeditServer::new(std::sync::Arc::clone(&session));
+        tokio::spawn(async move {
+            if let Ok(running) = server.serve(server_io).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let client = ().serve(client_io).await.unwrap();
+        SlowServer {
+            client,
+            session,
+            _dir: dir,
+        }
+    }
+
+    /// Waits (bounded) until a late answer to a timed-out check has arrived.
+    async fn wait_for_late(&self) {
+        let session = std::sync::Arc::clone(&self.session);
+        let arrived = tokio::task::spawn_blocking(move || {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+            session.pool().unwrap().wait_for_late(deadline)
+        })
+        .await
+        .unwrap();
+        assert!(arrived, "the late answer never came");
+    }
+}
+
+const LATE_A: &str = "LSP errors detected in a.ts after your earlier change, please fix:\n<diagnostics file=\"a.ts\">\nERROR [1:9] ";
+
+/// Past the deadline a write says `timed_out` in its structured result and has no LSP text;
+/// the answer, once it arrives, starts the next result of any tool (`diagnostics`,
+/// `propose_edit`), once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timed_out_write_says_so_and_its_late_answer_starts_the_next_result() {
+    let s = SlowServer::start(&[("a.ts", "let a = 1;\n"), ("b.ts", "let b = 1;\n")]).await;
+
+    let written = call(
+        &s.client,
+        "write_file",
+        json!({ "path": "a.ts", "content": "let a = BAD;\n" }),
+    )
+    .await;
+    let t = text(&written);
+    assert!(!is_error(&written), "{t}");
+    assert_eq!(t, "Overwrote a.ts (1 lines).");
+    assert_eq!(
+        structured(&written)["files"][0]["diagnostics"],
+        json!({ "status": "timed_out" }),
+        "{}",
+        structured(&written)
+    );
+
+    s.wait_for_late().await;
+    let diags = call(&s.client, "diagnostics", json!({ "paths": ["b.ts"] })).await;
+    let t = text(&diags);
+    assert!(!is_error(&diags), "{t}");
+    assert!(t.starts_with(LATE_A), "{t}");
+    // b.ts itself is as slow: one deadline for the call, then why there is nothing.
+    assert!(
+        t.ends_with("b.ts: no diagnostics from 'fake' in time; the server may still be starting: call diagnostics again shortly."),
+        "{t}"
+    );
+    let d = structured(&diags);
+    assert_eq!(d["files"][0]["path"], "b.ts", "{d}");
+    assert_eq!(d["files"][0]["status"], "timed_out", "{d}");
+    assert_eq!(d["files"][0]["server"], "fake", "{d}");
+    assert!(d["files"][0].get("diagnostics").is_none(), "{d}");
+    // b.ts's own late answer (no errors: no text) is taken by the next call, so that the next
+    // wait below is for a.ts's.
+    s.wait_for_late().await;
+    let read = call(&s.client, "read_file", json!({ "path": "b.ts" })).await;
+    assert!(!text(&read).contains("LSP"), "{}", text(&read));
+
+    // An edit times out too; its late answer starts the next propose_edit, and only that one.
+    let edited = call(
+        &s.client,
+        "edit",
+        json!({ "path": "a.ts", "old_text": "BAD", "new_text": "BAD2" }),
+    )
+    .await;
+    assert!(!text(&edited).contains("LSP"), "{}", text(&edited));
+    assert_eq!(
+        structured(&edited)["files"][0]["diagnostics"]["status"],
+        "timed_out"
+    );
+    s.wait_for_late().await;
+    let swap = json!({ "pattern": "let b", "replacement": "const b", "scope": ["b.ts"] });
+    let proposed = call(&s.client, "propose_edit", swap.clone()).await;
+    let t = text(&proposed);
+    assert!(!is_error(&proposed), "{t}");
+    assert!(t.starts_with(LATE_A), "{t}");
+    let again = call(&s.client, "propose_edit", swap).await;
+    assert!(!text(&again).contains("LSP"), "{}", text(&again));
+    s.client.cancel().await.unwrap();
 }

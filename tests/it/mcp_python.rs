@@ -109,6 +109,16 @@ fn python_client_session_reads_patches_and_gets_diagnostics() {
     let diags = &s["diagnostics"]["files"][0];
     assert_eq!(diags["diagnostics"][0]["line"], 3, "{s}");
     assert_eq!(diags["diagnostics"][0]["code"], "2322", "{s}");
+    assert_eq!(diags["status"], "checked", "{s}");
+    assert_eq!(
+        s["apply"]["files"][0]["diagnostics"]["status"], "checked",
+        "{s}"
+    );
+    assert_eq!(
+        s["apply_edit"]["files"][0]["diagnostics"],
+        serde_json::json!({ "status": "checked", "errors": 0 }),
+        "{s}"
+    );
     assert_eq!(
         s["propose"]["files"][0]["base_sha"], s["util"]["base_sha"],
         "{s}"

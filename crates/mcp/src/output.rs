@@ -8,7 +8,8 @@
 
 use lspedit_engine::FileAction;
 use lspedit_tools::{
-    ApplyOutcome, FileReport, FileStatus, Proposal, Reason, ToolError, ToolResult, UndoOutcome,
+    ApplyOutcome, DiagnosticsStatus, FileDiagnosticsStatus, FileReport, FileStatus, Proposal,
+    Reason, ToolError, ToolResult, UndoOutcome,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -161,6 +162,40 @@ pub struct FileResult {
     /// The changed blocks of the new file, with their fresh anchors (`42abcd|content`) when
     /// within the cap; re-read the range otherwise.
     pub changed: Vec<ChangedBlock>,
+    /// Whether the language server checked the file's new text; absent when no diagnostics
+    /// were asked for it (diagnostics off, binary file, deleted, refused).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diagnostics: Option<FileDiagnosticsState>,
+}
+
+/// The diagnostics status of one written file (DESIGN.md §7).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct FileDiagnosticsState {
+    /// `checked` (the text shows its errors, if any), `timed_out` (no answer in time: the text
+    /// has none; if errors arrive later, the next tool result starts with them), `no_server`
+    /// (no language server configured or installed for the file) or `failed` (the server
+    /// failed or crashed).
+    pub status: String,
+    /// When `checked`: how many diagnostics the text reports for the file (errors by default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub errors: Option<usize>,
+}
+
+impl FileDiagnosticsState {
+    pub fn new(s: &FileDiagnosticsStatus) -> FileDiagnosticsState {
+        FileDiagnosticsState {
+            status: s.status.as_str().to_string(),
+            errors: (s.status == DiagnosticsStatus::Checked).then_some(s.reported.len()),
+        }
+    }
+
+    /// The state of the first of `paths` that has one in `statuses`.
+    fn find(statuses: &[FileDiagnosticsStatus], paths: &[&str]) -> Option<FileDiagnosticsState> {
+        paths
+            .iter()
+            .find_map(|p| statuses.iter().find(|s| s.path == *p))
+            .map(FileDiagnosticsState::new)
+    }
 }
 
 /// Where one hunk applied.
@@ -230,6 +265,7 @@ impl FileResult {
                             anchored_lines: b.lines.clone(),
                         })
                         .collect(),
+                    diagnostics: None,
                 }
             }
         }
@@ -244,6 +280,7 @@ impl FileResult {
             message: Some(e.message.clone()),
             hunks: Vec::new(),
             changed: Vec::new(),
+            diagnostics: None,
         }
     }
 
@@ -256,6 +293,7 @@ impl FileResult {
             message: None,
             hunks: Vec::new(),
             changed: Vec::new(),
+            diagnostics: None,
         }
     }
 }
@@ -279,6 +317,13 @@ impl WriteOutput {
                     _ => FileResult::bare(path.to_string(), FileState::Modified, None),
                 }
             });
+        }
+        for f in &mut files {
+            let mut paths = vec![f.path.as_str()];
+            paths.extend(f.new_path.as_deref());
+            // A rename's content is checked under its destination.
+            paths.reverse();
+            f.diagnostics = FileDiagnosticsState::find(&r.diagnostics, &paths);
         }
         WriteOutput {
             success: !r.is_error,
@@ -444,6 +489,10 @@ pub struct AppliedFile {
     pub reason: Option<String>,
     /// `M a.ts (1 hunk)` or the refusal.
     pub message: String,
+    /// Whether the language server checked the file's new text; absent when no diagnostics
+    /// were asked for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diagnostics: Option<FileDiagnosticsState>,
 }
 
 impl ApplyEditOutput {
@@ -472,6 +521,10 @@ impl ApplyEditOutput {
                     applied: f.applied,
                     reason: code(f.reason),
                     message: f.message.clone(),
+                    diagnostics: f
+                        .applied
+                        .then(|| FileDiagnosticsState::find(&o.diagnostics, &[&f.path]))
+                        .flatten(),
                 })
                 .collect(),
         }
@@ -549,9 +602,14 @@ pub struct DiagnosticsOutput {
 pub struct FileDiagnosticsOutput {
     /// Workspace-relative path.
     pub path: String,
-    /// The id of the language server that checked it.
+    /// The id of the language server for the file, when one is configured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server: Option<String>,
+    /// `checked`, `timed_out` (no answer in time: call diagnostics again shortly), `no_server`
+    /// (none configured or installed, or diagnostics off) or `failed`; absent when the path
+    /// was refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
     /// The reported diagnostics of the severities shown (errors by default), sorted by
     /// line and column; absent when the file could not be checked.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -590,6 +648,92 @@ mod tests {
             Some(("src/a (b).ts".into(), 12, "3f2a9c0b1d4e".into()))
         );
         assert_eq!(parse_read_display("Error: no such file"), None);
+    }
+
+    fn status(path: &str, status: DiagnosticsStatus, reported: usize) -> FileDiagnosticsStatus {
+        let d = lspedit_lsp::Diagnostic {
+            line: 1,
+            column: 1,
+            end_line: 1,
+            end_column: 2,
+            severity: lspedit_lsp::Severity::Error,
+            code: None,
+            message: "m".into(),
+            source: None,
+        };
+        FileDiagnosticsStatus {
+            path: path.into(),
+            status,
+            detail: (status != DiagnosticsStatus::Checked)
+                .then(|| "server stderr: secret token".to_string()),
+            reported: vec![d; reported],
+        }
+    }
+
+    #[test]
+    fn each_written_file_carries_its_diagnostics_status_never_the_detail() {
+        let mut r = ToolResult {
+            reason: None,
+            llm_content: String::new(),
+            display: "M a.ts".into(),
+            files: Vec::new(),
+            is_error: false,
+            diagnostics: vec![status("a.ts", DiagnosticsStatus::TimedOut, 0)],
+        };
+        let out = serde_json::to_value(WriteOutput::new(&r, Some("a.ts"))).unwrap();
+        assert_eq!(
+            out["files"][0]["diagnostics"],
+            serde_json::json!({"status": "timed_out"})
+        );
+        assert!(!out.to_string().contains("secret"), "{out}");
+        r.diagnostics = vec![status("a.ts", DiagnosticsStatus::Checked, 2)];
+        let out = serde_json::to_value(WriteOutput::new(&r, Some("a.ts"))).unwrap();
+        assert_eq!(
+            out["files"][0]["diagnostics"],
+            serde_json::json!({"status": "checked", "errors": 2})
+        );
+        // Nothing asked (diagnostics off, binary file): no key at all.
+        r.diagnostics.clear();
+        let out = serde_json::to_value(WriteOutput::new(&r, Some("a.ts"))).unwrap();
+        assert!(out["files"][0].get("diagnostics").is_none(), "{out}");
+    }
+
+    #[test]
+    fn the_diagnostics_status_is_optional_in_the_schemas() {
+        let schema =
+            serde_json::Value::Object(crate::schema::portable::<WriteOutput>().as_ref().clone());
+        let file = &schema["properties"]["files"]["items"];
+        let required = file["required"].as_array().unwrap();
+        assert!(!required.contains(&"diagnostics".into()), "{file}");
+        let d = &file["properties"]["diagnostics"];
+        assert_eq!(d["type"], "object", "{d}");
+        assert_eq!(d["required"], serde_json::json!(["status"]), "{d}");
+        assert_eq!(d["properties"]["errors"]["minimum"], 0, "{d}");
+        let schema = serde_json::Value::Object(
+            crate::schema::portable::<ApplyEditOutput>()
+                .as_ref()
+                .clone(),
+        );
+        let file = &schema["properties"]["files"]["items"];
+        assert_eq!(
+            file["properties"]["diagnostics"]["required"],
+            serde_json::json!(["status"]),
+            "{file}"
+        );
+        let schema = serde_json::Value::Object(
+            crate::schema::portable::<DiagnosticsOutput>()
+                .as_ref()
+                .clone(),
+        );
+        let file = &schema["properties"]["files"]["items"];
+        assert_eq!(file["properties"]["status"]["type"], "string", "{file}");
+        assert!(
+            !file["required"]
+                .as_array()
+                .unwrap()
+                .contains(&"status".into()),
+            "{file}"
+        );
     }
 
     #[test]

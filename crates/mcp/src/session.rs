@@ -8,12 +8,12 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Instant;
 
 use lspedit_lsp::{BlockingPool, PoolConfig, Severity};
 use lspedit_tools::{
-    ApplyPlan, DiagnosticsProvider, LspProvider, ProposeRequest, Reason, ToolError, ToolResult,
-    Tools, ToolsConfig, Workflow, WorkflowConfig, Workspace, WrittenFile,
+    ApplyPlan, DiagnosticsFeedback, DiagnosticsProvider, DiagnosticsStatus, FileDiagnosticsStatus,
+    LspProvider, ProposeRequest, ToolError, ToolResult, Tools, ToolsConfig, Workflow,
+    WorkflowConfig, Workspace,
 };
 
 use crate::output::{
@@ -130,18 +130,19 @@ impl Session {
     /// `propose_edit` as a tool result: the proposal's text (patch id, summary, diff), or the
     /// refusal, with its structured twin.
     pub fn propose_edit(&self, request: &ProposeRequest) -> Reply {
-        match self.workflow().and_then(|wf| wf.propose_edit(request)) {
+        let reply = match self.workflow().and_then(|wf| wf.propose_edit(request)) {
             Ok(p) => Reply::new(
                 text_result(p.llm_content(), p.summary.clone(), false),
                 &ProposeOutput::from_proposal(&p),
             ),
             Err(e) => Reply::new(error_result(&e), &ProposeOutput::refused(Some(e.reason))),
-        }
+        };
+        self.late_first(reply)
     }
 
     /// `apply_edit` as a tool result: the per-file outcome with diagnostics, or the refusal.
     pub fn apply_edit(&self, patch_id: &str, plan: &ApplyPlan) -> Reply {
-        match self.workflow() {
+        let reply = match self.workflow() {
             Ok(wf) => {
                 let o = wf.apply_edit(patch_id, plan);
                 let structured = ApplyEditOutput::new(&o);
@@ -153,12 +154,13 @@ impl Session {
                 error_result(&e),
                 &ApplyEditOutput::unavailable(patch_id, Some(e.reason)),
             ),
-        }
+        };
+        self.late_first(reply)
     }
 
     /// `undo` as a tool result.
     pub fn undo(&self, checkpoint_id: &str) -> Reply {
-        match self.workflow().and_then(|wf| wf.undo(checkpoint_id)) {
+        let reply = match self.workflow().and_then(|wf| wf.undo(checkpoint_id)) {
             Ok(u) => Reply::new(
                 text_result(u.llm_content.clone(), u.llm_content.clone(), false),
                 &UndoOutput::new(&u),
@@ -167,7 +169,8 @@ impl Session {
                 error_result(&e),
                 &UndoOutput::refused(checkpoint_id, Some(e.reason)),
             ),
-        }
+        };
+        self.late_first(reply)
     }
 
     /// The pool, when diagnostics are on.
@@ -176,22 +179,34 @@ impl Session {
     }
 
     /// `diagnostics`: the current errors of each file as the language servers see them, without
-    /// editing anything. One line or block per file, in path order: the diagnostics block of
-    /// DESIGN.md §7 when there are errors, `<path>: no errors (<server>)` when the server is
-    /// clean, otherwise why there are no diagnostics (no server for the file type, server not
-    /// installed, still starting). `is_error` when a path itself is refused (outside the workspace,
+    /// editing anything, all files in one pass under one deadline ([`Tools::check_paths`]). One
+    /// line or block per file, in path order: the diagnostics block of DESIGN.md §7 when there
+    /// are errors, `<path>: no errors (<server>)` when the server is clean, otherwise why there
+    /// are no diagnostics (no server for the file type, server not installed, no answer in
+    /// time, server failed). `is_error` when a path itself is refused (outside the workspace,
     /// missing, not text). Then one `Warning: ...` line per [`Session::config_warnings`], so
-    /// the model learns that a server it configured was not used, and why.
+    /// the model learns that a server it configured was not used, and why. A late answer to an
+    /// earlier check comes first. `diagnostics` of the result holds each file's status.
     pub fn diagnostics(&self, paths: &[String]) -> ToolResult {
         self.diagnostics_report(paths).result
     }
 
-    /// [`Session::diagnostics`] with its structured twin: per file the server, the
+    /// [`Session::diagnostics`] with its structured twin: per file the server, the status, the
     /// diagnostics of the severities shown and the text; why the session has none at all.
     pub fn diagnostics_report(&self, paths: &[String]) -> Reply {
-        let mut paths: Vec<&str> = paths.iter().map(String::as_str).collect();
-        paths.sort_unstable();
-        paths.dedup();
+        let (mut result, out, _) = self.diagnostics_checked(paths);
+        result.llm_content = self.with_late_feedback(&result.llm_content);
+        Reply::new(result, &out)
+    }
+
+    /// The parts of [`Session::diagnostics_report`] before the late answers go in front: the
+    /// result, its structured twin, and the refusal of each path that could not be checked
+    /// (the `check` command refuses the whole call for those).
+    pub fn diagnostics_checked(
+        &self,
+        paths: &[String],
+    ) -> (ToolResult, DiagnosticsOutput, Vec<ToolError>) {
+        let ws = self.tools.workspace();
         let mut out = DiagnosticsOutput {
             unavailable: self.unavailable(),
             warnings: self.config_warnings.clone(),
@@ -199,35 +214,171 @@ impl Session {
         };
         if paths.is_empty() {
             let text = "Error: no paths given; pass the workspace-relative paths of the files to check, e.g. [\"src/main.ts\"]".to_string();
-            return Reply::new(text_result(text.clone(), text, true), &out);
+            return (text_result(text.clone(), text, true), out, Vec::new());
         }
-        let mut parts = Vec::new();
-        let mut refused = false;
-        for path in paths {
-            let file = match self.check_one(path) {
-                Ok(file) => file,
+        // Each distinct file once, under the path it is shown as (as given when it cannot be
+        // resolved: the check refuses it).
+        let mut pending: Vec<(String, String)> = paths
+            .iter()
+            .map(|p| {
+                let shown = ws
+                    .resolve(p)
+                    .map_or_else(|_| p.clone(), |abs| ws.display_path(&abs));
+                (shown, p.clone())
+            })
+            .collect();
+        pending.sort();
+        pending.dedup_by(|a, b| a.0 == b.0);
+        // `check_paths` refuses the whole call for the first path it cannot check: take that
+        // path out as refused and check the rest (reading files only, nothing is asked of the
+        // servers until every path is readable).
+        let mut refused: Vec<(String, ToolError)> = Vec::new();
+        let feedback = loop {
+            if pending.is_empty() {
+                break DiagnosticsFeedback::default();
+            }
+            let given: Vec<String> = pending.iter().map(|(_, p)| p.clone()).collect();
+            match self.tools.check_paths(&given) {
+                Ok(fb) => break fb,
                 Err(e) => {
-                    refused = true;
-                    FileDiagnosticsOutput {
-                        path: e.path.clone().unwrap_or_else(|| path.to_string()),
-                        server: None,
-                        diagnostics: None,
-                        text: format!("Error: {e}"),
-                        reason: Some(e.reason.as_str().to_string()),
+                    let at = pending.iter().position(|(shown, given)| {
+                        e.path.as_deref().is_some_and(|p| p == shown || p == given)
+                    });
+                    match at {
+                        Some(i) => refused.push((pending.remove(i).0, e)),
+                        // An error naming none of the paths: every remaining path is refused.
+                        None => {
+                            refused.extend(pending.drain(..).map(|(shown, _)| (shown, e.clone())))
+                        }
                     }
                 }
-            };
-            parts.push(file.text.clone());
-            out.files.push(file);
+            }
+        };
+        let mut files: Vec<FileDiagnosticsOutput> = refused
+            .iter()
+            .map(|(shown, e)| FileDiagnosticsOutput {
+                path: e.path.clone().unwrap_or_else(|| shown.clone()),
+                server: None,
+                status: None,
+                diagnostics: None,
+                text: format!("Error: {e}"),
+                reason: Some(e.reason.as_str().to_string()),
+            })
+            .collect();
+        let is_error = !files.is_empty();
+        let blocks = split_blocks(&feedback.text);
+        for (shown, _) in &pending {
+            let status = feedback.statuses.iter().find(|s| &s.path == shown);
+            files.push(self.file_report(shown, status, &blocks));
         }
-        let mut text = parts.join("\n\n");
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        let mut text = files
+            .iter()
+            .map(|f| f.text.as_str())
+            .collect::<Vec<_>>()
+            .join("\n\n");
         if !self.config_warnings.is_empty() {
             text.push('\n');
             for w in &self.config_warnings {
                 text.push_str(&format!("\nWarning: {w}"));
             }
         }
-        Reply::new(text_result(text.clone(), text, refused), &out)
+        out.files = files;
+        let mut result = text_result(text.clone(), text, is_error);
+        result.diagnostics = feedback.statuses;
+        (result, out, refused.into_iter().map(|(_, e)| e).collect())
+    }
+
+    /// One checked (or not) file of [`Session::diagnostics`]: its text says why it has no
+    /// diagnostics in words the model can act on, never the server's own error text.
+    fn file_report(
+        &self,
+        shown: &str,
+        status: Option<&FileDiagnosticsStatus>,
+        blocks: &[&str],
+    ) -> FileDiagnosticsOutput {
+        let pool = self.pool();
+        let server = pool.and_then(|p| {
+            let abs = self.tools.workspace().resolve(shown).ok()?;
+            p.server_for(&abs)
+                .map(|s| (s.id.clone(), p.pool().config().resolve_command(s).is_some()))
+        });
+        let id = server.as_ref().map(|(id, _)| id.clone());
+        let state = status.map_or(DiagnosticsStatus::NoServer, |s| s.status);
+        let reported: &[lspedit_lsp::Diagnostic] = status.map_or(&[], |s| &s.reported);
+        let text = match (state, &server) {
+            (DiagnosticsStatus::Checked, _) if reported.is_empty() => format!(
+                "{shown}: no errors ({}).",
+                id.as_deref().unwrap_or("language server")
+            ),
+            (DiagnosticsStatus::Checked, _) => {
+                let heading = format!("LSP errors detected in {shown}, please fix:\n");
+                match blocks.iter().find(|b| b.starts_with(&heading)) {
+                    Some(block) => (*block).to_string(),
+                    None => format!(
+                        "{shown}: {} errors reported, but they could not be shown; call diagnostics again.",
+                        reported.len()
+                    ),
+                }
+            }
+            (DiagnosticsStatus::NoServer, _) if self.lsp.is_none() => format!(
+                "{shown}: no diagnostics: {}.",
+                self.unavailable().unwrap_or_default()
+            ),
+            (DiagnosticsStatus::NoServer, None) => format!(
+                "{shown}: no diagnostics: no language server is configured for this file type."
+            ),
+            (DiagnosticsStatus::NoServer, Some((id, false))) => format!(
+                "{shown}: no diagnostics: language server '{id}' is not installed (run `lspedit servers install {id}`)."
+            ),
+            (DiagnosticsStatus::NoServer, Some((id, true))) => {
+                format!("{shown}: no diagnostics: language server '{id}' does not check this file.")
+            }
+            (DiagnosticsStatus::TimedOut, _) => format!(
+                "{shown}: no diagnostics from '{}' in time; the server may still be starting: call diagnostics again shortly.",
+                id.as_deref().unwrap_or("the language server")
+            ),
+            (DiagnosticsStatus::Failed, _) => format!(
+                "{shown}: no diagnostics: language server '{}' failed; call diagnostics again shortly.",
+                id.as_deref().unwrap_or("the language server")
+            ),
+        };
+        FileDiagnosticsOutput {
+            path: shown.to_string(),
+            server: id,
+            status: Some(state.as_str().to_string()),
+            diagnostics: (state == DiagnosticsStatus::Checked).then(|| {
+                reported
+                    .iter()
+                    .map(|d| DiagnosticOutput {
+                        line: d.line,
+                        column: d.column,
+                        severity: severity_name(d.severity).to_string(),
+                        code: d.code.clone(),
+                        message: d.message.clone(),
+                    })
+                    .collect()
+            }),
+            text,
+            reason: None,
+        }
+    }
+
+    /// `reply` with the late answers to earlier checks in front of its text, once
+    /// ([`Tools::take_late_feedback`]): the tools do it for their own results; this does it for
+    /// the session's (`propose_edit`, `apply_edit`, `undo`, `diagnostics`).
+    fn late_first(&self, mut reply: Reply) -> Reply {
+        reply.result.llm_content = self.with_late_feedback(&reply.result.llm_content);
+        reply
+    }
+
+    /// `text` with the late answers to earlier checks in front, taken once; `text` unchanged
+    /// when there are none. For callers that run the workflow themselves (the CLI).
+    pub fn with_late_feedback(&self, text: &str) -> String {
+        match self.tools.take_late_feedback() {
+            Some(late) => format!("{late}\n\n{text}"),
+            None => text.to_string(),
+        }
     }
 
     /// Why this session has no diagnostics, when it has none.
@@ -239,107 +390,6 @@ impl Session {
             Some(why) => why.clone(),
             None => "diagnostics are turned off for this session".to_string(),
         })
-    }
-
-    fn check_one(&self, path: &str) -> Result<FileDiagnosticsOutput, ToolError> {
-        let ws = self.tools.workspace();
-        let abs = ws.resolve(path)?;
-        let shown = ws.display_path(&abs);
-        let bytes = ws
-            .read(path)?
-            .ok_or_else(|| ToolError::new(Reason::FileNotFound, Some(&shown), "no such file"))?;
-        let text = String::from_utf8(bytes).map_err(|_| {
-            ToolError::new(
-                Reason::NotUtf8,
-                Some(&shown),
-                "not UTF-8 text; language servers check text files only",
-            )
-        })?;
-        let only_text = |server: Option<String>, text: String| FileDiagnosticsOutput {
-            path: shown.clone(),
-            server,
-            diagnostics: None,
-            text,
-            reason: None,
-        };
-        let Some(lsp) = &self.lsp else {
-            let why = self.unavailable().unwrap_or_default();
-            return Ok(only_text(None, format!("{shown}: no diagnostics: {why}.")));
-        };
-        let pool = lsp.pool();
-        let Some(server) = pool.server_for(&abs) else {
-            return Ok(only_text(
-                None,
-                format!(
-                    "{shown}: no diagnostics: no language server is configured for this file type."
-                ),
-            ));
-        };
-        let id = server.id.clone();
-        if pool.pool().config().resolve_command(server).is_none() {
-            return Ok(only_text(
-                Some(id.clone()),
-                format!(
-                    "{shown}: no diagnostics: language server '{id}' is not installed (run `lspedit servers install {id}`)."
-                ),
-            ));
-        }
-        let cfg = &self.tools.config().diagnostics;
-        let timeout = if pool.is_alive(&abs) {
-            cfg.timeout
-        } else {
-            cfg.start_timeout
-        };
-        match pool.check_file(&abs, &text, Instant::now() + timeout) {
-            Err(e) => Ok(only_text(
-                Some(id.clone()),
-                format!(
-                    "{shown}: no diagnostics from '{id}': {e}; the server may still be starting, call diagnostics again shortly."
-                ),
-            )),
-            Ok(fd) => {
-                let shown_diags: Vec<DiagnosticOutput> = fd
-                    .diagnostics
-                    .iter()
-                    .filter(|d| cfg.severities.contains(&d.severity))
-                    .map(|d| DiagnosticOutput {
-                        line: d.line,
-                        column: d.column,
-                        severity: severity_name(d.severity).to_string(),
-                        code: d.code.clone(),
-                        message: d.message.clone(),
-                    })
-                    .collect();
-                let counted = shown_diags.len();
-                let text = if counted == 0 {
-                    format!("{shown}: no errors ({id}).")
-                } else {
-                    // Format through the tools so the block is byte-identical to the one the
-                    // writing tools append; the text is unchanged, so the pool answers from
-                    // its settled state.
-                    let block = self.tools.diagnostics_feedback(&[WrittenFile {
-                        path: shown.clone(),
-                        old_text: None,
-                        new_text: text,
-                    }]);
-                    let block = block.trim();
-                    if block.is_empty() {
-                        format!(
-                            "{shown}: {counted} errors reported by '{id}', but they could not be re-read; call diagnostics again."
-                        )
-                    } else {
-                        block.to_string()
-                    }
-                };
-                Ok(FileDiagnosticsOutput {
-                    path: shown.clone(),
-                    server: Some(id),
-                    diagnostics: Some(shown_diags),
-                    text,
-                    reason: None,
-                })
-            }
-        }
     }
 
     /// Stops the language servers (also done on drop).
@@ -357,6 +407,16 @@ fn severity_name(s: Severity) -> &'static str {
         Severity::Information => "info",
         Severity::Hint => "hint",
     }
+}
+
+/// The blocks of a diagnostics feedback text (each preceded by a blank line, DESIGN.md §7),
+/// one per file with errors. A block has no blank line inside: messages are joined into one
+/// line.
+fn split_blocks(text: &str) -> Vec<&str> {
+    text.split("\n\n")
+        .map(str::trim)
+        .filter(|b| !b.is_empty())
+        .collect()
 }
 
 fn text_result(llm_content: String, display: String, is_error: bool) -> ToolResult {

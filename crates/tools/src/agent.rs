@@ -659,6 +659,7 @@ impl Tools {
                     path: w.path.clone(),
                     status: DiagnosticsStatus::NoServer,
                     detail: Some("no diagnostics provider".to_string()),
+                    reported: Vec::new(),
                 });
             }
         }
@@ -762,14 +763,16 @@ impl Tools {
         let report = diagnostics::fetch_all(provider, &batch, deadline);
         let mut out = DiagnosticsFeedback::default();
         for (i, ((w, _), result)) in files.iter().zip(report.files).enumerate() {
-            out.statuses.push(FileDiagnosticsStatus {
+            let mut status = FileDiagnosticsStatus {
                 path: w.path.clone(),
                 status: DiagnosticsStatus::of(&result),
                 detail: result.as_ref().err().map(ToString::to_string),
-            });
+                reported: Vec::new(),
+            };
             let after = match result {
                 Ok(d) => diagnostics::select(&d, cfg),
                 Err(CheckError::NoServer | CheckError::TimedOut | CheckError::Failed { .. }) => {
+                    out.statuses.push(status);
                     continue;
                 }
             };
@@ -791,6 +794,8 @@ impl Tools {
                 out.text.push_str("\n\n");
                 out.text.push_str(&block);
             }
+            status.reported = shown_diags;
+            out.statuses.push(status);
         }
         if cfg.max_other_files > 0 {
             let written_abs: Vec<&Path> = files.iter().map(|(_, abs)| abs.as_path()).collect();

@@ -101,6 +101,10 @@ pub struct FileDiagnosticsStatus {
     /// Why the file was not checked (the provider's error text), for logs, the CLI and the
     /// structured result; never part of `llm_content`. `None` when checked.
     pub detail: Option<String>,
+    /// The diagnostics the text reports for the file (the configured severities; in
+    /// [`DiagnosticsMode::New`] only those the change introduced), sorted, before the per-file
+    /// cap. Empty unless `Checked`.
+    pub reported: Vec<Diagnostic>,
 }
 
 /// A source of diagnostics for files right after they were written. The language-server pool

@@ -58,6 +58,7 @@ use self::util::{
     Layout, WorkspaceLock, is_valid_id, lock_workspace, new_id, now_ms, show_sha, state_error,
 };
 use crate::agent::{Tools, sync_text};
+use crate::diagnostics::FileDiagnosticsStatus;
 use crate::error::ToolError;
 use crate::events::{
     Event, EventSink, FailureDetails, FanOut, JsonlSink, LimitKind, RollbackStatus, ScopeBreach,
@@ -173,6 +174,9 @@ pub struct ApplyOutcome {
     pub validation: Option<ValidationReport>,
     /// An all-or-nothing commit failed part-way and every written file was restored.
     pub rolled_back: bool,
+    /// Diagnostics status of each written text file, in path order (as
+    /// [`crate::ToolResult::diagnostics`]); empty when nothing was written or asked.
+    pub diagnostics: Vec<FileDiagnosticsStatus>,
 }
 
 impl ApplyOutcome {
@@ -199,6 +203,7 @@ impl ApplyOutcome {
             evidence_id: None,
             validation: None,
             rolled_back: false,
+            diagnostics: Vec::new(),
         }
     }
 }
@@ -1069,6 +1074,7 @@ impl Workflow {
             evidence_id: Some(stored.evidence_id().to_string()),
             validation: run.validation.clone(),
             rolled_back: run.rolled_back,
+            diagnostics: Vec::new(),
         }
     }
 
@@ -1105,6 +1111,7 @@ impl Workflow {
             evidence_id: Some(stored.evidence_id().to_string()),
             validation: None,
             rolled_back: false,
+            diagnostics: Vec::new(),
         }
     }
 
@@ -1191,7 +1198,8 @@ impl Workflow {
             .filter(|w| applied_paths.contains(&w.path))
             .cloned()
             .collect();
-        llm.push_str(&self.tools.diagnostics_feedback(&written));
+        let feedback = self.tools.diagnostics_feedback_with_status(&written);
+        llm.push_str(&feedback.text);
         let display = format!("{summary}{}", planned.diff);
         let first_failure = files.iter().find(|f| !f.applied);
         let reason = first_failure.and_then(|f| f.reason);
@@ -1215,6 +1223,7 @@ impl Workflow {
             evidence_id: Some(stored.evidence_id().to_string()),
             validation: run.validation.clone(),
             rolled_back: false,
+            diagnostics: feedback.statuses,
         }
     }
 
