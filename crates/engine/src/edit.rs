@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use crate::text::Line;
+use crate::text::{Line, TextView, UTF8_BOM};
 
 /// Replace the original lines `range` (0-based, half-open) by `lines`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,6 +116,78 @@ impl LineEdits {
             })
             .collect();
         LineEdits { edits }
+    }
+
+    /// The bytes of the document these edits make of `view`, ending with a newline when
+    /// `final_newline` says so: exactly what [`Document::to_bytes`](crate::text::Document::to_bytes) gives for the edited
+    /// document, but unchanged lines are copied from the source in whole runs instead of line by
+    /// line. A view of a [`Document`](crate::text::Document) has no source and renders through one.
+    pub(crate) fn render(&self, view: &TextView<'_>, final_newline: bool) -> Vec<u8> {
+        let Some(source) = view.source() else {
+            let mut doc = view.to_document();
+            doc.lines = self.apply_owned(doc.lines);
+            doc.final_newline = final_newline;
+            return doc.to_bytes();
+        };
+        let added: usize = self
+            .edits()
+            .iter()
+            .flat_map(|e| &e.lines)
+            .map(|l| l.text.len() + 2)
+            .sum();
+        let mut out = Vec::with_capacity(UTF8_BOM.len() + source.len() + added + 2);
+        if view.bom {
+            out.extend_from_slice(UTF8_BOM);
+        }
+        let n = view.lines.len();
+        let offset = |i: usize| -> usize {
+            if i == n {
+                source.len()
+            } else {
+                // A line's text is a slice of `source`: its offset is the pointers' distance.
+                view.lines[i].text.as_ptr() as usize - source.as_ptr() as usize
+            }
+        };
+        // Every line is written with its terminator; a missing final newline is cut at the end.
+        // `copy_run` copies the source lines `from..to` and returns the length of the last one's
+        // terminator.
+        let copy_run = |out: &mut Vec<u8>, from: usize, to: usize| -> Option<usize> {
+            if from == to {
+                return None;
+            }
+            out.extend_from_slice(&source.as_bytes()[offset(from)..offset(to)]);
+            let terminator: &[u8] = if view.lines[to - 1].crlf {
+                b"\r\n"
+            } else {
+                b"\n"
+            };
+            if to == n && !view.final_newline {
+                // The source's last line has no terminator; followed by anything, it gets one.
+                out.extend_from_slice(terminator);
+            }
+            Some(terminator.len())
+        };
+        let mut last_terminator = 0;
+        let mut pos = 0;
+        for e in self.edits() {
+            if let Some(t) = copy_run(&mut out, pos, e.range.start) {
+                last_terminator = t;
+            }
+            for l in &e.lines {
+                let terminator: &[u8] = if l.crlf { b"\r\n" } else { b"\n" };
+                out.extend_from_slice(l.text.as_bytes());
+                out.extend_from_slice(terminator);
+                last_terminator = terminator.len();
+            }
+            pos = e.range.end;
+        }
+        if let Some(t) = copy_run(&mut out, pos, n) {
+            last_terminator = t;
+        }
+        if !final_newline {
+            out.truncate(out.len() - last_terminator);
+        }
+        out
     }
 }
 

@@ -144,7 +144,7 @@ pub fn apply_file_patch(
             // directly: no `String` per line, unchanged lines copied in whole runs.
             let view = TextView::from_bytes(bytes)?;
             let (edits, placements, final_newline) = plan_hunks(&view, hunks, opts)?;
-            let new_content = view.render_edited(&edits, final_newline);
+            let new_content = edits.render(&view, final_newline);
             let sync = live_sync(
                 edited_len(&view, &edits, final_newline, &new_content),
                 &edits,

@@ -100,7 +100,7 @@ pub fn search_replace_bytes(
 ) -> Result<ReplacedBytes, EngineError> {
     let view = TextView::from_bytes(bytes)?;
     let (edits, strategy, lines) = replace_edits(&view, old, new, replace_all)?;
-    let new_content = view.render_edited(&edits, view.final_newline);
+    let new_content = edits.render(&view, view.final_newline);
     let sync = live_sync(
         edited_len(&view, &edits, view.final_newline, &new_content),
         &edits,

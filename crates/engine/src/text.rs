@@ -1,10 +1,9 @@
 //! The text model: bytes → lines with their line endings, BOM and final-newline state, and back,
 //! byte for byte. Binary and non-UTF-8 content is refused here, before any patching.
 
-use crate::edit::LineEdits;
 use crate::error::{EngineError, Reason};
 
-const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+pub(crate) const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 /// How far binary detection looks for a NUL byte.
 pub const BINARY_SNIFF_LEN: usize = 8 * 1024;
 
@@ -176,7 +175,7 @@ pub(crate) struct TextView<'a> {
     pub bom: bool,
     pub final_newline: bool,
     /// The text the lines were split from (after the BOM), when they were: unchanged lines are
-    /// then copied from it in whole runs by [`TextView::render_edited`].
+    /// then copied from it in whole runs by [`LineEdits::render`](crate::edit::LineEdits::render).
     source: Option<&'a str>,
 }
 
@@ -296,76 +295,9 @@ impl<'a> TextView<'a> {
         }
     }
 
-    /// The bytes of the document `edits` make of this text, ending with a newline when
-    /// `final_newline` says so: exactly what [`Document::to_bytes`] gives for the edited
-    /// document, but unchanged lines are copied from the source in whole runs instead of line by
-    /// line. A view of a [`Document`] has no source and renders through one.
-    pub fn render_edited(&self, edits: &LineEdits, final_newline: bool) -> Vec<u8> {
-        let Some(source) = self.source else {
-            let mut doc = self.to_document();
-            doc.lines = edits.apply_owned(doc.lines);
-            doc.final_newline = final_newline;
-            return doc.to_bytes();
-        };
-        let added: usize = edits
-            .edits()
-            .iter()
-            .flat_map(|e| &e.lines)
-            .map(|l| l.text.len() + 2)
-            .sum();
-        let mut out = Vec::with_capacity(UTF8_BOM.len() + source.len() + added + 2);
-        if self.bom {
-            out.extend_from_slice(UTF8_BOM);
-        }
-        let n = self.lines.len();
-        let offset = |i: usize| -> usize {
-            if i == n {
-                source.len()
-            } else {
-                // A line's text is a slice of `source`: its offset is the pointers' distance.
-                self.lines[i].text.as_ptr() as usize - source.as_ptr() as usize
-            }
-        };
-        // Every line is written with its terminator; a missing final newline is cut at the end.
-        // `copy_run` copies the source lines `from..to` and returns the length of the last one's
-        // terminator.
-        let copy_run = |out: &mut Vec<u8>, from: usize, to: usize| -> Option<usize> {
-            if from == to {
-                return None;
-            }
-            out.extend_from_slice(&source.as_bytes()[offset(from)..offset(to)]);
-            let terminator: &[u8] = if self.lines[to - 1].crlf {
-                b"\r\n"
-            } else {
-                b"\n"
-            };
-            if to == n && !self.final_newline {
-                // The source's last line has no terminator; followed by anything, it gets one.
-                out.extend_from_slice(terminator);
-            }
-            Some(terminator.len())
-        };
-        let mut last_terminator = 0;
-        let mut pos = 0;
-        for e in edits.edits() {
-            if let Some(t) = copy_run(&mut out, pos, e.range.start) {
-                last_terminator = t;
-            }
-            for l in &e.lines {
-                let terminator: &[u8] = if l.crlf { b"\r\n" } else { b"\n" };
-                out.extend_from_slice(l.text.as_bytes());
-                out.extend_from_slice(terminator);
-                last_terminator = terminator.len();
-            }
-            pos = e.range.end;
-        }
-        if let Some(t) = copy_run(&mut out, pos, n) {
-            last_terminator = t;
-        }
-        if !final_newline {
-            out.truncate(out.len() - last_terminator);
-        }
-        out
+    /// The text the lines were split from (after the BOM), when they were.
+    pub(crate) fn source(&self) -> Option<&'a str> {
+        self.source
     }
 }
 
@@ -454,6 +386,7 @@ fn for_each_newline(bytes: &[u8], mut f: impl FnMut(usize)) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::edit::LineEdits;
 
     fn round_trip(bytes: &[u8]) -> Document {
         let doc = Document::from_bytes(bytes).unwrap();
@@ -569,7 +502,7 @@ mod tests {
             edited.lines = edits.apply(&doc.lines);
             edited.final_newline = new_final_newline;
             proptest::prop_assert_eq!(
-                view.render_edited(&edits, new_final_newline),
+                edits.render(&view, new_final_newline),
                 edited.to_bytes()
             );
         }
