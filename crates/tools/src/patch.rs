@@ -111,6 +111,9 @@ pub struct PatchLimits {
     pub max_bytes: usize,
     /// Most hunks in one patch (default 200,000).
     pub max_hunks: usize,
+    /// Longest a patch is planned, checked between file sections (default 60 s; planning is
+    /// linear in hunks and lines, so only a hostile patch over huge files gets near it).
+    pub max_plan_time: std::time::Duration,
 }
 
 impl Default for PatchLimits {
@@ -118,6 +121,7 @@ impl Default for PatchLimits {
         PatchLimits {
             max_bytes: 64 << 20,
             max_hunks: 200_000,
+            max_plan_time: std::time::Duration::from_secs(60),
         }
     }
 }
@@ -271,7 +275,7 @@ fn run_sections(
         plan,
         units,
         bad_units,
-    } = plan_sections(ws, patch, indices, &opts.engine)?;
+    } = plan_sections(ws, patch, indices, &opts.engine, opts.limits.max_plan_time)?;
     // Commit each healthy unit's files once, with their final state.
     let mut unit_result: HashMap<usize, Result<(), Commit>> = HashMap::new();
     if !opts.dry_run {

@@ -39,16 +39,31 @@ pub(crate) struct Planned {
 
 /// Plan the sections `indices` of `patch` against the workspace as it is now. `Err` only when
 /// a section is cut off (`truncated_input`): then nothing of the patch may be applied.
+/// Plan the sections `indices` of `patch`; past `max_time` (checked between sections) the
+/// patch is refused (`too_large`, nothing written).
 pub(crate) fn plan_sections(
     ws: &Workspace,
     patch: &Patch,
     indices: &[usize],
     engine: &ApplyOptions,
+    max_time: std::time::Duration,
 ) -> Result<Planned, ToolError> {
+    let started = std::time::Instant::now();
     let mut inodes = HashMap::new();
     let mut plan = Plan::default();
     let mut sections: Vec<Section> = Vec::new();
-    for &i in indices {
+    for (done, &i) in indices.iter().enumerate() {
+        if started.elapsed() >= max_time {
+            return Err(ToolError::new(
+                Reason::TooLarge,
+                None,
+                format!(
+                    "planning this patch took longer than {} s ({done} of {} file sections planned); nothing was applied: split it into smaller patches",
+                    max_time.as_secs_f64(),
+                    indices.len()
+                ),
+            ));
+        }
         let fp = &patch.files[i];
         let src = fp.path();
         let keyed = (|| -> Result<Keys, ToolError> {

@@ -371,7 +371,13 @@ pub(crate) fn plan_patch(
         plan,
         units: linked,
         bad_units,
-    } = crate::plan::plan_sections(ws, patch, &all, engine)?;
+    } = crate::plan::plan_sections(
+        ws,
+        patch,
+        &all,
+        engine,
+        crate::patch::PatchLimits::default().max_plan_time,
+    )?;
     let mut keys: Vec<(String, Option<String>)> = Vec::with_capacity(sections.len());
     let mut key_of: HashMap<String, String> = HashMap::new();
     let mut results = Vec::with_capacity(sections.len());

@@ -17,6 +17,7 @@ fn a_patch_over_the_size_or_hunk_limit_is_too_large_and_writes_nothing() {
         patch_limits: PatchLimits {
             max_bytes: 200,
             max_hunks: 2,
+            ..PatchLimits::default()
         },
         ..ToolsConfig::default()
     };
@@ -91,5 +92,38 @@ fn reads_past_the_end_and_overlong_names_say_what_is_wrong() {
         r.llm_content.contains("file name is too long") && !r.llm_content.contains("reading"),
         "{}",
         r.llm_content
+    );
+}
+
+// An overall bound on planning: past it the patch is refused whole, nothing written.
+#[test]
+fn planning_past_its_time_limit_is_too_large_and_writes_nothing() {
+    let config = ToolsConfig {
+        patch_limits: PatchLimits {
+            max_plan_time: std::time::Duration::ZERO,
+            ..PatchLimits::default()
+        },
+        ..ToolsConfig::default()
+    };
+    let (dir, t) = env(config);
+    std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+    std::fs::write(dir.path().join("b.txt"), "b\n").unwrap();
+    let r = t.apply_patch(
+        "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b\n+B\n",
+    );
+    assert_eq!(r.reason, Some(Reason::TooLarge), "{}", r.llm_content);
+    assert!(
+        r.llm_content
+            .contains("planning this patch took longer than"),
+        "{}",
+        r.llm_content
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+        "a\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("b.txt")).unwrap(),
+        "b\n"
     );
 }
