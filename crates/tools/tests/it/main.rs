@@ -15,3 +15,4 @@ mod support;
 mod tools_mock;
 mod truncation;
 mod workflow;
+mod workspace_api;
