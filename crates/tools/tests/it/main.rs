@@ -14,5 +14,6 @@ mod state_tamper;
 mod support;
 mod tools_mock;
 mod truncation;
+mod truncation_ledger;
 mod workflow;
 mod workspace_api;
