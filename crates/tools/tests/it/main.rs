@@ -16,4 +16,5 @@ mod tools_mock;
 mod truncation;
 mod truncation_ledger;
 mod workflow;
+mod workflow_scan;
 mod workspace_api;
