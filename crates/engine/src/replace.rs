@@ -414,6 +414,67 @@ mod tests {
         );
     }
 
+    // A whitespace-insensitive match must not let a short old_text stand for
+    // a much longer line (or the reverse), which would replace text the model never saw.
+    #[test]
+    fn a_loose_match_out_of_proportion_to_old_text_is_refused() {
+        let padded = format!("foo(){}", " ".repeat(40));
+        check(
+            "foo()\nbar\n",
+            &padded,
+            "baz()",
+            false,
+            Err(Reason::UnsafeDiff),
+        );
+        let doc = Document::from_text("foo()\nbar\n");
+        let err =
+            search_replace(&doc, &padded, "baz()", false, &ApplyOptions::default()).unwrap_err();
+        assert!(
+            err.message
+                .contains("only matches lines 1-1 after ignoring trailing whitespace"),
+            "{}",
+            err.message
+        );
+    }
+
+    // The strategy names are the tools' wire values (`match_strategy` in results).
+    #[test]
+    fn strategy_names_are_stable() {
+        let names: Vec<&str> = [
+            MatchStrategy::Exact,
+            MatchStrategy::TrailingWhitespace,
+            MatchStrategy::Indentation,
+            MatchStrategy::UnicodePunctuation,
+        ]
+        .into_iter()
+        .map(MatchStrategy::as_str)
+        .collect();
+        assert_eq!(
+            names,
+            [
+                "exact",
+                "trailing_whitespace",
+                "indentation",
+                "unicode_punctuation"
+            ]
+        );
+    }
+
+    #[test]
+    fn an_ambiguous_loose_match_names_the_tier_and_lines() {
+        let doc = Document::from_text("say(\u{201c}hi\u{201d})\nx\nsay(\u{201c}hi\u{201d})\n");
+        let err =
+            search_replace(&doc, "say(\"hi\")", "s", false, &ApplyOptions::default()).unwrap_err();
+        assert_eq!(err.reason, Reason::AmbiguousMatch);
+        assert!(
+            err.message.contains(
+                "ignoring indentation and Unicode punctuation it matches 2 places (lines 1, 3)"
+            ),
+            "{}",
+            err.message
+        );
+    }
+
     #[test]
     fn uniqueness_and_replace_all() {
         check("x\nx\n", "x", "y", false, Err(Reason::AmbiguousMatch));

@@ -530,4 +530,24 @@ mod tests {
             Reason::NotUtf8
         );
     }
+
+    // A signature with no NUL byte in it (a GIF header, valid UTF-8) is still binary, and the
+    // message names the type found.
+    #[test]
+    fn a_binary_signature_without_nul_is_refused_by_type() {
+        let err = check_text(b"GIF89a\x01\x01\x01\x01 not text\n").unwrap_err();
+        assert_eq!(err.reason, Reason::BinaryFile);
+        assert!(err.message.contains("(image/gif)"), "{}", err.message);
+        // Text that merely mentions a signature later on is text.
+        assert!(check_text(b"see GIF89a\n").is_ok());
+    }
+
+    #[test]
+    fn line_endings_render_as_their_bytes() {
+        assert_eq!(LineEnding::Lf.as_str(), "\n");
+        assert_eq!(LineEnding::CrLf.as_str(), "\r\n");
+        let empty = Document::from_bytes(b"").unwrap();
+        assert!(empty.is_empty());
+        assert!(!Document::from_text("x").is_empty());
+    }
 }

@@ -230,3 +230,146 @@ fn git_mode_lines_are_kept_on_the_file_section() {
         (Reason::InvalidDiffFormat, Some(3))
     );
 }
+
+/// `patch` is refused with `reason` at patch line `line`, the message containing `needle`.
+fn check_refused(patch: &str, reason: Reason, line: usize, needle: &str) {
+    let err = parse_patch(patch).unwrap_err();
+    assert_eq!(
+        (err.reason, err.patch_line),
+        (reason, Some(line)),
+        "{patch:?}: {err}"
+    );
+    assert!(err.message.contains(needle), "{needle:?} not in {err}");
+}
+
+// git quotes a path holding a tab, a newline, a quote, a backslash or a non-ASCII byte
+// (`core.quotePath`): `"a/caf\303\251.txt"`. The section must name the real file.
+#[test]
+fn git_quoted_paths_are_unescaped() {
+    let check = |quoted: &str, expected: &str| {
+        let patch = format!("--- \"a/{quoted}\"\n+++ \"b/{quoted}\"\n@@ -1 +1 @@\n-x\n+y\n");
+        assert_eq!(update_paths(&patch), [expected], "{quoted}");
+    };
+    check(r"caf\303\251.txt", "café.txt");
+    check(r"tab\there", "tab\there");
+    check(r"new\nline", "new\nline");
+    check(r#"say \"hi\""#, "say \"hi\"");
+    check(r"back\\slash", "back\\slash");
+    // An octal escape takes at most three digits; a fourth is a plain character.
+    check(r"\1011", "A1");
+    // A trailing lone backslash is kept as it is.
+    check(r"end\", "end\\");
+    // A timestamp after a tab (`diff -u`) is not part of the path.
+    assert_eq!(
+        update_paths(
+            "--- a/f.txt\t2026-01-01 00:00:00\n+++ b/f.txt\t2026-01-01\n@@ -1 +1 @@\n-x\n+y\n"
+        ),
+        ["f.txt"]
+    );
+}
+
+#[test]
+fn unsupported_git_sections_are_refused_with_their_reason() {
+    check_refused(
+        "diff --git a/x b/y\nsimilarity index 100%\ncopy from x\ncopy to y\n",
+        Reason::UnsafeDiff,
+        3,
+        "git copies are not supported",
+    );
+    check_refused(
+        "diff --git a/img.png b/img.png\nindex 1..2 100644\nGIT binary patch\nliteral 4\n",
+        Reason::BinaryFile,
+        3,
+        "binary patches are not supported",
+    );
+    check_refused(
+        "diff --git a/img.png b/img.png\nBinary files a/img.png and b/img.png differ\n",
+        Reason::BinaryFile,
+        2,
+        "binary files are never text-patched",
+    );
+}
+
+#[test]
+fn malformed_hunk_headers_are_refused_naming_the_header() {
+    for header in [
+        "@@ -1 +1 +1 @@",
+        "@@ 1 +1 @@",
+        "@@ -1 1 @@",
+        "@@ -x +1 @@",
+        "@@ -1 +1",
+    ] {
+        let patch = format!("--- a/f\n+++ b/f\n{header}\n-a\n+b\n");
+        check_refused(
+            &patch,
+            Reason::InvalidDiffFormat,
+            3,
+            "malformed hunk header",
+        );
+    }
+}
+
+#[test]
+fn a_creation_from_dev_null_may_only_add_lines() {
+    check_refused(
+        "--- /dev/null\n+++ b/new.txt\n@@ -1,1 +1,1 @@\n-old\n+new\n",
+        Reason::InvalidDiffFormat,
+        3,
+        "`new.txt` is created from /dev/null, so its hunks may only add lines",
+    );
+}
+
+#[test]
+fn a_section_with_dev_null_on_both_sides_names_no_file() {
+    check_refused(
+        "--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+x\n",
+        Reason::InvalidDiffFormat,
+        1,
+        "file section without paths",
+    );
+}
+
+#[test]
+fn anchors_on_every_added_line_are_refused() {
+    check_refused(
+        "--- a/f\n+++ b/f\n@@ @@\n 1aaaa|a\n+2bbbb|b\n",
+        Reason::AnchoredAddition,
+        5,
+        "Anchors belong only on context and removal lines",
+    );
+}
+
+#[test]
+fn codex_end_of_file_before_any_change_line_is_refused() {
+    check_refused(
+        "*** Begin Patch\n*** Update File: f\n*** End of File\n*** End Patch\n",
+        Reason::InvalidDiffFormat,
+        3,
+        "`*** End of File` before any change lines",
+    );
+}
+
+// Blank lines inside a Codex hunk are context lines whose `' '` prefix an editor stripped;
+// kept only when a change line follows them in the same hunk.
+#[test]
+fn codex_blank_lines_between_change_lines_are_context() {
+    let patch = "*** Begin Patch\n*** Update File: f\n@@\n a\n\n-b\n+B\n\n*** End Patch\n";
+    let parsed = parse_patch(patch).unwrap();
+    let FileChange::Update { hunks, .. } = &parsed.files[0].change else {
+        panic!("expected an update");
+    };
+    let lines: Vec<(LineKind, &str)> = hunks[0]
+        .lines
+        .iter()
+        .map(|l| (l.kind, l.text.as_str()))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            (LineKind::Context, "a"),
+            (LineKind::Context, ""),
+            (LineKind::Remove, "b"),
+            (LineKind::Add, "B"),
+        ]
+    );
+}

@@ -621,6 +621,128 @@ mod tests {
         );
     }
 
+    /// `reply()` changed by `edit` is refused with `reason`, the message containing `needle`.
+    fn check(edit: impl FnOnce(&mut Value), reason: Reason, needle: &str) {
+        let e = refuse(edit);
+        assert_eq!(e.reason(), reason, "{e}");
+        assert!(e.to_string().contains(needle), "{needle:?} not in {e}");
+    }
+
+    #[test]
+    fn every_malformed_field_is_refused_naming_it() {
+        let bad = Reason::InvalidDiffFormat;
+        check(
+            |v| v["touched_files"] = json!({"path": "src/a.rs"}),
+            bad,
+            "field `touched_files` must be an array, found an object",
+        );
+        check(
+            |v| v["touched_files"] = json!(["src/a.rs"]),
+            bad,
+            "field `touched_files[0]` must be an object, found a string",
+        );
+        check(
+            |v| v["touched_files"][0]["path"] = json!("./"),
+            bad,
+            "field `touched_files[0].path` is out of range: the path is empty",
+        );
+        check(
+            |v| v["touched_files"][0]["extra"] = json!(0),
+            bad,
+            "field `touched_files[0].extra` is not part of the edit format",
+        );
+        check(
+            |v| v["confidence"] = json!("certain"),
+            bad,
+            "`certain` is not \"low\", \"medium\" or \"high\"",
+        );
+        check(
+            |v| v["confidence"] = json!(-0.1),
+            bad,
+            "-0.1 is not between 0 and 1",
+        );
+        check(
+            |v| v["notes"] = json!([]),
+            bad,
+            "field `notes` must be a string, found an array",
+        );
+        check(
+            |v| v["validation_status"] = json!(null),
+            bad,
+            "field `validation_status` must be a string, found null",
+        );
+        for field in ["touched_files", "confidence", "complete"] {
+            check(
+                |v| {
+                    v.as_object_mut().unwrap().remove(field);
+                },
+                bad,
+                &format!("field `{field}` is missing"),
+            );
+        }
+    }
+
+    #[test]
+    fn a_reply_that_is_not_an_object_names_what_it_is() {
+        for (content, found) in [
+            ("[]", "an array"),
+            ("1", "a number"),
+            ("\"edit\"", "a string"),
+            ("null", "null"),
+            ("true", "a boolean"),
+        ] {
+            let e = validate_model_edit(content, &expected()).unwrap_err();
+            assert_eq!(e, ModelEditError::NotAnObject { found }, "{content}");
+            assert_eq!(e.reason(), Reason::InvalidDiffFormat);
+            assert_eq!(e.path(), None);
+        }
+    }
+
+    // A code fence that never closes is output cut off, not a malformed reply.
+    #[test]
+    fn an_unclosed_code_fence_is_truncation() {
+        for content in ["```json", "```json\n{\"unified_diff\": \"\""] {
+            let e = validate_model_edit(content, &expected()).unwrap_err();
+            assert_eq!(e.reason(), Reason::TruncatedInput, "{content}: {e}");
+            assert!(
+                matches!(e, ModelEditError::InvalidJson { cut_off: true, .. }),
+                "{e}"
+            );
+        }
+        // A closed fence around a valid reply is accepted.
+        let fenced = format!("```json\n{}\n```", reply());
+        assert!(validate_model_edit(&fenced, &expected()).is_ok());
+    }
+
+    #[test]
+    fn confidence_levels_map_to_scores() {
+        for (level, score) in [("low", 0.25), ("medium", 0.5), ("high", 0.85)] {
+            let mut v = reply();
+            v["confidence"] = json!(level);
+            let ok = validate_model_edit(&v.to_string(), &expected()).unwrap();
+            assert_eq!(ok.edit.confidence.score(), score, "{level}");
+        }
+        let ok = validate_model_edit(&reply().to_string(), &expected()).unwrap();
+        assert_eq!(ok.edit.confidence, Confidence::Score(0.5));
+        assert_eq!(ok.edit.confidence.score(), 0.5);
+    }
+
+    // A moved file must list both its old and its new path.
+    #[test]
+    fn a_move_must_list_its_destination() {
+        let e = refuse(|v| {
+            v["unified_diff"] = json!(
+                "diff --git a/src/a.rs b/src/b.rs\nrename from src/a.rs\nrename to src/b.rs\n"
+            )
+        });
+        assert_eq!(
+            e,
+            ModelEditError::Unlisted {
+                path: "src/b.rs".into()
+            }
+        );
+    }
+
     #[test]
     fn diff_errors_keep_the_engine_reason() {
         let e = refuse(|v| v["unified_diff"] = json!("@@ -1 +1 @@\n-old\n+new\n"));

@@ -14,4 +14,7 @@ mod state_tamper;
 mod support;
 mod tools_mock;
 mod truncation;
+mod truncation_ledger;
 mod workflow;
+mod workflow_scan;
+mod workspace_api;

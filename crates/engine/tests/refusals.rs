@@ -1,0 +1,108 @@
+//! Whole-file refusals of `apply_file_patch`: each with its reason code and the message a model
+//! acts on, and no output (a refused section yields no new content).
+
+use lspedit_engine::{ApplyOptions, Reason, apply_file_patch, parse_patch};
+
+/// `patch` (one file section) applied to `current` is refused with `reason`, the message
+/// containing `needle`.
+fn check(patch: &str, current: Option<&str>, reason: Reason, needle: &str) {
+    let parsed = parse_patch(patch).unwrap_or_else(|e| panic!("{patch:?} did not parse: {e}"));
+    let err = match apply_file_patch(
+        &parsed.files[0],
+        current.map(str::as_bytes),
+        &ApplyOptions::default(),
+    ) {
+        Ok(out) => panic!("{patch:?} applied: {:?}", out.new_content),
+        Err(e) => e,
+    };
+    assert_eq!(err.reason, reason, "{patch:?}: {err}");
+    assert!(err.message.contains(needle), "{needle:?} not in {err}");
+}
+
+#[test]
+fn a_creation_of_an_existing_file_is_refused() {
+    check(
+        "--- /dev/null\n+++ b/f\n@@ -0,0 +1 @@\n+x\n",
+        Some("old\n"),
+        Reason::FileExists,
+        "the patch creates this file but it already exists",
+    );
+}
+
+#[test]
+fn a_deletion_must_cover_the_whole_file_and_the_file_must_exist() {
+    check(
+        "--- a/f\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n",
+        Some("a\nb\n"),
+        Reason::HunkMismatch,
+        "the deletion's hunks cover only part of the file (1 of 2 lines would remain)",
+    );
+    check(
+        "--- a/f\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n",
+        None,
+        Reason::FileNotFound,
+        "create it with `--- /dev/null` or `*** Add File:`",
+    );
+}
+
+#[test]
+fn a_codex_context_line_missing_from_the_file_is_named() {
+    check(
+        "*** Begin Patch\n*** Update File: f\n@@ fn missing\n-a\n+b\n*** End Patch\n",
+        Some("a\n"),
+        Reason::HunkMismatch,
+        "hunk 1: its context line `@@ fn missing` is not in the file after line 0",
+    );
+}
+
+// Two hunks may not claim the same line: the second is refused, not applied over the first.
+#[test]
+fn a_hunk_overlapping_an_earlier_one_is_refused() {
+    check(
+        "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n+A\n b\n@@ -2,2 +2,2 @@\n-b\n+B\n c\n",
+        Some("a\nb\nc\n"),
+        Reason::HunkMismatch,
+        "hunk 2 does not match at line 2",
+    );
+}
+
+// A hunk whose last line is a bare blank without a newline is a patch cut off mid-line.
+#[test]
+fn a_hunk_ending_in_an_unterminated_blank_line_is_truncation() {
+    check(
+        "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n+A\n ",
+        Some("a\n\nc\n"),
+        Reason::TruncatedInput,
+        "hunk 1 ends with a blank line without a terminating newline",
+    );
+}
+
+#[test]
+fn a_no_newline_hunk_only_applies_at_the_end_and_says_what_differs() {
+    let patch = "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n b\n-c\n\\ No newline at end of file\n+C\n";
+    // check(file, detail)
+    let cases = [
+        ("x\nb\nc", "line 1 is `x` where the hunk expects `a`"),
+        ("a\nb", "the file has 2 lines, the hunk expects 3"),
+        ("a\nb\nc\nd", "line 2 is `b` where the hunk expects `a`"),
+    ];
+    for (file, detail) in cases {
+        check(
+            patch,
+            Some(file),
+            Reason::HunkMismatch,
+            "can only apply at the end of the file (its old side ends with `\\ No newline at end of file`)",
+        );
+        check(patch, Some(file), Reason::HunkMismatch, detail);
+    }
+}
+
+#[test]
+fn a_hunk_past_the_end_of_the_file_is_out_of_bounds() {
+    check(
+        "--- a/f\n+++ b/f\n@@ -500,1 +500,1 @@\n-a\n+b\n",
+        Some("x\n"),
+        Reason::OutOfBounds,
+        "hunk 1 targets line 500 but the file has 1 lines",
+    );
+}
