@@ -101,3 +101,32 @@ pub fn propose_and_apply(
         stored_patch_bytes,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    // Test code: a failed unwrap is a failed test.
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn bench_propose_and_apply_renames_every_use_in_the_matching_files() {
+        let dir = tempfile::tempdir().unwrap();
+        // 7 files, every 3rd one (0, 3, 6) with two uses of the old name.
+        generate_tree(dir.path(), 7, 12, 3).unwrap();
+        let t = propose_and_apply(dir.path(), Atomicity::AllOrNothing).unwrap();
+        assert_eq!(t.files_scanned, 7);
+        assert_eq!(t.files_changed, 3);
+        assert_eq!(t.total_changes, 6);
+        assert!(t.stored_patch_bytes > 0);
+        for i in 0..7 {
+            let text = std::fs::read_to_string(dir.path().join(format!("src/m0/f{i}.rs"))).unwrap();
+            assert!(!text.contains(OLD_NAME), "f{i}: {text}");
+            let expected = if i % 3 == 0 { 2 } else { 0 };
+            assert_eq!(text.matches(NEW_NAME).count(), expected, "f{i}");
+        }
+        // Nothing left to rename: the second proposal matches nothing and is refused.
+        let err = propose_and_apply(dir.path(), Atomicity::AllOrNothing).unwrap_err();
+        assert!(!err.message.is_empty(), "{err:?}");
+    }
+}

@@ -1,13 +1,11 @@
 //! The `Workspace` API an embedder calls directly (opening, protected names, reads of what is not
-//! a regular file, removal, staging), `AsyncTools`' write tools, and the propose/apply benchmark
-//! entry point: each refusal with its reason and message, and the files it must leave alone.
+//! a regular file, removal, staging) and `AsyncTools`' write tools: each refusal with its reason
+//! and message, and the files it must leave alone.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::sync::Arc;
 
-use lspedit_tools::workflow::Atomicity;
-use lspedit_tools::workflow::bench;
 use lspedit_tools::{AsyncTools, Reason, ToolError, Tools, ToolsConfig, Workspace};
 
 fn workspace() -> (tempfile::TempDir, Workspace) {
@@ -242,25 +240,4 @@ async fn async_tools_write_edit_and_patch_reach_the_disk() {
         std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
         "un\ndeux\n"
     );
-}
-
-#[test]
-fn bench_propose_and_apply_renames_every_use_in_the_matching_files() {
-    let dir = tempfile::tempdir().unwrap();
-    // 7 files, every 3rd one (0, 3, 6) with two uses of the old name.
-    bench::generate_tree(dir.path(), 7, 12, 3).unwrap();
-    let t = bench::propose_and_apply(dir.path(), Atomicity::AllOrNothing).unwrap();
-    assert_eq!(t.files_scanned, 7);
-    assert_eq!(t.files_changed, 3);
-    assert_eq!(t.total_changes, 6);
-    assert!(t.stored_patch_bytes > 0);
-    for i in 0..7 {
-        let text = std::fs::read_to_string(dir.path().join(format!("src/m0/f{i}.rs"))).unwrap();
-        assert!(!text.contains(bench::OLD_NAME), "f{i}: {text}");
-        let expected = if i % 3 == 0 { 2 } else { 0 };
-        assert_eq!(text.matches(bench::NEW_NAME).count(), expected, "f{i}");
-    }
-    // Nothing left to rename: the second proposal matches nothing and is refused.
-    let err = bench::propose_and_apply(dir.path(), Atomicity::AllOrNothing).unwrap_err();
-    assert!(!err.message.is_empty(), "{err:?}");
 }
