@@ -8,6 +8,7 @@ mod bounds;
 mod concurrency;
 mod confinement;
 mod events_schema;
+mod patch_report;
 mod pool_fake;
 mod pool_real;
 mod state_tamper;
