@@ -18,4 +18,5 @@ mod truncation;
 mod truncation_ledger;
 mod workflow;
 mod workflow_scan;
+mod workflow_validation;
 mod workspace_api;
