@@ -568,3 +568,49 @@ fn a_checkpoint_or_blob_symlink_is_refused() {
     std::fs::remove_dir_all(&copy).unwrap();
     e.assert_outside_untouched();
 }
+
+// Fields of a stored proposal that its id does not cover are checked one by one: each planted
+// value is refused as `tampered_state` naming what is wrong, before the approver or the files.
+#[test]
+fn each_unhashed_field_of_a_stored_proposal_is_verified() {
+    // check(edit, message fragment)
+    let check = |edit: &dyn Fn(&mut Value), needle: &str| {
+        let e = Env::new(&[("a.txt", "a\nb\nc\n")]);
+        let wf = e.open();
+        let p = wf
+            .propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B")))
+            .unwrap();
+        edit_json(&e.patch_json(&p.patch_id), edit);
+        let out = wf.apply_edit(&p.patch_id, &ApplyPlan::default());
+        assert_eq!(out.status, ApplyStatus::Refused, "{}", out.llm_content);
+        assert_eq!(
+            out.reason,
+            Some(Reason::TamperedState),
+            "{}",
+            out.llm_content
+        );
+        assert!(
+            out.llm_content.contains(needle),
+            "{needle:?} not in {}",
+            out.llm_content
+        );
+        assert_eq!(e.read("a.txt"), "a\nb\nc\n");
+        e.assert_outside_untouched();
+    };
+    check(
+        &|v| v["version"] = Value::from(999),
+        "has format version 999 but this lspedit reads version",
+    );
+    check(
+        &|v| v["step_id"] = Value::from("../../outside"),
+        "the stored step id or evidence name is not one lspedit makes",
+    );
+    check(
+        &|v| v["evidence_id"] = Value::from("diff_a_b"),
+        "the stored step id or evidence name is not one lspedit makes",
+    );
+    check(
+        &|v| v["files"][0]["new_sha"] = Value::from("not-a-sha"),
+        "a sha of `a.txt` is not a sha",
+    );
+}
