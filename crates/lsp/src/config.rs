@@ -29,6 +29,9 @@
 //! first_check_timeout_ms = 10000 # ... when the server must start first
 //! startup_timeout_ms = 60000     # initialize must answer within this
 //! servers_dir = "tools/lsp"      # where project-local installs live (trusted files only)
+//! watch = true                   # watch server roots for other programs' changes
+//! watch_debounce_ms = 100        # coalesce a burst of file events into one batch
+//! document_idle_secs = 300       # didClose documents not checked this long (0: never)
 //!
 //! [servers.pyright]              # merged over the bundled declaration, key by key
 //! enabled = false
@@ -167,6 +170,13 @@ pub struct ServerConfig {
     /// Root is the enclosing Cargo `[workspace]` of the nearest `Cargo.toml`.
     #[serde(default)]
     pub cargo_workspace: bool,
+    /// Tell the server what changed on disk: the client capability
+    /// `workspace.didChangeWatchedFiles.dynamicRegistration` (servers then rely on the client
+    /// instead of watching on their own) and the pool watcher's
+    /// `workspace/didChangeWatchedFiles`. Off: the server watches on its own; the pool still
+    /// re-sends its open documents that changed on disk and voids its cached answers.
+    #[serde(default = "yes")]
+    pub watched_files: bool,
     pub diagnostics: DiagnosticsConfig,
     #[serde(default)]
     pub initialization_options: Option<Value>,
@@ -178,6 +188,13 @@ pub struct ServerConfig {
     pub experimental_capabilities: Option<Value>,
     #[serde(default)]
     pub install: Option<InstallRecipe>,
+    /// Per diagnostic code, the severity shown instead of the server's (`"6133" = "error"`,
+    /// or `"6133" = { from = "warning", to = "error" }` to promote only what the server
+    /// reports as a warning): for diagnostics the project's compiler settings make fatal
+    /// although the server reports them milder. Applied before anything is filtered by
+    /// severity, so a promoted diagnostic shows up among the errors.
+    #[serde(default)]
+    pub severity_overrides: crate::diagnostics::SeverityOverrides,
 }
 
 fn yes() -> bool {
@@ -248,6 +265,15 @@ pub struct PoolConfig {
     pub check_timeout: Duration,
     /// Suggested deadline when the server must start first.
     pub first_check_timeout: Duration,
+    /// Watch the roots of running servers for changes other programs make (`watcher.rs`).
+    pub watch: bool,
+    /// A burst of file events is handed to the servers once none came for this long (or 1 s
+    /// after its first event at the latest).
+    pub watch_debounce: Duration,
+    /// Open documents no check asked about for this long are closed (`didClose`) by the
+    /// maintenance pass, so a long session does not keep every file it ever touched open in
+    /// every server. `None`: never.
+    pub document_idle_timeout: Option<Duration>,
     /// What loading left out and why, for the person and the model (an untrusted
     /// `.lspedit/config.toml` naming a command, a symlinked config): shown by `servers status`,
     /// the `diagnostics` tool and `lspedit mcp` at start. Never an error.
@@ -272,6 +298,9 @@ impl Default for PoolConfig {
             broken_cooldown: Duration::from_secs(300),
             check_timeout: Duration::from_secs(3),
             first_check_timeout: Duration::from_secs(10),
+            watch: true,
+            watch_debounce: Duration::from_millis(100),
+            document_idle_timeout: Some(Duration::from_secs(300)),
             warnings: Vec::new(),
         }
     }
@@ -288,6 +317,9 @@ struct PoolOverrides {
     startup_timeout_ms: Option<u64>,
     max_crashes: Option<u32>,
     servers_dir: Option<PathBuf>,
+    watch: Option<bool>,
+    watch_debounce_ms: Option<u64>,
+    document_idle_secs: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -632,6 +664,15 @@ impl Layers {
         }
         if let Some(v) = p.max_crashes {
             cfg.max_crashes = v.max(1);
+        }
+        if let Some(v) = p.watch {
+            cfg.watch = v;
+        }
+        if let Some(v) = p.watch_debounce_ms {
+            cfg.watch_debounce = Duration::from_millis(v);
+        }
+        if let Some(v) = p.document_idle_secs {
+            cfg.document_idle_timeout = (v > 0).then(|| Duration::from_secs(v));
         }
         if let Some(dir) = p.servers_dir {
             if trusted {

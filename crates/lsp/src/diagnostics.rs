@@ -10,11 +10,14 @@ use std::time::Duration;
 use async_lsp::lsp_types;
 
 /// Severity of a diagnostic. A server that sends none means an error (the common reading of
-/// the spec, and what editors show).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// the spec, and what editors show). In configs (`severity_overrides`) it is spelled `error`,
+/// `warning`, `info` (or `information`) and `hint`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Severity {
     Error,
     Warning,
+    #[serde(alias = "info")]
     Information,
     Hint,
 }
@@ -95,29 +98,40 @@ impl FileDiagnostics {
     }
 }
 
-/// Converts LSP diagnostics against the text they were computed for.
-pub(crate) fn convert(text: &str, diags: &[lsp_types::Diagnostic]) -> Vec<Diagnostic> {
+/// Converts LSP diagnostics against the text they were computed for, with the server's
+/// severity overrides applied (see [`crate::ServerConfig::severity_overrides`]).
+pub(crate) fn convert(
+    text: &str,
+    diags: &[lsp_types::Diagnostic],
+    overrides: &SeverityOverrides,
+) -> Vec<Diagnostic> {
     let index = LineIndex::new(text);
     let mut out: Vec<Diagnostic> = diags
         .iter()
         .map(|d| {
             let (line, column) = index.to_one_based(d.range.start);
             let (end_line, end_column) = index.to_one_based(d.range.end);
+            let reported = match d.severity {
+                Some(lsp_types::DiagnosticSeverity::WARNING) => Severity::Warning,
+                Some(lsp_types::DiagnosticSeverity::INFORMATION) => Severity::Information,
+                Some(lsp_types::DiagnosticSeverity::HINT) => Severity::Hint,
+                _ => Severity::Error,
+            };
+            let code = d.code.as_ref().map(|c| match c {
+                lsp_types::NumberOrString::Number(n) => n.to_string(),
+                lsp_types::NumberOrString::String(s) => s.clone(),
+            });
+            let severity = code
+                .as_deref()
+                .and_then(|c| overrides.get(c))
+                .map_or(reported, |o| o.apply(reported));
             Diagnostic {
                 line,
                 column,
                 end_line,
                 end_column,
-                severity: match d.severity {
-                    Some(lsp_types::DiagnosticSeverity::WARNING) => Severity::Warning,
-                    Some(lsp_types::DiagnosticSeverity::INFORMATION) => Severity::Information,
-                    Some(lsp_types::DiagnosticSeverity::HINT) => Severity::Hint,
-                    _ => Severity::Error,
-                },
-                code: d.code.as_ref().map(|c| match c {
-                    lsp_types::NumberOrString::Number(n) => n.to_string(),
-                    lsp_types::NumberOrString::String(s) => s.clone(),
-                }),
+                severity,
+                code,
                 message: d.message.clone(),
                 source: d.source.clone(),
             }
@@ -128,6 +142,32 @@ pub(crate) fn convert(text: &str, diags: &[lsp_types::Diagnostic]) -> Vec<Diagno
     });
     out.dedup();
     out
+}
+
+/// Per diagnostic code (as in [`Diagnostic::code`]), the severity to report instead of the
+/// server's: a server declaration's `severity_overrides`.
+pub type SeverityOverrides = std::collections::BTreeMap<String, SeverityOverride>;
+
+/// One entry of [`SeverityOverrides`]: `"6133" = "error"` ([`SeverityOverride::Always`]) or
+/// `"6133" = { from = "warning", to = "error" }` ([`SeverityOverride::From`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(untagged)]
+pub enum SeverityOverride {
+    /// Every diagnostic with the code gets this severity.
+    Always(Severity),
+    /// Only those the server reports as `from` get `to`; the others keep theirs.
+    From { from: Severity, to: Severity },
+}
+
+impl SeverityOverride {
+    /// The severity a diagnostic the server reported as `reported` is shown with.
+    pub fn apply(self, reported: Severity) -> Severity {
+        match self {
+            SeverityOverride::Always(s) => s,
+            SeverityOverride::From { from, to } if from == reported => to,
+            SeverityOverride::From { .. } => reported,
+        }
+    }
 }
 
 /// Maps LSP positions (0-based line, UTF-16 column) to 1-based line and char column.
@@ -195,11 +235,51 @@ mod tests {
             code: Some(lsp_types::NumberOrString::Number(2322)),
             ..Default::default()
         };
-        let out = convert("a\nb\nc", &[d(2, "z"), d(0, "a"), d(2, "z")]);
+        let out = convert(
+            "a\nb\nc",
+            &[d(2, "z"), d(0, "a"), d(2, "z")],
+            &SeverityOverrides::new(),
+        );
         assert_eq!(out.len(), 2);
         assert_eq!(out[0].line, 1);
         assert_eq!(out[1].line, 3);
         assert_eq!(out[1].code.as_deref(), Some("2322"));
         assert_eq!(out[1].severity, Severity::Error);
+    }
+
+    // Regression: TS6133 under `noUnusedLocals` fails `tsc`, but TypeScript 7's server reports
+    // it as a warning (a hint without the option), so it was never shown.
+    #[test]
+    fn severity_overrides_by_code() {
+        let d = |code: i32, severity| lsp_types::Diagnostic {
+            range: lsp_types::Range {
+                start: pos(0, 0),
+                end: pos(0, 1),
+            },
+            severity: Some(severity),
+            message: format!("m{code}"),
+            code: Some(lsp_types::NumberOrString::Number(code)),
+            ..Default::default()
+        };
+        let overrides: SeverityOverrides = toml::from_str(
+            r#"
+            "6133" = { from = "warning", to = "error" }
+            "7027" = "info"
+            "#,
+        )
+        .unwrap();
+        let check = |code, reported, expected| {
+            let out = convert("a", &[d(code, reported)], &overrides);
+            assert_eq!(
+                out[0].severity, expected,
+                "code {code}, reported {reported:?}"
+            );
+        };
+        use lsp_types::DiagnosticSeverity as S;
+        check(6133, S::WARNING, Severity::Error);
+        check(6133, S::HINT, Severity::Hint);
+        check(7027, S::ERROR, Severity::Information);
+        check(2322, S::WARNING, Severity::Warning);
+        assert!(toml::from_str::<SeverityOverrides>(r#""1" = "fatal""#).is_err());
     }
 }

@@ -23,8 +23,11 @@
 //!
 //! A change touching several files goes through [`Pool::check_files`]: all texts are sent
 //! before any file is checked, under one deadline for the whole call. Any change of a text (or
-//! of an open document's file on disk, found by a stat check on every call) invalidates every
-//! cached result of that server root.
+//! of a file on disk: the pool's file watcher over the roots of running servers, and a stat
+//! check of open documents on every call) invalidates every cached result of that server root.
+//! The watcher also tells the servers (`workspace/didChangeWatchedFiles`, open documents
+//! re-sent); [`Pool::disk_batches`] / [`Pool::wait_disk_batch`] say when a batch has reached
+//! them.
 //!
 //! ```no_run
 //! use std::time::{Duration, Instant};
@@ -56,13 +59,17 @@ mod root;
 mod server;
 mod transport;
 pub mod trust;
+mod watcher;
 
 use std::future::Future;
 use std::path::Path;
 use std::time::Instant;
 
 pub use config::{DiagnosticsConfig, InstallRecipe, PoolConfig, ServerConfig, Strategy};
-pub use diagnostics::{CheckOutcome, Diagnostic, FileDiagnostics, OtherFileDiagnostics, Severity};
+pub use diagnostics::{
+    CheckOutcome, Diagnostic, FileDiagnostics, OtherFileDiagnostics, Severity, SeverityOverride,
+    SeverityOverrides,
+};
 pub use error::LspError;
 pub use pool::{ChangedFile, Pool, ServerKey, ServerState, ServerStatus};
 pub use root::detect_root;

@@ -17,6 +17,7 @@ use crate::diagnostics::{
 use crate::process::Groups;
 use crate::root::detect_root;
 use crate::server::Server;
+use crate::watcher::{self, Watcher};
 use crate::{LspError, process};
 
 /// Identity of a server process: which server, started in which root.
@@ -90,6 +91,11 @@ struct Inner {
     /// Bumped whenever a file's check generation changes (see [`Pool::superseded`]) and when
     /// a late answer is kept.
     generation_changed: watch::Sender<u64>,
+    /// The file watcher, started with the first server (see `watcher.rs`); taken out (which
+    /// stops it) when the pool closes.
+    watcher: Mutex<Option<Arc<Watcher>>>,
+    /// Batches of disk changes handed to the servers so far ([`Pool::disk_batches`]).
+    disk_batches: watch::Sender<u64>,
 }
 
 /// One file of a [`Pool::check_files`] call, grouped by server.
@@ -148,6 +154,7 @@ impl Drop for Owner {
     fn drop(&mut self) {
         if let Some(inner) = self.inner.upgrade() {
             inner.closed.store(true, Ordering::SeqCst);
+            inner.stop_watching();
             for slot in inner
                 .slots
                 .lock()
@@ -194,6 +201,8 @@ impl Pool {
             groups: Arc::new(Groups::default()),
             late: Mutex::new(Late::default()),
             generation_changed: watch::channel(0).0,
+            watcher: Mutex::new(None),
+            disk_batches: watch::channel(0).0,
         });
         let owner = Some(Arc::new(Owner {
             inner: Arc::downgrade(&inner),
@@ -462,13 +471,16 @@ impl Pool {
                 .get(p)
                 .is_some_and(|g| self.is_current_generation(p, *g))
         };
-        let synced = server
+        let mut synced = server
             .sync_all(
                 items.into_iter().map(|it| (it.path, it.text)).collect(),
                 deadline,
                 &current,
             )
             .await;
+        for s in synced.iter_mut().flatten() {
+            s.mark_asked();
+        }
         let settles = synced.into_iter().zip(senders).map(|(s, tx)| {
             let server = &server;
             let generations = &generations;
@@ -524,8 +536,8 @@ impl Pool {
                 others.push(OtherFileDiagnostics {
                     path,
                     server: key.server.clone(),
-                    before: convert(&text, &old),
-                    after: convert(&text, &after),
+                    before: convert(&text, &old, &server.config().severity_overrides),
+                    after: convert(&text, &after, &server.config().severity_overrides),
                 });
             }
         }
@@ -732,6 +744,22 @@ impl Pool {
         });
     }
 
+    /// How many batches of changes on disk the file watcher has handed to the servers so far
+    /// (each after its debounce; see [`PoolConfig::watch`]). With [`Pool::wait_disk_batch`],
+    /// lets a caller know that a change another program made has reached the servers.
+    pub fn disk_batches(&self) -> u64 {
+        *self.inner.disk_batches.borrow()
+    }
+
+    /// Waits until more than `after` batches of disk changes were handed to the servers (true)
+    /// or `deadline` passes (false).
+    pub async fn wait_disk_batch(&self, after: u64, deadline: Instant) -> bool {
+        let mut rx = self.inner.disk_batches.subscribe();
+        tokio::time::timeout_at(deadline.into(), rx.wait_for(|n| *n > after))
+            .await
+            .is_ok_and(|r| r.is_ok())
+    }
+
     /// True when the server process for `path` is running.
     pub fn is_alive(&self, path: &Path) -> bool {
         let Ok(key) = self.key_for(path) else {
@@ -782,10 +810,14 @@ impl Pool {
             .collect();
         let mut out: Vec<(PathBuf, Vec<Diagnostic>)> = servers
             .iter()
-            .flat_map(|s| s.published())
-            .filter_map(|(path, raw)| {
+            .flat_map(|s| {
+                s.published()
+                    .into_iter()
+                    .map(move |(path, raw)| (path, raw, &s.config().severity_overrides))
+            })
+            .filter_map(|(path, raw, overrides)| {
                 let text = std::fs::read_to_string(&path).ok()?;
-                Some((path, convert(&text, &raw)))
+                Some((path, convert(&text, &raw, overrides)))
             })
             .collect();
         out.sort_by(|a, b| a.0.cmp(&b.0));
@@ -850,6 +882,7 @@ impl Pool {
     pub async fn shutdown(&self) {
         tracing::debug!("pool shutdown begins");
         self.inner.closed.store(true, Ordering::SeqCst);
+        self.inner.stop_watching();
         let servers: Vec<Arc<Server>> = {
             let mut slots = self.slots();
             slots
@@ -1121,6 +1154,15 @@ impl Pool {
                 &groups,
             )
             .await;
+            // Running implies watched: a change made once the server is up is not missed.
+            if res.is_ok() {
+                let watcher = pool.upgrade().and_then(|inner| pool_watcher(&inner));
+                if let Some(watcher) = watcher {
+                    let root = key.root.clone();
+                    // Walking the tree is blocking work.
+                    let _ = tokio::task::spawn_blocking(move || watcher.add_root(&root)).await;
+                }
+            }
             finish_start(pool, &key, generation, res, tx);
         });
         Ok(Err(Next::Wait(rx, true)))
@@ -1205,7 +1247,9 @@ impl Pool {
         });
     }
 
-    /// One maintenance pass: stop idle servers, restart servers over the memory limit.
+    /// One maintenance pass: close documents no caller asked about for
+    /// [`PoolConfig::document_idle_timeout`], stop idle servers, restart servers over the
+    /// memory limit.
     pub async fn maintain(&self) {
         let cfg = &self.inner.config;
         let now = Instant::now();
@@ -1218,6 +1262,9 @@ impl Pool {
                 };
                 if !server.is_alive() || server.is_busy() {
                     continue;
+                }
+                if let Some(idle) = cfg.document_idle_timeout {
+                    server.close_idle(idle);
                 }
                 let idle = now.saturating_duration_since(slot.last_used) >= cfg.idle_timeout;
                 let over_memory = cfg.memory_limit_mb.is_some_and(|limit| {
@@ -1329,6 +1376,93 @@ fn finish_start(
         res
     };
     let _ = tx.send(Some(res));
+}
+
+impl Inner {
+    /// Drops the watcher: notify's thread ends, then the batch task.
+    fn stop_watching(&self) {
+        let w = self
+            .watcher
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        drop(w);
+    }
+}
+
+/// The pool's watcher, started on first use (`None` when watching is off or it cannot start:
+/// logged, and the stat check of open documents on every call remains).
+fn pool_watcher(inner: &Arc<Inner>) -> Option<Arc<Watcher>> {
+    if !inner.config.watch {
+        return None;
+    }
+    let mut slot = inner.watcher.lock().unwrap_or_else(|e| e.into_inner());
+    // Under the lock: `shutdown` sets `closed` before taking the watcher out, so none is
+    // started after it.
+    if inner.closed.load(Ordering::SeqCst) {
+        return None;
+    }
+    if slot.is_none() {
+        let weak = Arc::downgrade(inner);
+        match Watcher::start(inner.config.watch_debounce, move |changes| {
+            dispatch_disk_changes(&weak, &changes)
+        }) {
+            Ok(w) => *slot = Some(w),
+            Err(e) => tracing::warn!("file watcher not started: {e}"),
+        }
+    }
+    slot.clone()
+}
+
+/// Hands one batch of disk changes to every running server whose root it concerns, and waits
+/// (bounded) until each has received it, so that [`Pool::disk_batches`] counts batches the
+/// servers have. Runs on a blocking thread of the pool's runtime. False once the pool is gone
+/// or closed (the watcher's task then ends).
+fn dispatch_disk_changes(pool: &Weak<Inner>, changes: &[(PathBuf, watcher::Change)]) -> bool {
+    let Some(inner) = pool.upgrade() else {
+        return false;
+    };
+    if inner.closed.load(Ordering::SeqCst) {
+        return false;
+    }
+    let servers: Vec<Arc<Server>> = inner
+        .slots
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .values()
+        .filter_map(|slot| match &slot.state {
+            SlotState::Running(s) if s.is_alive() => Some(Arc::clone(s)),
+            _ => None,
+        })
+        .collect();
+    let mut told = Vec::new();
+    for server in servers {
+        let mine: Vec<(PathBuf, watcher::Change)> = changes
+            .iter()
+            .filter(|(p, _)| watcher::concerns(server.config(), &server.root, p))
+            .cloned()
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        tracing::debug!(server = %server.id, root = %server.root.display(), files = mine.len(), "changes on disk");
+        match server.apply_watched(&mine) {
+            Ok(()) => told.push(server),
+            Err(e) => tracing::debug!(server = %server.id, "disk changes not delivered: {e}"),
+        }
+    }
+    if !told.is_empty()
+        && let Ok(handle) = tokio::runtime::Handle::try_current()
+    {
+        // A request's answer follows every notification sent before it; a hung server holds
+        // the next batch back at most this long (its events are coalesced meanwhile).
+        let timeout = inner.config.request_timeout.min(Duration::from_secs(2));
+        handle.block_on(futures::future::join_all(
+            told.iter().map(|s| s.probe(timeout)),
+        ));
+    }
+    inner.disk_batches.send_modify(|n| *n = n.wrapping_add(1));
+    true
 }
 
 impl Drop for Inner {

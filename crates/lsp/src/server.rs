@@ -313,6 +313,9 @@ pub(crate) struct Doc {
     settled: Option<Settled>,
     /// The file on disk when its text was last sent, to notice other programs' writes.
     disk: Option<DiskStamp>,
+    /// When a caller last asked for this document's diagnostics (not the pool itself, pulling
+    /// other files for a change): idle documents are closed ([`Server::close_idle`]).
+    asked: Instant,
 }
 
 /// Modification time and size of a file: what the per-call stat check compares.
@@ -354,6 +357,13 @@ pub(crate) struct Synced {
     /// The text was sent in this pass (else the server has had it, and only another file
     /// changed).
     sent: bool,
+}
+
+impl Synced {
+    /// A caller asked for this document: it is not idle.
+    pub(crate) fn mark_asked(&mut self) {
+        self.doc.asked = Instant::now();
+    }
 }
 
 /// How a wait ended.
@@ -820,6 +830,7 @@ impl Server {
                     language: language.to_owned(),
                     settled: None,
                     disk: None,
+                    asked: Instant::now(),
                 }))
             })
             .clone()
@@ -893,37 +904,139 @@ impl Server {
             if stamp.is_some() && stamp == doc.disk {
                 continue;
             }
-            match std::fs::read_to_string(&path) {
-                Ok(text) if text == doc.text => doc.disk = stamp,
-                Ok(text) => {
-                    tracing::debug!(server = %self.id, %uri, "changed on disk; re-sending");
-                    self.send_text(&mut doc, &path, &uri, &text)?;
-                    events.push(lsp_types::FileEvent {
-                        uri,
-                        typ: lsp_types::FileChangeType::CHANGED,
-                    });
-                }
-                Err(_) => {
-                    tracing::debug!(server = %self.id, %uri, "gone from disk; closing");
-                    self.notify::<DidCloseTextDocument>(lsp_types::DidCloseTextDocumentParams {
-                        text_document: lsp_types::TextDocumentIdentifier { uri: uri.clone() },
-                    })?;
-                    doc.opened = false;
-                    doc.settled = None;
-                    doc.disk = None;
-                    doc.text.clear();
-                    events.push(lsp_types::FileEvent {
-                        uri,
-                        typ: lsp_types::FileChangeType::DELETED,
-                    });
-                }
+            if let Some(typ) = self.resync_from_disk(&mut doc, &path, &uri)? {
+                events.push(lsp_types::FileEvent { uri, typ });
             }
         }
-        if !events.is_empty() {
+        self.announce(events)
+    }
+
+    /// The file watcher's batch for this server's root (see `watcher.rs`): open documents whose
+    /// file now differs from the text the server has are re-sent (`didChange`) or closed when
+    /// gone; every change is announced in one `workspace/didChangeWatchedFiles` and voids the
+    /// root's cached answers. A document whose disk text is the one already sent (lspedit's
+    /// own write, seen after its check sent it) is neither re-sent nor announced, and one being
+    /// checked right now is left to its check.
+    pub(crate) fn apply_watched(
+        &self,
+        changes: &[(PathBuf, crate::watcher::Change)],
+    ) -> Result<(), LspError> {
+        let mut events = Vec::new();
+        for (path, change) in changes {
+            let Ok(uri) = Url::from_file_path(path) else {
+                continue;
+            };
+            let doc = self
+                .docs
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(&uri)
+                .cloned();
+            if let Some(doc) = doc {
+                let Ok(mut doc) = doc.try_lock() else {
+                    continue;
+                };
+                if doc.opened {
+                    if let Some(typ) = self.resync_from_disk(&mut doc, path, &uri)? {
+                        events.push(lsp_types::FileEvent { uri, typ });
+                    }
+                    continue;
+                }
+            }
+            let typ = match change {
+                crate::watcher::Change::Created => lsp_types::FileChangeType::CREATED,
+                crate::watcher::Change::Changed => lsp_types::FileChangeType::CHANGED,
+                crate::watcher::Change::Deleted => lsp_types::FileChangeType::DELETED,
+            };
+            events.push(lsp_types::FileEvent { uri, typ });
+        }
+        self.announce(events)
+    }
+
+    /// An open document against its file on disk: re-sent when the text differs (`CHANGED`),
+    /// closed when the file is gone (`DELETED`), nothing when the server already has the disk
+    /// text (only the stamp is updated) or the file cannot be read as text.
+    fn resync_from_disk(
+        &self,
+        doc: &mut Doc,
+        path: &Path,
+        uri: &Url,
+    ) -> Result<Option<lsp_types::FileChangeType>, LspError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) if text == doc.text => {
+                doc.disk = DiskStamp::of(path);
+                Ok(None)
+            }
+            Ok(text) => {
+                tracing::debug!(server = %self.id, %uri, "changed on disk; re-sending");
+                self.send_text(doc, path, uri, &text)?;
+                Ok(Some(lsp_types::FileChangeType::CHANGED))
+            }
+            Err(_) if std::fs::symlink_metadata(path).is_err() => {
+                tracing::debug!(server = %self.id, %uri, "gone from disk; closing");
+                self.close(doc, uri)?;
+                Ok(Some(lsp_types::FileChangeType::DELETED))
+            }
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// `didClose`; the document is forgotten but keeps its version counter.
+    fn close(&self, doc: &mut Doc, uri: &Url) -> Result<(), LspError> {
+        self.notify::<DidCloseTextDocument>(lsp_types::DidCloseTextDocumentParams {
+            text_document: lsp_types::TextDocumentIdentifier { uri: uri.clone() },
+        })?;
+        doc.opened = false;
+        doc.settled = None;
+        doc.disk = None;
+        doc.text.clear();
+        Ok(())
+    }
+
+    /// Closes (`didClose`) the open documents no caller asked about for `idle`, except those
+    /// being checked right now; the server reads them from the disk from then on, and the
+    /// watcher and the stat check no longer follow them. Returns how many were closed.
+    pub(crate) fn close_idle(&self, idle: Duration) -> usize {
+        let docs: Vec<(Url, Arc<tokio::sync::Mutex<Doc>>)> = self
+            .docs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|(u, d)| (u.clone(), d.clone()))
+            .collect();
+        let mut closed = 0;
+        for (uri, doc) in docs {
+            let Ok(mut doc) = doc.try_lock() else {
+                continue;
+            };
+            if !doc.opened || doc.asked.elapsed() < idle {
+                continue;
+            }
+            if self.close(&mut doc, &uri).is_err() {
+                break;
+            }
+            closed += 1;
+        }
+        if closed > 0 {
+            tracing::debug!(server = %self.id, closed, "closed idle documents");
+            // The server now reads them from the disk, which may differ from the text it had.
+            self.bump_epoch();
+        }
+        closed
+    }
+
+    /// One `workspace/didChangeWatchedFiles` for `events` (unless the server watches on its
+    /// own: `watched_files = false`), and the epoch bumped: no cached answer of this root
+    /// survives a change on disk. Nothing when there are none.
+    fn announce(&self, events: Vec<lsp_types::FileEvent>) -> Result<(), LspError> {
+        if events.is_empty() {
+            return Ok(());
+        }
+        self.bump_epoch();
+        if self.cfg.watched_files {
             self.notify::<DidChangeWatchedFiles>(lsp_types::DidChangeWatchedFilesParams {
                 changes: events,
             })?;
-            self.bump_epoch();
         }
         Ok(())
     }
@@ -1075,7 +1188,7 @@ impl Server {
             path,
             server: self.id.clone(),
             version,
-            diagnostics: convert(&text, &lsp),
+            diagnostics: convert(&text, &lsp, &self.cfg.severity_overrides),
             server_time: outcome.answered_at.map(|a| a.saturating_duration_since(t0)),
         };
         doc.settled = Some(Settled {
@@ -1440,6 +1553,12 @@ fn initialize_params(cfg: &ServerConfig, root: &Path, root_uri: &Url) -> Value {
             "configuration": true,
             "workspaceFolders": true,
             "didChangeConfiguration": { "dynamicRegistration": true },
+            // The pool's file watcher sends these (watcher.rs). TypeScript 7 re-reads a changed
+            // file it has not opened only when the client announces it.
+            "didChangeWatchedFiles": {
+                "dynamicRegistration": cfg.watched_files,
+                "relativePatternSupport": true,
+            },
             "diagnostics": { "refreshSupport": true },
         },
         "textDocument": {

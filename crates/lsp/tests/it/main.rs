@@ -14,3 +14,4 @@ mod concurrency;
 mod fake;
 mod harness;
 mod real;
+mod watch;

@@ -147,3 +147,54 @@ async fn clangd_error() {
     })
     .await;
 }
+
+/// The unused-declaration diagnostics of a file under a tsconfig with `options` (JSON members),
+/// as (severity, code).
+async fn unused_diagnostics(server: &str, options: &str) -> Option<Vec<(Severity, String)>> {
+    let cfg = require_server(server)?;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(root.join("package.json"), "{}").unwrap();
+    std::fs::write(
+        root.join("tsconfig.json"),
+        format!(r#"{{"compilerOptions": {{ {options} "strict": true, "noEmit": true }}}}"#),
+    )
+    .unwrap();
+    let text = "export function f(a: number): number {\n  const unused = 1;\n  return 2;\n}\n";
+    let file = root.join("a.ts");
+    std::fs::write(&file, text).unwrap();
+    let pool = Pool::new(&root, cfg).unwrap();
+    let r = pool
+        .check_file(&file, text, deadline(20_000))
+        .await
+        .unwrap();
+    pool.shutdown().await;
+    Some(
+        r.diagnostics
+            .iter()
+            .map(|d| (d.severity, d.code.clone().unwrap_or_default()))
+            .collect(),
+    )
+}
+
+// Regression: `tsc` fails on TS6133 under `noUnusedLocals`, TypeScript 7's server reports it as
+// a warning, and only errors are shown: the build error was invisible.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unused_locals_are_errors_only_when_tsconfig_says_so() {
+    for server in ["tsc7", "typescript-language-server"] {
+        let on = r#""noUnusedLocals": true, "noUnusedParameters": true,"#;
+        let Some(strict) = unused_diagnostics(server, on).await else {
+            return;
+        };
+        let e = |s| (s, "6133".to_owned());
+        assert_eq!(
+            strict,
+            vec![e(Severity::Error), e(Severity::Error)],
+            "{server}"
+        );
+        let Some(lax) = unused_diagnostics(server, "").await else {
+            return;
+        };
+        assert_eq!(lax, vec![e(Severity::Hint), e(Severity::Hint)], "{server}");
+    }
+}
