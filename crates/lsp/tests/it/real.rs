@@ -259,3 +259,41 @@ async fn monorepo_one_typescript_process() {
     assert_eq!(status[0].key.root, root);
     pool.shutdown().await;
 }
+
+// Regression: typescript-language-server republished an importer clean as soon as the file it
+// imports was fixed (before the importer's own check began) and published nothing for the
+// unchanged importer then, so its check returned the importer's previous error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn importer_follows_a_fix_of_the_file_it_imports() {
+    let Some(cfg) = require_server("typescript-language-server") else {
+        return;
+    };
+    let dir = copy_project("ts-basic");
+    let root = dir.path().canonicalize().unwrap();
+    let util = root.join("src/util.ts");
+    let index = root.join("src/index.ts");
+    let good = std::fs::read_to_string(&util).unwrap();
+    let bad = good.replacen("b: number): number {", "b: number): string {", 1);
+    assert_ne!(good, bad);
+    let index_text = std::fs::read_to_string(&index).unwrap();
+    let pool = Pool::new(&root, cfg).unwrap();
+    pool.check_file(&util, &good, deadline(30_000))
+        .await
+        .unwrap();
+    for round in 0..3 {
+        for (text, broken) in [(&bad, true), (&good, false)] {
+            std::fs::write(&util, text).unwrap();
+            pool.check_file(&util, text, deadline(10_000))
+                .await
+                .unwrap();
+            let r = pool
+                .check_file(&index, &index_text, deadline(10_000))
+                .await
+                .unwrap();
+            let errors: Vec<_> = r.errors().map(|d| d.line).collect();
+            let expected = if broken { vec![3] } else { vec![] };
+            assert_eq!(errors, expected, "round {round}, util broken: {broken}");
+        }
+    }
+    pool.shutdown().await;
+}
