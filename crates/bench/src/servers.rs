@@ -9,6 +9,11 @@
 //! "Server's own time" is from sending the text to the server's first answer for it (the pull
 //! reply, the versioned publish, rust-analyzer's on-save check end); the difference is what the
 //! pool adds (settling and bookkeeping).
+//!
+//! Cross-file: where the project has a file importing the edited one, the broken text also
+//! changes an exported signature, and after each edit the importer (not written) is checked
+//! too: it must report an error on its call line after a break and none after a fix. Its time
+//! and stale or wrong results are columns of their own.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -26,38 +31,76 @@ struct Case {
     file: &'static str,
     /// Replacing `.0` by `.1` breaks the file with a type error on that line.
     breakage: (&'static str, &'static str),
+    /// A file importing `file` that the broken text breaks too.
+    cross: Option<Cross>,
 }
+
+struct Cross {
+    /// Also applied to `file` in its broken text: changes a signature the importer uses.
+    change: (&'static str, &'static str),
+    importer: &'static str,
+    /// 1-based line of the importer that reports an error when `file` is broken.
+    line: usize,
+}
+
+const TS_CROSS: Cross = Cross {
+    change: (
+        "export function add(a: number, b: number): number {",
+        "export function add(a: number, b: number): string {",
+    ),
+    importer: "src/index.ts",
+    line: 3,
+};
 
 const CASES: &[Case] = &[
     Case {
         server: "tsc7",
         project: "ts-basic",
-        file: "src/index.ts",
-        breakage: ("add(1, 2)", "\"three\""),
+        file: "src/util.ts",
+        breakage: ("return `hello ${name}`;", "return 42;"),
+        cross: Some(TS_CROSS),
     },
     Case {
         server: "typescript-language-server",
         project: "ts-basic",
-        file: "src/index.ts",
-        breakage: ("add(1, 2)", "\"three\""),
+        file: "src/util.ts",
+        breakage: ("return `hello ${name}`;", "return 42;"),
+        cross: Some(TS_CROSS),
     },
     Case {
         server: "pyright",
         project: "python-basic",
         file: "app/main.py",
         breakage: ("add(40, 2)", "\"forty-two\""),
+        cross: Some(Cross {
+            change: (
+                "def add(a: int, b: int) -> int:",
+                "def add(a: int, b: int) -> str:",
+            ),
+            importer: "app/report.py",
+            line: 5,
+        }),
     },
     Case {
         server: "clangd",
         project: "c-basic",
         file: "main.c",
         breakage: ("return 0;", "return missing_value;"),
+        cross: None,
     },
     Case {
         server: "rust-analyzer",
         project: "rust-basic",
         file: "src/lib.rs",
         breakage: ("add(40, 2)", "\"forty-two\""),
+        cross: Some(Cross {
+            change: (
+                "pub fn add(a: i32, b: i32) -> i32 {",
+                "pub fn add(a: i32, b: i32) -> i64 {",
+            ),
+            importer: "src/twice.rs",
+            line: 6,
+        }),
     },
 ];
 
@@ -69,6 +112,9 @@ struct Row {
     own: Vec<Duration>,
     diff: Vec<Duration>,
     stale: usize,
+    /// Importer checks after each edit (empty without an importer).
+    cross: Vec<Duration>,
+    cross_stale: usize,
     rss_mib: u64,
 }
 
@@ -100,7 +146,19 @@ async fn bench(repo: &Path, case: &Case, iterations: usize) -> Result<Option<Row
     let root = tmp.path().canonicalize()?;
     let path = root.join(case.file);
     let good = std::fs::read_to_string(&path)?;
-    let bad = good.replacen(case.breakage.0, case.breakage.1, 1);
+    let mut bad = good.replacen(case.breakage.0, case.breakage.1, 1);
+    let importer = match &case.cross {
+        Some(c) => {
+            if !good.contains(c.change.0) {
+                bail!("{}: the cross-file change is not in the file", case.server);
+            }
+            bad = bad.replacen(c.change.0, c.change.1, 1);
+            let path = root.join(c.importer);
+            let text = std::fs::read_to_string(&path)?;
+            Some((path, text, c.line))
+        }
+        None => None,
+    };
     // 1-based line of the breakage: the error must be reported there.
     let bad_line = good
         .lines()
@@ -126,6 +184,8 @@ async fn bench(repo: &Path, case: &Case, iterations: usize) -> Result<Option<Row
         own: Vec::new(),
         diff: Vec::new(),
         stale: 0,
+        cross: Vec::new(),
+        cross_stale: 0,
         rss_mib: 0,
     };
     for i in 0..iterations {
@@ -156,12 +216,34 @@ async fn bench(repo: &Path, case: &Case, iterations: usize) -> Result<Option<Row
             row.own.push(own);
             row.diff.push(took.saturating_sub(own));
         }
+        if let Some((ipath, itext, iline)) = &importer {
+            let t = Instant::now();
+            let r = pool
+                .check_file(ipath, itext, Instant::now() + Duration::from_secs(30))
+                .await?;
+            row.cross.push(t.elapsed());
+            let right = if broken {
+                r.errors().any(|d| d.line as usize == *iline)
+            } else {
+                r.errors().count() == 0
+            };
+            if !right {
+                row.cross_stale += 1;
+                eprintln!(
+                    "servers: {}: importer after edit {i} ({}) got a stale or wrong result: {:?}",
+                    case.server,
+                    if broken { "broken" } else { "fixed" },
+                    r.diagnostics
+                );
+            }
+        }
     }
     row.rss_mib = pool.status().first().and_then(|s| s.rss_kib).unwrap_or(0) / 1024;
     pool.shutdown().await;
     row.total.sort();
     row.own.sort();
     row.diff.sort();
+    row.cross.sort();
     Ok(Some(row))
 }
 
@@ -181,13 +263,22 @@ pub fn run(repo: &Path, iterations: usize) -> Result<String> {
     let rss_after = self_rss_kib();
     let mut s = String::new();
     s.push_str(
-        "| server | cold start → first diagnostics (ms) | warm edits | write → result p50 (ms) | p95 | server's own time p50 (ms) | p95 | difference p50 (ms) | p95 | stale or wrong results | server RSS (MiB) |\n",
+        "| server | cold start → first diagnostics (ms) | warm edits | write → result p50 (ms) | p95 | server's own time p50 (ms) | p95 | difference p50 (ms) | p95 | stale or wrong results | importer result p50 (ms) | p95 | importer stale or wrong | server RSS (MiB) |\n",
     );
-    s.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    s.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for r in &rows {
+        let (cross_p50, cross_p95, cross_stale) = if r.cross.is_empty() {
+            ("-".to_owned(), "-".to_owned(), "-".to_owned())
+        } else {
+            (
+                ms(percentile(&r.cross, 0.5)),
+                ms(percentile(&r.cross, 0.95)),
+                r.cross_stale.to_string(),
+            )
+        };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.server,
             ms(r.cold),
             r.total.len(),
@@ -198,10 +289,14 @@ pub fn run(repo: &Path, iterations: usize) -> Result<String> {
             ms(percentile(&r.diff, 0.5)),
             ms(percentile(&r.diff, 0.95)),
             r.stale,
+            cross_p50,
+            cross_p95,
+            cross_stale,
             r.rss_mib,
         );
     }
     let stale: usize = rows.iter().map(|r| r.stale).sum();
+    let cross_stale: usize = rows.iter().map(|r| r.cross_stale).sum();
     let _ = writeln!(
         s,
         "\nPool process resident memory (bench binary, servers excluded): {} MiB before, {} MiB after all runs.",
@@ -213,6 +308,16 @@ pub fn run(repo: &Path, iterations: usize) -> Result<String> {
         "\n- stale or wrong results over {} edit → fix → edit iterations per server: {stale} in total (target 0): {}",
         iterations,
         if stale == 0 { "MET" } else { "MISSED" }
+    );
+    let _ = writeln!(
+        s,
+        "- cross-file: after each edit the file importing the edited one (not written; the broken \
+         text also changes a signature it calls) is checked; an error on its call line after a \
+         break and none after a fix are expected (clangd's project has no importer): {cross_stale} \
+         stale or wrong in total (target 0): {}. For the pull servers (tsc7, pyright) the edit's \
+         own call already pulled the importer (the other files of a change) and its check is \
+         answered from that pass; for the push servers it is a settle of its own.",
+        if cross_stale == 0 { "MET" } else { "MISSED" }
     );
     for r in &rows {
         let p50 = percentile(&r.diff, 0.5);

@@ -170,6 +170,16 @@ pub struct ServerConfig {
     /// Root is the enclosing Cargo `[workspace]` of the nearest `Cargo.toml`.
     #[serde(default)]
     pub cargo_workspace: bool,
+    /// One process serves the whole workspace: the root is always the workspace root, for
+    /// servers that handle several projects in one process (each file gets the nearest
+    /// `tsconfig.json` as in an editor). In a monorepo of 7 packages a TypeScript 7 per package
+    /// root ran 6 processes (833 MiB).
+    #[serde(default)]
+    pub single_root: bool,
+    /// At most this many processes of this server run at once (one per root); starting one
+    /// more stops the least recently used idle one. The pool's `max_running` caps all servers.
+    #[serde(default)]
+    pub max_processes: Option<usize>,
     /// Tell the server what changed on disk: the client capability
     /// `workspace.didChangeWatchedFiles.dynamicRegistration` (servers then rely on the client
     /// instead of watching on their own) and the pool watcher's

@@ -1168,23 +1168,33 @@ impl Pool {
         Ok(Err(Next::Wait(rx, true)))
     }
 
-    /// Past `max_running`, the least recently used running server that is not busy makes room.
+    /// Past `max_running`, the least recently used running server that is not busy makes room;
+    /// past the starting server's own `max_processes`, the least recently used of its kind.
     fn pick_eviction(
         &self,
         slots: &mut HashMap<ServerKey, Slot>,
         starting: &ServerKey,
     ) -> Option<Arc<Server>> {
-        let running = slots
-            .values()
-            .filter(|s| matches!(s.state, SlotState::Running(_) | SlotState::Starting(_)))
+        let live = |s: &Slot| matches!(s.state, SlotState::Running(_) | SlotState::Starting(_));
+        let running = slots.values().filter(|s| live(s)).count();
+        let same_kind = slots
+            .iter()
+            .filter(|(k, s)| k.server == starting.server && live(s))
             .count();
-        if running <= self.inner.config.max_running {
+        let kind_cap = slots
+            .get(starting)
+            .and_then(|s| s.cfg.max_processes)
+            .map(|m| m.max(1));
+        let over_kind = kind_cap.is_some_and(|cap| same_kind > cap);
+        if running <= self.inner.config.max_running && !over_kind {
             return None;
         }
         let victim_key = slots
             .iter()
             .filter(|(k, s)| {
-                *k != starting && matches!(&s.state, SlotState::Running(srv) if !srv.is_busy())
+                *k != starting
+                    && (!over_kind || k.server == starting.server)
+                    && matches!(&s.state, SlotState::Running(srv) if !srv.is_busy())
             })
             .min_by_key(|(_, s)| s.last_used)
             .map(|(k, _)| k.clone())?;

@@ -3,7 +3,9 @@
 //! Root = the nearest ancestor of the file holding one of the server's markers, never above
 //! the workspace root; no marker means the workspace root. For Cargo the nearest `Cargo.toml`
 //! is only the package: the root is the nearest ancestor manifest with a `[workspace]` table
-//! (what cargo itself uses), so all members of a workspace share one rust-analyzer.
+//! (what cargo itself uses), so all members of a workspace share one rust-analyzer. A server
+//! declared `single_root` (it serves several projects in one process) always gets the
+//! workspace root.
 
 use std::path::{Path, PathBuf};
 
@@ -11,6 +13,9 @@ use crate::ServerConfig;
 
 /// The root directory for `file` under `workspace_root` (both absolute, workspace canonical).
 pub fn detect_root(workspace_root: &Path, file: &Path, server: &ServerConfig) -> PathBuf {
+    if server.single_root {
+        return workspace_root.to_owned();
+    }
     let start = file.parent().unwrap_or(workspace_root);
     let ancestors = || {
         start
@@ -95,6 +100,10 @@ mod tests {
             ws.join("web/app")
         );
         assert_eq!(detect_root(&ws, &ws.join("plain/y.ts"), &ts), ws);
+
+        let mut one = ts.clone();
+        one.single_root = true;
+        assert_eq!(detect_root(&ws, &ws.join("web/app/src/x.ts"), &one), ws);
     }
 
     #[test]

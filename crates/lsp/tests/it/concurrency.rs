@@ -108,3 +108,32 @@ async fn running_cap_evicts_least_recently_used() {
     pool.shutdown().await;
     assert_gone(&ws.started_pgids());
 }
+
+// `max_processes`: a server's own cap; starting a root past it stops its least recently used
+// idle process (the next use of that root restarts it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn max_processes_caps_one_server() {
+    let ws = FakeWs::new(Script::default());
+    let root = ws.root();
+    for p in ["one", "two", "three"] {
+        std::fs::create_dir_all(root.join(p)).unwrap();
+        std::fs::write(root.join(p).join("fake.root"), "").unwrap();
+    }
+    let mut server = ws.server_config("push-versioned");
+    server.max_processes = Some(2);
+    let pool = lspedit_lsp::Pool::new(&root, ws.config_for(server)).unwrap();
+    for p in ["one", "two", "three"] {
+        let f = root.join(p).join("a.fk");
+        let r = check_timed(&pool, &f, "ERROR\n", 5000).await.unwrap();
+        assert_eq!(r.diagnostics.len(), 1, "{p}");
+    }
+    let running: Vec<_> = pool
+        .status()
+        .into_iter()
+        .filter(|s| s.state == ServerState::Running)
+        .map(|s| s.key.root)
+        .collect();
+    assert_eq!(running, vec![root.join("three"), root.join("two")]);
+    pool.shutdown().await;
+    assert_gone(&ws.started_pgids());
+}

@@ -198,3 +198,102 @@ async fn unused_locals_are_errors_only_when_tsconfig_says_so() {
         assert_eq!(lax, vec![e(Severity::Hint), e(Severity::Hint)], "{server}");
     }
 }
+
+// A monorepo of packages with their own package.json and tsconfig.json: one TypeScript process
+// for the workspace (it ran one per package), and each file still gets its own diagnostics
+// under its own tsconfig.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn monorepo_one_typescript_process() {
+    let Some(cfg) = require_server("tsc7") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(root.join("package.json"), r#"{"private": true}"#).unwrap();
+    let packages = ["alpha", "beta", "gamma"];
+    let mut files = Vec::new();
+    for (i, p) in packages.iter().enumerate() {
+        let pkg = root.join("packages").join(p);
+        std::fs::create_dir_all(pkg.join("src")).unwrap();
+        std::fs::write(pkg.join("package.json"), format!(r#"{{"name": "{p}"}}"#)).unwrap();
+        // beta alone turns unused locals into errors: its tsconfig applies to its files only.
+        let unused = if *p == "beta" {
+            r#""noUnusedLocals": true,"#
+        } else {
+            ""
+        };
+        std::fs::write(
+            pkg.join("tsconfig.json"),
+            format!(r#"{{"compilerOptions": {{ {unused} "strict": true, "noEmit": true }}, "include": ["src"]}}"#),
+        )
+        .unwrap();
+        // The error sits on line 3 + i: each result must be its own file's.
+        let text = format!(
+            "{}export function f{i}(): number {{\n  const spare = {i};\n  const n: number = \"{p}\";\n  return n;\n}}\n",
+            "//\n".repeat(i)
+        );
+        let f = pkg.join("src/index.ts");
+        std::fs::write(&f, &text).unwrap();
+        files.push((f, text));
+    }
+    let pool = Pool::new(&root, cfg).unwrap();
+    let out = pool.check_files(files.clone(), deadline(30_000)).await;
+    for (i, ((path, r), p)) in out.files.iter().zip(packages).enumerate() {
+        let r = r.as_ref().unwrap_or_else(|e| panic!("{p}: {e}"));
+        let codes: Vec<&str> = r.errors().filter_map(|d| d.code.as_deref()).collect();
+        let expected = if p == "beta" {
+            vec!["6133", "2322"]
+        } else {
+            vec!["2322"]
+        };
+        assert_eq!(codes, expected, "{}", path.display());
+        let line = u32::try_from(3 + i).unwrap();
+        assert!(
+            r.errors()
+                .any(|d| d.code.as_deref() == Some("2322") && d.line == line),
+            "{p}: its own error on line {line}: {r:?}"
+        );
+    }
+    let status = pool.status();
+    assert_eq!(status.len(), 1, "{status:?}");
+    assert_eq!(status[0].key.root, root);
+    pool.shutdown().await;
+}
+
+// Regression: typescript-language-server republished an importer clean as soon as the file it
+// imports was fixed (before the importer's own check began) and published nothing for the
+// unchanged importer then, so its check returned the importer's previous error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn importer_follows_a_fix_of_the_file_it_imports() {
+    let Some(cfg) = require_server("typescript-language-server") else {
+        return;
+    };
+    let dir = copy_project("ts-basic");
+    let root = dir.path().canonicalize().unwrap();
+    let util = root.join("src/util.ts");
+    let index = root.join("src/index.ts");
+    let good = std::fs::read_to_string(&util).unwrap();
+    let bad = good.replacen("b: number): number {", "b: number): string {", 1);
+    assert_ne!(good, bad);
+    let index_text = std::fs::read_to_string(&index).unwrap();
+    let pool = Pool::new(&root, cfg).unwrap();
+    pool.check_file(&util, &good, deadline(30_000))
+        .await
+        .unwrap();
+    for round in 0..3 {
+        for (text, broken) in [(&bad, true), (&good, false)] {
+            std::fs::write(&util, text).unwrap();
+            pool.check_file(&util, text, deadline(10_000))
+                .await
+                .unwrap();
+            let r = pool
+                .check_file(&index, &index_text, deadline(10_000))
+                .await
+                .unwrap();
+            let errors: Vec<_> = r.errors().map(|d| d.line).collect();
+            let expected = if broken { vec![3] } else { vec![] };
+            assert_eq!(errors, expected, "round {round}, util broken: {broken}");
+        }
+    }
+    pool.shutdown().await;
+}
