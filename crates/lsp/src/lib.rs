@@ -165,17 +165,7 @@ impl BlockingPool {
         files: Vec<(std::path::PathBuf, String)>,
         deadline: Instant,
     ) -> CheckOutcome {
-        self.check_change(
-            files
-                .into_iter()
-                .map(|(path, text)| ChangedFile {
-                    path,
-                    text,
-                    previous: None,
-                })
-                .collect(),
-            deadline,
-        )
+        self.check_change(files.into_iter().map(ChangedFile::from).collect(), deadline)
     }
 
     /// See [`Pool::check_change`].

@@ -116,6 +116,17 @@ pub struct ChangedFile {
     pub previous: Option<String>,
 }
 
+impl From<(PathBuf, String)> for ChangedFile {
+    /// A file whose previous text is unknown.
+    fn from((path, text): (PathBuf, String)) -> ChangedFile {
+        ChangedFile {
+            path,
+            text,
+            previous: None,
+        }
+    }
+}
+
 /// At most this many other files are compared before and after a change on a pull server.
 const MAX_OTHER_CANDIDATES: usize = 20;
 
@@ -288,18 +299,8 @@ impl Pool {
         files: Vec<(PathBuf, String)>,
         deadline: Instant,
     ) -> CheckOutcome {
-        self.check_change(
-            files
-                .into_iter()
-                .map(|(path, text)| ChangedFile {
-                    path,
-                    text,
-                    previous: None,
-                })
-                .collect(),
-            deadline,
-        )
-        .await
+        self.check_change(files.into_iter().map(ChangedFile::from).collect(), deadline)
+            .await
     }
 
     /// [`Pool::check_files`] for files whose text before the change is known

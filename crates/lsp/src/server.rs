@@ -615,6 +615,17 @@ impl Server {
             .collect()
     }
 
+    /// The open documents, copied out of the map so its lock is not held while each
+    /// document's own lock is awaited.
+    fn open_docs(&self) -> Vec<(Url, Arc<tokio::sync::Mutex<Doc>>)> {
+        self.docs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|(u, d)| (u.clone(), d.clone()))
+            .collect()
+    }
+
     /// The open documents other than `skip` with the text the server has and, when a result of
     /// the current epoch is cached, their diagnostics: the "before" of a change's other files.
     /// A document being checked right now is left out.
@@ -622,13 +633,7 @@ impl Server {
         &self,
         skip: &HashSet<PathBuf>,
     ) -> Vec<(PathBuf, String, Option<Vec<crate::Diagnostic>>)> {
-        let docs: Vec<(Url, Arc<tokio::sync::Mutex<Doc>>)> = self
-            .docs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .map(|(u, d)| (u.clone(), d.clone()))
-            .collect();
+        let docs = self.open_docs();
         let epoch = self.epoch();
         let mut out = Vec::new();
         for (uri, doc) in docs {
@@ -877,13 +882,7 @@ impl Server {
     /// that is gone is closed. A document being checked right now is left alone (its check
     /// holds its lock and sends its text itself).
     pub(crate) fn refresh_from_disk(&self, skip: &HashSet<PathBuf>) -> Result<(), LspError> {
-        let docs: Vec<(Url, Arc<tokio::sync::Mutex<Doc>>)> = self
-            .docs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .map(|(u, d)| (u.clone(), d.clone()))
-            .collect();
+        let docs = self.open_docs();
         let mut events = Vec::new();
         for (uri, doc) in docs {
             let Ok(path) = uri.to_file_path() else {
@@ -997,13 +996,7 @@ impl Server {
     /// being checked right now; the server reads them from the disk from then on, and the
     /// watcher and the stat check no longer follow them. Returns how many were closed.
     pub(crate) fn close_idle(&self, idle: Duration) -> usize {
-        let docs: Vec<(Url, Arc<tokio::sync::Mutex<Doc>>)> = self
-            .docs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .map(|(u, d)| (u.clone(), d.clone()))
-            .collect();
+        let docs = self.open_docs();
         let mut closed = 0;
         for (uri, doc) in docs {
             let Ok(mut doc) = doc.try_lock() else {
