@@ -153,10 +153,7 @@ pub fn run(s: &Suites, root: &Path) -> Result<bool> {
             root,
         )?;
         all_met &= r.met;
-        println!("{DRIFT_HEADING}\n\n{}", r.markdown);
-        for v in &r.verdicts {
-            println!("- {v}");
-        }
+        print_report(DRIFT_HEADING, &r.markdown, &r.verdicts);
         let misses = if r.misses.is_empty() {
             String::new()
         } else {
@@ -194,10 +191,7 @@ pub fn run(s: &Suites, root: &Path) -> Result<bool> {
              tool left beside the case's files. lspedit's cases that miss the target are saved \
              under `target/reliability-failures/`.\n\n{}\n{}{misses}",
             r.markdown,
-            r.verdicts
-                .iter()
-                .map(|v| format!("- {v}\n"))
-                .collect::<String>(),
+            bullets(&r.verdicts),
             secs = r.elapsed.as_secs_f64(),
             cases = r.cases,
             seed = s.seed,
@@ -210,10 +204,7 @@ pub fn run(s: &Suites, root: &Path) -> Result<bool> {
         let start = Instant::now();
         let r = corpus::run(&lspedit)?;
         all_met &= r.ok;
-        println!("{CORPUS_HEADING}\n\n{}", r.markdown);
-        for v in &r.verdicts {
-            println!("- {v}");
-        }
+        print_report(CORPUS_HEADING, &r.markdown, &r.verdicts);
         println!();
         let body = format!(
             "Command (about {secs:.0} s here):\n\n```\ncargo run --release -p lspedit-bench -- corpus --write\n```\n\n\
@@ -227,10 +218,7 @@ pub fn run(s: &Suites, root: &Path) -> Result<bool> {
              targets, SHA-256 of contents). A case passes when lspedit exits 1, every reason \
              code in its JSON is one the case accepts, and the hash is unchanged.\n\n{}\n{}",
             r.markdown,
-            r.verdicts
-                .iter()
-                .map(|v| format!("- {v}\n"))
-                .collect::<String>(),
+            bullets(&r.verdicts),
             secs = start.elapsed().as_secs_f64(),
         );
         sections.push((CORPUS_HEADING, body));
@@ -249,10 +237,7 @@ pub fn run(s: &Suites, root: &Path) -> Result<bool> {
             lspedit: lspedit.clone(),
         })?;
         all_met &= r.ok;
-        println!("{CRASH_HEADING}\n\n{}", r.markdown);
-        for v in &r.verdicts {
-            println!("- {v}");
-        }
+        print_report(CRASH_HEADING, &r.markdown, &r.verdicts);
         println!();
         let body = format!(
             "Command (about {secs:.0} s here):\n\n```\ncargo run --release -p lspedit-bench -- crash --write\n```\n\n\
@@ -272,10 +257,7 @@ pub fn run(s: &Suites, root: &Path) -> Result<bool> {
              would, and every file must end new with nothing else left in the tree. Then the \
              tree is reset.\n\n{}\n{}",
             r.markdown,
-            r.verdicts
-                .iter()
-                .map(|v| format!("- {v}\n"))
-                .collect::<String>(),
+            bullets(&r.verdicts),
             secs = start.elapsed().as_secs_f64(),
             fs = process::temp_fs(&std::env::temp_dir()),
             files = crash::FILES,
@@ -296,10 +278,7 @@ pub fn run(s: &Suites, root: &Path) -> Result<bool> {
             lspedit: lspedit.clone(),
         })?;
         all_met &= r.ok;
-        println!("{CONCURRENCY_HEADING}\n\n{}", r.markdown);
-        for v in &r.verdicts {
-            println!("- {v}");
-        }
+        print_report(CONCURRENCY_HEADING, &r.markdown, &r.verdicts);
         println!();
         let body = format!(
             "Command (about {secs:.0} s here):\n\n```\ncargo run --release -p lspedit-bench -- concurrency --write\n```\n\n\
@@ -312,10 +291,7 @@ pub fn run(s: &Suites, root: &Path) -> Result<bool> {
              over 0–4 ms after the spawn. A *lost update* is a change whose process exited 0, \
              or an appended line, missing from the file afterwards.\n\n{}\n{}",
             r.markdown,
-            r.verdicts
-                .iter()
-                .map(|v| format!("- {v}\n"))
-                .collect::<String>(),
+            bullets(&r.verdicts),
             secs = start.elapsed().as_secs_f64(),
             fs = process::temp_fs(&std::env::temp_dir()),
             lines = 200,
@@ -346,4 +322,15 @@ pub fn run(s: &Suites, root: &Path) -> Result<bool> {
         eprintln!("updated {}", path.display());
     }
     Ok(all_met)
+}
+
+/// Verdicts as a Markdown list, one `- ` line each.
+fn bullets(verdicts: &[String]) -> String {
+    verdicts.iter().map(|v| format!("- {v}\n")).collect()
+}
+
+/// A suite's section on stdout: heading, table, verdicts.
+fn print_report(heading: &str, markdown: &str, verdicts: &[String]) {
+    println!("{heading}\n\n{markdown}");
+    print!("{}", bullets(verdicts));
 }
