@@ -310,13 +310,9 @@ impl Workspace {
     pub fn read(&self, path: &str) -> Result<Option<Vec<u8>>, ToolError> {
         let abs = self.resolve(path)?;
         let rel = self.rel(&abs, path)?;
-        let mut opts = OpenOptions::new();
-        // Non-blocking open: opening a FIFO for reading would otherwise wait for a writer.
-        opts.read(true)
-            .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
-        let file = match self.dir.open_with(rel, &opts) {
-            Ok(f) => f.into_std(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        let file = match open_existing(&self.dir, rel) {
+            Ok(Some(f)) => f,
+            Ok(None) => return Ok(None),
             Err(e) => return Err(ToolError::io(path, "reading", &e)),
         };
         let meta = file
@@ -442,14 +438,9 @@ impl Workspace {
     pub fn set_mode(&self, path: &str, mode: u32) -> Result<(), ToolError> {
         let abs = self.check_writable(path)?;
         let rel = self.rel(&abs, path)?;
-        let mut opts = OpenOptions::new();
-        opts.read(true)
-            .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
-        let file = self
-            .dir
-            .open_with(rel, &opts)
-            .map_err(|e| ToolError::io(path, "changing the mode of", &e))?
-            .into_std();
+        let file = open_existing(&self.dir, rel)
+            .and_then(|f| f.ok_or_else(|| std::io::ErrorKind::NotFound.into()))
+            .map_err(|e| ToolError::io(path, "changing the mode of", &e))?;
         file.set_permissions(fs::Permissions::from_mode(mode & 0o777))
             .map_err(|e| ToolError::io(path, "changing the mode of", &e))
     }
@@ -465,12 +456,9 @@ impl Workspace {
     ) -> Result<Replaced, ToolError> {
         let io = |what: &str, e: &std::io::Error| ToolError::io(&staged.path, what, e);
         let _lock = DirLock::exclusive(&staged.dir).map_err(|e| io("locking its directory", &e))?;
-        let mut opts = OpenOptions::new();
-        opts.read(true)
-            .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
-        let current = match staged.dir.open_with(&staged.name, &opts) {
-            Ok(f) => Some(read_from_start(&mut f.into_std()).map_err(|e| io("reading", &e))?),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        let current = match open_existing(&staged.dir, &staged.name) {
+            Ok(Some(mut f)) => Some(read_from_start(&mut f).map_err(|e| io("reading", &e))?),
+            Ok(None) => None,
             Err(e) => return Err(io("reading", &e)),
         };
         if current.as_deref() != expected {
@@ -538,14 +526,7 @@ impl Workspace {
             .map_err(|e| io("writing", &e))?;
         let _lock = DirLock::exclusive(&dir).map_err(|e| io("locking its directory", &e))?;
         // The current file, kept open: a late write through an older descriptor shows in it.
-        let mut opts = OpenOptions::new();
-        opts.read(true)
-            .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
-        let mut old = match dir.open_with(&name, &opts) {
-            Ok(f) => Some(f.into_std()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(io("reading", &e)),
-        };
+        let mut old = open_existing(&dir, &name).map_err(|e| io("reading", &e))?;
         let current = match old.as_mut() {
             Some(f) => Some(read_from_start(f).map_err(|e| io("reading", &e))?),
             None => None,
@@ -662,6 +643,19 @@ impl DirLock {
 impl Drop for DirLock {
     fn drop(&mut self) {
         let _ = rustix::fs::flock(&self.fd, rustix::fs::FlockOperation::Unlock);
+    }
+}
+
+/// Open `name` in `dir` for reading without blocking (opening a FIFO for reading would
+/// otherwise wait for a writer); `Ok(None)` when it does not exist.
+fn open_existing(dir: &Dir, name: impl AsRef<Path>) -> std::io::Result<Option<fs::File>> {
+    let mut opts = OpenOptions::new();
+    opts.read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    match dir.open_with(name, &opts) {
+        Ok(f) => Ok(Some(f.into_std())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
     }
 }
 
