@@ -536,12 +536,7 @@ impl Workspace {
         }
         match new {
             Some(bytes) => {
-                let tmp = temp_name(&name.to_string_lossy());
-                stage_in(&dir, &name, &tmp, bytes, new_mode).map_err(|e| io("writing", &e))?;
-                if let Err(e) = dir.rename(&tmp, &dir, &name) {
-                    let _ = dir.remove_file(&tmp);
-                    return Err(io("writing", &e));
-                }
+                replace_in(&dir, &name, bytes, new_mode).map_err(|e| io("writing", &e))?;
             }
             None if current.is_some() => {
                 dir.remove_file(&name).map_err(|e| io("deleting", &e))?;
@@ -557,12 +552,7 @@ impl Workspace {
         if let Some(theirs) = late {
             // Their write reached the old file after the compare: put it back in place and let
             // the caller plan again from it.
-            let tmp = temp_name(&name.to_string_lossy());
-            stage_in(&dir, &name, &tmp, &theirs, None).map_err(|e| io("writing", &e))?;
-            if let Err(e) = dir.rename(&tmp, &dir, &name) {
-                let _ = dir.remove_file(&tmp);
-                return Err(io("writing", &e));
-            }
+            replace_in(&dir, &name, &theirs, None).map_err(|e| io("writing", &e))?;
             let _ = rustix::fs::fsync(&dir);
             return Ok(Replaced::Changed {
                 current: Some(theirs),
@@ -741,6 +731,23 @@ fn stage_in(
     result
 }
 
+/// Stage `bytes` under a fresh temp name next to `name` in `dir` and rename it over `name`;
+/// on any failure the temp file is removed. The directory fsync is the caller's.
+fn replace_in(
+    dir: &Dir,
+    name: &std::ffi::OsStr,
+    bytes: &[u8],
+    new_mode: Option<u32>,
+) -> std::io::Result<()> {
+    let tmp = temp_name(&name.to_string_lossy());
+    stage_in(dir, name, &tmp, bytes, new_mode)?;
+    if let Err(e) = dir.rename(&tmp, dir, name) {
+        let _ = dir.remove_file(&tmp);
+        return Err(e);
+    }
+    Ok(())
+}
+
 /// A fresh temp-file name for a write to `target` (a file name, not a path):
 /// `.<target>.lspedit-<pid>-<n>.tmp`, hidden, recognizably lspedit's, unique in this process.
 pub fn temp_name(target: &str) -> String {
@@ -763,12 +770,7 @@ pub fn write_atomic_abs(abs: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .ok_or_else(|| std::io::Error::other("the path names no file"))?;
     fs::create_dir_all(parent)?;
     let dir = Dir::open_ambient_dir(parent, cap_std::ambient_authority())?;
-    let tmp = temp_name(&name.to_string_lossy());
-    stage_in(&dir, name, &tmp, bytes, None)?;
-    if let Err(e) = dir.rename(&tmp, &dir, name) {
-        let _ = dir.remove_file(&tmp);
-        return Err(e);
-    }
+    replace_in(&dir, name, bytes, None)?;
     let _ = rustix::fs::fsync(&dir);
     Ok(())
 }
