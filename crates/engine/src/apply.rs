@@ -676,6 +676,18 @@ fn locate(
         return locate_at_eof(norm, hunk, old, index, 0, claimed)
             .map(|a| (a, Some(claimed_pos), target));
     }
+    // A header past the end of the file names a line that does not exist: relocating it by
+    // content alone would guess. Only anchors prove where such a hunk belongs (seed 002).
+    if target >= len as isize && !old.iter().any(|o| o.anchor.is_some()) {
+        return Err(EngineError::new(
+            Reason::OutOfBounds,
+            format!(
+                "hunk {index} targets line {} but the file has {len} lines; nothing was applied. Re-read the file and fix the hunk header, or anchor the hunk's lines so it can be relocated",
+                target.saturating_add(1)
+            ),
+        )
+        .with_hunk(index));
+    }
     let radius = opts.search_radius as isize;
     if target > len as isize + radius || target < -radius {
         return Err(out_of_bounds(index, target, len));
@@ -1502,6 +1514,53 @@ mod tests {
         let file = text(&["a", "b", "c", "fn f() {", "    one();", "    two();", "}"]);
         let middle = "--- a/f\n+++ b/f\n@@ -4,4 +4,4 @@\n fn f() {\n     one();\n-    three();\n+    four();\n }\n";
         check_placed(&file, middle, Err(Reason::HunkMismatch));
+    }
+
+    // Seed 002: a header past the end of the file names a line that does not exist. Content
+    // alone does not prove where such a hunk belongs, so it is refused even when the content is
+    // within the search radius; anchors whose hashes match prove it, so an anchored hunk is
+    // relocated. Inside the file, the spiral search still moves an unanchored hunk.
+    #[test]
+    fn header_past_the_end_fails_unless_anchors_prove_the_place() {
+        let lines: Vec<String> = (1..=12).map(|i| format!("f{i:02}")).collect();
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let file = text(&refs);
+        let hunk = |start: usize| {
+            format!("--- a/f\n+++ b/f\n@@ -{start},3 +{start},3 @@\n f09\n-f10\n+F10\n f11\n")
+        };
+        // Line 13 is one past the last line; 15 and 50 are further out, within the radius.
+        for start in [13, 15, 50] {
+            let (reason, message) = placed(&file, &hunk(start)).expect_err("past the end");
+            assert_eq!(reason, Reason::OutOfBounds, "{start}: {message}");
+            assert!(message.contains("the file has 12 lines"), "{message}");
+        }
+        // The last line and lines inside the file: relocated to line 9 as before.
+        for start in [12, 11, 3] {
+            check_placed(&file, &hunk(start), Ok(&[9]));
+        }
+        let anchored = |h9: LineHash, h10: LineHash| {
+            format!(
+                "--- a/f\n+++ b/f\n@@ -15,3 +15,3 @@\n 15{h9}|f09\n-16{h10}|f10\n+F10\n 17{}|f11\n",
+                LineHash::of("f11")
+            )
+        };
+        check_placed(
+            &file,
+            &anchored(LineHash::of("f09"), LineHash::of("f10")),
+            Ok(&[9]),
+        );
+        // An anchor whose hash does not match proves nothing: the hunk is not applied.
+        let wrong = anchored(LineHash::of("f09"), LineHash::of("something else"));
+        assert!(placed(&file, &wrong).is_err());
+        // A later hunk whose target, with the drift the first hunk carried, is past the end.
+        let two = "--- a/f\n+++ b/f\n@@ -3,1 +3,1 @@\n-f03\n+F03\n@@ -14,1 +14,1 @@\n-f12\n+F12\n";
+        check_placed(&file, two, Err(Reason::OutOfBounds));
+        // A pure insertion past the end was already refused.
+        check_placed(
+            &file,
+            "--- a/f\n+++ b/f\n@@ -14,0 +14,1 @@\n+x\n",
+            Err(Reason::OutOfBounds),
+        );
     }
 
     // Regression: header numbers near `u64::MAX` were cast to `isize` and wrapped to a small
