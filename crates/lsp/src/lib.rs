@@ -74,6 +74,10 @@ pub use error::LspError;
 pub use pool::{ChangedFile, Pool, ServerKey, ServerState, ServerStatus};
 pub use root::detect_root;
 
+/// How long past its deadline [`BlockingPool::check_change`] waits for the pool's own
+/// deadline handling before it drops the check.
+pub const CHECK_GRACE: std::time::Duration = std::time::Duration::from_millis(250);
+
 /// A [`Pool`] with its own tokio runtime, for synchronous callers (the tools crate).
 ///
 /// Every method may be called from any thread, including from inside another runtime's
@@ -169,17 +173,31 @@ impl BlockingPool {
     }
 
     /// See [`Pool::check_change`].
+    ///
+    /// The pool bounds every wait by `deadline`; as a last bound, a check still running
+    /// [`CHECK_GRACE`] after it is dropped (which cancels its requests) and every file is
+    /// `Timeout`. The caller waits on its own thread: no thread per call.
     pub fn check_change(&self, files: Vec<ChangedFile>, deadline: Instant) -> CheckOutcome {
         let pool = self.pool.clone();
-        let fallback = CheckOutcome {
-            files: files
-                .iter()
-                .map(|f| (f.path.clone(), Err(LspError::PoolClosed)))
-                .collect(),
+        let paths: Vec<std::path::PathBuf> = files.iter().map(|f| f.path.clone()).collect();
+        let outcome = |paths: &[std::path::PathBuf], e: &dyn Fn() -> LspError| CheckOutcome {
+            files: paths.iter().map(|p| (p.clone(), Err(e()))).collect(),
             others: Vec::new(),
         };
-        self.run(async move { pool.check_change(files, deadline).await })
-            .unwrap_or(fallback)
+        let late = paths.clone();
+        let started = Instant::now();
+        self.run(async move {
+            let bound = tokio::time::Instant::from_std(deadline + CHECK_GRACE);
+            match tokio::time::timeout_at(bound, pool.check_change(files, deadline)).await {
+                Ok(o) => o,
+                Err(_) => outcome(&late, &|| LspError::Timeout {
+                    server: "pool".to_string(),
+                    stage: "check",
+                    waited: started.elapsed(),
+                }),
+            }
+        })
+        .unwrap_or_else(|| outcome(&paths, &|| LspError::PoolClosed))
     }
 
     /// See [`Pool::take_late`].

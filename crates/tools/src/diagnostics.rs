@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 pub use lspedit_lsp::{Diagnostic, Severity};
@@ -108,8 +107,9 @@ pub struct FileDiagnosticsStatus {
 }
 
 /// A source of diagnostics for files right after they were written. The language-server pool
-/// implements it; so can an embedder's own checker. Implementations may fail or hang: every
-/// call is wrapped by the tools (deadline, panic catch) and a failure only drops the block.
+/// implements it; so can an embedder's own checker. Implementations may fail or panic (the
+/// tools catch it, and a failure only drops the block); `check_files` must return by its
+/// deadline (the pool bounds every wait by it), since the tool waits for it on its own thread.
 pub trait DiagnosticsProvider: Send + Sync {
     /// Whether a server is configured for the file. No server → no call at all.
     fn handles(&self, path: &Path) -> bool;
@@ -205,51 +205,27 @@ pub(crate) fn fetch_all(
         };
     }
     let batch: Vec<FileText> = asked.iter().map(|&i| files[i].clone()).collect();
-    // The provider is trusted to honour the deadline, but a hung one must not hold the tool:
-    // the call runs on its own thread and is abandoned at the deadline (plus a little slack for
-    // the provider's own cancellation path).
-    let (tx, rx) = mpsc::sync_channel(1);
-    let p = Arc::clone(provider);
-    let spawned = std::thread::Builder::new()
-        .name("lspedit-diagnostics".into())
-        .spawn(move || {
-            let r = catch_unwind(AssertUnwindSafe(|| p.check_files(&batch, deadline)));
-            // Released before the answer is sent: once the caller has it, this thread holds no
-            // provider. Regression: the caller (a short CLI command) dropped its own handles
-            // and exited while this thread still held the last one, so the pool's drop (which
-            // kills the servers) ran here, was cut off by the exit, and left a server running.
-            drop(p);
-            let _ = tx.send(r);
-        });
+    // The deadline lives in the provider (the pool bounds every wait by it and cancels what is
+    // still pending), so the call runs on the caller's thread: no thread per call. A panic is
+    // caught and is `Failed` for every file it had.
     let failed = |message: &str| CheckError::Failed {
         message: message.to_string(),
     };
-    let (results, others) = if spawned.is_err() {
-        (
-            vec![Err(failed("could not start the diagnostics thread")); asked.len()],
-            Vec::new(),
-        )
-    } else {
-        let wait = deadline.saturating_duration_since(Instant::now()) + Duration::from_millis(250);
-        match rx.recv_timeout(wait) {
-            Ok(Ok(report)) if report.files.len() == asked.len() => (report.files, report.others),
-            Ok(Ok(_)) => (
+    let (results, others) =
+        match catch_unwind(AssertUnwindSafe(|| provider.check_files(&batch, deadline))) {
+            Ok(report) if report.files.len() == asked.len() => (report.files, report.others),
+            Ok(_) => (
                 vec![Err(failed("the provider answered for other files")); asked.len()],
                 Vec::new(),
             ),
-            Ok(Err(_)) => {
+            Err(_) => {
                 tracing::warn!("diagnostics provider panicked");
                 (
                     vec![Err(failed("the provider panicked")); asked.len()],
                     Vec::new(),
                 )
             }
-            Err(_) => {
-                tracing::debug!("diagnostics timed out");
-                (vec![Err(CheckError::TimedOut); asked.len()], Vec::new())
-            }
-        }
-    };
+        };
     for (i, r) in asked.into_iter().zip(results) {
         if let Err(e) = &r {
             tracing::debug!(path = %files[i].path.display(), error = %e, "diagnostics unavailable");

@@ -36,8 +36,10 @@ pub enum Answer {
     With(Arc<dyn Fn(&Path, &str) -> Vec<Diagnostic> + Send + Sync>),
     Fail(String),
     Panic,
-    /// Block until the test drops the gate (a hung server).
-    Hang(Arc<Mutex<()>>),
+    /// A server that never answers, behind a provider that keeps its contract: the call
+    /// returns `TimedOut` at its deadline (fault injection; the real pool's bound is tested
+    /// with the fake server in pool_fake.rs).
+    Hang,
 }
 
 pub struct Mock {
@@ -79,7 +81,7 @@ impl DiagnosticsProvider for Mock {
     fn is_warm(&self, _path: &Path) -> bool {
         true
     }
-    fn check_files(&self, files: &[FileText], _deadline: Instant) -> CheckReport {
+    fn check_files(&self, files: &[FileText], deadline: Instant) -> CheckReport {
         let mut report = CheckReport::default();
         for f in files {
             self.checks.fetch_add(1, Ordering::SeqCst);
@@ -90,9 +92,12 @@ impl DiagnosticsProvider for Mock {
                     message: msg.clone(),
                 }),
                 Answer::Panic => panic!("provider exploded"),
-                Answer::Hang(gate) => {
-                    let _g = gate.lock().unwrap();
-                    Ok(vec![diag(1, 1, Severity::Error, "too late", None)])
+                Answer::Hang => {
+                    let never = (Mutex::new(()), std::sync::Condvar::new());
+                    let guard = never.0.lock().unwrap();
+                    let wait = deadline.saturating_duration_since(Instant::now());
+                    drop(never.1.wait_timeout_while(guard, wait, |_| true).unwrap());
+                    Err(CheckError::TimedOut)
                 }
             });
         }
