@@ -179,7 +179,9 @@ pub fn run(s: &Suites, root: &Path) -> Result<bool> {
              engine's (normalized lines, blank runs collapsed): the intended block is the only \
              copy within reach, or the nearest by ≥ 3 lines, or equidistant, or gone; a draw \
              that fails the check is redrawn. Every answerable hunk lies within the engine's \
-             search radius (100) of where it is looked for.\n\n\
+             search radius (100) of where it is looked for, and where it is looked for lies inside \
+             the file (a header past the end is `out_of_bounds` unless anchors prove the place: \
+             seed 002, scenarios 091 and 092).\n\n\
              Each tool runs on its own fresh copy: `lspedit apply --no-diagnostics --json` with \
              the plain patch and with the same patch carrying `42abcd|` anchors on context and \
              removed lines; `git apply` (outside any repository); `patch -p1 --batch --forward \
