@@ -12,8 +12,7 @@ use std::time::{Duration, Instant};
 
 use lspedit::lsp::config::default_servers_dir;
 use lspedit::lsp::install;
-use lspedit::mcp::Session;
-use lspedit::tools::{ToolResult, ToolsConfig};
+use lspedit::tools::{Session, ToolResult, ToolsConfig};
 
 use crate::{Failure, Progress, out};
 

@@ -2,8 +2,9 @@
 //!
 //! This facade re-exports the workspace crates so that embedders depend on one package:
 //! [`engine`] (pure text and patch engine), [`lsp`] (language-server pool), [`tools`] (the agent
-//! tools with diagnostics feedback) and `mcp` (the MCP server, feature `mcp`); `testing`
-//! (feature `testing`) helps test suites. Installing the language servers is [`lsp::install`].
+//! tools with diagnostics feedback, and the [`tools::Session`] the CLI runs on) and `mcp` (the
+//! MCP server, feature `mcp`); `testing` (feature `testing`) helps test suites. Installing the
+//! language servers is [`lsp::install`].
 //!
 //! Features: `cli` (default) builds the `lspedit` binary and enables `mcp`. A library user
 //! who wants neither depends with `default-features = false` and gets no clap,

@@ -23,10 +23,9 @@ use clap::{Parser, Subcommand};
 use lspedit::engine::{ViewOptions, hashline_view};
 use lspedit::lsp::PoolConfig;
 use lspedit::lsp::install::{self, InstallError};
-use lspedit::mcp::Session;
 use lspedit::tools::{
-    ApplyPatchOptions, FileStatus, PatchReport, ToolError, ToolResult, ToolsConfig, Workspace,
-    apply_patch, base_sha,
+    ApplyPatchOptions, FileStatus, PatchReport, Session, ToolError, ToolResult, ToolsConfig,
+    Workspace, apply_patch, base_sha,
 };
 use serde::Serialize;
 
@@ -492,9 +491,10 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
             // status, and the text of those that were checked.
             let progress = Progress::new();
             progress.status("waiting for language-server diagnostics…");
-            let (result, report, refused) = session.diagnostics_checked(&files);
+            let checked = session.diagnostics_checked(&files);
+            let (result, report) = (checked.result, checked.outcome);
             progress.done();
-            if let Some(e) = refused.into_iter().next() {
+            if let Some(e) = report.refused.into_iter().next() {
                 session.shutdown();
                 return Err(e.into());
             }
@@ -507,7 +507,7 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
             let mut text: String = report
                 .files
                 .iter()
-                .filter(|f| f.status.as_deref() == Some("checked"))
+                .filter(|f| f.status == Some(lspedit::tools::DiagnosticsStatus::Checked))
                 .map(|f| f.text.as_str())
                 .collect::<Vec<_>>()
                 .join("\n\n");

@@ -41,8 +41,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use lspedit_lsp::{PoolConfig, ServerConfig};
-use lspedit_mcp::Session;
-use lspedit_tools::{ToolResult, Tools, ToolsConfig, Workspace};
+use lspedit_tools::{Session, ToolResult, Tools, ToolsConfig, Workspace};
 
 /// The scripted fake language server, as a library: its [`fake::Script`] (delivery mode,
 /// crashes, hangs, garbage, slowness) and [`fake::binary`].
