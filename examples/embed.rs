@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use lspedit::lsp::BlockingPool;
+use lspedit::lsp::{BlockingPool, PoolConfig};
 use lspedit::tools::{DiagnosticsProvider, LspProvider, Tools, ToolsConfig, Workspace};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -27,7 +27,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let ws = Workspace::open(dir.path())?;
     // The bundled server declarations, the workspace's `.lspedit/config.toml`, and the servers
     // where `lspedit servers install` put them.
-    let pool = BlockingPool::new(ws.root(), lspedit::servers::pool_config(ws.root())?)?;
+    let pool = BlockingPool::new(ws.root(), PoolConfig::load(ws.root())?)?;
     let provider: Arc<dyn DiagnosticsProvider> = Arc::new(LspProvider::from_pool(pool));
     let tools = Tools::new(ws, Some(provider), ToolsConfig::default());
 

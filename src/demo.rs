@@ -10,9 +10,9 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use lspedit::mcp::Session;
-use lspedit::servers;
-use lspedit::tools::{ToolResult, ToolsConfig};
+use lspedit::lsp::config::default_servers_dir;
+use lspedit::lsp::install;
+use lspedit::tools::{Session, ToolResult, ToolsConfig};
 
 use crate::{Failure, Progress, out};
 
@@ -186,11 +186,11 @@ pub fn run(keep: bool) -> Result<u8, Failure> {
 
 /// Installs what the scenes need when missing; returns the ids of the usable servers.
 fn ensure_servers(progress: &Progress) -> Result<Vec<String>, Failure> {
-    let mut config = lspedit::lsp::PoolConfig::bundled()
+    // The bundled servers, looked up where `servers install` puts them.
+    let config = lspedit::lsp::PoolConfig::bundled()
         .map_err(|e| Failure::Usage(format!("bundled server configuration: {e}")))?;
-    config.servers_dir = servers::servers_dir();
-    let infos = servers::inspect(&config);
-    let ready_ids = |infos: &[servers::ServerInfo]| -> Vec<String> {
+    let infos = install::inspect(&config);
+    let ready_ids = |infos: &[install::ServerInfo]| -> Vec<String> {
         infos
             .iter()
             .filter(|i| i.is_ready())
@@ -211,7 +211,7 @@ fn ensure_servers(progress: &Progress) -> Result<Vec<String>, Failure> {
     out(&format!(
         "Installing missing language servers ({}) into {} ...\n",
         missing.join(", "),
-        servers::servers_dir()
+        default_servers_dir()
             .map_or_else(|| "(no cache dir)".to_string(), |d| d.display().to_string())
     ));
     let started = Instant::now();
@@ -226,7 +226,7 @@ fn ensure_servers(progress: &Progress) -> Result<Vec<String>, Failure> {
         if ids.is_empty() {
             continue;
         }
-        match servers::install(&ids, &mut |line| progress.line(line)) {
+        match install::install(&ids, &mut |line| progress.line(line)) {
             Ok(done) => {
                 for d in done {
                     out(&format!(
@@ -243,8 +243,7 @@ fn ensure_servers(progress: &Progress) -> Result<Vec<String>, Failure> {
         "Installed in {:.1} s.\n",
         started.elapsed().as_secs_f64()
     ));
-    config.servers_dir = servers::servers_dir();
-    Ok(ready_ids(&servers::inspect(&config)))
+    Ok(ready_ids(&install::inspect(&config)))
 }
 
 /// The anchor (`3abcd`) of `line` (1-based) in `path`.

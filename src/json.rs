@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use lspedit::engine::FileAction;
+use lspedit::lsp::install::{Installed, ServerInfo};
 use lspedit::lsp::{ServerState, ServerStatus};
-use lspedit::servers::{Installed, ServerInfo};
 use lspedit::tools::{FileDiagnosticsStatus, FileReport, FileStatus, ToolError, ToolResult};
 use serde::Serialize;
 
@@ -237,7 +237,7 @@ pub fn files_json(files: &[FileReport]) -> Vec<FileJson> {
 /// `servers status --json`.
 #[derive(Serialize)]
 pub struct ServersJson {
-    /// Where servers are installed and looked up (see `lspedit::servers`).
+    /// Where servers are installed and looked up (see `lspedit::lsp::install`).
     pub servers_dir: Option<String>,
     pub servers: Vec<ServerJson>,
     /// Processes started by `--probe`, per (server, root).

@@ -2,13 +2,15 @@
 //!
 //! This facade re-exports the workspace crates so that embedders depend on one package:
 //! [`engine`] (pure text and patch engine), [`lsp`] (language-server pool), [`tools`] (the agent
-//! tools with diagnostics feedback) and `mcp` (the MCP server, feature `mcp`). [`servers`]
-//! manages the language-server installs; `testing` (feature `testing`) helps test suites.
+//! tools with diagnostics feedback, and the [`tools::Session`] the CLI runs on) and `mcp` (the
+//! MCP server, feature `mcp`); `testing` (feature `testing`) helps test suites. Installing the
+//! language servers is [`lsp::install`].
 //!
 //! Features: `cli` (default) builds the `lspedit` binary and enables `mcp`. A library user
 //! who wants neither depends with `default-features = false` and gets no clap,
 //! tracing-subscriber or rmcp. [`tools::LspProvider::open`] finds the servers that
-//! `lspedit servers install` put in [`servers::servers_dir`] without any environment variable.
+//! `lspedit servers install` put in [`lsp::config::default_servers_dir`] without any
+//! environment variable.
 
 pub use lspedit_engine as engine;
 pub use lspedit_lsp as lsp;
@@ -16,6 +18,5 @@ pub use lspedit_lsp as lsp;
 pub use lspedit_mcp as mcp;
 pub use lspedit_tools as tools;
 
-pub mod servers;
 #[cfg(feature = "testing")]
 pub mod testing;

@@ -21,10 +21,11 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use lspedit::engine::{ViewOptions, hashline_view};
-use lspedit::mcp::Session;
+use lspedit::lsp::PoolConfig;
+use lspedit::lsp::install::{self, InstallError};
 use lspedit::tools::{
-    ApplyPatchOptions, FileStatus, PatchReport, ToolError, ToolResult, ToolsConfig, Workspace,
-    apply_patch, base_sha,
+    ApplyPatchOptions, FileStatus, PatchReport, Session, ToolError, ToolResult, ToolsConfig,
+    Workspace, apply_patch, base_sha,
 };
 use serde::Serialize;
 
@@ -360,7 +361,7 @@ fn open_session(
     let ws = open_workspace(root)?;
     let pool = if diagnostics {
         Some(
-            lspedit::servers::pool_config(ws.root())
+            PoolConfig::load(ws.root())
                 .map_err(|e| Failure::Usage(format!("language-server configuration: {e}")))?,
         )
     } else {
@@ -490,9 +491,10 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
             // status, and the text of those that were checked.
             let progress = Progress::new();
             progress.status("waiting for language-server diagnostics…");
-            let (result, report, refused) = session.diagnostics_checked(&files);
+            let checked = session.diagnostics_checked(&files);
+            let (result, report) = (checked.result, checked.outcome);
             progress.done();
-            if let Some(e) = refused.into_iter().next() {
+            if let Some(e) = report.refused.into_iter().next() {
                 session.shutdown();
                 return Err(e.into());
             }
@@ -505,7 +507,7 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
             let mut text: String = report
                 .files
                 .iter()
-                .filter(|f| f.status.as_deref() == Some("checked"))
+                .filter(|f| f.status == Some(lspedit::tools::DiagnosticsStatus::Checked))
                 .map(|f| f.text.as_str())
                 .collect::<Vec<_>>()
                 .join("\n\n");
@@ -895,9 +897,9 @@ fn render_report(report: &PatchReport) -> String {
 
 fn cmd_servers_status(root: Option<PathBuf>, json: bool, probe: &[String]) -> Result<u8, Failure> {
     let ws = open_workspace(root)?;
-    let config = lspedit::servers::pool_config(ws.root())
+    let config = PoolConfig::load(ws.root())
         .map_err(|e| Failure::Usage(format!("language-server configuration: {e}")))?;
-    let infos = lspedit::servers::inspect(&config);
+    let infos = install::inspect(&config);
     let dir = config.servers_dir.clone();
     let warnings = config.warnings.clone();
     // Servers live inside the process that uses them: to show processes, start them here.
@@ -1022,7 +1024,7 @@ fn table(header: &[&str], rows: &[[String; 5]]) -> String {
 
 #[allow(clippy::print_stderr)] // Install steps can take minutes: say what runs, on stderr.
 fn cmd_servers_install(ids: &[String], json: bool) -> Result<u8, Failure> {
-    let result = lspedit::servers::install(ids, &mut |line| err_line(line));
+    let result = install::install(ids, &mut |line| err_line(line));
     match result {
         Ok(done) => {
             let mut s = String::new();
@@ -1053,7 +1055,7 @@ fn cmd_servers_install(ids: &[String], json: bool) -> Result<u8, Failure> {
             }
             Ok(0)
         }
-        Err(lspedit::servers::InstallError::UnknownServer { id }) => Err(Failure::Usage(format!(
+        Err(InstallError::UnknownServer { id }) => Err(Failure::Usage(format!(
             "no server named '{id}' is configured (see `lspedit servers status`)"
         ))),
         Err(e) => {
@@ -1132,7 +1134,7 @@ fn cmd_mcp(root: Option<PathBuf>, no_diagnostics: bool) -> Result<u8, Failure> {
     let session = if no_diagnostics {
         Session::new(ws, None, ToolsConfig::default())
     } else {
-        match lspedit::servers::pool_config(ws.root()) {
+        match PoolConfig::load(ws.root()) {
             Ok(pool) => Session::new(ws, Some(pool), ToolsConfig::default()),
             Err(e) => {
                 let why = format!(

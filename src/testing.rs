@@ -41,8 +41,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use lspedit_lsp::{PoolConfig, ServerConfig};
-use lspedit_mcp::Session;
-use lspedit_tools::{ToolResult, Tools, ToolsConfig, Workspace};
+use lspedit_tools::{Session, ToolResult, Tools, ToolsConfig, Workspace};
 
 /// The scripted fake language server, as a library: its [`fake::Script`] (delivery mode,
 /// crashes, hangs, garbage, slowness) and [`fake::binary`].
@@ -56,8 +55,9 @@ pub const TYPESCRIPT_SERVERS: &[&str] = &["tsc7", "typescript-language-server"];
 pub const REQUIRE_SERVERS_ENV: &str = "LSPEDIT_REQUIRE_SERVERS";
 
 /// `None` when one of `servers` is installed and runs where the pool looks
-/// ([`crate::servers::servers_dir`], then `$PATH`); otherwise why not, for the test to print and
-/// return early. Panics instead under `LSPEDIT_REQUIRE_SERVERS=1` ([`REQUIRE_SERVERS_ENV`]).
+/// ([`lspedit_lsp::config::default_servers_dir`], then `$PATH`); otherwise why not, for the test
+/// to print and return early. Panics instead under `LSPEDIT_REQUIRE_SERVERS=1`
+/// ([`REQUIRE_SERVERS_ENV`]).
 ///
 /// ```no_run
 /// # #[allow(clippy::print_stderr)]
@@ -72,13 +72,10 @@ pub const REQUIRE_SERVERS_ENV: &str = "LSPEDIT_REQUIRE_SERVERS";
 #[track_caller]
 pub fn servers_unavailable(servers: &[&str]) -> Option<String> {
     let config = match PoolConfig::bundled() {
-        Ok(mut c) => {
-            c.servers_dir = crate::servers::servers_dir();
-            c
-        }
+        Ok(c) => c,
         Err(e) => return Some(format!("the bundled server configuration is invalid: {e}")),
     };
-    let ready = crate::servers::inspect(&config)
+    let ready = lspedit_lsp::install::inspect(&config)
         .into_iter()
         .any(|i| servers.contains(&i.id.as_str()) && i.is_ready());
     if ready {
@@ -216,7 +213,7 @@ impl TestWorkspace {
         timeouts: Timeouts,
     ) -> Result<TestWorkspace, TestingError> {
         Self::build(fixture, timeouts, |root| {
-            let cfg = crate::servers::pool_config(root)
+            let cfg = PoolConfig::load(root)
                 .map_err(|e| TestingError::Config(e.to_string()))?
                 .only(servers);
             if !servers.iter().any(|id| {

@@ -127,9 +127,9 @@ pub fn servers_required() -> bool {
 /// panics under `LSPEDIT_REQUIRE_SERVERS=1`, otherwise says so and returns false (skip).
 #[allow(clippy::print_stderr)] // Tells the person running the tests why a test did nothing.
 pub fn have_server(ids: &[&str]) -> bool {
-    let mut config = lspedit::lsp::PoolConfig::bundled().unwrap();
-    config.servers_dir = lspedit::servers::servers_dir();
-    let ready = lspedit::servers::inspect(&config)
+    // The bundled servers, looked up where `servers install` puts them.
+    let config = lspedit::lsp::PoolConfig::bundled().unwrap();
+    let ready = lspedit::lsp::install::inspect(&config)
         .into_iter()
         .any(|i| ids.contains(&i.id.as_str()) && i.is_ready());
     if !ready {

@@ -449,7 +449,7 @@ fn run() -> Result<()> {
         println!("{SERVERS_HEADING}\n\n{report}");
         let body = format!(
             "Command (after `scripts/install-servers`):\n\n```\ncargo run --release -p lspedit-bench -- servers --write\n```\n\n\
-             Measured {date} on: {machine}; {load}; servers as pinned in `lsp-configs/`, against \
+             Measured {date} on: {machine}; {load}; servers as pinned in `crates/lsp/configs/`, against \
              copies of `test-projects/`.\n\n\
              Per server: a fresh pool, the broken file written and checked (cold start → first \
              diagnostics, including the server's start and indexing), then {iterations} warm edits \

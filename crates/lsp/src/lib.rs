@@ -10,7 +10,8 @@
 //! - Servers are declared in `configs/*.toml` of this crate (embedded, see [`config::BUNDLED`]) and
 //!   overridden by the person's config and per workspace in `.lspedit/config.toml`
 //!   ([`PoolConfig::load`]); a workspace file chooses no program to run unless the person
-//!   trusted it ([`trust`]).
+//!   trusted it ([`trust`]). [`install`] installs the pinned servers and tells whether each
+//!   configured one can be used (`lspedit servers install|status`).
 //!
 //! Positions in [`Diagnostic`] are 1-based (line, and column in Unicode scalar values).
 //!
@@ -53,6 +54,7 @@ pub mod config;
 mod diagnostics;
 mod error;
 mod importers;
+pub mod install;
 mod pool;
 pub mod process;
 mod root;

@@ -9,17 +9,22 @@
 //! The stdio transport ([`LineTransport`]) answers oversized and malformed messages with
 //! JSON-RPC errors.
 //!
+//! The server runs over a [`Session`](lspedit_tools::Session) of the tools crate (the tools,
+//! the workflow and the language-server pool of one workspace, shared with the CLI); this crate
+//! adds the MCP surface: argument schemas, and structured results built from the session's.
+//!
 //! This crate never prints: stdout is the protocol channel, logs go through `tracing` (the
 //! binary sends them to stderr).
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use lspedit_mcp::{Session, pool_config, serve_stdio};
-//! use lspedit_tools::{ToolsConfig, Workspace};
+//! use lspedit_lsp::PoolConfig;
+//! use lspedit_mcp::serve_stdio;
+//! use lspedit_tools::{Session, ToolsConfig, Workspace};
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let ws = Workspace::open("/path/to/repo")?;
-//! let pool = pool_config(ws.root(), None)?;
+//! let pool = PoolConfig::load(ws.root())?;
 //! let session = Arc::new(Session::new(ws, Some(pool), ToolsConfig::default()));
 //! serve_stdio(session).await?;
 //! # Ok(()) }
@@ -28,7 +33,6 @@
 pub mod output;
 pub mod schema;
 mod server;
-mod session;
 mod transport;
 
 pub use server::{
@@ -36,5 +40,4 @@ pub use server::{
     ProposeEditArgs, ReadFileArgs, SERVER_NAME, SERVER_VERSION, ServeError, UndoArgs,
     WriteFileArgs, max_message_bytes, serve_stdio, to_call_result,
 };
-pub use session::{Session, pool_config};
 pub use transport::{DEFAULT_MAX_MESSAGE_BYTES, LineTransport};

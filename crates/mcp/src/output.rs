@@ -4,12 +4,14 @@
 //! Every id, sha and count a client needs is a field here, so no client scrapes them out of
 //! prose. A refused call has the same shape: the fields that describe a success are absent and
 //! `reason` holds the reason code. Built only from what the tools crate exposes
-//! ([`ToolResult`], [`FileReport`], [`Proposal`], [`ApplyOutcome`], [`UndoOutcome`]).
+//! ([`ToolResult`], [`FileReport`], [`Proposal`], [`ApplyOutcome`], [`UndoOutcome`], and the
+//! session's [`DiagnosticsReport`]): these are the MCP adapters of the tools' own results.
 
 use lspedit_engine::FileAction;
+use lspedit_lsp::Severity;
 use lspedit_tools::{
-    ApplyOutcome, DiagnosticsStatus, FileDiagnosticsStatus, FileReport, FileStatus, Proposal,
-    Reason, ToolError, ToolResult, UndoOutcome,
+    ApplyOutcome, DiagnosticsReport, DiagnosticsStatus, FileCheck, FileDiagnosticsStatus,
+    FileReport, FileStatus, Proposal, Reason, ToolError, ToolResult, UndoOutcome,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -451,6 +453,14 @@ impl ProposeOutput {
             ..ProposeOutput::default()
         }
     }
+
+    /// From the session's `propose_edit`: the proposal, or the refusal's reason.
+    pub fn from_outcome(outcome: &Result<Proposal, ToolError>) -> ProposeOutput {
+        match outcome {
+            Ok(p) => ProposeOutput::from_proposal(p),
+            Err(e) => ProposeOutput::refused(Some(e.reason)),
+        }
+    }
 }
 
 /// `apply_edit`'s structured result.
@@ -530,6 +540,18 @@ impl ApplyEditOutput {
         }
     }
 
+    /// From the session's `apply_edit` of `patch_id`: the outcome, or the workflow could not be
+    /// opened.
+    pub fn from_outcome(
+        patch_id: &str,
+        outcome: &Result<ApplyOutcome, ToolError>,
+    ) -> ApplyEditOutput {
+        match outcome {
+            Ok(o) => ApplyEditOutput::new(o),
+            Err(e) => ApplyEditOutput::unavailable(patch_id, Some(e.reason)),
+        }
+    }
+
     /// The workflow could not be opened: nothing was tried.
     pub fn unavailable(patch_id: &str, reason: Option<Reason>) -> ApplyEditOutput {
         ApplyEditOutput {
@@ -582,6 +604,17 @@ impl UndoOutput {
             reason: code(reason),
         }
     }
+
+    /// From the session's `undo` of `checkpoint_id`: what was restored, or the refusal's reason.
+    pub fn from_outcome(
+        checkpoint_id: &str,
+        outcome: &Result<UndoOutcome, ToolError>,
+    ) -> UndoOutput {
+        match outcome {
+            Ok(u) => UndoOutput::new(u),
+            Err(e) => UndoOutput::refused(checkpoint_id, Some(e.reason)),
+        }
+    }
 }
 
 /// `diagnostics`' structured result.
@@ -620,6 +653,49 @@ pub struct FileDiagnosticsOutput {
     /// The reason code when the path itself was refused (`file_not_found`, ...).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+}
+
+impl DiagnosticsOutput {
+    /// From the session's diagnostics report.
+    pub fn new(r: &DiagnosticsReport) -> DiagnosticsOutput {
+        DiagnosticsOutput {
+            files: r.files.iter().map(FileDiagnosticsOutput::new).collect(),
+            unavailable: r.unavailable.clone(),
+            warnings: r.warnings.clone(),
+        }
+    }
+}
+
+impl FileDiagnosticsOutput {
+    fn new(f: &FileCheck) -> FileDiagnosticsOutput {
+        FileDiagnosticsOutput {
+            path: f.path.clone(),
+            server: f.server.clone(),
+            status: f.status.map(|s| s.as_str().to_string()),
+            diagnostics: f.diagnostics.as_ref().map(|ds| {
+                ds.iter()
+                    .map(|d| DiagnosticOutput {
+                        line: d.line,
+                        column: d.column,
+                        severity: severity_name(d.severity).to_string(),
+                        code: d.code.clone(),
+                        message: d.message.clone(),
+                    })
+                    .collect()
+            }),
+            text: f.text.clone(),
+            reason: code(f.reason),
+        }
+    }
+}
+
+fn severity_name(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Information => "info",
+        Severity::Hint => "hint",
+    }
 }
 
 /// One diagnostic.

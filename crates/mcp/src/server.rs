@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use lspedit_tools::{ApplyPlan, Atomicity, ProposeRequest, ToolResult};
+use lspedit_tools::{ApplyPlan, Atomicity, ProposeRequest, Session, ToolResult};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
@@ -28,7 +28,6 @@ use crate::output::{
     WriteOutput,
 };
 use crate::schema::{lenient, portable};
-use crate::session::Session;
 use crate::transport::{DEFAULT_MAX_MESSAGE_BYTES, LineTransport};
 
 /// The name the server announces in `initialize`.
@@ -427,7 +426,10 @@ impl LspeditServer {
         Parameters(a): Parameters<ProposeEditArgs>,
     ) -> Result<CallToolResult, McpError> {
         self.run(move |s| match a.request() {
-            Ok(request) => s.propose_edit(&request),
+            Ok(request) => {
+                let a = s.propose_edit(&request);
+                Reply::new(a.result, &ProposeOutput::from_outcome(&a.outcome))
+            }
             Err(e) => Reply::new(usage_error(e), &ProposeOutput::refused(None)),
         })
         .await
@@ -445,7 +447,11 @@ impl LspeditServer {
         Parameters(a): Parameters<ApplyEditArgs>,
     ) -> Result<CallToolResult, McpError> {
         self.run(move |s| match a.plan() {
-            Ok(plan) => s.apply_edit(&a.patch_id, &plan),
+            Ok(plan) => {
+                let answer = s.apply_edit(&a.patch_id, &plan);
+                let out = ApplyEditOutput::from_outcome(&a.patch_id, &answer.outcome);
+                Reply::new(answer.result, &out)
+            }
             Err(e) => Reply::new(
                 usage_error(e),
                 &ApplyEditOutput::unavailable(&a.patch_id, None),
@@ -458,7 +464,12 @@ impl LspeditServer {
     /// it created). Refused as `stale_context` when a file changed after that apply.
     #[tool(annotations(destructive_hint = true))]
     async fn undo(&self, Parameters(a): Parameters<UndoArgs>) -> Result<CallToolResult, McpError> {
-        self.run(move |s| s.undo(&a.checkpoint_id)).await
+        self.run(move |s| {
+            let answer = s.undo(&a.checkpoint_id);
+            let out = UndoOutput::from_outcome(&a.checkpoint_id, &answer.outcome);
+            Reply::new(answer.result, &out)
+        })
+        .await
     }
 
     /// The language servers' current errors for files as they are on disk, without editing:
@@ -470,7 +481,11 @@ impl LspeditServer {
         &self,
         Parameters(a): Parameters<DiagnosticsArgs>,
     ) -> Result<CallToolResult, McpError> {
-        self.run(move |s| s.diagnostics_report(&a.paths)).await
+        self.run(move |s| {
+            let answer = s.diagnostics_report(&a.paths);
+            Reply::new(answer.result, &DiagnosticsOutput::new(&answer.outcome))
+        })
+        .await
     }
 }
 

@@ -9,6 +9,7 @@ pub mod events;
 mod lsp_provider;
 mod patch;
 mod plan;
+pub mod session;
 pub mod truncation;
 pub mod workflow;
 mod workspace;
@@ -29,6 +30,7 @@ pub use patch::{
     ApplyPatchOptions, FileReport, FileStatus, MAX_REPLANS, PatchLimits, PatchReport, apply_parsed,
     apply_patch,
 };
+pub use session::{Answer, DiagnosticsReport, FileCheck, Session};
 pub use truncation::{
     EditAttemptLedger, EditExecutor, EditModel, EditOutcome, EditRequest, EditTask, ModelReply,
     TruncationReport, apply_combined, detect_truncation, select_excerpts, validate_model_edit,

@@ -68,8 +68,8 @@ async fn push_unversioned_cycle() {
     cycle("push-unversioned", Mode::PushUnversioned).await;
 }
 
-/// The on-save strategy as rust-analyzer needs it (`lsp-configs/rust-analyzer.toml`), over a fake
-/// that checks on save and, like rust-analyzer, hands the check's publish to a worker: it reaches
+/// The on-save strategy as rust-analyzer needs it (`configs/rust-analyzer.toml`), over a fake that
+/// checks on save and, like rust-analyzer, hands the check's publish to a worker: it reaches
 /// the client after the progress `end` and after answers to requests the main loop gives itself.
 fn on_save_config(ws: &FakeWs, hover_barrier: bool) -> lspedit_lsp::PoolConfig {
     ws.config_for(ws.server_config_with(&format!(

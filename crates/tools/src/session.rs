@@ -1,24 +1,22 @@
 //! A session: the agent tools over one workspace, with the language-server pool as their
-//! diagnostics provider, the `diagnostics` operation (check files without editing them), and
-//! the propose → apply → undo workflow over the same tools.
+//! diagnostics provider, the `diagnostics` operation (check files as they are on disk), and the
+//! propose → apply → undo workflow over the same tools.
 //!
-//! Shared by the MCP server and the CLI so that both report the same text. A pool that cannot
-//! be opened, a server that is not installed or a check that times out never fails a tool: the
-//! tool result says why diagnostics are absent.
+//! The CLI and the MCP server both run on it, so both report the same text. Its results are
+//! this crate's own ([`ToolResult`], [`Proposal`], [`ApplyOutcome`], [`UndoOutcome`],
+//! [`DiagnosticsReport`]); a surface that serializes (the MCP crate's structured output, the
+//! CLI's `--json`) builds its shapes from them. A pool that cannot be opened, a server that is
+//! not installed or a check that times out never fails a tool: the result says why diagnostics
+//! are absent.
 
-use std::path::Path;
 use std::sync::Arc;
 
-use lspedit_lsp::{BlockingPool, PoolConfig, Severity};
-use lspedit_tools::{
-    ApplyPlan, DiagnosticsFeedback, DiagnosticsProvider, DiagnosticsStatus, FileDiagnosticsStatus,
-    LspProvider, ProposeRequest, ToolError, ToolResult, Tools, ToolsConfig, Workflow,
-    WorkflowConfig, Workspace,
-};
+use lspedit_lsp::{BlockingPool, Diagnostic, PoolConfig};
 
-use crate::output::{
-    ApplyEditOutput, DiagnosticOutput, DiagnosticsOutput, FileDiagnosticsOutput, ProposeOutput,
-    Reply, UndoOutput,
+use crate::{
+    ApplyOutcome, ApplyPlan, DiagnosticsFeedback, DiagnosticsProvider, DiagnosticsStatus,
+    FileDiagnosticsStatus, LspProvider, Proposal, ProposeRequest, Reason, ToolError, ToolResult,
+    Tools, ToolsConfig, UndoOutcome, Workflow, WorkflowConfig, Workspace,
 };
 
 /// The tools of one workspace and the pool behind their diagnostics.
@@ -44,10 +42,55 @@ impl std::fmt::Debug for Session {
     }
 }
 
+/// A session operation's result: the text the model reads ([`ToolResult`], the late answers to
+/// earlier timed-out checks in front) and what the operation produced, for callers that want
+/// more than the text.
+#[derive(Debug, Clone)]
+pub struct Answer<T> {
+    pub result: ToolResult,
+    pub outcome: T,
+}
+
+/// [`Session::diagnostics_report`]: each file's result, and why the session has none at all.
+#[derive(Debug, Clone, Default)]
+pub struct DiagnosticsReport {
+    /// One entry per distinct path, in path order.
+    pub files: Vec<FileCheck>,
+    /// Why this session has no diagnostics at all (turned off, an invalid
+    /// `.lspedit/config.toml`, a pool that could not start); `None` when they are on.
+    pub unavailable: Option<String>,
+    /// What loading the language-server configuration ignored, one sentence each
+    /// ([`Session::config_warnings`]).
+    pub warnings: Vec<String>,
+    /// The refusal of each path that could not be checked (outside the workspace, missing, not
+    /// text), in the order the check refused them. Each also has its [`FileCheck`].
+    pub refused: Vec<ToolError>,
+}
+
+/// One file of a [`DiagnosticsReport`].
+#[derive(Debug, Clone)]
+pub struct FileCheck {
+    /// Workspace-relative path.
+    pub path: String,
+    /// The id of the language server for the file, when one is configured.
+    pub server: Option<String>,
+    /// The file's diagnostics status; `None` when the path itself was refused.
+    pub status: Option<DiagnosticsStatus>,
+    /// When [`DiagnosticsStatus::Checked`]: the diagnostics of the severities shown (errors by
+    /// default), sorted.
+    pub diagnostics: Option<Vec<Diagnostic>>,
+    /// The text for this file: the diagnostics block, `no errors`, or why there are no
+    /// diagnostics (in words the model can act on, never the server's own error text).
+    pub text: String,
+    /// The reason code when the path itself was refused (`file_not_found`, ...).
+    pub reason: Option<Reason>,
+}
+
 impl Session {
     /// Tools over `ws`. With `pool: Some(config)`, diagnostics come from a language-server pool
-    /// with that configuration (servers start lazily, on the first file that needs one); with
-    /// `None` the tools report no diagnostics.
+    /// with that configuration (servers start lazily, on the first file that needs one; see
+    /// [`PoolConfig::load`] for a workspace's configuration); with `None` the tools report no
+    /// diagnostics.
     pub fn new(ws: Workspace, pool: Option<PoolConfig>, config: ToolsConfig) -> Session {
         let config_warnings = pool
             .as_ref()
@@ -128,49 +171,44 @@ impl Session {
     }
 
     /// `propose_edit` as a tool result: the proposal's text (patch id, summary, diff), or the
-    /// refusal, with its structured twin.
-    pub fn propose_edit(&self, request: &ProposeRequest) -> Reply {
-        let reply = match self.workflow().and_then(|wf| wf.propose_edit(request)) {
-            Ok(p) => Reply::new(
-                text_result(p.llm_content(), p.summary.clone(), false),
-                &ProposeOutput::from_proposal(&p),
-            ),
-            Err(e) => Reply::new(error_result(&e), &ProposeOutput::refused(Some(e.reason))),
+    /// refusal; the outcome is the proposal or the refusal.
+    pub fn propose_edit(&self, request: &ProposeRequest) -> Answer<Result<Proposal, ToolError>> {
+        let outcome = self.workflow().and_then(|wf| wf.propose_edit(request));
+        let result = match &outcome {
+            Ok(p) => text_result(p.llm_content(), p.summary.clone(), false),
+            Err(e) => ToolResult::error(e),
         };
-        self.late_first(reply)
+        self.late_first(Answer { result, outcome })
     }
 
-    /// `apply_edit` as a tool result: the per-file outcome with diagnostics, or the refusal.
-    pub fn apply_edit(&self, patch_id: &str, plan: &ApplyPlan) -> Reply {
-        let reply = match self.workflow() {
-            Ok(wf) => {
-                let o = wf.apply_edit(patch_id, plan);
-                let structured = ApplyEditOutput::new(&o);
-                let mut r = text_result(o.llm_content, o.display, o.is_error);
+    /// `apply_edit` as a tool result: the per-file outcome with diagnostics, or the refusal. The
+    /// outcome is an error only when the workflow could not be opened (nothing was tried).
+    pub fn apply_edit(
+        &self,
+        patch_id: &str,
+        plan: &ApplyPlan,
+    ) -> Answer<Result<ApplyOutcome, ToolError>> {
+        let outcome = self.workflow().map(|wf| wf.apply_edit(patch_id, plan));
+        let result = match &outcome {
+            Ok(o) => {
+                let mut r = text_result(o.llm_content.clone(), o.display.clone(), o.is_error);
                 r.reason = o.reason;
-                Reply::new(r, &structured)
+                r.diagnostics = o.diagnostics.clone();
+                r
             }
-            Err(e) => Reply::new(
-                error_result(&e),
-                &ApplyEditOutput::unavailable(patch_id, Some(e.reason)),
-            ),
+            Err(e) => ToolResult::error(e),
         };
-        self.late_first(reply)
+        self.late_first(Answer { result, outcome })
     }
 
-    /// `undo` as a tool result.
-    pub fn undo(&self, checkpoint_id: &str) -> Reply {
-        let reply = match self.workflow().and_then(|wf| wf.undo(checkpoint_id)) {
-            Ok(u) => Reply::new(
-                text_result(u.llm_content.clone(), u.llm_content.clone(), false),
-                &UndoOutput::new(&u),
-            ),
-            Err(e) => Reply::new(
-                error_result(&e),
-                &UndoOutput::refused(checkpoint_id, Some(e.reason)),
-            ),
+    /// `undo` as a tool result; the outcome is what was restored, or the refusal.
+    pub fn undo(&self, checkpoint_id: &str) -> Answer<Result<UndoOutcome, ToolError>> {
+        let outcome = self.workflow().and_then(|wf| wf.undo(checkpoint_id));
+        let result = match &outcome {
+            Ok(u) => text_result(u.llm_content.clone(), u.llm_content.clone(), false),
+            Err(e) => ToolResult::error(e),
         };
-        self.late_first(reply)
+        self.late_first(Answer { result, outcome })
     }
 
     /// The pool, when diagnostics are on.
@@ -181,7 +219,7 @@ impl Session {
     /// `diagnostics`: the current errors of each file as the language servers see them, without
     /// editing anything, all files in one pass under one deadline ([`Tools::check_paths`]). One
     /// line or block per file, in path order: the diagnostics block of DESIGN.md §7 when there
-    /// are errors, `<path>: no errors (<server>)` when the server is clean, otherwise why there
+    /// are errors, `<path>: no errors (<server>).` when the server is clean, otherwise why there
     /// are no diagnostics (no server for the file type, server not installed, no answer in
     /// time, server failed). `is_error` when a path itself is refused (outside the workspace,
     /// missing, not text). Then one `Warning: ...` line per [`Session::config_warnings`], so
@@ -191,30 +229,28 @@ impl Session {
         self.diagnostics_report(paths).result
     }
 
-    /// [`Session::diagnostics`] with its structured twin: per file the server, the status, the
+    /// [`Session::diagnostics`] with its report: per file the server, the status, the
     /// diagnostics of the severities shown and the text; why the session has none at all.
-    pub fn diagnostics_report(&self, paths: &[String]) -> Reply {
-        let (mut result, out, _) = self.diagnostics_checked(paths);
-        result.llm_content = self.with_late_feedback(&result.llm_content);
-        Reply::new(result, &out)
+    pub fn diagnostics_report(&self, paths: &[String]) -> Answer<DiagnosticsReport> {
+        self.late_first(self.diagnostics_checked(paths))
     }
 
-    /// The parts of [`Session::diagnostics_report`] before the late answers go in front: the
-    /// result, its structured twin, and the refusal of each path that could not be checked
-    /// (the `check` command refuses the whole call for those).
-    pub fn diagnostics_checked(
-        &self,
-        paths: &[String],
-    ) -> (ToolResult, DiagnosticsOutput, Vec<ToolError>) {
+    /// [`Session::diagnostics_report`] without the late answers to earlier checks in front (the
+    /// `check` command puts them in front of its own text, and refuses the whole call for a
+    /// path in [`DiagnosticsReport::refused`]).
+    pub fn diagnostics_checked(&self, paths: &[String]) -> Answer<DiagnosticsReport> {
         let ws = self.tools.workspace();
-        let mut out = DiagnosticsOutput {
+        let mut report = DiagnosticsReport {
             unavailable: self.unavailable(),
             warnings: self.config_warnings.clone(),
-            ..DiagnosticsOutput::default()
+            ..DiagnosticsReport::default()
         };
         if paths.is_empty() {
             let text = "Error: no paths given; pass the workspace-relative paths of the files to check, e.g. [\"src/main.ts\"]".to_string();
-            return (text_result(text.clone(), text, true), out, Vec::new());
+            return Answer {
+                result: text_result(text.clone(), text, true),
+                outcome: report,
+            };
         }
         // Each distinct file once, under the path it is shown as (as given when it cannot be
         // resolved: the check refuses it).
@@ -254,22 +290,22 @@ impl Session {
                 }
             }
         };
-        let mut files: Vec<FileDiagnosticsOutput> = refused
+        let mut files: Vec<FileCheck> = refused
             .iter()
-            .map(|(shown, e)| FileDiagnosticsOutput {
+            .map(|(shown, e)| FileCheck {
                 path: e.path.clone().unwrap_or_else(|| shown.clone()),
                 server: None,
                 status: None,
                 diagnostics: None,
                 text: format!("Error: {e}"),
-                reason: Some(e.reason.as_str().to_string()),
+                reason: Some(e.reason),
             })
             .collect();
         let is_error = !files.is_empty();
         let blocks = split_blocks(&feedback.text);
         for (shown, _) in &pending {
             let status = feedback.statuses.iter().find(|s| &s.path == shown);
-            files.push(self.file_report(shown, status, &blocks));
+            files.push(self.file_check(shown, status, &blocks));
         }
         files.sort_by(|a, b| a.path.cmp(&b.path));
         let mut text = files
@@ -283,20 +319,24 @@ impl Session {
                 text.push_str(&format!("\nWarning: {w}"));
             }
         }
-        out.files = files;
+        report.files = files;
+        report.refused = refused.into_iter().map(|(_, e)| e).collect();
         let mut result = text_result(text.clone(), text, is_error);
         result.diagnostics = feedback.statuses;
-        (result, out, refused.into_iter().map(|(_, e)| e).collect())
+        Answer {
+            result,
+            outcome: report,
+        }
     }
 
     /// One checked (or not) file of [`Session::diagnostics`]: its text says why it has no
     /// diagnostics in words the model can act on, never the server's own error text.
-    fn file_report(
+    fn file_check(
         &self,
         shown: &str,
         status: Option<&FileDiagnosticsStatus>,
         blocks: &[&str],
-    ) -> FileDiagnosticsOutput {
+    ) -> FileCheck {
         let pool = self.pool();
         let server = pool.and_then(|p| {
             let abs = self.tools.workspace().resolve(shown).ok()?;
@@ -305,7 +345,7 @@ impl Session {
         });
         let id = server.as_ref().map(|(id, _)| id.clone());
         let state = status.map_or(DiagnosticsStatus::NoServer, |s| s.status);
-        let reported: &[lspedit_lsp::Diagnostic] = status.map_or(&[], |s| &s.reported);
+        let reported: &[Diagnostic] = status.map_or(&[], |s| &s.reported);
         let text = match (state, &server) {
             (DiagnosticsStatus::Checked, _) if reported.is_empty() => format!(
                 "{shown}: no errors ({}).",
@@ -343,33 +383,22 @@ impl Session {
                 id.as_deref().unwrap_or("the language server")
             ),
         };
-        FileDiagnosticsOutput {
+        FileCheck {
             path: shown.to_string(),
             server: id,
-            status: Some(state.as_str().to_string()),
-            diagnostics: (state == DiagnosticsStatus::Checked).then(|| {
-                reported
-                    .iter()
-                    .map(|d| DiagnosticOutput {
-                        line: d.line,
-                        column: d.column,
-                        severity: severity_name(d.severity).to_string(),
-                        code: d.code.clone(),
-                        message: d.message.clone(),
-                    })
-                    .collect()
-            }),
+            status: Some(state),
+            diagnostics: (state == DiagnosticsStatus::Checked).then(|| reported.to_vec()),
             text,
             reason: None,
         }
     }
 
-    /// `reply` with the late answers to earlier checks in front of its text, once
+    /// `answer` with the late answers to earlier checks in front of its text, once
     /// ([`Tools::take_late_feedback`]): the tools do it for their own results; this does it for
     /// the session's (`propose_edit`, `apply_edit`, `undo`, `diagnostics`).
-    fn late_first(&self, mut reply: Reply) -> Reply {
-        reply.result.llm_content = self.with_late_feedback(&reply.result.llm_content);
-        reply
+    fn late_first<T>(&self, mut answer: Answer<T>) -> Answer<T> {
+        answer.result.llm_content = self.with_late_feedback(&answer.result.llm_content);
+        answer
     }
 
     /// `text` with the late answers to earlier checks in front, taken once; `text` unchanged
@@ -400,15 +429,6 @@ impl Session {
     }
 }
 
-fn severity_name(s: Severity) -> &'static str {
-    match s {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-        Severity::Information => "info",
-        Severity::Hint => "hint",
-    }
-}
-
 /// The blocks of a diagnostics feedback text (each preceded by a blank line, DESIGN.md §7),
 /// one per file with errors. A block has no blank line inside: messages are joined into one
 /// line.
@@ -428,29 +448,4 @@ fn text_result(llm_content: String, display: String, is_error: bool) -> ToolResu
         is_error,
         diagnostics: Vec::new(),
     }
-}
-
-fn error_result(e: &ToolError) -> ToolResult {
-    let text = format!("Error: {e}");
-    let mut r = text_result(text.clone(), text, true);
-    r.reason = Some(e.reason);
-    r
-}
-
-/// The pool configuration of a workspace: the bundled servers, the person's config, then its
-/// `.lspedit/config.toml` (choosing no program unless trusted; see
-/// [`lspedit_lsp::config`]), and `servers_dir` (where project-local installs live) replaced by
-/// `servers_dir` unless a trusted configuration names one itself. What was ignored is in
-/// [`PoolConfig::warnings`].
-pub fn pool_config(
-    root: &Path,
-    servers_dir: Option<&Path>,
-) -> Result<PoolConfig, lspedit_lsp::LspError> {
-    let mut cfg = PoolConfig::load(root)?;
-    if let Some(dir) = servers_dir
-        && cfg.servers_dir == lspedit_lsp::config::default_servers_dir()
-    {
-        cfg.servers_dir = Some(dir.to_path_buf());
-    }
-    Ok(cfg)
 }
