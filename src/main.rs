@@ -1128,14 +1128,22 @@ fn print_text(text: String, json: bool) -> Result<(), Failure> {
 
 #[allow(clippy::print_stderr)] // Configuration warnings, once, for the person who started it.
 fn cmd_mcp(root: Option<PathBuf>, no_diagnostics: bool) -> Result<u8, Failure> {
+    // One runtime for the process: the MCP server and the language servers run on it.
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::Usage(format!("cannot start the async runtime: {e}")))?;
+    let on_rt =
+        |ws, pool| Session::on_runtime(ws, pool, ToolsConfig::default(), rt.handle().clone());
     // A bad `.lspedit/config.toml` must not take the tools away: serve them with diagnostics
     // off, say why once here and in every `diagnostics` result.
     let ws = open_workspace(root)?;
     let session = if no_diagnostics {
-        Session::new(ws, None, ToolsConfig::default())
+        on_rt(ws, None)
     } else {
         match PoolConfig::load(ws.root()) {
-            Ok(pool) => Session::new(ws, Some(pool), ToolsConfig::default()),
+            Ok(pool) => on_rt(ws, Some(pool)),
             Err(e) => {
                 let why = format!(
                     "diagnostics are off because the language-server configuration is invalid ({e}); fix it and restart `lspedit mcp`"
@@ -1151,16 +1159,13 @@ fn cmd_mcp(root: Option<PathBuf>, no_diagnostics: bool) -> Result<u8, Failure> {
         eprintln!("lspedit: warning: {w}");
     }
     tracing::info!(root = %session.tools().workspace().root().display(), "MCP server on stdio");
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| Failure::Usage(format!("cannot start the async runtime: {e}")))?;
     let result = rt.block_on(lspedit::mcp::serve_stdio(Arc::clone(&session)));
-    // Drop the runtime (and every task holding the session) before the session, whose pool
-    // shuts its servers down on drop with a blocking wait.
+    // Stop the servers politely while their runtime still runs (a blocking wait, so on a
+    // blocking thread); then drop the runtime and every task holding the session.
+    let stopping = Arc::clone(&session);
+    let _ = rt.block_on(rt.spawn_blocking(move || stopping.shutdown()));
     drop(rt);
-    session.shutdown();
+    drop(session);
     match result {
         Ok(()) => Ok(0),
         Err(e) => Err(Failure::Failed(e.to_string())),

@@ -1015,3 +1015,54 @@ async fn a_timed_out_write_says_so_and_its_late_answer_starts_the_next_result() 
     assert!(!text(&again).contains("LSP"), "{}", text(&again));
     s.client.cancel().await.unwrap();
 }
+
+/// `lspedit mcp` runs the language servers on its own runtime; when the client closes stdin it
+/// stops them before it exits, and no server process outlives it.
+#[test]
+fn closing_stdin_stops_the_language_servers() {
+    use lspedit::testing::fake;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let log = config.path().join("fake.log");
+    let script = fake::Script {
+        mode: fake::Mode::Pull,
+        marker: "BAD".to_string(),
+        log_file: Some(log.clone()),
+        ..fake::Script::default()
+    };
+    let script_file = config.path().join("script.json");
+    std::fs::write(&script_file, script.to_json()).unwrap();
+    // The person's own config (trusted by definition) adds the fake server for `.fak` files.
+    std::fs::create_dir_all(config.path().join("lspedit")).unwrap();
+    std::fs::write(
+        config.path().join("lspedit/config.toml"),
+        format!(
+            "[servers.fake]\ncommand = {cmd:?}\nlanguages = {{ fak = \"fake\" }}\n\
+             diagnostics = {{ strategy = \"pull\" }}\nenv = {{ {env} = {script:?} }}\n",
+            cmd = fake::binary().display().to_string(),
+            env = fake::SCRIPT_FILE_ENV,
+            script = script_file.display().to_string(),
+        ),
+    )
+    .unwrap();
+    let xdg = config.path().display().to_string();
+    let mut raw = Raw::start_with(&root, &[], &[("XDG_CONFIG_HOME", &xdg)]);
+    raw.send_json(&json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"a.fak","content":"x = BAD\n"}}}));
+    let r = raw.reply();
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("LSP errors detected in this file"), "{r}");
+    let logged = std::fs::read_to_string(&log).unwrap();
+    let pid: u32 = logged
+        .lines()
+        .find_map(|l| l.strip_prefix("start "))
+        .and_then(|p| p.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no start line in the fake server's log: {logged}"));
+    raw.finish();
+    assert!(
+        lspedit::lsp::process::wait_group_gone(pid, std::time::Duration::from_secs(5)),
+        "the server (group {pid}) outlived `lspedit mcp`"
+    );
+}

@@ -91,14 +91,42 @@ impl Session {
     /// with that configuration (servers start lazily, on the first file that needs one; see
     /// [`PoolConfig::load`] for a workspace's configuration); with `None` the tools report no
     /// diagnostics.
+    ///
+    /// The pool runs on a two-thread runtime of its own; an async program passes its runtime
+    /// with [`Session::on_runtime`] instead.
     pub fn new(ws: Workspace, pool: Option<PoolConfig>, config: ToolsConfig) -> Session {
+        Session::build(ws, pool, config, None)
+    }
+
+    /// [`Session::new`] with the language servers on the caller's tokio runtime (`handle`): one
+    /// runtime per process. The session's methods block, so an async caller runs them on
+    /// `spawn_blocking` threads (as the MCP server does), never on a runtime worker.
+    pub fn on_runtime(
+        ws: Workspace,
+        pool: Option<PoolConfig>,
+        config: ToolsConfig,
+        handle: tokio::runtime::Handle,
+    ) -> Session {
+        Session::build(ws, pool, config, Some(handle))
+    }
+
+    fn build(
+        ws: Workspace,
+        pool: Option<PoolConfig>,
+        config: ToolsConfig,
+        handle: Option<tokio::runtime::Handle>,
+    ) -> Session {
         let config_warnings = pool
             .as_ref()
             .map(|c| c.warnings.clone())
             .unwrap_or_default();
+        let open = |cfg| match handle {
+            Some(h) => BlockingPool::with_handle(ws.root(), cfg, h),
+            None => BlockingPool::new(ws.root(), cfg),
+        };
         let (lsp, no_pool) = match pool {
             None => (None, None),
-            Some(cfg) => match BlockingPool::new(ws.root(), cfg) {
+            Some(cfg) => match open(cfg) {
                 Ok(p) => (Some(Arc::new(LspProvider::from_pool(p))), None),
                 Err(e) => {
                     tracing::warn!("language servers unavailable: {e}");
