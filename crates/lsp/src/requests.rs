@@ -96,7 +96,7 @@ impl Pool {
         let skip = std::iter::once(abs.clone()).collect();
         server.refresh_from_disk(&skip)?;
         let uri = server.sync_for_request(&abs, text, deadline).await?;
-        server.wait_loaded(deadline).await?;
+        server.wait_loaded(&uri, deadline).await?;
         Ok((server, abs, uri))
     }
 

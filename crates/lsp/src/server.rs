@@ -87,6 +87,8 @@ struct State {
     check_active: HashSet<String>,
     /// Number of on-save checks begun.
     check_begins: u64,
+    /// Active `$/progress` tokens other than the on-save check's (project loading, indexing).
+    loading: HashSet<String>,
     quiescent: Option<bool>,
     registrations: HashSet<String>,
     /// Why the connection is gone, once it is.
@@ -219,22 +221,33 @@ impl Shared {
             "textDocument/publishDiagnostics" => self.on_publish(&n.params),
             "$/progress" => {
                 tracing::trace!(server = %self.name, params = %n.params, "progress");
-                let Some(prefix) = self.cfg.diagnostics.check_progress.as_deref() else {
-                    return;
-                };
                 let token = match n.params.get("token") {
                     Some(Value::String(s)) => s.clone(),
                     Some(Value::Number(x)) => x.to_string(),
                     _ => return,
                 };
-                if !token.starts_with(prefix) {
-                    return;
-                }
                 let kind = n
                     .params
                     .pointer("/value/kind")
                     .and_then(Value::as_str)
                     .unwrap_or_default();
+                let prefix = self.cfg.diagnostics.check_progress.as_deref();
+                if !prefix.is_some_and(|p| token.starts_with(p)) {
+                    {
+                        let mut st = self.lock();
+                        match kind {
+                            "begin" => {
+                                st.loading.insert(token);
+                            }
+                            "end" => {
+                                st.loading.remove(&token);
+                            }
+                            _ => return,
+                        }
+                    }
+                    self.bump();
+                    return;
+                }
                 {
                     let mut st = self.lock();
                     st.seq += 1;
@@ -983,16 +996,29 @@ impl Server {
         self.shared.lock().seq
     }
 
-    /// Waits until a server that reports loading (`wait_quiescent`: rust-analyzer) has finished
-    /// it, so a request about the project sees all of it.
-    pub(crate) async fn wait_loaded(&self, deadline: Instant) -> Result<(), LspError> {
-        if !self.cfg.diagnostics.wait_quiescent {
-            return Ok(());
-        }
+    /// Waits until the server has loaded the project of `uri`, so a request about it (a rename,
+    /// references) sees every file and not only the open ones: a server that reports loading
+    /// (`wait_quiescent`: rust-analyzer) until it is quiescent; with `hover_barrier`, a
+    /// `textDocument/hover` round trip (typescript-language-server answers it only once
+    /// tsserver has loaded the project; before that, a rename from `util.ts` edited `util.ts`
+    /// alone, missing its importer).
+    pub(crate) async fn wait_loaded(&self, uri: &Url, deadline: Instant) -> Result<(), LspError> {
         let since = Instant::now();
-        self.wait_for(deadline, |st| (st.quiescent == Some(true)).then_some(()))
-            .await?
-            .ok_or_else(|| self.timeout("waiting for the server to finish loading", since))
+        if self.cfg.diagnostics.wait_quiescent {
+            self.wait_for(deadline, |st| (st.quiescent == Some(true)).then_some(()))
+                .await?
+                .ok_or_else(|| self.timeout("waiting for the server to finish loading", since))?;
+        }
+        if self.cfg.diagnostics.hover_barrier {
+            self.publish_fence(uri, deadline).await?;
+            // typescript-language-server reports tsserver's project loading as work-done
+            // progress ("Initializing JS/TS language features"), which begins before the hover
+            // is answered and may end after it.
+            self.wait_for(deadline, |st| st.loading.is_empty().then_some(()))
+                .await?
+                .ok_or_else(|| self.timeout("waiting for the server to load the project", since))?;
+        }
+        Ok(())
     }
 
     /// The stat check of DESIGN.md §7: every open document (except `skip`, which the caller is
