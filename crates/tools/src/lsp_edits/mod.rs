@@ -18,11 +18,10 @@ mod locations;
 mod position;
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use lspedit_lsp::lsp_types::{CodeActionOrCommand, NumberOrString};
-use lspedit_lsp::{CodeActions, Locations, LspError, ServerEdit};
+use lspedit_lsp::{BlockingPool, CodeActions, Locations, LspError, ServerEdit};
 
 pub use convert::ServerFileOp;
 pub use locations::{FoundLocation, LocationsReport};
@@ -82,7 +81,7 @@ pub trait LspEditProvider: Send + Sync {
 
 impl LspEditProvider for LspProvider {
     fn handles(&self, path: &Path) -> bool {
-        self.pool().server_for(path).is_some()
+        LspEditProvider::handles(self.pool(), path)
     }
 
     fn rename(
@@ -93,7 +92,7 @@ impl LspEditProvider for LspProvider {
         new_name: &str,
         deadline: Instant,
     ) -> Result<ServerEdit, LspError> {
-        self.pool().rename(path, text, offset, new_name, deadline)
+        LspEditProvider::rename(self.pool(), path, text, offset, new_name, deadline)
     }
 
     fn code_actions(
@@ -103,7 +102,7 @@ impl LspEditProvider for LspProvider {
         range: std::ops::Range<usize>,
         deadline: Instant,
     ) -> Result<CodeActions, LspError> {
-        self.pool().code_actions(path, text, range, deadline)
+        LspEditProvider::code_actions(self.pool(), path, text, range, deadline)
     }
 
     fn code_action_edit(
@@ -113,7 +112,7 @@ impl LspEditProvider for LspProvider {
         action: CodeActionOrCommand,
         deadline: Instant,
     ) -> Result<ServerEdit, LspError> {
-        self.pool().code_action_edit(path, text, action, deadline)
+        LspEditProvider::code_action_edit(self.pool(), path, text, action, deadline)
     }
 
     fn references(
@@ -124,8 +123,14 @@ impl LspEditProvider for LspProvider {
         include_declaration: bool,
         deadline: Instant,
     ) -> Result<Locations, LspError> {
-        self.pool()
-            .references(path, text, offset, include_declaration, deadline)
+        LspEditProvider::references(
+            self.pool(),
+            path,
+            text,
+            offset,
+            include_declaration,
+            deadline,
+        )
     }
 
     fn definition(
@@ -135,7 +140,66 @@ impl LspEditProvider for LspProvider {
         offset: usize,
         deadline: Instant,
     ) -> Result<Locations, LspError> {
-        self.pool().definition(path, text, offset, deadline)
+        LspEditProvider::definition(self.pool(), path, text, offset, deadline)
+    }
+}
+
+/// The pool itself (what a session holds), for callers that have no [`LspProvider`].
+impl LspEditProvider for BlockingPool {
+    fn handles(&self, path: &Path) -> bool {
+        self.server_for(path).is_some()
+    }
+
+    fn rename(
+        &self,
+        path: &Path,
+        text: &str,
+        offset: usize,
+        new_name: &str,
+        deadline: Instant,
+    ) -> Result<ServerEdit, LspError> {
+        BlockingPool::rename(self, path, text, offset, new_name, deadline)
+    }
+
+    fn code_actions(
+        &self,
+        path: &Path,
+        text: &str,
+        range: std::ops::Range<usize>,
+        deadline: Instant,
+    ) -> Result<CodeActions, LspError> {
+        BlockingPool::code_actions(self, path, text, range, deadline)
+    }
+
+    fn code_action_edit(
+        &self,
+        path: &Path,
+        text: &str,
+        action: CodeActionOrCommand,
+        deadline: Instant,
+    ) -> Result<ServerEdit, LspError> {
+        BlockingPool::code_action_edit(self, path, text, action, deadline)
+    }
+
+    fn references(
+        &self,
+        path: &Path,
+        text: &str,
+        offset: usize,
+        include_declaration: bool,
+        deadline: Instant,
+    ) -> Result<Locations, LspError> {
+        BlockingPool::references(self, path, text, offset, include_declaration, deadline)
+    }
+
+    fn definition(
+        &self,
+        path: &Path,
+        text: &str,
+        offset: usize,
+        deadline: Instant,
+    ) -> Result<Locations, LspError> {
+        BlockingPool::definition(self, path, text, offset, deadline)
     }
 }
 
@@ -356,14 +420,15 @@ pub enum ActionPick {
     Title(String),
 }
 
-/// The LSP edit tools over a workflow (its tools' workspace, its propose/apply path).
-pub struct LspEdits {
-    workflow: Arc<Workflow>,
-    provider: Option<Arc<dyn LspEditProvider>>,
+/// The LSP edit tools over a workflow (its tools' workspace, its propose/apply path) and a
+/// provider, both borrowed: cheap to build for each call.
+pub struct LspEdits<'a> {
+    workflow: &'a Workflow,
+    provider: Option<&'a dyn LspEditProvider>,
     config: LspEditsConfig,
 }
 
-impl std::fmt::Debug for LspEdits {
+impl std::fmt::Debug for LspEdits<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LspEdits")
             .field("provider", &self.provider.is_some())
@@ -372,13 +437,13 @@ impl std::fmt::Debug for LspEdits {
     }
 }
 
-impl LspEdits {
+impl<'a> LspEdits<'a> {
     /// The tools over `workflow`, asking `provider` (none: every request is `no_server`).
     pub fn new(
-        workflow: Arc<Workflow>,
-        provider: Option<Arc<dyn LspEditProvider>>,
+        workflow: &'a Workflow,
+        provider: Option<&'a dyn LspEditProvider>,
         config: LspEditsConfig,
-    ) -> LspEdits {
+    ) -> LspEdits<'a> {
         LspEdits {
             workflow,
             provider,
@@ -386,8 +451,8 @@ impl LspEdits {
         }
     }
 
-    pub fn workflow(&self) -> &Arc<Workflow> {
-        &self.workflow
+    pub fn workflow(&self) -> &'a Workflow {
+        self.workflow
     }
 
     /// `rename_symbol`: `textDocument/prepareRename`, then `textDocument/rename`, and the
@@ -490,8 +555,8 @@ impl LspEdits {
         r
     }
 
-    fn provider(&self) -> Result<&Arc<dyn LspEditProvider>, LspEditError> {
-        self.provider.as_ref().ok_or_else(|| LspEditError::Server {
+    fn provider(&self) -> Result<&'a dyn LspEditProvider, LspEditError> {
+        self.provider.ok_or_else(|| LspEditError::Server {
             path: String::new(),
             error: LspError::NoServer {
                 path: std::path::PathBuf::new(),
@@ -503,11 +568,10 @@ impl LspEdits {
     fn prepare(
         &self,
         path: &str,
-    ) -> Result<(&Arc<dyn LspEditProvider>, position::FileText), LspEditError> {
+    ) -> Result<(&'a dyn LspEditProvider, position::FileText), LspEditError> {
         let file = position::read_text(self.workflow.tools().workspace(), path)?;
         let provider = self
             .provider
-            .as_ref()
             .filter(|p| p.handles(&file.abs))
             .ok_or_else(|| LspEditError::Server {
                 path: file.rel.clone(),

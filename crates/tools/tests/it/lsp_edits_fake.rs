@@ -19,11 +19,23 @@ use serde_json::{Value, json};
 struct Env {
     dir: tempfile::TempDir,
     root: std::path::PathBuf,
-    edits: LspEdits,
+    wf: Workflow,
+    provider: Arc<LspProvider>,
     log: std::path::PathBuf,
 }
 
 impl Env {
+    fn edits(&self) -> LspEdits<'_> {
+        LspEdits::new(
+            &self.wf,
+            Some(self.provider.as_ref() as &dyn LspEditProvider),
+            LspEditsConfig {
+                timeout: Duration::from_secs(10),
+                ..LspEditsConfig::default()
+            },
+        )
+    }
+
     fn read(&self, rel: &str) -> String {
         std::fs::read_to_string(self.root.join(rel)).unwrap()
     }
@@ -83,19 +95,12 @@ fn env(f: impl FnOnce(&Path, &mut Script)) -> Env {
         Some(provider.clone() as Arc<dyn DiagnosticsProvider>),
         ToolsConfig::default(),
     ));
-    let wf = Arc::new(Workflow::open(tools, WorkflowConfig::default()).unwrap());
-    let edits = LspEdits::new(
-        wf,
-        Some(provider as Arc<dyn LspEditProvider>),
-        LspEditsConfig {
-            timeout: Duration::from_secs(10),
-            ..LspEditsConfig::default()
-        },
-    );
+    let wf = Workflow::open(tools, WorkflowConfig::default()).unwrap();
     Env {
         dir,
         root,
-        edits,
+        wf,
+        provider,
         log,
     }
 }
@@ -126,7 +131,7 @@ fn rename_edit(root: &Path, extra: Vec<Value>) -> Value {
 }
 
 fn rename(env: &Env, line: LineRef) -> lspedit_tools::LspEditResult {
-    env.edits.rename_symbol(
+    env.edits().rename_symbol(
         &SymbolAt::new("a.ts", line, "add"),
         "plus",
         EditOptions::default(),
@@ -273,7 +278,7 @@ fn a_stale_anchor_is_refused_before_the_server_is_asked() {
 #[test]
 fn a_symbol_not_on_the_line_names_file_line_and_symbol() {
     let env = env(|root, s| s.rename_edit = Some(rename_edit(root, vec![])));
-    let r = env.edits.rename_symbol(
+    let r = env.edits().rename_symbol(
         &SymbolAt::new("a.ts", LineRef::Number(2), "add"),
         "plus",
         EditOptions::default(),
@@ -312,7 +317,7 @@ fn resource_operations_create_rename_and_delete_files() {
     assert!(env.read("a.ts").starts_with("export function plus("));
     // Undo restores every file, the created one removed.
     let undo = env
-        .edits
+        .edits()
         .workflow()
         .undo(r.checkpoint_id.as_deref().unwrap())
         .unwrap();
@@ -325,7 +330,7 @@ fn resource_operations_create_rename_and_delete_files() {
 #[test]
 fn a_preview_stores_a_proposal_and_writes_nothing() {
     let env = env(|root, s| s.rename_edit = Some(rename_edit(root, vec![])));
-    let r = env.edits.rename_symbol(
+    let r = env.edits().rename_symbol(
         &SymbolAt::new("a.ts", LineRef::Number(1), "add"),
         "plus",
         EditOptions {
@@ -338,7 +343,7 @@ fn a_preview_stores_a_proposal_and_writes_nothing() {
     let id = r.patch_id.unwrap();
     assert!(r.llm_content.contains(&id));
     let out = env
-        .edits
+        .edits()
         .workflow()
         .apply_edit(&id, &lspedit_tools::ApplyPlan::default());
     assert!(!out.is_error, "{}", out.llm_content);
@@ -360,10 +365,13 @@ fn a_command_action_applies_the_edit_the_server_sends_back() {
         s.resolve_edit = Some(json!({ "changes": { a2: [text_edit(1, 9, 10, "a + 1")] } }));
         s.command_edit = Some(json!({ "changes": { a: [text_edit(0, 0, 0, "// ran\n")] } }));
     });
-    let list = env.edits.code_actions("a.ts", &LineRef::Number(2)).unwrap();
+    let list = env
+        .edits()
+        .code_actions("a.ts", &LineRef::Number(2))
+        .unwrap();
     assert_eq!(list.actions.len(), 2, "{}", list.llm_content);
     assert!(list.actions[1].command_only);
-    let r = env.edits.apply_code_action(
+    let r = env.edits().apply_code_action(
         "a.ts",
         &LineRef::Number(2),
         &ActionPick::Title("run".into()),
@@ -372,7 +380,7 @@ fn a_command_action_applies_the_edit_the_server_sends_back() {
     assert!(!r.is_error, "{}", r.llm_content);
     assert!(env.asked("workspace/executeCommand"));
     assert!(env.read("a.ts").starts_with("// ran\nexport function add"));
-    let r = env.edits.apply_code_action(
+    let r = env.edits().apply_code_action(
         "a.ts",
         &LineRef::Number(3),
         &ActionPick::Index(1),
@@ -385,7 +393,7 @@ fn a_command_action_applies_the_edit_the_server_sends_back() {
         "{}",
         env.read("a.ts")
     );
-    let r = env.edits.apply_code_action(
+    let r = env.edits().apply_code_action(
         "a.ts",
         &LineRef::Number(1),
         &ActionPick::Index(9),
@@ -404,7 +412,7 @@ fn utf8_positions_are_converted_as_negotiated() {
         s.rename_edit = Some(json!({ "changes": { a: [text_edit(0, 10, 13, "plus")] } }));
     });
     std::fs::write(env.root.join("a.ts"), "// é😀 add\n").unwrap();
-    let r = env.edits.rename_symbol(
+    let r = env.edits().rename_symbol(
         &SymbolAt::new("a.ts", LineRef::Number(1), "add"),
         "plus",
         EditOptions::default(),
@@ -424,7 +432,7 @@ fn references_outside_the_workspace_are_listed_without_lines() {
         ]));
     });
     let refs = env
-        .edits
+        .edits()
         .references(&SymbolAt::new("b.ts", LineRef::Number(2), "add"), true)
         .unwrap();
     assert_eq!(refs.locations.len(), 3);

@@ -21,10 +21,22 @@ use crate::pool_real::require_server;
 
 pub struct Real {
     pub dir: tempfile::TempDir,
-    pub edits: LspEdits,
+    pub wf: Workflow,
+    pub provider: Arc<LspProvider>,
 }
 
 impl Real {
+    pub fn edits(&self) -> LspEdits<'_> {
+        LspEdits::new(
+            &self.wf,
+            Some(self.provider.as_ref() as &dyn LspEditProvider),
+            LspEditsConfig {
+                timeout: Duration::from_secs(120),
+                ..LspEditsConfig::default()
+            },
+        )
+    }
+
     pub fn read(&self, rel: &str) -> String {
         std::fs::read_to_string(self.dir.path().join(rel)).unwrap()
     }
@@ -52,16 +64,8 @@ pub fn open_real(server: &str, project: &str) -> Option<Real> {
         Some(provider.clone() as Arc<dyn DiagnosticsProvider>),
         tcfg,
     ));
-    let wf = Arc::new(Workflow::open(tools, WorkflowConfig::default()).unwrap());
-    let edits = LspEdits::new(
-        wf,
-        Some(provider as Arc<dyn LspEditProvider>),
-        LspEditsConfig {
-            timeout: Duration::from_secs(120),
-            ..LspEditsConfig::default()
-        },
-    );
-    Some(Real { dir, edits })
+    let wf = Workflow::open(tools, WorkflowConfig::default()).unwrap();
+    Some(Real { dir, wf, provider })
 }
 
 /// The paths the server's edit names, and the files lspedit reports: the same set.
@@ -85,7 +89,7 @@ fn rename_case(server: &str, project: &str, file: &str, line: usize, other: &str
         return;
     };
     let at = SymbolAt::new(file, LineRef::Number(line), "add");
-    let r = env.edits.rename_symbol(&at, new, EditOptions::default());
+    let r = env.edits().rename_symbol(&at, new, EditOptions::default());
     eprintln!("{server}: {}", r.llm_content);
     assert!(!r.is_error, "{server}: {}", r.llm_content);
     assert_eq!(r.status, LspEditStatus::Applied);
@@ -161,7 +165,7 @@ fn tsc7_rename_preview_is_a_proposal_and_writes_nothing() {
     };
     let before = env.read("src/index.ts");
     let at = SymbolAt::new("src/util.ts", LineRef::Number(1), "add");
-    let r = env.edits.rename_symbol(
+    let r = env.edits().rename_symbol(
         &at,
         "sum",
         EditOptions {
@@ -175,7 +179,7 @@ fn tsc7_rename_preview_is_a_proposal_and_writes_nothing() {
     let id = r.patch_id.unwrap();
     assert!(r.diff.contains("+import { sum, greet }"), "{}", r.diff);
     let out = env
-        .edits
+        .edits()
         .workflow()
         .apply_edit(&id, &lspedit_tools::ApplyPlan::default());
     assert!(!out.is_error, "{}", out.llm_content);
@@ -188,7 +192,7 @@ fn tsc7_references_and_definition_as_hashline_excerpts() {
         return;
     };
     let at = SymbolAt::new("src/index.ts", LineRef::Number(3), "add");
-    let refs = env.edits.references(&at, true).unwrap();
+    let refs = env.edits().references(&at, true).unwrap();
     eprintln!("{}", refs.llm_content);
     let files: BTreeSet<&str> = refs.locations.iter().map(|l| l.path.as_str()).collect();
     assert_eq!(
@@ -200,7 +204,7 @@ fn tsc7_references_and_definition_as_hashline_excerpts() {
     // Each location's line with its anchor, ready for a patch.
     let anchored = lspedit_engine::hashline(3, "const total: number = add(1, 2);");
     assert!(refs.llm_content.contains(&anchored), "{}", refs.llm_content);
-    let def = env.edits.definition(&at).unwrap();
+    let def = env.edits().definition(&at).unwrap();
     assert_eq!(def.locations.len(), 1, "{}", def.llm_content);
     assert_eq!(def.locations[0].path, "src/util.ts");
     assert_eq!(def.locations[0].line, 1);
@@ -220,7 +224,7 @@ fn quick_fix_case(server: &str, project: &str, file: &str, broken: &str, line: u
     };
     std::fs::write(env.dir.path().join(file), broken).unwrap();
     let list = env
-        .edits
+        .edits()
         .code_actions(file, &LineRef::Number(line))
         .unwrap();
     eprintln!("{server}: {}", list.llm_content);
@@ -229,7 +233,7 @@ fn quick_fix_case(server: &str, project: &str, file: &str, broken: &str, line: u
         .iter()
         .find(|a| a.title.to_lowercase().contains("import"))
         .unwrap_or_else(|| panic!("{server}: no import fix:\n{}", list.llm_content));
-    let r = env.edits.apply_code_action(
+    let r = env.edits().apply_code_action(
         file,
         &LineRef::Number(line),
         &ActionPick::Index(import.index),
