@@ -248,6 +248,15 @@ pub enum LspEditError {
 }
 
 impl LspEditError {
+    /// `Error: <code>: <message>`, the refusal as the model reads it.
+    pub fn refusal_text(&self) -> String {
+        match self {
+            // A tool error names its path and reason itself.
+            LspEditError::Tool(e) => format!("Error: {e}"),
+            other => format!("Error: {}: {other}", other.code()),
+        }
+    }
+
     /// The reason code: a tools reason (`stale_context`, `path_outside_workspace`,
     /// `protected_path`, `ambiguous_match`, ...) or one of `symbol_not_found`, `no_server`,
     /// `lsp_timeout`, `lsp_declined`, `lsp_unsupported`, `lsp_failed`, `invalid_server_edit`,
@@ -366,7 +375,7 @@ pub struct LspEditResult {
 
 impl LspEditResult {
     fn refused(e: &LspEditError, server_edit: Vec<ServerFileOp>) -> LspEditResult {
-        let text = format!("Error: {}: {e}\nNothing was written.", e.code());
+        let text = format!("{}\nNothing was written.", e.refusal_text());
         LspEditResult {
             llm_content: text.clone(),
             display: text,
