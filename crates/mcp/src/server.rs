@@ -559,7 +559,7 @@ mod tests {
     #[test]
     fn every_tool_has_portable_input_and_output_schemas() {
         let tools = LspeditServer::router().list_all();
-        assert_eq!(tools.len(), 8);
+        assert_eq!(tools.len(), 13);
         for tool in tools {
             let input = serde_json::Value::Object(tool.input_schema.as_ref().clone());
             assert_eq!(
