@@ -32,6 +32,7 @@ use serde::Serialize;
 mod demo;
 mod flow;
 mod json;
+mod lsp_cmds;
 
 #[derive(Parser)]
 #[command(
@@ -161,6 +162,24 @@ enum Command {
         /// Do not ask language servers for diagnostics.
         #[arg(long)]
         no_diagnostics: bool,
+    },
+    /// Rename a symbol across the workspace with its language server: the server's edit is
+    /// applied like a patch (confined, all files or none, report, diagnostics afterwards).
+    Rename {
+        #[command(flatten)]
+        input: lsp_cmds::RenameInput,
+    },
+    /// The language server's code actions (quick fixes) for a line; with --index or --title,
+    /// apply one.
+    Fix {
+        #[command(flatten)]
+        input: lsp_cmds::FixInput,
+    },
+    /// The references to a symbol (or, with --definition, its definition), as hashline
+    /// excerpts grouped by file.
+    Refs {
+        #[command(flatten)]
+        input: lsp_cmds::RefsInput,
     },
     /// Undo an `apply-id` by its checkpoint id (refused when a file changed since).
     Undo {
@@ -603,6 +622,9 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
             no_diagnostics,
         } => flow::cmd_apply_id(&patch_id, plan, root, !no_diagnostics, json),
         Command::Undo { checkpoint_id } => flow::cmd_undo(&checkpoint_id, root, json),
+        Command::Rename { input } => lsp_cmds::cmd_rename(input, root, json),
+        Command::Fix { input } => lsp_cmds::cmd_fix(input, root, json),
+        Command::Refs { input } => lsp_cmds::cmd_refs(input, root, json),
         Command::Servers { command } => match command {
             ServersCommand::Status { probe } => cmd_servers_status(root, json, &probe),
             ServersCommand::Install { ids } => cmd_servers_install(&ids, json),

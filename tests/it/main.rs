@@ -10,8 +10,10 @@
 
 mod bounds;
 mod cli;
+mod cli_lsp_edits;
 mod harness;
 mod mcp;
+mod mcp_lsp_edits;
 mod mcp_python;
 mod security;
 mod testing_example;

@@ -64,12 +64,17 @@ async fn lists_tools_with_teaching_schemas_and_names_itself() {
     assert_eq!(
         names,
         [
+            "apply_code_action",
             "apply_edit",
             "apply_patch",
+            "code_actions",
+            "definition",
             "diagnostics",
             "edit",
             "propose_edit",
             "read_file",
+            "references",
+            "rename_symbol",
             "undo",
             "write_file"
         ]

@@ -10,6 +10,7 @@
 //! cargo run --release -p lspedit-bench -- corpus  [--write]
 //! cargo run --release -p lspedit-bench -- crash   [--write] [--quick]
 //! cargo run --release -p lspedit-bench -- concurrency [--write] [--quick]
+//! cargo run --release -p lspedit-bench -- rename  [--write] [--quick]
 //! ```
 //!
 //! The reliability suites (`reliability`, `corpus`, `crash`; see `suites.rs`) record their
@@ -29,6 +30,7 @@ mod engine;
 mod generate;
 mod process;
 mod reliability;
+mod rename;
 mod servers;
 mod sources;
 mod suites;
@@ -42,7 +44,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail, ensure};
 
-const USAGE: &str = "usage: lspedit-bench <engine|process|servers|workflow|all|reliability|corpus|crash> [--write] [--quick] [--runs N] [--no-build]
+const USAGE: &str = "usage: lspedit-bench <engine|process|servers|workflow|rename|all|reliability|corpus|crash> [--write] [--quick] [--runs N] [--no-build]
 
   engine     parse + apply a 10-hunk patch in memory (1k..1M lines, spiral search)
   scaling    parse + apply one patch of 10k, 100k and 1M hunks in memory, numbered and
@@ -52,6 +54,8 @@ const USAGE: &str = "usage: lspedit-bench <engine|process|servers|workflow|all|r
              latency next to the server's own time, stale results over an edit -> fix -> edit
              loop (100 iterations per server; --quick: 10), pool memory
   workflow   propose (regex over 1,000 files) and apply, per file and all or nothing
+  rename     rename_symbol across two modules on real servers: end-to-end latency beside the
+             server's own rename time (not part of `all`)
   all        all four
   profile [LINES] [DRIFT] [ITERS]
              untimed loop of parse + apply (default 10000 0 2000), to run under
@@ -290,6 +294,46 @@ fn replace_section(doc: &str, heading: &str, body: &str, after: Option<&str>) ->
     out
 }
 
+/// `rename [--write] [--quick]`: the LSP rename section (see `rename.rs`).
+fn run_rename(options: &[String]) -> Result<()> {
+    let write = options.iter().any(|o| o == "--write");
+    let quick = options.iter().any(|o| o == "--quick");
+    if let Some(other) = options
+        .iter()
+        .find(|o| !["--write", "--quick"].contains(&o.as_str()))
+    {
+        bail!("unknown option `{other}`\n{USAGE}");
+    }
+    let root = workspace_root();
+    let (machine, date, start) = (machine(&root), today(), load());
+    let table = rename::run(&root, quick)?;
+    let body = format!(
+        "Command (release build):\n\n```\ncargo run --release -p lspedit-bench -- rename --write\n```\n\n\
+         Measured {date} on: {machine}; 1-minute load average {start:.2} at the start, {:.2} at \
+         the end.\n\n\
+         `rename_symbol` of the exported function `add` (defined in one module, used in the \
+         other) of each test project, renamed back and forth 20 times after a first, cold rename \
+         (the server starts and loads the project). *End-to-end*: the whole call as an agent \
+         sees it: the file read, the position, the server's `prepareRename` and `rename`, the \
+         edit confined and turned into a patch, proposed and applied all or nothing through the \
+         workflow (checkpoint, atomic writes), and the diagnostics of both files. *Server's \
+         rename*: the server's own time for `prepareRename` + `rename`. Every rename is checked \
+         to change both files and leave no error.\n\n{table}",
+        load()
+    );
+    println!("{}\n\n{body}", rename::HEADING);
+    if write {
+        let path = root.join("BENCHMARKS.md");
+        let doc = fs::read_to_string(&path).unwrap_or_default();
+        fs::write(
+            &path,
+            replace_section(&doc, rename::HEADING, &body, Some(SERVERS_HEADING)),
+        )?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
 fn run() -> Result<()> {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     if argv.first().map(String::as_str) == Some(crash::JOURNAL_CHILD) {
@@ -301,6 +345,9 @@ fn run() -> Result<()> {
             "a reliability target was missed (see the report above)"
         );
         return Ok(());
+    }
+    if argv.first().map(String::as_str) == Some("rename") {
+        return run_rename(&argv[1..]);
     }
     let args = parse_args()?;
     let root = workspace_root();

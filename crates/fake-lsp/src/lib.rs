@@ -92,6 +92,21 @@ pub struct Script {
     /// the answer to the next `textDocument/hover` (answered from that pool) or before the next
     /// document notification.
     pub check_on_save: bool,
+    /// The answer to `textDocument/rename` (a `WorkspaceEdit`, sent as given); with it the
+    /// server offers rename. `prepareRename` answers the position's range.
+    pub rename_edit: Option<Value>,
+    /// The answer to `textDocument/codeAction` (a list of actions, sent as given); with it the
+    /// server offers code actions, and `codeAction/resolve` answers the action with
+    /// [`Script::resolve_edit`] as its edit.
+    pub code_actions: Option<Value>,
+    /// The edit `codeAction/resolve` adds to the action it is sent.
+    pub resolve_edit: Option<Value>,
+    /// An edit sent as a `workspace/applyEdit` request while `workspace/executeCommand` runs.
+    pub command_edit: Option<Value>,
+    /// The answer to `textDocument/references` and `textDocument/definition`.
+    pub locations: Option<Value>,
+    /// The `positionEncoding` the server picks (e.g. `utf-8`); none by default (UTF-16).
+    pub position_encoding: Option<String>,
 }
 
 /// `$/progress` token of the on-save check (see [`Script::check_on_save`]).
@@ -116,6 +131,12 @@ impl Default for Script {
             log_file: None,
             config_section: "fake".to_owned(),
             check_on_save: false,
+            rename_edit: None,
+            code_actions: None,
+            resolve_edit: None,
+            command_edit: None,
+            locations: None,
+            position_encoding: None,
         }
     }
 }
@@ -295,6 +316,35 @@ impl<R: BufRead, W: Write> Server<R, W> {
                         .unwrap_or_default();
                     self.respond(&id, json!({ "kind": "full", "items": items }))?;
                 }
+                ("textDocument/prepareRename", Some(id)) => {
+                    let p = params["position"].clone();
+                    self.respond(&id, json!({ "start": p, "end": p }))?;
+                }
+                ("textDocument/rename", Some(id)) => {
+                    let edit = self.script.rename_edit.clone().unwrap_or(Value::Null);
+                    self.respond(&id, edit)?;
+                }
+                ("textDocument/codeAction", Some(id)) => {
+                    let actions = self.script.code_actions.clone().unwrap_or(Value::Null);
+                    self.respond(&id, actions)?;
+                }
+                ("codeAction/resolve", Some(id)) => {
+                    let mut action = params.clone();
+                    if let Some(edit) = self.script.resolve_edit.clone() {
+                        action["edit"] = edit;
+                    }
+                    self.respond(&id, action)?;
+                }
+                ("workspace/executeCommand", Some(id)) => {
+                    if let Some(edit) = self.script.command_edit.clone() {
+                        self.request("workspace/applyEdit", json!({ "edit": edit }))?;
+                    }
+                    self.respond(&id, Value::Null)?;
+                }
+                ("textDocument/references" | "textDocument/definition", Some(id)) => {
+                    let locations = self.script.locations.clone().unwrap_or(Value::Null);
+                    self.respond(&id, locations)?;
+                }
                 ("shutdown", Some(id)) => {
                     if !self.script.ignore_shutdown {
                         shutdown = true;
@@ -328,6 +378,20 @@ impl<R: BufRead, W: Write> Server<R, W> {
         if self.script.mode == Mode::Pull {
             caps["diagnosticProvider"] =
                 json!({ "interFileDependencies": false, "workspaceDiagnostics": false });
+        }
+        if self.script.rename_edit.is_some() {
+            caps["renameProvider"] = json!({ "prepareProvider": true });
+        }
+        if self.script.code_actions.is_some() {
+            caps["codeActionProvider"] = json!({ "resolveProvider": true });
+            caps["executeCommandProvider"] = json!({ "commands": ["fake.apply"] });
+        }
+        if self.script.locations.is_some() {
+            caps["referencesProvider"] = json!(true);
+            caps["definitionProvider"] = json!(true);
+        }
+        if let Some(enc) = &self.script.position_encoding {
+            caps["positionEncoding"] = json!(enc);
         }
         caps
     }

@@ -1,13 +1,16 @@
 //! Plain, owned diagnostics: what the pool hands out instead of raw `lsp_types`.
 //!
-//! Positions are converted here from LSP's 0-based UTF-16 positions to 1-based line and
-//! 1-based column counted in Unicode scalar values (`char`s) of the text that was checked, so a
-//! caller can print `[line:column]` without knowing about UTF-16.
+//! Positions are converted here from LSP's 0-based positions (in the encoding the server
+//! negotiated, UTF-16 by default) to 1-based line and 1-based column counted in Unicode scalar
+//! values (`char`s) of the text that was checked, so a caller can print `[line:column]` without
+//! knowing about UTF-16.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use async_lsp::lsp_types;
+
+use crate::position::PositionEncoding;
 
 /// Severity of a diagnostic. A server that sends none means an error (the common reading of
 /// the spec, and what editors show). In configs (`severity_overrides`) it is spelled `error`,
@@ -99,13 +102,15 @@ impl FileDiagnostics {
 }
 
 /// Converts LSP diagnostics against the text they were computed for, with the server's
-/// severity overrides applied (see [`crate::ServerConfig::severity_overrides`]).
+/// severity overrides applied (see [`crate::ServerConfig::severity_overrides`]), positions in
+/// the server's `encoding`.
 pub(crate) fn convert(
     text: &str,
     diags: &[lsp_types::Diagnostic],
     overrides: &SeverityOverrides,
+    encoding: PositionEncoding,
 ) -> Vec<Diagnostic> {
-    let index = LineIndex::new(text);
+    let index = LineIndex::new(text, encoding);
     let mut out: Vec<Diagnostic> = diags
         .iter()
         .map(|d| {
@@ -170,15 +175,18 @@ impl SeverityOverride {
     }
 }
 
-/// Maps LSP positions (0-based line, UTF-16 column) to 1-based line and char column.
+/// Maps LSP positions (0-based line, column in the server's encoding) to 1-based line and char
+/// column.
 struct LineIndex<'a> {
     lines: Vec<&'a str>,
+    encoding: PositionEncoding,
 }
 
 impl<'a> LineIndex<'a> {
-    fn new(text: &'a str) -> Self {
+    fn new(text: &'a str, encoding: PositionEncoding) -> Self {
         Self {
             lines: text.split('\n').collect(),
+            encoding,
         }
     }
 
@@ -188,18 +196,18 @@ impl<'a> LineIndex<'a> {
             // Past the end (some servers report EOF one line further): keep the numbers.
             return (line.saturating_add(1), pos.character.saturating_add(1));
         };
-        let mut utf16 = 0u32;
+        let mut units = 0u32;
         let mut chars = 0u32;
         for ch in content.chars() {
-            if utf16 >= pos.character {
+            if units >= pos.character {
                 break;
             }
-            utf16 += ch.len_utf16() as u32;
+            units += self.encoding.units(ch);
             chars += 1;
         }
-        if utf16 < pos.character {
+        if units < pos.character {
             // Past the end of the line: count the rest as single units.
-            chars += pos.character - utf16;
+            chars += pos.character - units;
         }
         (line.saturating_add(1), chars.saturating_add(1))
     }
@@ -216,12 +224,15 @@ mod tests {
     #[test]
     fn utf16_columns_become_char_columns() {
         let text = "a😀b\nxyz";
-        let idx = LineIndex::new(text);
+        let idx = LineIndex::new(text, PositionEncoding::Utf16);
         assert_eq!(idx.to_one_based(pos(0, 0)), (1, 1));
         // "a" is 1 unit, the emoji 2 units: 'b' is at UTF-16 column 3, char column 3 (1-based).
         assert_eq!(idx.to_one_based(pos(0, 3)), (1, 3));
         assert_eq!(idx.to_one_based(pos(1, 2)), (2, 3));
         assert_eq!(idx.to_one_based(pos(5, 2)), (6, 3));
+        // A server that negotiated UTF-8 counts bytes: 'b' is at byte 5.
+        let idx = LineIndex::new(text, PositionEncoding::Utf8);
+        assert_eq!(idx.to_one_based(pos(0, 5)), (1, 3));
     }
 
     #[test]
@@ -239,6 +250,7 @@ mod tests {
             "a\nb\nc",
             &[d(2, "z"), d(0, "a"), d(2, "z")],
             &SeverityOverrides::new(),
+            PositionEncoding::Utf16,
         );
         assert_eq!(out.len(), 2);
         assert_eq!(out[0].line, 1);
@@ -269,7 +281,12 @@ mod tests {
         )
         .unwrap();
         let check = |code, reported, expected| {
-            let out = convert("a", &[d(code, reported)], &overrides);
+            let out = convert(
+                "a",
+                &[d(code, reported)],
+                &overrides,
+                PositionEncoding::Utf16,
+            );
             assert_eq!(
                 out[0].severity, expected,
                 "code {code}, reported {reported:?}"

@@ -1,4 +1,4 @@
-//! The error type of the pool: every way a diagnostics request can fail, with the context a
+//! The error type of the pool: every way a request (diagnostics, rename, code actions, …) can fail, with the context a
 //! caller needs to log it or to decide to retry.
 
 use std::path::PathBuf;
@@ -73,6 +73,21 @@ pub enum LspError {
     /// The pool was shut down.
     #[error("the language-server pool is shut down")]
     PoolClosed,
+
+    /// The server does not offer the request (no such capability).
+    #[error("language server `{server}` does not support {method}")]
+    Unsupported {
+        server: String,
+        method: &'static str,
+    },
+
+    /// The server answered, but declined: no symbol to rename there, an action without an edit.
+    #[error("language server `{server}`: {method}: {message}")]
+    Declined {
+        server: String,
+        method: &'static str,
+        message: String,
+    },
 
     /// A path could not be turned into a `file://` URI.
     #[error("cannot turn {path} into a file URI")]

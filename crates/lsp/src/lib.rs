@@ -15,6 +15,12 @@
 //!
 //! Positions in [`Diagnostic`] are 1-based (line, and column in Unicode scalar values).
 //!
+//! Beyond diagnostics, [`Pool::rename`], [`Pool::code_actions`] / [`Pool::code_action_edit`],
+//! [`Pool::references`] and [`Pool::definition`] (`requests.rs`) take a byte offset of the
+//! caller's text and return LSP-level data ([`lsp_types::WorkspaceEdit`], `CodeAction`,
+//! `Location`) with the server's negotiated [`PositionEncoding`]; an edit is returned, never
+//! applied (a server's `workspace/applyEdit` is collected, not carried out).
+//!
 //! Write the file to disk *before* calling `check_file`: servers that check on save
 //! (rust-analyzer runs `cargo check`) read the disk, not the text sent. Deadlines: callers
 //! should use [`PoolConfig::check_timeout`] after a write, [`PoolConfig::first_check_timeout`]
@@ -56,7 +62,9 @@ mod error;
 mod importers;
 pub mod install;
 mod pool;
+mod position;
 pub mod process;
+mod requests;
 mod root;
 mod server;
 mod transport;
@@ -67,6 +75,9 @@ use std::future::Future;
 use std::path::Path;
 use std::time::Instant;
 
+/// The LSP types the requests beyond diagnostics return ([`Pool::rename`],
+/// [`Pool::code_actions`], [`Pool::references`], …): `WorkspaceEdit`, `CodeAction`, `Location`.
+pub use async_lsp::lsp_types;
 pub use config::{DiagnosticsConfig, InstallRecipe, PoolConfig, ServerConfig, Strategy};
 pub use diagnostics::{
     CheckOutcome, Diagnostic, FileDiagnostics, OtherFileDiagnostics, Severity, SeverityOverride,
@@ -74,6 +85,8 @@ pub use diagnostics::{
 };
 pub use error::LspError;
 pub use pool::{ChangedFile, Pool, ServerKey, ServerState, ServerStatus};
+pub use position::PositionEncoding;
+pub use requests::{CodeActions, Locations, ServerEdit};
 pub use root::detect_root;
 
 /// How long past its deadline [`BlockingPool::check_change`] waits for the pool's own

@@ -537,8 +537,18 @@ impl Pool {
                 others.push(OtherFileDiagnostics {
                     path,
                     server: key.server.clone(),
-                    before: convert(&text, &old, &server.config().severity_overrides),
-                    after: convert(&text, &after, &server.config().severity_overrides),
+                    before: convert(
+                        &text,
+                        &old,
+                        &server.config().severity_overrides,
+                        server.encoding(),
+                    ),
+                    after: convert(
+                        &text,
+                        &after,
+                        &server.config().severity_overrides,
+                        server.encoding(),
+                    ),
                 });
             }
         }
@@ -814,11 +824,12 @@ impl Pool {
             .flat_map(|s| {
                 s.published()
                     .into_iter()
-                    .map(move |(path, raw)| (path, raw, &s.config().severity_overrides))
+                    .map(move |(path, raw)| (path, raw, s))
             })
-            .filter_map(|(path, raw, overrides)| {
+            .filter_map(|(path, raw, s)| {
                 let text = std::fs::read_to_string(&path).ok()?;
-                Some((path, convert(&text, &raw, overrides)))
+                let overrides = &s.config().severity_overrides;
+                Some((path, convert(&text, &raw, overrides, s.encoding())))
             })
             .collect();
         out.sort_by(|a, b| a.0.cmp(&b.0));
@@ -958,7 +969,7 @@ impl Pool {
         self.inner.slots.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn absolute(&self, path: &Path) -> Result<PathBuf, LspError> {
+    pub(crate) fn absolute(&self, path: &Path) -> Result<PathBuf, LspError> {
         let joined = if path.is_absolute() {
             path.to_owned()
         } else {
@@ -979,7 +990,7 @@ impl Pool {
         Ok(path)
     }
 
-    fn touch_slot(&self, key: &ServerKey) {
+    pub(crate) fn touch_slot(&self, key: &ServerKey) {
         if let Some(slot) = self.slots().get_mut(key) {
             slot.last_used = Instant::now();
         }
@@ -987,7 +998,7 @@ impl Pool {
 
     /// The running server for `key`, starting it when needed (one start per key however many
     /// callers ask at once).
-    async fn get_server(
+    pub(crate) async fn get_server(
         &self,
         key: &ServerKey,
         deadline: Instant,
@@ -1306,10 +1317,10 @@ impl Pool {
     }
 }
 
-struct BusyGuard<'a>(&'a Server);
+pub(crate) struct BusyGuard<'a>(&'a Server);
 
 impl<'a> BusyGuard<'a> {
-    fn new(server: &'a Server) -> Self {
+    pub(crate) fn new(server: &'a Server) -> Self {
         server.busy.fetch_add(1, Ordering::SeqCst);
         Self(server)
     }

@@ -87,12 +87,17 @@ struct State {
     check_active: HashSet<String>,
     /// Number of on-save checks begun.
     check_begins: u64,
+    /// Active `$/progress` tokens other than the on-save check's (project loading, indexing).
+    loading: HashSet<String>,
     quiescent: Option<bool>,
     registrations: HashSet<String>,
     /// Why the connection is gone, once it is.
     dead: Option<String>,
     /// Exit status, once the process exited.
     exited: Option<String>,
+    /// The edits of the server's `workspace/applyEdit` requests, in arrival order, with the
+    /// `seq` they arrived at: collected for the caller (see `requests.rs`), never applied here.
+    applied_edits: Vec<(u64, Value)>,
 }
 
 struct Shared {
@@ -171,6 +176,23 @@ impl Shared {
                 }
                 Ok(Value::Null)
             }
+            // The edit goes through the caller's planner instead (requests.rs collects it): the
+            // server is told it was applied, as the caller applies it right after.
+            "workspace/applyEdit" => {
+                let edit = req.params.get("edit").cloned().unwrap_or(Value::Null);
+                {
+                    let mut st = self.lock();
+                    st.seq += 1;
+                    let seq = st.seq;
+                    // Bounded: a server that sends edits nobody asked for cannot grow it.
+                    if st.applied_edits.len() >= 64 {
+                        st.applied_edits.remove(0);
+                    }
+                    st.applied_edits.push((seq, edit));
+                }
+                self.bump();
+                Ok(json!({ "applied": true }))
+            }
             "workspace/workspaceFolders" => Ok(json!([{
                 "uri": self.root_uri.as_str(),
                 "name": self.root_uri.path_segments().and_then(|mut s| s.next_back()).unwrap_or("root"),
@@ -199,22 +221,33 @@ impl Shared {
             "textDocument/publishDiagnostics" => self.on_publish(&n.params),
             "$/progress" => {
                 tracing::trace!(server = %self.name, params = %n.params, "progress");
-                let Some(prefix) = self.cfg.diagnostics.check_progress.as_deref() else {
-                    return;
-                };
                 let token = match n.params.get("token") {
                     Some(Value::String(s)) => s.clone(),
                     Some(Value::Number(x)) => x.to_string(),
                     _ => return,
                 };
-                if !token.starts_with(prefix) {
-                    return;
-                }
                 let kind = n
                     .params
                     .pointer("/value/kind")
                     .and_then(Value::as_str)
                     .unwrap_or_default();
+                let prefix = self.cfg.diagnostics.check_progress.as_deref();
+                if !prefix.is_some_and(|p| token.starts_with(p)) {
+                    {
+                        let mut st = self.lock();
+                        match kind {
+                            "begin" => {
+                                st.loading.insert(token);
+                            }
+                            "end" => {
+                                st.loading.remove(&token);
+                            }
+                            _ => return,
+                        }
+                    }
+                    self.bump();
+                    return;
+                }
                 {
                     let mut st = self.lock();
                     st.seq += 1;
@@ -415,6 +448,8 @@ pub(crate) struct Server {
     epoch: AtomicU64,
     /// True once the server answered a check: alive is not warm (it may still be indexing).
     answered: AtomicBool,
+    /// The `capabilities` of the server's `initialize` answer.
+    capabilities: std::sync::OnceLock<Value>,
 }
 
 /// The last few delays between a change's fence and the server's first publish for it, so the
@@ -538,16 +573,23 @@ impl Server {
             publish_delays: Mutex::new(PublishDelays::default()),
             epoch: AtomicU64::new(0),
             answered: AtomicBool::new(false),
+            capabilities: std::sync::OnceLock::new(),
         });
 
         let params = initialize_params(&cfg, &root, &root_uri);
         let deadline = Instant::now() + startup_timeout;
-        if let Err(e) = server
+        match server
             .request::<RawInitialize>(params, deadline, "initialize")
             .await
         {
-            server.guard.kill();
-            return Err(e);
+            Ok(result) => {
+                let caps = result.get("capabilities").cloned().unwrap_or(Value::Null);
+                let _ = server.capabilities.set(caps);
+            }
+            Err(e) => {
+                server.guard.kill();
+                return Err(e);
+            }
         }
         server.notify::<Initialized>(lsp_types::InitializedParams {})?;
         if !cfg.settings.is_null() {
@@ -569,6 +611,22 @@ impl Server {
 
     pub(crate) fn is_alive(&self) -> bool {
         self.shared.lock().dead.is_none()
+    }
+
+    /// The server's `capabilities` from its `initialize` answer (`null` before it).
+    pub(crate) fn capabilities(&self) -> &Value {
+        static NONE: Value = Value::Null;
+        self.capabilities.get().unwrap_or(&NONE)
+    }
+
+    /// The position encoding the server chose (`capabilities.positionEncoding`; UTF-16 when it
+    /// says nothing).
+    pub(crate) fn encoding(&self) -> crate::PositionEncoding {
+        crate::PositionEncoding::from_kind(
+            self.capabilities()
+                .get("positionEncoding")
+                .and_then(Value::as_str),
+        )
     }
 
     pub(crate) fn strategy(&self) -> Strategy {
@@ -705,7 +763,7 @@ impl Server {
 
     /// Sends a request and waits for its answer until `deadline`; on timeout the request is
     /// cancelled with `$/cancelRequest`. Fails at once when the server dies.
-    async fn request<R: Request>(
+    pub(crate) async fn request<R: Request>(
         &self,
         params: R::Params,
         deadline: Instant,
@@ -873,6 +931,93 @@ impl Server {
         }
         doc.text = text.to_owned();
         doc.disk = DiskStamp::of(path);
+        Ok(())
+    }
+
+    /// Makes the server hold `text` as `path`'s document before a request about it (`didOpen`
+    /// the first time, `didChange` when the text differs; a change voids the root's cached
+    /// answers). Waits for a check of the document in progress.
+    pub(crate) async fn sync_for_request(
+        &self,
+        path: &Path,
+        text: &str,
+        deadline: Instant,
+    ) -> Result<Url, LspError> {
+        let since = Instant::now();
+        let uri = Url::from_file_path(path).map_err(|()| LspError::BadPath {
+            path: path.to_owned(),
+        })?;
+        let language = self.cfg.language_for(path).unwrap_or("plaintext");
+        let doc = self.doc(&uri, language);
+        let mut doc = tokio::time::timeout_at(deadline.into(), doc.lock_owned())
+            .await
+            .map_err(|_| self.timeout("waiting for an earlier check of the file", since))?;
+        doc.asked = Instant::now();
+        if !(doc.opened && doc.text == text) {
+            self.send_text(&mut doc, path, &uri, text)?;
+            self.bump_epoch();
+        }
+        Ok(uri)
+    }
+
+    /// The raw diagnostics of the document's latest settled check, when it is of the text the
+    /// server holds now (what a `textDocument/codeAction` request sends as its context).
+    pub(crate) async fn settled_raw(&self, uri: &Url) -> Vec<lsp_types::Diagnostic> {
+        let doc = self
+            .docs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(uri)
+            .cloned();
+        let Some(doc) = doc else {
+            return Vec::new();
+        };
+        let doc = doc.lock().await;
+        doc.settled
+            .as_ref()
+            .filter(|s| s.version == doc.version)
+            .map(|s| s.lsp.clone())
+            .unwrap_or_default()
+    }
+
+    /// The `workspace/applyEdit` edits that arrived after `seq` (see `requests.rs`).
+    pub(crate) fn applied_edits_since(&self, seq: u64) -> Vec<Value> {
+        self.shared
+            .lock()
+            .applied_edits
+            .iter()
+            .filter(|(s, _)| *s > seq)
+            .map(|(_, e)| e.clone())
+            .collect()
+    }
+
+    /// The server's notification counter now (orders `workspace/applyEdit` requests).
+    pub(crate) fn seq(&self) -> u64 {
+        self.shared.lock().seq
+    }
+
+    /// Waits until the server has loaded the project of `uri`, so a request about it (a rename,
+    /// references) sees every file and not only the open ones: a server that reports loading
+    /// (`wait_quiescent`: rust-analyzer) until it is quiescent; with `hover_barrier`, a
+    /// `textDocument/hover` round trip (typescript-language-server answers it only once
+    /// tsserver has loaded the project; before that, a rename from `util.ts` edited `util.ts`
+    /// alone, missing its importer).
+    pub(crate) async fn wait_loaded(&self, uri: &Url, deadline: Instant) -> Result<(), LspError> {
+        let since = Instant::now();
+        if self.cfg.diagnostics.wait_quiescent {
+            self.wait_for(deadline, |st| (st.quiescent == Some(true)).then_some(()))
+                .await?
+                .ok_or_else(|| self.timeout("waiting for the server to finish loading", since))?;
+        }
+        if self.cfg.diagnostics.hover_barrier {
+            self.publish_fence(uri, deadline).await?;
+            // typescript-language-server reports tsserver's project loading as work-done
+            // progress ("Initializing JS/TS language features"), which begins before the hover
+            // is answered and may end after it.
+            self.wait_for(deadline, |st| st.loading.is_empty().then_some(()))
+                .await?
+                .ok_or_else(|| self.timeout("waiting for the server to load the project", since))?;
+        }
         Ok(())
     }
 
@@ -1181,7 +1326,7 @@ impl Server {
             path,
             server: self.id.clone(),
             version,
-            diagnostics: convert(&text, &lsp, &self.cfg.severity_overrides),
+            diagnostics: convert(&text, &lsp, &self.cfg.severity_overrides, self.encoding()),
             server_time: outcome.answered_at.map(|a| a.saturating_duration_since(t0)),
         };
         doc.settled = Some(Settled {
@@ -1551,9 +1696,18 @@ impl Server {
 fn initialize_params(cfg: &ServerConfig, root: &Path, root_uri: &Url) -> Value {
     let name = root.file_name().and_then(|n| n.to_str()).unwrap_or("root");
     let mut capabilities = json!({
-        "general": { "positionEncodings": ["utf-16"] },
+        // UTF-8 first: a server that can count bytes saves both sides a conversion.
+        "general": { "positionEncodings": ["utf-8", "utf-16"] },
         "window": { "workDoneProgress": true },
         "workspace": {
+            // Edits a server sends (`workspace/applyEdit`) are collected for the caller's
+            // planner (requests.rs); resource operations become file sections of its patch.
+            "applyEdit": true,
+            "workspaceEdit": {
+                "documentChanges": true,
+                "resourceOperations": ["create", "rename", "delete"],
+                "failureHandling": "abort",
+            },
             "configuration": true,
             "workspaceFolders": true,
             "didChangeConfiguration": { "dynamicRegistration": true },
@@ -1575,6 +1729,23 @@ fn initialize_params(cfg: &ServerConfig, root: &Path, root_uri: &Url) -> Value {
             },
             // pyright answers pull requests only when this is advertised.
             "diagnostic": { "dynamicRegistration": true, "relatedDocumentSupport": false },
+            "rename": { "dynamicRegistration": false, "prepareSupport": true },
+            "codeAction": {
+                "dynamicRegistration": false,
+                "isPreferredSupport": true,
+                "dataSupport": true,
+                "resolveSupport": { "properties": ["edit"] },
+                "codeActionLiteralSupport": {
+                    "codeActionKind": {
+                        "valueSet": [
+                            "", "quickfix", "refactor", "refactor.extract", "refactor.inline",
+                            "refactor.rewrite", "source", "source.organizeImports", "source.fixAll",
+                        ],
+                    },
+                },
+            },
+            "references": { "dynamicRegistration": false },
+            "definition": { "dynamicRegistration": false, "linkSupport": true },
         },
     });
     if let Some(exp) = &cfg.experimental_capabilities {

@@ -1,7 +1,8 @@
 //! lspedit-mcp: the MCP server of lspedit, built on the official `rmcp` SDK, over stdio.
 //!
 //! Tools: `read_file`, `edit`, `write_file`, `apply_patch`, `propose_edit`, `apply_edit`,
-//! `undo`, `diagnostics`. Their JSON schemas
+//! `undo`, `diagnostics`, and the LSP edit tools `rename_symbol`, `code_actions`,
+//! `apply_code_action`, `references`, `definition` ([`lsp_tools`]). Their JSON schemas
 //! carry field descriptions that teach a model the anchor format, the patch formats and what
 //! each refusal means. Refusals are `isError` results whose text is the tool's `llm_content`.
 //! Every result also carries `structuredContent` matching the tool's `outputSchema`
@@ -30,6 +31,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod lsp_tools;
 pub mod output;
 pub mod schema;
 mod server;

@@ -44,6 +44,9 @@ the fresh anchors of the lines it changed, and the language server's errors for 
 wrote (`LSP errors detected in ..., please fix:` followed by `ERROR [line:col] message (code)`). \
 Fix those errors before moving on. To review a change before it is made, use propose_edit \
 (returns a patch_id and the diff), then apply_edit(patch_id) and, if needed, undo(checkpoint_id). \
+With a language server, rename_symbol renames across files, code_actions / apply_code_action \
+apply its quick fixes, and references / definition show where a symbol is used or defined, as \
+read_file lines with anchors; name a symbol by path, line (number or anchor) and its text. \
 A result with isError names a reason code \
 (hunk_mismatch, ambiguous_match, stale_context, truncated_input, ...) and what to do: usually \
 re-read the file and resend with fresh anchors. Nothing is written by a refused file.";
@@ -262,7 +265,7 @@ fn tool_schemas(name: &str) -> Option<(Arc<JsonObject>, Arc<JsonObject>)> {
             portable::<DiagnosticsArgs>(),
             portable::<DiagnosticsOutput>(),
         ),
-        _ => return None,
+        other => return crate::lsp_tools::tool_schemas(other),
     })
 }
 
@@ -308,7 +311,7 @@ impl LspeditServer {
 
     /// The tools with their portable input and output schemas.
     fn router() -> ToolRouter<LspeditServer> {
-        let mut tool_router = Self::tool_router();
+        let mut tool_router = Self::tool_router() + Self::lsp_tool_router();
         for route in tool_router.map.values_mut() {
             match tool_schemas(&route.attr.name) {
                 Some((input, output)) => {
@@ -322,7 +325,7 @@ impl LspeditServer {
     }
 
     /// Runs a blocking tool call on tokio's blocking pool.
-    async fn run<F>(&self, f: F) -> Result<CallToolResult, McpError>
+    pub(crate) async fn run<F>(&self, f: F) -> Result<CallToolResult, McpError>
     where
         F: FnOnce(&Session) -> Reply + Send + 'static,
     {
@@ -571,7 +574,7 @@ mod tests {
     #[test]
     fn every_tool_has_portable_input_and_output_schemas() {
         let tools = LspeditServer::router().list_all();
-        assert_eq!(tools.len(), 8);
+        assert_eq!(tools.len(), 13);
         for tool in tools {
             let input = serde_json::Value::Object(tool.input_schema.as_ref().clone());
             assert_eq!(

@@ -6,6 +6,7 @@ mod asynchronous;
 pub mod diagnostics;
 mod error;
 pub mod events;
+pub mod lsp_edits;
 mod lsp_provider;
 mod patch;
 mod plan;
@@ -25,6 +26,10 @@ pub use diagnostics::{
 };
 pub use error::{Reason, ToolError};
 pub use events::{Event, EventSink, FanOut, JsonlSink, NullSink, RecordingSink};
+pub use lsp_edits::{
+    ActionPick, CodeActionList, EditOptions, LineRef, LspEditError, LspEditProvider, LspEditResult,
+    LspEdits, LspEditsConfig, SymbolAt,
+};
 pub use lsp_provider::LspProvider;
 pub use patch::{
     ApplyPatchOptions, FileReport, FileStatus, MAX_REPLANS, PatchLimits, PatchReport, apply_parsed,

@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use lspedit_lsp::{BlockingPool, Diagnostic, PoolConfig};
 
+use crate::lsp_edits::{LspEditError, LspEditProvider, LspEdits, LspEditsConfig};
 use crate::{
     ApplyOutcome, ApplyPlan, DiagnosticsFeedback, DiagnosticsProvider, DiagnosticsStatus,
     FileDiagnosticsStatus, LspProvider, Proposal, ProposeRequest, Reason, ToolError, ToolResult,
@@ -447,6 +448,16 @@ impl Session {
             Some(why) => why.clone(),
             None => "diagnostics are turned off for this session".to_string(),
         })
+    }
+
+    /// The LSP edit tools (`rename_symbol`, `code_actions`, `apply_code_action`, `references`,
+    /// `definition`) over this session's workflow and pool: the server's edits go through the
+    /// same planner, commit and diagnostics as a patch. Without a pool, every call is refused
+    /// as `no_server`.
+    pub fn lsp_edits(&self) -> Result<LspEdits<'_>, LspEditError> {
+        let wf = self.workflow()?;
+        let provider = self.pool().map(|p| p as &dyn LspEditProvider);
+        Ok(LspEdits::new(wf, provider, LspEditsConfig::default()))
     }
 
     /// Stops the language servers (also done on drop).

@@ -8,6 +8,8 @@ mod bounds;
 mod concurrency;
 mod confinement;
 mod events_schema;
+mod lsp_edits_fake;
+mod lsp_edits_real;
 mod patch_report;
 mod pool_fake;
 mod pool_real;

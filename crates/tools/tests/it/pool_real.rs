@@ -13,7 +13,7 @@ use lspedit_tools::{
     DiagnosticsProvider, DiagnosticsStatus, LspProvider, Tools, ToolsConfig, Workspace,
 };
 
-fn require_server(server: &str) -> Option<PoolConfig> {
+pub fn require_server(server: &str) -> Option<PoolConfig> {
     let cfg = PoolConfig::bundled().unwrap().only(&[server]);
     let decl = cfg.server(server).unwrap();
     if cfg.resolve_command(decl).is_some() {

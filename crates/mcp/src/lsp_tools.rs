@@ -1,0 +1,530 @@
+//! The LSP edit tools over MCP: `rename_symbol`, `code_actions`, `apply_code_action`,
+//! `references`, `definition` ([`lspedit_tools::LspEdits`] over the session's workflow and
+//! pool, [`Session::lsp_edits`]), with their arguments, structured results and schemas. The
+//! CLI calls the same session methods (`src/lsp_cmds.rs`), not this module.
+
+use std::sync::Arc;
+
+use lspedit_tools::lsp_edits::{
+    CodeActionInfo, FoundLocation, LocationsReport, LspEditResult, ServerFileOp,
+};
+use lspedit_tools::{
+    ActionPick, CodeActionList, EditOptions, LineRef, LspEditError, LspEdits, SymbolAt, ToolResult,
+};
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, JsonObject};
+use rmcp::{ErrorData as McpError, tool, tool_router};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::output::{FileDiagnosticsState, Reply};
+use crate::schema::portable;
+use crate::server::LspeditServer;
+use lspedit_tools::Session;
+
+/// A line: its 1-based number (`42`) or its anchor from read_file (`"42abcd"`, which is also
+/// checked: a line that changed since is refused as `stale_context`).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum LineArg {
+    Number(usize),
+    Text(String),
+}
+
+impl LineArg {
+    pub fn line_ref(&self) -> LineRef {
+        match self {
+            LineArg::Number(n) => LineRef::Number(*n),
+            LineArg::Text(s) => LineRef::parse(s),
+        }
+    }
+}
+
+/// Arguments of `rename_symbol`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RenameSymbolArgs {
+    /// Workspace-relative path of the file where the symbol appears (a definition or any use).
+    pub path: String,
+    /// The line: a 1-based number, or the anchor read_file shows (`"42abcd"`).
+    pub line: LineArg,
+    /// The symbol's text exactly as it appears on that line (e.g. `add`). Never a column.
+    pub symbol: String,
+    /// Which appearance on the line, 1-based, when the symbol appears more than once.
+    #[serde(default)]
+    pub occurrence: Option<usize>,
+    /// The new name.
+    pub new_name: String,
+    /// Store the rename as a proposal (patch_id, diff) instead of applying it; apply it with
+    /// apply_edit(patch_id). Default false.
+    #[serde(default)]
+    pub preview: Option<bool>,
+    /// Every file or none (default true). False: each file on its own.
+    #[serde(default)]
+    pub all_or_nothing: Option<bool>,
+}
+
+/// Arguments of `code_actions`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CodeActionsArgs {
+    /// Workspace-relative path of the file.
+    pub path: String,
+    /// The line: a 1-based number, or the anchor read_file shows (`"42abcd"`).
+    pub line: LineArg,
+}
+
+/// Arguments of `apply_code_action`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ApplyCodeActionArgs {
+    /// Workspace-relative path of the file.
+    pub path: String,
+    /// The line, as given to code_actions.
+    pub line: LineArg,
+    /// The action's number from code_actions (1-based). Give `index` or `title`.
+    #[serde(default)]
+    pub index: Option<usize>,
+    /// The action's title from code_actions (or a part only one title contains).
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Store the edit as a proposal instead of applying it. Default false.
+    #[serde(default)]
+    pub preview: Option<bool>,
+    /// Every file or none (default true).
+    #[serde(default)]
+    pub all_or_nothing: Option<bool>,
+}
+
+/// Arguments of `references` and `definition`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SymbolArgs {
+    /// Workspace-relative path of the file where the symbol appears.
+    pub path: String,
+    /// The line: a 1-based number, or the anchor read_file shows (`"42abcd"`).
+    pub line: LineArg,
+    /// The symbol's text exactly as it appears on that line.
+    pub symbol: String,
+    /// Which appearance on the line, 1-based, when the symbol appears more than once.
+    #[serde(default)]
+    pub occurrence: Option<usize>,
+    /// references only: include the declaration itself (default true).
+    #[serde(default)]
+    pub include_declaration: Option<bool>,
+}
+
+impl SymbolArgs {
+    fn at(&self) -> SymbolAt {
+        SymbolAt {
+            path: self.path.clone(),
+            line: self.line.line_ref(),
+            symbol: self.symbol.clone(),
+            occurrence: self.occurrence,
+        }
+    }
+}
+
+/// One operation of the server's edit.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ServerOpOutput {
+    /// `edit`, `create`, `rename` or `delete`.
+    pub op: String,
+    pub path: String,
+    /// The destination of a rename.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// Text edits of an `edit`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edits: Option<usize>,
+}
+
+/// One file of an applied LSP edit.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LspEditFileOutput {
+    pub path: String,
+    pub applied: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// `M a.ts (1 hunk)` or the refusal.
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diagnostics: Option<FileDiagnosticsState>,
+}
+
+/// The structured result of `rename_symbol` and `apply_code_action`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LspEditOutput {
+    /// `applied`, `partially_applied`, `proposed` (preview: nothing written), `rejected` or
+    /// `refused` (nothing written).
+    pub status: String,
+    /// The refusal's reason code (`stale_context`, `symbol_not_found`, `ambiguous_match`,
+    /// `path_outside_workspace`, `protected_path`, `no_server`, `lsp_timeout`, `lsp_declined`,
+    /// `invalid_server_edit`, `action_not_found`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The language server that computed the edit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
+    /// The server's own time for the request(s), in milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_time_ms: Option<u64>,
+    /// What the server's edit does, in its order.
+    pub server_edit: Vec<ServerOpOutput>,
+    /// The proposal the edit became: apply_edit(patch_id) applies a preview.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub patch_id: Option<String>,
+    /// Pass it to undo to restore the files; present when anything was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkpoint_id: Option<String>,
+    /// What was done to each file.
+    pub files: Vec<LspEditFileOutput>,
+}
+
+impl LspEditOutput {
+    pub fn new(r: &LspEditResult) -> LspEditOutput {
+        LspEditOutput {
+            status: r.status.as_str().to_string(),
+            reason: r.reason.clone(),
+            server: r.server.clone(),
+            server_time_ms: r
+                .server_time
+                .map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX)),
+            server_edit: r.server_edit.iter().map(op_output).collect(),
+            patch_id: r.patch_id.clone(),
+            checkpoint_id: r.checkpoint_id.clone(),
+            files: r
+                .files
+                .iter()
+                .map(|f| LspEditFileOutput {
+                    path: f.path.clone(),
+                    applied: f.applied,
+                    reason: f.reason.map(|r| r.as_str().to_string()),
+                    message: f.message.clone(),
+                    diagnostics: r
+                        .diagnostics
+                        .iter()
+                        .find(|d| d.path == f.path)
+                        .map(FileDiagnosticsState::new),
+                })
+                .collect(),
+        }
+    }
+}
+
+fn op_output(op: &ServerFileOp) -> ServerOpOutput {
+    let (kind, path, to, edits) = match op {
+        ServerFileOp::Edit { path, edits } => ("edit", path, None, Some(*edits)),
+        ServerFileOp::Create { path } => ("create", path, None, None),
+        ServerFileOp::Rename { from, to } => ("rename", from, Some(to.clone()), None),
+        ServerFileOp::Delete { path } => ("delete", path, None, None),
+    };
+    ServerOpOutput {
+        op: kind.to_string(),
+        path: path.clone(),
+        to,
+        edits,
+    }
+}
+
+/// One code action of `code_actions`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CodeActionOutput {
+    /// 1-based; pass it to apply_code_action as `index`.
+    pub index: usize,
+    pub title: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// The diagnostics it fixes, as `message (code)`.
+    pub fixes: Vec<String>,
+    pub preferred: bool,
+}
+
+/// The structured result of `code_actions`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CodeActionsOutput {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    pub actions: Vec<CodeActionOutput>,
+}
+
+impl CodeActionsOutput {
+    fn new(list: &CodeActionList) -> CodeActionsOutput {
+        CodeActionsOutput {
+            reason: None,
+            actions: list.actions.iter().map(action_output).collect(),
+        }
+    }
+}
+
+fn action_output(a: &CodeActionInfo) -> CodeActionOutput {
+    CodeActionOutput {
+        index: a.index,
+        title: a.title.clone(),
+        kind: a.kind.clone().filter(|k| !k.is_empty()),
+        fixes: a.fixes.clone(),
+        preferred: a.preferred,
+    }
+}
+
+/// One location of `references` or `definition`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LocationOutput {
+    /// Workspace-relative path (absolute outside the workspace).
+    pub path: String,
+    /// 1-based line and column (characters).
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+    pub in_workspace: bool,
+}
+
+/// The structured result of `references` and `definition`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LocationsOutput {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Every location, sorted by path, line, column.
+    pub locations: Vec<LocationOutput>,
+    /// How many locations the text shows with their lines (the rest as `path:line:column`).
+    pub with_context: usize,
+}
+
+impl LocationsOutput {
+    fn new(r: &LocationsReport) -> LocationsOutput {
+        LocationsOutput {
+            reason: None,
+            locations: r.locations.iter().map(location_output).collect(),
+            with_context: r.with_context,
+        }
+    }
+}
+
+fn location_output(l: &FoundLocation) -> LocationOutput {
+    LocationOutput {
+        path: l.path.clone(),
+        line: l.line,
+        column: l.column,
+        end_line: l.end_line,
+        end_column: l.end_column,
+        in_workspace: l.in_workspace,
+    }
+}
+
+fn text(llm: String, display: String, is_error: bool) -> ToolResult {
+    ToolResult {
+        llm_content: llm,
+        display,
+        files: Vec::new(),
+        is_error,
+        reason: None,
+        diagnostics: Vec::new(),
+    }
+}
+
+fn refusal(e: &LspEditError) -> ToolResult {
+    let t = e.refusal_text();
+    text(t.clone(), t, true)
+}
+
+/// The LSP edit tools of `session` (its workflow, its pool).
+fn edits(session: &Session) -> Result<LspEdits<'_>, LspEditError> {
+    session.lsp_edits()
+}
+
+fn edit_reply(r: LspEditResult) -> Reply {
+    let out = LspEditOutput::new(&r);
+    let mut t = text(r.llm_content, r.display, r.is_error);
+    t.diagnostics = r.diagnostics;
+    Reply::new(t, &out)
+}
+
+fn edit_refused(e: &LspEditError) -> Reply {
+    Reply::new(
+        refusal(e),
+        &LspEditOutput {
+            status: "refused".into(),
+            reason: Some(e.code().to_string()),
+            server: None,
+            server_time_ms: None,
+            server_edit: Vec::new(),
+            patch_id: None,
+            checkpoint_id: None,
+            files: Vec::new(),
+        },
+    )
+}
+
+fn options(preview: Option<bool>, all_or_nothing: Option<bool>) -> EditOptions {
+    EditOptions {
+        preview: preview.unwrap_or(false),
+        all_or_nothing: all_or_nothing.unwrap_or(true),
+    }
+}
+
+/// `rename_symbol` over `session`.
+pub fn rename_symbol(session: &Session, a: &RenameSymbolArgs) -> Reply {
+    let at = SymbolAt {
+        path: a.path.clone(),
+        line: a.line.line_ref(),
+        symbol: a.symbol.clone(),
+        occurrence: a.occurrence,
+    };
+    match edits(session) {
+        Ok(e) => {
+            edit_reply(e.rename_symbol(&at, &a.new_name, options(a.preview, a.all_or_nothing)))
+        }
+        Err(e) => edit_refused(&e),
+    }
+}
+
+/// `code_actions` over `session`.
+pub fn code_actions(session: &Session, a: &CodeActionsArgs) -> Reply {
+    match edits(session).and_then(|e| e.code_actions(&a.path, &a.line.line_ref())) {
+        Ok(list) => Reply::new(
+            text(list.llm_content.clone(), list.llm_content.clone(), false),
+            &CodeActionsOutput::new(&list),
+        ),
+        Err(e) => Reply::new(
+            refusal(&e),
+            &CodeActionsOutput {
+                reason: Some(e.code().to_string()),
+                actions: Vec::new(),
+            },
+        ),
+    }
+}
+
+/// `apply_code_action` over `session`.
+pub fn apply_code_action(session: &Session, a: &ApplyCodeActionArgs) -> Reply {
+    let pick = match (&a.index, &a.title) {
+        (Some(i), None) => ActionPick::Index(*i),
+        (None, Some(t)) => ActionPick::Title(t.clone()),
+        _ => {
+            let t = "Error: invalid arguments: give either `index` or `title`".to_string();
+            return Reply::new(
+                text(t.clone(), t, true),
+                &LspEditOutput {
+                    status: "refused".into(),
+                    reason: None,
+                    server: None,
+                    server_time_ms: None,
+                    server_edit: Vec::new(),
+                    patch_id: None,
+                    checkpoint_id: None,
+                    files: Vec::new(),
+                },
+            );
+        }
+    };
+    match edits(session) {
+        Ok(e) => edit_reply(e.apply_code_action(
+            &a.path,
+            &a.line.line_ref(),
+            &pick,
+            options(a.preview, a.all_or_nothing),
+        )),
+        Err(e) => edit_refused(&e),
+    }
+}
+
+/// `references` (`definition: false`) or `definition` over `session`.
+pub fn locations(session: &Session, a: &SymbolArgs, definition: bool) -> Reply {
+    let at = a.at();
+    let found = edits(session).and_then(|e| {
+        if definition {
+            e.definition(&at)
+        } else {
+            e.references(&at, a.include_declaration.unwrap_or(true))
+        }
+    });
+    match found {
+        Ok(r) => Reply::new(
+            text(r.llm_content.clone(), r.llm_content.clone(), false),
+            &LocationsOutput::new(&r),
+        ),
+        Err(e) => Reply::new(
+            refusal(&e),
+            &LocationsOutput {
+                reason: Some(e.code().to_string()),
+                locations: Vec::new(),
+                with_context: 0,
+            },
+        ),
+    }
+}
+
+/// The schemas of the LSP edit tools (see `server.rs`'s `tool_schemas`).
+pub(crate) fn tool_schemas(name: &str) -> Option<(Arc<JsonObject>, Arc<JsonObject>)> {
+    Some(match name {
+        "rename_symbol" => (portable::<RenameSymbolArgs>(), portable::<LspEditOutput>()),
+        "code_actions" => (
+            portable::<CodeActionsArgs>(),
+            portable::<CodeActionsOutput>(),
+        ),
+        "apply_code_action" => (
+            portable::<ApplyCodeActionArgs>(),
+            portable::<LspEditOutput>(),
+        ),
+        "references" | "definition" => (portable::<SymbolArgs>(), portable::<LocationsOutput>()),
+        _ => return None,
+    })
+}
+
+#[tool_router(router = lsp_tool_router, vis = "pub(crate)")]
+impl LspeditServer {
+    /// Rename a symbol across the workspace with the language server (TypeScript, Python,
+    /// Rust, ...): name it by file, line (number or `42abcd` anchor) and its text on the line.
+    /// The server's edit is applied like a patch: every file inside the workspace (else
+    /// `path_outside_workspace` / `protected_path`, nothing written), all files or none, with
+    /// the per-file result, fresh anchors and the language server's errors afterwards (other
+    /// files included). preview=true stores it as a proposal (patch_id) for apply_edit. A stale
+    /// anchor is `stale_context`: re-read the file.
+    #[tool(annotations(destructive_hint = true))]
+    async fn rename_symbol(
+        &self,
+        Parameters(a): Parameters<RenameSymbolArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        self.run(move |s| rename_symbol(s, &a)).await
+    }
+
+    /// The language server's code actions (quick fixes such as "add missing import",
+    /// refactorings) for one line, numbered, with the diagnostics each fixes. Apply one with
+    /// apply_code_action. Changes nothing.
+    #[tool(annotations(read_only_hint = true))]
+    async fn code_actions(
+        &self,
+        Parameters(a): Parameters<CodeActionsArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        self.run(move |s| code_actions(s, &a)).await
+    }
+
+    /// Apply one of the server's code actions for a line (by `index` from code_actions, or
+    /// `title`): its edit goes through the same path as rename_symbol (confined, all or
+    /// nothing, report, fresh anchors, errors afterwards), or is proposed with preview=true.
+    #[tool(annotations(destructive_hint = true))]
+    async fn apply_code_action(
+        &self,
+        Parameters(a): Parameters<ApplyCodeActionArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        self.run(move |s| apply_code_action(s, &a)).await
+    }
+
+    /// Every reference to a symbol (named by file, line and its text on the line), grouped by
+    /// file: each with the lines around it in the read_file format (`42abcd|...`), so you can
+    /// patch them directly; past 50, the rest as `path:line:column`. Changes nothing.
+    #[tool(annotations(read_only_hint = true))]
+    async fn references(
+        &self,
+        Parameters(a): Parameters<SymbolArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        self.run(move |s| locations(s, &a, false)).await
+    }
+
+    /// Where a symbol (named by file, line and its text on the line) is defined, with the lines
+    /// around it in the read_file format. Changes nothing.
+    #[tool(annotations(read_only_hint = true))]
+    async fn definition(
+        &self,
+        Parameters(a): Parameters<SymbolArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        self.run(move |s| locations(s, &a, true)).await
+    }
+}

@@ -1,0 +1,275 @@
+//! `lspedit rename`, `lspedit fix` and `lspedit refs`: the LSP edit tools from the shell, the
+//! same session methods ([`lspedit::tools::Session::lsp_edits`]) and text as the MCP tools
+//! `rename_symbol`, `code_actions` / `apply_code_action`, `references` / `definition`.
+
+use std::path::PathBuf;
+
+use lspedit::tools::lsp_edits::{LocationsReport, LspEditResult, ServerFileOp};
+use lspedit::tools::{
+    ActionPick, CodeActionList, EditOptions, LineRef, LspEditError, SymbolAt, ToolsConfig,
+};
+use serde_json::{Value, json};
+
+use crate::{Failure, err_text, open_session, out, print_json};
+
+/// Where the symbol is: a file, a line and the symbol's text on it.
+#[derive(clap::Args)]
+pub struct SymbolInput {
+    /// The file, relative to the root.
+    path: String,
+    /// The line: a 1-based number or an anchor from `lspedit read` (`42abcd`).
+    line: String,
+    /// The symbol's text as it appears on the line.
+    symbol: String,
+    /// Which appearance on the line (1-based) when the symbol appears more than once.
+    #[arg(long)]
+    occurrence: Option<usize>,
+}
+
+impl SymbolInput {
+    fn at(&self) -> SymbolAt {
+        SymbolAt {
+            path: self.path.clone(),
+            line: LineRef::parse(&self.line),
+            symbol: self.symbol.clone(),
+            occurrence: self.occurrence,
+        }
+    }
+}
+
+/// `lspedit rename PATH LINE SYMBOL NEW_NAME`.
+#[derive(clap::Args)]
+pub struct RenameInput {
+    #[command(flatten)]
+    at: SymbolInput,
+    /// The new name.
+    new_name: String,
+    /// Store the rename as a proposal (prints its patch id; `lspedit apply-id` applies it).
+    #[arg(long)]
+    preview: bool,
+    /// Write each file on its own instead of all files or none.
+    #[arg(long)]
+    per_file: bool,
+}
+
+/// `lspedit fix PATH LINE [--index N | --title T]`.
+#[derive(clap::Args)]
+pub struct FixInput {
+    /// The file, relative to the root.
+    path: String,
+    /// The line: a 1-based number or an anchor (`42abcd`).
+    line: String,
+    /// Apply the action with this number (from the list `lspedit fix PATH LINE` prints).
+    #[arg(long, conflicts_with = "title")]
+    index: Option<usize>,
+    /// Apply the action with this title (or the one title containing it).
+    #[arg(long)]
+    title: Option<String>,
+    /// Store the edit as a proposal instead of applying it.
+    #[arg(long)]
+    preview: bool,
+    /// Write each file on its own instead of all files or none.
+    #[arg(long)]
+    per_file: bool,
+}
+
+/// `lspedit refs PATH LINE SYMBOL [--definition]`.
+#[derive(clap::Args)]
+pub struct RefsInput {
+    #[command(flatten)]
+    at: SymbolInput,
+    /// Show where the symbol is defined instead of its references.
+    #[arg(long)]
+    definition: bool,
+    /// Leave the declaration out of the references.
+    #[arg(long)]
+    no_declaration: bool,
+}
+
+pub fn cmd_rename(input: RenameInput, root: Option<PathBuf>, json: bool) -> Result<u8, Failure> {
+    let session = open_session(root, true, ToolsConfig::default())?;
+    let opts = EditOptions {
+        preview: input.preview,
+        all_or_nothing: !input.per_file,
+    };
+    let result = session
+        .lsp_edits()
+        .map(|e| e.rename_symbol(&input.at.at(), &input.new_name, opts));
+    finish_edit(result, json)
+}
+
+pub fn cmd_fix(input: FixInput, root: Option<PathBuf>, json: bool) -> Result<u8, Failure> {
+    let session = open_session(root, true, ToolsConfig::default())?;
+    let line = LineRef::parse(&input.line);
+    let pick = match (input.index, input.title) {
+        (Some(i), _) => ActionPick::Index(i),
+        (None, Some(t)) => ActionPick::Title(t),
+        (None, None) => {
+            let list = session
+                .lsp_edits()
+                .and_then(|e| e.code_actions(&input.path, &line));
+            return finish_list(list, json);
+        }
+    };
+    let opts = EditOptions {
+        preview: input.preview,
+        all_or_nothing: !input.per_file,
+    };
+    let result = session
+        .lsp_edits()
+        .map(|e| e.apply_code_action(&input.path, &line, &pick, opts));
+    finish_edit(result, json)
+}
+
+pub fn cmd_refs(input: RefsInput, root: Option<PathBuf>, json: bool) -> Result<u8, Failure> {
+    let session = open_session(root, true, ToolsConfig::default())?;
+    let at = input.at.at();
+    let found = session.lsp_edits().and_then(|e| {
+        if input.definition {
+            e.definition(&at)
+        } else {
+            e.references(&at, !input.no_declaration)
+        }
+    });
+    finish_locations(found, json)
+}
+
+/// A rename or code action: its text, or with `--json` one document (`ok`, `reason`,
+/// `llm_content`, `files`, then `status`, `server`, `server_time_ms`, `server_edit`, `patch_id`,
+/// `checkpoint_id`); exit 1 on a refusal.
+fn finish_edit(result: Result<LspEditResult, LspEditError>, json: bool) -> Result<u8, Failure> {
+    let r = match result {
+        Ok(r) => r,
+        Err(e) => return refused(&e, json, json!({ "status": "refused" })),
+    };
+    let files: Vec<Value> = r
+        .files
+        .iter()
+        .map(|f| {
+            json!({
+                "path": f.path,
+                "status": if f.applied { "applied" } else { "failed" },
+                "summary": f.message,
+                "reason": f.reason.map(|r| r.as_str()),
+            })
+        })
+        .collect();
+    let server_edit: Vec<Value> = r.server_edit.iter().map(op_json).collect();
+    let data = json!({
+        "status": r.status.as_str(),
+        "server": r.server,
+        "server_time_ms": r.server_time.map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX)),
+        "server_edit": server_edit,
+        "patch_id": r.patch_id,
+        "checkpoint_id": r.checkpoint_id,
+    });
+    print(
+        r.is_error,
+        r.reason.as_deref(),
+        &r.llm_content,
+        files,
+        data,
+        json,
+    )
+}
+
+fn op_json(op: &ServerFileOp) -> Value {
+    match op {
+        ServerFileOp::Edit { path, edits } => json!({ "op": "edit", "path": path, "edits": edits }),
+        ServerFileOp::Create { path } => json!({ "op": "create", "path": path }),
+        ServerFileOp::Rename { from, to } => json!({ "op": "rename", "path": from, "to": to }),
+        ServerFileOp::Delete { path } => json!({ "op": "delete", "path": path }),
+    }
+}
+
+/// `lspedit fix PATH LINE`: the numbered actions (`actions` in JSON).
+fn finish_list(list: Result<CodeActionList, LspEditError>, json: bool) -> Result<u8, Failure> {
+    let list = match list {
+        Ok(l) => l,
+        Err(e) => return refused(&e, json, json!({ "actions": [] })),
+    };
+    let actions: Vec<Value> = list
+        .actions
+        .iter()
+        .map(|a| {
+            json!({
+                "index": a.index,
+                "title": a.title,
+                "kind": a.kind.clone().filter(|k| !k.is_empty()),
+                "fixes": a.fixes,
+                "preferred": a.preferred,
+            })
+        })
+        .collect();
+    let data = json!({ "actions": actions });
+    print(false, None, &list.llm_content, Vec::new(), data, json)
+}
+
+/// `lspedit refs`: the excerpts (`locations` and `with_context` in JSON).
+fn finish_locations(
+    found: Result<LocationsReport, LspEditError>,
+    json: bool,
+) -> Result<u8, Failure> {
+    let r = match found {
+        Ok(r) => r,
+        Err(e) => return refused(&e, json, json!({ "locations": [], "with_context": 0 })),
+    };
+    let locations: Vec<Value> = r
+        .locations
+        .iter()
+        .map(|l| {
+            json!({
+                "path": l.path,
+                "line": l.line,
+                "column": l.column,
+                "end_line": l.end_line,
+                "end_column": l.end_column,
+                "in_workspace": l.in_workspace,
+            })
+        })
+        .collect();
+    let data = json!({ "locations": locations, "with_context": r.with_context });
+    print(false, None, &r.llm_content, Vec::new(), data, json)
+}
+
+fn refused(e: &LspEditError, json: bool, data: Value) -> Result<u8, Failure> {
+    print(
+        true,
+        Some(e.code()),
+        &e.refusal_text(),
+        Vec::new(),
+        data,
+        json,
+    )
+}
+
+/// The text (stdout, or stderr for a refusal), or with `--json` one document: `ok`, `reason`,
+/// `llm_content`, `files`, then the command's own fields. Exit 1 on a refusal.
+fn print(
+    is_error: bool,
+    reason: Option<&str>,
+    llm: &str,
+    files: Vec<Value>,
+    data: Value,
+    json: bool,
+) -> Result<u8, Failure> {
+    if json {
+        let mut doc = serde_json::Map::new();
+        doc.insert("ok".into(), Value::Bool(!is_error));
+        doc.insert(
+            "reason".into(),
+            reason.map_or(Value::Null, |r| Value::String(r.into())),
+        );
+        doc.insert("llm_content".into(), Value::String(llm.to_string()));
+        doc.insert("files".into(), Value::Array(files));
+        if let Value::Object(m) = data {
+            doc.extend(m);
+        }
+        print_json(&Value::Object(doc))?;
+    } else if is_error {
+        err_text(&format!("{}\n", llm.trim_end()));
+    } else {
+        out(&format!("{}\n", llm.trim_end()));
+    }
+    Ok(u8::from(is_error))
+}

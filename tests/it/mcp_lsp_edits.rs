@@ -1,0 +1,127 @@
+//! The LSP edit tools over MCP, end to end with a real TypeScript server: `rename_symbol` with
+//! an anchor, its structured result agreeing with the files; `references` and `definition` as
+//! anchored excerpts; a stale anchor refused; `code_actions` then `apply_code_action`.
+
+use serde_json::json;
+
+use crate::harness::{Project, TS_SERVERS, anchor_in, have_server};
+use crate::mcp::{call, connect, is_error, text};
+
+fn structured(r: &rmcp::model::CallToolResult) -> &serde_json::Value {
+    r.structured_content.as_ref().unwrap()
+}
+
+#[tokio::test]
+async fn rename_references_definition_and_a_quick_fix_over_mcp() {
+    if !have_server(TS_SERVERS) {
+        return;
+    }
+    let project = Project::copy("ts-basic");
+    let client = connect(&project.root, &[]).await;
+    let view = text(&call(&client, "read_file", json!({ "path": "src/util.ts" })).await);
+    let anchor = anchor_in(&view, 1);
+
+    let refs = call(
+        &client,
+        "references",
+        json!({ "path": "src/util.ts", "line": anchor, "symbol": "add" }),
+    )
+    .await;
+    assert!(!is_error(&refs), "{}", text(&refs));
+    let paths: Vec<&str> = structured(&refs)["locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        paths,
+        ["src/index.ts", "src/index.ts", "src/util.ts"],
+        "{}",
+        text(&refs)
+    );
+
+    let def = call(
+        &client,
+        "definition",
+        json!({ "path": "src/index.ts", "line": 3, "symbol": "add" }),
+    )
+    .await;
+    assert_eq!(structured(&def)["locations"][0]["path"], "src/util.ts");
+    assert!(
+        text(&def).contains(&format!("{anchor}|export function add")),
+        "{}",
+        text(&def)
+    );
+
+    // A stale anchor: the line it names is not what line 1 is.
+    let stale = call(
+        &client,
+        "rename_symbol",
+        json!({ "path": "src/util.ts", "line": "1aaaa", "symbol": "add", "new_name": "sum" }),
+    )
+    .await;
+    assert!(is_error(&stale));
+    assert_eq!(structured(&stale)["reason"], "stale_context");
+
+    let renamed = call(
+        &client,
+        "rename_symbol",
+        json!({ "path": "src/util.ts", "line": anchor, "symbol": "add", "new_name": "sum" }),
+    )
+    .await;
+    let t = text(&renamed);
+    assert!(!is_error(&renamed), "{t}");
+    let s = structured(&renamed);
+    assert_eq!(s["status"], "applied", "{s}");
+    let applied: Vec<&str> = s["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    let said: Vec<&str> = s["server_edit"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(applied, said, "{s}");
+    assert_eq!(applied, ["src/index.ts", "src/util.ts"]);
+    assert!(s["checkpoint_id"].is_string());
+    let index = std::fs::read_to_string(project.root.join("src/index.ts")).unwrap();
+    assert!(
+        index.contains("import { sum, greet }") && index.contains("sum(1, 2)"),
+        "{index}"
+    );
+    assert!(!t.contains("LSP errors"), "{t}");
+
+    // Break the import, then fix it with the server's quick fix.
+    std::fs::write(
+        project.root.join("src/index.ts"),
+        index.replace("import { sum, greet }", "import { greet }"),
+    )
+    .unwrap();
+    let actions = call(
+        &client,
+        "code_actions",
+        json!({ "path": "src/index.ts", "line": 3 }),
+    )
+    .await;
+    let list = structured(&actions)["actions"].as_array().unwrap().clone();
+    let fix = list
+        .iter()
+        .find(|a| a["title"].as_str().unwrap().contains("import"))
+        .unwrap_or_else(|| panic!("{}", text(&actions)));
+    let fixed = call(
+        &client,
+        "apply_code_action",
+        json!({ "path": "src/index.ts", "line": 3, "index": fix["index"] }),
+    )
+    .await;
+    assert!(!is_error(&fixed), "{}", text(&fixed));
+    let index = std::fs::read_to_string(project.root.join("src/index.ts")).unwrap();
+    assert!(index.contains("sum"), "{index}");
+    assert!(!text(&fixed).contains("LSP errors"), "{}", text(&fixed));
+    client.cancel().await.unwrap();
+}
