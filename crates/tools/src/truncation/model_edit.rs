@@ -27,12 +27,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use lspedit_engine::{EngineError, FileChange, Patch, Reason, parse_patch};
+use lspedit_engine::{EngineError, FileChange, Patch, parse_patch};
 use serde_json::error::Category;
 use serde_json::{Map, Value};
 
 use super::detect::{diff_for_engine, json_payload};
-use crate::error::ToolError;
+use crate::error::{Reason, ToolError};
 
 /// One entry of `touched_files`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -165,7 +165,7 @@ impl ModelEditError {
             ModelEditError::NotRequested { .. } | ModelEditError::Unlisted { .. } => {
                 Reason::ScopeViolation
             }
-            ModelEditError::Patch(e) => e.reason,
+            ModelEditError::Patch(e) => e.reason.into(),
             _ => Reason::InvalidDiffFormat,
         }
     }

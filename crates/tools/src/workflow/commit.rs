@@ -29,7 +29,6 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
-use lspedit_engine::Reason;
 use serde::{Deserialize, Serialize};
 
 use super::checkpoint::{CheckpointManifest, Checkpoints};
@@ -38,7 +37,7 @@ use super::util::{
     Layout, check_entry, is_valid_id, is_valid_sha, new_id, now_ms, read_json, show_sha,
     state_error, state_sha, stored_path, sync_dir, tampered, write_json_atomic,
 };
-use crate::error::ToolError;
+use crate::error::{Reason, ToolError};
 use crate::workspace::{Replaced, Staged, Workspace, temp_name};
 
 /// One path's planned transition. `None` = the file does not exist (before) / is deleted (after).

@@ -35,7 +35,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use lspedit_engine::{Reason, parse_patch};
+use lspedit_engine::parse_patch;
 
 pub use approval::{ApprovalRequest, Approver, AutoApprove, Callback, Deny};
 #[doc(hidden)]
@@ -59,7 +59,7 @@ use self::util::{
 };
 use crate::agent::{Tools, sync_text};
 use crate::diagnostics::FileDiagnosticsStatus;
-use crate::error::ToolError;
+use crate::error::{Reason, ToolError};
 use crate::events::{
     Event, EventSink, FailureDetails, FanOut, JsonlSink, LimitKind, RollbackStatus, ScopeBreach,
 };

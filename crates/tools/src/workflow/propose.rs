@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 
 use lspedit_engine::{
-    ApplyOptions, DiffOptions, Document, FileAction, FileChange, Patch, PatchFormat, Reason,
+    ApplyOptions, DiffOptions, Document, FileAction, FileChange, Patch, PatchFormat,
     apply_file_patch, check_text, classify_patch_operations, parse_patch, unified_diff,
 };
 use serde::{Deserialize, Serialize};
@@ -19,7 +19,7 @@ use super::scan;
 use super::store::{STORE_VERSION, StoredPatch, is_valid_label, patch_id, step_evidence_id};
 use super::util::{now_ms, show_sha, state_sha};
 use crate::agent::WrittenFile;
-use crate::error::ToolError;
+use crate::error::{Reason, ToolError};
 use crate::patch::{FileReport, FileStatus};
 use crate::truncation::ExcerptSet;
 use crate::workspace::Workspace;
@@ -681,7 +681,7 @@ pub(crate) fn build(
     };
     let patch = match parse_patch(&raw) {
         Ok(p) => p,
-        Err(e) if e.reason == Reason::EmptyDiff => {
+        Err(e) if e.reason == lspedit_engine::Reason::EmptyDiff => {
             pipeline.pass("parse", "no file section");
             pipeline.fail("empty", e.message.clone());
             let e = ToolError::from_engine(None, e);

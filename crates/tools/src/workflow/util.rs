@@ -15,12 +15,11 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use lspedit_engine::Reason;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
 
-use crate::error::ToolError;
+use crate::error::{Reason, ToolError};
 use crate::workspace::{Workspace, base_sha, write_atomic_abs};
 
 /// Where the workflow keeps its state under the workspace root. Nothing here is created until
