@@ -21,8 +21,8 @@
 
 mod approval;
 mod checkpoint;
-mod commit;
 mod evidence;
+mod journal;
 mod plan;
 mod propose;
 mod scan;
@@ -37,11 +37,11 @@ use std::time::{Duration, Instant};
 
 use lspedit_engine::parse_patch;
 
-pub use approval::{ApprovalRequest, Approver, AutoApprove, Callback, Deny};
 #[doc(hidden)]
-pub use commit::CommitObserver;
-pub use commit::RecoveryReport;
+pub use crate::commit::CommitObserver;
+pub use approval::{ApprovalRequest, Approver, AutoApprove, Callback, Deny};
 pub use evidence::{ApplyRecord, FileRecord, Manifest, STAGES, StageReport, StageStatus};
+pub use journal::RecoveryReport;
 pub use plan::{ApplyPlan, Atomicity, RollbackStrategy, ValidationStage};
 pub use propose::{
     ChangeKind, FileProblem, Proposal, ProposeRequest, ProposeSource, ProposeStats, ProposedFile,
@@ -49,21 +49,23 @@ pub use propose::{
 pub use scan::language_globs;
 pub use validate::{CopyScope, ValidationCommand, ValidationReport};
 
-use self::checkpoint::Checkpoints;
-use self::commit::{CommitUnit, PathChange, check_fresh};
+use self::checkpoint::{CheckpointManifest, Checkpoints};
 use self::evidence::{Evidence, Pipeline};
+use self::journal::JournalFile;
 use self::propose::{PatchPlan, affected, plan_patch};
 use self::store::{PatchStore, StoredPatch};
 use self::util::{
     Layout, WorkspaceLock, is_valid_id, lock_workspace, new_id, now_ms, show_sha, state_error,
 };
 use crate::agent::{Tools, sync_text};
+use crate::commit::{CommitResult, CommitUnit, OnChanged, PathChange, Policy, commit};
 use crate::diagnostics::FileDiagnosticsStatus;
 use crate::error::{Reason, ToolError};
 use crate::events::{
     Event, EventSink, FailureDetails, FanOut, JsonlSink, LimitKind, RollbackStatus, ScopeBreach,
 };
 use crate::patch::FileStatus;
+use crate::workspace::Workspace;
 
 /// Configuration of a [`Workflow`].
 #[derive(Clone)]
@@ -262,6 +264,27 @@ fn stale_check(
     Ok(())
 }
 
+/// Refuse (`stale_context`) unless every path is still in its old state. Run under the lock,
+/// right before the first write.
+fn check_fresh(ws: &Workspace, units: &[CommitUnit]) -> Result<(), ToolError> {
+    for c in units.iter().flat_map(|u| &u.changes) {
+        let now = util::state_sha(ws.read(&c.path)?.as_deref());
+        let expected = util::state_sha(c.old.as_deref());
+        if now != expected {
+            return Err(ToolError::new(
+                Reason::StaleContext,
+                Some(&c.path),
+                format!(
+                    "the file changed since the patch was proposed (base_sha {}, now {}); propose the edit again",
+                    show_sha(expected.as_deref()),
+                    show_sha(now.as_deref())
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -361,7 +384,7 @@ impl Workflow {
     /// (open, propose, apply): otherwise a half-new set of files would be read as current.
     fn recover_if_needed(&self) -> Result<(), ToolError> {
         self.layout.verify()?;
-        if commit::has_journal(&self.layout) {
+        if journal::has_journal(&self.layout) {
             let _lock = self.workspace_lock()?;
             self.recover_pending();
         }
@@ -372,8 +395,8 @@ impl Workflow {
     /// commit holds it from its journal's creation to its removal, a journal seen under the lock
     /// belongs to a process that died mid-commit.
     fn recover_pending(&self) {
-        if commit::has_journal(&self.layout) {
-            let reports = commit::recover(self.tools.workspace(), &self.layout, &self.checkpoints);
+        if journal::has_journal(&self.layout) {
+            let reports = journal::recover(self.tools.workspace(), &self.layout, &self.checkpoints);
             lock(&self.recovered).extend(reports);
         }
     }
@@ -712,7 +735,7 @@ impl Workflow {
         self.recover_pending();
         // Under the locks: plan again on the files as they are now, and insist they are the
         // proposed ones so the result is exactly the reviewed diff.
-        let planned = plan_patch(ws, &patch, &self.tools.config().engine)?;
+        let mut planned = plan_patch(ws, &patch, &self.tools.config().engine)?;
         stale_check(stored, |p| {
             Ok(util::state_sha(
                 planned.bases.get(p).and_then(|b| b.as_deref()),
@@ -770,15 +793,7 @@ impl Workflow {
             checkpoint_id: checkpoint_id.clone(),
             files: all.iter().map(|c| c.path.clone()).collect(),
         });
-        let observer = self.config.commit_observer.as_deref();
-        let result = commit::commit(
-            ws,
-            &self.layout,
-            &planned.units,
-            run.plan.atomicity,
-            &manifest,
-            observer,
-        );
+        let result = self.commit(&mut planned.units, run.plan.atomicity, &manifest);
         if result.rolled_back {
             run.rollback = Some(RollbackStatus::Success);
         }
@@ -796,13 +811,13 @@ impl Workflow {
             run.rolled_back = false;
             return Err(e);
         }
-        if result.applied.is_empty() {
+        if result.written().next().is_none() {
             self.checkpoints.remove(&checkpoint_id);
             run.checkpoint_id = None;
             run.rolled_back = result.rolled_back;
-            let e = result.failed.into_iter().next().map_or_else(
+            let e = result.failures().next().map_or_else(
                 || ToolError::new(Reason::IoError, None, "no file was written"),
-                |(_, e)| e,
+                |(_, e)| e.clone(),
             );
             let e = ToolError::new(
                 e.reason,
@@ -816,12 +831,11 @@ impl Workflow {
             return Err(e);
         }
         let applied_paths: BTreeSet<String> = result
-            .applied
-            .iter()
-            .flat_map(|&i| planned.units[i].changes.iter().map(|c| c.path.clone()))
+            .written()
+            .flat_map(|i| planned.units[i].changes.iter().map(|c| c.path.clone()))
             .collect();
         let mut manifest = manifest;
-        if !result.failed.is_empty() {
+        if result.failures().next().is_some() {
             if let Err(e) = self.checkpoints.retain(&manifest, &applied_paths) {
                 tracing::warn!(checkpoint = %checkpoint_id, error = %e, "trimming the checkpoint failed");
             }
@@ -886,7 +900,7 @@ impl Workflow {
     fn after_commit(
         &self,
         run: &mut ApplyRun<'_>,
-        manifest: &checkpoint::CheckpointManifest,
+        manifest: &CheckpointManifest,
     ) -> Result<(), ToolError> {
         let mut checked = run.check_deadline("after the commit");
         if checked.is_ok()
@@ -1119,17 +1133,16 @@ impl Workflow {
         &self,
         run: &ApplyRun<'_>,
         planned: &PatchPlan,
-        result: &commit::CommitResult,
+        result: &CommitResult,
         applied_paths: &BTreeSet<String>,
     ) -> ApplyOutcome {
         let stored = run.stored;
         let ws = self.tools.workspace();
         let failed_commit: Vec<(BTreeSet<String>, &ToolError)> = result
-            .failed
-            .iter()
+            .failures()
             .map(|(i, e)| {
                 (
-                    planned.units[*i]
+                    planned.units[i]
                         .changes
                         .iter()
                         .map(|c| c.path.clone())
@@ -1227,6 +1240,37 @@ impl Workflow {
         }
     }
 
+    /// Commit `units` by the one commit path, as the workflow does: a file changed since the
+    /// plan is refused (`stale_context`: the person approved that diff, not a new one),
+    /// all-or-nothing runs under a journal naming `checkpoint`, and a put-back recreates a
+    /// deleted file with the mode `checkpoint` recorded. Callers hold the file and workspace
+    /// locks, have checked freshness, and `checkpoint` covers every path of `units`.
+    fn commit(
+        &self,
+        units: &mut [CommitUnit],
+        atomicity: Atomicity,
+        checkpoint: &CheckpointManifest,
+    ) -> CommitResult {
+        for c in units.iter_mut().flat_map(|u| u.changes.iter_mut()) {
+            c.old_mode = checkpoint
+                .entries
+                .iter()
+                .find(|e| e.path == c.path)
+                .and_then(|e| e.mode);
+        }
+        let ws = self.tools.workspace();
+        let mut journal = JournalFile::new(ws, &self.layout, checkpoint);
+        let policy = Policy {
+            on_changed: OnChanged::Refuse,
+            journal: match atomicity {
+                Atomicity::PerFile => None,
+                Atomicity::AllOrNothing => Some(&mut journal),
+            },
+            observer: self.config.commit_observer.as_deref(),
+        };
+        commit(ws, units, policy)
+    }
+
     /// `undo`: restore the files of a checkpoint to their content before the apply, refusing
     /// (`stale_context`, nothing restored) when any of them changed since. The restore is
     /// all-or-nothing and itself checkpointed (`redo_checkpoint_id`).
@@ -1258,10 +1302,7 @@ impl Workflow {
         result
     }
 
-    fn undo_inner(
-        &self,
-        manifest: &checkpoint::CheckpointManifest,
-    ) -> Result<UndoOutcome, ToolError> {
+    fn undo_inner(&self, manifest: &CheckpointManifest) -> Result<UndoOutcome, ToolError> {
         let file_locks = self.file_locks(manifest.entries.iter().map(|e| e.path.clone()));
         let _held: Vec<MutexGuard<'_, ()>> = file_locks.iter().map(|l| lock(l)).collect();
         let _ws_lock = self.workspace_lock()?;
@@ -1275,10 +1316,7 @@ impl Workflow {
     }
 
     /// Restore a checkpoint (see [`Workflow::undo`]); callers hold the file and workspace locks.
-    fn restore_locked(
-        &self,
-        manifest: &checkpoint::CheckpointManifest,
-    ) -> Result<UndoOutcome, ToolError> {
+    fn restore_locked(&self, manifest: &CheckpointManifest) -> Result<UndoOutcome, ToolError> {
         let ws = self.tools.workspace();
         let id = &manifest.checkpoint_id;
         let mut changes = Vec::with_capacity(manifest.entries.len());
@@ -1303,11 +1341,13 @@ impl Workflow {
                 old: now,
                 new: old,
                 new_mode: entry.mode,
+                old_mode: None,
             });
         }
-        let units = vec![CommitUnit {
+        let mut units = vec![CommitUnit {
             label: id.clone(),
             changes,
+            modes: Vec::new(),
         }];
         check_fresh(ws, &units)?;
         let redo_id = new_id("ckpt", id.as_bytes());
@@ -1316,21 +1356,15 @@ impl Workflow {
             .checkpoints
             .create(&redo_id, &manifest.patch_id, &all)
             .map_err(|e| ToolError::io(".lspedit/checkpoints", "writing the checkpoint", &e))?;
-        let result = commit::commit(
-            ws,
-            &self.layout,
-            &units,
-            Atomicity::AllOrNothing,
-            &redo,
-            self.config.commit_observer.as_deref(),
-        );
-        if let Some((_, e)) = result.failed.into_iter().next() {
+        let result = self.commit(&mut units, Atomicity::AllOrNothing, &redo);
+        if let Some((_, e)) = result.failures().next() {
             self.checkpoints.remove(&redo_id);
-            return Err(e);
+            return Err(e.clone());
         }
         self.checkpoints.remove(id);
+        let all = &units[0].changes;
         let restored: Vec<String> = all.iter().map(|c| c.path.clone()).collect();
-        for c in &all {
+        for c in all {
             if let Some(new) = &c.new {
                 self.tools.remember(&c.abs, new);
             }

@@ -13,12 +13,12 @@ use lspedit_engine::{
 };
 use serde::{Deserialize, Serialize};
 
-use super::commit::{CommitUnit, PathChange};
 use super::evidence::{Pipeline, StageReport};
 use super::scan;
 use super::store::{STORE_VERSION, StoredPatch, is_valid_label, patch_id, step_evidence_id};
 use super::util::{now_ms, show_sha, state_sha};
 use crate::agent::WrittenFile;
+use crate::commit::CommitUnit;
 use crate::error::{Reason, ToolError};
 use crate::patch::{FileReport, FileStatus};
 use crate::truncation::ExcerptSet;
@@ -366,18 +366,24 @@ pub(crate) fn plan_patch(
     engine: &ApplyOptions,
 ) -> Result<PatchPlan, ToolError> {
     let all: Vec<usize> = (0..patch.files.len()).collect();
-    let crate::plan::Planned {
-        sections,
-        plan,
-        units: linked,
-        bad_units,
-    } = crate::plan::plan_sections(
+    let planned = crate::plan::plan_sections(
         ws,
         patch,
         &all,
         engine,
         crate::patch::PatchLimits::default().max_plan_time,
     )?;
+    let units = planned
+        .commit_units(ws)
+        .into_iter()
+        .map(|(_, u)| u)
+        .collect();
+    let crate::plan::Planned {
+        sections,
+        plan,
+        units: linked,
+        bad_units,
+    } = planned;
     let mut keys: Vec<(String, Option<String>)> = Vec::with_capacity(sections.len());
     let mut key_of: HashMap<String, String> = HashMap::new();
     let mut results = Vec::with_capacity(sections.len());
@@ -409,13 +415,10 @@ pub(crate) fn plan_patch(
         keys.push((k.src, k.dst));
     }
     let bases: BTreeMap<String, Option<Vec<u8>>> = plan.base.into_iter().collect();
-    let abs_of = |key: &str| ws.root().join(key);
     let mut state = bases.clone();
     let mut files = Vec::new();
     let mut diff = String::new();
     let mut reports = Vec::with_capacity(results.len());
-    // Union of the paths of sections that change something: they commit together per file.
-    let mut groups: Vec<(String, BTreeSet<String>)> = Vec::new();
     for ((fp, result), (src, dst)) in patch.files.iter().zip(results).zip(&keys) {
         let kind = kind_of(&fp.change);
         let outcome = match result {
@@ -484,42 +487,7 @@ pub(crate) fn plan_patch(
             path: src.clone(),
             status: FileStatus::Applied(outcome),
         });
-        let paths: BTreeSet<String> = std::iter::once(src.clone()).chain(dst.clone()).collect();
-        let (mut label, mut merged) = (src.clone(), paths);
-        let mut kept = Vec::new();
-        for (l, g) in groups {
-            if g.is_disjoint(&merged) {
-                kept.push((l, g));
-            } else {
-                label = l;
-                merged.extend(g);
-            }
-        }
-        kept.push((label, merged));
-        groups = kept;
     }
-    let units = groups
-        .into_iter()
-        .map(|(label, paths)| CommitUnit {
-            label,
-            changes: paths
-                .into_iter()
-                .filter_map(|p| {
-                    let old = bases.get(&p).cloned().flatten();
-                    let new = state.get(&p).cloned().flatten();
-                    let abs = abs_of(&p);
-                    (old != new).then_some(PathChange {
-                        path: p,
-                        abs,
-                        old,
-                        new,
-                        new_mode: None,
-                    })
-                })
-                .collect(),
-        })
-        .filter(|u| !u.changes.is_empty())
-        .collect();
     let mut written = Vec::new();
     for p in classify_patch_operations(patch).content_write_files {
         let Some(k) = key_of.get(&p) else {
