@@ -23,6 +23,7 @@ mod approval;
 mod checkpoint;
 mod evidence;
 mod journal;
+mod model;
 mod plan;
 mod propose;
 mod scan;
@@ -40,19 +41,21 @@ use lspedit_engine::parse_patch;
 #[doc(hidden)]
 pub use crate::commit::CommitObserver;
 pub use approval::{ApprovalRequest, Approver, AutoApprove, Callback, Deny};
-pub use evidence::{ApplyRecord, FileRecord, Manifest, STAGES, StageReport, StageStatus};
+pub use evidence::{ApplyRecord, FileRecord, Manifest};
 pub use journal::RecoveryReport;
-pub use plan::{ApplyPlan, Atomicity, RollbackStrategy, ValidationStage};
-pub use propose::{
-    ChangeKind, FileProblem, Proposal, ProposeRequest, ProposeSource, ProposeStats, ProposedFile,
+pub use model::{
+    ChangeKind, FileProblem, ProposeStats, ProposedFile, STAGES, StageReport, StageStatus,
 };
+pub use plan::{ApplyPlan, Atomicity, RollbackStrategy, ValidationStage};
+pub use propose::{Proposal, ProposeRequest, ProposeSource};
 pub use scan::language_globs;
 pub use validate::{CopyScope, ValidationCommand, ValidationReport};
 
 use self::checkpoint::{CheckpointManifest, Checkpoints};
-use self::evidence::{Evidence, Pipeline};
+use self::evidence::Evidence;
 use self::journal::JournalFile;
-use self::propose::{PatchPlan, affected, plan_patch};
+use self::model::{Pipeline, affected};
+use self::propose::{PatchPlan, plan_patch};
 use self::store::{PatchStore, StoredPatch};
 use self::util::{
     Layout, WorkspaceLock, is_valid_id, lock_workspace, new_id, now_ms, show_sha, state_error,

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::propose::{ChangeKind, ProposedFile};
+use super::model::{ChangeKind, ProposedFile};
 use super::validate::ValidationCommand;
 use crate::error::{Reason, ToolError};
 use crate::events::{LimitKind, ScopeBreach};

@@ -4,16 +4,17 @@
 //! The same planner runs again at apply time ([`plan_patch`]), on files whose sha is checked to
 //! be unchanged, so what is applied is exactly what was shown.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use lspedit_engine::{
     ApplyOptions, DiffOptions, Document, FileAction, FileChange, Patch, PatchFormat,
     apply_file_patch, check_text, classify_patch_operations, parse_patch, unified_diff,
 };
-use serde::{Deserialize, Serialize};
 
-use super::evidence::{Pipeline, StageReport};
+use super::model::{
+    ChangeKind, FileProblem, Pipeline, ProposeStats, ProposedFile, StageReport, affected,
+};
 use super::scan;
 use super::store::{STORE_VERSION, StoredPatch, is_valid_label, patch_id, step_evidence_id};
 use super::util::{now_ms, show_sha, state_sha};
@@ -116,58 +117,6 @@ impl ProposeRequest {
     }
 }
 
-/// What a proposed change does to a file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ChangeKind {
-    Create,
-    Modify,
-    Delete,
-    Rename,
-}
-
-/// Why a file of a proposal would be refused (the rest can still apply per file).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileProblem {
-    /// The reason code (`hunk_mismatch`, ...).
-    pub reason: String,
-    pub message: String,
-}
-
-/// One file of a proposal.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProposedFile {
-    /// Workspace-relative path (the source path of a rename).
-    pub path: String,
-    /// The destination of a rename.
-    pub new_path: Option<String>,
-    pub kind: ChangeKind,
-    /// sha of `path` when proposed; `None`: it did not exist.
-    pub base_sha: Option<String>,
-    /// sha after the change; `None` for a deletion (or a refused file).
-    pub new_sha: Option<String>,
-    pub added: usize,
-    pub removed: usize,
-    /// Replacements (regex) or changed hunks (patch) in this file.
-    pub changes: usize,
-    /// Set when this file would be refused.
-    pub problem: Option<FileProblem>,
-}
-
-/// Statistics of a proposal.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProposeStats {
-    /// Regex: text files searched. Patch: file sections.
-    pub files_scanned: usize,
-    /// Files the proposal changes.
-    pub files_matched: usize,
-    /// Regex: replacements. Patch: changed hunks (a create, delete or rename counts one).
-    pub total_changes: usize,
-    /// Regex: files in scope not searched (binary, not UTF-8, too large, or a replacement a
-    /// diff cannot carry exactly).
-    pub files_skipped: usize,
-}
-
 /// The result of `propose_edit`: nothing was changed on disk except the patch store, the
 /// evidence and the event log under `.lspedit/`.
 #[derive(Debug, Clone)]
@@ -226,15 +175,6 @@ impl Proposal {
         s.push_str(&self.diff);
         s
     }
-}
-
-pub(crate) fn affected(files: &[ProposedFile]) -> Vec<String> {
-    let set: BTreeSet<String> = files
-        .iter()
-        .filter(|f| f.problem.is_none())
-        .flat_map(|f| std::iter::once(f.path.clone()).chain(f.new_path.clone()))
-        .collect();
-    set.into_iter().collect()
 }
 
 /// A proposal to store, and its reviewable diff (planned from the patch text, not stored).
