@@ -76,7 +76,7 @@ impl Confidence {
 }
 
 /// `validation_status` values that stop the step: the model says it should not or cannot edit.
-pub const BLOCKING_VALIDATION_STATUSES: &[&str] = &["stale_context", "cannot_edit"];
+pub(super) const BLOCKING_VALIDATION_STATUSES: &[&str] = &["stale_context", "cannot_edit"];
 
 /// Options of [`validate_model_edit_with`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
