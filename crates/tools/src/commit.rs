@@ -125,6 +125,18 @@ impl CommitResult {
             .filter_map(|(i, u)| matches!(u, UnitOutcome::Written).then_some(i))
     }
 
+    /// All-or-nothing: the unit after those done so far failed with `failed`; every other unit
+    /// of the `total` is rolled back (put back, or never written).
+    fn abandon(&mut self, failed: UnitOutcome, total: usize) {
+        for done in &mut self.units {
+            *done = UnitOutcome::RolledBack;
+        }
+        self.units.push(failed);
+        self.units
+            .extend((self.units.len()..total).map(|_| UnitOutcome::RolledBack));
+        self.rolled_back = true;
+    }
+
     /// The units that failed, with the error.
     pub fn failures(&self) -> impl Iterator<Item = (usize, &ToolError)> {
         self.units.iter().enumerate().filter_map(|(i, u)| match u {
@@ -151,13 +163,10 @@ pub(crate) fn commit(ws: &Workspace, units: &[CommitUnit], policy: Policy<'_>) -
     if let Some(j) = journal.as_deref_mut()
         && let Err(e) = j.begin(&changes, &tmps)
     {
-        let mut outcomes = vec![UnitOutcome::Failed(e)];
-        outcomes.extend((1..units.len()).map(|_| UnitOutcome::RolledBack));
-        return CommitResult {
-            units: outcomes,
-            rolled_back: true,
-            rollback_errors: Vec::new(),
-        };
+        // Nothing is staged or written: the commit fails as a whole, with the first unit.
+        let mut result = CommitResult::default();
+        result.abandon(UnitOutcome::Failed(e), units.len());
+        return result;
     }
     let staged = stage_all(ws, &changes, &tmps);
     let mut run = Run {
@@ -169,37 +178,25 @@ pub(crate) fn commit(ws: &Workspace, units: &[CommitUnit], policy: Policy<'_>) -
         total: changes.len(),
         rollback_errors: Vec::new(),
     };
-    let all_or_nothing = journal.is_some();
     let mut result = CommitResult::default();
     // Files written so far by units that succeeded: all-or-nothing puts them back too.
     let mut kept: Vec<&PathChange> = Vec::new();
-    for (i, unit) in units.iter().enumerate() {
+    for unit in units {
         let (written, outcome) = run.unit(unit);
-        match outcome {
-            None => {
-                result.units.push(UnitOutcome::Written);
-                kept.extend(written);
-                continue;
-            }
-            Some(failed) => {
-                tracing::warn!(file = %unit.label, "commit of a unit failed; putting it back");
-                result.units.push(failed);
-                if !all_or_nothing {
-                    run.put_back(&written);
-                    continue;
-                }
-                kept.extend(written);
-                run.put_back(&kept);
-                result.rolled_back = true;
-                for done in &mut result.units[..i] {
-                    *done = UnitOutcome::RolledBack;
-                }
-                result
-                    .units
-                    .extend((i + 1..units.len()).map(|_| UnitOutcome::RolledBack));
-                break;
-            }
+        let Some(failed) = outcome else {
+            result.units.push(UnitOutcome::Written);
+            kept.extend(written);
+            continue;
+        };
+        tracing::warn!(file = %unit.label, "commit of a unit failed; putting it back");
+        if journal.is_some() {
+            kept.extend(written);
+            run.put_back(&kept);
+            result.abandon(failed, units.len());
+            break;
         }
+        result.units.push(failed);
+        run.put_back(&written);
     }
     result.rollback_errors = run.rollback_errors;
     finish(&changes, staged);

@@ -259,75 +259,85 @@ impl Workflow {
             self.config.max_scan_file_bytes,
         );
         match built {
-            Ok(propose::Built { stored, diff }) => {
-                if let Err(e) = self.store.save(&stored) {
-                    let err = state_error(".lspedit/patches", "storing the patch", &e);
-                    self.emit(Event::ToolEnd {
-                        tool: "propose_edit".into(),
-                        is_error: true,
-                    });
-                    self.failure(&err);
-                    return Err(err);
-                }
-                let evidence_id = stored.evidence_id().to_string();
-                self.evidence.write_diff(&evidence_id, &stored.patch_text);
-                if let Some(context) = &request.context {
-                    let step = stored.step_id.as_deref().unwrap_or(&stored.patch_id);
-                    self.evidence
-                        .write_context(step, stored.created_ms, context);
-                }
-                self.evidence.write_manifest(&Manifest {
-                    evidence_id,
-                    patch_id: Some(stored.patch_id.clone()),
-                    phase: "propose".into(),
-                    source: stored.source.clone(),
-                    outcome: "proposed".into(),
-                    created_ms: now_ms(),
-                    stages: stored.stages.clone(),
-                    stats: stored.stats,
-                    files: stored.files.clone(),
-                });
-                let proposal = Proposal::from_stored(&stored, diff);
-                self.emit(Event::ToolEnd {
-                    tool: "propose_edit".into(),
-                    is_error: false,
-                });
-                self.emit(Event::DiffProposed {
-                    diff_id: proposal.patch_id.clone(),
-                    files_changed: proposal.affected_files(),
-                    summary: proposal.summary.clone(),
-                    evidence_id: proposal.evidence_id.clone(),
-                });
-                tracing::info!(patch = %proposal.patch_id, summary = %proposal.summary, "diff proposed");
-                Ok(proposal)
-            }
-            Err(refused) => {
-                let ev = new_id("refused", refused.raw.as_bytes());
-                self.evidence.write_diff(&ev, &refused.raw);
-                self.evidence.write_manifest(&Manifest {
-                    evidence_id: ev.clone(),
-                    patch_id: None,
-                    phase: "propose".into(),
-                    source: refused.source.into(),
-                    outcome: "refused".into(),
-                    created_ms: now_ms(),
-                    stages: refused.stages.clone(),
-                    stats: refused.stats,
-                    files: refused.files.clone(),
-                });
-                self.emit(Event::ToolEnd {
-                    tool: "propose_edit".into(),
-                    is_error: true,
-                });
-                self.failure(&refused.error);
-                let e = refused.error;
-                Err(ToolError::new(
-                    e.reason,
-                    e.path.as_deref(),
-                    format!("{} (evidence {ev})", e.message),
-                ))
-            }
+            Ok(built) => self.store_proposal(request, built),
+            Err(refused) => Err(self.refuse_proposal(*refused)),
         }
+    }
+
+    /// Store a built proposal and its evidence, then report it.
+    fn store_proposal(
+        &self,
+        request: &ProposeRequest,
+        propose::Built { stored, diff }: propose::Built,
+    ) -> Result<Proposal, ToolError> {
+        if let Err(e) = self.store.save(&stored) {
+            let err = state_error(".lspedit/patches", "storing the patch", &e);
+            self.emit(Event::ToolEnd {
+                tool: "propose_edit".into(),
+                is_error: true,
+            });
+            self.failure(&err);
+            return Err(err);
+        }
+        let evidence_id = stored.evidence_id().to_string();
+        self.evidence.write_diff(&evidence_id, &stored.patch_text);
+        if let Some(context) = &request.context {
+            let step = stored.step_id.as_deref().unwrap_or(&stored.patch_id);
+            self.evidence
+                .write_context(step, stored.created_ms, context);
+        }
+        self.evidence.write_manifest(&Manifest {
+            evidence_id,
+            patch_id: Some(stored.patch_id.clone()),
+            phase: "propose".into(),
+            source: stored.source.clone(),
+            outcome: "proposed".into(),
+            created_ms: now_ms(),
+            stages: stored.stages.clone(),
+            stats: stored.stats,
+            files: stored.files.clone(),
+        });
+        let proposal = Proposal::from_stored(&stored, diff);
+        self.emit(Event::ToolEnd {
+            tool: "propose_edit".into(),
+            is_error: false,
+        });
+        self.emit(Event::DiffProposed {
+            diff_id: proposal.patch_id.clone(),
+            files_changed: proposal.affected_files(),
+            summary: proposal.summary.clone(),
+            evidence_id: proposal.evidence_id.clone(),
+        });
+        tracing::info!(patch = %proposal.patch_id, summary = %proposal.summary, "diff proposed");
+        Ok(proposal)
+    }
+
+    /// Record a refused proposal's evidence and report it; the error names the evidence.
+    fn refuse_proposal(&self, refused: propose::Refused) -> ToolError {
+        let ev = new_id("refused", refused.raw.as_bytes());
+        self.evidence.write_diff(&ev, &refused.raw);
+        self.evidence.write_manifest(&Manifest {
+            evidence_id: ev.clone(),
+            patch_id: None,
+            phase: "propose".into(),
+            source: refused.source.into(),
+            outcome: "refused".into(),
+            created_ms: now_ms(),
+            stages: refused.stages,
+            stats: refused.stats,
+            files: refused.files,
+        });
+        self.emit(Event::ToolEnd {
+            tool: "propose_edit".into(),
+            is_error: true,
+        });
+        self.failure(&refused.error);
+        let e = refused.error;
+        ToolError::new(
+            e.reason,
+            e.path.as_deref(),
+            format!("{} (evidence {ev})", e.message),
+        )
     }
 
     /// A stored proposal, to show it again (in this or another process). Its diff is planned
