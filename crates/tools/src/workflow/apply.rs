@@ -158,6 +158,12 @@ impl ApplyRun<'_> {
         ))
     }
 
+    /// `e`, recorded as the verdict of `stage`.
+    fn failed(&mut self, stage: &str, e: ToolError) -> ToolError {
+        self.pipeline.fail(stage, e.to_string());
+        e
+    }
+
     /// What remains of the plan's timeout (`None`: unbounded).
     fn remaining(&self) -> Option<Duration> {
         self.plan
@@ -402,10 +408,8 @@ impl Workflow {
         approver: &dyn Approver,
     ) -> Result<ApplyOutcome, ToolError> {
         self.recover_if_needed()?;
-        let patch = parse_patch(&run.stored.patch_text).map_err(|e| {
-            run.pipeline.fail("parse", e.to_string());
-            ToolError::from_engine(None, e)
-        })?;
+        let patch = parse_patch(&run.stored.patch_text)
+            .map_err(|e| run.failed("parse", ToolError::from_engine(None, e)))?;
         let reviewed = self.review(run, &patch)?;
         if !self.approve(run, approver, &reviewed)? {
             return Ok(self.rejected(run));
@@ -431,18 +435,17 @@ impl Workflow {
     /// stored description of it.
     fn review(&self, run: &mut ApplyRun<'_>, patch: &Patch) -> Result<PatchPlan, ToolError> {
         let ws = self.tools.workspace();
-        let reviewed = plan_patch(ws, patch, &self.tools.config().engine).inspect_err(|e| {
-            run.pipeline.fail("hunk", e.to_string());
-        })?;
+        let reviewed = plan_patch(ws, patch, &self.tools.config().engine)
+            .map_err(|e| run.failed("hunk", e))?;
         self.check_still_proposed(run, &reviewed)?;
         let changing: Vec<&ProposedFile> = reviewed
             .files
             .iter()
             .filter(|f| f.problem.is_none())
             .collect();
-        let scope = run.plan.check(&changing).inspect_err(|e| {
-            run.pipeline.fail("scope", e.to_string());
+        let scope = run.plan.check(&changing).map_err(|e| {
             run.breach = run.plan.breach(&changing);
+            run.failed("scope", e)
         })?;
         run.pipeline.pass("scope", scope);
         if run.plan.atomicity == Atomicity::AllOrNothing
@@ -457,8 +460,7 @@ impl Workflow {
                     p.message
                 ),
             );
-            run.pipeline.fail("hunk", e.to_string());
-            return Err(e);
+            return Err(run.failed("hunk", e));
         }
         Ok(reviewed)
     }
@@ -475,14 +477,11 @@ impl Workflow {
                 planned.bases.get(p).and_then(|b| b.as_deref()),
             ))
         })
-        .inspect_err(|e| {
-            run.pipeline.fail("stale", e.to_string());
-        })?;
+        .map_err(|e| run.failed("stale", e))?;
         run.pipeline
             .pass("stale", "every file is as it was when proposed");
-        self.check_same_plan(run.stored, planned).inspect_err(|e| {
-            run.pipeline.fail("hunk", e.to_string());
-        })
+        self.check_same_plan(run.stored, planned)
+            .map_err(|e| run.failed("hunk", e))
     }
 
     /// Ask `approver` about the reviewed diff (within the plan's timeout), with its events.
@@ -534,13 +533,11 @@ impl Workflow {
                 None,
                 "the patch no longer plans as the diff that was approved; propose the edit again",
             );
-            run.pipeline.fail("hunk", e.to_string());
-            return Err(e);
+            return Err(run.failed("hunk", e));
         }
         if planned.units.is_empty() {
             let e = ToolError::new(Reason::EmptyDiff, None, "the patch changes nothing");
-            run.pipeline.fail("empty", e.to_string());
-            return Err(e);
+            return Err(run.failed("empty", e));
         }
         Ok(planned)
     }
@@ -567,9 +564,7 @@ impl Workflow {
             .collect();
         self.validate(run, cmd, &changes, "nothing was applied")?;
         run.check_deadline("after validation")?;
-        check_fresh(self.tools.workspace(), &planned.units).inspect_err(|e| {
-            run.pipeline.fail("stale", e.to_string());
-        })
+        check_fresh(self.tools.workspace(), &planned.units).map_err(|e| run.failed("stale", e))
     }
 
     /// The checkpoint of every file the commit writes, with its event.
