@@ -11,15 +11,15 @@
 //!   crash is rolled back on the next open (the workflow's `.lspedit/journal`). Without one,
 //!   each unit is committed or put back on its own.
 //!
-//! The protocol: every new content is staged first (written and fsynced under a temp name next
-//! to its target, on a few threads: fsyncs in flight together are committed together); then
-//! each file is switched, in order, by [`Workspace::install_if`] (a deletion by
-//! [`Workspace::replace_verified`]), the compare and the rename under its directory's
-//! cross-process lock; the unit's permission bits are set last. A unit that fails is put back
-//! (with a journal, every unit written so far is), each file only if it still holds what was
-//! written. Then every directory written is fsynced once, temp files never installed are
-//! removed, and the journal is closed: its removal is the commit point. The atomic writes
-//! themselves are the workspace's.
+//! The protocol: new contents are staged ahead of their switch, a window of them at a time
+//! (written and fsynced under a temp name next to the target, on a few threads: fsyncs in
+//! flight together are committed together); each file is switched, in order, by
+//! [`Workspace::install_if`] (a deletion by [`Workspace::replace_verified`]), the compare and
+//! the rename under its directory's cross-process lock; the unit's permission bits are set
+//! last. A unit that fails is put back (with a journal, every unit written so far is), each
+//! file only if it still holds what was written. Each window's directories are fsynced once
+//! and its temp files never installed removed; then the journal is closed: its removal is the
+//! commit point. The atomic writes themselves are the workspace's.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -150,6 +150,11 @@ impl CommitResult {
 /// several fsyncs in flight the file system commits them together.
 const STAGE_THREADS: usize = 8;
 
+/// Changes staged ahead of their switch, at most: each staged content holds its directory
+/// open, so a commit of thousands of files must not stage them all at once (the descriptor
+/// limit is often 1,024).
+const STAGE_WINDOW: usize = 256;
+
 /// Commit `units` under `policy`. A unit that cannot be written (or, all-or-nothing, any unit)
 /// leaves its files as they were; see the module doc.
 pub(crate) fn commit(ws: &Workspace, units: &[CommitUnit], policy: Policy<'_>) -> CommitResult {
@@ -168,14 +173,15 @@ pub(crate) fn commit(ws: &Workspace, units: &[CommitUnit], policy: Policy<'_>) -
         result.abandon(UnitOutcome::Failed(e), units.len());
         return result;
     }
-    let staged = stage_all(ws, &changes, &tmps);
     let mut run = Run {
         ws,
-        staged: &staged,
+        changes: &changes,
+        tmps: &tmps,
+        window: Vec::new(),
+        window_start: 0,
         on_changed,
         observer,
         next: 0,
-        total: changes.len(),
         rollback_errors: Vec::new(),
     };
     let mut result = CommitResult::default();
@@ -198,8 +204,8 @@ pub(crate) fn commit(ws: &Workspace, units: &[CommitUnit], policy: Policy<'_>) -
         result.units.push(failed);
         run.put_back(&written);
     }
+    run.close_window();
     result.rollback_errors = run.rollback_errors;
-    finish(&changes, staged);
     if let Some(j) = journal {
         if result.rollback_errors.is_empty() {
             j.end();
@@ -210,15 +216,19 @@ pub(crate) fn commit(ws: &Workspace, units: &[CommitUnit], policy: Policy<'_>) -
     result
 }
 
-/// The switching part of a commit: staged contents, the policy, the running write index.
+/// The switching part of a commit: the changes, the window of them staged, the policy.
 struct Run<'a> {
     ws: &'a Workspace,
-    staged: &'a [StageResult],
+    /// Every change of the commit, in order, and where each is staged.
+    changes: &'a [&'a PathChange],
+    tmps: &'a [PathBuf],
+    /// The staged contents of changes `window_start..window_start + window.len()`.
+    window: Vec<StageResult>,
+    window_start: usize,
     on_changed: OnChanged,
     observer: Option<&'a dyn CommitObserver>,
-    /// Index of the next change among all of the commit's.
+    /// Index (among `changes`) of the first change of the next unit.
     next: usize,
-    total: usize,
     rollback_errors: Vec<String>,
 }
 
@@ -227,9 +237,9 @@ impl<'a> Run<'a> {
     /// the unit did not complete, why (its written files are not put back yet).
     fn unit(&mut self, unit: &'a CommitUnit) -> (Vec<&'a PathChange>, Option<UnitOutcome>) {
         let mut written = Vec::new();
-        for c in &unit.changes {
-            let i = self.next;
-            self.next += 1;
+        let first = self.next;
+        self.next += unit.changes.len();
+        for (i, c) in (first..).zip(&unit.changes) {
             match self.switch(c, i) {
                 Ok(Replaced::Done) => written.push(c),
                 Ok(Replaced::Changed { current }) => {
@@ -243,7 +253,7 @@ impl<'a> Run<'a> {
             }
             if let Some(Err(msg)) = self
                 .observer
-                .map(|o| o.file_written(&c.path, i + 1, self.total))
+                .map(|o| o.file_written(&c.path, i + 1, self.changes.len()))
             {
                 return (
                     written,
@@ -265,13 +275,42 @@ impl<'a> Run<'a> {
 
     /// Switch change `i` (`c`) from its old state to its staged new one, if it still holds the
     /// old.
-    fn switch(&self, c: &PathChange, i: usize) -> Result<Replaced, ToolError> {
-        match &self.staged[i] {
+    fn switch(&mut self, c: &PathChange, i: usize) -> Result<Replaced, ToolError> {
+        let ws = self.ws;
+        match self.staged(i) {
             Err(e) => Err(e.clone()),
-            Ok(Some(s)) => self.ws.install_if(s, c.old.as_deref()),
-            Ok(None) => self
-                .ws
-                .replace_verified(&c.path, c.old.as_deref(), None, None),
+            Ok(Some(s)) => ws.install_if(s, c.old.as_deref()),
+            Ok(None) => ws.replace_verified(&c.path, c.old.as_deref(), None, None),
+        }
+    }
+
+    /// The staged content of change `i`; past the current window, the window is closed and
+    /// the next one (from `i`) staged.
+    fn staged(&mut self, i: usize) -> &StageResult {
+        if !(self.window_start..self.window_start + self.window.len()).contains(&i) {
+            self.close_window();
+            let end = (i + STAGE_WINDOW).min(self.changes.len());
+            self.window = stage_all(self.ws, &self.changes[i..end], &self.tmps[i..end]);
+            self.window_start = i;
+        }
+        &self.window[i - self.window_start]
+    }
+
+    /// Make the window's renames durable, once per directory; then remove the temp files of
+    /// its changes never installed (after a failure).
+    fn close_window(&mut self) {
+        let window = std::mem::take(&mut self.window);
+        let changes = &self.changes[self.window_start..];
+        let mut synced: BTreeSet<&Path> = BTreeSet::new();
+        for (c, s) in changes.iter().zip(&window) {
+            if let (Ok(Some(s)), Some(dir)) = (s, c.abs.parent())
+                && synced.insert(dir)
+            {
+                s.sync_dir();
+            }
+        }
+        for s in window.into_iter().flatten().flatten() {
+            s.discard();
         }
     }
 
@@ -306,22 +345,6 @@ fn changed(c: &PathChange, current: Option<&[u8]>) -> ToolError {
             show_sha(state_sha(current).as_deref()),
         ),
     )
-}
-
-/// Make every rename durable, once per directory; then remove the temp files of changes never
-/// installed (after a failure).
-fn finish(changes: &[&PathChange], staged: Vec<StageResult>) {
-    let mut synced: BTreeSet<&Path> = BTreeSet::new();
-    for (c, s) in changes.iter().zip(&staged) {
-        if let (Ok(Some(s)), Some(dir)) = (s, c.abs.parent())
-            && synced.insert(dir)
-        {
-            s.sync_dir();
-        }
-    }
-    for s in staged.into_iter().flatten().flatten() {
-        s.discard();
-    }
 }
 
 /// Where a change's new content is staged: a hidden temp file next to the target, named so it
@@ -605,5 +628,74 @@ mod tests {
             ["begin", "keep"],
             "the journal must be kept when a put-back failed"
         );
+    }
+
+    /// A unit that fails at its first file leaves the next unit's files matched with their own
+    /// staged contents (regression: the running index lagged by the files a failed unit never
+    /// reached, so the next unit was switched with another file's content and refused).
+    #[test]
+    fn a_unit_failing_early_does_not_shift_the_next_units_files() {
+        let (dir, ws) = setup(&[("a.txt", "a\n"), ("b.txt", "b\n"), ("c.txt", "c\n")]);
+        let mut units = a_and_b(&ws);
+        units.push(unit(vec![change(&ws, "c.txt", "c\n", "C\n")]));
+        std::fs::write(dir.path().join("a.txt"), "theirs\n").unwrap();
+        let policy = Policy {
+            on_changed: OnChanged::Refuse,
+            journal: None,
+            observer: None,
+        };
+        let result = commit(&ws, &units, policy);
+        assert!(
+            matches!(&result.units[0], UnitOutcome::Failed(e) if e.reason == Reason::StaleContext)
+        );
+        assert!(
+            matches!(result.units[1], UnitOutcome::Written),
+            "{:?}",
+            result.units[1]
+        );
+        assert_eq!(read(&dir, "a.txt"), "theirs\n");
+        assert_eq!(read(&dir, "b.txt"), "b\n");
+        assert_eq!(read(&dir, "c.txt"), "C\n");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            3,
+            "a temp file was left"
+        );
+    }
+
+    /// More changes than one staging window, with a unit across the window's edge: every file
+    /// is written with its own content and no temp file stays.
+    #[test]
+    fn a_commit_larger_than_the_staging_window_writes_every_file() {
+        let pairs = STAGE_WINDOW / 2 + 10;
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..2 * pairs {
+            std::fs::write(dir.path().join(format!("f{i}.txt")), format!("{i}\n")).unwrap();
+        }
+        let ws = Workspace::open(dir.path()).unwrap();
+        let units: Vec<CommitUnit> = (0..pairs)
+            .map(|p| {
+                let one = |i: usize| {
+                    change(
+                        &ws,
+                        &format!("f{i}.txt"),
+                        &format!("{i}\n"),
+                        &format!("new {i}\n"),
+                    )
+                };
+                unit(vec![one(2 * p), one(2 * p + 1)])
+            })
+            .collect();
+        let policy = Policy {
+            on_changed: OnChanged::Replan,
+            journal: None,
+            observer: None,
+        };
+        let result = commit(&ws, &units, policy);
+        assert_eq!(result.written().count(), pairs, "{:?}", result.units);
+        for i in 0..2 * pairs {
+            assert_eq!(read(&dir, &format!("f{i}.txt")), format!("new {i}\n"));
+        }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2 * pairs);
     }
 }

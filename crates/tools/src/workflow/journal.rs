@@ -6,9 +6,10 @@
 //! 1. the checkpoint with every file's old bytes is durable (see `checkpoint.rs`);
 //! 2. `.lspedit/journal/<txn>.json` is written atomically, naming the checkpoint and each file's
 //!    old and new sha and the temp file its new content is staged in;
-//! 3. every new content is staged (written and fsynced under its temp name, on a few threads);
+//! 3. new contents are staged ahead of their switch (written and fsynced under their temp
+//!    names, on a few threads, a window of them at a time);
 //! 4. each file is switched by a rename, in order, so each is always entirely old or entirely
-//!    new; then the directories are fsynced;
+//!    new; the directories are fsynced;
 //! 5. the journal is removed: that unlink is the commit point.
 //!
 //! A journal found when a workflow opens means a commit died between 2 and 5: staged temp files
