@@ -198,8 +198,8 @@ pub fn apply_patch(
 /// symlinked directory are one file. A failed section fails every section sharing a file with
 /// it, transitively; the files of the remaining sections are committed once each, with their
 /// final content, by the one commit path (`commit.rs`): only if the file still holds the bytes
-/// the plan read. A file another writer changed in between is planned again from its new bytes (its
-/// sections only, up to [`MAX_REPLANS`] times), else its sections are `stale_context`.
+/// the plan read. A file another writer changed in between is planned again from its new bytes
+/// (its sections only, up to [`MAX_REPLANS`] times), else its sections are `stale_context`.
 pub fn apply_parsed(
     ws: &Workspace,
     patch: &Patch,
