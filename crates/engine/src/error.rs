@@ -2,7 +2,9 @@
 
 use std::fmt;
 
-/// Why the engine refused a patch, a file or a hunk.
+/// Why the engine refused a patch, a file or a hunk: only the reasons the engine itself
+/// produces. The workspace, the workflow and I/O have their own (`lspedit_tools::Reason`, the
+/// one reason type of the wire, which every engine reason converts into).
 ///
 /// The snake_case names returned by [`Reason::as_str`] are part of the protocol (DESIGN.md §9):
 /// tools, the CLI and the MCP server print them verbatim.
@@ -11,27 +13,16 @@ use std::fmt;
 pub enum Reason {
     InvalidDiffFormat,
     UnsafeDiff,
-    ShaMismatch,
-    ScopeViolation,
     EmptyDiff,
-    StaleContext,
     HunkMismatch,
     AmbiguousMatch,
     OutOfBounds,
     TruncatedInput,
     AnchoredAddition,
-    PathOutsideWorkspace,
     BinaryFile,
     NotUtf8,
     FileNotFound,
     FileExists,
-    PatchNotFound,
-    CheckpointNotFound,
-    ProtectedPath,
-    TamperedState,
-    TooLarge,
-    ValidationFailed,
-    IoError,
 }
 
 impl Reason {
@@ -39,27 +30,16 @@ impl Reason {
     pub const ALL: &'static [Reason] = &[
         Reason::InvalidDiffFormat,
         Reason::UnsafeDiff,
-        Reason::ShaMismatch,
-        Reason::ScopeViolation,
         Reason::EmptyDiff,
-        Reason::StaleContext,
         Reason::HunkMismatch,
         Reason::AmbiguousMatch,
         Reason::OutOfBounds,
         Reason::TruncatedInput,
         Reason::AnchoredAddition,
-        Reason::PathOutsideWorkspace,
         Reason::BinaryFile,
         Reason::NotUtf8,
         Reason::FileNotFound,
         Reason::FileExists,
-        Reason::PatchNotFound,
-        Reason::CheckpointNotFound,
-        Reason::ProtectedPath,
-        Reason::TamperedState,
-        Reason::TooLarge,
-        Reason::ValidationFailed,
-        Reason::IoError,
     ];
 
     /// The reason whose code is `code`, if any.
@@ -72,27 +52,16 @@ impl Reason {
         match self {
             Reason::InvalidDiffFormat => "invalid_diff_format",
             Reason::UnsafeDiff => "unsafe_diff",
-            Reason::ShaMismatch => "sha_mismatch",
-            Reason::ScopeViolation => "scope_violation",
             Reason::EmptyDiff => "empty_diff",
-            Reason::StaleContext => "stale_context",
             Reason::HunkMismatch => "hunk_mismatch",
             Reason::AmbiguousMatch => "ambiguous_match",
             Reason::OutOfBounds => "out_of_bounds",
             Reason::TruncatedInput => "truncated_input",
             Reason::AnchoredAddition => "anchored_addition",
-            Reason::PathOutsideWorkspace => "path_outside_workspace",
             Reason::BinaryFile => "binary_file",
             Reason::NotUtf8 => "not_utf8",
             Reason::FileNotFound => "file_not_found",
             Reason::FileExists => "file_exists",
-            Reason::PatchNotFound => "patch_not_found",
-            Reason::CheckpointNotFound => "checkpoint_not_found",
-            Reason::ProtectedPath => "protected_path",
-            Reason::TamperedState => "tampered_state",
-            Reason::TooLarge => "too_large",
-            Reason::ValidationFailed => "validation_failed",
-            Reason::IoError => "io_error",
         }
     }
 }

@@ -1,9 +1,123 @@
-//! Typed errors of the tools: the engine's reason code plus the path it is about.
+//! Typed errors of the tools: the reason code of the wire, built from the engine's refusals and
+//! the tools' own (workspace, workflow, I/O), plus the path it is about.
 
 use std::fmt;
 
 use lspedit_engine::EngineError;
-pub use lspedit_engine::Reason;
+
+/// Why a tool refused or failed: the one reason type of the wire. The snake_case codes of
+/// [`Reason::as_str`] are the protocol (DESIGN.md §9): the CLI and the MCP server print them
+/// verbatim, and they never change.
+///
+/// The first group is the engine's ([`lspedit_engine::Reason`], converted by `From`, code for
+/// code); the second is the tools' own: the workspace's confinement, the workflow's checks and
+/// stored state, limits, and I/O, which the pure engine never produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Reason {
+    // The engine's.
+    InvalidDiffFormat,
+    UnsafeDiff,
+    EmptyDiff,
+    HunkMismatch,
+    AmbiguousMatch,
+    OutOfBounds,
+    TruncatedInput,
+    AnchoredAddition,
+    BinaryFile,
+    NotUtf8,
+    FileNotFound,
+    FileExists,
+    // The tools' own.
+    ShaMismatch,
+    ScopeViolation,
+    StaleContext,
+    PathOutsideWorkspace,
+    PatchNotFound,
+    CheckpointNotFound,
+    ProtectedPath,
+    TamperedState,
+    TooLarge,
+    ValidationFailed,
+    IoError,
+}
+
+impl Reason {
+    /// Every reason, in the order DESIGN.md §9 lists them.
+    pub const ALL: &'static [Reason] = &[
+        Reason::InvalidDiffFormat,
+        Reason::UnsafeDiff,
+        Reason::ShaMismatch,
+        Reason::ScopeViolation,
+        Reason::EmptyDiff,
+        Reason::StaleContext,
+        Reason::HunkMismatch,
+        Reason::AmbiguousMatch,
+        Reason::OutOfBounds,
+        Reason::TruncatedInput,
+        Reason::AnchoredAddition,
+        Reason::PathOutsideWorkspace,
+        Reason::BinaryFile,
+        Reason::NotUtf8,
+        Reason::FileNotFound,
+        Reason::FileExists,
+        Reason::PatchNotFound,
+        Reason::CheckpointNotFound,
+        Reason::ProtectedPath,
+        Reason::TamperedState,
+        Reason::TooLarge,
+        Reason::ValidationFailed,
+        Reason::IoError,
+    ];
+
+    /// The reason whose code is `code`, if any.
+    pub fn from_code(code: &str) -> Option<Reason> {
+        Reason::ALL.iter().copied().find(|r| r.as_str() == code)
+    }
+
+    /// The stable reason code.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::InvalidDiffFormat => "invalid_diff_format",
+            Reason::UnsafeDiff => "unsafe_diff",
+            Reason::ShaMismatch => "sha_mismatch",
+            Reason::ScopeViolation => "scope_violation",
+            Reason::EmptyDiff => "empty_diff",
+            Reason::StaleContext => "stale_context",
+            Reason::HunkMismatch => "hunk_mismatch",
+            Reason::AmbiguousMatch => "ambiguous_match",
+            Reason::OutOfBounds => "out_of_bounds",
+            Reason::TruncatedInput => "truncated_input",
+            Reason::AnchoredAddition => "anchored_addition",
+            Reason::PathOutsideWorkspace => "path_outside_workspace",
+            Reason::BinaryFile => "binary_file",
+            Reason::NotUtf8 => "not_utf8",
+            Reason::FileNotFound => "file_not_found",
+            Reason::FileExists => "file_exists",
+            Reason::PatchNotFound => "patch_not_found",
+            Reason::CheckpointNotFound => "checkpoint_not_found",
+            Reason::ProtectedPath => "protected_path",
+            Reason::TamperedState => "tampered_state",
+            Reason::TooLarge => "too_large",
+            Reason::ValidationFailed => "validation_failed",
+            Reason::IoError => "io_error",
+        }
+    }
+}
+
+impl From<lspedit_engine::Reason> for Reason {
+    /// The wire reason with the engine reason's code (every engine code is one:
+    /// `every_engine_reason_keeps_its_code`).
+    fn from(r: lspedit_engine::Reason) -> Reason {
+        Reason::from_code(r.as_str()).unwrap_or(Reason::IoError)
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// A refusal or failure of a tool, naming the file and the reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,7 +156,7 @@ impl ToolError {
 
     pub fn from_engine(path: Option<&str>, err: EngineError) -> Self {
         ToolError {
-            reason: err.reason,
+            reason: err.reason.into(),
             path: path.map(str::to_string),
             message: err.message,
         }
@@ -59,3 +173,27 @@ impl fmt::Display for ToolError {
 }
 
 impl std::error::Error for ToolError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_round_trips() {
+        for r in Reason::ALL {
+            assert_eq!(Reason::from_code(r.as_str()), Some(*r));
+        }
+        assert_eq!(Reason::from_code("nope"), None);
+        let codes: std::collections::BTreeSet<&str> =
+            Reason::ALL.iter().map(|r| r.as_str()).collect();
+        assert_eq!(codes.len(), Reason::ALL.len(), "two reasons share a code");
+    }
+
+    /// The engine's refusals reach the wire with their own code, never as another reason.
+    #[test]
+    fn every_engine_reason_keeps_its_code() {
+        for &r in lspedit_engine::Reason::ALL {
+            assert_eq!(Reason::from(r).as_str(), r.as_str());
+        }
+    }
+}

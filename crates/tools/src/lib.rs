@@ -3,6 +3,7 @@
 
 mod agent;
 mod asynchronous;
+mod commit;
 pub mod diagnostics;
 mod error;
 pub mod events;

@@ -9,9 +9,10 @@ use lspedit_engine::{
     classify_patch_operations, parse_patch,
 };
 
+use crate::commit::{CommitUnit, OnChanged, Policy, UnitOutcome, commit};
 use crate::error::{Reason, ToolError};
-use crate::plan::{Plan, Planned, Section, plan_sections};
-use crate::workspace::{Replaced, Workspace};
+use crate::plan::{Planned, Section, plan_sections};
+use crate::workspace::Workspace;
 
 /// Options of [`apply_patch`].
 #[derive(Debug, Clone, Default)]
@@ -196,9 +197,9 @@ pub fn apply_patch(
 /// files by their resolved identity, so `src/f.txt`, `./src//f.txt` and a path through a
 /// symlinked directory are one file. A failed section fails every section sharing a file with
 /// it, transitively; the files of the remaining sections are committed once each, with their
-/// final content, by [`Workspace::replace_verified`]: only if the file still holds the bytes the
-/// plan read. A file another writer changed in between is planned again from its new bytes (its
-/// sections only, up to [`MAX_REPLANS`] times), else its sections are `stale_context`.
+/// final content, by the one commit path (`commit.rs`): only if the file still holds the bytes
+/// the plan read. A file another writer changed in between is planned again from its new bytes
+/// (its sections only, up to [`MAX_REPLANS`] times), else its sections are `stale_context`.
 pub fn apply_parsed(
     ws: &Workspace,
     patch: &Patch,
@@ -270,24 +271,28 @@ fn run_sections(
     indices: &[usize],
     opts: &ApplyPatchOptions,
 ) -> Result<Run, ToolError> {
+    let planned = plan_sections(ws, patch, indices, &opts.engine, opts.limits.max_plan_time)?;
+    // Commit each healthy unit's files once, with their final state.
+    let mut outcomes: HashMap<usize, UnitOutcome> = HashMap::new();
+    if !opts.dry_run {
+        let (ids, units): (Vec<usize>, Vec<CommitUnit>) =
+            planned.commit_units(ws).into_iter().unzip();
+        let policy = Policy {
+            on_changed: OnChanged::Replan,
+            journal: None,
+            observer: None,
+        };
+        outcomes = ids
+            .into_iter()
+            .zip(commit(ws, &units, policy).units)
+            .collect();
+    }
     let Planned {
         sections,
         plan,
         units,
         bad_units,
-    } = plan_sections(ws, patch, indices, &opts.engine, opts.limits.max_plan_time)?;
-    // Commit each healthy unit's files once, with their final state.
-    let mut unit_result: HashMap<usize, Result<(), Commit>> = HashMap::new();
-    if !opts.dry_run {
-        for Section { keys, result, .. } in &sections {
-            let Some(k) = keys else { continue };
-            let u = units.of(&k.src);
-            if result.is_err() || bad_units.contains(&u) || unit_result.contains_key(&u) {
-                continue;
-            }
-            unit_result.insert(u, commit_unit(ws, &units.members(u), &plan));
-        }
-    }
+    } = planned;
     let mut files: Vec<Option<FileReport>> = vec![None; patch.files.len()];
     let mut conflicted = Vec::new();
     for Section {
@@ -305,13 +310,18 @@ fn run_sections(
                 Some(&o.path),
                 "another section of this patch for the same file failed, so this file was left untouched",
             )),
-            (Ok(o), Some(u)) => match unit_result.get(&u) {
-                Some(Err(Commit::Changed)) => {
+            (Ok(o), Some(u)) => match outcomes.get(&u) {
+                Some(UnitOutcome::Changed) => {
                     conflicted.push(i);
                     continue;
                 }
-                Some(Err(Commit::Failed(e))) => FileStatus::Failed(e.clone()),
-                Some(Ok(())) | None => FileStatus::Applied(o),
+                Some(UnitOutcome::Failed(e)) => FileStatus::Failed(e.clone()),
+                Some(UnitOutcome::RolledBack) => FileStatus::Failed(ToolError::new(
+                    Reason::IoError,
+                    Some(&o.path),
+                    "another file of this commit failed, so this one was put back",
+                )),
+                Some(UnitOutcome::Written) | None => FileStatus::Applied(o),
             },
             (Ok(o), None) => FileStatus::Applied(o),
         };
@@ -322,55 +332,6 @@ fn run_sections(
         conflicted,
         before: plan.before,
     })
-}
-
-/// Why a unit was not committed.
-enum Commit {
-    /// A file changed on disk since the plan read it: nothing of the unit is on disk.
-    Changed,
-    Failed(ToolError),
-}
-
-/// A file's change in a commit: key, bytes the plan read, final bytes.
-type Change<'a> = (&'a str, Option<&'a [u8]>, Option<&'a [u8]>);
-
-/// Write a unit's files, each from the bytes the plan read to its final state: contents first,
-/// deletions last (so a renamed file's content always exists somewhere). If one cannot be
-/// written, the ones already written are put back.
-fn commit_unit(ws: &Workspace, keys: &[&str], plan: &Plan) -> Result<(), Commit> {
-    let mut changes: Vec<Change<'_>> = keys
-        .iter()
-        .filter_map(|&k| {
-            let old = plan.base.get(k).and_then(|b| b.as_deref());
-            let new = plan.state.get(k).and_then(|b| b.as_deref());
-            (old != new).then_some((k, old, new))
-        })
-        .collect();
-    changes.sort_by_key(|(_, _, new)| new.is_none());
-    let mut done: Vec<Change<'_>> = Vec::new();
-    for &(k, old, new) in &changes {
-        let err = match ws.replace_verified(k, old, new, None) {
-            Ok(Replaced::Done) => {
-                done.push((k, old, new));
-                continue;
-            }
-            Ok(Replaced::Changed { .. }) => Commit::Changed,
-            Err(e) => Commit::Failed(e),
-        };
-        for &(k, old, new) in done.iter().rev() {
-            if let Err(e) = ws.replace_verified(k, new, old, None) {
-                tracing::warn!(path = k, error = %e, "putting back a file of a unit that failed failed");
-            }
-        }
-        return Err(err);
-    }
-    // Modes last, on the files as written.
-    for &k in keys {
-        if let Some(&mode) = plan.modes.get(k) {
-            ws.set_mode(k, mode).map_err(Commit::Failed)?;
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

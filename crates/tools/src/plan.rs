@@ -16,6 +16,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use lspedit_engine::{ApplyOptions, FileAction, FileChange, FileOutcome, Patch, apply_file_patch};
 
+use crate::commit::{CommitUnit, PathChange};
 use crate::error::{Reason, ToolError};
 use crate::workspace::Workspace;
 
@@ -35,6 +36,58 @@ pub(crate) struct Planned {
     pub units: Units,
     /// Units with a failed section: nothing of them may be written.
     pub bad_units: BTreeSet<usize>,
+}
+
+impl Planned {
+    /// What a commit writes: the units of the healthy sections, in the order of their first
+    /// section, each with its id in [`Planned::units`]. A unit takes each of its files from the
+    /// bytes the plan read to its final state (unchanged files left out), contents first and
+    /// deletions last (so a renamed file's content always exists somewhere), and the permission
+    /// bits its sections set. A unit with nothing to write is left out.
+    pub fn commit_units(&self, ws: &Workspace) -> Vec<(usize, CommitUnit)> {
+        let mut seen = BTreeSet::new();
+        let mut out = Vec::new();
+        for s in &self.sections {
+            let Some(k) = &s.keys else { continue };
+            let u = self.units.of(&k.src);
+            if s.result.is_err() || self.bad_units.contains(&u) || !seen.insert(u) {
+                continue;
+            }
+            let keys = self.units.members(u);
+            let mut changes: Vec<PathChange> = keys
+                .iter()
+                .filter_map(|&k| {
+                    let old = self.plan.base.get(k).cloned().flatten();
+                    let new = self.plan.state.get(k).cloned().flatten();
+                    (old != new).then(|| PathChange {
+                        path: k.to_string(),
+                        abs: ws.root().join(k),
+                        old,
+                        new,
+                        new_mode: None,
+                        old_mode: None,
+                    })
+                })
+                .collect();
+            changes.sort_by_key(|c| c.new.is_none());
+            let modes: Vec<(String, u32)> = keys
+                .iter()
+                .filter_map(|&k| self.plan.modes.get(k).map(|&m| (k.to_string(), m)))
+                .collect();
+            if !changes.is_empty() || !modes.is_empty() {
+                let label = k.src.clone();
+                out.push((
+                    u,
+                    CommitUnit {
+                        label,
+                        changes,
+                        modes,
+                    },
+                ));
+            }
+        }
+        out
+    }
 }
 
 /// Plan the sections `indices` of `patch` against the workspace as it is now. `Err` only when
@@ -317,5 +370,43 @@ impl Units {
             .collect();
         v.sort_unstable();
         v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A rename is one unit that writes the new file before it removes the old one, so its
+    /// content always exists somewhere; a failed section's unit is not committed at all.
+    #[test]
+    fn commit_units_write_contents_before_deletions_and_skip_failed_units() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "x\n").unwrap();
+        std::fs::write(dir.path().join("c.txt"), "c\n").unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        let patch = lspedit_engine::parse_patch(
+            "diff --git a/a.txt b/b.txt\nsimilarity index 100%\nrename from a.txt\nrename to b.txt\n\
+             diff --git a/c.txt b/c.txt\n--- a/c.txt\n+++ b/c.txt\n@@ -1 +1 @@\n-no such line\n+C\n",
+        )
+        .unwrap();
+        let planned = plan_sections(
+            &ws,
+            &patch,
+            &[0, 1],
+            &ApplyOptions::default(),
+            std::time::Duration::from_secs(60),
+        )
+        .unwrap();
+        let units = planned.commit_units(&ws);
+        let [(_, unit)] = units.as_slice() else {
+            panic!("one unit expected, got {}", units.len());
+        };
+        let order: Vec<(&str, bool)> = unit
+            .changes
+            .iter()
+            .map(|c| (c.path.as_str(), c.new.is_some()))
+            .collect();
+        assert_eq!(order, [("b.txt", true), ("a.txt", false)]);
     }
 }

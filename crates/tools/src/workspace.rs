@@ -51,6 +51,16 @@ pub fn base_sha(bytes: &[u8]) -> String {
     digest.iter().take(6).map(|b| format!("{b:02x}")).collect()
 }
 
+/// `base_sha` of a file state: `None` when the file does not exist.
+pub(crate) fn state_sha(bytes: Option<&[u8]>) -> Option<String> {
+    bytes.map(base_sha)
+}
+
+/// How a file state's `base_sha` is shown in messages.
+pub(crate) fn show_sha(sha: Option<&str>) -> &str {
+    sha.unwrap_or("(absent)")
+}
+
 /// New content staged under a temp name in its target's directory, ready to be renamed over the
 /// target by [`Workspace::install`] (or removed by [`Staged::discard`]). The directory handle was
 /// opened beneath the root when staging, so the rename lands in the same directory whatever
@@ -446,26 +456,18 @@ impl Workspace {
     }
 
     /// [`Workspace::install`] only if the target still holds `expected` (`None`: it must not
-    /// exist), the compare and the rename under the directory's cross-process lock
-    /// ([`DirLock`]). On [`Replaced::Changed`] the temp file stays staged (the caller discards
-    /// it).
+    /// exist), by the same compare-and-switch as [`Workspace::replace_verified`] (a late write
+    /// to the old file is put back and answered [`Replaced::Changed`]). On
+    /// [`Replaced::Changed`] the temp file may stay staged (the caller discards it). The
+    /// directory fsync is the caller's ([`Staged::sync_dir`]).
     pub fn install_if(
         &self,
         staged: &Staged,
         expected: Option<&[u8]>,
     ) -> Result<Replaced, ToolError> {
-        let io = |what: &str, e: &std::io::Error| ToolError::io(&staged.path, what, e);
-        let _lock = DirLock::exclusive(&staged.dir).map_err(|e| io("locking its directory", &e))?;
-        let current = match open_existing(&staged.dir, &staged.name) {
-            Ok(Some(mut f)) => Some(read_from_start(&mut f).map_err(|e| io("reading", &e))?),
-            Ok(None) => None,
-            Err(e) => return Err(io("reading", &e)),
-        };
-        if current.as_deref() != expected {
-            return Ok(Replaced::Changed { current });
-        }
-        self.install(staged)?;
-        Ok(Replaced::Done)
+        switch_verified(&staged.dir, &staged.name, expected, &staged.path, |_| {
+            self.install(staged)
+        })
     }
 
     /// Remove the file `path` names. A symlink is removed itself, never its target; a directory
@@ -524,42 +526,15 @@ impl Workspace {
         let dir = self
             .open_dir(&parent, new.is_some())
             .map_err(|e| io("writing", &e))?;
-        let _lock = DirLock::exclusive(&dir).map_err(|e| io("locking its directory", &e))?;
-        // The current file, kept open: a late write through an older descriptor shows in it.
-        let mut old = open_existing(&dir, &name).map_err(|e| io("reading", &e))?;
-        let current = match old.as_mut() {
-            Some(f) => Some(read_from_start(f).map_err(|e| io("reading", &e))?),
-            None => None,
-        };
-        if current.as_deref() != expected {
-            return Ok(Replaced::Changed { current });
-        }
-        match new {
-            Some(bytes) => {
-                replace_in(&dir, &name, bytes, new_mode).map_err(|e| io("writing", &e))?;
-            }
-            None if current.is_some() => {
-                dir.remove_file(&name).map_err(|e| io("deleting", &e))?;
-            }
-            None => {}
-        }
-        let late = match old.as_mut() {
-            Some(f) => read_from_start(f)
-                .ok()
-                .filter(|now| Some(now.as_slice()) != expected),
-            None => None,
-        };
-        if let Some(theirs) = late {
-            // Their write reached the old file after the compare: put it back in place and let
-            // the caller plan again from it.
-            replace_in(&dir, &name, &theirs, None).map_err(|e| io("writing", &e))?;
+        let replaced = switch_verified(&dir, &name, expected, &shown, |exists| match new {
+            Some(bytes) => replace_in(&dir, &name, bytes, new_mode).map_err(|e| io("writing", &e)),
+            None if exists => dir.remove_file(&name).map_err(|e| io("deleting", &e)),
+            None => Ok(()),
+        })?;
+        if replaced == Replaced::Done {
             let _ = rustix::fs::fsync(&dir);
-            return Ok(Replaced::Changed {
-                current: Some(theirs),
-            });
         }
-        let _ = rustix::fs::fsync(&dir);
-        Ok(Replaced::Done)
+        Ok(replaced)
     }
 
     /// Remove a temp file recorded relative to the root (a journal's staged file), only when its
@@ -634,6 +609,50 @@ impl Drop for DirLock {
     fn drop(&mut self) {
         let _ = rustix::fs::flock(&self.fd, rustix::fs::FlockOperation::Unlock);
     }
+}
+
+/// The compare-and-switch every verified write ends in, under `dir`'s cross-process lock
+/// ([`DirLock`]): if `name` holds `expected` (`None`: it must not exist), `switch` runs (told
+/// whether the file exists); else nothing happens and the answer is [`Replaced::Changed`].
+///
+/// The old file stays open from the compare on: if a program that does not take the lock wrote
+/// to it through a descriptor opened before the switch, its content is put back in place and
+/// the answer is [`Replaced::Changed`] too, so the caller plans again from it instead of losing
+/// it. `shown` names the file in errors.
+fn switch_verified(
+    dir: &Dir,
+    name: &std::ffi::OsStr,
+    expected: Option<&[u8]>,
+    shown: &str,
+    switch: impl FnOnce(bool) -> Result<(), ToolError>,
+) -> Result<Replaced, ToolError> {
+    let io = |what: &str, e: &std::io::Error| ToolError::io(shown, what, e);
+    let _lock = DirLock::exclusive(dir).map_err(|e| io("locking its directory", &e))?;
+    let mut old = open_existing(dir, name).map_err(|e| io("reading", &e))?;
+    let current = match old.as_mut() {
+        Some(f) => Some(read_from_start(f).map_err(|e| io("reading", &e))?),
+        None => None,
+    };
+    if current.as_deref() != expected {
+        return Ok(Replaced::Changed { current });
+    }
+    switch(current.is_some())?;
+    let late = match old.as_mut() {
+        Some(f) => read_from_start(f)
+            .ok()
+            .filter(|now| Some(now.as_slice()) != expected),
+        None => None,
+    };
+    if let Some(theirs) = late {
+        // Their write reached the old file after the compare: put it back in place and let
+        // the caller plan again from it.
+        replace_in(dir, name, &theirs, None).map_err(|e| io("writing", &e))?;
+        let _ = rustix::fs::fsync(dir);
+        return Ok(Replaced::Changed {
+            current: Some(theirs),
+        });
+    }
+    Ok(Replaced::Done)
 }
 
 /// Open `name` in `dir` for reading without blocking (opening a FIFO for reading would

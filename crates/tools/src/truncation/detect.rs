@@ -77,7 +77,7 @@ fn is_length_stop(stop_reason: &str) -> bool {
 /// The JSON text inside `content`: surrounding whitespace trimmed and one wrapping Markdown code
 /// fence removed (models add them). A fence that opens but never closes means the output stopped
 /// before its end, so it is an error.
-pub(crate) fn json_payload(content: &str) -> Result<&str, &'static str> {
+pub(super) fn json_payload(content: &str) -> Result<&str, &'static str> {
     let trimmed = content.trim();
     let Some(after_fence) = trimmed.strip_prefix("```") else {
         return Ok(trimmed);
@@ -96,7 +96,7 @@ pub(crate) fn json_payload(content: &str) -> Result<&str, &'static str> {
 /// The diff text a whole JSON reply carries, ready for the engine. A missing final newline is
 /// added: the closed JSON string proves the last line was not cut, which is the only thing the
 /// engine's "unterminated final addition" rule guards against.
-pub(crate) fn diff_for_engine(diff: &str) -> std::borrow::Cow<'_, str> {
+pub(super) fn diff_for_engine(diff: &str) -> std::borrow::Cow<'_, str> {
     if diff.is_empty() || diff.ends_with('\n') {
         std::borrow::Cow::Borrowed(diff)
     } else {

@@ -126,7 +126,7 @@ const TOP_LEVEL_PREFIXES: &[&str] = &["def ", "class ", "func "];
 /// import form (`import`, `from`, `use`, `mod`, `#include`, `package`, `using`, ...) or an
 /// export form (`export`, `pub fn/struct/enum/trait/type/const/static`, `module.exports`,
 /// `exports.`, `__all__`), contains `require(`, or is a column-0 `def`/`class`/`func`.
-pub fn is_import_or_export(line: &str) -> bool {
+fn is_import_or_export(line: &str) -> bool {
     let t = line.trim_start();
     IMPORT_PREFIXES.iter().any(|p| t.starts_with(p))
         || EXPORT_PREFIXES.iter().any(|p| t.starts_with(p))

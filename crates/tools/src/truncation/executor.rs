@@ -36,14 +36,14 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use lspedit_engine::{
-    ApplyOptions, DiffOptions, Document, FileAction, FileChange, Patch, Reason, ViewOptions,
+    ApplyOptions, DiffOptions, Document, FileAction, FileChange, Patch, ViewOptions,
     apply_file_patch, hashline_view, unified_diff,
 };
 
 use super::detect::detect_truncation_with;
 use super::ledger::{ChunkStatus, EditAttemptLedger, LedgerError, LedgerLimits, PauseReason};
 use super::model_edit::{BLOCKING_VALIDATION_STATUSES, ValidateOptions, validate_model_edit_with};
-use crate::error::ToolError;
+use crate::error::{Reason, ToolError};
 use crate::events::{ChunkProgress, Event, EventSink};
 use crate::patch::{ApplyPatchOptions, PatchReport, apply_parsed};
 use crate::workspace::{Workspace, base_sha};

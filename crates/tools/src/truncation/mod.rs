@@ -15,10 +15,13 @@ mod executor;
 mod ledger;
 mod model_edit;
 
+// The public API is what callers outside this module use (the crate root re-exports the
+// main entry points; the workflow records an `ExcerptSet`), plus the types those signatures
+// hand out (`FileExcerpt`, `LedgerEntry`, `PreflightReport`, `ValidatedEdit`, ...), so every
+// value a caller receives can be named. Helpers of the submodules stay private.
 pub use detect::{TruncationReason, TruncationReport, detect_truncation, detect_truncation_with};
 pub use excerpt::{
-    ExcerptCandidates, ExcerptLimits, ExcerptSet, FileExcerpt, SkippedCandidate,
-    is_import_or_export, select_excerpts,
+    ExcerptCandidates, ExcerptLimits, ExcerptSet, FileExcerpt, SkippedCandidate, select_excerpts,
 };
 pub use executor::{
     Complexity, EditExecutor, EditModel, EditOutcome, EditRequest, EditTask, ExecutorConfig,
@@ -29,6 +32,6 @@ pub use ledger::{
     ChunkStatus, EditAttemptLedger, LedgerEntry, LedgerError, LedgerLimits, PauseReason,
 };
 pub use model_edit::{
-    BLOCKING_VALIDATION_STATUSES, Confidence, ModelEdit, ModelEditError, TouchedFile,
-    ValidateOptions, ValidatedEdit, validate_model_edit, validate_model_edit_with,
+    Confidence, ModelEdit, ModelEditError, TouchedFile, ValidateOptions, ValidatedEdit,
+    validate_model_edit, validate_model_edit_with,
 };

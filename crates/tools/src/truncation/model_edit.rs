@@ -27,12 +27,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use lspedit_engine::{EngineError, FileChange, Patch, Reason, parse_patch};
+use lspedit_engine::{EngineError, FileChange, Patch, parse_patch};
 use serde_json::error::Category;
 use serde_json::{Map, Value};
 
 use super::detect::{diff_for_engine, json_payload};
-use crate::error::ToolError;
+use crate::error::{Reason, ToolError};
 
 /// One entry of `touched_files`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,7 +76,7 @@ impl Confidence {
 }
 
 /// `validation_status` values that stop the step: the model says it should not or cannot edit.
-pub const BLOCKING_VALIDATION_STATUSES: &[&str] = &["stale_context", "cannot_edit"];
+pub(super) const BLOCKING_VALIDATION_STATUSES: &[&str] = &["stale_context", "cannot_edit"];
 
 /// Options of [`validate_model_edit_with`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -165,7 +165,7 @@ impl ModelEditError {
             ModelEditError::NotRequested { .. } | ModelEditError::Unlisted { .. } => {
                 Reason::ScopeViolation
             }
-            ModelEditError::Patch(e) => e.reason,
+            ModelEditError::Patch(e) => e.reason.into(),
             _ => Reason::InvalidDiffFormat,
         }
     }

@@ -20,12 +20,12 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::commit::PathChange;
 use super::util::{
     Layout, MODE_MASK, blob_name, check_entry, evict_oldest, invalid, is_blob_name, is_valid_id,
     is_valid_sha, now_ms, read_json, read_state_file, state_error, state_sha, stored_path,
     sync_dir, tampered, write_json_atomic,
 };
+use crate::commit::PathChange;
 use crate::error::{Reason, ToolError};
 use crate::workspace::Workspace;
 

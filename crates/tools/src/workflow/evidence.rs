@@ -9,95 +9,11 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::propose::{ProposeStats, ProposedFile};
+use super::model::{ProposeStats, ProposedFile, StageReport};
 use super::util::{Layout, evict_oldest, write_json_atomic};
 use super::validate::ValidationReport;
 use crate::truncation::ExcerptSet;
 use crate::workspace::write_atomic_abs;
-
-/// The stages of the validation pipeline, in the order they run and are reported.
-pub const STAGES: [&str; 7] = [
-    "parse",
-    "safety",
-    "sha_match",
-    "scope",
-    "empty",
-    "stale",
-    "hunk",
-];
-
-/// The verdict of one stage.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StageStatus {
-    Pass,
-    Fail,
-    Skipped,
-}
-
-/// One stage of the pipeline report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StageReport {
-    pub stage: String,
-    pub status: StageStatus,
-    pub detail: String,
-}
-
-/// Collects stage verdicts in any order and reports them in [`STAGES`] order, every stage that
-/// was never reached marked skipped.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Pipeline {
-    stages: Vec<StageReport>,
-}
-
-impl Pipeline {
-    pub fn from_reports(stages: &[StageReport]) -> Pipeline {
-        Pipeline {
-            stages: stages.to_vec(),
-        }
-    }
-
-    pub fn set(&mut self, stage: &str, status: StageStatus, detail: impl Into<String>) {
-        let report = StageReport {
-            stage: stage.to_string(),
-            status,
-            detail: detail.into(),
-        };
-        match self.stages.iter_mut().find(|s| s.stage == stage) {
-            Some(s) => *s = report,
-            None => self.stages.push(report),
-        }
-    }
-
-    pub fn pass(&mut self, stage: &str, detail: impl Into<String>) {
-        self.set(stage, StageStatus::Pass, detail);
-    }
-
-    pub fn fail(&mut self, stage: &str, detail: impl Into<String>) {
-        self.set(stage, StageStatus::Fail, detail);
-    }
-
-    pub fn skip(&mut self, stage: &str, detail: impl Into<String>) {
-        self.set(stage, StageStatus::Skipped, detail);
-    }
-
-    pub fn reports(&self) -> Vec<StageReport> {
-        STAGES
-            .iter()
-            .map(|name| {
-                self.stages
-                    .iter()
-                    .find(|s| s.stage == *name)
-                    .cloned()
-                    .unwrap_or_else(|| StageReport {
-                        stage: (*name).to_string(),
-                        status: StageStatus::Skipped,
-                        detail: "not reached".to_string(),
-                    })
-            })
-            .collect()
-    }
-}
 
 /// `<id>.manifest.json`: the pipeline report of a proposal (rewritten with the apply-time stages
 /// when it is applied), its statistics and files.
@@ -231,27 +147,5 @@ impl Evidence {
 fn log_failure(path: &Path, r: std::io::Result<()>) {
     if let Err(e) = r {
         tracing::warn!(path = %path.display(), error = %e, "evidence not written");
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pipeline_reports_every_stage_in_order() {
-        let mut p = Pipeline::default();
-        p.fail("hunk", "b.txt: hunk_mismatch");
-        p.pass("parse", "unified diff");
-        let r = p.reports();
-        let names: Vec<&str> = r.iter().map(|s| s.stage.as_str()).collect();
-        assert_eq!(names, STAGES);
-        assert_eq!(r[0].status, StageStatus::Pass);
-        assert_eq!(r[1].status, StageStatus::Skipped);
-        assert_eq!(r[6].status, StageStatus::Fail);
-        assert_eq!(
-            serde_json::to_value(&r[6]).unwrap()["status"],
-            serde_json::json!("fail")
-        );
     }
 }

@@ -4,11 +4,9 @@
 
 use std::time::Duration;
 
-use lspedit_engine::Reason;
-
-use super::propose::{ChangeKind, ProposedFile};
+use super::model::{ChangeKind, ProposedFile};
 use super::validate::ValidationCommand;
-use crate::error::ToolError;
+use crate::error::{Reason, ToolError};
 use crate::events::{LimitKind, ScopeBreach};
 
 /// What an apply does with files it already wrote when a later step fails: a validation run

@@ -4,22 +4,23 @@
 //! The same planner runs again at apply time ([`plan_patch`]), on files whose sha is checked to
 //! be unchanged, so what is applied is exactly what was shown.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use lspedit_engine::{
-    ApplyOptions, DiffOptions, Document, FileAction, FileChange, Patch, PatchFormat, Reason,
+    ApplyOptions, DiffOptions, Document, FileAction, FileChange, FileOutcome, Patch, PatchFormat,
     apply_file_patch, check_text, classify_patch_operations, parse_patch, unified_diff,
 };
-use serde::{Deserialize, Serialize};
 
-use super::commit::{CommitUnit, PathChange};
-use super::evidence::{Pipeline, StageReport};
+use super::model::{
+    ChangeKind, FileProblem, Pipeline, ProposeStats, ProposedFile, StageReport, affected,
+};
 use super::scan;
 use super::store::{STORE_VERSION, StoredPatch, is_valid_label, patch_id, step_evidence_id};
 use super::util::{now_ms, show_sha, state_sha};
 use crate::agent::WrittenFile;
-use crate::error::ToolError;
+use crate::commit::CommitUnit;
+use crate::error::{Reason, ToolError};
 use crate::patch::{FileReport, FileStatus};
 use crate::truncation::ExcerptSet;
 use crate::workspace::Workspace;
@@ -116,58 +117,6 @@ impl ProposeRequest {
     }
 }
 
-/// What a proposed change does to a file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ChangeKind {
-    Create,
-    Modify,
-    Delete,
-    Rename,
-}
-
-/// Why a file of a proposal would be refused (the rest can still apply per file).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileProblem {
-    /// The reason code (`hunk_mismatch`, ...).
-    pub reason: String,
-    pub message: String,
-}
-
-/// One file of a proposal.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProposedFile {
-    /// Workspace-relative path (the source path of a rename).
-    pub path: String,
-    /// The destination of a rename.
-    pub new_path: Option<String>,
-    pub kind: ChangeKind,
-    /// sha of `path` when proposed; `None`: it did not exist.
-    pub base_sha: Option<String>,
-    /// sha after the change; `None` for a deletion (or a refused file).
-    pub new_sha: Option<String>,
-    pub added: usize,
-    pub removed: usize,
-    /// Replacements (regex) or changed hunks (patch) in this file.
-    pub changes: usize,
-    /// Set when this file would be refused.
-    pub problem: Option<FileProblem>,
-}
-
-/// Statistics of a proposal.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProposeStats {
-    /// Regex: text files searched. Patch: file sections.
-    pub files_scanned: usize,
-    /// Files the proposal changes.
-    pub files_matched: usize,
-    /// Regex: replacements. Patch: changed hunks (a create, delete or rename counts one).
-    pub total_changes: usize,
-    /// Regex: files in scope not searched (binary, not UTF-8, too large, or a replacement a
-    /// diff cannot carry exactly).
-    pub files_skipped: usize,
-}
-
 /// The result of `propose_edit`: nothing was changed on disk except the patch store, the
 /// evidence and the event log under `.lspedit/`.
 #[derive(Debug, Clone)]
@@ -226,15 +175,6 @@ impl Proposal {
         s.push_str(&self.diff);
         s
     }
-}
-
-pub(crate) fn affected(files: &[ProposedFile]) -> Vec<String> {
-    let set: BTreeSet<String> = files
-        .iter()
-        .filter(|f| f.problem.is_none())
-        .flat_map(|f| std::iter::once(f.path.clone()).chain(f.new_path.clone()))
-        .collect();
-    set.into_iter().collect()
 }
 
 /// A proposal to store, and its reviewable diff (planned from the patch text, not stored).
@@ -366,21 +306,70 @@ pub(crate) fn plan_patch(
     engine: &ApplyOptions,
 ) -> Result<PatchPlan, ToolError> {
     let all: Vec<usize> = (0..patch.files.len()).collect();
-    let crate::plan::Planned {
-        sections,
-        plan,
-        units: linked,
-        bad_units,
-    } = crate::plan::plan_sections(
+    let planned = crate::plan::plan_sections(
         ws,
         patch,
         &all,
         engine,
         crate::patch::PatchLimits::default().max_plan_time,
     )?;
-    let mut keys: Vec<(String, Option<String>)> = Vec::with_capacity(sections.len());
+    let units = planned
+        .commit_units(ws)
+        .into_iter()
+        .map(|(_, u)| u)
+        .collect();
+    let crate::plan::Planned {
+        sections,
+        plan,
+        units: linked,
+        bad_units,
+    } = planned;
+    let (sections, key_of) =
+        keyed_sections(patch, sections, |k| bad_units.contains(&linked.of(k)))?;
+    let bases: BTreeMap<String, Option<Vec<u8>>> = plan.base.into_iter().collect();
+    let mut review = Review {
+        state: bases.clone(),
+        bases: &bases,
+        files: Vec::new(),
+        diff: String::new(),
+        reports: Vec::with_capacity(sections.len()),
+    };
+    for (fp, section) in patch.files.iter().zip(sections) {
+        review.section(fp, section);
+    }
+    let written = written_files(patch, &key_of, &bases, &review.state);
+    let Review {
+        files,
+        diff,
+        reports,
+        ..
+    } = review;
+    Ok(PatchPlan {
+        files,
+        diff,
+        bases,
+        units,
+        reports,
+        written,
+    })
+}
+
+/// One planned section, named by its files' keys.
+struct KeyedSection {
+    src: String,
+    dst: Option<String>,
+    result: Result<FileOutcome, ToolError>,
+}
+
+/// Every section with its keys (a section `in_failed_unit` fails too), and each path the
+/// patch names → its key. `Err` when a path was refused: a proposal is refused whole then.
+fn keyed_sections(
+    patch: &Patch,
+    sections: Vec<crate::plan::Section>,
+    in_failed_unit: impl Fn(&str) -> bool,
+) -> Result<(Vec<KeyedSection>, HashMap<String, String>), ToolError> {
+    let mut keyed = Vec::with_capacity(sections.len());
     let mut key_of: HashMap<String, String> = HashMap::new();
-    let mut results = Vec::with_capacity(sections.len());
     for (fp, section) in patch.files.iter().zip(sections) {
         let Some(k) = section.keys else {
             return Err(match section.result {
@@ -398,128 +387,127 @@ pub(crate) fn plan_patch(
             );
         }
         let result = match section.result {
-            Ok(_) if bad_units.contains(&linked.of(&k.src)) => Err(ToolError::new(
+            Ok(_) if in_failed_unit(&k.src) => Err(ToolError::new(
                 Reason::HunkMismatch,
                 Some(&k.src),
                 "another section of this patch for the same file failed, so this file is left untouched",
             )),
             r => r,
         };
-        results.push(result);
-        keys.push((k.src, k.dst));
+        keyed.push(KeyedSection {
+            src: k.src,
+            dst: k.dst,
+            result,
+        });
     }
-    let bases: BTreeMap<String, Option<Vec<u8>>> = plan.base.into_iter().collect();
-    let abs_of = |key: &str| ws.root().join(key);
-    let mut state = bases.clone();
-    let mut files = Vec::new();
-    let mut diff = String::new();
-    let mut reports = Vec::with_capacity(results.len());
-    // Union of the paths of sections that change something: they commit together per file.
-    let mut groups: Vec<(String, BTreeSet<String>)> = Vec::new();
-    for ((fp, result), (src, dst)) in patch.files.iter().zip(results).zip(&keys) {
+    Ok((keyed, key_of))
+}
+
+/// What a reviewer sees of a plan, built section by section: each file's state as the sections
+/// proceed, the proposed files, the diff and the engine's reports.
+struct Review<'a> {
+    bases: &'a BTreeMap<String, Option<Vec<u8>>>,
+    state: BTreeMap<String, Option<Vec<u8>>>,
+    files: Vec<ProposedFile>,
+    diff: String,
+    reports: Vec<FileReport>,
+}
+
+impl Review<'_> {
+    /// Add one section: a failed one as a refused file, one that changes something with its
+    /// diff against the state the sections before it left; one that changes nothing is left out.
+    fn section(&mut self, fp: &lspedit_engine::FilePatch, section: KeyedSection) {
+        let KeyedSection { src, dst, result } = section;
         let kind = kind_of(&fp.change);
+        let base_sha = state_sha(self.bases.get(&src).and_then(|b| b.as_deref()));
         let outcome = match result {
-            Err(e) => {
-                files.push(ProposedFile {
-                    path: src.clone(),
-                    new_path: dst.clone(),
-                    kind,
-                    base_sha: state_sha(bases.get(src).and_then(|b| b.as_deref())),
-                    new_sha: None,
-                    added: 0,
-                    removed: 0,
-                    changes: 0,
-                    problem: Some(FileProblem {
-                        reason: e.reason.as_str().to_string(),
-                        message: e.message.clone(),
-                    }),
-                });
-                reports.push(FileReport {
-                    path: src.clone(),
-                    status: FileStatus::Failed(e),
-                });
-                continue;
-            }
+            Err(e) => return self.refused(src, dst, kind, base_sha, e),
             Ok(o) => o,
         };
-        let to = dst.clone().unwrap_or_else(|| src.clone());
-        let before = state.get(src).cloned().flatten();
-        let after = outcome.new_content.clone();
         let changed = match outcome.action {
             FileAction::Modified => outcome.content_changed,
             FileAction::Added | FileAction::Deleted | FileAction::Renamed { .. } => true,
         };
         if !changed {
-            continue;
+            return;
         }
-        match &outcome.action {
-            FileAction::Deleted => {
-                state.insert(src.clone(), None);
-            }
-            FileAction::Renamed { .. } => {
-                state.insert(src.clone(), None);
-                state.insert(to.clone(), after.clone());
-            }
-            FileAction::Added | FileAction::Modified => {
-                state.insert(to.clone(), after.clone());
-            }
+        let to = dst.clone().unwrap_or_else(|| src.clone());
+        let before = self.state.get(&src).cloned().flatten();
+        let after = outcome.new_content.clone();
+        if matches!(
+            outcome.action,
+            FileAction::Deleted | FileAction::Renamed { .. }
+        ) {
+            self.state.insert(src.clone(), None);
         }
-        diff.push_str(&render(kind, src, &to, before.as_deref(), after.as_deref()));
+        if outcome.action != FileAction::Deleted {
+            self.state.insert(to.clone(), after.clone());
+        }
+        self.diff.push_str(&render(
+            kind,
+            &src,
+            &to,
+            before.as_deref(),
+            after.as_deref(),
+        ));
         let removed = match kind {
             ChangeKind::Delete => outcome.removed.max(line_count(before.as_deref())),
             _ => outcome.removed,
         };
-        files.push(ProposedFile {
+        self.files.push(ProposedFile {
             path: src.clone(),
-            new_path: dst.clone(),
+            new_path: dst,
             kind,
-            base_sha: state_sha(bases.get(src).and_then(|b| b.as_deref())),
+            base_sha,
             new_sha: state_sha(after.as_deref()),
             added: outcome.added,
             removed,
             changes: outcome.hunks.len().max(1),
             problem: None,
         });
-        reports.push(FileReport {
-            path: src.clone(),
+        self.reports.push(FileReport {
+            path: src,
             status: FileStatus::Applied(outcome),
         });
-        let paths: BTreeSet<String> = std::iter::once(src.clone()).chain(dst.clone()).collect();
-        let (mut label, mut merged) = (src.clone(), paths);
-        let mut kept = Vec::new();
-        for (l, g) in groups {
-            if g.is_disjoint(&merged) {
-                kept.push((l, g));
-            } else {
-                label = l;
-                merged.extend(g);
-            }
-        }
-        kept.push((label, merged));
-        groups = kept;
     }
-    let units = groups
-        .into_iter()
-        .map(|(label, paths)| CommitUnit {
-            label,
-            changes: paths
-                .into_iter()
-                .filter_map(|p| {
-                    let old = bases.get(&p).cloned().flatten();
-                    let new = state.get(&p).cloned().flatten();
-                    let abs = abs_of(&p);
-                    (old != new).then_some(PathChange {
-                        path: p,
-                        abs,
-                        old,
-                        new,
-                        new_mode: None,
-                    })
-                })
-                .collect(),
-        })
-        .filter(|u| !u.changes.is_empty())
-        .collect();
+    /// Add a section that would be refused.
+    fn refused(
+        &mut self,
+        src: String,
+        new_path: Option<String>,
+        kind: ChangeKind,
+        base_sha: Option<String>,
+        e: ToolError,
+    ) {
+        self.files.push(ProposedFile {
+            path: src.clone(),
+            new_path,
+            kind,
+            base_sha,
+            new_sha: None,
+            added: 0,
+            removed: 0,
+            changes: 0,
+            problem: Some(FileProblem {
+                reason: e.reason.as_str().to_string(),
+                message: e.message.clone(),
+            }),
+        });
+        self.reports.push(FileReport {
+            path: src,
+            status: FileStatus::Failed(e),
+        });
+    }
+}
+
+/// The content-written text files whose content changes (per `classify_patch_operations`), from
+/// `bases` to `state`, for the diagnostics feedback.
+fn written_files(
+    patch: &Patch,
+    key_of: &HashMap<String, String>,
+    bases: &BTreeMap<String, Option<Vec<u8>>>,
+    state: &BTreeMap<String, Option<Vec<u8>>>,
+) -> Vec<WrittenFile> {
     let mut written = Vec::new();
     for p in classify_patch_operations(patch).content_write_files {
         let Some(k) = key_of.get(&p) else {
@@ -537,32 +525,24 @@ pub(crate) fn plan_patch(
             });
         }
     }
-    Ok(PatchPlan {
-        files,
-        diff,
-        bases,
-        units,
-        reports,
-        written,
-    })
+    written
 }
 
-fn refused(
-    error: ToolError,
-    source: &'static str,
-    raw: &str,
-    pipeline: &Pipeline,
+/// A step of [`build`]: its result, or the proposal's refusal.
+type Step<T> = Result<T, Box<Refused>>;
+
+/// A proposal being built: the request, the pipeline's verdicts so far, the statistics and the
+/// patch text, which a refusal carries to the evidence.
+struct Builder<'a> {
+    ws: &'a Workspace,
+    req: &'a ProposeRequest,
+    engine: &'a ApplyOptions,
+    pipeline: Pipeline,
     stats: ProposeStats,
-    files: Vec<ProposedFile>,
-) -> Refused {
-    Refused {
-        error,
-        source,
-        raw: raw.to_string(),
-        stages: pipeline.reports(),
-        stats,
-        files,
-    }
+    /// `regex` or `patch`.
+    source: &'static str,
+    /// The patch text: the request's, or the diffs a regex scan produced (empty until then).
+    raw: String,
 }
 
 /// Build the stored patch of a request (the pipeline's propose-time stages), or the refusal.
@@ -572,22 +552,73 @@ pub(crate) fn build(
     engine: &ApplyOptions,
     max_file_bytes: u64,
 ) -> Result<Built, Box<Refused>> {
-    let mut pipeline = Pipeline::default();
-    let mut stats = ProposeStats::default();
-    let mut replacements: BTreeMap<String, usize> = BTreeMap::new();
-    let source_name = match &req.source {
-        ProposeSource::Regex { .. } => "regex",
-        ProposeSource::Patch { .. } => "patch",
+    let (source, raw) = match &req.source {
+        ProposeSource::Regex { .. } => ("regex", String::new()),
+        ProposeSource::Patch { text } => ("patch", text.clone()),
     };
-    let raw_text = match &req.source {
-        ProposeSource::Regex { .. } => "",
-        ProposeSource::Patch { text } => text.as_str(),
+    let mut b = Builder {
+        ws,
+        req,
+        engine,
+        pipeline: Pipeline::default(),
+        stats: ProposeStats::default(),
+        source,
+        raw,
     };
-    if let Some(bad) = [&req.task_id, &req.step_id]
-        .into_iter()
-        .flatten()
-        .find(|id| !is_valid_label(id))
-    {
+    b.check_ids()?;
+    let (describe, replacements) = match &req.source {
+        ProposeSource::Regex {
+            pattern,
+            replacement,
+            scope,
+        } => b.regex(pattern, replacement, scope, max_file_bytes)?,
+        ProposeSource::Patch { .. } => ("patch".to_string(), BTreeMap::new()),
+    };
+    let patch = b.parse()?;
+    b.check_safety(&patch)?;
+    b.check_shas()?;
+    b.pipeline
+        .skip("scope", "checked by apply_edit against its plan");
+    b.pipeline
+        .skip("stale", "checked by apply_edit right before writing");
+    let plan = match plan_patch(ws, &patch, engine) {
+        Ok(p) => p,
+        Err(e) => return Err(b.refuse("hunk", e.to_string(), e, vec![])),
+    };
+    let files = b.judge(patch.files.len(), plan.files, &replacements)?;
+    Ok(b.finish(&describe, files, &plan.bases, plan.diff))
+}
+
+impl Builder<'_> {
+    /// Fail `stage` with `detail` and refuse the proposal with `error`.
+    fn refuse(
+        &mut self,
+        stage: &str,
+        detail: String,
+        error: ToolError,
+        files: Vec<ProposedFile>,
+    ) -> Box<Refused> {
+        self.pipeline.fail(stage, detail);
+        Box::new(Refused {
+            error,
+            source: self.source,
+            raw: self.raw.clone(),
+            stages: self.pipeline.reports(),
+            stats: self.stats,
+            files,
+        })
+    }
+
+    /// The caller's task and step ids name files: letters, digits and `-` only.
+    fn check_ids(&mut self) -> Step<()> {
+        let req = self.req;
+        let Some(bad) = [&req.task_id, &req.step_id]
+            .into_iter()
+            .flatten()
+            .find(|id| !is_valid_label(id))
+        else {
+            return Ok(());
+        };
         let e = ToolError::new(
             Reason::InvalidDiffFormat,
             None,
@@ -595,151 +626,154 @@ pub(crate) fn build(
                 "the task or step id `{bad}` is not 1 to 64 ASCII letters, digits or `-`; name the step with those"
             ),
         );
-        pipeline.fail("parse", e.message.clone());
-        return Err(Box::new(refused(
-            e,
-            source_name,
-            raw_text,
-            &pipeline,
-            stats,
-            vec![],
-        )));
+        Err(self.refuse("parse", e.message.clone(), e, vec![]))
     }
-    let (source, raw, describe) = match &req.source {
-        ProposeSource::Regex {
-            pattern,
-            replacement,
-            scope,
-        } => {
-            let language_scope = match (&req.language, scope.is_empty()) {
-                (Some(lang), true) => match scan::language_globs(lang) {
-                    Some(globs) => Some(globs.iter().map(|g| (*g).to_string()).collect()),
-                    None => {
-                        let e = ToolError::new(
-                            Reason::InvalidDiffFormat,
-                            None,
-                            format!(
-                                "the language `{lang}` is not one lspedit knows ({}); give a scope instead",
-                                scan::LANGUAGES.join(", ")
-                            ),
-                        );
-                        pipeline.fail("parse", e.message.clone());
-                        return Err(Box::new(refused(e, "regex", "", &pipeline, stats, vec![])));
-                    }
-                },
-                _ => None,
-            };
-            let scope: &Vec<String> = language_scope.as_ref().unwrap_or(scope);
-            let describe = format!(
-                "regex `{pattern}` -> `{replacement}` over {}",
-                match (&language_scope, &req.language) {
-                    (Some(_), Some(lang)) => format!("the {lang} files of the workspace"),
-                    _ if scope.is_empty() => "the whole workspace".to_string(),
-                    _ => scope.join(", "),
-                }
+
+    /// A regex request's patch text: the scan of its scope (the language's files when it gives
+    /// none), one diff per changed file that reproduces the replacement byte for byte. Returns
+    /// the description of the change and the replacements per file.
+    fn regex(
+        &mut self,
+        pattern: &str,
+        replacement: &str,
+        scope: &[String],
+        max_file_bytes: u64,
+    ) -> Step<(String, BTreeMap<String, usize>)> {
+        let language_scope = self.language_scope(scope)?;
+        let scope = language_scope.as_deref().unwrap_or(scope);
+        let describe = format!(
+            "regex `{pattern}` -> `{replacement}` over {}",
+            match (&language_scope, &self.req.language) {
+                (Some(_), Some(lang)) => format!("the {lang} files of the workspace"),
+                _ if scope.is_empty() => "the whole workspace".to_string(),
+                _ => scope.join(", "),
+            }
+        );
+        let out = match scan::scan(self.ws, pattern, replacement, scope, max_file_bytes) {
+            Ok(o) => o,
+            Err(e) => return Err(self.refuse("parse", e.message.clone(), e, vec![])),
+        };
+        self.stats.files_scanned = out.files_scanned;
+        self.stats.files_skipped = out.files_skipped;
+        let mut replacements = BTreeMap::new();
+        for f in out.changed {
+            let diff = unified_diff(
+                &String::from_utf8_lossy(&f.old),
+                &f.new,
+                Some(&f.path),
+                Some(&f.path),
+                &DiffOptions::default(),
             );
-            let out = match scan::scan(ws, pattern, replacement, scope, max_file_bytes) {
-                Ok(o) => o,
-                Err(e) => {
-                    pipeline.fail("parse", e.message.clone());
-                    return Err(Box::new(refused(e, "regex", "", &pipeline, stats, vec![])));
-                }
-            };
-            stats.files_scanned = out.files_scanned;
-            stats.files_skipped = out.files_skipped;
-            let mut raw = String::new();
-            for f in out.changed {
-                let diff = unified_diff(
-                    &String::from_utf8_lossy(&f.old),
-                    &f.new,
-                    Some(&f.path),
-                    Some(&f.path),
-                    &DiffOptions::default(),
-                );
-                if !diff_reproduces(&diff, &f.old, f.new.as_bytes(), engine) {
-                    tracing::debug!(path = %f.path, "replacement skipped: its diff does not reproduce it byte for byte");
-                    stats.files_skipped += 1;
-                    continue;
-                }
-                replacements.insert(f.path.clone(), f.replacements);
-                raw.push_str(&diff);
+            if !diff_reproduces(&diff, &f.old, f.new.as_bytes(), self.engine) {
+                tracing::debug!(path = %f.path, "replacement skipped: its diff does not reproduce it byte for byte");
+                self.stats.files_skipped += 1;
+                continue;
             }
-            if raw.is_empty() {
-                pipeline.pass("parse", describe.clone());
-                pipeline.pass("safety", "the scan stays inside the workspace");
-                let msg = format!(
-                    "the pattern changes nothing in the {} file(s) of the scope; check the pattern and the scope",
-                    stats.files_scanned
-                );
-                pipeline.fail("empty", msg.clone());
-                let e = ToolError::new(Reason::EmptyDiff, None, msg);
-                return Err(Box::new(refused(e, "regex", "", &pipeline, stats, vec![])));
-            }
-            ("regex", raw, describe)
+            replacements.insert(f.path.clone(), f.replacements);
+            self.raw.push_str(&diff);
         }
-        ProposeSource::Patch { text } => ("patch", text.clone(), "patch".to_string()),
-    };
-    let patch = match parse_patch(&raw) {
-        Ok(p) => p,
-        Err(e) if e.reason == Reason::EmptyDiff => {
-            pipeline.pass("parse", "no file section");
-            pipeline.fail("empty", e.message.clone());
-            let e = ToolError::from_engine(None, e);
-            return Err(Box::new(refused(e, source, &raw, &pipeline, stats, vec![])));
+        if self.raw.is_empty() {
+            self.pipeline.pass("parse", describe);
+            self.pipeline
+                .pass("safety", "the scan stays inside the workspace");
+            let msg = format!(
+                "the pattern changes nothing in the {} file(s) of the scope; check the pattern and the scope",
+                self.stats.files_scanned
+            );
+            let e = ToolError::new(Reason::EmptyDiff, None, msg.clone());
+            return Err(self.refuse("empty", msg, e, vec![]));
         }
-        Err(e) => {
-            pipeline.fail("parse", e.to_string());
-            let e = ToolError::from_engine(None, e);
-            return Err(Box::new(refused(e, source, &raw, &pipeline, stats, vec![])));
+        Ok((describe, replacements))
+    }
+
+    /// The globs of the request's language, when a regex gives no scope.
+    fn language_scope(&mut self, scope: &[String]) -> Step<Option<Vec<String>>> {
+        let req = self.req;
+        let (Some(lang), true) = (&req.language, scope.is_empty()) else {
+            return Ok(None);
+        };
+        if let Some(globs) = scan::language_globs(lang) {
+            return Ok(Some(globs.iter().map(|g| (*g).to_string()).collect()));
         }
-    };
-    let format = match patch.format {
-        PatchFormat::Unified => "unified diff",
-        PatchFormat::Codex => "Codex envelope",
-    };
-    pipeline.pass(
-        "parse",
-        format!("{format}, {} file section(s)", patch.files.len()),
-    );
-    // A mode change (git's `new mode`) is not content a person reviews in the diff: the
-    // reviewed workflow refuses it (seed 000's safety check); `apply_patch` applies it.
-    if let Some(fp) = patch.files.iter().find(|fp| fp.mode_change().is_some()) {
         let e = ToolError::new(
-            Reason::UnsafeDiff,
-            Some(fp.path()),
+            Reason::InvalidDiffFormat,
+            None,
             format!(
-                "the patch changes the file mode (patch line {}); a proposal changes content only: drop the `old mode`/`new mode` lines",
-                fp.patch_line
+                "the language `{lang}` is not one lspedit knows ({}); give a scope instead",
+                scan::LANGUAGES.join(", ")
             ),
         );
-        pipeline.fail("safety", e.to_string());
-        return Err(Box::new(refused(e, source, &raw, &pipeline, stats, vec![])));
+        Err(self.refuse("parse", e.message.clone(), e, vec![]))
     }
-    for fp in &patch.files {
-        for p in std::iter::once(fp.path()).chain(fp.new_path()) {
-            if let Err(e) = key(ws, p) {
-                pipeline.fail("safety", e.to_string());
-                return Err(Box::new(refused(e, source, &raw, &pipeline, stats, vec![])));
+
+    /// The patch text, parsed (`parse`; a text with no file section is `empty`).
+    fn parse(&mut self) -> Step<Patch> {
+        let patch = match parse_patch(&self.raw) {
+            Ok(p) => p,
+            Err(e) if e.reason == lspedit_engine::Reason::EmptyDiff => {
+                self.pipeline.pass("parse", "no file section");
+                let detail = e.message.clone();
+                return Err(self.refuse("empty", detail, ToolError::from_engine(None, e), vec![]));
+            }
+            Err(e) => {
+                let detail = e.to_string();
+                return Err(self.refuse("parse", detail, ToolError::from_engine(None, e), vec![]));
+            }
+        };
+        let format = match patch.format {
+            PatchFormat::Unified => "unified diff",
+            PatchFormat::Codex => "Codex envelope",
+        };
+        self.pipeline.pass(
+            "parse",
+            format!("{format}, {} file section(s)", patch.files.len()),
+        );
+        Ok(patch)
+    }
+
+    /// `safety`: no mode change, every path inside the workspace and outside protected state.
+    fn check_safety(&mut self, patch: &Patch) -> Step<()> {
+        // A mode change (git's `new mode`) is not content a person reviews in the diff: the
+        // reviewed workflow refuses it (seed 000's safety check); `apply_patch` applies it.
+        if let Some(fp) = patch.files.iter().find(|fp| fp.mode_change().is_some()) {
+            let e = ToolError::new(
+                Reason::UnsafeDiff,
+                Some(fp.path()),
+                format!(
+                    "the patch changes the file mode (patch line {}); a proposal changes content only: drop the `old mode`/`new mode` lines",
+                    fp.patch_line
+                ),
+            );
+            return Err(self.refuse("safety", e.to_string(), e, vec![]));
+        }
+        for fp in &patch.files {
+            for p in std::iter::once(fp.path()).chain(fp.new_path()) {
+                if let Err(e) = key(self.ws, p) {
+                    return Err(self.refuse("safety", e.to_string(), e, vec![]));
+                }
             }
         }
+        self.pipeline.pass(
+            "safety",
+            "every path is inside the workspace and outside .lspedit/ and version-control state",
+        );
+        Ok(())
     }
-    pipeline.pass(
-        "safety",
-        "every path is inside the workspace and outside .lspedit/ and version-control state",
-    );
-    if req.expected_base_shas.is_empty() {
-        pipeline.skip("sha_match", "no base_sha given");
-    } else {
-        for (path, expected) in &req.expected_base_shas {
+
+    /// `sha_match`: every base_sha the caller gave is the file's now.
+    fn check_shas(&mut self) -> Step<()> {
+        let (ws, expected_shas) = (self.ws, &self.req.expected_base_shas);
+        if expected_shas.is_empty() {
+            self.pipeline.skip("sha_match", "no base_sha given");
+            return Ok(());
+        }
+        for (path, expected) in expected_shas {
             let now = key(ws, path)
                 .and_then(|k| ws.read(&k))
                 .map(|b| state_sha(b.as_deref()));
             let now = match now {
                 Ok(n) => n,
-                Err(e) => {
-                    pipeline.fail("sha_match", e.to_string());
-                    return Err(Box::new(refused(e, source, &raw, &pipeline, stats, vec![])));
-                }
+                Err(e) => return Err(self.refuse("sha_match", e.to_string(), e, vec![])),
             };
             if now.as_deref() != Some(expected.as_str()) {
                 let e = ToolError::new(
@@ -750,123 +784,134 @@ pub(crate) fn build(
                         show_sha(now.as_deref())
                     ),
                 );
-                pipeline.fail("sha_match", e.to_string());
-                return Err(Box::new(refused(e, source, &raw, &pipeline, stats, vec![])));
+                return Err(self.refuse("sha_match", e.to_string(), e, vec![]));
             }
         }
-        pipeline.pass(
+        self.pipeline.pass(
             "sha_match",
-            format!("{} base_sha(s) match", req.expected_base_shas.len()),
+            format!("{} base_sha(s) match", expected_shas.len()),
         );
+        Ok(())
     }
-    pipeline.skip("scope", "checked by apply_edit against its plan");
-    pipeline.skip("stale", "checked by apply_edit right before writing");
-    let plan = match plan_patch(ws, &patch, engine) {
-        Ok(p) => p,
-        Err(e) => {
-            pipeline.fail("hunk", e.to_string());
-            return Err(Box::new(refused(e, source, &raw, &pipeline, stats, vec![])));
+
+    /// `empty` and `hunk` on the planned files (of `sections` sections), and the statistics.
+    /// Refused when nothing changes or every file would be refused.
+    fn judge(
+        &mut self,
+        sections: usize,
+        mut files: Vec<ProposedFile>,
+        replacements: &BTreeMap<String, usize>,
+    ) -> Step<Vec<ProposedFile>> {
+        for f in &mut files {
+            if let Some(n) = replacements.get(&f.path) {
+                f.changes = *n;
+            }
         }
-    };
-    let mut files = plan.files;
-    for f in &mut files {
-        if let Some(n) = replacements.get(&f.path) {
-            f.changes = *n;
+        let good: Vec<&ProposedFile> = files.iter().filter(|f| f.problem.is_none()).collect();
+        let bad: Vec<&ProposedFile> = files.iter().filter(|f| f.problem.is_some()).collect();
+        if self.source == "patch" {
+            self.stats.files_scanned = sections;
         }
-    }
-    let good: Vec<&ProposedFile> = files.iter().filter(|f| f.problem.is_none()).collect();
-    let bad: Vec<&ProposedFile> = files.iter().filter(|f| f.problem.is_some()).collect();
-    if source == "patch" {
-        stats.files_scanned = patch.files.len();
-    }
-    stats.files_matched = good.len();
-    stats.total_changes = good.iter().map(|f| f.changes).sum();
-    if files.is_empty() {
-        let msg = "the patch changes nothing: every section leaves its file as it is";
-        pipeline.fail("empty", msg);
-        pipeline.pass("hunk", "every section matches");
-        let e = ToolError::new(Reason::EmptyDiff, None, msg);
-        return Err(Box::new(refused(e, source, &raw, &pipeline, stats, files)));
-    }
-    pipeline.pass("empty", format!("{} file(s) change", good.len()));
-    let problems: Vec<String> = bad
-        .iter()
-        .filter_map(|f| {
-            f.problem
-                .as_ref()
-                .map(|p| format!("{}: {}: {}", f.path, p.reason, p.message))
-        })
-        .collect();
-    if good.is_empty() {
-        pipeline.fail("hunk", problems.join("; "));
-        let first = bad
-            .first()
-            .and_then(|f| f.problem.clone().map(|p| (f.path.clone(), p)));
-        let e = match first {
-            Some((path, p)) => ToolError::new(
-                super::util::reason_from_code(&p.reason),
-                Some(&path),
-                p.message,
-            ),
-            None => ToolError::new(Reason::HunkMismatch, None, "no section applies"),
-        };
-        return Err(Box::new(refused(e, source, &raw, &pipeline, stats, files)));
-    } else if bad.is_empty() {
-        pipeline.pass("hunk", format!("{} file(s) planned", good.len()));
-    } else {
-        pipeline.fail(
-            "hunk",
-            format!(
+        self.stats.files_matched = good.len();
+        self.stats.total_changes = good.iter().map(|f| f.changes).sum();
+        if files.is_empty() {
+            let msg = "the patch changes nothing: every section leaves its file as it is";
+            self.pipeline.pass("hunk", "every section matches");
+            let e = ToolError::new(Reason::EmptyDiff, None, msg);
+            return Err(self.refuse("empty", msg.to_string(), e, files));
+        }
+        self.pipeline
+            .pass("empty", format!("{} file(s) change", good.len()));
+        let problems: Vec<String> = bad
+            .iter()
+            .filter_map(|f| {
+                f.problem
+                    .as_ref()
+                    .map(|p| format!("{}: {}: {}", f.path, p.reason, p.message))
+            })
+            .collect();
+        if good.is_empty() {
+            let e = match bad.first().and_then(|f| f.problem.as_ref().map(|p| (f, p))) {
+                Some((f, p)) => ToolError::new(
+                    super::util::reason_from_code(&p.reason),
+                    Some(&f.path),
+                    p.message.clone(),
+                ),
+                None => ToolError::new(Reason::HunkMismatch, None, "no section applies"),
+            };
+            return Err(self.refuse("hunk", problems.join("; "), e, files));
+        } else if bad.is_empty() {
+            self.pipeline
+                .pass("hunk", format!("{} file(s) planned", good.len()));
+        } else {
+            let detail = format!(
                 "{} of {} file(s) would be refused: {}",
                 bad.len(),
                 files.len(),
                 problems.join("; ")
-            ),
+            );
+            self.pipeline.fail("hunk", detail);
+        }
+        Ok(files)
+    }
+
+    /// The stored patch: its summary, the base_sha of every path it reads (`bases`), its id.
+    fn finish(
+        self,
+        describe: &str,
+        files: Vec<ProposedFile>,
+        bases: &BTreeMap<String, Option<Vec<u8>>>,
+        diff: String,
+    ) -> Built {
+        let summary = self.summary(describe, &files);
+        let base_shas = bases
+            .iter()
+            .map(|(k, v)| (k.clone(), state_sha(v.as_deref())))
+            .collect();
+        let created_ms = now_ms();
+        let req = self.req;
+        let stored = StoredPatch {
+            version: STORE_VERSION,
+            patch_id: patch_id(created_ms, &self.raw, &base_shas, &summary),
+            created_ms,
+            source: self.source.to_string(),
+            patch_text: self.raw,
+            files,
+            base_shas,
+            stats: self.stats,
+            summary,
+            stages: self.pipeline.reports(),
+            step_id: req.step_id.clone(),
+            evidence_id: match (&req.task_id, &req.step_id) {
+                (Some(t), Some(s)) => Some(step_evidence_id(t, s, created_ms)),
+                _ => None,
+            },
+        };
+        Built { stored, diff }
+    }
+
+    /// `3 file(s) changed (+4 -2) by <describe>`, with the regex's counts and the refused files.
+    fn summary(&self, describe: &str, files: &[ProposedFile]) -> String {
+        let good: Vec<&ProposedFile> = files.iter().filter(|f| f.problem.is_none()).collect();
+        let bad = files.len() - good.len();
+        let (added, removed): (usize, usize) = good
+            .iter()
+            .fold((0, 0), |(a, r), f| (a + f.added, r + f.removed));
+        let mut summary = format!(
+            "{} file(s) changed (+{added} -{removed}) by {describe}",
+            good.len()
         );
+        if self.source == "regex" {
+            summary.push_str(&format!(
+                "; {} replacement(s), {} file(s) scanned",
+                self.stats.total_changes, self.stats.files_scanned
+            ));
+        }
+        if bad > 0 {
+            summary.push_str(&format!("; {bad} file(s) would be refused"));
+        }
+        summary
     }
-    let (added, removed): (usize, usize) = good
-        .iter()
-        .fold((0, 0), |(a, r), f| (a + f.added, r + f.removed));
-    let mut summary = format!(
-        "{} file(s) changed (+{added} -{removed}) by {describe}",
-        good.len()
-    );
-    if source == "regex" {
-        summary.push_str(&format!(
-            "; {} replacement(s), {} file(s) scanned",
-            stats.total_changes, stats.files_scanned
-        ));
-    }
-    if !bad.is_empty() {
-        summary.push_str(&format!("; {} file(s) would be refused", bad.len()));
-    }
-    let base_shas = plan
-        .bases
-        .iter()
-        .map(|(k, v)| (k.clone(), state_sha(v.as_deref())))
-        .collect();
-    let created_ms = now_ms();
-    let stored = StoredPatch {
-        version: STORE_VERSION,
-        patch_id: patch_id(created_ms, &raw, &base_shas, &summary),
-        created_ms,
-        source: source.to_string(),
-        patch_text: raw,
-        files,
-        base_shas,
-        stats,
-        summary,
-        stages: pipeline.reports(),
-        step_id: req.step_id.clone(),
-        evidence_id: match (&req.task_id, &req.step_id) {
-            (Some(t), Some(s)) => Some(step_evidence_id(t, s, created_ms)),
-            _ => None,
-        },
-    };
-    Ok(Built {
-        stored,
-        diff: plan.diff,
-    })
 }
 
 /// Whether applying `diff` to `old` with the engine gives exactly `new` (a regex replacement

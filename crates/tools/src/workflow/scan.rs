@@ -10,10 +10,10 @@
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
-use lspedit_engine::{Reason, check_text};
+use lspedit_engine::check_text;
 use regex::{Captures, Regex};
 
-use crate::error::ToolError;
+use crate::error::{Reason, ToolError};
 use crate::workspace::Workspace;
 
 /// A file whose content the replacement changes.

@@ -14,8 +14,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::evidence::StageReport;
-use super::propose::{ProposeStats, ProposedFile};
+use super::model::{ProposeStats, ProposedFile, StageReport};
 use super::util::{
     Layout, evict_oldest, id_ms, is_valid_id, is_valid_sha, read_json, state_error, stored_path,
     tampered, write_json_atomic,

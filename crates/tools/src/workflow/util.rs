@@ -15,13 +15,13 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use lspedit_engine::Reason;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
 
-use crate::error::ToolError;
-use crate::workspace::{Workspace, base_sha, write_atomic_abs};
+use crate::error::{Reason, ToolError};
+use crate::workspace::{Workspace, write_atomic_abs};
+pub(crate) use crate::workspace::{show_sha, state_sha};
 
 /// Where the workflow keeps its state under the workspace root. Nothing here is created until
 /// something must be written: opening a workflow or naming an unknown patch creates no directory.
@@ -239,16 +239,6 @@ pub(crate) fn id_ms(id: &str) -> u64 {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(0)
-}
-
-/// `base_sha` of a file state: `None` when the file does not exist.
-pub(crate) fn state_sha(bytes: Option<&[u8]>) -> Option<String> {
-    bytes.map(base_sha)
-}
-
-/// How a file state is shown in messages.
-pub(crate) fn show_sha(sha: Option<&str>) -> &str {
-    sha.unwrap_or("(absent)")
 }
 
 /// Serialize `value` as pretty JSON and write it atomically (temp file, fsync, rename).

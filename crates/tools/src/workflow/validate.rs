@@ -12,10 +12,9 @@ use std::path::{Component, Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use lspedit_engine::Reason;
 use serde::{Deserialize, Serialize};
 
-use crate::error::ToolError;
+use crate::error::{Reason, ToolError};
 
 /// Directories never copied into the validation sandbox, at any depth: lspedit's own state,
 /// build output and dependency caches (the command rebuilds or resolves what it needs).

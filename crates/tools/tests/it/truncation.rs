@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use lspedit_engine::{DiffOptions, Reason, hashline, unified_diff};
+use lspedit_engine::{DiffOptions, hashline, unified_diff};
 use lspedit_tools::events::{ChunkProgress, Event, RecordingSink};
 use lspedit_tools::truncation::{
     ChunkStatus, Complexity, Confidence, ExcerptCandidates, ExcerptLimits, ExecutorConfig,
@@ -14,7 +14,7 @@ use lspedit_tools::truncation::{
     detect_truncation_with, file_hints, validate_model_edit_with,
 };
 use lspedit_tools::{
-    EditExecutor, EditModel, EditOutcome, EditRequest, EditTask, ModelReply, Workspace,
+    EditExecutor, EditModel, EditOutcome, EditRequest, EditTask, ModelReply, Reason, Workspace,
     apply_combined, base_sha, detect_truncation, select_excerpts, validate_model_edit,
 };
 use serde_json::json;

@@ -1,0 +1,175 @@
+//! The workflow's shared data: what a proposal says about each file, its statistics, and the
+//! validation pipeline's stage reports. Plain types every step reads (propose, store, plan,
+//! evidence, apply), kept here so those modules depend on this one and never on each other.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+/// What a proposed change does to a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    Create,
+    Modify,
+    Delete,
+    Rename,
+}
+
+/// Why a file of a proposal would be refused (the rest can still apply per file).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileProblem {
+    /// The reason code (`hunk_mismatch`, ...).
+    pub reason: String,
+    pub message: String,
+}
+
+/// One file of a proposal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProposedFile {
+    /// Workspace-relative path (the source path of a rename).
+    pub path: String,
+    /// The destination of a rename.
+    pub new_path: Option<String>,
+    pub kind: ChangeKind,
+    /// sha of `path` when proposed; `None`: it did not exist.
+    pub base_sha: Option<String>,
+    /// sha after the change; `None` for a deletion (or a refused file).
+    pub new_sha: Option<String>,
+    pub added: usize,
+    pub removed: usize,
+    /// Replacements (regex) or changed hunks (patch) in this file.
+    pub changes: usize,
+    /// Set when this file would be refused.
+    pub problem: Option<FileProblem>,
+}
+
+/// Statistics of a proposal.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProposeStats {
+    /// Regex: text files searched. Patch: file sections.
+    pub files_scanned: usize,
+    /// Files the proposal changes.
+    pub files_matched: usize,
+    /// Regex: replacements. Patch: changed hunks (a create, delete or rename counts one).
+    pub total_changes: usize,
+    /// Regex: files in scope not searched (binary, not UTF-8, too large, or a replacement a
+    /// diff cannot carry exactly).
+    pub files_skipped: usize,
+}
+
+/// Every path `files` would change, sorted (both ends of a rename); refused files left out.
+pub(crate) fn affected(files: &[ProposedFile]) -> Vec<String> {
+    let set: BTreeSet<String> = files
+        .iter()
+        .filter(|f| f.problem.is_none())
+        .flat_map(|f| std::iter::once(f.path.clone()).chain(f.new_path.clone()))
+        .collect();
+    set.into_iter().collect()
+}
+
+/// The stages of the validation pipeline, in the order they run and are reported.
+pub const STAGES: [&str; 7] = [
+    "parse",
+    "safety",
+    "sha_match",
+    "scope",
+    "empty",
+    "stale",
+    "hunk",
+];
+
+/// The verdict of one stage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StageStatus {
+    Pass,
+    Fail,
+    Skipped,
+}
+
+/// One stage of the pipeline report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StageReport {
+    pub stage: String,
+    pub status: StageStatus,
+    pub detail: String,
+}
+
+/// Collects stage verdicts in any order and reports them in [`STAGES`] order, every stage that
+/// was never reached marked skipped.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Pipeline {
+    stages: Vec<StageReport>,
+}
+
+impl Pipeline {
+    pub fn from_reports(stages: &[StageReport]) -> Pipeline {
+        Pipeline {
+            stages: stages.to_vec(),
+        }
+    }
+
+    pub fn set(&mut self, stage: &str, status: StageStatus, detail: impl Into<String>) {
+        let report = StageReport {
+            stage: stage.to_string(),
+            status,
+            detail: detail.into(),
+        };
+        match self.stages.iter_mut().find(|s| s.stage == stage) {
+            Some(s) => *s = report,
+            None => self.stages.push(report),
+        }
+    }
+
+    pub fn pass(&mut self, stage: &str, detail: impl Into<String>) {
+        self.set(stage, StageStatus::Pass, detail);
+    }
+
+    pub fn fail(&mut self, stage: &str, detail: impl Into<String>) {
+        self.set(stage, StageStatus::Fail, detail);
+    }
+
+    pub fn skip(&mut self, stage: &str, detail: impl Into<String>) {
+        self.set(stage, StageStatus::Skipped, detail);
+    }
+
+    pub fn reports(&self) -> Vec<StageReport> {
+        STAGES
+            .iter()
+            .map(|name| {
+                self.stages
+                    .iter()
+                    .find(|s| s.stage == *name)
+                    .cloned()
+                    .unwrap_or_else(|| StageReport {
+                        stage: (*name).to_string(),
+                        status: StageStatus::Skipped,
+                        detail: "not reached".to_string(),
+                    })
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pipeline_reports_every_stage_in_order() {
+        let mut p = Pipeline::default();
+        p.fail("hunk", "b.txt: hunk_mismatch");
+        p.pass("parse", "unified diff");
+        let r = p.reports();
+        let names: Vec<&str> = r.iter().map(|s| s.stage.as_str()).collect();
+        assert_eq!(names, STAGES);
+        assert_eq!(r[0].status, StageStatus::Pass);
+        assert_eq!(r[1].status, StageStatus::Skipped);
+        assert_eq!(r[6].status, StageStatus::Fail);
+        assert_eq!(
+            serde_json::to_value(&r[6]).unwrap()["status"],
+            serde_json::json!("fail")
+        );
+    }
+}
