@@ -6,7 +6,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use lspedit_engine::{DiffOptions, Reason, unified_diff};
+use lspedit_engine::{DiffOptions, unified_diff};
+
+use crate::Reason;
 use lspedit_lsp::PositionEncoding;
 use lspedit_lsp::lsp_types::{
     DocumentChangeOperation, DocumentChanges, OneOf, ResourceOp, TextEdit, Url, WorkspaceEdit,

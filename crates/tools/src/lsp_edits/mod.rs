@@ -678,7 +678,7 @@ impl<'a> LspEdits<'a> {
         );
         if converted.patch.is_empty() {
             let e = LspEditError::Tool(ToolError::new(
-                lspedit_engine::Reason::EmptyDiff,
+                crate::Reason::EmptyDiff,
                 None,
                 "the server's edit changes nothing",
             ));

@@ -3,7 +3,9 @@
 //! column. Resolved here to a byte offset of the file's text; the pool converts it to the
 //! server's position encoding.
 
-use lspedit_engine::{Anchor, LineHash, Reason};
+use lspedit_engine::{Anchor, LineHash};
+
+use crate::Reason;
 
 use super::LspEditError;
 use crate::error::ToolError;
