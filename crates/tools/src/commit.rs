@@ -9,17 +9,23 @@
 //!   not a new one);
 //! - a [`Journal`]: all-or-nothing across units, recorded before the first switch so that a
 //!   crash is rolled back on the next open (the workflow's `.lspedit/journal`). Without one,
-//!   each unit is committed or put back on its own.
+//!   each unit is committed or put back on its own;
+//! - [`Staging`]: when a new content is written to its temp file. [`Staging::AtSwitch`] (one
+//!   file at a time, after the compare, under the directory's lock: `apply_patch`, whose
+//!   files other programs may be writing right then; measured, a write through a descriptor
+//!   opened before the switch slips past the re-check less often this way) or
+//!   [`Staging::Ahead`] (a window of contents staged before their switches, on a few threads,
+//!   so fsyncs in flight together are committed together: the workflow's large reviewed
+//!   commits; a journal names its temp files before anything is staged, so it implies this).
 //!
-//! The protocol: new contents are staged ahead of their switch, a window of them at a time
-//! (written and fsynced under a temp name next to the target, on a few threads: fsyncs in
-//! flight together are committed together); each file is switched, in order, by
-//! [`Workspace::install_if`] (a deletion by [`Workspace::replace_verified`]), the compare and
-//! the rename under its directory's cross-process lock; the unit's permission bits are set
-//! last. A unit that fails is put back (with a journal, every unit written so far is), each
-//! file only if it still holds what was written. Each window's directories are fsynced once
-//! and its temp files never installed removed; then the journal is closed: its removal is the
-//! commit point. The atomic writes themselves are the workspace's.
+//! Each file is switched, in order, by [`Workspace::replace_verified`] (staging at the switch)
+//! or [`Workspace::install_if`] (staged ahead): the compare with the bytes the plan read and
+//! the rename under its directory's cross-process lock, then a re-check of the old file for a
+//! late write. The unit's permission bits are set last. A unit that fails is put back (with a
+//! journal, every unit written so far is), each file only if it still holds what was written.
+//! Directories are fsynced once per window of staged contents, temp files never installed are
+//! removed, then the journal is closed: its removal is the commit point. The atomic writes
+//! themselves are the workspace's.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -83,9 +89,21 @@ pub(crate) trait Journal {
     fn keep(&mut self);
 }
 
+/// When new contents are written to their temp files (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Staging {
+    /// Each content at its switch, after the compare, under the directory's lock.
+    AtSwitch,
+    /// A window of contents before their switches, on a few threads.
+    Ahead,
+}
+
 /// How a commit treats changed files and failures (see the module doc).
 pub(crate) struct Policy<'a> {
     pub on_changed: OnChanged,
+    /// Ignored with a journal, which names the temp files before anything is staged: then
+    /// contents are staged ahead.
+    pub staging: Staging,
     /// All-or-nothing under this journal; `None`: each unit on its own.
     pub journal: Option<&'a mut dyn Journal>,
     pub observer: Option<&'a dyn CommitObserver>,
@@ -160,6 +178,7 @@ const STAGE_WINDOW: usize = 256;
 pub(crate) fn commit(ws: &Workspace, units: &[CommitUnit], policy: Policy<'_>) -> CommitResult {
     let Policy {
         on_changed,
+        staging,
         mut journal,
         observer,
     } = policy;
@@ -175,6 +194,7 @@ pub(crate) fn commit(ws: &Workspace, units: &[CommitUnit], policy: Policy<'_>) -
     }
     let mut run = Run {
         ws,
+        ahead: staging == Staging::Ahead || journal.is_some(),
         changes: &changes,
         tmps: &tmps,
         window: Vec::new(),
@@ -219,6 +239,8 @@ pub(crate) fn commit(ws: &Workspace, units: &[CommitUnit], policy: Policy<'_>) -
 /// The switching part of a commit: the changes, the window of them staged, the policy.
 struct Run<'a> {
     ws: &'a Workspace,
+    /// Stage contents ahead of their switch ([`Staging::Ahead`]).
+    ahead: bool,
     /// Every change of the commit, in order, and where each is staged.
     changes: &'a [&'a PathChange],
     tmps: &'a [PathBuf],
@@ -273,10 +295,12 @@ impl<'a> Run<'a> {
         (written, None)
     }
 
-    /// Switch change `i` (`c`) from its old state to its staged new one, if it still holds the
-    /// old.
+    /// Switch change `i` (`c`) from its old state to its new one, if it still holds the old.
     fn switch(&mut self, c: &PathChange, i: usize) -> Result<Replaced, ToolError> {
         let ws = self.ws;
+        if !self.ahead {
+            return ws.replace_verified(&c.path, c.old.as_deref(), c.new.as_deref(), c.new_mode);
+        }
         match self.staged(i) {
             Err(e) => Err(e.clone()),
             Ok(Some(s)) => ws.install_if(s, c.old.as_deref()),
@@ -505,7 +529,13 @@ mod tests {
     /// on disk: the file written before it is put back, the changed one keeps the other write.
     #[test]
     fn a_changed_file_fails_its_whole_unit_per_policy() {
-        for (on_changed, replan) in [(OnChanged::Replan, true), (OnChanged::Refuse, false)] {
+        let cases = [
+            (OnChanged::Replan, true, Staging::AtSwitch),
+            (OnChanged::Replan, true, Staging::Ahead),
+            (OnChanged::Refuse, false, Staging::AtSwitch),
+            (OnChanged::Refuse, false, Staging::Ahead),
+        ];
+        for (on_changed, replan, staging) in cases {
             let (dir, ws) = setup(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
             let units = a_and_b(&ws);
             let b = dir.path().join("b.txt");
@@ -516,6 +546,7 @@ mod tests {
             };
             let policy = Policy {
                 on_changed,
+                staging,
                 journal: None,
                 observer: Some(&other),
             };
@@ -563,6 +594,7 @@ mod tests {
             let mut log = Log(Vec::new());
             let policy = Policy {
                 on_changed: OnChanged::Refuse,
+                staging: Staging::AtSwitch,
                 journal: journaled.then_some(&mut log as &mut dyn Journal),
                 observer: Some(&fail_b),
             };
@@ -606,6 +638,7 @@ mod tests {
         let mut log = Log(Vec::new());
         let policy = Policy {
             on_changed: OnChanged::Refuse,
+            staging: Staging::Ahead,
             journal: Some(&mut log),
             observer: Some(&overwrite_a),
         };
@@ -641,6 +674,7 @@ mod tests {
         std::fs::write(dir.path().join("a.txt"), "theirs\n").unwrap();
         let policy = Policy {
             on_changed: OnChanged::Refuse,
+            staging: Staging::Ahead,
             journal: None,
             observer: None,
         };
@@ -688,6 +722,7 @@ mod tests {
             .collect();
         let policy = Policy {
             on_changed: OnChanged::Replan,
+            staging: Staging::Ahead,
             journal: None,
             observer: None,
         };

@@ -9,7 +9,7 @@ use lspedit_engine::{
     classify_patch_operations, parse_patch,
 };
 
-use crate::commit::{CommitUnit, OnChanged, Policy, UnitOutcome, commit};
+use crate::commit::{CommitUnit, OnChanged, Policy, Staging, UnitOutcome, commit};
 use crate::error::{Reason, ToolError};
 use crate::plan::{Planned, Section, plan_sections};
 use crate::workspace::Workspace;
@@ -279,6 +279,7 @@ fn run_sections(
             planned.commit_units(ws).into_iter().unzip();
         let policy = Policy {
             on_changed: OnChanged::Replan,
+            staging: Staging::AtSwitch,
             journal: None,
             observer: None,
         };

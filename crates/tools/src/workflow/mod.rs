@@ -63,7 +63,7 @@ use self::util::{
     Layout, WorkspaceLock, is_valid_id, lock_workspace, new_id, now_ms, show_sha, state_error,
 };
 use crate::agent::Tools;
-use crate::commit::{CommitResult, CommitUnit, OnChanged, PathChange, Policy, commit};
+use crate::commit::{CommitResult, CommitUnit, OnChanged, PathChange, Policy, Staging, commit};
 use crate::error::{Reason, ToolError};
 use crate::events::{Event, EventSink, FailureDetails, FanOut, JsonlSink};
 
@@ -397,6 +397,7 @@ impl Workflow {
         let mut journal = JournalFile::new(ws, &self.layout, checkpoint);
         let policy = Policy {
             on_changed: OnChanged::Refuse,
+            staging: Staging::Ahead,
             journal: match atomicity {
                 Atomicity::PerFile => None,
                 Atomicity::AllOrNothing => Some(&mut journal),
