@@ -89,7 +89,7 @@ impl Staged {
     /// fsync the directory, so a rename in it is durable. Failure only weakens durability, not
     /// atomicity, so it is not reported.
     pub fn sync_dir(&self) {
-        let _ = rustix::fs::fsync(&self.dir);
+        sync_dir(&self.dir);
     }
 }
 
@@ -490,7 +490,7 @@ impl Workspace {
         }
         dir.remove_file(name)
             .map_err(|e| ToolError::io(path, "deleting", &e))?;
-        let _ = rustix::fs::fsync(&dir);
+        sync_dir(&dir);
         Ok(())
     }
 
@@ -532,7 +532,7 @@ impl Workspace {
             None => Ok(()),
         })?;
         if replaced == Replaced::Done {
-            let _ = rustix::fs::fsync(&dir);
+            sync_dir(&dir);
         }
         Ok(replaced)
     }
@@ -647,7 +647,7 @@ fn switch_verified(
         // Their write reached the old file after the compare: put it back in place and let
         // the caller plan again from it.
         replace_in(dir, name, &theirs, None).map_err(|e| io("writing", &e))?;
-        let _ = rustix::fs::fsync(dir);
+        sync_dir(dir);
         return Ok(Replaced::Changed {
             current: Some(theirs),
         });
@@ -714,6 +714,25 @@ fn remove_orphaned_temps(dir: &Dir, name: &str) {
             let _ = dir.remove_file(&file_name);
         }
     }
+}
+
+/// fsync a directory, so a rename or removal in it is durable. A `Dir` is an `O_PATH` handle,
+/// which `fsync` refuses (`EBADF`): the directory is opened for reading through it first
+/// (`"."`, so nothing outside it is reached). Failure only weakens durability, not atomicity,
+/// so it is not reported.
+fn sync_dir(dir: &Dir) {
+    let _ = try_sync_dir(dir);
+}
+
+fn try_sync_dir(dir: &Dir) -> rustix::io::Result<()> {
+    use rustix::fs::{Mode, OFlags};
+    let fd = rustix::fs::openat(
+        dir,
+        ".",
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    rustix::fs::fsync(&fd)
 }
 
 /// Write `bytes` to a new temp file next to `name` in `dir` and fsync it; the permissions are
@@ -790,12 +809,26 @@ pub fn write_atomic_abs(abs: &Path, bytes: &[u8]) -> std::io::Result<()> {
     fs::create_dir_all(parent)?;
     let dir = Dir::open_ambient_dir(parent, cap_std::ambient_authority())?;
     replace_in(&dir, name, bytes, None)?;
-    let _ = rustix::fs::fsync(&dir);
+    sync_dir(&dir);
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
+    // Regression: the directory fsync after a rename was `fsync` of cap-std's `O_PATH` handle,
+    // which fails with EBADF, so no rename was ever made durable.
+    #[test]
+    fn a_workspace_directory_is_really_fsynced() {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let dir =
+            super::Dir::open_ambient_dir(tmp.path(), cap_std::ambient_authority()).expect("open");
+        assert!(
+            rustix::fs::fsync(&dir).is_err(),
+            "cap-std handles are O_PATH"
+        );
+        super::try_sync_dir(&dir).expect("the directory fsync succeeds");
+    }
+
     use super::*;
 
     #[test]
