@@ -91,7 +91,7 @@ fn bench(repo: &Path, case: &Case, iterations: usize) -> Result<Option<Row>> {
     )?;
     let edits = LspEdits::new(
         &wf,
-        Some(provider.as_ref() as &dyn LspEditProvider),
+        Some(provider.pool() as &dyn LspEditProvider),
         LspEditsConfig {
             timeout: Duration::from_secs(120),
             ..LspEditsConfig::default()

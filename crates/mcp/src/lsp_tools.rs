@@ -9,7 +9,7 @@ use lspedit_tools::lsp_edits::{
     CodeActionInfo, FoundLocation, LocationsReport, LspEditResult, ServerFileOp,
 };
 use lspedit_tools::{
-    ActionPick, CodeActionList, EditOptions, LineRef, LspEditError, LspEdits, SymbolAt, ToolResult,
+    ActionPick, CodeActionList, EditOptions, LineRef, LspEditError, SymbolAt, ToolResult,
 };
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, JsonObject};
@@ -178,6 +178,20 @@ pub struct LspEditOutput {
 }
 
 impl LspEditOutput {
+    /// Nothing was written or proposed.
+    fn refused(reason: Option<String>) -> LspEditOutput {
+        LspEditOutput {
+            status: "refused".into(),
+            reason,
+            server: None,
+            server_time_ms: None,
+            server_edit: Vec::new(),
+            patch_id: None,
+            checkpoint_id: None,
+            files: Vec::new(),
+        }
+    }
+
     pub fn new(r: &LspEditResult) -> LspEditOutput {
         LspEditOutput {
             status: r.status.as_str().to_string(),
@@ -324,11 +338,6 @@ fn refusal(e: &LspEditError) -> ToolResult {
     text(t.clone(), t, true)
 }
 
-/// The LSP edit tools of `session` (its workflow, its pool).
-fn edits(session: &Session) -> Result<LspEdits<'_>, LspEditError> {
-    session.lsp_edits()
-}
-
 fn edit_reply(r: LspEditResult) -> Reply {
     let out = LspEditOutput::new(&r);
     let mut t = text(r.llm_content, r.display, r.is_error);
@@ -339,16 +348,7 @@ fn edit_reply(r: LspEditResult) -> Reply {
 fn edit_refused(e: &LspEditError) -> Reply {
     Reply::new(
         refusal(e),
-        &LspEditOutput {
-            status: "refused".into(),
-            reason: Some(e.code().to_string()),
-            server: None,
-            server_time_ms: None,
-            server_edit: Vec::new(),
-            patch_id: None,
-            checkpoint_id: None,
-            files: Vec::new(),
-        },
+        &LspEditOutput::refused(Some(e.code().to_string())),
     )
 }
 
@@ -367,7 +367,7 @@ pub fn rename_symbol(session: &Session, a: &RenameSymbolArgs) -> Reply {
         symbol: a.symbol.clone(),
         occurrence: a.occurrence,
     };
-    match edits(session) {
+    match session.lsp_edits() {
         Ok(e) => {
             edit_reply(e.rename_symbol(&at, &a.new_name, options(a.preview, a.all_or_nothing)))
         }
@@ -377,7 +377,10 @@ pub fn rename_symbol(session: &Session, a: &RenameSymbolArgs) -> Reply {
 
 /// `code_actions` over `session`.
 pub fn code_actions(session: &Session, a: &CodeActionsArgs) -> Reply {
-    match edits(session).and_then(|e| e.code_actions(&a.path, &a.line.line_ref())) {
+    match session
+        .lsp_edits()
+        .and_then(|e| e.code_actions(&a.path, &a.line.line_ref()))
+    {
         Ok(list) => Reply::new(
             text(list.llm_content.clone(), list.llm_content.clone(), false),
             &CodeActionsOutput::new(&list),
@@ -399,22 +402,10 @@ pub fn apply_code_action(session: &Session, a: &ApplyCodeActionArgs) -> Reply {
         (None, Some(t)) => ActionPick::Title(t.clone()),
         _ => {
             let t = "Error: invalid arguments: give either `index` or `title`".to_string();
-            return Reply::new(
-                text(t.clone(), t, true),
-                &LspEditOutput {
-                    status: "refused".into(),
-                    reason: None,
-                    server: None,
-                    server_time_ms: None,
-                    server_edit: Vec::new(),
-                    patch_id: None,
-                    checkpoint_id: None,
-                    files: Vec::new(),
-                },
-            );
+            return Reply::new(text(t.clone(), t, true), &LspEditOutput::refused(None));
         }
     };
-    match edits(session) {
+    match session.lsp_edits() {
         Ok(e) => edit_reply(e.apply_code_action(
             &a.path,
             &a.line.line_ref(),
@@ -428,7 +419,7 @@ pub fn apply_code_action(session: &Session, a: &ApplyCodeActionArgs) -> Reply {
 /// `references` (`definition: false`) or `definition` over `session`.
 pub fn locations(session: &Session, a: &SymbolArgs, definition: bool) -> Reply {
     let at = a.at();
-    let found = edits(session).and_then(|e| {
+    let found = session.lsp_edits().and_then(|e| {
         if definition {
             e.definition(&at)
         } else {

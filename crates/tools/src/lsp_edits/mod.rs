@@ -29,7 +29,6 @@ pub use position::{LineRef, SymbolAt};
 
 use crate::diagnostics::FileDiagnosticsStatus;
 use crate::error::ToolError;
-use crate::lsp_provider::LspProvider;
 use crate::workflow::{
     ApplyPlan, ApplyStatus, Atomicity, FileApplyResult, ProposeRequest, Workflow,
 };
@@ -79,72 +78,8 @@ pub trait LspEditProvider: Send + Sync {
     ) -> Result<Locations, LspError>;
 }
 
-impl LspEditProvider for LspProvider {
-    fn handles(&self, path: &Path) -> bool {
-        LspEditProvider::handles(self.pool(), path)
-    }
-
-    fn rename(
-        &self,
-        path: &Path,
-        text: &str,
-        offset: usize,
-        new_name: &str,
-        deadline: Instant,
-    ) -> Result<ServerEdit, LspError> {
-        LspEditProvider::rename(self.pool(), path, text, offset, new_name, deadline)
-    }
-
-    fn code_actions(
-        &self,
-        path: &Path,
-        text: &str,
-        range: std::ops::Range<usize>,
-        deadline: Instant,
-    ) -> Result<CodeActions, LspError> {
-        LspEditProvider::code_actions(self.pool(), path, text, range, deadline)
-    }
-
-    fn code_action_edit(
-        &self,
-        path: &Path,
-        text: &str,
-        action: CodeActionOrCommand,
-        deadline: Instant,
-    ) -> Result<ServerEdit, LspError> {
-        LspEditProvider::code_action_edit(self.pool(), path, text, action, deadline)
-    }
-
-    fn references(
-        &self,
-        path: &Path,
-        text: &str,
-        offset: usize,
-        include_declaration: bool,
-        deadline: Instant,
-    ) -> Result<Locations, LspError> {
-        LspEditProvider::references(
-            self.pool(),
-            path,
-            text,
-            offset,
-            include_declaration,
-            deadline,
-        )
-    }
-
-    fn definition(
-        &self,
-        path: &Path,
-        text: &str,
-        offset: usize,
-        deadline: Instant,
-    ) -> Result<Locations, LspError> {
-        LspEditProvider::definition(self.pool(), path, text, offset, deadline)
-    }
-}
-
-/// The pool itself (what a session holds), for callers that have no [`LspProvider`].
+/// The pool (what a session holds; an [`LspProvider`](crate::LspProvider) hands its own out
+/// with `pool()`).
 impl LspEditProvider for BlockingPool {
     fn handles(&self, path: &Path) -> bool {
         self.server_for(path).is_some()

@@ -28,7 +28,7 @@ impl Env {
     fn edits(&self) -> LspEdits<'_> {
         LspEdits::new(
             &self.wf,
-            Some(self.provider.as_ref() as &dyn LspEditProvider),
+            Some(self.provider.pool() as &dyn LspEditProvider),
             LspEditsConfig {
                 timeout: Duration::from_secs(10),
                 ..LspEditsConfig::default()

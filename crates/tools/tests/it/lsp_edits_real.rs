@@ -29,7 +29,7 @@ impl Real {
     pub fn edits(&self) -> LspEdits<'_> {
         LspEdits::new(
             &self.wf,
-            Some(self.provider.as_ref() as &dyn LspEditProvider),
+            Some(self.provider.pool() as &dyn LspEditProvider),
             LspEditsConfig {
                 timeout: Duration::from_secs(120),
                 ..LspEditsConfig::default()
