@@ -195,24 +195,29 @@ impl BlockingPool {
     pub fn check_change(&self, files: Vec<ChangedFile>, deadline: Instant) -> CheckOutcome {
         let pool = self.pool.clone();
         let paths: Vec<std::path::PathBuf> = files.iter().map(|f| f.path.clone()).collect();
-        let outcome = |paths: &[std::path::PathBuf], e: &dyn Fn() -> LspError| CheckOutcome {
-            files: paths.iter().map(|p| (p.clone(), Err(e()))).collect(),
-            others: Vec::new(),
-        };
-        let late = paths.clone();
         let started = Instant::now();
-        self.run(async move {
-            let bound = tokio::time::Instant::from_std(deadline + CHECK_GRACE);
-            match tokio::time::timeout_at(bound, pool.check_change(files, deadline)).await {
-                Ok(o) => o,
-                Err(_) => outcome(&late, &|| LspError::Timeout {
-                    server: "pool".to_string(),
-                    stage: "check",
-                    waited: started.elapsed(),
-                }),
-            }
-        })
-        .unwrap_or_else(|| outcome(&paths, &|| LspError::PoolClosed))
+        let bound = tokio::time::Instant::from_std(deadline + CHECK_GRACE);
+        // `None`: the pool is closed; `Some(None)`: the check outlived its bound.
+        let answer = self.run(async move {
+            tokio::time::timeout_at(bound, pool.check_change(files, deadline))
+                .await
+                .ok()
+        });
+        if let Some(Some(outcome)) = answer {
+            return outcome;
+        }
+        let error = || match answer {
+            Some(_) => LspError::Timeout {
+                server: "pool".to_string(),
+                stage: "check",
+                waited: started.elapsed(),
+            },
+            None => LspError::PoolClosed,
+        };
+        CheckOutcome {
+            files: paths.into_iter().map(|p| (p, Err(error()))).collect(),
+            others: Vec::new(),
+        }
     }
 
     /// See [`Pool::take_late`].

@@ -182,9 +182,9 @@ pub(crate) fn budget(
 }
 
 /// Ask `provider` for the diagnostics of `files` (all of one tool call) by `deadline`. One entry
-/// per file, in order: files without a server are [`CheckError::NoServer`] without a call; an
-/// error, panic or hang of the provider is `Failed` or `TimedOut` for every file it had. The
-/// caller shows no LSP text for any of those.
+/// per file, in order: files without a server are [`CheckError::NoServer`] without a call; a
+/// panic of the provider is `Failed` for every file it had, and the provider itself answers
+/// `Failed` or `TimedOut` by the deadline. The caller shows no LSP text for any of those.
 pub(crate) fn fetch_all(
     provider: &Arc<dyn DiagnosticsProvider>,
     files: &[FileText],
@@ -204,7 +204,12 @@ pub(crate) fn fetch_all(
             others: Vec::new(),
         };
     }
-    let batch: Vec<FileText> = asked.iter().map(|&i| files[i].clone()).collect();
+    // The texts are copied only when some files have no server.
+    let batch: std::borrow::Cow<'_, [FileText]> = if asked.len() == files.len() {
+        std::borrow::Cow::Borrowed(files)
+    } else {
+        asked.iter().map(|&i| files[i].clone()).collect()
+    };
     // The deadline lives in the provider (the pool bounds every wait by it and cancels what is
     // still pending), so the call runs on the caller's thread: no thread per call. A panic is
     // caught and is `Failed` for every file it had.
