@@ -1021,10 +1021,11 @@ async fn a_timed_out_write_says_so_and_its_late_answer_starts_the_next_result() 
     s.client.cancel().await.unwrap();
 }
 
-/// `lspedit mcp` runs the language servers on its own runtime; when the client closes stdin it
-/// stops them before it exits, and no server process outlives it.
+/// `lspedit mcp` runs the language servers on its one runtime (no second runtime of the pool's,
+/// whose workers are named `lspedit-lsp`); when the client closes stdin it stops them before
+/// it exits, and no server process outlives it.
 #[test]
-fn closing_stdin_stops_the_language_servers() {
+fn one_runtime_and_closing_stdin_stops_the_language_servers() {
     use lspedit::testing::fake;
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
@@ -1059,6 +1060,15 @@ fn closing_stdin_stops_the_language_servers() {
         .as_str()
         .unwrap_or_default();
     assert!(text.contains("LSP errors detected in this file"), "{r}");
+    let threads: Vec<String> = std::fs::read_dir(format!("/proc/{}/task", raw.child.id()))
+        .unwrap()
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+        .map(|name| name.trim().to_string())
+        .collect();
+    assert!(
+        !threads.iter().any(|t| t.starts_with("lspedit-lsp")),
+        "a second runtime: {threads:?}"
+    );
     let logged = std::fs::read_to_string(&log).unwrap();
     let pid: u32 = logged
         .lines()

@@ -48,6 +48,8 @@ pub struct Mock {
     pub checks: AtomicUsize,
     pub touches: AtomicUsize,
     pub checked_paths: Mutex<Vec<PathBuf>>,
+    /// The thread each `check_files` call ran on.
+    pub checked_on: Mutex<Vec<std::thread::ThreadId>>,
     pub others: Vec<(PathBuf, Vec<Diagnostic>)>,
 }
 
@@ -59,6 +61,7 @@ impl Mock {
             checks: AtomicUsize::new(0),
             touches: AtomicUsize::new(0),
             checked_paths: Mutex::new(Vec::new()),
+            checked_on: Mutex::new(Vec::new()),
             others: Vec::new(),
         })
     }
@@ -83,6 +86,10 @@ impl DiagnosticsProvider for Mock {
     }
     fn check_files(&self, files: &[FileText], deadline: Instant) -> CheckReport {
         let mut report = CheckReport::default();
+        self.checked_on
+            .lock()
+            .unwrap()
+            .push(std::thread::current().id());
         for f in files {
             self.checks.fetch_add(1, Ordering::SeqCst);
             self.checked_paths.lock().unwrap().push(f.path.clone());

@@ -181,6 +181,24 @@ fn hung_provider_returns_within_deadline_without_text() {
     assert_eq!(statuses, [("a.ts", DiagnosticsStatus::TimedOut)]);
 }
 
+// Regression: every diagnostics check started a thread of its own (abandoned at the deadline),
+// a second place where timeouts lived. The deadline is the provider's: every writing tool asks
+// it on the caller's thread.
+#[test]
+fn every_writing_tool_checks_on_the_callers_thread() {
+    let mock = Mock::with(bad_lines);
+    let e = env(Some(mock.clone()), ToolsConfig::default());
+    e.write("a.ts", "x\n");
+    assert!(!e.tools.edit("a.ts", "x", "y", false).is_error);
+    assert!(!e.tools.write_file("b.ts", "z\n").is_error);
+    let patch = "--- a/a.ts\n+++ b/a.ts\n@@ -1 +1 @@\n-y\n+w\n";
+    assert!(!e.tools.apply_patch(patch).is_error);
+    let here = std::thread::current().id();
+    let on = mock.checked_on.lock().unwrap().clone();
+    assert_eq!(on.len(), 3, "one check per writing tool");
+    assert!(on.iter().all(|t| *t == here), "{on:?} vs {here:?}");
+}
+
 // Edit tool (12): binary files never touch the provider.
 #[test]
 fn binary_files_never_touch_the_provider() {
