@@ -29,6 +29,7 @@
 //! first_check_timeout_ms = 10000 # ... when the server must start first
 //! startup_timeout_ms = 60000     # initialize must answer within this
 //! servers_dir = "tools/lsp"      # where project-local installs live (trusted files only)
+//! sandbox_allow = ["/var/log/x"] # more paths servers may write (trusted files only)
 //! watch = true                   # watch server roots for other programs' changes
 //! watch_debounce_ms = 100        # coalesce a burst of file events into one batch
 //! document_idle_secs = 300       # didClose documents not checked this long (0: never)
@@ -205,6 +206,35 @@ pub struct ServerConfig {
     /// severity, so a promoted diagnostic shows up among the errors.
     #[serde(default)]
     pub severity_overrides: crate::diagnostics::SeverityOverrides,
+    /// What restricted mode changes for this server (`launch.rs`); only trusted files set it.
+    #[serde(default)]
+    pub restricted: RestrictedConfig,
+}
+
+/// The `[restricted]` table of a declaration: what restricted mode (an untrusted workspace)
+/// changes for the server, beyond what every server gets (see `crate::launch`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RestrictedConfig {
+    /// `"rustup"`: the server, cargo and rustc are the person's toolchain resolved outside the
+    /// workspace, and programs a workspace `.cargo/config.toml` names are overridden.
+    #[serde(default)]
+    pub toolchain: Option<String>,
+    /// Where the kernel has no Landlock: what would run workspace code unsandboxed, turned off.
+    #[serde(default)]
+    pub without_sandbox: Option<WithoutSandbox>,
+}
+
+/// Settings merged over a declaration in restricted mode when no sandbox is available.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WithoutSandbox {
+    /// What these settings turn off, as `servers status` names it (`cargo check on save`).
+    pub runs: String,
+    #[serde(default)]
+    pub initialization_options: Option<Value>,
+    #[serde(default)]
+    pub settings: Option<Value>,
 }
 
 fn yes() -> bool {
@@ -284,6 +314,18 @@ pub struct PoolConfig {
     /// maintenance pass, so a long session does not keep every file it ever touched open in
     /// every server. `None`: never.
     pub document_idle_timeout: Option<Duration>,
+    /// The workspace is trusted (`lspedit trust`): its config may choose programs and its
+    /// toolchain files apply. Otherwise servers run in restricted mode (`crate::launch`).
+    pub trusted: bool,
+    /// Where servers get their scratch directories (`HOME`, `TMPDIR`, the build dir), one per
+    /// workspace root and server, outside the workspace. Default: `scratch` beside the
+    /// default servers dir (`~/.cache/lspedit/scratch`).
+    pub scratch_dir: Option<PathBuf>,
+    /// Paths servers may read and write besides their scratch directory, granted as given (a
+    /// log file, a shared cache; the tests' fake server log): the person's config (`[pool]
+    /// sandbox_allow = [...]`, relative to its directory), a trusted workspace file, or an
+    /// embedder. Never from an untrusted workspace file. Nothing here is executable.
+    pub sandbox_allow: Vec<PathBuf>,
     /// What loading left out and why, for the person and the model (an untrusted
     /// `.lspedit/config.toml` naming a command, a symlinked config): shown by `servers status`,
     /// the `diagnostics` tool and `lspedit mcp` at start. Never an error.
@@ -311,6 +353,9 @@ impl Default for PoolConfig {
             watch: true,
             watch_debounce: Duration::from_millis(100),
             document_idle_timeout: Some(Duration::from_secs(300)),
+            trusted: false,
+            scratch_dir: default_scratch_dir(),
+            sandbox_allow: Vec::new(),
             warnings: Vec::new(),
         }
     }
@@ -327,6 +372,7 @@ struct PoolOverrides {
     startup_timeout_ms: Option<u64>,
     max_crashes: Option<u32>,
     servers_dir: Option<PathBuf>,
+    sandbox_allow: Option<Vec<PathBuf>>,
     watch: Option<bool>,
     watch_debounce_ms: Option<u64>,
     document_idle_secs: Option<u64>,
@@ -342,6 +388,15 @@ struct OverrideFile {
 }
 
 impl PoolConfig {
+    /// Restricted unless the workspace is trusted.
+    pub fn mode(&self) -> crate::launch::Mode {
+        if self.trusted {
+            crate::launch::Mode::Trusted
+        } else {
+            crate::launch::Mode::Restricted
+        }
+    }
+
     /// The bundled servers with default limits.
     pub fn bundled() -> Result<Self, LspError> {
         Layers::bundled()?.finish()
@@ -383,12 +438,17 @@ impl PoolConfig {
             layers.apply_user(dir)?;
         }
         match trust::read_workspace_file(&root)? {
-            WorkspaceRead::Absent => {}
+            WorkspaceRead::Absent => {
+                layers.cfg.trusted = user_dir.is_some_and(|dir| {
+                    trust::trust_state(dir, &root, trust::NO_CONFIG) == TrustState::Trusted
+                });
+            }
             WorkspaceRead::Refused(warning) => layers.warnings.push(warning),
             WorkspaceRead::Read(file) => {
                 let state = user_dir.map_or(TrustState::Untrusted, |dir| {
                     trust::trust_state(dir, &root, &file.sha256)
                 });
+                layers.cfg.trusted = state == TrustState::Trusted;
                 let ignored =
                     layers.apply(&file.path, &file.text, state == TrustState::Trusted, &root)?;
                 if !ignored.is_empty() {
@@ -498,7 +558,12 @@ fn merge(base: &mut toml::Table, over: &toml::Table) {
 
 /// Keys of a server declaration that choose the program run, its arguments, its environment
 /// (`LD_PRELOAD`, `PATH`, `NODE_OPTIONS`...) or what gets installed: only trusted files set them.
-const PROGRAM_KEYS: &[&str] = &["command", "args", "env", "install"];
+const PROGRAM_KEYS: &[&str] = &["command", "args", "env", "install", "restricted"];
+
+/// Keys that decide which server serves a language: switching one off, re-prioritizing or
+/// re-mapping extensions makes another program serve the files (typescript-language-server,
+/// which loads code, instead of TypeScript 7): only trusted files set them.
+const SERVING_KEYS: &[&str] = &["enabled", "priority", "languages"];
 
 /// Whether a key of `settings` or `initialization_options` (any depth, case-insensitive) may
 /// name a program, its arguments or its environment for the server to run: rust-analyzer's
@@ -628,7 +693,7 @@ impl Layers {
                     ignored.push(format!("servers.{id} (a new server)"));
                     continue;
                 }
-                for key in PROGRAM_KEYS {
+                for key in PROGRAM_KEYS.iter().chain(SERVING_KEYS) {
                     if over.remove(*key).is_some() {
                         ignored.push(format!("servers.{id}.{key}"));
                     }
@@ -689,6 +754,14 @@ impl Layers {
                 cfg.servers_dir = Some(base.join(dir));
             } else {
                 ignored.push("pool.servers_dir".into());
+            }
+        }
+        if let Some(paths) = p.sandbox_allow {
+            if trusted {
+                cfg.sandbox_allow
+                    .extend(paths.into_iter().map(|p| base.join(p)));
+            } else {
+                ignored.push("pool.sandbox_allow".into());
             }
         }
         Ok(ignored)
@@ -752,6 +825,12 @@ fn is_executable(p: &Path) -> bool {
 #[cfg(not(unix))]
 fn is_executable(p: &Path) -> bool {
     std::fs::metadata(p).is_ok_and(|m| m.is_file())
+}
+
+/// `scratch` beside [`default_servers_dir`]'s folder: `~/.cache/lspedit/scratch`.
+pub fn default_scratch_dir() -> Option<PathBuf> {
+    let servers = default_servers_dir()?;
+    Some(servers.parent()?.join("scratch"))
 }
 
 /// Where language servers installed for lspedit live, the one lookup shared by the CLI

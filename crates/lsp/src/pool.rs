@@ -1141,11 +1141,11 @@ impl Pool {
                 server: key.server.clone(),
                 command: slot.cfg.command.clone(),
             })?;
+        let launch = crate::launch::prepare(cfg, &slot.cfg, &self.inner.root, &key.root, program)?;
         let (tx, rx) = watch::channel(None);
         slot.generation += 1;
         slot.state = SlotState::Starting(rx.clone());
         let generation = slot.generation;
-        let server_cfg = slot.cfg.clone();
         let evict = self.pick_eviction(&mut slots, key);
         drop(slots);
         if let Some(victim) = evict {
@@ -1158,14 +1158,7 @@ impl Pool {
         let groups = Arc::clone(&self.inner.groups);
         // The start runs on its own task so it goes on after a caller's deadline.
         tokio::spawn(async move {
-            let res = Server::start(
-                server_cfg,
-                key.root.clone(),
-                program,
-                startup_timeout,
-                &groups,
-            )
-            .await;
+            let res = Server::start(launch, key.root.clone(), startup_timeout, &groups).await;
             // Running implies watched: a change made once the server is up is not missed.
             if res.is_ok() {
                 let watcher = pool.upgrade().and_then(|inner| pool_watcher(&inner));

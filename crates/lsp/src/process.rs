@@ -5,7 +5,7 @@
 //! TypeScript 7 launcher runs the native binary, rust-analyzer runs cargo), so killing the pid
 //! we spawned is not enough: each server gets its own process group and we kill the group.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -156,29 +156,70 @@ pub(crate) struct Spawned {
     pub stderr: Arc<Mutex<StderrTail>>,
 }
 
-/// Spawns `program` in `cwd` in a new process group with piped stdio. Stderr is drained by a
-/// task into a bounded buffer and logged at debug level under `server`.
+/// Spawns the server `launch` describes in `cwd`: a new process group, piped stdio, only the
+/// launch's environment, and between fork and exec `PR_SET_PDEATHSIG` (SIGKILL when lspedit
+/// dies, even by SIGKILL) and the Landlock ruleset (`sandbox.rs`). Stderr is drained by a task
+/// into a bounded buffer and logged at debug level under `server`.
+///
+/// The fork happens on one long-lived thread of the process ([`on_spawner`]): the parent-death
+/// signal fires when the *thread* that forked exits, and a runtime's blocking threads come and
+/// go.
 pub(crate) fn spawn(
     server: &str,
-    program: &Path,
-    args: &[String],
-    env: &BTreeMap<String, String>,
+    launch: crate::launch::Launch,
     cwd: &Path,
     groups: &Arc<Groups>,
 ) -> Result<Spawned, LspError> {
-    let mut cmd = Command::new(program);
-    cmd.args(args)
-        .envs(env)
+    let spawn_err = |message: String| LspError::Spawn {
+        server: server.to_owned(),
+        message,
+    };
+    let prepared = match &launch.confinement {
+        Some(c) => Some(
+            c.prepare()
+                .map_err(|e| spawn_err(format!("sandbox not set up, server not started: {e}")))?,
+        ),
+        None => None,
+    };
+    tracing::debug!(server, env = ?launch.env, confinement = ?launch.confinement, "launching");
+    let program = launch.program.clone();
+    let mut cmd = Command::new(&program);
+    cmd.args(&launch.cfg.args)
+        .env_clear()
+        .envs(&launch.env)
         .current_dir(cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    let mut child = cmd.spawn().map_err(|e| LspError::Spawn {
-        server: server.to_owned(),
-        message: format!("{}: {e}", program.display()),
-    })?;
+    let parent = rustix::process::getpid();
+    let mut prepared = prepared;
+    // The one unsafe block of the pool: `pre_exec` is how a child is confined before it runs
+    // anything of its own.
+    // SAFETY: runs in the child between fork and exec, where only async-signal-safe work is
+    // allowed: prctl, getppid and the Landlock syscalls on a ruleset built in the parent; no
+    // allocation.
+    #[allow(unsafe_code)]
+    unsafe {
+        cmd.pre_exec(move || {
+            rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))?;
+            // The parent may have died before the signal was armed.
+            if rustix::process::getppid() != Some(parent) {
+                return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+            }
+            if let Some(p) = prepared.take() {
+                crate::sandbox::restrict_self(p)?;
+            }
+            Ok(())
+        });
+    }
+    let handle = tokio::runtime::Handle::current();
+    let mut child = on_spawner(move || {
+        let _rt = handle.enter();
+        cmd.spawn()
+    })
+    .map_err(|e| spawn_err(format!("{}: {e}", program.display())))?;
     let pid = child.id().unwrap_or(0);
     // From here on the guard owns the group: any early return kills it. Listed at once, so an
     // owner that exits while the server starts still kills it (see [`Groups`]).
@@ -218,7 +259,8 @@ pub(crate) fn spawn(
             }
         }
     });
-    tracing::debug!(server, pid, program = %program.display(), cwd = %cwd.display(), "spawned");
+    tracing::debug!(server, pid, program = %program.display(), cwd = %cwd.display(),
+        sandboxed = launch.confinement.is_some(), "spawned");
     Ok(Spawned {
         child,
         stdin,
@@ -226,6 +268,40 @@ pub(crate) fn spawn(
         guard,
         stderr: tail,
     })
+}
+
+/// Runs `job` on the process's spawner thread, which never exits, and returns its result.
+/// Used for every server fork, so each server's parent-death signal is tied to the process's
+/// life, not to the life of whatever thread asked for the server.
+fn on_spawner<T: Send + 'static>(
+    job: impl FnOnce() -> std::io::Result<T> + Send + 'static,
+) -> std::io::Result<T> {
+    type Job = Box<dyn FnOnce() + Send>;
+    static SPAWNER: std::sync::OnceLock<Mutex<std::sync::mpsc::Sender<Job>>> =
+        std::sync::OnceLock::new();
+    let sender = SPAWNER.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel::<Job>();
+        // If the thread cannot be started, jobs fail below (their sender is dropped).
+        let _ = std::thread::Builder::new()
+            .name("lspedit-spawner".into())
+            .spawn(move || {
+                for job in rx {
+                    job();
+                }
+            });
+        Mutex::new(tx)
+    });
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    let job: Job = Box::new(move || {
+        let _ = tx.send(job());
+    });
+    sender
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .send(job)
+        .map_err(|_| std::io::Error::other("the spawner thread is gone"))?;
+    rx.recv()
+        .unwrap_or_else(|_| Err(std::io::Error::other("the spawner thread is gone")))
 }
 
 /// Pids of the live (not zombie) processes whose process group is `pgid`, from `/proc`.

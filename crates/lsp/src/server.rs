@@ -494,16 +494,16 @@ impl std::fmt::Debug for Server {
 impl Server {
     /// Spawns and initializes a server. `startup_timeout` bounds `initialize`.
     pub(crate) async fn start(
-        cfg: Arc<ServerConfig>,
+        launch: crate::launch::Launch,
         root: PathBuf,
-        program: PathBuf,
         startup_timeout: Duration,
         groups: &Arc<Groups>,
     ) -> Result<Arc<Server>, LspError> {
+        let cfg = launch.cfg.clone();
         let id = cfg.id.clone();
         let root_uri = Url::from_directory_path(&root)
             .map_err(|()| LspError::BadPath { path: root.clone() })?;
-        let spawned = process::spawn(&id, &program, &cfg.args, &cfg.env, &root, groups)?;
+        let spawned = process::spawn(&id, launch, &root, groups)?;
         let (changed, _) = watch::channel(0u64);
         let shared = Arc::new(Shared {
             name: id.clone(),

@@ -37,6 +37,10 @@ pub const USER_CONFIG_FILE: &str = "config.toml";
 /// The folder of trust records inside [`user_config_dir`].
 pub const TRUST_DIR: &str = "trusted";
 
+/// What a trust record holds for a workspace trusted without a `.lspedit/config.toml`: the
+/// workspace's toolchain files and build scripts are trusted; a config file added later is not.
+pub(crate) const NO_CONFIG: &str = "none";
+
 /// Larger workspace config files are not read (a config file is a few hundred bytes).
 const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
@@ -238,8 +242,10 @@ pub struct Trusted {
 }
 
 /// Trusts the current `.lspedit/config.toml` of the workspace at `workspace_root`: records its
-/// SHA-256 under `user_config_dir` (see [`user_config_dir`]). Refused when the file is absent,
-/// a symlink, does not parse, or when `user_config_dir` is inside the workspace.
+/// SHA-256 under `user_config_dir` (see [`user_config_dir`]); without the file, trusts the
+/// workspace as it is (its toolchain files and cargo config, see `crate::launch`), and a
+/// config file that appears later is not trusted. Refused when the file is a symlink, does
+/// not parse, or when `user_config_dir` is inside the workspace.
 pub fn trust(workspace_root: &Path, user_config_dir: &Path) -> Result<Trusted, LspError> {
     let root = canonical_root(workspace_root)?;
     let path = root.join(WORKSPACE_CONFIG);
@@ -255,7 +261,13 @@ pub fn trust(workspace_root: &Path, user_config_dir: &Path) -> Result<Trusted, L
     }
     let file = match read_workspace_file(&root)? {
         WorkspaceRead::Read(f) => f,
-        WorkspaceRead::Absent => return Err(refuse("no such file: nothing to trust".into())),
+        // Trusting a workspace without a config lifts restricted mode (its toolchain files,
+        // cargo config); a config file that appears later is not trusted.
+        WorkspaceRead::Absent => WorkspaceFile {
+            path: path.clone(),
+            text: String::new(),
+            sha256: NO_CONFIG.to_owned(),
+        },
         WorkspaceRead::Refused(why) => return Err(refuse(format!("cannot trust it: {why}"))),
     };
     let program_keys = crate::config::program_keys(Some(user_config_dir), &file)?;
@@ -460,9 +472,11 @@ mod tests {
             ra.setting(Some("rust-analyzer.check.overrideCommand")),
             serde_json::Value::Null
         );
+        // Nor which server serves a language (switching one off lets another take over).
+        assert_eq!(py.priority, orig.priority);
+        assert!(cfg.server("clangd").unwrap().enabled);
         // What does not choose a program still applies.
         assert_eq!(cfg.max_running, 2);
-        assert_eq!(py.priority, 7);
         assert_eq!(py.root_markers, ["setup.cfg"]);
         assert_eq!(
             py.setting(Some("python.analysis.typeCheckingMode")),
@@ -472,12 +486,13 @@ mod tests {
             py.setting(Some("python.analysis.extraPaths")),
             serde_json::json!(["lib"])
         );
-        assert!(!cfg.server("clangd").unwrap().enabled);
         assert_one_warning(
             &cfg,
             &[
                 ".lspedit/config.toml sets ",
                 "pool.servers_dir",
+                "servers.pyright.priority",
+                "servers.clangd.enabled",
                 "servers.pyright.command",
                 "servers.pyright.args",
                 "servers.pyright.env",
@@ -493,10 +508,56 @@ mod tests {
     #[test]
     fn untrusted_file_without_program_keys_warns_nothing() {
         let cfg =
-            Setup::with("[servers.clangd]\nenabled = false\n[pool]\nmax_running = 3\n").load();
+            Setup::with("[servers.clangd]\nroot_markers = [\"x\"]\n[pool]\nmax_running = 3\n")
+                .load();
         assert!(cfg.warnings.is_empty(), "{:?}", cfg.warnings);
-        assert!(!cfg.server("clangd").unwrap().enabled);
+        assert_eq!(cfg.server("clangd").unwrap().root_markers, ["x"]);
         assert_eq!(cfg.max_running, 3);
+    }
+
+    // The class of "a workspace file changes which program serves a language": for every
+    // extension, the server chosen under any untrusted file that switches servers off, raises
+    // priorities or re-maps extensions is the server chosen without it.
+    #[test]
+    fn an_untrusted_file_never_changes_which_server_serves_a_language() {
+        let bundled = PoolConfig::bundled().unwrap();
+        let exts: Vec<String> = bundled
+            .servers
+            .iter()
+            .flat_map(|s| s.languages.keys().cloned())
+            .collect();
+        let ids: Vec<String> = bundled.servers.iter().map(|s| s.id.clone()).collect();
+        let mut files = Vec::new();
+        for id in &ids {
+            files.push(format!("[servers.{id}]\nenabled = false\n"));
+            files.push(format!("[servers.{id}]\npriority = 1000\n"));
+            files.push(format!("[servers.{id}]\nlanguages = {{ ts = \"typescript\", py = \"python\", rs = \"rust\" }}\n"));
+            files.push(format!(
+                "[servers.{id}]\nrestricted = {{ toolchain = \"none\" }}\n"
+            ));
+        }
+        for text in files {
+            let s = Setup::with(&text);
+            let cfg = s.load();
+            let before = PoolConfig::load_with(&s.root, None).unwrap();
+            for ext in &exts {
+                let path = PathBuf::from(format!("a.{ext}"));
+                let base = bundled.server_for(&path).map(|s| s.id.clone());
+                assert_eq!(
+                    cfg.server_for(&path).map(|s| s.id.clone()),
+                    base,
+                    "{text} changed the server of .{ext}"
+                );
+                assert_eq!(before.server_for(&path).map(|s| s.id.clone()), base);
+            }
+            for id in &ids {
+                assert_eq!(
+                    cfg.server(id).unwrap().restricted.toolchain,
+                    bundled.server(id).unwrap().restricted.toolchain
+                );
+            }
+            assert_eq!(cfg.warnings.len(), 1, "{text}: {:?}", cfg.warnings);
+        }
     }
 
     #[test]
@@ -572,13 +633,13 @@ mod tests {
              diagnostics = { strategy = \"pull\" }\n",
         );
         // The workspace may tune the person's server, but not choose its program.
-        s.write("[servers.mine]\npriority = 4\ncommand = \"/bin/sh\"\n");
+        s.write("[servers.mine]\nroot_markers = [\"m\"]\ncommand = \"/bin/sh\"\n");
         let cfg = s.load();
         assert_eq!(cfg.server("pyright").unwrap().command, "/bin/sh");
         assert_eq!(cfg.servers_dir, Some(s.user.join("bin")));
         let mine = cfg.server("mine").unwrap();
         assert_eq!(mine.command, "my-server");
-        assert_eq!(mine.priority, 4);
+        assert_eq!(mine.root_markers, ["m"]);
         assert_one_warning(&cfg, &["servers.mine.command"]);
     }
 
@@ -653,11 +714,34 @@ mod tests {
     #[test]
     fn trust_refuses_what_it_cannot_vouch_for() {
         let s = Setup::new();
-        let err = trust(&s.root, &s.user).unwrap_err().to_string();
-        assert!(err.contains("nothing to trust"), "{err}");
         s.write("[servers.new]\ncommand = \"x\"\n");
         let err = trust(&s.root, &s.user).unwrap_err().to_string();
         assert!(err.contains("servers.new"), "{err}");
         assert!(!s.user.join(TRUST_DIR).exists());
+    }
+
+    #[test]
+    fn a_workspace_without_config_is_trusted_until_one_appears() {
+        let s = Setup::new();
+        assert!(
+            !PoolConfig::load_with(&s.root, Some(&s.user))
+                .unwrap()
+                .trusted
+        );
+        let t = trust(&s.root, &s.user).unwrap();
+        assert_eq!(t.sha256, NO_CONFIG);
+        assert!(t.program_keys.is_empty());
+        assert!(
+            PoolConfig::load_with(&s.root, Some(&s.user))
+                .unwrap()
+                .trusted
+        );
+        s.write("[pool]\nmax_running = 2\n");
+        let cfg = PoolConfig::load_with(&s.root, Some(&s.user)).unwrap();
+        assert!(
+            !cfg.trusted,
+            "a config written after the trust is not trusted"
+        );
+        revoke(&s.root, &s.user).unwrap();
     }
 }

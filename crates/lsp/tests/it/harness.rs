@@ -48,6 +48,8 @@ impl FakeWs {
             log_file,
         };
         ws.set_script(script);
+        // The sandbox lets the server write the log only once it exists (see `config_for`).
+        std::fs::write(&ws.log_file, "").unwrap();
         ws
     }
 
@@ -111,6 +113,7 @@ impl FakeWs {
             startup_timeout: Duration::from_secs(3),
             request_timeout: Duration::from_secs(2),
             maintenance_interval: Duration::from_secs(3600),
+            sandbox_allow: vec![self.log_file.clone()],
             ..PoolConfig::default()
         }
     }

@@ -1,0 +1,557 @@
+//! How a server is launched: which program, with which environment and declaration, confined
+//! how. The one place that decides, between "the pool wants server X for root R" and the spawn.
+//!
+//! Every server, trusted workspace or not:
+//! - is refused when its program lies inside the workspace (a trusted config's
+//!   `servers_dir = "tools/lsp"` that the model can write: trust covered the config's bytes, not
+//!   the programs it points at);
+//! - gets a scrubbed environment: `PATH` without relative entries or entries inside the
+//!   workspace, `HOME`, `TMPDIR` and the XDG directories in its own scratch directory outside
+//!   the workspace, the person's toolchain homes (`RUSTUP_HOME`, `CARGO_HOME`, `PYENV_ROOT`),
+//!   locale variables, and the declaration's `env`; nothing else of lspedit's environment;
+//! - runs under the Landlock ruleset of [`crate::sandbox`] where the kernel has it;
+//! - gets the bundled TypeScript when its declaration names `tsserver.path` relative to the
+//!   servers dir (typescript-language-server would otherwise load the workspace's
+//!   `node_modules/typescript` or `.yarn/sdks`).
+//!
+//! In restricted mode (the workspace is not trusted, [`PoolConfig::trusted`]), additionally, per
+//! the declaration's `[restricted]` table:
+//! - `toolchain = "rustup"`: rust-analyzer, cargo and rustc are the person's toolchain,
+//!   resolved once outside the workspace (`rustup show active-toolchain` and `rustc --print
+//!   sysroot` run from `/`), pinned with `RUSTUP_TOOLCHAIN`, `CARGO` and `RUSTC`; programs a
+//!   workspace `.cargo/config.toml` names (`rustc`, `rustc-wrapper`, `rustc-workspace-wrapper`,
+//!   the host `linker`, `rustflags` that could name a linker or plugin) are overridden by
+//!   environment variables, which cargo ranks above config files;
+//! - `without_sandbox`: where Landlock is unavailable, settings merged over the declaration that
+//!   turn off what would run workspace code (rust-analyzer: cargo check on save, whose build
+//!   scripts are workspace code).
+//!
+//! Both modes build in the scratch directory (`CARGO_TARGET_DIR`), never in the workspace.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::config::{PoolConfig, ServerConfig};
+use crate::sandbox::{self, Confinement, Support};
+use crate::{LspError, trust};
+
+/// Whether the workspace may choose what its servers run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Not trusted (`lspedit trust` not run, or the config changed since): nothing in the
+    /// workspace chooses a program, and workspace code runs only inside the sandbox.
+    Restricted,
+    /// `lspedit trust` recorded this workspace: its config and toolchain files apply.
+    Trusted,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Restricted => "restricted",
+            Mode::Trusted => "trusted",
+        }
+    }
+}
+
+/// Everything [`crate::process::spawn`] needs to start one server.
+#[derive(Debug)]
+pub(crate) struct Launch {
+    /// The declaration as the server gets it (initialization options and settings adjusted).
+    pub cfg: Arc<ServerConfig>,
+    pub program: PathBuf,
+    /// The whole environment of the process (nothing else is inherited).
+    pub env: BTreeMap<String, String>,
+    /// `None` where the kernel has no Landlock.
+    pub confinement: Option<Confinement>,
+}
+
+/// What `servers status` shows of a server's launch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchInfo {
+    pub mode: Mode,
+    pub sandbox: Support,
+    /// What restricted mode changes for this server (empty when trusted).
+    pub restricted: Vec<String>,
+}
+
+/// The mode and sandbox a server of `cfg` runs with under `pool`, and what restricted mode
+/// turns off for it.
+pub fn describe(pool: &PoolConfig, cfg: &ServerConfig) -> LaunchInfo {
+    let mode = pool.mode();
+    let sandbox = sandbox::support();
+    let mut restricted = Vec::new();
+    if mode == Mode::Restricted {
+        if cfg.restricted.toolchain.as_deref() == Some("rustup") {
+            restricted.push(
+                "toolchain pinned outside the workspace (rust-toolchain.toml ignored); programs named by .cargo/config.toml overridden"
+                    .to_owned(),
+            );
+        }
+        if let Some(w) = &cfg.restricted.without_sandbox {
+            if sandbox.is_available() {
+                restricted.push(format!("{} runs sandboxed", w.runs));
+            } else {
+                restricted.push(format!("{} is off (no sandbox on this kernel)", w.runs));
+            }
+        }
+    }
+    if tsserver_path(cfg).is_some() {
+        restricted.push("bundled TypeScript only (never the workspace's)".to_owned());
+    }
+    LaunchInfo {
+        mode,
+        sandbox,
+        restricted,
+    }
+}
+
+/// The declaration's `initialization_options.tsserver.path`, when relative (to the servers dir).
+fn tsserver_path(cfg: &ServerConfig) -> Option<&str> {
+    cfg.initialization_options
+        .as_ref()?
+        .pointer("/tsserver/path")?
+        .as_str()
+        .filter(|p| !Path::new(p).is_absolute())
+}
+
+/// Decides how the server `cfg` starts for `root` inside `workspace` (both canonical or not;
+/// they are canonicalized here). `program` is what [`PoolConfig::resolve_command`] found.
+pub(crate) fn prepare(
+    pool: &PoolConfig,
+    cfg: &Arc<ServerConfig>,
+    workspace: &Path,
+    root: &Path,
+    program: PathBuf,
+) -> Result<Launch, LspError> {
+    let refuse = |message: String| LspError::Spawn {
+        server: cfg.id.clone(),
+        message,
+    };
+    let workspace = workspace
+        .canonicalize()
+        .unwrap_or_else(|_| workspace.to_owned());
+    let real_program = program.canonicalize().unwrap_or_else(|_| program.clone());
+    if real_program.starts_with(&workspace) {
+        return Err(refuse(format!(
+            "refused to run {}: it is inside the workspace, which the model and the repository can write (install servers outside it; see `lspedit servers status`)",
+            program.display()
+        )));
+    }
+    let mode = pool.mode();
+    let support = sandbox::support();
+    let scratch = scratch_dir(pool, &cfg.id, root, &workspace)
+        .map_err(|e| refuse(format!("scratch directory: {e}")))?;
+
+    let person = PersonEnv::from_process();
+    let mut env = BTreeMap::new();
+    let path_dirs = clean_path(person.path.as_ref(), &workspace);
+    for key in [
+        "LANG",
+        "LANGUAGE",
+        "LC_ALL",
+        "LC_CTYPE",
+        "LC_MESSAGES",
+        "TZ",
+        "USER",
+        "LOGNAME",
+    ] {
+        if let Some(v) = std::env::var_os(key).and_then(|v| v.into_string().ok()) {
+            env.insert(key.to_owned(), v);
+        }
+    }
+    let dir = |name: &str| scratch.join(name).to_string_lossy().into_owned();
+    env.insert("HOME".into(), dir("home"));
+    env.insert("TMPDIR".into(), dir("tmp"));
+    env.insert("XDG_CACHE_HOME".into(), dir("cache"));
+    env.insert("XDG_CONFIG_HOME".into(), dir("config"));
+    env.insert("XDG_DATA_HOME".into(), dir("data"));
+    env.insert("XDG_STATE_HOME".into(), dir("state"));
+    for (key, value) in [
+        ("RUSTUP_HOME", &person.rustup_home),
+        ("CARGO_HOME", &person.cargo_home),
+        ("PYENV_ROOT", &person.pyenv_root),
+    ] {
+        if let Some(v) = value {
+            env.insert(key.into(), v.to_string_lossy().into_owned());
+        }
+    }
+
+    let mut decl = (**cfg).clone();
+    let mut program = program;
+    let mut exec_dirs: Vec<PathBuf> = Vec::new();
+    let mut front_path: Vec<PathBuf> = Vec::new();
+    let mut rewrite: Vec<PathBuf> = Vec::new();
+    if cfg.restricted.toolchain.as_deref() == Some("rustup") {
+        // Both modes build outside the workspace.
+        env.insert("CARGO_TARGET_DIR".into(), dir("target"));
+        // The one file cargo writes in the workspace: a missing Cargo.lock is created empty
+        // here (cargo reads an empty one as none, and would create it anyway), so the sandbox
+        // can grant rewriting that file and nothing else of the workspace.
+        if support.is_available() {
+            let lock = root.join("Cargo.lock");
+            create_empty(&lock);
+            rewrite.push(lock);
+        }
+        if mode == Mode::Restricted {
+            let tc = rust_toolchain().ok_or_else(|| {
+                refuse("restricted mode: the Rust toolchain could not be resolved outside the workspace (is rustc installed?)".into())
+            })?;
+            let bin = tc.sysroot.join("bin");
+            let direct = bin.join(
+                program
+                    .file_name()
+                    .map_or_else(|| OsString::from("rust-analyzer"), ToOwned::to_owned),
+            );
+            if is_executable(&direct) {
+                program = direct;
+            }
+            if let Some(name) = &tc.name {
+                env.insert("RUSTUP_TOOLCHAIN".into(), name.clone());
+            }
+            let cargo = bin.join("cargo").to_string_lossy().into_owned();
+            let rustc = bin.join("rustc").to_string_lossy().into_owned();
+            env.insert("CARGO".into(), cargo);
+            env.insert("RUSTC".into(), rustc.clone());
+            env.insert("CARGO_BUILD_RUSTC".into(), rustc);
+            for key in [
+                "RUSTC_WRAPPER",
+                "RUSTC_WORKSPACE_WRAPPER",
+                "CARGO_BUILD_RUSTC_WRAPPER",
+                "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER",
+                // Set, even empty, it wins over every `rustflags` of a config file.
+                "CARGO_ENCODED_RUSTFLAGS",
+                "CARGO_ENCODED_RUSTDOCFLAGS",
+            ] {
+                env.insert(key.into(), String::new());
+            }
+            if let Some(host) = &tc.host {
+                let triple = host.to_ascii_uppercase().replace(['-', '.'], "_");
+                env.insert(format!("CARGO_TARGET_{triple}_LINKER"), "cc".into());
+            }
+            env.insert("CARGO_NET_OFFLINE".into(), "true".into());
+            exec_dirs.push(tc.sysroot.clone());
+            front_path.push(bin);
+        }
+    }
+    if mode == Mode::Restricted
+        && !support.is_available()
+        && let Some(w) = &cfg.restricted.without_sandbox
+    {
+        if let Some(over) = &w.initialization_options {
+            let base = decl.initialization_options.get_or_insert(Value::Null);
+            merge_json(base, over);
+        }
+        if let Some(over) = &w.settings {
+            merge_json(&mut decl.settings, over);
+        }
+    }
+    if let (Some(rel), Some(dir)) = (tsserver_path(cfg), pool.servers_dir.as_ref()) {
+        let abs = dir.join(rel).to_string_lossy().into_owned();
+        if let Some(ts) = decl
+            .initialization_options
+            .as_mut()
+            .and_then(|o| o.pointer_mut("/tsserver"))
+            .and_then(Value::as_object_mut)
+        {
+            ts.insert("path".into(), Value::String(abs));
+        }
+    }
+    let all_path: Vec<PathBuf> = front_path.iter().chain(&path_dirs).cloned().collect();
+    if let Ok(joined) = std::env::join_paths(&all_path) {
+        env.insert("PATH".into(), joined.to_string_lossy().into_owned());
+    }
+    for (k, v) in &cfg.env {
+        env.insert(k.clone(), v.clone());
+    }
+
+    let confinement = support.is_available().then(|| {
+        let mut c = Confinement {
+            read: vec![workspace.clone()],
+            exec: sandbox::system_exec_dirs(),
+            full: vec![scratch.clone()],
+            devices: sandbox::device_paths(),
+            allow: pool.sandbox_allow.clone(),
+            rewrite,
+            protected: vec![workspace.clone()],
+        };
+        c.read.extend(sandbox::system_read_paths());
+        c.exec.extend(exec_dirs);
+        if let Some(d) = &pool.servers_dir {
+            c.exec.push(d.clone());
+        }
+        for home in [&person.rustup_home, &person.cargo_home, &person.pyenv_root]
+            .into_iter()
+            .flatten()
+        {
+            c.exec.push(home.clone());
+        }
+        for d in &all_path {
+            c.exec.push(prefix_of(d, person.home.as_deref()));
+        }
+        if let Some(parent) = real_program.parent() {
+            c.exec.push(prefix_of(parent, person.home.as_deref()));
+        }
+        c
+    });
+    Ok(Launch {
+        cfg: Arc::new(decl),
+        program,
+        env,
+        confinement,
+    })
+}
+
+/// The person's environment lspedit passes on to servers, read once per launch.
+struct PersonEnv {
+    home: Option<PathBuf>,
+    path: Option<OsString>,
+    rustup_home: Option<PathBuf>,
+    cargo_home: Option<PathBuf>,
+    pyenv_root: Option<PathBuf>,
+}
+
+impl PersonEnv {
+    fn from_process() -> Self {
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .filter(|h| h.is_absolute());
+        let var_or_home = |var: &str, dflt: &str| {
+            std::env::var_os(var)
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+                .or_else(|| home.as_ref().map(|h| h.join(dflt)))
+                .filter(|p| p.is_dir())
+        };
+        Self {
+            rustup_home: var_or_home("RUSTUP_HOME", ".rustup"),
+            cargo_home: var_or_home("CARGO_HOME", ".cargo"),
+            pyenv_root: var_or_home("PYENV_ROOT", ".pyenv"),
+            path: std::env::var_os("PATH"),
+            home,
+        }
+    }
+}
+
+/// `PATH` without relative entries, entries that do not exist, and entries inside the
+/// workspace: no lookup by name resolves to a workspace file.
+pub(crate) fn clean_path(path: Option<&OsString>, workspace: &Path) -> Vec<PathBuf> {
+    let Some(path) = path else { return Vec::new() };
+    let mut out: Vec<PathBuf> = Vec::new();
+    for d in std::env::split_paths(path) {
+        if !d.is_absolute() {
+            continue;
+        }
+        let Ok(real) = d.canonicalize() else { continue };
+        if real.starts_with(workspace) || out.contains(&d) {
+            continue;
+        }
+        out.push(d);
+    }
+    out
+}
+
+/// The install prefix of a binary directory: `/usr/local` for `/usr/local/bin`,
+/// `~/.nvm/versions/node/v20` for its `bin`, the directory itself when its parent is `/` or
+/// the person's home (never grant the whole home).
+fn prefix_of(dir: &Path, home: Option<&Path>) -> PathBuf {
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_owned());
+    let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    match dir.parent() {
+        Some(parent)
+            if matches!(name, "bin" | "sbin" | "shims")
+                && parent != Path::new("/")
+                && Some(parent) != home =>
+        {
+            parent.to_owned()
+        }
+        _ => dir,
+    }
+}
+
+/// The person's Rust toolchain, resolved outside any workspace, once per process.
+#[derive(Debug)]
+pub(crate) struct RustToolchain {
+    /// The rustup toolchain name (`1.95.0-x86_64-unknown-linux-gnu`), when rustup manages it.
+    pub name: Option<String>,
+    pub sysroot: PathBuf,
+    /// The host triple (`rustc -vV`).
+    pub host: Option<String>,
+}
+
+pub(crate) fn rust_toolchain() -> Option<&'static RustToolchain> {
+    static RESOLVED: OnceLock<Option<RustToolchain>> = OnceLock::new();
+    RESOLVED.get_or_init(resolve_rust_toolchain).as_ref()
+}
+
+fn resolve_rust_toolchain() -> Option<RustToolchain> {
+    let run = |program: &str, args: &[&str], toolchain: Option<&str>| -> Option<String> {
+        let mut cmd = std::process::Command::new(program);
+        // From `/`: no rust-toolchain.toml of a workspace is in the way up.
+        cmd.args(args).current_dir("/");
+        if let Some(tc) = toolchain {
+            cmd.env("RUSTUP_TOOLCHAIN", tc);
+        }
+        let r = crate::process::run_bounded(
+            &mut cmd,
+            Duration::from_secs(30),
+            crate::process::Capture::StdoutOnly,
+            64 * 1024,
+        )
+        .ok()?;
+        r.success()
+            .then(|| String::from_utf8_lossy(&r.stdout).into_owned())
+    };
+    let name = run("rustup", &["show", "active-toolchain"], None)
+        .and_then(|s| s.split_whitespace().next().map(str::to_owned));
+    let sysroot = run("rustc", &["--print", "sysroot"], name.as_deref())?;
+    let sysroot = PathBuf::from(sysroot.trim());
+    if !sysroot.join("bin").join("rustc").exists() {
+        return None;
+    }
+    let host = run("rustc", &["-vV"], name.as_deref()).and_then(|s| {
+        s.lines()
+            .find_map(|l| l.strip_prefix("host: ").map(|h| h.trim().to_owned()))
+    });
+    Some(RustToolchain {
+        name,
+        sysroot,
+        host,
+    })
+}
+
+/// The server's scratch directory: `<scratch base>/<hash of the root>/<server id>`, with
+/// `home`, `tmp`, `cache`, `config`, `data`, `state` inside, owner-only. Kept across runs (the
+/// build dir stays warm). Never inside the workspace: a base that is falls back to the system
+/// temp dir.
+fn scratch_dir(
+    pool: &PoolConfig,
+    id: &str,
+    root: &Path,
+    workspace: &Path,
+) -> std::io::Result<PathBuf> {
+    let base = pool
+        .scratch_dir
+        .clone()
+        .filter(|b| !trust::is_inside(b, workspace))
+        .unwrap_or_else(|| std::env::temp_dir().join("lspedit-scratch"));
+    let key = trust::sha256_hex(root.as_os_str().as_encoded_bytes());
+    let dir = base.join(&key[..16]).join(sanitize_id(id));
+    for sub in ["home", "tmp", "cache", "config", "data", "state", "target"] {
+        std::fs::create_dir_all(dir.join(sub))?;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        for d in [&base, &dir] {
+            let _ = std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o700));
+        }
+    }
+    Ok(dir)
+}
+
+fn sanitize_id(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Creates `path` empty unless something (a file, a symlink) is already there.
+fn create_empty(path: &Path) {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o644);
+    }
+    let _ = opts.open(path);
+}
+
+/// JSON deep merge: objects key by key, anything else replaced.
+fn merge_json(base: &mut Value, over: &Value) {
+    match (base, over) {
+        (Value::Object(b), Value::Object(o)) => {
+            for (k, v) in o {
+                merge_json(b.entry(k.clone()).or_insert(Value::Null), v);
+            }
+        }
+        (b, o) => *b = o.clone(),
+    }
+}
+
+#[cfg(unix)]
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(p: &Path) -> bool {
+    p.is_file()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_keeps_absolute_entries_outside_the_workspace() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(t.path().join("ws/bin")).unwrap();
+        let ws = t.path().join("ws").canonicalize().unwrap();
+        std::fs::create_dir_all(t.path().join("tools")).unwrap();
+        let path = std::env::join_paths([
+            PathBuf::from("."),
+            PathBuf::from("node_modules/.bin"),
+            ws.join("bin"),
+            t.path().join("tools"),
+            PathBuf::from("/no/such/dir"),
+            PathBuf::from("/usr/bin"),
+        ])
+        .unwrap();
+        assert_eq!(
+            clean_path(Some(&path), &ws),
+            vec![t.path().join("tools"), PathBuf::from("/usr/bin")]
+        );
+    }
+
+    #[test]
+    fn prefixes_never_grant_the_home_or_the_root() {
+        let home = Path::new("/home/u");
+        assert_eq!(
+            prefix_of(Path::new("/x/y/bin"), Some(home)),
+            Path::new("/x/y")
+        );
+        assert_eq!(
+            prefix_of(Path::new("/home/u/bin"), Some(home)),
+            Path::new("/home/u/bin")
+        );
+        assert_ne!(prefix_of(Path::new("/bin"), Some(home)), Path::new("/"));
+        assert_eq!(
+            prefix_of(Path::new("/x/lib"), Some(home)),
+            Path::new("/x/lib")
+        );
+    }
+
+    #[test]
+    fn json_merge_is_deep() {
+        let mut a = serde_json::json!({"a": {"b": 1, "c": 2}, "d": 3});
+        merge_json(&mut a, &serde_json::json!({"a": {"b": 9}, "e": true}));
+        assert_eq!(
+            a,
+            serde_json::json!({"a": {"b": 9, "c": 2}, "d": 3, "e": true})
+        );
+    }
+}

@@ -1,0 +1,373 @@
+//! The kernel side of running a language server: a Landlock ruleset built in the parent and
+//! applied between fork and exec, so the server and everything it starts (tsserver, cargo,
+//! rustc, build scripts) can
+//!
+//! - read the workspace, the servers dir, the toolchains and the system directories, nothing
+//!   else (a `#include "/home/me/secret"` or an import of a file outside the root fails to open);
+//! - write only its own scratch directory, outside the workspace (its `HOME`, `TMPDIR` and
+//!   Cargo's build dir), and a few device files (`/dev/null`, ...);
+//! - execute only from the servers dir, the toolchains, the system binary and library
+//!   directories and its scratch directory (build scripts compiled there), never a file the
+//!   workspace holds;
+//! - neither bind nor connect a TCP socket (Landlock ABI 4), nor reach abstract Unix sockets
+//!   outside its sandbox (ABI 6). Signals are not scoped: servers probe their client with
+//!   `kill(processId, 0)` and exit when it fails.
+//!
+//! Landlock rules are hierarchical: a right granted on `/usr` holds beneath it. A directory that
+//! contains the workspace (a checkout under `/opt`, say) is therefore never granted execute or
+//! write as a whole: [`grant_except`] grants its other entries instead, down the path to the
+//! workspace.
+//!
+//! Where the kernel has no Landlock the server runs without it, and the pool says so
+//! ([`support`]); restricted mode then also turns off what would run workspace code
+//! (`docs/sandbox.md`).
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd,
+    Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, Scope,
+};
+
+/// The newest Landlock ABI whose rights lspedit asks for. Older kernels get what they support
+/// (best effort); [`support`] tells which ABI is in force.
+const WANTED: ABI = ABI::V7;
+
+/// Whether this kernel enforces Landlock, and which ABI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Support {
+    /// Landlock with this ABI version (1 = Linux 5.13; 4 adds TCP, 6 scoping).
+    Landlock { abi: u8 },
+    /// No Landlock: not built into the kernel, disabled at boot, or not Linux.
+    Unavailable,
+}
+
+impl Support {
+    /// `Landlock ABI 7` or `unavailable`, as `servers status` prints it.
+    pub fn describe(self) -> String {
+        match self {
+            Support::Landlock { abi } => format!("Landlock ABI {abi}"),
+            Support::Unavailable => "unavailable".into(),
+        }
+    }
+
+    pub fn is_available(self) -> bool {
+        matches!(self, Support::Landlock { .. })
+    }
+}
+
+/// The kernel's Landlock support, probed once per process.
+pub fn support() -> Support {
+    static PROBED: OnceLock<Support> = OnceLock::new();
+    *PROBED.get_or_init(probe)
+}
+
+#[cfg(target_os = "linux")]
+fn probe() -> Support {
+    // LANDLOCK_CREATE_RULESET_VERSION: returns the highest ABI, creates nothing.
+    const VERSION: libc::c_uint = 1;
+    // SAFETY: a null attribute with size 0 and the VERSION flag only queries the ABI.
+    #[allow(unsafe_code)]
+    let abi = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<libc::c_void>(),
+            0usize,
+            VERSION,
+        )
+    };
+    match u8::try_from(abi) {
+        Ok(abi) if abi > 0 => Support::Landlock { abi },
+        _ => Support::Unavailable,
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn probe() -> Support {
+    Support::Unavailable
+}
+
+/// What one server process may reach. Paths that do not exist are left out when the rules are
+/// built; duplicates are harmless.
+#[derive(Debug, Clone, Default)]
+pub struct Confinement {
+    /// Read (files and directory listings).
+    pub read: Vec<PathBuf>,
+    /// Read and execute (binaries, shared libraries, interpreters).
+    pub exec: Vec<PathBuf>,
+    /// Everything: read, write, create, remove, execute (the scratch directory).
+    pub full: Vec<PathBuf>,
+    /// Device files opened for reading and writing (`/dev/null`, ...).
+    pub devices: Vec<PathBuf>,
+    /// Read and write, no execute, granted as given (the operator's `sandbox_allow`).
+    pub allow: Vec<PathBuf>,
+    /// Single files inside the workspace the server may rewrite in place (Cargo's
+    /// `Cargo.lock`): granted only when each is a regular file with one link, opened without
+    /// following a symlink, so the grant lands on that file and nothing it points at.
+    pub rewrite: Vec<PathBuf>,
+    /// Never granted execute or write, even beneath a directory granted them: the workspace.
+    pub protected: Vec<PathBuf>,
+}
+
+/// A ruleset ready to apply in the child, or why none could be built.
+pub(crate) struct Prepared {
+    pub ruleset: RulesetCreated,
+}
+
+impl Confinement {
+    /// Builds the Landlock ruleset (in the parent: it opens a handle per path). `Err` names
+    /// what failed; the caller refuses to start the server then rather than run it unconfined.
+    pub(crate) fn prepare(&self) -> Result<Prepared, String> {
+        let fs_all = AccessFs::from_all(WANTED);
+        let read = AccessFs::from_read(WANTED);
+        let exec = read | AccessFs::Execute;
+        let device = AccessFs::from_file(WANTED) & !BitFlags::from(AccessFs::Execute);
+        let err = |what: &str, e: &dyn std::fmt::Display| format!("{what}: {e}");
+        let mut ruleset = Ruleset::default()
+            .set_compatibility(CompatLevel::BestEffort)
+            .handle_access(fs_all)
+            .map_err(|e| err("landlock (fs)", &e))?
+            .handle_access(AccessNet::from_all(WANTED))
+            .map_err(|e| err("landlock (net)", &e))?
+            // Abstract Unix sockets only: signals stay unscoped, since servers check that
+            // their client lives with `kill(processId, 0)` and exit when that fails
+            // (typescript-language-server does, on EPERM too).
+            .scope(Scope::AbstractUnixSocket)
+            .map_err(|e| err("landlock (scope)", &e))?
+            .create()
+            .map_err(|e| err("landlock ruleset", &e))?;
+        let mut grants: Vec<(PathBuf, BitFlags<AccessFs>)> = Vec::new();
+        for p in &self.read {
+            grants.push((p.clone(), read));
+        }
+        for p in &self.exec {
+            grant_except(p, &self.protected, exec, read, &mut grants);
+        }
+        for p in &self.full {
+            grant_except(p, &self.protected, fs_all, read, &mut grants);
+        }
+        for p in &self.devices {
+            grants.push((p.clone(), device));
+        }
+        let read_write = fs_all & !BitFlags::from(AccessFs::Execute);
+        for p in &self.allow {
+            grants.push((p.clone(), read_write));
+        }
+        for path in &self.rewrite {
+            let Some(fd) = open_plain_file(path) else {
+                continue;
+            };
+            let access = AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate;
+            ruleset = ruleset
+                .add_rule(PathBeneath::new(fd, access))
+                .map_err(|e| err(&format!("landlock rule for {}", path.display()), &e))?;
+        }
+        for (path, access) in grants {
+            let Ok(fd) = PathFd::new(&path) else { continue };
+            let access = if is_dir(&path) {
+                access
+            } else {
+                access & AccessFs::from_file(WANTED)
+            };
+            ruleset = ruleset
+                .add_rule(PathBeneath::new(fd, access))
+                .map_err(|e| err(&format!("landlock rule for {}", path.display()), &e))?;
+        }
+        Ok(Prepared { ruleset })
+    }
+}
+
+/// An `O_PATH` handle of `path` when it is a regular file with a single link, not a symlink.
+fn open_plain_file(path: &Path) -> Option<rustix::fd::OwnedFd> {
+    use rustix::fs::{FileType, Mode, OFlags};
+    let fd = rustix::fs::open(
+        path,
+        OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .ok()?;
+    let st = rustix::fs::fstat(&fd).ok()?;
+    (FileType::from_raw_mode(st.st_mode) == FileType::RegularFile && st.st_nlink == 1).then_some(fd)
+}
+
+fn is_dir(p: &Path) -> bool {
+    std::fs::metadata(p).is_ok_and(|m| m.is_dir())
+}
+
+/// Grants `access` on `dir`, except beneath any of `protected`, which gets `fallback` (read)
+/// only: when a protected path lies inside `dir`, every entry of `dir` off the way to it is
+/// granted `access`, and the entry on the way is split the same way, down to the protected
+/// path itself.
+pub(crate) fn grant_except(
+    dir: &Path,
+    protected: &[PathBuf],
+    access: BitFlags<AccessFs>,
+    fallback: BitFlags<AccessFs>,
+    out: &mut Vec<(PathBuf, BitFlags<AccessFs>)>,
+) {
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_owned());
+    if protected.iter().any(|p| dir.starts_with(p)) {
+        out.push((dir, fallback));
+        return;
+    }
+    let inside: Vec<&PathBuf> = protected.iter().filter(|p| p.starts_with(&dir)).collect();
+    if inside.is_empty() {
+        out.push((dir, access));
+        return;
+    }
+    // Beneath `dir` but not the protected paths: reads everywhere, `access` off their way.
+    out.push((dir.clone(), fallback));
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let child = entry.path();
+        if inside.iter().any(|p| p.starts_with(&child)) {
+            grant_except(&child, protected, access, fallback, out);
+        } else {
+            out.push((child, access));
+        }
+    }
+}
+
+/// Applies the ruleset to the calling process; runs in the child between fork and exec, so it
+/// allocates nothing (the ruleset was built in the parent). Also sets `no_new_privs`.
+pub(crate) fn restrict_self(prepared: Prepared) -> std::io::Result<()> {
+    match prepared.ruleset.restrict_self() {
+        Ok(_) => Ok(()),
+        Err(_) => Err(std::io::Error::from(std::io::ErrorKind::PermissionDenied)),
+    }
+}
+
+/// The system directories a server may read and execute from, those of them that exist.
+pub(crate) fn system_exec_dirs() -> Vec<PathBuf> {
+    [
+        "/usr",
+        "/bin",
+        "/sbin",
+        "/lib",
+        "/lib32",
+        "/lib64",
+        "/libx32",
+        "/opt",
+        "/nix/store",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .filter(|p| p.exists())
+    .collect()
+}
+
+/// What a server may read of `/etc` (loader, name service, time zone, certificates, the
+/// alternatives links), not all of it: as root, `/etc` holds secrets (`shadow`, keys).
+pub(crate) fn system_read_paths() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = [
+        "/etc/ld.so.cache",
+        "/etc/ld.so.conf",
+        "/etc/ld.so.conf.d",
+        "/etc/localtime",
+        "/etc/timezone",
+        "/etc/passwd",
+        "/etc/group",
+        "/etc/nsswitch.conf",
+        "/etc/hosts",
+        "/etc/host.conf",
+        "/etc/resolv.conf",
+        "/etc/gai.conf",
+        "/etc/ssl",
+        "/etc/ca-certificates",
+        "/etc/pki",
+        "/etc/alternatives",
+        "/etc/os-release",
+        "/etc/debian_version",
+        "/etc/mime.types",
+        "/etc/locale.alias",
+        "/etc/gitconfig",
+        "/proc",
+        "/sys",
+        "/dev",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .collect();
+    // Debian's pythons read /etc/python3.x (sitecustomize).
+    if let Ok(entries) = std::fs::read_dir("/etc") {
+        for e in entries.flatten() {
+            if e.file_name().to_string_lossy().starts_with("python") {
+                out.push(e.path());
+            }
+        }
+    }
+    out.retain(|p| p.exists());
+    out
+}
+
+/// The device files a server may write.
+pub(crate) fn device_paths() -> Vec<PathBuf> {
+    [
+        "/dev/null",
+        "/dev/zero",
+        "/dev/full",
+        "/dev/random",
+        "/dev/urandom",
+        "/dev/tty",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .filter(|p| p.exists())
+    .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grant_except_splits_the_way_to_the_protected_path() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().canonicalize().unwrap();
+        for d in ["a/ws/src", "a/sib", "b"] {
+            std::fs::create_dir_all(base.join(d)).unwrap();
+        }
+        std::fs::write(base.join("a/file"), "x").unwrap();
+        let ws = base.join("a/ws");
+        let rw = AccessFs::from_all(WANTED);
+        let r = AccessFs::from_read(WANTED);
+        let mut out = Vec::new();
+        grant_except(&base, std::slice::from_ref(&ws), rw, r, &mut out);
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        let got: Vec<(String, bool)> = out
+            .iter()
+            .map(|(p, a)| {
+                (
+                    p.strip_prefix(&base).unwrap().display().to_string(),
+                    *a == rw,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (String::new(), false),
+                ("a".into(), false),
+                ("a/file".into(), true),
+                ("a/sib".into(), true),
+                ("a/ws".into(), false),
+                ("b".into(), true),
+            ]
+        );
+        // A directory inside the protected path gets the fallback whole.
+        let mut out = Vec::new();
+        grant_except(&ws.join("src"), std::slice::from_ref(&ws), rw, r, &mut out);
+        assert_eq!(out, vec![(ws.join("src"), r)]);
+    }
+
+    #[test]
+    fn support_is_probed_once_and_consistent() {
+        assert_eq!(support(), support());
+        if let Support::Landlock { abi } = support() {
+            assert!(abi >= 1);
+        }
+    }
+}
