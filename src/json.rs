@@ -239,6 +239,10 @@ pub fn files_json(files: &[FileReport]) -> Vec<FileJson> {
 pub struct ServersJson {
     /// Where servers are installed and looked up (see `lspedit::lsp::install`).
     pub servers_dir: Option<String>,
+    /// `restricted` (the workspace is not trusted) or `trusted`.
+    pub mode: &'static str,
+    /// `Landlock ABI <n>` or `unavailable`: the sandbox every server runs in.
+    pub sandbox: String,
     pub servers: Vec<ServerJson>,
     /// Processes started by `--probe`, per (server, root).
     pub processes: Vec<ProcessJson>,
@@ -283,6 +287,13 @@ pub struct ServerJson {
     pub pinned: Option<String>,
     pub install: Option<String>,
     pub problem: Option<String>,
+    /// `restricted` or `trusted`.
+    pub mode: &'static str,
+    /// `Landlock ABI <n>` or `unavailable`.
+    pub sandbox: String,
+    /// What lspedit changes or turns off for this server here (restricted mode, the bundled
+    /// TypeScript).
+    pub limits: Vec<String>,
 }
 
 impl ServerJson {
@@ -297,6 +308,9 @@ impl ServerJson {
             version: i.version.clone(),
             pinned: i.pinned.clone(),
             install: i.recipe.clone(),
+            mode: i.launch.mode.as_str(),
+            sandbox: i.launch.sandbox.describe(),
+            limits: i.launch.limits.clone(),
             problem: i.problem.clone(),
         }
     }
@@ -305,12 +319,15 @@ impl ServerJson {
 impl ServersJson {
     pub fn new(
         servers_dir: Option<&Path>,
+        mode: lspedit::lsp::launch::Mode,
         infos: &[ServerInfo],
         processes: &[ServerStatus],
         warnings: &[String],
     ) -> ServersJson {
         ServersJson {
             servers_dir: servers_dir.map(|d| d.display().to_string()),
+            mode: mode.as_str(),
+            sandbox: lspedit::lsp::sandbox::support().describe(),
             servers: infos.iter().map(ServerJson::from).collect(),
             processes: processes
                 .iter()

@@ -923,6 +923,7 @@ fn cmd_servers_status(root: Option<PathBuf>, json: bool, probe: &[String]) -> Re
         .map_err(|e| Failure::Usage(format!("language-server configuration: {e}")))?;
     let infos = install::inspect(&config);
     let dir = config.servers_dir.clone();
+    let mode = config.mode();
     let warnings = config.warnings.clone();
     // Servers live inside the process that uses them: to show processes, start them here.
     let (processes, probed) = if probe.is_empty() {
@@ -961,6 +962,7 @@ fn cmd_servers_status(root: Option<PathBuf>, json: bool, probe: &[String]) -> Re
         &["SERVER", "STATE", "VERSION", "BINARY", "INSTALL"],
         &rows,
     ));
+    s.push_str(&launch_section(mode, &infos));
     let unusable: Vec<(&str, &str)> = infos
         .iter()
         .filter(|i| i.enabled)
@@ -1011,7 +1013,7 @@ fn cmd_servers_status(root: Option<PathBuf>, json: bool, probe: &[String]) -> Re
         print_json(&json::Doc::ok(
             s,
             Vec::new(),
-            json::ServersJson::new(dir.as_deref(), &infos, &processes, &warnings),
+            json::ServersJson::new(dir.as_deref(), mode, &infos, &processes, &warnings),
         ))?;
     } else {
         out(&s);
@@ -1019,7 +1021,49 @@ fn cmd_servers_status(root: Option<PathBuf>, json: bool, probe: &[String]) -> Re
     Ok(0)
 }
 
-fn table(header: &[&str], rows: &[[String; 5]]) -> String {
+/// How the servers run here: the workspace's mode, the sandbox, and per server what restricted
+/// mode changes.
+fn launch_section(mode: lspedit::lsp::launch::Mode, infos: &[install::ServerInfo]) -> String {
+    use lspedit::lsp::launch::Mode;
+    let sandbox = lspedit::lsp::sandbox::support();
+    let mut s = String::new();
+    s.push_str(&match mode {
+        Mode::Restricted => "\nmode: restricted (this workspace is not trusted: nothing in it chooses a program, and its code runs only sandboxed; `lspedit trust` lifts it)\n".to_string(),
+        Mode::Trusted => "\nmode: trusted (`lspedit trust`: the workspace's config, toolchain file and cargo config apply; `lspedit trust --revoke` ends it)\n".to_string(),
+    });
+    s.push_str(&if sandbox.is_available() {
+        format!(
+            "sandbox: {} (every server and what it starts: reads the workspace, toolchains and system dirs; writes only its scratch dir; runs nothing from the workspace; no TCP)\n",
+            sandbox.describe()
+        )
+    } else {
+        "sandbox: unavailable (this kernel has no Landlock: servers run unconfined, and restricted mode turns off what would run workspace code)\n".to_string()
+    });
+    let rows: Vec<[String; 4]> = infos
+        .iter()
+        .filter(|i| i.enabled)
+        .map(|i| {
+            [
+                i.id.clone(),
+                i.launch.mode.as_str().to_string(),
+                i.launch.sandbox.describe(),
+                if i.launch.limits.is_empty() {
+                    "-".to_string()
+                } else {
+                    i.launch.limits.join("; ")
+                },
+            ]
+        })
+        .collect();
+    s.push('\n');
+    s.push_str(&table(
+        &["SERVER", "MODE", "SANDBOX", "RESTRICTED MODE"],
+        &rows,
+    ));
+    s
+}
+
+fn table<const N: usize>(header: &[&str; N], rows: &[[String; N]]) -> String {
     let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
     for r in rows {
         for (w, c) in widths.iter_mut().zip(r) {
@@ -1118,11 +1162,18 @@ fn cmd_trust(root: Option<PathBuf>, revoke: bool, json: bool) -> Result<u8, Fail
         return Ok(0);
     }
     let t = trust::trust(ws.root(), &dir).map_err(|e| Failure::Usage(e.to_string()))?;
+    let what = if t.config.exists() {
+        format!("Trusted {}\nsha256 {}\n", t.config.display(), t.sha256)
+    } else {
+        format!(
+            "Trusted {} (no {} yet: one written later is not trusted)\n",
+            t.root.display(),
+            trust::WORKSPACE_CONFIG
+        )
+    };
     print_text(
         format!(
-            "Trusted {}\nsha256 {}\nrecorded in {}\n",
-            t.config.display(),
-            t.sha256,
+            "{what}Restricted mode is lifted: its toolchain file and cargo config apply.\nrecorded in {}\n",
             t.record.display()
         ),
         json,
@@ -1179,6 +1230,11 @@ fn cmd_mcp(root: Option<PathBuf>, no_diagnostics: bool) -> Result<u8, Failure> {
     // stdout is the protocol: warnings go to stderr, whatever the log filter.
     for w in session.config_warnings() {
         eprintln!("lspedit: warning: {w}");
+    }
+    if !no_diagnostics && !lspedit::lsp::sandbox::support().is_available() {
+        eprintln!(
+            "lspedit: warning: this kernel has no Landlock: language servers run without a sandbox, and restricted mode turns off what would run workspace code (see `lspedit servers status`)"
+        );
     }
     tracing::info!(root = %session.tools().workspace().root().display(), "MCP server on stdio");
     let result = rt.block_on(lspedit::mcp::serve_stdio(Arc::clone(&session)));

@@ -709,12 +709,31 @@ fn servers_status_warns_of_an_untrusted_workspace_config_until_trusted() {
 }
 
 #[test]
-fn trust_without_a_workspace_config_is_a_usage_error() {
+fn trust_without_a_workspace_config_lifts_restricted_mode_until_a_config_appears() {
     let p = greet_project();
     let config = tempfile::tempdir().unwrap();
+    assert_eq!(status_with_config(&p, config.path())["mode"], "restricted");
     let r = run_with_config(&p, config.path(), &["trust"]);
-    r.assert_code(2);
-    assert!(r.stderr.contains("nothing to trust"), "{}", r.stderr);
+    r.assert_code(0);
+    assert!(
+        r.stdout.contains("Restricted mode is lifted"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(status_with_config(&p, config.path())["mode"], "trusted");
+    std::fs::create_dir_all(p.root.join(".lspedit")).unwrap();
+    std::fs::write(
+        p.root.join(".lspedit/config.toml"),
+        "[pool]\nmax_running = 2\n",
+    )
+    .unwrap();
+    assert_eq!(status_with_config(&p, config.path())["mode"], "restricted");
+}
+
+fn status_with_config(p: &Project, config: &std::path::Path) -> serde_json::Value {
+    let r = run_with_config(p, config, &["--json", "servers", "status"]);
+    r.assert_code(0);
+    r.json()
 }
 
 #[test]

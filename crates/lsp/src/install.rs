@@ -85,6 +85,9 @@ pub struct ServerInfo {
     /// version.
     pub problem: Option<String>,
     pub state: Readiness,
+    /// How it would be launched here: restricted or trusted, the sandbox, what restricted
+    /// mode changes (`crate::launch`).
+    pub launch: crate::launch::LaunchInfo,
 }
 
 impl ServerInfo {
@@ -169,6 +172,7 @@ fn inspect_one(config: &PoolConfig, s: &ServerConfig) -> ServerInfo {
         pinned,
         problem,
         state,
+        launch: crate::launch::describe(config, s),
     }
 }
 

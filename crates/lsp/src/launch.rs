@@ -76,8 +76,9 @@ pub(crate) struct Launch {
 pub struct LaunchInfo {
     pub mode: Mode,
     pub sandbox: Support,
-    /// What restricted mode changes for this server (empty when trusted).
-    pub restricted: Vec<String>,
+    /// What lspedit changes or turns off for this server here (restricted mode, the bundled
+    /// TypeScript).
+    pub limits: Vec<String>,
 }
 
 /// The mode and sandbox a server of `cfg` runs with under `pool`, and what restricted mode
@@ -85,29 +86,29 @@ pub struct LaunchInfo {
 pub fn describe(pool: &PoolConfig, cfg: &ServerConfig) -> LaunchInfo {
     let mode = pool.mode();
     let sandbox = sandbox::support();
-    let mut restricted = Vec::new();
+    let mut limits = Vec::new();
     if mode == Mode::Restricted {
         if cfg.restricted.toolchain.as_deref() == Some("rustup") {
-            restricted.push(
+            limits.push(
                 "toolchain pinned outside the workspace (rust-toolchain.toml ignored); programs named by .cargo/config.toml overridden"
                     .to_owned(),
             );
         }
         if let Some(w) = &cfg.restricted.without_sandbox {
             if sandbox.is_available() {
-                restricted.push(format!("{} runs sandboxed", w.runs));
+                limits.push(format!("{} runs sandboxed", w.runs));
             } else {
-                restricted.push(format!("{} is off (no sandbox on this kernel)", w.runs));
+                limits.push(format!("{} is off (no sandbox on this kernel)", w.runs));
             }
         }
     }
     if tsserver_path(cfg).is_some() {
-        restricted.push("bundled TypeScript only (never the workspace's)".to_owned());
+        limits.push("bundled TypeScript only (never the workspace's)".to_owned());
     }
     LaunchInfo {
         mode,
         sandbox,
-        restricted,
+        limits,
     }
 }
 

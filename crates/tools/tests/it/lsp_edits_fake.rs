@@ -81,10 +81,13 @@ fn env(f: impl FnOnce(&Path, &mut Script)) -> Env {
         cmd = lspedit_fake_lsp::binary().display().to_string(),
         script = script_file.display().to_string(),
     );
+    // The sandbox lets the server write its log (inside the workspace) once the file exists.
+    std::fs::write(&log, "").unwrap();
     let config = PoolConfig {
         servers: vec![ServerConfig::from_toml(&toml).unwrap()],
         shutdown_grace: Duration::from_millis(300),
         startup_timeout: Duration::from_secs(5),
+        sandbox_allow: vec![log.clone()],
         ..PoolConfig::default()
     };
     let provider = Arc::new(LspProvider::from_pool(
