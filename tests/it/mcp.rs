@@ -1044,8 +1044,11 @@ fn one_runtime_and_closing_stdin_stops_the_language_servers() {
     std::fs::write(
         config.path().join("lspedit/config.toml"),
         format!(
-            "[servers.fake]\ncommand = {cmd:?}\nlanguages = {{ fak = \"fake\" }}\n\
+            // The script and the log lie outside the workspace: the sandbox must grant them.
+            "[pool]\nsandbox_allow = [{dir:?}]\n\
+             [servers.fake]\ncommand = {cmd:?}\nlanguages = {{ fak = \"fake\" }}\n\
              diagnostics = {{ strategy = \"pull\" }}\nenv = {{ {env} = {script:?} }}\n",
+            dir = config.path().display().to_string(),
             cmd = fake::binary().display().to_string(),
             env = fake::SCRIPT_FILE_ENV,
             script = script_file.display().to_string(),

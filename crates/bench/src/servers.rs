@@ -130,8 +130,9 @@ fn self_rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
-async fn bench(repo: &Path, case: &Case, iterations: usize) -> Result<Option<Row>> {
-    let cfg = PoolConfig::bundled()?.only(&[case.server]);
+async fn bench(repo: &Path, case: &Case, iterations: usize, sandbox: bool) -> Result<Option<Row>> {
+    let mut cfg = PoolConfig::bundled()?.only(&[case.server]);
+    cfg.sandbox = sandbox;
     let decl = cfg
         .server(case.server)
         .with_context(|| format!("{} is not configured", case.server))?;
@@ -139,7 +140,11 @@ async fn bench(repo: &Path, case: &Case, iterations: usize) -> Result<Option<Row
         eprintln!("servers: {} is not installed, skipped", case.server);
         return Ok(None);
     }
-    eprintln!("servers: {} ({iterations} edits)", case.server);
+    eprintln!(
+        "servers: {} ({iterations} edits, {})",
+        case.server,
+        if sandbox { "sandboxed" } else { "no sandbox" }
+    );
     let tmp = tempfile::tempdir()?;
     let project = repo.join("test-projects").join(case.project);
     copy_project(&project, tmp.path()).with_context(|| format!("copying {}", project.display()))?;
@@ -255,9 +260,15 @@ pub fn run(repo: &Path, iterations: usize) -> Result<String> {
         .build()?;
     let rss_before = self_rss_kib();
     let mut rows = Vec::new();
+    // The sandbox's cost: each server again with Landlock off (restricted mode otherwise the
+    // same), interleaved so a loaded machine weighs on both alike.
+    let mut bare = Vec::new();
     for case in CASES {
-        if let Some(row) = rt.block_on(bench(repo, case, iterations))? {
+        if let Some(row) = rt.block_on(bench(repo, case, iterations, true))? {
             rows.push(row);
+        }
+        if let Some(row) = rt.block_on(bench(repo, case, iterations, false))? {
+            bare.push(row);
         }
     }
     let rss_after = self_rss_kib();
@@ -326,6 +337,33 @@ pub fn run(repo: &Path, iterations: usize) -> Result<String> {
             "- {}: the pool adds {} ms at p50 beyond the server's own time",
             r.server,
             ms(p50)
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\nThe sandbox's cost ({}): the same runs with Landlock off (`PoolConfig::sandbox = false`; \
+         restricted mode, the scrubbed environment and the scratch directory unchanged). Cold \
+         start is one sample per run.\n",
+        lspedit_lsp::sandbox::support().describe()
+    );
+    s.push_str(
+        "| server | cold start → first diagnostics, sandboxed (ms) | without (ms) | warm write → result p50, sandboxed (ms) | without (ms) | p95 sandboxed | p95 without |\n",
+    );
+    s.push_str("|---|---:|---:|---:|---:|---:|---:|\n");
+    for r in &rows {
+        let Some(b) = bare.iter().find(|b| b.server == r.server) else {
+            continue;
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            r.server,
+            ms(r.cold),
+            ms(b.cold),
+            ms(percentile(&r.total, 0.5)),
+            ms(percentile(&b.total, 0.5)),
+            ms(percentile(&r.total, 0.95)),
+            ms(percentile(&b.total, 0.95)),
         );
     }
     Ok(s)

@@ -107,6 +107,118 @@ pub struct Script {
     pub locations: Option<Value>,
     /// The `positionEncoding` the server picks (e.g. `utf-8`); none by default (UTF-16).
     pub position_encoding: Option<String>,
+    /// What the server tries once, right after answering `initialize`, to show what its
+    /// sandbox lets it do; each logs one line (see [`Probe`]). The server serves normally
+    /// whatever they return.
+    pub probes: Vec<Probe>,
+}
+
+/// One attempt the fake server makes at startup ([`Script::probes`]), logged to
+/// [`Script::log_file`] as `probe <kind> <target> ok`, or `probe <kind> <target> denied <error
+/// kind> [errno <n>]` when the attempt fails (an exec whose program ran but exited non-zero logs
+/// `probe exec <target> exited <code>`). `<target>` is logged as given.
+///
+/// A path target may start with `$NAME/`: the server's environment variable `NAME` (`$HOME`,
+/// `$TMPDIR`, the scratch directory lspedit gives it) replaces `$NAME`; an unset variable is
+/// left in place (the probe then fails to find the path).
+///
+/// JSON: `{"kind": "write", "target": "$HOME/x"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind", content = "target")]
+pub enum Probe {
+    /// Create or truncate the file at this path and write a line into it.
+    Write(String),
+    /// Read the file at this path.
+    Read(String),
+    /// Run the program at this path (no arguments, stdio null) and wait for it.
+    Exec(String),
+    /// Open a TCP connection to this address (`127.0.0.1:4000`), then close it.
+    Connect(String),
+    /// Bind a TCP listener on this address (`127.0.0.1:0`), then close it.
+    Bind(String),
+}
+
+impl Probe {
+    fn kind(&self) -> &'static str {
+        match self {
+            Probe::Write(_) => "write",
+            Probe::Read(_) => "read",
+            Probe::Exec(_) => "exec",
+            Probe::Connect(_) => "connect",
+            Probe::Bind(_) => "bind",
+        }
+    }
+
+    fn target(&self) -> &str {
+        match self {
+            Probe::Write(t)
+            | Probe::Read(t)
+            | Probe::Exec(t)
+            | Probe::Connect(t)
+            | Probe::Bind(t) => t,
+        }
+    }
+
+    /// Makes the attempt; the outcome as logged after `probe <kind> <target> `.
+    pub fn run(&self) -> String {
+        let denied = |e: std::io::Error| match e.raw_os_error() {
+            Some(n) => format!("denied {:?} errno {n}", e.kind()),
+            None => format!("denied {:?}", e.kind()),
+        };
+        let result = match self {
+            Probe::Write(t) => std::fs::write(expand(t), "written by a probe\n"),
+            Probe::Read(t) => std::fs::read(expand(t)).map(drop),
+            Probe::Exec(t) => {
+                match std::process::Command::new(expand(t))
+                    .stdin(std::process::Stdio::null())
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null())
+                    .status()
+                {
+                    Ok(status) if status.success() => Ok(()),
+                    Ok(status) => {
+                        return match status.code() {
+                            Some(code) => format!("exited {code}"),
+                            None => "exited by a signal".to_owned(),
+                        };
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+            Probe::Connect(t) => resolve(t).and_then(|addr| {
+                std::net::TcpStream::connect_timeout(&addr, std::time::Duration::from_secs(5))
+                    .map(drop)
+            }),
+            Probe::Bind(t) => std::net::TcpListener::bind(t.as_str()).map(drop),
+        };
+        match result {
+            Ok(()) => "ok".to_owned(),
+            Err(e) => denied(e),
+        }
+    }
+}
+
+/// `$NAME/rest` with the environment variable `NAME` substituted, when it is set.
+fn expand(target: &str) -> PathBuf {
+    if let Some(rest) = target.strip_prefix('$') {
+        let (name, tail) = rest.split_once('/').unwrap_or((rest, ""));
+        if let Some(value) = std::env::var_os(name) {
+            let mut path = PathBuf::from(value);
+            if !tail.is_empty() {
+                path.push(tail);
+            }
+            return path;
+        }
+    }
+    PathBuf::from(target)
+}
+
+fn resolve(target: &str) -> std::io::Result<std::net::SocketAddr> {
+    use std::net::ToSocketAddrs;
+    target
+        .to_socket_addrs()?
+        .next()
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "no address"))
 }
 
 /// `$/progress` token of the on-save check (see [`Script::check_on_save`]).
@@ -137,6 +249,7 @@ impl Default for Script {
             command_edit: None,
             locations: None,
             position_encoding: None,
+            probes: Vec::new(),
         }
     }
 }
@@ -260,6 +373,7 @@ impl<R: BufRead, W: Write> Server<R, W> {
                     self.pause(self.script.initialize_delay_ms);
                     let caps = self.capabilities();
                     self.respond(&id, json!({ "capabilities": caps, "serverInfo": { "name": "lspedit-fake-lsp" } }))?;
+                    self.run_probes();
                 }
                 ("initialized", None) => {
                     if self.script.server_requests {
@@ -369,6 +483,18 @@ impl<R: BufRead, W: Write> Server<R, W> {
         }
         self.log_line("eof");
         Ok(1)
+    }
+
+    /// Runs [`Script::probes`], once per process.
+    fn run_probes(&mut self) {
+        for probe in std::mem::take(&mut self.script.probes) {
+            let outcome = probe.run();
+            self.log_line(&format!(
+                "probe {} {} {outcome}",
+                probe.kind(),
+                probe.target()
+            ));
+        }
     }
 
     fn capabilities(&self) -> Value {
@@ -661,4 +787,48 @@ pub fn binary() -> &'static std::path::Path {
             .find_map(|m| m["executable"].as_str().map(PathBuf::from))
             .unwrap_or_else(|| panic!("cargo reported no executable for lspedit-fake-lsp"))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn probes_report_what_happened_and_expand_the_environment() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f");
+        let file_s = file.display().to_string();
+        assert_eq!(Probe::Write(file_s.clone()).run(), "ok");
+        assert_eq!(Probe::Read(file_s).run(), "ok");
+        assert_eq!(
+            Probe::Read(dir.path().join("missing").display().to_string()).run(),
+            "denied NotFound errno 2"
+        );
+        assert_eq!(Probe::Exec("/bin/true".into()).run(), "ok");
+        assert_eq!(Probe::Exec("/bin/false".into()).run(), "exited 1");
+        assert_eq!(Probe::Bind("127.0.0.1:0".into()).run(), "ok");
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        assert_eq!(Probe::Connect(addr).run(), "ok");
+        assert!(listener.accept().is_ok());
+        // `$PATH` is set wherever tests run; an unset name stays as written.
+        let path = std::env::var_os("PATH").unwrap();
+        assert_eq!(expand("$PATH/x"), PathBuf::from(path).join("x"));
+        assert_eq!(
+            expand("$LSPEDIT_FAKE_NO_SUCH_VAR/x"),
+            PathBuf::from("$LSPEDIT_FAKE_NO_SUCH_VAR/x")
+        );
+        assert_eq!(expand("/abs/p"), PathBuf::from("/abs/p"));
+    }
+
+    #[test]
+    fn probes_are_tagged_json_and_off_by_default() {
+        assert!(Script::default().probes.is_empty());
+        let script: Script =
+            serde_json::from_str(r#"{"probes": [{"kind": "exec", "target": "/bin/true"}]}"#)
+                .unwrap();
+        assert_eq!(script.probes, vec![Probe::Exec("/bin/true".into())]);
+        let back: Script = serde_json::from_str(&script.to_json()).unwrap();
+        assert_eq!(back.probes, script.probes);
+    }
 }

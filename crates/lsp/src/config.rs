@@ -326,6 +326,9 @@ pub struct PoolConfig {
     /// sandbox_allow = [...]`, relative to its directory), a trusted workspace file, or an
     /// embedder. Never from an untrusted workspace file. Nothing here is executable.
     pub sandbox_allow: Vec<PathBuf>,
+    /// Run servers under Landlock where the kernel has it (the default). Off only to measure
+    /// what the sandbox costs (`lspedit-bench servers`); no config file can turn it off.
+    pub sandbox: bool,
     /// What loading left out and why, for the person and the model (an untrusted
     /// `.lspedit/config.toml` naming a command, a symlinked config): shown by `servers status`,
     /// the `diagnostics` tool and `lspedit mcp` at start. Never an error.
@@ -356,6 +359,7 @@ impl Default for PoolConfig {
             trusted: false,
             scratch_dir: default_scratch_dir(),
             sandbox_allow: Vec::new(),
+            sandbox: true,
             warnings: Vec::new(),
         }
     }

@@ -271,7 +271,7 @@ pub(crate) fn prepare(
         env.insert(k.clone(), v.clone());
     }
 
-    let confinement = support.is_available().then(|| {
+    let confinement = (pool.sandbox && support.is_available()).then(|| {
         let mut c = Confinement {
             read: vec![workspace.clone()],
             exec: sandbox::system_exec_dirs(),
@@ -441,11 +441,17 @@ fn scratch_dir(
         .clone()
         .filter(|b| !trust::is_inside(b, workspace))
         .unwrap_or_else(|| std::env::temp_dir().join("lspedit-scratch"));
+    collect_scratch(&base);
     let key = trust::sha256_hex(root.as_os_str().as_encoded_bytes());
-    let dir = base.join(&key[..16]).join(sanitize_id(id));
+    let per_root = base.join(&key[..16]);
+    let dir = per_root.join(sanitize_id(id));
     for sub in ["home", "tmp", "cache", "config", "data", "state", "target"] {
         std::fs::create_dir_all(dir.join(sub))?;
     }
+    std::fs::write(
+        per_root.join(ROOT_FILE),
+        root.as_os_str().as_encoded_bytes(),
+    )?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -454,6 +460,39 @@ fn scratch_dir(
         }
     }
     Ok(dir)
+}
+
+/// The file of a root's scratch directory naming the root it serves.
+const ROOT_FILE: &str = "root";
+
+/// Removes, once per process, the scratch directories of roots that no longer exist (each
+/// temp workspace of a test suite would otherwise leave its build dir behind). Only entries
+/// lspedit made are touched: 16 hex digits holding a [`ROOT_FILE`].
+fn collect_scratch(base: &Path) {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let Ok(entries) = std::fs::read_dir(base) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let ours = name.len() == 16
+                && name
+                    .to_str()
+                    .is_some_and(|n| n.bytes().all(|b| b.is_ascii_hexdigit()));
+            if !ours || !e.file_type().is_ok_and(|t| t.is_dir()) {
+                continue;
+            }
+            let Ok(root) = std::fs::read(e.path().join(ROOT_FILE)) else {
+                continue;
+            };
+            let root =
+                PathBuf::from(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(&root));
+            if !root.exists() {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    });
 }
 
 fn sanitize_id(id: &str) -> String {

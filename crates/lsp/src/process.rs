@@ -102,6 +102,7 @@ impl Groups {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(pgid);
+        watchdog::tell('+', pgid);
     }
 
     fn remove(&self, pgid: u32) {
@@ -109,6 +110,7 @@ impl Groups {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&pgid);
+        watchdog::tell('-', pgid);
     }
 
     /// The groups spawned and not yet killed.
@@ -129,8 +131,73 @@ impl Groups {
                 .collect();
         for &pgid in &groups {
             kill_group(pgid);
+            watchdog::tell('-', pgid);
         }
         groups
+    }
+}
+
+/// What kills the servers' whole process groups when lspedit dies without killing them itself
+/// (SIGKILL, a crash). `PR_SET_PDEATHSIG` ends each server's first process, but the kernel
+/// clears it in the processes a server starts (tsserver, cargo, rustc, a wedged child), which
+/// would live on. The watchdog is one `/bin/sh` per lspedit process, in a process group of its
+/// own, reading `+pgid` / `-pgid` lines on a pipe whose only write end lspedit holds (close on
+/// exec, so no server inherits it): when lspedit dies the pipe ends, and it kills every group
+/// still listed, then exits. Groups are listed from their spawn and taken off when lspedit
+/// kills them, so a group number reused after that is never signalled.
+mod watchdog {
+    use std::io::Write;
+    use std::os::unix::process::CommandExt;
+    use std::process::{ChildStdin, Command, Stdio};
+    use std::sync::{Mutex, OnceLock};
+
+    const SCRIPT: &str = r#"groups=' '
+while IFS= read -r line; do
+  case $line in
+    +*) groups="$groups${line#+} " ;;
+    -*) g=${line#-}
+        case $groups in *" $g "*) groups="${groups%% $g *} ${groups#* $g }" ;; esac ;;
+  esac
+done
+for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
+"#;
+
+    #[allow(clippy::zombie_processes)] // It must outlive this process; see the module docs.
+    fn pipe() -> &'static Mutex<Option<ChildStdin>> {
+        static PIPE: OnceLock<Mutex<Option<ChildStdin>>> = OnceLock::new();
+        PIPE.get_or_init(|| {
+            let child = Command::new("/bin/sh")
+                .args(["-c", SCRIPT])
+                .env_clear()
+                .current_dir("/")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .process_group(0)
+                .spawn();
+            match child {
+                // Not waited for: it outlives this process by design, and exits on its own when
+                // the pipe ends (the zombie, if this process lives on, is one entry).
+                Ok(mut c) => Mutex::new(c.stdin.take()),
+                Err(e) => {
+                    tracing::warn!("no watchdog for server process groups: {e}");
+                    Mutex::new(None)
+                }
+            }
+        })
+    }
+
+    /// Tells the watchdog that group `pgid` was spawned (`+`) or killed (`-`).
+    pub(super) fn tell(op: char, pgid: u32) {
+        if pgid == 0 {
+            return;
+        }
+        let mut pipe = pipe().lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(w) = pipe.as_mut()
+            && writeln!(w, "{op}{pgid}").is_err()
+        {
+            *pipe = None;
+        }
     }
 }
 

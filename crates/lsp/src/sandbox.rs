@@ -120,7 +120,7 @@ impl Confinement {
     /// what failed; the caller refuses to start the server then rather than run it unconfined.
     pub(crate) fn prepare(&self) -> Result<Prepared, String> {
         let fs_all = AccessFs::from_all(WANTED);
-        let read = AccessFs::from_read(WANTED);
+        let read = AccessFs::from_read(WANTED) & !BitFlags::from(AccessFs::Execute);
         let exec = read | AccessFs::Execute;
         let device = AccessFs::from_file(WANTED) & !BitFlags::from(AccessFs::Execute);
         let err = |what: &str, e: &dyn std::fmt::Display| format!("{what}: {e}");

@@ -14,4 +14,5 @@ mod concurrency;
 mod fake;
 mod harness;
 mod real;
+mod sandbox;
 mod watch;

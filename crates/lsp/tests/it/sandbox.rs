@@ -1,0 +1,299 @@
+//! The sandbox every server runs in (`sandbox.rs`, `launch.rs`), seen from inside: the fake
+//! server, started by a pool, tries things at startup ([`Probe`]) and logs what happened.
+//! Each forbidden attempt must fail with the kernel's EACCES and leave no trace (no file, no
+//! marker, no connection), the check must still report the right diagnostics, and a positive
+//! control in the same server must succeed, so that no test passes because the probe itself
+//! is broken.
+//!
+//! Skipped (with a message) only where the kernel has no Landlock.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use lspedit_fake_lsp::{Probe, Script};
+use lspedit_lsp::sandbox::{self, Support};
+
+use crate::harness::*;
+
+const BAD: &str = "fine line\n  here is an ERROR\n";
+
+/// What one sandboxed server did with its probes.
+struct Probed {
+    ws: FakeWs,
+    /// The pool's scratch base (`PoolConfig::scratch_dir`), outside the workspace.
+    scratch: tempfile::TempDir,
+    log: String,
+}
+
+impl Probed {
+    /// The rest of the log line `probe <kind> <target> ...`: `ok`, `denied ...`.
+    fn outcome(&self, kind: &str, target: &str) -> &str {
+        let prefix = format!("probe {kind} {target} ");
+        self.log
+            .lines()
+            .find_map(|l| l.strip_prefix(&prefix))
+            .unwrap_or_else(|| panic!("no `{prefix}` line in the log:\n{}", self.log))
+    }
+
+    #[track_caller]
+    fn assert_ok(&self, kind: &str, target: &str) {
+        assert_eq!(self.outcome(kind, target), "ok", "{kind} {target}");
+    }
+
+    /// Denied by the sandbox: EACCES, not some other failure (a missing path would also fail).
+    #[track_caller]
+    fn assert_denied(&self, kind: &str, target: &str) {
+        let got = self.outcome(kind, target);
+        assert_eq!(
+            got, "denied PermissionDenied errno 13",
+            "{kind} {target} should be denied by the sandbox"
+        );
+    }
+
+    /// The server's `$HOME`: `<scratch base>/<root hash>/fake/home`.
+    fn scratch_home(&self) -> PathBuf {
+        let roots: Vec<PathBuf> = std::fs::read_dir(self.scratch.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(roots.len(), 1, "one root's scratch dir: {roots:?}");
+        let home = roots[0].join("fake/home");
+        assert!(home.is_dir(), "{} is not a directory", home.display());
+        home
+    }
+}
+
+/// Whether the kernel enforces Landlock; says why a test does nothing when it does not.
+fn sandboxed() -> bool {
+    match sandbox::support() {
+        Support::Landlock { .. } => true,
+        Support::Unavailable => {
+            eprintln!(
+                "SKIPPED: this kernel has no Landlock (lspedit_lsp::sandbox::support() is Unavailable); servers run unconfined here"
+            );
+            false
+        }
+    }
+}
+
+/// Starts the fake server with `probes` (built from the workspace root) through a pool whose
+/// scratch base is a fresh temp dir, runs one check, and returns the log once the server is
+/// gone. `plant` prepares the workspace before the server starts.
+async fn probe(plant: impl FnOnce(&Path), probes: impl FnOnce(&Path) -> Vec<Probe>) -> Probed {
+    let ws = FakeWs::new(Script::default());
+    let root = ws.root();
+    plant(&root);
+    ws.set_script(Script {
+        probes: probes(&root),
+        ..Script::default()
+    });
+    let scratch = tempfile::tempdir().unwrap();
+    let mut config = ws.config("push-versioned");
+    config.scratch_dir = Some(scratch.path().to_owned());
+    let pool = lspedit_lsp::Pool::new(root, config).unwrap();
+    // The probes run right after `initialize` is answered, before the server reads the
+    // document: once this check has its diagnostics, every probe line is in the log.
+    let r = check_timed(&pool, &ws.file("a.fk"), BAD, 10_000)
+        .await
+        .unwrap();
+    assert_eq!(
+        messages(&r),
+        vec!["2:14 found ERROR"],
+        "the check's result, whatever the probes did; log:\n{}",
+        ws.log()
+    );
+    let groups = pgids(&pool);
+    assert_eq!(groups.len(), 1);
+    pool.shutdown().await;
+    assert_gone(&groups);
+    let log = ws.log();
+    Probed { ws, scratch, log }
+}
+
+fn path_str(p: &Path) -> String {
+    p.display().to_string()
+}
+
+/// (1) A write outside the workspace and outside the scratch dir fails; writes to `$HOME`
+/// and `$TMPDIR` (the scratch dir) succeed and land there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sandbox_denies_writing_outside_the_workspace_and_the_scratch_dir() {
+    if !sandboxed() {
+        return;
+    }
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().canonicalize().unwrap().join("escaped.txt");
+    let t = path_str(&target);
+    let p = probe(
+        |_| {},
+        |_| {
+            vec![
+                Probe::Write("$HOME/home-ok.txt".into()),
+                Probe::Write("$TMPDIR/tmp-ok.txt".into()),
+                Probe::Write(t.clone()),
+            ]
+        },
+    )
+    .await;
+    p.assert_ok("write", "$HOME/home-ok.txt");
+    p.assert_ok("write", "$TMPDIR/tmp-ok.txt");
+    let home = p.scratch_home();
+    assert!(home.join("home-ok.txt").is_file(), "{}", home.display());
+    assert!(home.with_file_name("tmp").join("tmp-ok.txt").is_file());
+    p.assert_denied("write", &t);
+    assert!(!target.exists(), "{} was written", target.display());
+}
+
+/// (2) The workspace is read-only to the server: no new file, no rewrite of an existing one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sandbox_denies_writing_inside_the_workspace() {
+    if !sandboxed() {
+        return;
+    }
+    let p = probe(
+        |root| std::fs::write(root.join("existing.txt"), "original\n").unwrap(),
+        |root| {
+            vec![
+                Probe::Write("$HOME/control.txt".into()),
+                Probe::Write(path_str(&root.join("new.txt"))),
+                Probe::Write(path_str(&root.join("existing.txt"))),
+            ]
+        },
+    )
+    .await;
+    let root = p.ws.root();
+    p.assert_ok("write", "$HOME/control.txt");
+    p.assert_denied("write", &path_str(&root.join("new.txt")));
+    p.assert_denied("write", &path_str(&root.join("existing.txt")));
+    assert!(!root.join("new.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(root.join("existing.txt")).unwrap(),
+        "original\n"
+    );
+}
+
+/// (3) A workspace file is never executed, even with mode 0755; a system binary is. The
+/// planted script would create a marker in the server's `$HOME`, which the server can write
+/// (the control proves it), so only the exec denial keeps the marker away.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sandbox_denies_executing_a_workspace_file() {
+    use std::os::unix::fs::PermissionsExt;
+    if !sandboxed() {
+        return;
+    }
+    let plant = |root: &Path| {
+        let script = root.join("evil.sh");
+        std::fs::write(&script, "#!/bin/sh\ntouch \"$HOME/exec-marker\"\n").unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // Outside the sandbox the script works: it creates its marker.
+        let home = tempfile::tempdir().unwrap();
+        let status = std::process::Command::new(&script)
+            .env("HOME", home.path())
+            .status()
+            .unwrap();
+        assert!(status.success(), "{status:?}");
+        assert!(home.path().join("exec-marker").is_file());
+    };
+    let p = probe(plant, |root| {
+        vec![
+            Probe::Exec("/bin/true".into()),
+            Probe::Write("$HOME/control.txt".into()),
+            Probe::Exec(path_str(&root.join("evil.sh"))),
+        ]
+    })
+    .await;
+    p.assert_ok("exec", "/bin/true");
+    p.assert_ok("write", "$HOME/control.txt");
+    p.assert_denied("exec", &path_str(&p.ws.root().join("evil.sh")));
+    let home = p.scratch_home();
+    assert!(home.join("control.txt").is_file());
+    assert!(
+        !home.join("exec-marker").exists(),
+        "the workspace script ran in the sandbox"
+    );
+}
+
+/// (4) Files outside the root (and outside what the sandbox grants) cannot be read; the
+/// workspace can.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sandbox_denies_reading_outside_the_root() {
+    if !sandboxed() {
+        return;
+    }
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().canonicalize().unwrap().join("secret.txt");
+    std::fs::write(&secret, "secret\n").unwrap();
+    let s = path_str(&secret);
+    let p = probe(
+        |root| std::fs::write(root.join("readable.txt"), "hello\n").unwrap(),
+        |root| {
+            vec![
+                Probe::Read(path_str(&root.join("readable.txt"))),
+                Probe::Read(s.clone()),
+            ]
+        },
+    )
+    .await;
+    p.assert_ok("read", &path_str(&p.ws.root().join("readable.txt")));
+    // The file is there (the test reads it): only the sandbox stops the server.
+    assert_eq!(std::fs::read_to_string(&secret).unwrap(), "secret\n");
+    p.assert_denied("read", &s);
+}
+
+/// (5) No TCP connect, even to loopback: the listener the test opened gets no connection
+/// (and does get the test's own, so the check can see one).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sandbox_denies_tcp_connect() {
+    if !sandboxed() {
+        return;
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let p = probe(|_| {}, |_| vec![Probe::Connect(addr.clone())]).await;
+    p.assert_denied("connect", &addr);
+    // The probe was logged after its attempt returned: a connection it made would be queued.
+    match listener.accept() {
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+        other => panic!("the listener got a connection from the server: {other:?}"),
+    }
+    // The same check sees a connection that was made.
+    listener.set_nonblocking(false).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(listener.accept().map(|(_, peer)| peer));
+    });
+    let client = std::net::TcpStream::connect(&addr).unwrap();
+    let peer = rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the control connection was not accepted")
+        .unwrap();
+    assert_eq!(peer, client.local_addr().unwrap());
+}
+
+/// (6) No TCP bind, to a port the kernel picks or to a given one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sandbox_denies_tcp_bind() {
+    if !sandboxed() {
+        return;
+    }
+    // A port that was free a moment ago (outside the sandbox, binding works).
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let fixed = format!("127.0.0.1:{port}");
+    let p = probe(
+        |_| {},
+        |_| {
+            vec![
+                Probe::Bind("127.0.0.1:0".into()),
+                Probe::Bind(fixed.clone()),
+            ]
+        },
+    )
+    .await;
+    p.assert_denied("bind", "127.0.0.1:0");
+    p.assert_denied("bind", &fixed);
+}
