@@ -469,7 +469,19 @@ impl PoolConfig {
                 }
             }
         }
-        layers.finish()
+        let mut cfg = layers.finish()?;
+        if !cfg.trusted
+            && !crate::sandbox::support().is_available()
+            && cfg
+                .servers
+                .iter()
+                .any(|s| s.enabled && s.restricted.without_sandbox.is_some())
+        {
+            cfg.warnings.push(
+                "this kernel has no Landlock, so language servers run without a sandbox and restricted mode turns off what would run workspace code (rust-analyzer's cargo check on save: rustc's errors are missing); `lspedit trust` turns it back on for a workspace you trust".into(),
+            );
+        }
+        Ok(cfg)
     }
 
     /// The bundled servers with an override file's text applied as trusted (`path` is for
@@ -541,8 +553,11 @@ impl PoolConfig {
                 return Some(p);
             }
         }
+        // Absolute entries only: a relative one (`.`, `node_modules/.bin`) resolves against the
+        // current directory, which may be the workspace.
         let path = std::env::var_os("PATH")?;
         std::env::split_paths(&path)
+            .filter(|d| d.is_absolute())
             .map(|d| d.join(cmd))
             .find(|p| is_executable(p))
     }

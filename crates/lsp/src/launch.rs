@@ -585,6 +585,123 @@ mod tests {
         );
     }
 
+    fn prepared(
+        id: &str,
+        trusted: bool,
+        program: &Path,
+    ) -> (tempfile::TempDir, Result<Launch, LspError>) {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(t.path().join("ws")).unwrap();
+        let ws = t.path().join("ws").canonicalize().unwrap();
+        let mut pool = PoolConfig::bundled().unwrap();
+        pool.trusted = trusted;
+        pool.scratch_dir = Some(t.path().join("scratch"));
+        pool.servers_dir = Some(t.path().join("servers"));
+        let cfg = Arc::new(pool.server(id).unwrap().clone());
+        let launch = prepare(&pool, &cfg, &ws, &ws, program.to_owned());
+        (t, launch)
+    }
+
+    #[test]
+    fn restricted_mode_pins_the_rust_toolchain_and_trust_lifts_it() {
+        if rust_toolchain().is_none() {
+            eprintln!("skipped: no Rust toolchain resolvable here");
+            return;
+        }
+        let (_t, l) = prepared("rust-analyzer", false, Path::new("/bin/true"));
+        let l = l.unwrap();
+        for key in ["RUSTUP_TOOLCHAIN", "CARGO", "RUSTC", "CARGO_BUILD_RUSTC"] {
+            if key == "RUSTUP_TOOLCHAIN" && rust_toolchain().unwrap().name.is_none() {
+                continue;
+            }
+            assert!(l.env.contains_key(key), "{key} missing: {:?}", l.env);
+        }
+        for key in [
+            "RUSTC_WRAPPER",
+            "RUSTC_WORKSPACE_WRAPPER",
+            "CARGO_ENCODED_RUSTFLAGS",
+        ] {
+            assert_eq!(l.env.get(key).map(String::as_str), Some(""), "{key}");
+        }
+        assert!(l.env["CARGO_TARGET_DIR"].ends_with("/rust-analyzer/target"));
+        let (_t, l) = prepared("rust-analyzer", true, Path::new("/bin/true"));
+        let l = l.unwrap();
+        assert!(!l.env.contains_key("RUSTUP_TOOLCHAIN"));
+        assert!(!l.env.contains_key("RUSTC_WRAPPER"));
+        // Both modes build outside the workspace.
+        assert!(l.env.contains_key("CARGO_TARGET_DIR"));
+    }
+
+    #[test]
+    fn every_server_gets_a_scrubbed_environment_and_the_bundled_tsserver() {
+        let (t, l) = prepared("typescript-language-server", false, Path::new("/bin/true"));
+        let l = l.unwrap();
+        let path = l
+            .cfg
+            .initialization_options
+            .as_ref()
+            .and_then(|o| o.pointer("/tsserver/path"))
+            .and_then(Value::as_str)
+            .unwrap();
+        assert_eq!(
+            Path::new(path),
+            t.path()
+                .join("servers/node_modules/typescript/lib/tsserver.js")
+        );
+        let home = PathBuf::from(&l.env["HOME"]);
+        assert!(home.starts_with(t.path().join("scratch")) && home.is_dir());
+        let allowed = [
+            "PATH",
+            "HOME",
+            "TMPDIR",
+            "XDG_CACHE_HOME",
+            "XDG_CONFIG_HOME",
+            "XDG_DATA_HOME",
+            "XDG_STATE_HOME",
+            "LANG",
+            "LANGUAGE",
+            "LC_ALL",
+            "LC_CTYPE",
+            "LC_MESSAGES",
+            "TZ",
+            "USER",
+            "LOGNAME",
+            "RUSTUP_HOME",
+            "CARGO_HOME",
+            "PYENV_ROOT",
+        ];
+        for k in l.env.keys() {
+            assert!(allowed.contains(&k.as_str()), "{k} reached the server");
+        }
+    }
+
+    #[test]
+    fn a_program_inside_the_workspace_is_refused_in_every_mode() {
+        for trusted in [false, true] {
+            let t = tempfile::tempdir().unwrap();
+            let ws = t.path().canonicalize().unwrap();
+            std::fs::create_dir_all(ws.join("tools/lsp/bin")).unwrap();
+            let prog = ws.join("tools/lsp/bin/clangd");
+            std::fs::write(&prog, "#!/bin/sh\n").unwrap();
+            let mut pool = PoolConfig::bundled().unwrap();
+            pool.trusted = trusted;
+            pool.scratch_dir = Some(ws.join("x").join("scratch"));
+            let cfg = Arc::new(pool.server("clangd").unwrap().clone());
+            let err = prepare(&pool, &cfg, &ws, &ws, prog)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("inside the workspace"), "{err}");
+            // A link from outside into the workspace is the same program.
+            let out = tempfile::tempdir().unwrap();
+            let link = out.path().join("clangd");
+            std::os::unix::fs::symlink(ws.join("tools/lsp/bin/clangd"), &link).unwrap();
+            let err = prepare(&pool, &cfg, &ws, &ws, link)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("inside the workspace"), "{err}");
+        }
+    }
+
     #[test]
     fn json_merge_is_deep() {
         let mut a = serde_json::json!({"a": {"b": 1, "c": 2}, "d": 3});
