@@ -366,5 +366,22 @@ pub fn run(repo: &Path, iterations: usize) -> Result<String> {
             ms(percentile(&b.total, 0.95)),
         );
     }
+    for r in &rows {
+        let Some(b) = bare.iter().find(|b| b.server == r.server) else {
+            continue;
+        };
+        let (with, without) = (percentile(&r.total, 0.5), percentile(&b.total, 0.5));
+        let (sign, d) = if with >= without {
+            ("+", with - without)
+        } else {
+            ("-", without - with)
+        };
+        let _ = writeln!(
+            s,
+            "- {}: the sandbox changes warm write → result p50 by {sign}{} ms",
+            r.server,
+            ms(d)
+        );
+    }
     Ok(s)
 }
