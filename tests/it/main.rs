@@ -15,5 +15,7 @@ mod harness;
 mod mcp;
 mod mcp_lsp_edits;
 mod mcp_python;
+mod orphans;
+mod planted;
 mod security;
 mod testing_example;

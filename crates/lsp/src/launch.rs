@@ -252,8 +252,21 @@ pub(crate) fn prepare(
             merge_json(&mut decl.settings, over);
         }
     }
-    if let (Some(rel), Some(dir)) = (tsserver_path(cfg), pool.servers_dir.as_ref()) {
-        let abs = dir.join(rel).to_string_lossy().into_owned();
+    if let Some(rel) = tsserver_path(cfg) {
+        // Left relative, the server would resolve it against its working directory, the
+        // workspace; a servers dir inside the workspace is the model's to write.
+        let abs = pool
+            .servers_dir
+            .as_ref()
+            .map(|d| d.join(rel))
+            .filter(|p| !trust::is_inside(p, &workspace))
+            .ok_or_else(|| {
+                refuse(format!(
+                    "refused to start: no TypeScript outside the workspace to give it ({rel} needs a servers dir outside the workspace; see `lspedit servers status`)"
+                ))
+            })?
+            .to_string_lossy()
+            .into_owned();
         if let Some(ts) = decl
             .initialization_options
             .as_mut()
@@ -672,6 +685,26 @@ mod tests {
         ];
         for k in l.env.keys() {
             assert!(allowed.contains(&k.as_str()), "{k} reached the server");
+        }
+    }
+
+    #[test]
+    fn the_bundled_tsserver_never_comes_from_the_workspace() {
+        let t = tempfile::tempdir().unwrap();
+        let ws = t.path().canonicalize().unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let mut pool = PoolConfig::bundled().unwrap();
+        pool.scratch_dir = Some(scratch.path().to_owned());
+        let cfg = Arc::new(pool.server("typescript-language-server").unwrap().clone());
+        for dir in [None, Some(ws.join("tools/lsp"))] {
+            pool.servers_dir = dir.clone();
+            let err = prepare(&pool, &cfg, &ws, &ws, PathBuf::from("/bin/true"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("no TypeScript outside the workspace"),
+                "{dir:?}: {err}"
+            );
         }
     }
 
