@@ -973,19 +973,27 @@ fn tools_lsp(lab: &Lab) -> Vec<Plant> {
 
 const C_ERROR: &str = "int main(void) {\n  int x = \"not a number\";\n  return x;\n}\n";
 
-/// Not silently clean: the file is `failed`, and the text says it has no diagnostics because
-/// the server named failed. (MCP results never carry the server's error detail, so the
-/// refusal itself is not named there; `lspedit check` and the logs name it.)
+/// Not silently clean: the file is `failed`, and the text says it was not checked because the
+/// server named failed, or (`refused`: lspedit refused to start it) names the refusal, in
+/// lspedit's own words (never the server's error detail).
 #[track_caller]
-fn assert_not_silently_clean(c: &Check, server: &str, what: &str) {
+fn assert_not_silently_clean(c: &Check, server: &str, refused: Option<&str>, what: &str) {
     assert!(!c.all.contains("no errors"), "{what}: {}", c.all);
     assert_eq!(c.status, "failed", "{what}: {}", c.all);
     assert_eq!(c.server.as_deref(), Some(server), "{what}: {}", c.all);
-    assert!(
-        c.text.contains(&format!(
+    let said = match refused {
+        Some(why) => {
+            c.text.contains(&format!(
+                "not checked: lspedit did not start language server '{server}'"
+            )) && c.text.contains(why)
+        }
+        None => c.text.contains(&format!(
             "no diagnostics: language server '{server}' failed"
         )),
-        "{what}: the result does not say the file was not checked:\n{}",
+    };
+    assert!(
+        said,
+        "{what}: the result does not say why the file was not checked:\n{}",
         c.all
     );
 }
@@ -1010,10 +1018,25 @@ async fn trusted_servers_dir(how: Ship) {
     let py = write_checked(&client, "a.py", PY_ERROR).await;
     client.cancel().await.unwrap();
     lab.assert_no_marker("trusted servers_dir");
-    assert_not_silently_clean(&c, "clangd", "clangd from tools/lsp");
+    assert_not_silently_clean(
+        &c,
+        "clangd",
+        Some("inside the workspace"),
+        "clangd from tools/lsp",
+    );
     // TypeScript 7 (its command is relative to the servers dir) is the planted one, refused.
-    assert_not_silently_clean(&ts, "tsc7", "TypeScript 7 from tools/lsp");
-    assert_not_silently_clean(&py, "pyright", "pyright from tools/lsp");
+    assert_not_silently_clean(
+        &ts,
+        "tsc7",
+        Some("inside the workspace"),
+        "TypeScript 7 from tools/lsp",
+    );
+    assert_not_silently_clean(
+        &py,
+        "pyright",
+        Some("inside the workspace"),
+        "pyright from tools/lsp",
+    );
 }
 
 #[tokio::test]
@@ -1217,7 +1240,12 @@ async fn trusted_then_toolchain(how: Ship) {
     let c = write_checked(&client, "src/lib.rs", LIB_RS).await;
     client.cancel().await.unwrap();
     lab.assert_no_marker("trusted workspace, workspace toolchain");
-    assert_not_silently_clean(&c, "rust-analyzer", "a toolchain inside the workspace");
+    assert_not_silently_clean(
+        &c,
+        "rust-analyzer",
+        None,
+        "a toolchain inside the workspace",
+    );
 }
 
 #[tokio::test]

@@ -22,6 +22,13 @@ pub enum LspError {
     )]
     CommandNotFound { server: String, command: String },
 
+    /// lspedit refused to start the server: its program lies inside the workspace, there is no
+    /// TypeScript outside the workspace to give it, the Rust toolchain cannot be resolved
+    /// outside it, or the sandbox could not be set up. `reason` is lspedit's own text (no
+    /// server output), safe to show the model.
+    #[error("language server `{server}` not started: {reason}")]
+    Refused { server: String, reason: String },
+
     /// Spawning the process failed.
     #[error("language server `{server}`: spawn failed: {message}")]
     Spawn { server: String, message: String },

@@ -130,9 +130,9 @@ pub(crate) fn prepare(
     root: &Path,
     program: PathBuf,
 ) -> Result<Launch, LspError> {
-    let refuse = |message: String| LspError::Spawn {
+    let refuse = |reason: String| LspError::Refused {
         server: cfg.id.clone(),
-        message,
+        reason,
     };
     let workspace = workspace
         .canonicalize()
@@ -140,7 +140,7 @@ pub(crate) fn prepare(
     let real_program = program.canonicalize().unwrap_or_else(|_| program.clone());
     if real_program.starts_with(&workspace) {
         return Err(refuse(format!(
-            "refused to run {}: it is inside the workspace, which the model and the repository can write (install servers outside it; see `lspedit servers status`)",
+            "its program {} is inside the workspace, which the model and the repository can write (install servers outside it; see `lspedit servers status`)",
             program.display()
         )));
     }
@@ -262,7 +262,7 @@ pub(crate) fn prepare(
             .filter(|p| !trust::is_inside(p, &workspace))
             .ok_or_else(|| {
                 refuse(format!(
-                    "refused to start: no TypeScript outside the workspace to give it ({rel} needs a servers dir outside the workspace; see `lspedit servers status`)"
+                    "no TypeScript outside the workspace to give it ({rel} needs a servers dir outside the workspace; see `lspedit servers status`)"
                 ))
             })?
             .to_string_lossy()

@@ -1366,7 +1366,12 @@ fn finish_start(
                 Ok(server) => slot.state = SlotState::Running(server.clone()),
                 Err(e) => {
                     tracing::warn!(server = %key.server, root = %key.root.display(), "start failed: {e}");
-                    if matches!(e, LspError::CommandNotFound { .. } | LspError::Spawn { .. }) {
+                    if matches!(
+                        e,
+                        LspError::CommandNotFound { .. }
+                            | LspError::Spawn { .. }
+                            | LspError::Refused { .. }
+                    ) {
                         // Not a crash: nothing ran. Reported to the caller, tried again next time.
                         slot.state = SlotState::Idle;
                         slot.last_error = Some(e.to_string());

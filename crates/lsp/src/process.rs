@@ -242,10 +242,10 @@ pub(crate) fn spawn(
         message,
     };
     let prepared = match &launch.confinement {
-        Some(c) => Some(
-            c.prepare()
-                .map_err(|e| spawn_err(format!("sandbox not set up, server not started: {e}")))?,
-        ),
+        Some(c) => Some(c.prepare().map_err(|e| LspError::Refused {
+            server: server.to_owned(),
+            reason: format!("its sandbox could not be set up ({e})"),
+        })?),
         None => None,
     };
     tracing::debug!(server, env = ?launch.env, confinement = ?launch.confinement, "launching");

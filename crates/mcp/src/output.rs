@@ -742,6 +742,7 @@ mod tests {
             status,
             detail: (status != DiagnosticsStatus::Checked)
                 .then(|| "server stderr: secret token".to_string()),
+            refused: None,
             reported: vec![d; reported],
         }
     }

@@ -659,6 +659,7 @@ impl Tools {
                     path: w.path.clone(),
                     status: DiagnosticsStatus::NoServer,
                     detail: Some("no diagnostics provider".to_string()),
+                    refused: None,
                     reported: Vec::new(),
                 });
             }
@@ -767,11 +768,20 @@ impl Tools {
                 path: w.path.clone(),
                 status: DiagnosticsStatus::of(&result),
                 detail: result.as_ref().err().map(ToString::to_string),
+                refused: match &result {
+                    Err(CheckError::Refused { reason }) => Some(reason.clone()),
+                    _ => None,
+                },
                 reported: Vec::new(),
             };
             let after = match result {
                 Ok(d) => diagnostics::select(&d, cfg),
-                Err(CheckError::NoServer | CheckError::TimedOut | CheckError::Failed { .. }) => {
+                Err(
+                    CheckError::NoServer
+                    | CheckError::TimedOut
+                    | CheckError::Failed { .. }
+                    | CheckError::Refused { .. },
+                ) => {
                     out.statuses.push(status);
                     continue;
                 }

@@ -36,6 +36,11 @@ pub enum CheckError {
     /// The server failed, crashed, or the provider broke.
     #[error("{message}")]
     Failed { message: String },
+    /// lspedit did not start the server (its program is inside the workspace, no TypeScript
+    /// outside it, no sandbox): `reason` is lspedit's own text, shown to the model. Status
+    /// `failed`.
+    #[error("not started: {reason}")]
+    Refused { reason: String },
 }
 
 /// A file the call did not write whose diagnostics the servers reported before and after it;
@@ -87,7 +92,9 @@ impl DiagnosticsStatus {
             Ok(_) => DiagnosticsStatus::Checked,
             Err(CheckError::NoServer) => DiagnosticsStatus::NoServer,
             Err(CheckError::TimedOut) => DiagnosticsStatus::TimedOut,
-            Err(CheckError::Failed { .. }) => DiagnosticsStatus::Failed,
+            Err(CheckError::Failed { .. } | CheckError::Refused { .. }) => {
+                DiagnosticsStatus::Failed
+            }
         }
     }
 }
@@ -100,6 +107,9 @@ pub struct FileDiagnosticsStatus {
     /// Why the file was not checked (the provider's error text), for logs, the CLI and the
     /// structured result; never part of `llm_content`. `None` when checked.
     pub detail: Option<String>,
+    /// Why lspedit did not start the file's server ([`CheckError::Refused`]): lspedit's own
+    /// words, which the text shows. `None` otherwise.
+    pub refused: Option<String>,
     /// The diagnostics the text reports for the file (the configured severities; in
     /// [`DiagnosticsMode::New`] only those the change introduced), sorted, before the per-file
     /// cap. Empty unless `Checked`.

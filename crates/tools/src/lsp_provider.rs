@@ -105,6 +105,7 @@ fn check_error(e: LspError) -> CheckError {
     match e {
         LspError::NoServer { .. } | LspError::CommandNotFound { .. } => CheckError::NoServer,
         LspError::Timeout { .. } => CheckError::TimedOut,
+        LspError::Refused { reason, .. } => CheckError::Refused { reason },
         other => CheckError::Failed {
             message: other.to_string(),
         },

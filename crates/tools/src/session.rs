@@ -407,10 +407,16 @@ impl Session {
                 "{shown}: no diagnostics from '{}' in time; the server may still be starting: call diagnostics again shortly.",
                 id.as_deref().unwrap_or("the language server")
             ),
-            (DiagnosticsStatus::Failed, _) => format!(
-                "{shown}: no diagnostics: language server '{}' failed; call diagnostics again shortly.",
-                id.as_deref().unwrap_or("the language server")
-            ),
+            (DiagnosticsStatus::Failed, _) => match status.and_then(|s| s.refused.as_deref()) {
+                Some(reason) => format!(
+                    "{shown}: not checked: lspedit did not start language server '{}': {reason}.",
+                    id.as_deref().unwrap_or("the language server")
+                ),
+                None => format!(
+                    "{shown}: no diagnostics: language server '{}' failed; call diagnostics again shortly.",
+                    id.as_deref().unwrap_or("the language server")
+                ),
+            },
         };
         FileCheck {
             path: shown.to_string(),
