@@ -138,8 +138,8 @@ pub fn run(keep: bool) -> Result<u8, Failure> {
 
     // A first start of rust-analyzer runs `cargo check` on a fresh target dir: allow for it.
     let mut config = ToolsConfig::default();
-    config.diagnostics.start_timeout = Duration::from_secs(180);
-    config.diagnostics.timeout = Duration::from_secs(90);
+    config.diagnostics.start_timeout = Some(Duration::from_secs(180));
+    config.diagnostics.timeout = Some(Duration::from_secs(90));
     let session = crate::demo_session(&root, config)?;
 
     let mut failures = Vec::new();

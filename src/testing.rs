@@ -283,8 +283,8 @@ impl TestWorkspace {
         let pool = pool(&root)?;
         let ws = Workspace::open(&root).map_err(|e| TestingError::Config(e.to_string()))?;
         let mut config = ToolsConfig::default();
-        config.diagnostics.start_timeout = timeouts.start;
-        config.diagnostics.timeout = timeouts.warm;
+        config.diagnostics.start_timeout = Some(timeouts.start);
+        config.diagnostics.timeout = Some(timeouts.warm);
         Ok(TestWorkspace {
             session: Session::new(ws, pool, config),
             root,

@@ -920,8 +920,8 @@ impl SlowServer {
             ..lspedit::lsp::PoolConfig::default()
         };
         let mut config = lspedit::tools::ToolsConfig::default();
-        config.diagnostics.timeout = std::time::Duration::from_millis(400);
-        config.diagnostics.start_timeout = std::time::Duration::from_millis(400);
+        config.diagnostics.timeout = Some(std::time::Duration::from_millis(400));
+        config.diagnostics.start_timeout = Some(std::time::Duration::from_millis(400));
         let ws = lspedit::tools::Workspace::open(&root).unwrap();
         let session = std::sync::Arc::new(lspedit::tools::Session::new(ws, Some(pool), config));
         let (server_io, client_io) = tokio::io::duplex(1 << 20);

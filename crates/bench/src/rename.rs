@@ -75,8 +75,8 @@ fn bench(repo: &Path, case: &Case, iterations: usize) -> Result<Option<Row>> {
     let root = dir.path().canonicalize()?;
     let provider = Arc::new(LspProvider::from_pool(BlockingPool::new(&root, cfg)?));
     let mut tcfg = ToolsConfig::default();
-    tcfg.diagnostics.timeout = Duration::from_secs(60);
-    tcfg.diagnostics.start_timeout = Duration::from_secs(90);
+    tcfg.diagnostics.timeout = Some(Duration::from_secs(60));
+    tcfg.diagnostics.start_timeout = Some(Duration::from_secs(90));
     let tools = Arc::new(Tools::new(
         Workspace::open(&root)?,
         Some(provider.clone() as Arc<dyn DiagnosticsProvider>),

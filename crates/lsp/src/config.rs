@@ -25,8 +25,9 @@
 //! idle_timeout_secs = 600        # shut down servers unused this long
 //! max_running = 4                # least recently used server is stopped past this
 //! memory_limit_mb = 4096         # a server group above this is restarted between requests
-//! check_timeout_ms = 3000        # what callers should wait after a write
-//! first_check_timeout_ms = 10000 # ... when the server must start first
+//! check_timeout_ms = 3000        # how long a tool waits for diagnostics after a write
+//! first_check_timeout_ms = 10000 # ... when the server must start first (the tools use both
+//!                                # unless their own config sets a deadline)
 //! startup_timeout_ms = 60000     # initialize must answer within this
 //! servers_dir = "tools/lsp"      # where project-local installs live (trusted files only)
 //! sandbox_allow = ["/var/log/x"] # more paths servers may write (trusted files only)

@@ -212,8 +212,8 @@ fn warm(case: &Case, edits: usize) -> Option<String> {
     let mut config = ToolsConfig::default();
     // Cold starts (rust-analyzer indexing the sysroot) may take longer than the tools' default;
     // the warm-up below waits for them, the measured edits then run against a warm server.
-    config.diagnostics.start_timeout = Duration::from_secs(120);
-    config.diagnostics.timeout = Duration::from_secs(30);
+    config.diagnostics.start_timeout = Some(Duration::from_secs(120));
+    config.diagnostics.timeout = Some(Duration::from_secs(30));
     let tools = Tools::new(
         Workspace::open(&root).unwrap(),
         Some(provider.clone() as Arc<dyn DiagnosticsProvider>),

@@ -135,6 +135,31 @@ pub trait DiagnosticsProvider: Send + Sync {
     fn take_late(&self) -> Vec<(PathBuf, Vec<Diagnostic>)> {
         Vec::new()
     }
+    /// The provider's own deadlines (after a write to a warm server, and when the server must
+    /// start first), used where [`DiagnosticsConfig`] sets none: the pool's `[pool]
+    /// check_timeout_ms` and `first_check_timeout_ms`.
+    fn deadlines(&self) -> Option<Deadlines> {
+        None
+    }
+}
+
+/// How long a tool call waits for diagnostics after its write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Deadlines {
+    /// When every file's server has already answered a check.
+    pub warm: Duration,
+    /// When a server must start (or finish indexing) first.
+    pub cold: Duration,
+}
+
+impl Default for Deadlines {
+    /// 3 s warm, 10 s cold (DESIGN: alive is not warm).
+    fn default() -> Self {
+        Deadlines {
+            warm: Duration::from_secs(3),
+            cold: Duration::from_secs(10),
+        }
+    }
 }
 
 /// Which diagnostics are reported.
@@ -157,10 +182,12 @@ pub struct DiagnosticsConfig {
     pub max_per_file: usize,
     /// `write_file` also reports up to this many other files with errors.
     pub max_other_files: usize,
-    /// Wait after a write when the server is running.
-    pub timeout: Duration,
-    /// Wait after a write when the server must start first.
-    pub start_timeout: Duration,
+    /// Wait after a write when the server is running. `None`: the provider's deadline (the
+    /// pool's `[pool] check_timeout_ms`), else 3 s.
+    pub timeout: Option<Duration>,
+    /// Wait after a write when the server must start first. `None`: the provider's (the pool's
+    /// `[pool] first_check_timeout_ms`), else 10 s.
+    pub start_timeout: Option<Duration>,
 }
 
 impl Default for DiagnosticsConfig {
@@ -171,8 +198,8 @@ impl Default for DiagnosticsConfig {
             severities: vec![Severity::Error],
             max_per_file: 20,
             max_other_files: 5,
-            timeout: Duration::from_secs(3),
-            start_timeout: Duration::from_secs(10),
+            timeout: None,
+            start_timeout: None,
         }
     }
 }
@@ -188,7 +215,15 @@ pub(crate) fn budget(
         paths.iter().all(|p| provider.is_warm(p))
     }))
     .unwrap_or(false);
-    if warm { cfg.timeout } else { cfg.start_timeout }
+    let own = catch_unwind(AssertUnwindSafe(|| provider.deadlines()))
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    if warm {
+        cfg.timeout.unwrap_or(own.warm)
+    } else {
+        cfg.start_timeout.unwrap_or(own.cold)
+    }
 }
 
 /// Ask `provider` for the diagnostics of `files` (all of one tool call) by `deadline`. One entry

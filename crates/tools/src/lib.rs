@@ -22,7 +22,7 @@ pub use agent::{
 };
 pub use asynchronous::AsyncTools;
 pub use diagnostics::{
-    CheckError, CheckReport, DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider,
+    CheckError, CheckReport, Deadlines, DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider,
     DiagnosticsStatus, FileDiagnosticsStatus, FileText, OtherFile,
 };
 pub use error::{Reason, ToolError};

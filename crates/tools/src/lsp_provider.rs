@@ -47,6 +47,14 @@ impl LspProvider {
 }
 
 impl DiagnosticsProvider for LspProvider {
+    fn deadlines(&self) -> Option<crate::diagnostics::Deadlines> {
+        let cfg = self.pool.pool().config();
+        Some(crate::diagnostics::Deadlines {
+            warm: cfg.check_timeout,
+            cold: cfg.first_check_timeout,
+        })
+    }
+
     fn handles(&self, path: &Path) -> bool {
         self.pool.server_for(path).is_some()
     }

@@ -57,8 +57,8 @@ pub fn open_real(server: &str, project: &str) -> Option<Real> {
     let mut tcfg = ToolsConfig::default();
     // Cold starts on a loaded 2-core machine (rust-analyzer's first cargo check) take long;
     // the tests are about correctness, the benchmarks measure speed.
-    tcfg.diagnostics.timeout = Duration::from_secs(60);
-    tcfg.diagnostics.start_timeout = Duration::from_secs(90);
+    tcfg.diagnostics.timeout = Some(Duration::from_secs(60));
+    tcfg.diagnostics.start_timeout = Some(Duration::from_secs(90));
     let tools = Arc::new(Tools::new(
         Workspace::open(&root).unwrap(),
         Some(provider.clone() as Arc<dyn DiagnosticsProvider>),

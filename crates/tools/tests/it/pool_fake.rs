@@ -28,6 +28,16 @@ impl FakeEnv {
 
     /// `warm`: the budget once the server has answered; `cold`: before.
     fn with_timeouts(script: Script, warm: Duration, cold: Duration) -> FakeEnv {
+        FakeEnv::build(script, Some((warm, cold)), None)
+    }
+
+    /// Deadlines set by the tools' config (`tools`) and by the pool's (`[pool]
+    /// check_timeout_ms` / `first_check_timeout_ms`, `pool`); `None` leaves the default.
+    fn build(
+        script: Script,
+        tools: Option<(Duration, Duration)>,
+        pool: Option<(Duration, Duration)>,
+    ) -> FakeEnv {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         let script_file = root.join("script.json");
@@ -49,7 +59,7 @@ impl FakeEnv {
             cmd = fake_bin().display().to_string(),
             script = script_file.display().to_string(),
         );
-        let config = PoolConfig {
+        let mut config = PoolConfig {
             servers: vec![ServerConfig::from_toml(&toml).unwrap()],
             shutdown_grace: Duration::from_millis(300),
             restart_backoff: Duration::from_millis(50),
@@ -57,12 +67,18 @@ impl FakeEnv {
             request_timeout: Duration::from_secs(2),
             ..PoolConfig::default()
         };
+        if let Some((warm, cold)) = pool {
+            config.check_timeout = warm;
+            config.first_check_timeout = cold;
+        }
         let provider = Arc::new(LspProvider::from_pool(
             BlockingPool::new(&root, config).unwrap(),
         ));
         let mut cfg = ToolsConfig::default();
-        cfg.diagnostics.timeout = warm;
-        cfg.diagnostics.start_timeout = cold;
+        if let Some((warm, cold)) = tools {
+            cfg.diagnostics.timeout = Some(warm);
+            cfg.diagnostics.start_timeout = Some(cold);
+        }
         let tools = Tools::new(
             Workspace::open(&root).unwrap(),
             Some(provider.clone() as Arc<dyn DiagnosticsProvider>),
@@ -143,6 +159,55 @@ fn live_fake_server_errors_reach_the_result_and_the_fix_clears_them() {
             r.llm_content
         );
     }
+}
+
+// Regression: `[pool] check_timeout_ms` / `first_check_timeout_ms` were parsed and never read
+// (the tools waited their own fixed 3 s / 10 s).
+#[test]
+fn the_pools_deadlines_apply_unless_the_tools_set_their_own() {
+    let slow = || Script {
+        delay_ms: 1500,
+        ..script(Mode::Pull)
+    };
+    let ms = Duration::from_millis;
+    // The pool's 300 ms: a 1.5 s answer is too late (the default 10 s / 3 s would wait for it).
+    let env = FakeEnv::build(slow(), None, Some((ms(300), ms(300))));
+    env.write("a.ts", "let a = 1;\n");
+    let r = timed_edit(&env, "let a = 1;", "let a = BAD;", ms(1400));
+    assert_eq!(
+        r.diagnostics[0].status,
+        DiagnosticsStatus::TimedOut,
+        "{}",
+        r.llm_content
+    );
+    // The pool's 8 s: it is waited for.
+    let env = FakeEnv::build(
+        slow(),
+        None,
+        Some((Duration::from_secs(8), Duration::from_secs(8))),
+    );
+    env.write("a.ts", "let a = 1;\n");
+    let r = timed_edit(&env, "let a = 1;", "let a = BAD;", Duration::from_secs(8));
+    assert_eq!(
+        r.diagnostics[0].status,
+        DiagnosticsStatus::Checked,
+        "{}",
+        r.llm_content
+    );
+    // The tools' own deadline wins over the pool's.
+    let env = FakeEnv::build(
+        slow(),
+        Some((ms(300), ms(300))),
+        Some((Duration::from_secs(8), Duration::from_secs(8))),
+    );
+    env.write("a.ts", "let a = 1;\n");
+    let r = timed_edit(&env, "let a = 1;", "let a = BAD;", ms(1400));
+    assert_eq!(
+        r.diagnostics[0].status,
+        DiagnosticsStatus::TimedOut,
+        "{}",
+        r.llm_content
+    );
 }
 
 #[test]

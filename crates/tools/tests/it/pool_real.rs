@@ -54,8 +54,8 @@ fn run(case: Case) {
     let mut tcfg = ToolsConfig::default();
     // Cold starts on a loaded 2-core CI machine (rust-analyzer's first cargo check) can take
     // long; the test is about correctness, the benchmarks measure speed.
-    tcfg.diagnostics.timeout = Duration::from_secs(60);
-    tcfg.diagnostics.start_timeout = Duration::from_secs(90);
+    tcfg.diagnostics.timeout = Some(Duration::from_secs(60));
+    tcfg.diagnostics.start_timeout = Some(Duration::from_secs(90));
     let tools = Tools::new(
         Workspace::open(&root).unwrap(),
         Some(provider as Arc<dyn DiagnosticsProvider>),
@@ -148,8 +148,8 @@ fn rust_analyzer_write_file_reports_errors_in_other_files() {
         BlockingPool::new(&root, cfg).unwrap(),
     ));
     let mut tcfg = ToolsConfig::default();
-    tcfg.diagnostics.timeout = Duration::from_secs(60);
-    tcfg.diagnostics.start_timeout = Duration::from_secs(90);
+    tcfg.diagnostics.timeout = Some(Duration::from_secs(60));
+    tcfg.diagnostics.start_timeout = Some(Duration::from_secs(90));
     let tools = Tools::new(
         Workspace::open(&root).unwrap(),
         Some(provider as Arc<dyn DiagnosticsProvider>),
@@ -246,8 +246,8 @@ fn long_session(s: Session) {
         BlockingPool::new(&root, cfg).unwrap(),
     ));
     let mut tcfg = ToolsConfig::default();
-    tcfg.diagnostics.timeout = Duration::from_secs(60);
-    tcfg.diagnostics.start_timeout = Duration::from_secs(90);
+    tcfg.diagnostics.timeout = Some(Duration::from_secs(60));
+    tcfg.diagnostics.start_timeout = Some(Duration::from_secs(90));
     let tools = Tools::new(
         Workspace::open(&root).unwrap(),
         Some(provider as Arc<dyn DiagnosticsProvider>),

@@ -36,8 +36,8 @@ fn fake_session(root: &Path, warnings: Vec<String>) -> Session {
         ..PoolConfig::default()
     };
     let mut config = ToolsConfig::default();
-    config.diagnostics.timeout = Duration::from_secs(10);
-    config.diagnostics.start_timeout = Duration::from_secs(10);
+    config.diagnostics.timeout = Some(Duration::from_secs(10));
+    config.diagnostics.start_timeout = Some(Duration::from_secs(10));
     Session::new(Workspace::open(root).unwrap(), Some(pool), config)
 }
 

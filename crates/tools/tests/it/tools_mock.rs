@@ -156,7 +156,7 @@ fn provider_failures_yield_plain_success_without_any_lsp_text() {
 #[test]
 fn hung_provider_returns_within_deadline_without_text() {
     let mut cfg = ToolsConfig::default();
-    cfg.diagnostics.timeout = Duration::from_millis(300);
+    cfg.diagnostics.timeout = Some(Duration::from_millis(300));
     let e = env(Some(Mock::new(Answer::Hang)), cfg);
     e.write("a.ts", "x\n");
     let t = Instant::now();
