@@ -65,6 +65,11 @@ pub struct Script {
     pub crash_on: Option<Event>,
     /// Stop reading and answering forever when this event arrives.
     pub hang_on: Option<Event>,
+    /// The first time this event arrives, compute for [`Script::busy_ms`] without reading or
+    /// answering (a server in its first analysis: busy, not hung), then go on as usual.
+    pub busy_on: Option<Event>,
+    /// How long [`Script::busy_on`] computes.
+    pub busy_ms: u64,
     /// Write non-protocol bytes and malformed frames on stdout around every message.
     pub garbage: bool,
     /// Never answer `shutdown` and ignore `exit`.
@@ -233,6 +238,8 @@ impl Default for Script {
             initialize_delay_ms: 0,
             crash_on: None,
             hang_on: None,
+            busy_on: None,
+            busy_ms: 0,
             garbage: false,
             ignore_shutdown: false,
             stale_versions: false,
@@ -292,6 +299,8 @@ pub struct Server<R, W> {
     child: Option<std::process::Child>,
     /// Publishes queued by the on-save check, written by [`Server::flush_queued`].
     queued: Vec<(String, i64, Vec<Value>)>,
+    /// [`Script::busy_on`] has fired.
+    was_busy: bool,
 }
 
 impl<R: BufRead, W: Write> Server<R, W> {
@@ -312,6 +321,7 @@ impl<R: BufRead, W: Write> Server<R, W> {
             log,
             child: None,
             queued: Vec::new(),
+            was_busy: false,
         }
     }
 
@@ -360,6 +370,17 @@ impl<R: BufRead, W: Write> Server<R, W> {
                 if self.script.crash_on == Some(event) {
                     self.log_line(&format!("crash {method}"));
                     return Ok(101);
+                }
+                if self.script.busy_on == Some(event) && !self.was_busy {
+                    self.was_busy = true;
+                    self.log_line(&format!("busy {method}"));
+                    let until = std::time::Instant::now()
+                        + std::time::Duration::from_millis(self.script.busy_ms);
+                    let mut spin = 0u64;
+                    while std::time::Instant::now() < until {
+                        spin = std::hint::black_box(spin.wrapping_add(1));
+                    }
+                    self.log_line(&format!("idle {method}"));
                 }
                 if self.script.hang_on == Some(event) {
                     self.log_line(&format!("hang {method}"));

@@ -1217,7 +1217,10 @@ impl Pool {
     }
 
     /// After a timeout: is the server alive but slow, or hung? A hung server is killed, so the
-    /// next call restarts it instead of timing out again.
+    /// next call restarts it instead of timing out again. Busy is not hung: a server that does
+    /// not answer the probe but used CPU time meanwhile (pyright in its first analysis of a
+    /// large project, on a loaded machine) is left alone; only one that neither answers nor
+    /// computes is killed.
     fn spawn_probe(&self, key: ServerKey, server: Arc<Server>) {
         let timeout = self
             .inner
@@ -1230,8 +1233,16 @@ impl Pool {
         };
         tokio::spawn(async move {
             let _guard = guard;
+            let before = process::group_cpu_ticks(server.pgid());
             if server.is_alive() && !server.probe(timeout).await {
-                tracing::warn!(server = %key.server, root = %key.root.display(), "server does not answer; killing it");
+                let after = process::group_cpu_ticks(server.pgid());
+                if let (Some(b), Some(a)) = (before, after)
+                    && a > b
+                {
+                    tracing::info!(server = %key.server, root = %key.root.display(), ticks = a - b, "server does not answer but is computing; left running");
+                    return;
+                }
+                tracing::warn!(server = %key.server, root = %key.root.display(), "server neither answers nor computes; killing it");
                 server.kill();
             }
         });

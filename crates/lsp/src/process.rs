@@ -412,6 +412,33 @@ pub fn wait_group_gone(pgid: u32, timeout: Duration) -> bool {
     }
 }
 
+/// CPU time used so far by the live processes of the group, in clock ticks (`utime + stime`
+/// of each, from `/proc`); `None` when no member is found.
+pub fn group_cpu_ticks(pgid: u32) -> Option<u64> {
+    let mut total = 0u64;
+    let mut found = false;
+    for pid in live_group_members(pgid) {
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // Fields after the command name: state(3) ... utime(14) stime(15).
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let tick = |i: usize| {
+            fields
+                .get(i)
+                .and_then(|v| v.parse::<u64>().ok())
+                .unwrap_or(0)
+        };
+        // `rest` starts at field 3 (state): utime is field 14, index 11 here.
+        total += tick(11) + tick(12);
+        found = true;
+    }
+    found.then_some(total)
+}
+
 /// Resident memory of all live processes of the group, in KiB (sum of `VmRSS`).
 pub fn group_rss_kib(pgid: u32) -> Option<u64> {
     let members = group_stats(pgid);

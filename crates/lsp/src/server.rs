@@ -1413,16 +1413,22 @@ impl Server {
                 diagnostics: Some(p.diagnostics),
                 answered_at: Some(p.at),
             },
-            // The latest publish holds; with none, the previous settled result does.
-            None => Outcome {
-                diagnostics: self
-                    .shared
-                    .lock()
-                    .publishes
-                    .get(uri)
-                    .map(|p| p.diagnostics.clone()),
-                answered_at: None,
-            },
+            // The latest publish holds, when it is of this version. Of an older one (or none),
+            // this version was never settled (its first check timed out while the server was
+            // busy): wait for its own publish. Regression: the previous version's errors were
+            // returned as this version's.
+            None => {
+                let latest = self.shared.lock().publishes.get(uri).cloned();
+                match latest {
+                    Some(p) if p.version.is_none_or(|v| v >= version) => Outcome {
+                        diagnostics: Some(p.diagnostics),
+                        answered_at: None,
+                    },
+                    _ => {
+                        return self.settle_versioned(uri, version, seq0, deadline).await;
+                    }
+                }
+            }
         })
     }
 
