@@ -62,8 +62,16 @@ pub enum LspError {
     },
 
     /// The server crashed repeatedly and is not restarted any more.
-    #[error("language server `{server}` is marked broken after {crashes} crashes")]
-    Broken { server: String, crashes: u32 },
+    #[error(
+        "language server `{server}` is marked broken after {crashes} crashes; tried again in {} s",
+        retry_in.as_secs()
+    )]
+    Broken {
+        server: String,
+        crashes: u32,
+        /// When the pool tries it again (the rest of `broken_cooldown`).
+        retry_in: Duration,
+    },
 
     /// The server crashed recently and waits out its restart backoff.
     #[error("language server `{server}` crashed; next restart in {retry_in:?}")]

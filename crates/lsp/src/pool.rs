@@ -1110,10 +1110,12 @@ impl Pool {
             }
             SlotState::Starting(rx) => return Ok(Err(Next::Wait(rx.clone(), false))),
             SlotState::Broken { since } => {
-                if now.saturating_duration_since(*since) < cfg.broken_cooldown {
+                let broken_for = now.saturating_duration_since(*since);
+                if broken_for < cfg.broken_cooldown {
                     return Err(LspError::Broken {
                         server: key.server.clone(),
                         crashes: slot.crashes,
+                        retry_in: cfg.broken_cooldown - broken_for,
                     });
                 }
                 slot.state = SlotState::Idle;
@@ -1125,6 +1127,7 @@ impl Pool {
             return Err(LspError::Broken {
                 server: key.server.clone(),
                 crashes: slot.crashes,
+                retry_in: cfg.broken_cooldown,
             });
         }
         if let Some(at) = slot.last_crash

@@ -37,8 +37,8 @@ pub enum CheckError {
     #[error("{message}")]
     Failed { message: String },
     /// lspedit did not start the server (its program is inside the workspace, no TypeScript
-    /// outside it, no sandbox): `reason` is lspedit's own text, shown to the model. Status
-    /// `failed`.
+    /// outside it, no sandbox; or it crashed repeatedly and waits out its cooldown): `reason`
+    /// is lspedit's own text, shown to the model. Status `failed`.
     #[error("not started: {reason}")]
     Refused { reason: String },
 }

@@ -114,6 +114,15 @@ fn check_error(e: LspError) -> CheckError {
         LspError::NoServer { .. } | LspError::CommandNotFound { .. } => CheckError::NoServer,
         LspError::Timeout { .. } => CheckError::TimedOut,
         LspError::Refused { reason, .. } => CheckError::Refused { reason },
+        // Not "call again shortly": the cooldown is minutes.
+        LspError::Broken {
+            crashes, retry_in, ..
+        } => CheckError::Refused {
+            reason: format!(
+                "it crashed {crashes} times in a row; lspedit starts it again in {} s",
+                retry_in.as_secs().max(1)
+            ),
+        },
         other => CheckError::Failed {
             message: other.to_string(),
         },

@@ -464,7 +464,8 @@ async fn repeated_crashes_mark_the_server_broken() {
     }
     let err = check_timed(&pool, &f, BAD, 3000).await.unwrap_err();
     assert!(
-        matches!(err, LspError::Broken { crashes: 3, .. }),
+        matches!(err, LspError::Broken { crashes: 3, retry_in, .. }
+            if retry_in > Duration::ZERO && retry_in <= lspedit_lsp::PoolConfig::default().broken_cooldown),
         "{err:?}"
     );
     let status = pool.status();

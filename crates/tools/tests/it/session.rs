@@ -14,11 +14,18 @@ use lspedit_tools::{
 /// A session over `root` whose `.ts` files are checked by the fake server (pull; an error on
 /// every line holding `BAD`).
 fn fake_session(root: &Path, warnings: Vec<String>) -> Session {
-    let script = Script {
-        mode: Mode::Pull,
-        marker: "BAD".to_string(),
-        ..Script::default()
-    };
+    fake_session_with(
+        root,
+        warnings,
+        Script {
+            mode: Mode::Pull,
+            marker: "BAD".to_string(),
+            ..Script::default()
+        },
+    )
+}
+
+fn fake_session_with(root: &Path, warnings: Vec<String>, script: Script) -> Session {
     let script_file = root.join("script.json");
     std::fs::write(&script_file, script.to_json()).unwrap();
     let toml = format!(
@@ -121,6 +128,35 @@ fn diagnostics_say_per_file_what_the_server_found_or_why_not() {
         statuses.contains(&("bad.ts", DiagnosticsStatus::Checked)),
         "{statuses:?}"
     );
+}
+
+// Regression: a server marked broken (3 crashes) for a 300 s cooldown was reported as "failed;
+// call diagnostics again shortly", and every call for the next five minutes said the same.
+#[test]
+fn a_broken_server_is_reported_with_its_real_cooldown() {
+    let (_dir, root) = temp_root();
+    std::fs::write(root.join("a.ts"), "let a = 1;\n").unwrap();
+    let session = fake_session_with(
+        &root,
+        Vec::new(),
+        Script {
+            mode: Mode::Pull,
+            crash_on: Some(lspedit_fake_lsp::Event::Initialize),
+            ..Script::default()
+        },
+    );
+    let paths = vec!["a.ts".to_string()];
+    let mut texts = Vec::new();
+    for _ in 0..4 {
+        texts.push(session.diagnostics_report(&paths).result.llm_content);
+    }
+    session.shutdown();
+    let last = texts.last().unwrap();
+    assert!(
+        last.contains("a.ts: not checked: lspedit did not start language server 'fake': it crashed 3 times in a row; lspedit starts it again in "),
+        "{texts:#?}"
+    );
+    assert!(!last.contains("shortly"), "{last}");
 }
 
 #[test]
