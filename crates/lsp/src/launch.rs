@@ -36,7 +36,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::config::{PoolConfig, ServerConfig};
+use crate::config::{PoolConfig, ServerConfig, is_executable};
 use crate::sandbox::{self, Confinement, Support};
 use crate::{LspError, trust};
 
@@ -196,7 +196,7 @@ pub(crate) fn prepare(
         // can grant rewriting that file and nothing else of the workspace.
         if support.is_available() {
             let lock = root.join("Cargo.lock");
-            create_empty(&lock);
+            create_empty(&workspace, &lock);
             rewrite.push(lock);
         }
         if mode == Mode::Restricted {
@@ -520,16 +520,16 @@ fn sanitize_id(id: &str) -> String {
         .collect()
 }
 
-/// Creates `path` empty unless something (a file, a symlink) is already there.
-fn create_empty(path: &Path) {
-    let mut opts = std::fs::OpenOptions::new();
-    opts.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.mode(0o644);
-    }
-    let _ = opts.open(path);
+/// Creates `path` empty unless something (a file, a symlink) is already there, through a
+/// handle of `workspace` that no symlink on the way leads out of.
+fn create_empty(workspace: &Path, path: &Path) {
+    use rustix::fs::{Mode, OFlags};
+    let _ = sandbox::open_beneath(
+        workspace,
+        path,
+        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW,
+        Mode::from_raw_mode(0o644),
+    );
 }
 
 /// JSON deep merge: objects key by key, anything else replaced.
@@ -542,17 +542,6 @@ fn merge_json(base: &mut Value, over: &Value) {
         }
         (b, o) => *b = o.clone(),
     }
-}
-
-#[cfg(unix)]
-fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-#[cfg(not(unix))]
-fn is_executable(p: &Path) -> bool {
-    p.is_file()
 }
 
 #[cfg(test)]

@@ -102,9 +102,10 @@ pub struct Confinement {
     pub devices: Vec<PathBuf>,
     /// Read and write, no execute, granted as given (the operator's `sandbox_allow`).
     pub allow: Vec<PathBuf>,
-    /// Single files inside the workspace the server may rewrite in place (Cargo's
-    /// `Cargo.lock`): granted only when each is a regular file with one link, opened without
-    /// following a symlink, so the grant lands on that file and nothing it points at.
+    /// Single files inside the workspace (beneath a `protected` path) the server may rewrite in
+    /// place (Cargo's `Cargo.lock`): granted only when each is a regular file with one link,
+    /// opened beneath the workspace without following any symlink on the way
+    /// ([`open_beneath`]), so the grant lands on that file and nothing it points at.
     pub rewrite: Vec<PathBuf>,
     /// Never granted execute or write, even beneath a directory granted them: the workspace.
     pub protected: Vec<PathBuf>,
@@ -155,7 +156,12 @@ impl Confinement {
             grants.push((p.clone(), read_write));
         }
         for path in &self.rewrite {
-            let Some(fd) = open_plain_file(path) else {
+            let Some(fd) = self
+                .protected
+                .iter()
+                .find(|w| path.starts_with(w))
+                .and_then(|w| open_plain_file(w, path))
+            else {
                 continue;
             };
             let access = AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate;
@@ -178,15 +184,33 @@ impl Confinement {
     }
 }
 
-/// An `O_PATH` handle of `path` when it is a regular file with a single link, not a symlink.
-fn open_plain_file(path: &Path) -> Option<rustix::fd::OwnedFd> {
-    use rustix::fs::{FileType, Mode, OFlags};
-    let fd = rustix::fs::open(
-        path,
-        OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::empty(),
+/// Opens `path`, which must lie beneath the directory `base`, through a handle of `base` with
+/// `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`: no symlink on the way (a workspace
+/// directory swapped for a link to elsewhere) and no `..` leads it out of `base`. `None` when
+/// `path` is not beneath `base` or the open fails.
+pub(crate) fn open_beneath(
+    base: &Path,
+    path: &Path,
+    flags: rustix::fs::OFlags,
+    mode: rustix::fs::Mode,
+) -> Option<rustix::fd::OwnedFd> {
+    use rustix::fs::{OFlags, ResolveFlags};
+    let rel = path.strip_prefix(base).ok()?;
+    let dir = rustix::fs::open(
+        base,
+        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        rustix::fs::Mode::empty(),
     )
     .ok()?;
+    let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+    rustix::fs::openat2(&dir, rel, flags | OFlags::CLOEXEC, mode, resolve).ok()
+}
+
+/// An `O_PATH` handle of `path`, beneath `base` ([`open_beneath`]), when it is a regular file
+/// with a single link.
+fn open_plain_file(base: &Path, path: &Path) -> Option<rustix::fd::OwnedFd> {
+    use rustix::fs::{FileType, Mode, OFlags};
+    let fd = open_beneath(base, path, OFlags::PATH | OFlags::NOFOLLOW, Mode::empty())?;
     let st = rustix::fs::fstat(&fd).ok()?;
     (FileType::from_raw_mode(st.st_mode) == FileType::RegularFile && st.st_nlink == 1).then_some(fd)
 }
@@ -242,7 +266,7 @@ pub(crate) fn restrict_self(prepared: Prepared) -> std::io::Result<()> {
 
 /// The system directories a server may read and execute from, those of them that exist.
 pub(crate) fn system_exec_dirs() -> Vec<PathBuf> {
-    [
+    existing(&[
         "/usr",
         "/bin",
         "/sbin",
@@ -252,11 +276,7 @@ pub(crate) fn system_exec_dirs() -> Vec<PathBuf> {
         "/libx32",
         "/opt",
         "/nix/store",
-    ]
-    .iter()
-    .map(PathBuf::from)
-    .filter(|p| p.exists())
-    .collect()
+    ])
 }
 
 /// What a server may read of `/etc` (loader, name service, time zone, certificates, the
@@ -303,20 +323,25 @@ pub(crate) fn system_read_paths() -> Vec<PathBuf> {
     out
 }
 
+/// The paths of `paths` that exist.
+fn existing(paths: &[&str]) -> Vec<PathBuf> {
+    paths
+        .iter()
+        .map(PathBuf::from)
+        .filter(|p| p.exists())
+        .collect()
+}
+
 /// The device files a server may write.
 pub(crate) fn device_paths() -> Vec<PathBuf> {
-    [
+    existing(&[
         "/dev/null",
         "/dev/zero",
         "/dev/full",
         "/dev/random",
         "/dev/urandom",
         "/dev/tty",
-    ]
-    .iter()
-    .map(PathBuf::from)
-    .filter(|p| p.exists())
-    .collect()
+    ])
 }
 
 #[cfg(test)]
@@ -361,6 +386,35 @@ mod tests {
         let mut out = Vec::new();
         grant_except(&ws.join("src"), std::slice::from_ref(&ws), rw, r, &mut out);
         assert_eq!(out, vec![(ws.join("src"), r)]);
+    }
+
+    // A file granted for rewriting (Cargo.lock) is reached only beneath the workspace: a
+    // symlinked directory on the way, a symlinked file, `..`, or a path elsewhere gives nothing.
+    #[test]
+    fn rewritable_files_are_opened_beneath_the_workspace_only() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().canonicalize().unwrap();
+        let ws = base.join("ws");
+        let outside = base.join("outside");
+        std::fs::create_dir_all(ws.join("sub")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        for d in [&ws, &ws.join("sub"), &outside] {
+            std::fs::write(d.join("Cargo.lock"), "").unwrap();
+        }
+        std::os::unix::fs::symlink(&outside, ws.join("link")).unwrap();
+        std::os::unix::fs::symlink(outside.join("Cargo.lock"), ws.join("sub/Lock.link")).unwrap();
+        std::fs::hard_link(outside.join("Cargo.lock"), ws.join("hard.lock")).unwrap();
+        assert!(open_plain_file(&ws, &ws.join("Cargo.lock")).is_some());
+        assert!(open_plain_file(&ws, &ws.join("sub/Cargo.lock")).is_some());
+        for bad in [
+            ws.join("link/Cargo.lock"),
+            ws.join("sub/Lock.link"),
+            ws.join("sub/../../outside/Cargo.lock"),
+            outside.join("Cargo.lock"),
+            ws.join("hard.lock"),
+        ] {
+            assert!(open_plain_file(&ws, &bad).is_none(), "{}", bad.display());
+        }
     }
 
     #[test]
