@@ -279,31 +279,46 @@ async fn hang_after_open_times_out_then_recovers() {
 // version's errors (the "unchanged text" path took an older publish as this version's).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_busy_server_that_misses_the_probe_is_not_killed() {
-    let ws = FakeWs::new(Script {
-        busy_on: Some(Event::DidChange),
-        busy_ms: 4500,
-        ..script(Mode::Push)
-    });
-    let pool = ws.pool("push-versioned");
-    let f = ws.file("a.fk");
-    check_timed(&pool, &f, BAD, 5000).await.unwrap();
-    let first = pgids(&pool);
-    let err = check_timed(&pool, &f, OK, 800).await.unwrap_err();
-    assert!(err.is_timeout(), "{err:?}");
-    // The probe (2 s here) is not answered while the server computes; it is left running and
-    // answers once done.
-    let r = check_timed(&pool, &f, OK, 10_000).await.unwrap();
-    assert!(r.diagnostics.is_empty(), "{r:?}\n{}", ws.log());
-    assert_eq!(pgids(&pool), first, "the busy server was restarted");
-    assert_eq!(ws.started_pgids().len(), 1, "{}", ws.log());
-    assert!(
-        ws.log().contains("idle textDocument/didChange"),
-        "{}",
-        ws.log()
-    );
-    assert_eq!(pool.status()[0].crashes, 0);
-    pool.shutdown().await;
-    assert_gone(&first);
+    // Each strategy as the bundled servers use it (typescript-language-server, the unversioned
+    // one, settles behind a hover barrier).
+    for (mode, strategy) in [
+        (Mode::Push, r#"strategy = "push-versioned""#),
+        (Mode::Pull, r#"strategy = "pull""#),
+        (
+            Mode::PushUnversioned,
+            r#"strategy = "push-unversioned", hover_barrier = true, quiet_window_ms = 30, first_publish_timeout_ms = 400"#,
+        ),
+    ] {
+        let ws = FakeWs::new(Script {
+            busy_on: Some(Event::DidChange),
+            busy_ms: 4500,
+            ..script(mode)
+        });
+        let pool = Pool::new(ws.root(), ws.config_for(ws.server_config_with(strategy))).unwrap();
+        let f = ws.file("a.fk");
+        check_timed(&pool, &f, BAD, 5000).await.unwrap();
+        let first = pgids(&pool);
+        let err = check_timed(&pool, &f, OK, 800).await.unwrap_err();
+        assert!(err.is_timeout(), "{strategy}: {err:?}");
+        // The probe (2 s here) is not answered while the server computes; it is left running
+        // and answers once done, for this version, never with the previous version's errors.
+        let r = check_timed(&pool, &f, OK, 10_000).await.unwrap();
+        assert!(r.diagnostics.is_empty(), "{strategy}: {r:?}\n{}", ws.log());
+        assert_eq!(
+            pgids(&pool),
+            first,
+            "{strategy}: the busy server was restarted"
+        );
+        assert_eq!(ws.started_pgids().len(), 1, "{strategy}: {}", ws.log());
+        assert!(
+            ws.log().contains("idle textDocument/didChange"),
+            "{strategy}: {}",
+            ws.log()
+        );
+        assert_eq!(pool.status()[0].crashes, 0, "{strategy}");
+        pool.shutdown().await;
+        assert_gone(&first);
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -165,48 +165,42 @@ fn live_fake_server_errors_reach_the_result_and_the_fix_clears_them() {
 // (the tools waited their own fixed 3 s / 10 s).
 #[test]
 fn the_pools_deadlines_apply_unless_the_tools_set_their_own() {
-    let slow = || Script {
-        delay_ms: 1500,
-        ..script(Mode::Pull)
+    let (ms, secs) = (Duration::from_millis, Duration::from_secs);
+    // A 1.5 s answer: one edit per (tools' deadlines, pool's deadlines), its status and the
+    // time the edit may take.
+    let edit = |tools: Option<(Duration, Duration)>,
+                pool: Option<(Duration, Duration)>,
+                want: DiagnosticsStatus,
+                limit: Duration| {
+        let slow = Script {
+            delay_ms: 1500,
+            ..script(Mode::Pull)
+        };
+        let env = FakeEnv::build(slow, tools, pool);
+        env.write("a.ts", "let a = 1;\n");
+        let r = timed_edit(&env, "let a = 1;", "let a = BAD;", limit);
+        assert_eq!(r.diagnostics[0].status, want, "{}", r.llm_content);
     };
-    let ms = Duration::from_millis;
-    // The pool's 300 ms: a 1.5 s answer is too late (the default 10 s / 3 s would wait for it).
-    let env = FakeEnv::build(slow(), None, Some((ms(300), ms(300))));
-    env.write("a.ts", "let a = 1;\n");
-    let r = timed_edit(&env, "let a = 1;", "let a = BAD;", ms(1400));
-    assert_eq!(
-        r.diagnostics[0].status,
+    // The pool's 300 ms: too late (the default 10 s / 3 s would wait for it).
+    edit(
+        None,
+        Some((ms(300), ms(300))),
         DiagnosticsStatus::TimedOut,
-        "{}",
-        r.llm_content
+        ms(1400),
     );
     // The pool's 8 s: it is waited for.
-    let env = FakeEnv::build(
-        slow(),
+    edit(
         None,
-        Some((Duration::from_secs(8), Duration::from_secs(8))),
-    );
-    env.write("a.ts", "let a = 1;\n");
-    let r = timed_edit(&env, "let a = 1;", "let a = BAD;", Duration::from_secs(8));
-    assert_eq!(
-        r.diagnostics[0].status,
+        Some((secs(8), secs(8))),
         DiagnosticsStatus::Checked,
-        "{}",
-        r.llm_content
+        secs(8),
     );
     // The tools' own deadline wins over the pool's.
-    let env = FakeEnv::build(
-        slow(),
+    edit(
         Some((ms(300), ms(300))),
-        Some((Duration::from_secs(8), Duration::from_secs(8))),
-    );
-    env.write("a.ts", "let a = 1;\n");
-    let r = timed_edit(&env, "let a = 1;", "let a = BAD;", ms(1400));
-    assert_eq!(
-        r.diagnostics[0].status,
+        Some((secs(8), secs(8))),
         DiagnosticsStatus::TimedOut,
-        "{}",
-        r.llm_content
+        ms(1400),
     );
 }
 
