@@ -87,9 +87,18 @@ pub struct OtherFileDiagnostics {
 pub struct CheckOutcome {
     /// One entry per file asked for, in the order given (absolute path, result).
     pub files: Vec<(PathBuf, Result<FileDiagnostics, crate::LspError>)>,
-    /// Other files whose diagnostics changed with this change, sorted by path. Empty when the
-    /// server was not warm before (no reliable "before") or past the deadline.
+    /// Other files the change may have affected, sorted by path: for push servers those whose
+    /// publish changed since the previous pass, for pull servers every dependent and open
+    /// document checked (changed or not: the caller decides what it has not been told yet).
+    /// Empty when a push server was not warm before (no reliable "before").
     pub others: Vec<OtherFileDiagnostics>,
+    /// Other files still being checked when the call stopped waiting for them (see
+    /// [`crate::Pool::check_change_within`]); their results come from
+    /// [`crate::Pool::take_late_others`].
+    pub others_pending: usize,
+    /// Files that depend on a changed one and were not checked: past the cap of other files
+    /// per change, or their server could not give a "before".
+    pub others_unchecked: usize,
 }
 
 impl FileDiagnostics {

@@ -195,13 +195,26 @@ impl BlockingPool {
     /// [`CHECK_GRACE`] after it is dropped (which cancels its requests) and every file is
     /// `Timeout`. The caller waits on its own thread: no thread per call.
     pub fn check_change(&self, files: Vec<ChangedFile>, deadline: Instant) -> CheckOutcome {
+        self.check_change_within(files, deadline, None)
+    }
+
+    /// See [`Pool::check_change_within`]; bounded as [`BlockingPool::check_change`].
+    pub fn check_change_within(
+        &self,
+        files: Vec<ChangedFile>,
+        deadline: Instant,
+        others_wait: Option<std::time::Duration>,
+    ) -> CheckOutcome {
         let pool = self.pool.clone();
         let paths: Vec<std::path::PathBuf> = files.iter().map(|f| f.path.clone()).collect();
         let started = Instant::now();
         let bound = tokio::time::Instant::from_std(deadline + CHECK_GRACE);
         // `None`: the pool is closed; `Some(None)`: the check outlived its bound.
         let answer = self.run(async move {
-            tokio::time::timeout_at(bound, pool.check_change(files, deadline))
+            tokio::time::timeout_at(
+                bound,
+                pool.check_change_within(files, deadline, others_wait),
+            )
                 .await
                 .ok()
         });
@@ -219,12 +232,19 @@ impl BlockingPool {
         CheckOutcome {
             files: paths.into_iter().map(|p| (p, Err(error()))).collect(),
             others: Vec::new(),
+            others_pending: 0,
+            others_unchecked: 0,
         }
     }
 
     /// See [`Pool::take_late`].
     pub fn take_late(&self) -> Vec<FileDiagnostics> {
         self.pool.take_late()
+    }
+
+    /// See [`Pool::take_late_others`].
+    pub fn take_late_others(&self) -> Vec<OtherFileDiagnostics> {
+        self.pool.take_late_others()
     }
 
     /// See [`Pool::wait_for_late`].

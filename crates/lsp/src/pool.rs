@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
@@ -130,6 +130,27 @@ impl From<(PathBuf, String)> for ChangedFile {
 /// At most this many other files are compared before and after a change on a pull server.
 const MAX_OTHER_CANDIDATES: usize = 20;
 
+/// [`OthersOut::pulls`] before the pass knows how many other files it checks.
+const PULLS_UNKNOWN: usize = usize::MAX;
+
+/// Where a server's share of a check pass reports its other files.
+struct OthersOut {
+    tx: tokio::sync::oneshot::Sender<OthersReport>,
+    /// How many other files the pass checks with requests of their own (pull servers), set
+    /// before any named file's result is sent.
+    pulls: Arc<AtomicUsize>,
+}
+
+/// The other files of one server's share of a pass.
+#[derive(Default)]
+struct OthersReport {
+    files: Vec<OtherFileDiagnostics>,
+    /// Still being checked when the caller stopped waiting.
+    pending: usize,
+    /// Dependents that were not checked.
+    unchecked: usize,
+}
+
 /// Checks that went on after their caller's deadline.
 #[derive(Default)]
 struct Late {
@@ -138,6 +159,9 @@ struct Late {
     generation: HashMap<PathBuf, u64>,
     /// Answers that arrived after their caller gave up, until [`Pool::take_late`].
     ready: BTreeMap<PathBuf, FileDiagnostics>,
+    /// Other files' results that arrived after their caller gave up, with the server and the
+    /// epoch they hold in, until [`Pool::take_late_others`].
+    others: Vec<(ServerKey, u64, OtherFileDiagnostics)>,
 }
 
 /// The language-server pool. Cheap to clone (shared). Async: call from a tokio runtime (any
@@ -308,6 +332,22 @@ impl Pool {
     /// changed one (a textual scan, see `importers.rs`) even when they were never checked,
     /// since their "before" can be pulled against the previous texts first.
     pub async fn check_change(&self, files: Vec<ChangedFile>, deadline: Instant) -> CheckOutcome {
+        self.check_change_within(files, deadline, None).await
+    }
+
+    /// [`Pool::check_change`] that does not wait for the other files past `others_wait` after
+    /// the named files are settled (`None`: until `deadline`). The named files' results never
+    /// wait for the other files: a server is asked about the files of the change first. Other
+    /// files still being checked when the call returns are counted in
+    /// [`CheckOutcome::others_pending`]; their results are kept for [`Pool::take_late_others`]
+    /// as long as nothing in their root changes. Push servers' other files are known as soon as
+    /// the named files are settled and are always waited for (up to `deadline`).
+    pub async fn check_change_within(
+        &self,
+        files: Vec<ChangedFile>,
+        deadline: Instant,
+        others_wait: Option<Duration>,
+    ) -> CheckOutcome {
         let n = files.len();
         let mut out: Vec<(PathBuf, Option<Result<FileDiagnostics, LspError>>)> =
             Vec::with_capacity(n);
@@ -349,20 +389,31 @@ impl Pool {
                 senders.push(tx);
             }
             let (others_tx, others_rx) = tokio::sync::oneshot::channel();
+            let pulls = Arc::new(AtomicUsize::new(PULLS_UNKNOWN));
             // The pass runs on its own task so that it goes on past the caller's deadline and
             // a late answer can still be kept (bounded by the startup timeout).
             let pool = self.background();
             let late_deadline = deadline.max(Instant::now() + self.inner.config.startup_timeout);
             let task_key = key.clone();
+            let task_pulls = Arc::clone(&pulls);
             tokio::spawn(async move {
-                pool.check_group(task_key, items, senders, others_tx, late_deadline)
-                    .await;
+                pool.check_group(
+                    task_key,
+                    items,
+                    senders,
+                    OthersOut {
+                        tx: others_tx,
+                        pulls: task_pulls,
+                    },
+                    late_deadline,
+                )
+                .await;
             });
-            waits.push((key, receivers, others_rx));
+            waits.push((key, receivers, others_rx, pulls));
         }
         let since = Instant::now();
         let all = futures::future::join_all(waits.into_iter().map(
-            |(key, receivers, others_rx)| async move {
+            |(key, receivers, others_rx, pulls)| async move {
                 let results = futures::future::join_all(receivers.into_iter().map(|(i, rx)| {
                     let key = key.clone();
                     async move {
@@ -379,17 +430,38 @@ impl Pool {
                     }
                 }))
                 .await;
-                let others = match tokio::time::timeout_at(deadline.into(), others_rx).await {
+                // The named files are settled (or past the deadline): other files that need
+                // requests of their own get `others_wait` more; a push server's are ready.
+                let planned = pulls.load(Ordering::SeqCst);
+                let others_by = match others_wait {
+                    Some(wait) if planned != PULLS_UNKNOWN && planned > 0 => {
+                        deadline.min(Instant::now() + wait)
+                    }
+                    _ => deadline,
+                };
+                let others = match tokio::time::timeout_at(others_by.into(), others_rx).await {
                     Ok(Ok(o)) => o,
-                    _ => Vec::new(),
+                    Ok(Err(_)) => OthersReport::default(),
+                    Err(_) => OthersReport {
+                        pending: match pulls.load(Ordering::SeqCst) {
+                            PULLS_UNKNOWN => 0,
+                            n => n,
+                        },
+                        ..OthersReport::default()
+                    },
                 };
                 (key, results, others)
             },
         ))
         .await;
         let mut others = Vec::new();
+        let mut others_pending = 0;
+        let mut others_unchecked = 0;
         let mut timed_out_keys = Vec::new();
-        for (key, results, o) in all {
+        for (key, results, report) in all {
+            others_pending += report.pending;
+            others_unchecked += report.unchecked;
+            let o = report.files;
             if results
                 .iter()
                 .any(|(_, r)| matches!(r, Err(LspError::Timeout { .. })))
@@ -419,6 +491,8 @@ impl Pool {
                 .map(|(p, r)| (p, r.unwrap_or(Err(LspError::PoolClosed))))
                 .collect(),
             others,
+            others_pending,
+            others_unchecked,
         }
     }
 
@@ -430,7 +504,7 @@ impl Pool {
         key: ServerKey,
         items: Vec<Item>,
         senders: Vec<tokio::sync::oneshot::Sender<Result<FileDiagnostics, LspError>>>,
-        others_tx: tokio::sync::oneshot::Sender<Vec<OtherFileDiagnostics>>,
+        others_out: OthersOut,
         deadline: Instant,
     ) {
         let server = match self.get_server(&key, deadline).await {
@@ -456,13 +530,16 @@ impl Pool {
         // previous texts unless a result of the current epoch is cached.
         let warm = server.has_answered();
         let pull = server.strategy() == crate::Strategy::Pull;
-        let published_before = (warm && !pull).then(|| server.publish_snapshot());
-        let open_before = if pull {
+        let published_before = (warm && !pull).then(|| server.publishes_given());
+        let (open_before, mut unchecked) = if pull {
             self.pull_baseline(&server, &key, &items, &skip, deadline)
                 .await
         } else {
-            Vec::new()
+            (Vec::new(), 0)
         };
+        // Known before any named file is settled, so the caller can tell how many other
+        // files are still being checked when it stops waiting for them.
+        others_out.pulls.store(open_before.len(), Ordering::SeqCst);
         let generations: HashMap<PathBuf, u64> = items
             .iter()
             .map(|it| (it.path.clone(), it.generation))
@@ -522,36 +599,33 @@ impl Pool {
             slot.crashes = 0;
         }
         let mut others = Vec::new();
-        if let Some(before) = published_before {
-            for (path, after) in server.publish_snapshot() {
-                if skip.contains(&path) {
-                    continue;
-                }
+        if !pull {
+            // Every file whose publish differs from what the previous pass saw (a cold
+            // server's first pass has no "before": all of its results would look new).
+            let now = server.publish_snapshot();
+            server.set_publishes_given(now.clone());
+            let before = published_before.unwrap_or_else(|| now.clone());
+            for (path, after) in now {
                 let old = before.get(&path).cloned().unwrap_or_default();
-                if old == after || after.is_empty() {
+                if old == after || skip.contains(&path) {
                     continue;
                 }
                 let Ok(text) = std::fs::read_to_string(&path) else {
                     continue;
                 };
+                let overrides = &server.config().severity_overrides;
                 others.push(OtherFileDiagnostics {
                     path,
                     server: key.server.clone(),
-                    before: convert(
-                        &text,
-                        &old,
-                        &server.config().severity_overrides,
-                        server.encoding(),
-                    ),
-                    after: convert(
-                        &text,
-                        &after,
-                        &server.config().severity_overrides,
-                        server.encoding(),
-                    ),
+                    before: convert(&text, &old, overrides, server.encoding()),
+                    after: convert(&text, &after, overrides, server.encoding()),
                 });
             }
         }
+        // Pull servers: every candidate's settled result after the change, changed or not
+        // (the caller decides what it has not been told yet); those that could not be
+        // checked are counted.
+        let epoch = server.epoch();
         if !open_before.is_empty() {
             let known = open_before;
             let synced = server
@@ -575,10 +649,10 @@ impl Pool {
             }))
             .await;
             for ((path, _, before), after) in known.into_iter().zip(afters) {
-                let Some(after) = after else { continue };
-                if after.diagnostics.is_empty() || after.diagnostics == before {
+                let Some(after) = after else {
+                    unchecked += 1;
                     continue;
-                }
+                };
                 others.push(OtherFileDiagnostics {
                     path,
                     server: key.server.clone(),
@@ -590,14 +664,25 @@ impl Pool {
         // Not busy any more before the caller hears the end, so that maintenance right after
         // a call sees the server idle.
         drop(busy);
-        let _ = others_tx.send(others);
+        let report = OthersReport {
+            files: others,
+            pending: 0,
+            unchecked,
+        };
+        if let Err(report) = others_out.tx.send(report) {
+            // The caller stopped waiting: the results hold while nothing in the root changes.
+            if server.epoch() == epoch {
+                self.keep_late_others(&key, epoch, report.files);
+            }
+        }
     }
 
-    /// The "before" of a pull server's other files: (path, text, diagnostics) of the open
-    /// documents and the changed files' importers, at most [`MAX_OTHER_CANDIDATES`]. A cached
-    /// result of the current epoch is taken as is; the others are pulled now, after sending
-    /// the changed files' previous texts (the new ones are on disk already, and a server reads
-    /// a file it has not opened from the disk).
+    /// The "before" of a pull server's other files: (path, text, diagnostics) of the changed
+    /// files' dependents, nearest first, then the other open documents, at most
+    /// [`MAX_OTHER_CANDIDATES`]; and how many dependents go unchecked (past the cap, or whose
+    /// "before" could not be had). A cached result of the current epoch is taken as is; the
+    /// others are pulled now, after sending the changed files' previous texts (the new ones
+    /// are on disk already, and a server reads a file it has not opened from the disk).
     async fn pull_baseline(
         &self,
         server: &Arc<Server>,
@@ -605,8 +690,8 @@ impl Pool {
         items: &[Item],
         skip: &HashSet<PathBuf>,
         deadline: Instant,
-    ) -> Vec<(PathBuf, String, Vec<Diagnostic>)> {
-        let mut candidates: BTreeMap<PathBuf, (String, Option<Vec<Diagnostic>>)> = server
+    ) -> (Vec<(PathBuf, String, Vec<Diagnostic>)>, usize) {
+        let mut open: BTreeMap<PathBuf, (String, Option<Vec<Diagnostic>>)> = server
             .open_documents_settled(skip)
             .into_iter()
             .map(|(p, text, cached)| (p, (text, cached)))
@@ -614,20 +699,24 @@ impl Pool {
         let cfg = server.config();
         let extensions: Vec<&str> = cfg.languages.keys().map(String::as_str).collect();
         let changed: Vec<PathBuf> = items.iter().map(|it| it.path.clone()).collect();
-        for p in crate::importers::importers(&key.root, &changed, &extensions, MAX_OTHER_CANDIDATES)
-        {
-            if candidates.contains_key(&p) || skip.contains(&p) {
+        let mut candidates: Vec<(PathBuf, String, Option<Vec<Diagnostic>>)> = Vec::new();
+        let mut unchecked = 0;
+        for p in crate::importers::importers(&key.root, &changed, &extensions, usize::MAX) {
+            if skip.contains(&p) {
                 continue;
             }
-            if let Ok(text) = std::fs::read_to_string(&p) {
-                candidates.insert(p, (text, None));
+            if candidates.len() == MAX_OTHER_CANDIDATES {
+                unchecked += 1;
+                continue;
+            }
+            if let Some((text, cached)) = open.remove(&p) {
+                candidates.push((p, text, cached));
+            } else if let Ok(text) = std::fs::read_to_string(&p) {
+                candidates.push((p, text, None));
             }
         }
-        let candidates: Vec<(PathBuf, String, Option<Vec<Diagnostic>>)> = candidates
-            .into_iter()
-            .take(MAX_OTHER_CANDIDATES)
-            .map(|(p, (t, c))| (p, t, c))
-            .collect();
+        let room = MAX_OTHER_CANDIDATES - candidates.len();
+        candidates.extend(open.into_iter().take(room).map(|(p, (t, c))| (p, t, c)));
         let unknown: Vec<(PathBuf, String)> = candidates
             .iter()
             .filter(|(_, _, c)| c.is_none())
@@ -658,13 +747,17 @@ impl Pool {
                 pulled.insert(r.path.clone(), r.diagnostics);
             }
         }
-        candidates
+        let known: Vec<(PathBuf, String, Vec<Diagnostic>)> = candidates
             .into_iter()
             .filter_map(|(p, t, cached)| {
-                let before = cached.or_else(|| pulled.remove(&p))?;
-                Some((p, t, before))
+                let before = cached.or_else(|| pulled.remove(&p));
+                if before.is_none() {
+                    unchecked += 1;
+                }
+                Some((p, t, before?))
             })
-            .collect()
+            .collect();
+        (known, unchecked)
     }
 
     fn late(&self) -> MutexGuard<'_, Late> {
@@ -716,20 +809,25 @@ impl Pool {
         }
     }
 
-    /// Waits until a late answer is kept for [`Pool::take_late`] (true) or `deadline` passes
-    /// (false). Does not take it.
+    /// Waits until a late answer is kept for [`Pool::take_late`] or [`Pool::take_late_others`]
+    /// (true) or `deadline` passes (false). Does not take it.
     pub async fn wait_for_late(&self, deadline: Instant) -> bool {
         let mut changes = self.inner.generation_changed.subscribe();
         loop {
             changes.borrow_and_update();
-            if !self.late().ready.is_empty() {
+            if self.has_late() {
                 return true;
             }
             match tokio::time::timeout_at(deadline.into(), changes.changed()).await {
                 Ok(Ok(())) => {}
-                _ => return !self.late().ready.is_empty(),
+                _ => return self.has_late(),
             }
         }
+    }
+
+    fn has_late(&self) -> bool {
+        let late = self.late();
+        !late.ready.is_empty() || !late.others.is_empty()
     }
 
     /// The results of checks that timed out for their caller and settled later, each once,
@@ -738,6 +836,39 @@ impl Pool {
         std::mem::take(&mut self.late().ready)
             .into_values()
             .collect()
+    }
+
+    /// Other files' results of checks whose caller stopped waiting for them
+    /// ([`Pool::check_change_within`]), each once, sorted by path; only those still current
+    /// (nothing in their server root changed since they were computed).
+    pub fn take_late_others(&self) -> Vec<OtherFileDiagnostics> {
+        let kept = std::mem::take(&mut self.late().others);
+        let slots = self.slots();
+        let mut out: Vec<OtherFileDiagnostics> = kept
+            .into_iter()
+            .filter(|(key, epoch, _)| {
+                matches!(slots.get(key).map(|s| &s.state),
+                    Some(SlotState::Running(s)) if s.epoch() == *epoch)
+            })
+            .map(|(_, _, o)| o)
+            .collect();
+        drop(slots);
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        out
+    }
+
+    fn keep_late_others(&self, key: &ServerKey, epoch: u64, files: Vec<OtherFileDiagnostics>) {
+        if files.is_empty() {
+            return;
+        }
+        let mut late = self.late();
+        late.others.retain(|(k, _, o)| k != key || !files.iter().any(|f| f.path == o.path));
+        late.others
+            .extend(files.into_iter().map(|o| (key.clone(), epoch, o)));
+        drop(late);
+        self.inner
+            .generation_changed
+            .send_modify(|n| *n = n.wrapping_add(1));
     }
 
     /// Starts the server for `path` in the background if it is not running. Never waits.

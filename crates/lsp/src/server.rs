@@ -450,6 +450,10 @@ pub(crate) struct Server {
     answered: AtomicBool,
     /// The `capabilities` of the server's `initialize` answer.
     capabilities: std::sync::OnceLock<Value>,
+    /// Push servers: the publishes as the last check pass saw them at its end, the "before"
+    /// of the next pass's other files, so that what was published between passes (a check
+    /// that went on past its caller) still counts as changed.
+    given: Mutex<Option<HashMap<PathBuf, Vec<lsp_types::Diagnostic>>>>,
 }
 
 /// The last few delays between a change's fence and the server's first publish for it, so the
@@ -571,6 +575,7 @@ impl Server {
             busy: AtomicUsize::new(0),
             health: Arc::new(tokio::sync::Mutex::new(())),
             publish_delays: Mutex::new(PublishDelays::default()),
+            given: Mutex::new(None),
             epoch: AtomicU64::new(0),
             answered: AtomicBool::new(false),
             capabilities: std::sync::OnceLock::new(),
@@ -638,7 +643,8 @@ impl Server {
         self.answered.load(Ordering::SeqCst)
     }
 
-    fn epoch(&self) -> u64 {
+    /// The current epoch (see the field): results computed within it are current.
+    pub(crate) fn epoch(&self) -> u64 {
         self.epoch.load(Ordering::SeqCst)
     }
 
@@ -671,6 +677,20 @@ impl Server {
             .iter()
             .filter_map(|(uri, p)| Some((uri.to_file_path().ok()?, p.diagnostics.clone())))
             .collect()
+    }
+
+    /// The publishes as the previous check pass left them (see the field), or, before the
+    /// first pass, as they are now.
+    pub(crate) fn publishes_given(&self) -> HashMap<PathBuf, Vec<lsp_types::Diagnostic>> {
+        let given = self.given.lock().map(|g| g.clone()).unwrap_or_default();
+        given.unwrap_or_else(|| self.publish_snapshot())
+    }
+
+    /// Records what a check pass saw at its end ([`Server::publishes_given`]).
+    pub(crate) fn set_publishes_given(&self, seen: HashMap<PathBuf, Vec<lsp_types::Diagnostic>>) {
+        if let Ok(mut g) = self.given.lock() {
+            *g = Some(seen);
+        }
     }
 
     /// The open documents, copied out of the map so its lock is not held while each
