@@ -24,7 +24,7 @@ use lspedit::engine::{ViewOptions, hashline_view};
 use lspedit::lsp::PoolConfig;
 use lspedit::lsp::install::{self, InstallError};
 use lspedit::tools::{
-    ApplyPatchOptions, FileStatus, PatchReport, Session, ToolError, ToolResult, ToolsConfig,
+    ApplyPatchOptions, Feedback, FileStatus, PatchReport, Session, ToolError, ToolResult, ToolsConfig,
     Workspace, apply_patch, base_sha,
 };
 use serde::Serialize;
@@ -74,6 +74,13 @@ enum ColorWhen {
     Always,
     /// Never colour.
     Never,
+}
+
+/// `--feedback`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum FeedbackArg {
+    Full,
+    Seed,
 }
 
 /// Options every writing command shares.
@@ -204,6 +211,11 @@ enum Command {
         /// Do not ask language servers for diagnostics.
         #[arg(long)]
         no_diagnostics: bool,
+        /// How much the writing tools' text says about diagnostics: `full` (the written files'
+        /// errors, other files the change broke, a line for every missing verdict, late
+        /// answers) or `seed` (the written files' errors only; nothing when a check failed).
+        #[arg(long, value_enum, default_value = "full")]
+        feedback: FeedbackArg,
     },
     /// The main job, end to end on copies of two small projects (TypeScript and Rust):
     /// installs the servers if missing, introduces a type error with an anchored patch, shows
@@ -375,8 +387,11 @@ fn open_workspace(root: Option<PathBuf>) -> Result<Workspace, Failure> {
 fn open_session(
     root: Option<PathBuf>,
     diagnostics: bool,
-    config: ToolsConfig,
+    mut config: ToolsConfig,
 ) -> Result<Session, Failure> {
+    // A one-shot command has no later result to carry other files' late answers: it waits for
+    // them (up to the deadline).
+    config.diagnostics.other_files_wait = None;
     let ws = open_workspace(root)?;
     let pool = if diagnostics {
         Some(
@@ -630,13 +645,21 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
             ServersCommand::Install { ids } => cmd_servers_install(&ids, json),
         },
         Command::Trust { revoke } => cmd_trust(root, revoke, json),
-        Command::Mcp { no_diagnostics } => {
+        Command::Mcp {
+            no_diagnostics,
+            feedback,
+        } => {
             if json {
                 return Err(Failure::Usage(
                     "`mcp` speaks MCP on stdout; --json does not apply".into(),
                 ));
             }
-            cmd_mcp(root, no_diagnostics)
+            let mut config = ToolsConfig::default();
+            config.diagnostics.feedback = match feedback {
+                FeedbackArg::Full => Feedback::Full,
+                FeedbackArg::Seed => Feedback::Seed,
+            };
+            cmd_mcp(root, no_diagnostics, config)
         }
         Command::Demo { keep } => {
             if json || root.is_some() {
@@ -1200,7 +1223,7 @@ fn print_text(text: String, json: bool) -> Result<(), Failure> {
 }
 
 #[allow(clippy::print_stderr)] // Configuration warnings, once, for the person who started it.
-fn cmd_mcp(root: Option<PathBuf>, no_diagnostics: bool) -> Result<u8, Failure> {
+fn cmd_mcp(root: Option<PathBuf>, no_diagnostics: bool, config: ToolsConfig) -> Result<u8, Failure> {
     // One runtime for the process: the MCP server and the language servers run on it.
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -1208,7 +1231,7 @@ fn cmd_mcp(root: Option<PathBuf>, no_diagnostics: bool) -> Result<u8, Failure> {
         .build()
         .map_err(|e| Failure::Usage(format!("cannot start the async runtime: {e}")))?;
     let on_rt =
-        |ws, pool| Session::on_runtime(ws, pool, ToolsConfig::default(), rt.handle().clone());
+        |ws, pool| Session::on_runtime(ws, pool, config.clone(), rt.handle().clone());
     // A bad `.lspedit/config.toml` must not take the tools away: serve them with diagnostics
     // off, say why once here and in every `diagnostics` result.
     let ws = open_workspace(root)?;
@@ -1222,7 +1245,7 @@ fn cmd_mcp(root: Option<PathBuf>, no_diagnostics: bool) -> Result<u8, Failure> {
                     "diagnostics are off because the language-server configuration is invalid ({e}); fix it and restart `lspedit mcp`"
                 );
                 eprintln!("lspedit: warning: {why}");
-                Session::without_diagnostics(ws, ToolsConfig::default(), why)
+                Session::without_diagnostics(ws, config.clone(), why)
             }
         }
     };

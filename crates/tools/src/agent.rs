@@ -9,16 +9,17 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use lspedit_engine::{
     ApplyOptions, DiffOptions, Document, FileAction, FileOutcome, SyncBlock, ViewOptions,
     check_text, hashline_view, line_map, search_replace_bytes, unified_diff, unified_diff_blocks,
 };
 
+use crate::baselines::Baselines;
 use crate::diagnostics::{
     self, CheckError, Diagnostic, DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider,
-    DiagnosticsStatus, FileDiagnosticsStatus, FileText,
+    DiagnosticsStatus, Feedback, FileDiagnosticsStatus, FileText,
 };
 use crate::error::{Reason, ToolError};
 use crate::patch::{
@@ -108,6 +109,8 @@ pub struct Tools {
     locks: Mutex<HashMap<PathBuf, Arc<Mutex<()>>>>,
     /// base_sha of each file as the agent last saw it (read, or written by these tools).
     seen: Mutex<HashMap<PathBuf, String>>,
+    /// What the session has seen and told of each file's diagnostics.
+    baselines: Mutex<Baselines>,
 }
 
 impl std::fmt::Debug for Tools {
@@ -151,6 +154,7 @@ impl Tools {
             config,
             locks: Mutex::new(HashMap::new()),
             seen: Mutex::new(HashMap::new()),
+            baselines: Mutex::new(Baselines::default()),
         }
     }
 
@@ -675,8 +679,11 @@ impl Tools {
     /// this to do the same.
     pub fn take_late_feedback(&self) -> Option<String> {
         let cfg = &self.config.diagnostics;
-        let provider = self.provider.as_ref().filter(|_| cfg.enabled)?;
-        let blocks: Vec<String> = diagnostics::take_late(provider)
+        let provider = self
+            .provider
+            .as_ref()
+            .filter(|_| cfg.enabled && cfg.feedback == Feedback::Full)?;
+        let mut blocks: Vec<String> = diagnostics::take_late(provider)
             .into_iter()
             .filter_map(|(path, diags)| {
                 let shown = self.ws.display_path(&path);
@@ -691,7 +698,41 @@ impl Tools {
                 )
             })
             .collect();
+        let others = diagnostics::take_late_others(provider);
+        if !others.is_empty() && cfg.max_other_files > 0 {
+            let news = self.other_news(others, &[]);
+            if let Some(section) = diagnostics::others_section(news, 0, 0, cfg) {
+                blocks.push(section.replacen(
+                    "LSP errors detected in other files:",
+                    "LSP errors detected in other files after your earlier change, please fix:",
+                    1,
+                ));
+            }
+        }
         (!blocks.is_empty()).then(|| blocks.join("\n\n"))
+    }
+
+    /// Of other files' diagnostics, the errors the session has not been told of yet and that
+    /// were not there when it first saw the file (see `baselines.rs`), by display path; the
+    /// files in `written` (this call's) are left out.
+    fn other_news(
+        &self,
+        others: Vec<diagnostics::OtherFile>,
+        written: &[&Path],
+    ) -> BTreeMap<String, Vec<Diagnostic>> {
+        let cfg = &self.config.diagnostics;
+        let mut baselines = lock(&self.baselines);
+        others
+            .into_iter()
+            .filter(|o| !written.contains(&o.path.as_path()))
+            .map(|o| {
+                let before = diagnostics::select(&o.before, cfg);
+                let after = diagnostics::select(&o.after, cfg);
+                let news = baselines.news(&o.path, &before, &after);
+                (self.ws.display_path(&o.path), news)
+            })
+            .filter(|(_, d)| !d.is_empty())
+            .collect()
     }
 
     /// `r` with the late answers' blocks in front of its text.
@@ -746,7 +787,8 @@ impl Tools {
                     })
                     .collect();
                 let batch: Vec<FileText> = olds.iter().map(|(_, f)| f.clone()).collect();
-                let report = diagnostics::fetch_all(provider, &batch, deadline);
+                let report =
+                    diagnostics::fetch_all(provider, &batch, deadline, Some(Duration::ZERO));
                 let mut out = vec![None; files.len()];
                 for ((i, _), r) in olds.into_iter().zip(report.files) {
                     out[i] = r.ok();
@@ -761,9 +803,15 @@ impl Tools {
                 previous: w.old_text.clone(),
             })
             .collect();
-        let report = diagnostics::fetch_all(provider, &batch, deadline);
+        let seed = cfg.feedback == Feedback::Seed;
+        let others_wait = if seed {
+            Some(Duration::ZERO)
+        } else {
+            cfg.other_files_wait
+        };
+        let report = diagnostics::fetch_all(provider, &batch, deadline, others_wait);
         let mut out = DiagnosticsFeedback::default();
-        for (i, ((w, _), result)) in files.iter().zip(report.files).enumerate() {
+        for (i, ((w, abs), result)) in files.iter().zip(report.files).enumerate() {
             let mut status = FileDiagnosticsStatus {
                 path: w.path.clone(),
                 status: DiagnosticsStatus::of(&result),
@@ -776,15 +824,31 @@ impl Tools {
             };
             let after = match result {
                 Ok(d) => diagnostics::select(&d, cfg),
-                Err(
-                    CheckError::NoServer
-                    | CheckError::TimedOut
-                    | CheckError::Failed { .. }
-                    | CheckError::Refused { .. },
-                ) => {
+                Err(e) => {
+                    // The seed is silent here; otherwise one neutral line, so that a missing
+                    // verdict is never read as a clean one.
+                    let server = diagnostics::server_name(provider, abs);
+                    if let Some(line) = diagnostics::missing_verdict(&w.path, server.as_deref(), &e)
+                        && !seed
+                    {
+                        out.text.push_str("\n\n");
+                        out.text.push_str(&line);
+                    }
                     out.statuses.push(status);
                     continue;
                 }
+            };
+            // Within the cap, the errors this change introduced first (not in the seed).
+            let after = if seed {
+                after
+            } else {
+                let ordered = lock(&self.baselines).written(
+                    abs,
+                    w.old_text.as_deref(),
+                    &w.new_text,
+                    after,
+                );
+                diagnostics::cap_first(ordered, cfg.max_per_file)
             };
             let old_diags = before.as_ref().and_then(|b| b.get(i).cloned().flatten());
             let (shown_diags, hidden) = match (old_diags, w.old_text.as_deref()) {
@@ -795,6 +859,12 @@ impl Tools {
                 ),
                 _ => (after, 0),
             };
+            // Only the introduced ones are shown in `New` mode: in line order.
+            let shown_diags = if cfg.mode == DiagnosticsMode::New {
+                diagnostics::select(&shown_diags, cfg)
+            } else {
+                shown_diags
+            };
             let heading = if single {
                 "LSP errors detected in this file, please fix:".to_string()
             } else {
@@ -804,27 +874,18 @@ impl Tools {
                 out.text.push_str("\n\n");
                 out.text.push_str(&block);
             }
-            status.reported = shown_diags;
+            status.reported = diagnostics::select(&shown_diags, cfg);
             out.statuses.push(status);
         }
-        if cfg.max_other_files > 0 {
+        if !seed && cfg.max_other_files > 0 {
             let written_abs: Vec<&Path> = files.iter().map(|(_, abs)| abs.as_path()).collect();
-            let others: BTreeMap<String, Vec<Diagnostic>> = report
-                .others
-                .into_iter()
-                .filter(|o| !written_abs.contains(&o.path.as_path()))
-                .map(|o| {
-                    let before = diagnostics::select(&o.before, cfg);
-                    let after = diagnostics::select(&o.after, cfg);
-                    // The file itself did not change: its lines map to themselves.
-                    let lines = before.iter().map(|d| d.line as usize).max().unwrap_or(0);
-                    let identity: Vec<Option<usize>> = (0..lines).map(Some).collect();
-                    let (introduced, _) = diagnostics::only_new(&before, after, &identity);
-                    (self.ws.display_path(&o.path), introduced)
-                })
-                .filter(|(_, d)| !d.is_empty())
-                .collect();
-            if let Some(section) = diagnostics::others_section(others, cfg) {
+            let news = self.other_news(report.others, &written_abs);
+            if let Some(section) = diagnostics::others_section(
+                news,
+                report.others_pending,
+                report.others_unchecked,
+                cfg,
+            ) {
                 out.text.push_str("\n\n");
                 out.text.push_str(&section);
             }

@@ -57,8 +57,15 @@ pub struct OtherFile {
 pub struct CheckReport {
     /// One entry per file asked for, in the same order.
     pub files: Vec<Result<Vec<Diagnostic>, CheckError>>,
-    /// Other files whose diagnostics the change may have changed.
+    /// Other files whose diagnostics the change may have changed, with their diagnostics
+    /// before and after it (unchanged ones may be among them).
     pub others: Vec<OtherFile>,
+    /// Other files still being checked when the call stopped waiting for them; their results
+    /// come from [`DiagnosticsProvider::take_late_others`].
+    pub others_pending: usize,
+    /// Files that depend on a changed one and were not checked (past the provider's cap, or
+    /// no "before" could be had).
+    pub others_unchecked: usize,
 }
 
 /// Diagnostics status of one file a tool wrote (DESIGN.md §7), as a structured result shows it.
@@ -131,9 +138,34 @@ pub trait DiagnosticsProvider: Send + Sync {
     fn check_files(&self, files: &[FileText], deadline: Instant) -> CheckReport;
     /// Start the file's server in the background (after a read), without waiting.
     fn touch(&self, path: &Path);
+    /// [`DiagnosticsProvider::check_files`] that returns once the files are checked and
+    /// waits for the other files at most `others_wait` more (`None`: up to `deadline`); other
+    /// files still being checked then are counted in [`CheckReport::others_pending`] and their
+    /// results come later from [`DiagnosticsProvider::take_late_others`]. By default the same
+    /// as `check_files`.
+    fn check_change(
+        &self,
+        files: &[FileText],
+        deadline: Instant,
+        others_wait: Option<Duration>,
+    ) -> CheckReport {
+        let _ = others_wait;
+        self.check_files(files, deadline)
+    }
     /// Results of earlier checks that timed out and arrived since, each returned once.
     fn take_late(&self) -> Vec<(PathBuf, Vec<Diagnostic>)> {
         Vec::new()
+    }
+    /// Other files' results of earlier checks that returned before them (see
+    /// [`DiagnosticsProvider::check_change`]), each once, only while still current.
+    fn take_late_others(&self) -> Vec<OtherFile> {
+        Vec::new()
+    }
+    /// The name of the server that checks `path` (the text names it when its verdict is
+    /// missing), if any.
+    fn server_name(&self, path: &Path) -> Option<String> {
+        let _ = path;
+        None
     }
     /// The provider's own deadlines (after a write to a warm server, and when the server must
     /// start first), used where [`DiagnosticsConfig`] sets none: the pool's `[pool]
@@ -172,16 +204,37 @@ pub enum DiagnosticsMode {
     New,
 }
 
+/// How much a writing tool's text says about diagnostics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Feedback {
+    /// The written files' errors (errors this change introduced first within the cap), other
+    /// files with errors the session has not been told of yet, a line for every file whose
+    /// verdict is missing and for other files still being checked or left unchecked, and late
+    /// answers at the start of the next result.
+    #[default]
+    Full,
+    /// The seed contract exactly: the written files' errors only (the first
+    /// `max_per_file` in line order), no text at all when a check timed out or failed, no
+    /// other files, no late answers.
+    Seed,
+}
+
 /// Knobs of the feedback.
 #[derive(Debug, Clone)]
 pub struct DiagnosticsConfig {
     pub enabled: bool,
+    pub feedback: Feedback,
     pub mode: DiagnosticsMode,
     /// Severities reported (errors only by default).
     pub severities: Vec<Severity>,
     pub max_per_file: usize,
-    /// `write_file` also reports up to this many other files with errors.
+    /// A writing tool also reports up to this many other files with errors.
     pub max_other_files: usize,
+    /// How long a writing tool waits for other files once its own files are checked: `None`,
+    /// up to the deadline (a one-shot command that has no later result); `Some(ZERO)` (the
+    /// default), not at all: the result comes at the server's speed for the written files, and
+    /// other files still being checked are named by count and reported in a later result.
+    pub other_files_wait: Option<Duration>,
     /// Wait after a write when the server is running. `None`: the provider's deadline (the
     /// pool's `[pool] check_timeout_ms`), else 3 s.
     pub timeout: Option<Duration>,
@@ -194,10 +247,12 @@ impl Default for DiagnosticsConfig {
     fn default() -> Self {
         DiagnosticsConfig {
             enabled: true,
+            feedback: Feedback::Full,
             mode: DiagnosticsMode::All,
             severities: vec![Severity::Error],
             max_per_file: 20,
             max_other_files: 5,
+            other_files_wait: Some(Duration::ZERO),
             timeout: None,
             start_timeout: None,
         }
@@ -234,6 +289,7 @@ pub(crate) fn fetch_all(
     provider: &Arc<dyn DiagnosticsProvider>,
     files: &[FileText],
     deadline: Instant,
+    others_wait: Option<Duration>,
 ) -> CheckReport {
     let mut out: Vec<Result<Vec<Diagnostic>, CheckError>> =
         vec![Err(CheckError::NoServer); files.len()];
@@ -246,7 +302,7 @@ pub(crate) fn fetch_all(
     if asked.is_empty() {
         return CheckReport {
             files: out,
-            others: Vec::new(),
+            ..CheckReport::default()
         };
     }
     // The texts are copied only when some files have no server.
@@ -261,28 +317,40 @@ pub(crate) fn fetch_all(
     let failed = |message: &str| CheckError::Failed {
         message: message.to_string(),
     };
-    let (results, others) =
-        match catch_unwind(AssertUnwindSafe(|| provider.check_files(&batch, deadline))) {
-            Ok(report) if report.files.len() == asked.len() => (report.files, report.others),
-            Ok(_) => (
-                vec![Err(failed("the provider answered for other files")); asked.len()],
-                Vec::new(),
-            ),
-            Err(_) => {
-                tracing::warn!("diagnostics provider panicked");
-                (
-                    vec![Err(failed("the provider panicked")); asked.len()],
-                    Vec::new(),
-                )
+    let report = match catch_unwind(AssertUnwindSafe(|| {
+        provider.check_change(&batch, deadline, others_wait)
+    })) {
+        Ok(report) if report.files.len() == asked.len() => report,
+        Ok(_) => CheckReport {
+            files: vec![Err(failed("the provider answered for other files")); asked.len()],
+            ..CheckReport::default()
+        },
+        Err(_) => {
+            tracing::warn!("diagnostics provider panicked");
+            CheckReport {
+                files: vec![Err(failed("the provider panicked")); asked.len()],
+                ..CheckReport::default()
             }
-        };
+        }
+    };
+    let CheckReport {
+        files: results,
+        others,
+        others_pending,
+        others_unchecked,
+    } = report;
     for (i, r) in asked.into_iter().zip(results) {
         if let Err(e) = &r {
             tracing::debug!(path = %files[i].path.display(), error = %e, "diagnostics unavailable");
         }
         out[i] = r;
     }
-    CheckReport { files: out, others }
+    CheckReport {
+        files: out,
+        others,
+        others_pending,
+        others_unchecked,
+    }
 }
 
 /// Late results, guarded.
@@ -290,6 +358,40 @@ pub(crate) fn take_late(
     provider: &Arc<dyn DiagnosticsProvider>,
 ) -> Vec<(PathBuf, Vec<Diagnostic>)> {
     catch_unwind(AssertUnwindSafe(|| provider.take_late())).unwrap_or_default()
+}
+
+/// Late other files, guarded.
+pub(crate) fn take_late_others(provider: &Arc<dyn DiagnosticsProvider>) -> Vec<OtherFile> {
+    catch_unwind(AssertUnwindSafe(|| provider.take_late_others())).unwrap_or_default()
+}
+
+/// The file's server name, guarded.
+pub(crate) fn server_name(provider: &Arc<dyn DiagnosticsProvider>, path: &Path) -> Option<String> {
+    catch_unwind(AssertUnwindSafe(|| provider.server_name(path)))
+        .ok()
+        .flatten()
+}
+
+/// The one neutral line that says a written file's verdict is missing (never the server's own
+/// error text); `None` when there is nothing to say (checked, or no server for the file).
+pub(crate) fn missing_verdict(
+    display_path: &str,
+    server: Option<&str>,
+    error: &CheckError,
+) -> Option<String> {
+    let server = server.unwrap_or("the language server");
+    match error {
+        CheckError::NoServer => None,
+        CheckError::TimedOut => Some(format!(
+            "Diagnostics for {display_path} pending: {server} is still checking it; errors, if any, will be reported in a later result."
+        )),
+        CheckError::Failed { .. } => Some(format!(
+            "Diagnostics for {display_path} unavailable: {server} failed to check it; call diagnostics on it to try again."
+        )),
+        CheckError::Refused { reason } => Some(format!(
+            "Diagnostics for {display_path} unavailable: lspedit did not start language server '{server}': {reason}."
+        )),
+    }
 }
 
 /// Warm a server, guarded.
@@ -352,6 +454,19 @@ pub(crate) fn select(diags: &[Diagnostic], cfg: &DiagnosticsConfig) -> Vec<Diagn
     });
     v.dedup_by(|a, b| line_text(a) == line_text(b));
     v
+}
+
+/// `ordered` (most important first) as a block shows it: its first `cap` sorted by line, then
+/// the rest, which only the `... and N more` line counts.
+pub(crate) fn cap_first(mut ordered: Vec<Diagnostic>, cap: usize) -> Vec<Diagnostic> {
+    let by_place = |a: &Diagnostic, b: &Diagnostic| {
+        (a.line, a.column, a.severity, &a.message, &a.code)
+            .cmp(&(b.line, b.column, b.severity, &b.message, &b.code))
+    };
+    let cut = cap.min(ordered.len());
+    ordered[..cut].sort_by(by_place);
+    ordered[cut..].sort_by(by_place);
+    ordered
 }
 
 /// Split `after` into (introduced, pre-existing count) by matching against `before`: same code
@@ -420,24 +535,69 @@ pub(crate) fn block(
     Some(s)
 }
 
-/// The `write_file` section listing other files with errors, sorted by path.
+/// The section on other files: a block for each of the first `max_other_files` (by path) with
+/// errors to report, then a line when more files have such errors (naming them), when other
+/// files were still being checked (`pending`) and when some were not checked (`unchecked`).
+/// `None` when there is nothing to say.
 pub(crate) fn others_section(
     others: BTreeMap<String, Vec<Diagnostic>>,
+    pending: usize,
+    unchecked: usize,
     cfg: &DiagnosticsConfig,
 ) -> Option<String> {
-    let blocks: Vec<String> = others
-        .into_iter()
-        .filter(|(_, d)| !d.is_empty())
+    let with_errors: Vec<(String, Vec<Diagnostic>)> =
+        others.into_iter().filter(|(_, d)| !d.is_empty()).collect();
+    let blocks: Vec<String> = with_errors
+        .iter()
         .take(cfg.max_other_files)
-        .filter_map(|(path, d)| block_body(&path, &d, cfg))
+        .filter_map(|(path, d)| block_body(path, d, cfg))
         .collect();
-    if blocks.is_empty() {
-        return None;
+    let mut lines: Vec<String> = Vec::new();
+    if !blocks.is_empty() {
+        lines.push(format!(
+            "LSP errors detected in other files:\n{}",
+            blocks.join("\n")
+        ));
     }
-    Some(format!(
-        "LSP errors detected in other files:\n{}",
-        blocks.join("\n")
-    ))
+    if with_errors.len() > blocks.len() {
+        const NAMED: usize = 10;
+        let rest: Vec<&str> = with_errors[blocks.len()..]
+            .iter()
+            .map(|(p, _)| p.as_str())
+            .collect();
+        let mut names = rest.iter().take(NAMED).copied().collect::<Vec<_>>().join(", ");
+        if rest.len() > NAMED {
+            names.push_str(&format!(" and {} more", rest.len() - NAMED));
+        }
+        lines.push(format!(
+            "{} have new errors; showing {} of them (not shown: {names}).",
+            other_files(with_errors.len()),
+            blocks.len()
+        ));
+    }
+    if pending > 0 {
+        lines.push(format!(
+            "Still checking {} that may depend on this change; new errors there will be reported in a later result.",
+            other_files(pending)
+        ));
+    }
+    if unchecked > 0 {
+        lines.push(format!(
+            "{} that may depend on this change {} not checked (too many for one change); call diagnostics on the files that use what you changed.",
+            other_files(unchecked),
+            if unchecked == 1 { "was" } else { "were" }
+        ));
+    }
+    (!lines.is_empty()).then(|| lines.join("\n"))
+}
+
+/// "1 other file", "3 other files".
+fn other_files(n: usize) -> String {
+    if n == 1 {
+        "1 other file".to_string()
+    } else {
+        format!("{n} other files")
+    }
 }
 
 fn block_body(path: &str, diags: &[Diagnostic], cfg: &DiagnosticsConfig) -> Option<String> {

@@ -3,6 +3,7 @@
 
 mod agent;
 mod asynchronous;
+mod baselines;
 mod commit;
 pub mod diagnostics;
 mod error;
@@ -23,7 +24,7 @@ pub use agent::{
 pub use asynchronous::AsyncTools;
 pub use diagnostics::{
     CheckError, CheckReport, Deadlines, DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider,
-    DiagnosticsStatus, FileDiagnosticsStatus, FileText, OtherFile,
+    DiagnosticsStatus, Feedback, FileDiagnosticsStatus, FileText, OtherFile,
 };
 pub use error::{Reason, ToolError};
 pub use events::{Event, EventSink, FanOut, JsonlSink, NullSink, RecordingSink};

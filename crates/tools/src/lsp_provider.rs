@@ -1,9 +1,11 @@
 //! The language-server pool as the tools' diagnostics provider.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use lspedit_lsp::{BlockingPool, ChangedFile, Diagnostic, LspError, PoolConfig};
+use lspedit_lsp::{
+    BlockingPool, ChangedFile, Diagnostic, LspError, OtherFileDiagnostics, PoolConfig,
+};
 
 use crate::diagnostics::{CheckError, CheckReport, DiagnosticsProvider, FileText, OtherFile};
 
@@ -64,7 +66,16 @@ impl DiagnosticsProvider for LspProvider {
     }
 
     fn check_files(&self, files: &[FileText], deadline: Instant) -> CheckReport {
-        let outcome = self.pool.check_change(
+        self.check_change(files, deadline, None)
+    }
+
+    fn check_change(
+        &self,
+        files: &[FileText],
+        deadline: Instant,
+        others_wait: Option<Duration>,
+    ) -> CheckReport {
+        let outcome = self.pool.check_change_within(
             files
                 .iter()
                 .map(|f| ChangedFile {
@@ -74,6 +85,7 @@ impl DiagnosticsProvider for LspProvider {
                 })
                 .collect(),
             deadline,
+            others_wait,
         );
         CheckReport {
             files: outcome
@@ -81,16 +93,22 @@ impl DiagnosticsProvider for LspProvider {
                 .into_iter()
                 .map(|(_, r)| r.map(|fd| fd.diagnostics).map_err(check_error))
                 .collect(),
-            others: outcome
-                .others
-                .into_iter()
-                .map(|o| OtherFile {
-                    path: o.path,
-                    before: o.before,
-                    after: o.after,
-                })
-                .collect(),
+            others: outcome.others.into_iter().map(other_file).collect(),
+            others_pending: outcome.others_pending,
+            others_unchecked: outcome.others_unchecked,
         }
+    }
+
+    fn take_late_others(&self) -> Vec<OtherFile> {
+        self.pool
+            .take_late_others()
+            .into_iter()
+            .map(other_file)
+            .collect()
+    }
+
+    fn server_name(&self, path: &Path) -> Option<String> {
+        self.pool.server_for(path).map(|s| s.id.clone())
     }
 
     fn touch(&self, path: &Path) {
@@ -103,6 +121,14 @@ impl DiagnosticsProvider for LspProvider {
             .into_iter()
             .map(|fd| (fd.path, fd.diagnostics))
             .collect()
+    }
+}
+
+fn other_file(o: OtherFileDiagnostics) -> OtherFile {
+    OtherFile {
+        path: o.path,
+        before: o.before,
+        after: o.after,
     }
 }
 
