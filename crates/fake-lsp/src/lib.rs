@@ -116,6 +116,14 @@ pub struct Script {
     /// sandbox lets it do; each logs one line (see [`Probe`]). The server serves normally
     /// whatever they return.
     pub probes: Vec<Probe>,
+    /// Pull answers for documents whose URI ends with this wait [`Script::slow_ms`] more (a
+    /// file that is slow to check; the server answers nothing else meanwhile).
+    pub slow_suffix: Option<String>,
+    /// See [`Script::slow_suffix`].
+    pub slow_ms: u64,
+    /// Pull answers also report, on each line `from "./name"`, an `F002` error when the open
+    /// document `name.ts` has an error line: a dependency between files, for other-file checks.
+    pub cross_file: bool,
 }
 
 /// One attempt the fake server makes at startup ([`Script::probes`]), logged to
@@ -257,6 +265,9 @@ impl Default for Script {
             locations: None,
             position_encoding: None,
             probes: Vec::new(),
+            slow_suffix: None,
+            slow_ms: 0,
+            cross_file: false,
         }
     }
 }
@@ -444,11 +455,19 @@ impl<R: BufRead, W: Write> Server<R, W> {
                 ("textDocument/diagnostic", Some(id)) => {
                     let uri = str_at(&params, &["textDocument", "uri"]);
                     self.pause(self.script.delay_ms);
-                    let items = self
+                    if let Some(suffix) = &self.script.slow_suffix
+                        && uri.ends_with(suffix.as_str())
+                    {
+                        self.pause(self.script.slow_ms);
+                    }
+                    let mut items = self
                         .docs
                         .get(&uri)
                         .map(|d| diagnostics_for(&d.text, &self.script.marker))
                         .unwrap_or_default();
+                    if self.script.cross_file {
+                        items.extend(self.import_errors(&uri));
+                    }
                     self.respond(&id, json!({ "kind": "full", "items": items }))?;
                 }
                 ("textDocument/prepareRename", Some(id)) => {
@@ -736,6 +755,40 @@ fn str_at(v: &Value, path: &[&str]) -> String {
         cur = &cur[*p];
     }
     cur.as_str().unwrap_or_default().to_owned()
+}
+
+impl<R, W> Server<R, W> {
+    /// [`Script::cross_file`]: an `F002` error on each line of `uri` importing (`from "./name"`)
+    /// an open document `name.ts` that has an error line.
+    fn import_errors(&self, uri: &str) -> Vec<Value> {
+        let Some(doc) = self.docs.get(uri) else {
+            return Vec::new();
+        };
+        let dir = uri.rsplit_once('/').map_or("", |(d, _)| d);
+        doc.text
+            .lines()
+            .enumerate()
+            .filter_map(|(line, content)| {
+                let at = content.find("from \"./")?;
+                let rest = &content[at + "from \"./".len()..];
+                let name = &rest[..rest.find('"')?];
+                let target = self.docs.get(&format!("{dir}/{name}.ts"))?;
+                if diagnostics_for(&target.text, &self.script.marker).is_empty() {
+                    return None;
+                }
+                Some(json!({
+                    "range": {
+                        "start": { "line": line, "character": 0 },
+                        "end": { "line": line, "character": content.encode_utf16().count() },
+                    },
+                    "severity": 1,
+                    "code": "F002",
+                    "source": "fake",
+                    "message": format!("imports ./{name}, which has errors"),
+                }))
+            })
+            .collect()
+    }
 }
 
 /// The diagnostics the fake server reports for `text`: one per line containing `marker`.

@@ -38,6 +38,16 @@ impl FakeEnv {
         tools: Option<(Duration, Duration)>,
         pool: Option<(Duration, Duration)>,
     ) -> FakeEnv {
+        FakeEnv::configured(script, tools, pool, |_| {})
+    }
+
+    /// [`FakeEnv::build`] with the tools' config changed by `tweak`.
+    fn configured(
+        script: Script,
+        tools: Option<(Duration, Duration)>,
+        pool: Option<(Duration, Duration)>,
+        tweak: impl FnOnce(&mut ToolsConfig),
+    ) -> FakeEnv {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         let script_file = root.join("script.json");
@@ -79,6 +89,7 @@ impl FakeEnv {
             cfg.diagnostics.timeout = Some(warm);
             cfg.diagnostics.start_timeout = Some(cold);
         }
+        tweak(&mut cfg);
         let tools = Tools::new(
             Workspace::open(&root).unwrap(),
             Some(provider.clone() as Arc<dyn DiagnosticsProvider>),
@@ -326,6 +337,12 @@ fn a_late_answer_starts_the_next_result_once() {
         r.llm_content
     );
     assert!(!r.llm_content.contains("LSP"), "{}", r.llm_content);
+    // The missing verdict is named, in lspedit's words.
+    assert!(
+        r.llm_content.ends_with("\n\nDiagnostics for a.ts pending: fake is still checking it; errors, if any, will be reported in a later result."),
+        "{}",
+        r.llm_content
+    );
     assert_eq!(r.diagnostics.len(), 1);
     assert_eq!(r.diagnostics[0].path, "a.ts");
     assert_eq!(r.diagnostics[0].status, DiagnosticsStatus::TimedOut);
@@ -346,6 +363,138 @@ fn a_late_answer_starts_the_next_result_once() {
     );
     let again = env.tools.read_file("b.ts", None, None);
     assert!(!again.llm_content.contains("LSP"), "{}", again.llm_content);
+}
+
+// `feedback = seed`: the seed contract exactly: a timed-out check leaves the plain success
+// message, and the late answer is never shown.
+#[test]
+fn seed_feedback_is_silent_on_a_missing_verdict_and_shows_no_late_answer() {
+    let env = FakeEnv::configured(
+        Script {
+            delay_ms: 1200,
+            ..script(Mode::Pull)
+        },
+        Some((Duration::from_millis(400), Duration::from_millis(400))),
+        None,
+        |cfg| cfg.diagnostics.feedback = lspedit_tools::Feedback::Seed,
+    );
+    env.write("a.ts", "let a = 1;\n");
+    env.write("b.ts", "let b = 1;\n");
+    let r = timed_edit(&env, "let a = 1;", "let a = BAD;", Duration::from_secs(2));
+    assert_eq!(r.diagnostics[0].status, DiagnosticsStatus::TimedOut);
+    assert!(!r.llm_content.contains("Diagnostics"), "{}", r.llm_content);
+    assert!(
+        env.provider
+            .pool()
+            .wait_for_late(Instant::now() + Duration::from_secs(10)),
+        "the late answer never came"
+    );
+    let next = env.tools.read_file("b.ts", None, None);
+    assert!(!next.llm_content.contains("LSP"), "{}", next.llm_content);
+}
+
+/// A project where `b.ts` imports `a.ts` and the server takes `slow` to check `b.ts`; `tweak`
+/// sets the tools' config. The first edit of `a.ts` (paying for `b.ts`'s "before") is done and
+/// its late answers taken.
+fn slow_importer(slow: Duration, tweak: impl FnOnce(&mut ToolsConfig)) -> FakeEnv {
+    let env = FakeEnv::configured(
+        Script {
+            cross_file: true,
+            slow_suffix: Some("/b.ts".to_string()),
+            slow_ms: slow.as_millis() as u64,
+            ..script(Mode::Pull)
+        },
+        Some((Duration::from_secs(20), Duration::from_secs(20))),
+        None,
+        tweak,
+    );
+    env.write("a.ts", "export const a = 1;\n");
+    env.write("b.ts", "import { a } from \"./a\";\nlet b = a;\n");
+    let r = env
+        .tools
+        .edit("a.ts", "export const a = 1;", "export const a = 2;", false);
+    assert_eq!(r.diagnostics[0].status, DiagnosticsStatus::Checked, "{r:?}");
+    env.provider
+        .pool()
+        .wait_for_late(Instant::now() + Duration::from_secs(20));
+    let _ = env.tools.take_late_feedback();
+    env
+}
+
+// The edited file's verdict comes at the server's speed for it: an importer that takes the
+// server long to check does not hold the result back. The result says the importer is still
+// being checked, and its new error starts the next result.
+#[test]
+fn the_edited_files_verdict_does_not_wait_for_other_files() {
+    let env = slow_importer(Duration::from_secs(4), |_| {});
+    let r = env
+        .tools
+        .edit("a.ts", "export const a = 2;", "export const a = BAD;", false);
+    assert_eq!(r.diagnostics[0].status, DiagnosticsStatus::Checked);
+    assert!(
+        r.llm_content.contains("LSP errors detected in this file, please fix:\n<diagnostics file=\"a.ts\">\nERROR [1:18] found BAD (F001)\n</diagnostics>"),
+        "{}",
+        r.llm_content
+    );
+    assert!(
+        r.llm_content.ends_with("\n\nStill checking 1 other file that may depend on this change; new errors there will be reported in a later result."),
+        "{}",
+        r.llm_content
+    );
+    assert!(
+        env.provider
+            .pool()
+            .wait_for_late(Instant::now() + Duration::from_secs(20)),
+        "the importer's check never ended"
+    );
+    let next = env.tools.read_file("a.ts", None, None);
+    assert!(
+        next.llm_content.starts_with("LSP errors detected in other files after your earlier change, please fix:\n<diagnostics file=\"b.ts\">\nERROR [1:1] imports ./a, which has errors (F002)\n</diagnostics>\n\n"),
+        "{}",
+        next.llm_content
+    );
+    // Told once.
+    let again = env.tools.read_file("a.ts", None, None);
+    assert!(!again.llm_content.contains("LSP"), "{}", again.llm_content);
+}
+
+// A late answer about other files is dropped once anything in their root changed (it may no
+// longer hold); the next check of them reports what still holds.
+#[test]
+fn a_late_other_file_answer_is_dropped_when_the_root_changed_since() {
+    let env = slow_importer(Duration::from_secs(2), |_| {});
+    let r = env
+        .tools
+        .edit("a.ts", "export const a = 2;", "export const a = BAD;", false);
+    assert!(r.llm_content.contains("Still checking 1 other file"), "{}", r.llm_content);
+    // The fix lands before the importer's answer is taken: that answer is stale.
+    let fix = env
+        .tools
+        .edit("a.ts", "export const a = BAD;", "export const a = 3;", false);
+    assert!(!fix.llm_content.contains("LSP errors"), "{}", fix.llm_content);
+    env.provider
+        .pool()
+        .wait_for_late(Instant::now() + Duration::from_secs(20));
+    let next = env.tools.read_file("a.ts", None, None);
+    assert!(!next.llm_content.contains("LSP errors"), "{}", next.llm_content);
+}
+
+// A one-shot caller (`other_files_wait = None`, as the CLI's commands) waits for the other
+// files and gets their errors in the same result.
+#[test]
+fn waiting_for_other_files_puts_them_in_the_same_result() {
+    let env = slow_importer(Duration::from_millis(800), |cfg| {
+        cfg.diagnostics.other_files_wait = None;
+    });
+    let r = env
+        .tools
+        .edit("a.ts", "export const a = 2;", "export const a = BAD;", false);
+    assert!(
+        r.llm_content.ends_with("\n\nLSP errors detected in other files:\n<diagnostics file=\"b.ts\">\nERROR [1:1] imports ./a, which has errors (F002)\n</diagnostics>"),
+        "{}",
+        r.llm_content
+    );
+    assert!(!r.llm_content.contains("Still checking"), "{}", r.llm_content);
 }
 
 // One deadline per call: a patch over six files on a server that hangs at the first

@@ -245,6 +245,8 @@ fn long_session(s: Session) {
     let provider = Arc::new(LspProvider::from_pool(
         BlockingPool::new(&root, cfg).unwrap(),
     ));
+    let pool = Arc::clone(&provider);
+    // The default: the result does not wait for other files once the edited one is checked.
     let mut tcfg = ToolsConfig::default();
     tcfg.diagnostics.timeout = Some(Duration::from_secs(60));
     tcfg.diagnostics.start_timeout = Some(Duration::from_secs(90));
@@ -271,15 +273,37 @@ fn long_session(s: Session) {
         assert!(!text.contains("LSP errors"), "{}: {text}", s.server);
     }
 
-    // 1. Renaming the exported function: the edit's own result names the importer's error.
+    // 1. Renaming the exported function: the importer's error is named, in the edit's own
+    // result, or (a pull server was still checking it when the edited file's verdict came) the
+    // result says so and the next result starts with it.
     let r = tools.edit(s.first, s.decl.0, s.decl.1, false);
     assert!(!r.is_error, "{}", r.llm_content);
     assert_eq!(r.diagnostics[0].status, DiagnosticsStatus::Checked);
-    let others = r
-        .llm_content
-        .split("LSP errors detected in other files:\n")
-        .nth(1)
-        .unwrap_or_else(|| panic!("{}: no other-files section:\n{}", s.server, r.llm_content));
+    let late;
+    let others = match r.llm_content.split("LSP errors detected in other files:\n").nth(1) {
+        Some(others) => others,
+        None => {
+            assert!(
+                r.llm_content
+                    .contains("that may depend on this change; new errors there will be reported in a later result."),
+                "{}: no other-files section and no pending line:\n{}",
+                s.server,
+                r.llm_content
+            );
+            assert!(
+                pool.pool()
+                    .wait_for_late(std::time::Instant::now() + Duration::from_secs(60)),
+                "{}: the other files' check never ended",
+                s.server
+            );
+            late = tools.take_late_feedback().unwrap_or_default();
+            late.split(
+                "LSP errors detected in other files after your earlier change, please fix:\n",
+            )
+            .nth(1)
+            .unwrap_or_else(|| panic!("{}: no late other-files section:\n{late}", s.server))
+        }
+    };
     assert!(
         others.starts_with(&importer_block),
         "{}: {}",
