@@ -614,7 +614,9 @@ impl Pool {
         let cfg = server.config();
         let extensions: Vec<&str> = cfg.languages.keys().map(String::as_str).collect();
         let changed: Vec<PathBuf> = items.iter().map(|it| it.path.clone()).collect();
-        for p in crate::importers::importers(&key.root, &changed, &extensions, MAX_OTHER_CANDIDATES)
+        for p in
+            crate::importers::dependents(&key.root, &changed, &extensions, MAX_OTHER_CANDIDATES)
+                .files
         {
             if candidates.contains_key(&p) || skip.contains(&p) {
                 continue;
