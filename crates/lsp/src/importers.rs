@@ -25,10 +25,14 @@
 //! and dependency or build directories skipped; [`Dependents::complete`] says when a bound cut
 //! the result short.
 //!
-//! Measured (release build, 2 cores, warm page cache) with
+//! Measured (release build, 2 cores, page cache warm after the first of three runs) with
 //! `LSPEDIT_SCAN_ROOT=<dir> LSPEDIT_SCAN_CHANGED=<file> cargo test --release -p lspedit-lsp
-//! --lib importers::tests::measure_scan -- --ignored --nocapture`:
-//! MEASUREMENTS
+//! --lib importers::tests::measure_scan -- --ignored --nocapture`, trees from `npm pack zod@4`
+//! (4.6.7) and `pip download --no-deps --no-binary :all: requests` (2.34.2) unpacked in /tmp:
+//! - zod `package/src` (332 files), `v4/core/util.ts`: 124 dependents, 35 ms first, 23 ms after;
+//!   `v4/core/errors.ts`: 99 dependents within 3 edges (complete: false), 16–19 ms.
+//! - the whole zod package (828 files, the built `.js`/`.d.ts` included): 28–32 ms.
+//! - requests sdist (35 files), `src/requests/hooks.py`: 17 dependents, 3–3.6 ms.
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::ffi::OsString;
