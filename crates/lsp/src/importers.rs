@@ -11,7 +11,8 @@
 //!   extension, a `.js`/`.jsx`/`.mjs`/`.cjs` specifier naming a `.ts`/`.tsx`/`.mts`/`.cts` file
 //!   (TypeScript's ESM convention), or a directory's `index`. A file re-exports a module when it
 //!   says `export … from` it, or imports a binding and lists it in a local `export { … }`.
-//!   Bare specifiers (packages, tsconfig `paths` aliases) are not resolved.
+//!   Bare specifiers resolve through the nearest tsconfig.json's `paths` and `baseUrl` (comments
+//!   and trailing commas allowed, `extends` not followed); package names are not resolved.
 //! - Python: `import a.b.c`, `from a.b import c` (`c` a module file or a name of `a/b`),
 //!   relative `from . import m`, `from .m import x`, `from ..pkg.m import x`; absolute module
 //!   paths against the importer's directory, the directory above its outermost package (a
@@ -34,9 +35,11 @@
 //! - the whole zod package (828 files, the built `.js`/`.d.ts` included): 28–32 ms.
 //! - requests sdist (35 files), `src/requests/hooks.py`: 17 dependents, 3–3.6 ms.
 
+use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
+use std::rc::Rc;
 
 /// At most this many files are read per scan.
 const MAX_SCANNED: usize = 2000;
@@ -166,6 +169,8 @@ struct Tree {
     /// The walk stopped at its bound of files read: a file missing from `known` may still exist.
     truncated: bool,
     root: PathBuf,
+    /// Per directory, its nearest tsconfig.json's paths ([`Tree::tsconfig`]).
+    tsconfigs: RefCell<HashMap<PathBuf, Option<Rc<TsPaths>>>>,
 }
 
 /// An import of one file by another.
@@ -184,6 +189,7 @@ impl Tree {
             known: changed.iter().cloned().collect(),
             truncated: false,
             root: root.to_path_buf(),
+            tsconfigs: RefCell::default(),
         };
         let mut queue = VecDeque::from([root.to_path_buf()]);
         'walk: while let Some(dir) = queue.pop_front() {
@@ -291,13 +297,40 @@ impl Tree {
 
     /// A relative specifier as TypeScript resolves it: `.ts` sources before `.js` ones, a
     /// `.js` specifier naming its `.ts` source, then a directory's `index`.
+    /// A bare specifier through the nearest tsconfig.json's `paths` (patterns with one `*`,
+    /// the longest prefix first) or `baseUrl`.
     fn resolve_js(&self, dir: &Path, spec: &str) -> Option<PathBuf> {
         let relative =
             spec == "." || spec == ".." || spec.starts_with("./") || spec.starts_with("../");
-        if !relative {
-            return None;
+        if relative {
+            return self.resolve_js_path(&dir.join(spec), spec);
         }
-        let base = normalize(&dir.join(spec));
+        let config = self.tsconfig(dir)?;
+        for (pattern, targets) in &config.paths {
+            let star = match pattern.split_once('*') {
+                Some((prefix, suffix)) => spec
+                    .strip_prefix(prefix)
+                    .and_then(|rest| rest.strip_suffix(suffix)),
+                None => (spec == pattern).then_some(""),
+            };
+            let Some(star) = star else { continue };
+            let found = targets.iter().find_map(|t| {
+                let target = t.replacen('*', star, 1);
+                self.resolve_js_path(&config.base.join(&target), &target)
+            });
+            if found.is_some() {
+                return found;
+            }
+        }
+        config
+            .base_url
+            .then(|| self.resolve_js_path(&config.base.join(spec), spec))
+            .flatten()
+    }
+
+    /// The file a specifier `spec` naming `path` resolves to.
+    fn resolve_js_path(&self, path: &Path, spec: &str) -> Option<PathBuf> {
+        let base = normalize(path);
         // `./lib/`, `.`, `..` name a directory only; `./lib` is `lib.ts` before `lib/index.ts`.
         let directory = spec.ends_with('/') || spec.ends_with("/.") || spec.ends_with("/..");
         let directory = directory || spec == "." || spec == "..";
@@ -328,6 +361,30 @@ impl Tree {
         candidates.extend(EXTENSIONS.iter().map(|e| with(&base, e)));
         candidates.extend(EXTENSIONS.iter().map(|e| with(&index, e)));
         self.first(candidates)
+    }
+
+    /// The `paths`/`baseUrl` of the tsconfig.json (or jsconfig.json) nearest to `dir` under
+    /// the root, read once per directory; `None` without one, or when it is unparsable or
+    /// maps nothing.
+    fn tsconfig(&self, dir: &Path) -> Option<Rc<TsPaths>> {
+        if let Some(known) = self.tsconfigs.borrow().get(dir) {
+            return known.clone();
+        }
+        let found = ["tsconfig.json", "jsconfig.json"]
+            .iter()
+            .map(|name| dir.join(name))
+            .find(|p| p.is_file());
+        let config = match found {
+            Some(file) => TsPaths::read(&file).map(Rc::new),
+            None if dir != self.root && dir.starts_with(&self.root) => {
+                dir.parent().and_then(|parent| self.tsconfig(parent))
+            }
+            None => None,
+        };
+        self.tsconfigs
+            .borrow_mut()
+            .insert(dir.to_path_buf(), config.clone());
+        config
     }
 
     // --- Python ------------------------------------------------------------------------------
@@ -438,6 +495,105 @@ impl Tree {
     fn is_package(&self, dir: &Path) -> bool {
         self.exists(&dir.join("__init__.py")) || self.exists(&dir.join("__init__.pyi"))
     }
+}
+
+/// The module-resolution options of a tsconfig.json that name files for bare specifiers.
+/// (`extends` is not followed.)
+struct TsPaths {
+    /// `baseUrl`, else the tsconfig's directory (what `paths` are relative to then).
+    base: PathBuf,
+    /// Whether `baseUrl` is set: bare specifiers then also resolve against it.
+    base_url: bool,
+    /// `paths` patterns and their targets, the longest prefix first.
+    paths: Vec<(String, Vec<String>)>,
+}
+
+impl TsPaths {
+    fn read(file: &Path) -> Option<TsPaths> {
+        let dir = file.parent()?;
+        let text = std::fs::read_to_string(file).ok()?;
+        let json: serde_json::Value = serde_json::from_str(&strip_jsonc(&text)).ok()?;
+        let options = json.get("compilerOptions")?;
+        let base_url = options.get("baseUrl").and_then(|b| b.as_str());
+        let mut paths: Vec<(String, Vec<String>)> = options
+            .get("paths")
+            .and_then(|p| p.as_object())
+            .into_iter()
+            .flatten()
+            .map(|(pattern, targets)| {
+                let targets = targets
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|t| t.as_str().map(str::to_owned))
+                    .collect();
+                (pattern.clone(), targets)
+            })
+            .collect();
+        if base_url.is_none() && paths.is_empty() {
+            return None;
+        }
+        let prefix = |p: &str| p.split('*').next().map_or(0, str::len);
+        paths.sort_by_key(|(p, _)| std::cmp::Reverse(prefix(p)));
+        Some(TsPaths {
+            base: normalize(&dir.join(base_url.unwrap_or("."))),
+            base_url: base_url.is_some(),
+            paths,
+        })
+    }
+}
+
+/// JSON with comments and trailing commas (tsconfig.json's dialect) as plain JSON.
+fn strip_jsonc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut in_string = false;
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match c {
+                '\\' => out.extend(chars.next()),
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            '/' if chars.peek() == Some(&'/') => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        out.push(c);
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut last = ' ';
+                for c in chars.by_ref() {
+                    if last == '*' && c == '/' {
+                        break;
+                    }
+                    last = c;
+                }
+                out.push(' ');
+            }
+            '}' | ']' => {
+                let kept = out.trim_end().len();
+                out.truncate(kept);
+                if out.ends_with(',') {
+                    out.pop();
+                }
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// `a.b.c` under `base` → `base/a/b/c` (an empty module is `base` itself).
@@ -793,6 +949,51 @@ mod tests {
                 "src/index.ts",
                 "src/app.ts",
             ],
+        );
+    }
+
+    #[test]
+    fn tsconfig_paths_and_base_url() {
+        let tsconfig = r#"{
+            // comments and trailing commas, as tsc allows
+            "compilerOptions": {
+                "baseUrl": "./src", /* relative to this file */
+                "paths": {
+                    "@lib/*": ["lib/*", "fallback/*",],
+                    "@lib/special": ["special/x",],
+                    "~": ["lib/index.ts"],
+                },
+            },
+        }"#;
+        check(
+            &[
+                ("tsconfig.json", tsconfig),
+                ("src/lib/a.ts", "export const a = 1;"),
+                ("src/lib/index.ts", "export * from \"./a.js\";"),
+                ("src/app/alias.ts", "import { a } from \"@lib/a.js\";"),
+                ("src/app/base.ts", "import { a } from \"lib/a\";"),
+                ("src/app/exact.ts", "import { a } from \"~\";"),
+                ("src/app/special.ts", "import { a } from \"@lib/special\";"),
+                ("src/app/pkg.ts", "import { a } from \"react\";"),
+            ],
+            "src/lib/a.ts",
+            &[
+                "src/app/alias.ts",
+                "src/app/base.ts",
+                "src/lib/index.ts",
+                "src/app/exact.ts",
+            ],
+        );
+        // An unparsable tsconfig is skipped; relative specifiers still resolve.
+        check(
+            &[
+                ("tsconfig.json", "{ \"compilerOptions\": { \"baseUrl\": "),
+                ("src/lib/a.ts", "export const a = 1;"),
+                ("src/app/base.ts", "import { a } from \"lib/a\";"),
+                ("src/app/rel.ts", "import { a } from \"../lib/a\";"),
+            ],
+            "src/lib/a.ts",
+            &["src/app/rel.ts"],
         );
     }
 
