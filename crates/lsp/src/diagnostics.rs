@@ -99,6 +99,9 @@ pub struct CheckOutcome {
     /// Files that depend on a changed one and were not checked: past the cap of other files
     /// per change, or their server could not give a "before".
     pub others_unchecked: usize,
+    /// The search for files that depend on a changed one stopped at its bounds (too many files
+    /// to read, or dependents too many re-exports away): some may not have been checked.
+    pub others_bounded: bool,
 }
 
 impl FileDiagnostics {

@@ -234,6 +234,7 @@ impl BlockingPool {
             others: Vec::new(),
             others_pending: 0,
             others_unchecked: 0,
+            others_bounded: false,
         }
     }
 

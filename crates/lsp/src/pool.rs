@@ -149,6 +149,8 @@ struct OthersReport {
     pending: usize,
     /// Dependents that were not checked.
     unchecked: usize,
+    /// The search for dependents stopped at its bounds.
+    bounded: bool,
 }
 
 /// Checks that went on after their caller's deadline.
@@ -457,10 +459,12 @@ impl Pool {
         let mut others = Vec::new();
         let mut others_pending = 0;
         let mut others_unchecked = 0;
+        let mut others_bounded = false;
         let mut timed_out_keys = Vec::new();
         for (key, results, report) in all {
             others_pending += report.pending;
             others_unchecked += report.unchecked;
+            others_bounded |= report.bounded;
             let o = report.files;
             if results
                 .iter()
@@ -493,6 +497,7 @@ impl Pool {
             others,
             others_pending,
             others_unchecked,
+            others_bounded,
         }
     }
 
@@ -531,11 +536,11 @@ impl Pool {
         let warm = server.has_answered();
         let pull = server.strategy() == crate::Strategy::Pull;
         let published_before = (warm && !pull).then(|| server.publishes_given());
-        let (open_before, mut unchecked) = if pull {
+        let (open_before, mut unchecked, bounded) = if pull {
             self.pull_baseline(&server, &key, &items, &skip, deadline)
                 .await
         } else {
-            (Vec::new(), 0)
+            (Vec::new(), 0, false)
         };
         // Known before any named file is settled, so the caller can tell how many other
         // files are still being checked when it stops waiting for them.
@@ -668,6 +673,7 @@ impl Pool {
             files: others,
             pending: 0,
             unchecked,
+            bounded,
         };
         if let Err(report) = others_out.tx.send(report) {
             // The caller stopped waiting: the results hold while nothing in the root changes.
@@ -690,7 +696,7 @@ impl Pool {
         items: &[Item],
         skip: &HashSet<PathBuf>,
         deadline: Instant,
-    ) -> (Vec<(PathBuf, String, Vec<Diagnostic>)>, usize) {
+    ) -> (Vec<(PathBuf, String, Vec<Diagnostic>)>, usize, bool) {
         let mut open: BTreeMap<PathBuf, (String, Option<Vec<Diagnostic>>)> = server
             .open_documents_settled(skip)
             .into_iter()
@@ -700,19 +706,20 @@ impl Pool {
         let extensions: Vec<&str> = cfg.languages.keys().map(String::as_str).collect();
         let changed: Vec<PathBuf> = items.iter().map(|it| it.path.clone()).collect();
         let mut candidates: Vec<(PathBuf, String, Option<Vec<Diagnostic>>)> = Vec::new();
-        let mut unchecked = 0;
-        for p in crate::importers::importers(&key.root, &changed, &extensions, usize::MAX) {
+        let dependents =
+            crate::importers::dependents(&key.root, &changed, &extensions, MAX_OTHER_CANDIDATES);
+        let mut unchecked = dependents.total.saturating_sub(dependents.files.len());
+        let bounded = !dependents.complete;
+        for p in dependents.files {
             if skip.contains(&p) {
-                continue;
-            }
-            if candidates.len() == MAX_OTHER_CANDIDATES {
-                unchecked += 1;
                 continue;
             }
             if let Some((text, cached)) = open.remove(&p) {
                 candidates.push((p, text, cached));
             } else if let Ok(text) = std::fs::read_to_string(&p) {
                 candidates.push((p, text, None));
+            } else {
+                unchecked += 1;
             }
         }
         let room = MAX_OTHER_CANDIDATES - candidates.len();
@@ -757,7 +764,7 @@ impl Pool {
                 Some((p, t, before?))
             })
             .collect();
-        (known, unchecked)
+        (known, unchecked, bounded)
     }
 
     fn late(&self) -> MutexGuard<'_, Late> {

@@ -701,7 +701,9 @@ impl Tools {
         let others = diagnostics::take_late_others(provider);
         if !others.is_empty() && cfg.max_other_files > 0 {
             let news = self.other_news(others, &[]);
-            if let Some(section) = diagnostics::others_section(news, 0, 0, cfg) {
+            if let Some(section) =
+                diagnostics::others_section(news, diagnostics::Coverage::default(), cfg)
+            {
                 blocks.push(section.replacen(
                     "LSP errors detected in other files:",
                     "LSP errors detected in other files after your earlier change, please fix:",
@@ -880,12 +882,12 @@ impl Tools {
         if !seed && cfg.max_other_files > 0 {
             let written_abs: Vec<&Path> = files.iter().map(|(_, abs)| abs.as_path()).collect();
             let news = self.other_news(report.others, &written_abs);
-            if let Some(section) = diagnostics::others_section(
-                news,
-                report.others_pending,
-                report.others_unchecked,
-                cfg,
-            ) {
+            let coverage = diagnostics::Coverage {
+                pending: report.others_pending,
+                unchecked: report.others_unchecked,
+                bounded: report.others_bounded,
+            };
+            if let Some(section) = diagnostics::others_section(news, coverage, cfg) {
                 out.text.push_str("\n\n");
                 out.text.push_str(&section);
             }

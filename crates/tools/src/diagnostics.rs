@@ -66,6 +66,8 @@ pub struct CheckReport {
     /// Files that depend on a changed one and were not checked (past the provider's cap, or
     /// no "before" could be had).
     pub others_unchecked: usize,
+    /// The provider's search for files that depend on a changed one stopped at its bounds.
+    pub others_bounded: bool,
 }
 
 /// Diagnostics status of one file a tool wrote (DESIGN.md §7), as a structured result shows it.
@@ -338,6 +340,7 @@ pub(crate) fn fetch_all(
         others,
         others_pending,
         others_unchecked,
+        others_bounded,
     } = report;
     for (i, r) in asked.into_iter().zip(results) {
         if let Err(e) = &r {
@@ -350,6 +353,7 @@ pub(crate) fn fetch_all(
         others,
         others_pending,
         others_unchecked,
+        others_bounded,
     }
 }
 
@@ -541,10 +545,14 @@ pub(crate) fn block(
 /// `None` when there is nothing to say.
 pub(crate) fn others_section(
     others: BTreeMap<String, Vec<Diagnostic>>,
-    pending: usize,
-    unchecked: usize,
+    coverage: Coverage,
     cfg: &DiagnosticsConfig,
 ) -> Option<String> {
+    let Coverage {
+        pending,
+        unchecked,
+        bounded,
+    } = coverage;
     let with_errors: Vec<(String, Vec<Diagnostic>)> =
         others.into_iter().filter(|(_, d)| !d.is_empty()).collect();
     let blocks: Vec<String> = with_errors
@@ -588,7 +596,18 @@ pub(crate) fn others_section(
             if unchecked == 1 { "was" } else { "were" }
         ));
     }
+    if bounded {
+        lines.push("The search for files that depend on this change stopped at its bounds (too many files, or too many re-exports away); some may not have been checked.".to_string());
+    }
     (!lines.is_empty()).then(|| lines.join("\n"))
+}
+
+/// How far a call's check of other files got (see [`CheckReport`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Coverage {
+    pub(crate) pending: usize,
+    pub(crate) unchecked: usize,
+    pub(crate) bounded: bool,
 }
 
 /// "1 other file", "3 other files".

@@ -96,6 +96,7 @@ impl DiagnosticsProvider for LspProvider {
             others: outcome.others.into_iter().map(other_file).collect(),
             others_pending: outcome.others_pending,
             others_unchecked: outcome.others_unchecked,
+            others_bounded: outcome.others_bounded,
         }
     }
 

@@ -11,6 +11,7 @@
 )]
 
 mod concurrency;
+mod cross_file;
 mod fake;
 mod harness;
 mod real;
