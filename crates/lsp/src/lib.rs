@@ -243,6 +243,13 @@ impl BlockingPool {
         self.pool.take_late()
     }
 
+    /// See [`Pool::wait_for_late_others`].
+    pub fn wait_for_late_others(&self, deadline: Instant) -> bool {
+        let pool = self.pool.clone();
+        self.run(async move { pool.wait_for_late_others(deadline).await })
+            .unwrap_or(false)
+    }
+
     /// See [`Pool::take_late_others`].
     pub fn take_late_others(&self) -> Vec<OtherFileDiagnostics> {
         self.pool.take_late_others()

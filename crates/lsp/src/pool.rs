@@ -816,25 +816,31 @@ impl Pool {
         }
     }
 
-    /// Waits until a late answer is kept for [`Pool::take_late`] or [`Pool::take_late_others`]
-    /// (true) or `deadline` passes (false). Does not take it.
+    /// Waits until a late answer is kept for [`Pool::take_late`] (true) or `deadline` passes
+    /// (false). Does not take it.
     pub async fn wait_for_late(&self, deadline: Instant) -> bool {
+        self.wait_late(deadline, |late| !late.ready.is_empty()).await
+    }
+
+    /// Waits until other files' late results are kept for [`Pool::take_late_others`] (true)
+    /// or `deadline` passes (false). Does not take them.
+    pub async fn wait_for_late_others(&self, deadline: Instant) -> bool {
+        self.wait_late(deadline, |late| !late.others.is_empty())
+            .await
+    }
+
+    async fn wait_late(&self, deadline: Instant, kept: impl Fn(&Late) -> bool) -> bool {
         let mut changes = self.inner.generation_changed.subscribe();
         loop {
             changes.borrow_and_update();
-            if self.has_late() {
+            if kept(&self.late()) {
                 return true;
             }
             match tokio::time::timeout_at(deadline.into(), changes.changed()).await {
                 Ok(Ok(())) => {}
-                _ => return self.has_late(),
+                _ => return kept(&self.late()),
             }
         }
-    }
-
-    fn has_late(&self) -> bool {
-        let late = self.late();
-        !late.ready.is_empty() || !late.others.is_empty()
     }
 
     /// The results of checks that timed out for their caller and settled later, each once,

@@ -416,7 +416,7 @@ fn slow_importer(slow: Duration, tweak: impl FnOnce(&mut ToolsConfig)) -> FakeEn
     assert_eq!(r.diagnostics[0].status, DiagnosticsStatus::Checked, "{r:?}");
     env.provider
         .pool()
-        .wait_for_late(Instant::now() + Duration::from_secs(20));
+        .wait_for_late_others(Instant::now() + Duration::from_secs(20));
     let _ = env.tools.take_late_feedback();
     env
 }
@@ -444,7 +444,7 @@ fn the_edited_files_verdict_does_not_wait_for_other_files() {
     assert!(
         env.provider
             .pool()
-            .wait_for_late(Instant::now() + Duration::from_secs(20)),
+            .wait_for_late_others(Instant::now() + Duration::from_secs(20)),
         "the importer's check never ended"
     );
     let next = env.tools.read_file("a.ts", None, None);
@@ -474,7 +474,7 @@ fn a_late_other_file_answer_is_dropped_when_the_root_changed_since() {
     assert!(!fix.llm_content.contains("LSP errors"), "{}", fix.llm_content);
     env.provider
         .pool()
-        .wait_for_late(Instant::now() + Duration::from_secs(20));
+        .wait_for_late_others(Instant::now() + Duration::from_secs(20));
     let next = env.tools.read_file("a.ts", None, None);
     assert!(!next.llm_content.contains("LSP errors"), "{}", next.llm_content);
 }
