@@ -215,8 +215,8 @@ impl BlockingPool {
                 bound,
                 pool.check_change_within(files, deadline, others_wait),
             )
-                .await
-                .ok()
+            .await
+            .ok()
         });
         if let Some(Some(outcome)) = answer {
             return outcome;
@@ -251,8 +251,8 @@ impl BlockingPool {
     }
 
     /// See [`Pool::take_late_others`].
-    pub fn take_late_others(&self) -> Vec<OtherFileDiagnostics> {
-        self.pool.take_late_others()
+    pub fn take_late_others(&self, asked_before: Instant) -> Vec<OtherFileDiagnostics> {
+        self.pool.take_late_others(asked_before)
     }
 
     /// See [`Pool::wait_for_late`].

@@ -139,6 +139,8 @@ struct OthersOut {
     /// How many other files the pass checks with requests of their own (pull servers), set
     /// before any named file's result is sent.
     pulls: Arc<AtomicUsize>,
+    /// When the pass was asked for.
+    asked: Instant,
 }
 
 /// The other files of one server's share of a pass.
@@ -153,6 +155,16 @@ struct OthersReport {
     bounded: bool,
 }
 
+/// An other file's result that came after its caller stopped waiting.
+struct LateOther {
+    key: ServerKey,
+    /// The server's epoch it was computed in: it holds while the epoch does.
+    epoch: u64,
+    /// When the check that produced it was asked for.
+    asked: Instant,
+    file: OtherFileDiagnostics,
+}
+
 /// Checks that went on after their caller's deadline.
 #[derive(Default)]
 struct Late {
@@ -162,8 +174,9 @@ struct Late {
     /// Answers that arrived after their caller gave up, until [`Pool::take_late`].
     ready: BTreeMap<PathBuf, FileDiagnostics>,
     /// Other files' results that arrived after their caller gave up, with the server and the
-    /// epoch they hold in, until [`Pool::take_late_others`].
-    others: Vec<(ServerKey, u64, OtherFileDiagnostics)>,
+    /// epoch they hold in and when their check was asked for, until
+    /// [`Pool::take_late_others`].
+    others: Vec<LateOther>,
 }
 
 /// The language-server pool. Cheap to clone (shared). Async: call from a tokio runtime (any
@@ -350,6 +363,7 @@ impl Pool {
         deadline: Instant,
         others_wait: Option<Duration>,
     ) -> CheckOutcome {
+        let asked = Instant::now();
         let n = files.len();
         let mut out: Vec<(PathBuf, Option<Result<FileDiagnostics, LspError>>)> =
             Vec::with_capacity(n);
@@ -406,6 +420,7 @@ impl Pool {
                     OthersOut {
                         tx: others_tx,
                         pulls: task_pulls,
+                        asked,
                     },
                     late_deadline,
                 )
@@ -678,7 +693,7 @@ impl Pool {
         if let Err(report) = others_out.tx.send(report) {
             // The caller stopped waiting: the results hold while nothing in the root changes.
             if server.epoch() == epoch {
-                self.keep_late_others(&key, epoch, report.files);
+                self.keep_late_others(&key, epoch, others_out.asked, report.files);
             }
         }
     }
@@ -819,7 +834,8 @@ impl Pool {
     /// Waits until a late answer is kept for [`Pool::take_late`] (true) or `deadline` passes
     /// (false). Does not take it.
     pub async fn wait_for_late(&self, deadline: Instant) -> bool {
-        self.wait_late(deadline, |late| !late.ready.is_empty()).await
+        self.wait_late(deadline, |late| !late.ready.is_empty())
+            .await
     }
 
     /// Waits until other files' late results are kept for [`Pool::take_late_others`] (true)
@@ -851,33 +867,53 @@ impl Pool {
             .collect()
     }
 
-    /// Other files' results of checks whose caller stopped waiting for them
-    /// ([`Pool::check_change_within`]), each once, sorted by path; only those still current
-    /// (nothing in their server root changed since they were computed).
-    pub fn take_late_others(&self) -> Vec<OtherFileDiagnostics> {
-        let kept = std::mem::take(&mut self.late().others);
+    /// Other files' results of checks asked for before `asked_before` whose caller stopped
+    /// waiting for them ([`Pool::check_change_within`]), each once, sorted by path; only those
+    /// still current (nothing in their server root changed since they were computed). A caller
+    /// passes when its own call began, so that its own check's late results wait for the next
+    /// call instead of being shown as "after your earlier change" in the same one.
+    pub fn take_late_others(&self, asked_before: Instant) -> Vec<OtherFileDiagnostics> {
+        let taken: Vec<LateOther> = {
+            let mut late = self.late();
+            let (taken, kept) = std::mem::take(&mut late.others)
+                .into_iter()
+                .partition(|l| l.asked < asked_before);
+            late.others = kept;
+            taken
+        };
         let slots = self.slots();
-        let mut out: Vec<OtherFileDiagnostics> = kept
+        let mut out: Vec<OtherFileDiagnostics> = taken
             .into_iter()
-            .filter(|(key, epoch, _)| {
-                matches!(slots.get(key).map(|s| &s.state),
-                    Some(SlotState::Running(s)) if s.epoch() == *epoch)
+            .filter(|l| {
+                matches!(slots.get(&l.key).map(|s| &s.state),
+                    Some(SlotState::Running(s)) if s.epoch() == l.epoch)
             })
-            .map(|(_, _, o)| o)
+            .map(|l| l.file)
             .collect();
         drop(slots);
         out.sort_by(|a, b| a.path.cmp(&b.path));
         out
     }
 
-    fn keep_late_others(&self, key: &ServerKey, epoch: u64, files: Vec<OtherFileDiagnostics>) {
+    fn keep_late_others(
+        &self,
+        key: &ServerKey,
+        epoch: u64,
+        asked: Instant,
+        files: Vec<OtherFileDiagnostics>,
+    ) {
         if files.is_empty() {
             return;
         }
         let mut late = self.late();
-        late.others.retain(|(k, _, o)| k != key || !files.iter().any(|f| f.path == o.path));
         late.others
-            .extend(files.into_iter().map(|o| (key.clone(), epoch, o)));
+            .retain(|l| &l.key != key || !files.iter().any(|f| f.path == l.file.path));
+        late.others.extend(files.into_iter().map(|file| LateOther {
+            key: key.clone(),
+            epoch,
+            asked,
+            file,
+        }));
         drop(late);
         self.inner
             .generation_changed

@@ -201,11 +201,12 @@ impl Tools {
 
     /// `read_file`: the hashline view of a range; warms the file's server in the background.
     pub fn read_file(&self, path: &str, offset: Option<usize>, limit: Option<usize>) -> ToolResult {
+        let began = Instant::now();
         let r = match self.read_file_inner(path, offset, limit) {
             Ok(r) => r,
             Err(e) => ToolResult::error(&e),
         };
-        self.with_late(r)
+        self.with_late(r, began)
     }
 
     fn read_file_inner(
@@ -271,8 +272,9 @@ impl Tools {
         new_text: &str,
         replace_all: bool,
     ) -> ToolResult {
+        let began = Instant::now();
         let r = self.edit_inner(path, old_text, new_text, replace_all);
-        self.with_late(r)
+        self.with_late(r, began)
     }
 
     fn edit_inner(
@@ -410,8 +412,9 @@ impl Tools {
 
     /// `write_file`: create or overwrite a file (parents created).
     pub fn write_file(&self, path: &str, content: &str) -> ToolResult {
+        let began = Instant::now();
         let r = self.write_file_inner(path, content);
-        self.with_late(r)
+        self.with_late(r, began)
     }
 
     fn write_file_inner(&self, path: &str, content: &str) -> ToolResult {
@@ -513,8 +516,9 @@ impl Tools {
     /// `apply_patch`: every engine format, multi-file, per-file status, live sync, diagnostics
     /// for the files the patch writes content to (one block each, in path order).
     pub fn apply_patch(&self, patch_text: &str) -> ToolResult {
+        let began = Instant::now();
         let r = self.apply_patch_inner(patch_text);
-        self.with_late(r)
+        self.with_late(r, began)
     }
 
     fn apply_patch_inner(&self, patch_text: &str) -> ToolResult {
@@ -678,6 +682,12 @@ impl Tools {
     /// it to their own results; other tool surfaces (the MCP `diagnostics`, the workflow) call
     /// this to do the same.
     pub fn take_late_feedback(&self) -> Option<String> {
+        self.take_late_feedback_for_call(Instant::now())
+    }
+
+    /// [`Tools::take_late_feedback`] for the result of a call that began at `call_began`: other
+    /// files' late results of checks this call asked for itself are left for the next call.
+    pub fn take_late_feedback_for_call(&self, call_began: Instant) -> Option<String> {
         let cfg = &self.config.diagnostics;
         let provider = self
             .provider
@@ -698,7 +708,7 @@ impl Tools {
                 )
             })
             .collect();
-        let others = diagnostics::take_late_others(provider);
+        let others = diagnostics::take_late_others(provider, call_began);
         if !others.is_empty() && cfg.max_other_files > 0 {
             let news = self.other_news(others, &[]);
             if let Some(section) =
@@ -737,9 +747,10 @@ impl Tools {
             .collect()
     }
 
-    /// `r` with the late answers' blocks in front of its text.
-    fn with_late(&self, mut r: ToolResult) -> ToolResult {
-        if let Some(late) = self.take_late_feedback() {
+    /// `r`, the result of a call that began at `began`, with the late answers' blocks in front
+    /// of its text.
+    fn with_late(&self, mut r: ToolResult, began: Instant) -> ToolResult {
+        if let Some(late) = self.take_late_feedback_for_call(began) {
             r.llm_content = format!("{late}\n\n{}", r.llm_content);
         }
         r
@@ -844,12 +855,8 @@ impl Tools {
             let after = if seed {
                 after
             } else {
-                let ordered = lock(&self.baselines).written(
-                    abs,
-                    w.old_text.as_deref(),
-                    &w.new_text,
-                    after,
-                );
+                let ordered =
+                    lock(&self.baselines).written(abs, w.old_text.as_deref(), &w.new_text, after);
                 diagnostics::cap_first(ordered, cfg.max_per_file)
             };
             let old_diags = before.as_ref().and_then(|b| b.get(i).cloned().flatten());

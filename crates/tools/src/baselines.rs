@@ -115,7 +115,8 @@ impl Baselines {
             _ => after.clone(),
         };
         self.told.insert(path.to_path_buf(), counts(&after));
-        self.last.insert(path.to_path_buf(), (text.to_string(), after));
+        self.last
+            .insert(path.to_path_buf(), (text.to_string(), after));
         ordered
     }
 }

@@ -158,9 +158,10 @@ pub trait DiagnosticsProvider: Send + Sync {
     fn take_late(&self) -> Vec<(PathBuf, Vec<Diagnostic>)> {
         Vec::new()
     }
-    /// Other files' results of earlier checks that returned before them (see
-    /// [`DiagnosticsProvider::check_change`]), each once, only while still current.
-    fn take_late_others(&self) -> Vec<OtherFile> {
+    /// Other files' results of checks asked for before `asked_before` that returned before
+    /// them (see [`DiagnosticsProvider::check_change`]), each once, only while still current.
+    fn take_late_others(&self, asked_before: Instant) -> Vec<OtherFile> {
+        let _ = asked_before;
         Vec::new()
     }
     /// The name of the server that checks `path` (the text names it when its verdict is
@@ -365,8 +366,11 @@ pub(crate) fn take_late(
 }
 
 /// Late other files, guarded.
-pub(crate) fn take_late_others(provider: &Arc<dyn DiagnosticsProvider>) -> Vec<OtherFile> {
-    catch_unwind(AssertUnwindSafe(|| provider.take_late_others())).unwrap_or_default()
+pub(crate) fn take_late_others(
+    provider: &Arc<dyn DiagnosticsProvider>,
+    asked_before: Instant,
+) -> Vec<OtherFile> {
+    catch_unwind(AssertUnwindSafe(|| provider.take_late_others(asked_before))).unwrap_or_default()
 }
 
 /// The file's server name, guarded.
@@ -573,7 +577,12 @@ pub(crate) fn others_section(
             .iter()
             .map(|(p, _)| p.as_str())
             .collect();
-        let mut names = rest.iter().take(NAMED).copied().collect::<Vec<_>>().join(", ");
+        let mut names = rest
+            .iter()
+            .take(NAMED)
+            .copied()
+            .collect::<Vec<_>>()
+            .join(", ");
         if rest.len() > NAMED {
             names.push_str(&format!(" and {} more", rest.len() - NAMED));
         }

@@ -100,9 +100,9 @@ impl DiagnosticsProvider for LspProvider {
         }
     }
 
-    fn take_late_others(&self) -> Vec<OtherFile> {
+    fn take_late_others(&self, asked_before: Instant) -> Vec<OtherFile> {
         self.pool
-            .take_late_others()
+            .take_late_others(asked_before)
             .into_iter()
             .map(other_file)
             .collect()

@@ -10,6 +10,7 @@
 //! are absent.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use lspedit_lsp::{BlockingPool, Diagnostic, PoolConfig};
 
@@ -202,12 +203,13 @@ impl Session {
     /// `propose_edit` as a tool result: the proposal's text (patch id, summary, diff), or the
     /// refusal; the outcome is the proposal or the refusal.
     pub fn propose_edit(&self, request: &ProposeRequest) -> Answer<Result<Proposal, ToolError>> {
+        let began = Instant::now();
         let outcome = self.workflow().and_then(|wf| wf.propose_edit(request));
         let result = match &outcome {
             Ok(p) => text_result(p.llm_content(), p.summary.clone(), false),
             Err(e) => ToolResult::error(e),
         };
-        self.late_first(Answer { result, outcome })
+        self.late_first(Answer { result, outcome }, began)
     }
 
     /// `apply_edit` as a tool result: the per-file outcome with diagnostics, or the refusal. The
@@ -217,6 +219,7 @@ impl Session {
         patch_id: &str,
         plan: &ApplyPlan,
     ) -> Answer<Result<ApplyOutcome, ToolError>> {
+        let began = Instant::now();
         let outcome = self.workflow().map(|wf| wf.apply_edit(patch_id, plan));
         let result = match &outcome {
             Ok(o) => {
@@ -227,17 +230,18 @@ impl Session {
             }
             Err(e) => ToolResult::error(e),
         };
-        self.late_first(Answer { result, outcome })
+        self.late_first(Answer { result, outcome }, began)
     }
 
     /// `undo` as a tool result; the outcome is what was restored, or the refusal.
     pub fn undo(&self, checkpoint_id: &str) -> Answer<Result<UndoOutcome, ToolError>> {
+        let began = Instant::now();
         let outcome = self.workflow().and_then(|wf| wf.undo(checkpoint_id));
         let result = match &outcome {
             Ok(u) => text_result(u.llm_content.clone(), u.llm_content.clone(), false),
             Err(e) => ToolResult::error(e),
         };
-        self.late_first(Answer { result, outcome })
+        self.late_first(Answer { result, outcome }, began)
     }
 
     /// The pool, when diagnostics are on.
@@ -261,7 +265,8 @@ impl Session {
     /// [`Session::diagnostics`] with its report: per file the server, the status, the
     /// diagnostics of the severities shown and the text; why the session has none at all.
     pub fn diagnostics_report(&self, paths: &[String]) -> Answer<DiagnosticsReport> {
-        self.late_first(self.diagnostics_checked(paths))
+        let began = Instant::now();
+        self.late_first(self.diagnostics_checked(paths), began)
     }
 
     /// [`Session::diagnostics_report`] without the late answers to earlier checks in front (the
@@ -431,8 +436,10 @@ impl Session {
     /// `answer` with the late answers to earlier checks in front of its text, once
     /// ([`Tools::take_late_feedback`]): the tools do it for their own results; this does it for
     /// the session's (`propose_edit`, `apply_edit`, `undo`, `diagnostics`).
-    fn late_first<T>(&self, mut answer: Answer<T>) -> Answer<T> {
-        answer.result.llm_content = self.with_late_feedback(&answer.result.llm_content);
+    fn late_first<T>(&self, mut answer: Answer<T>, began: Instant) -> Answer<T> {
+        if let Some(late) = self.tools.take_late_feedback_for_call(began) {
+            answer.result.llm_content = format!("{late}\n\n{}", answer.result.llm_content);
+        }
         answer
     }
 

@@ -402,6 +402,7 @@ impl<'a> LspEdits<'a> {
     /// `rename_symbol`: `textDocument/prepareRename`, then `textDocument/rename`, and the
     /// server's edit applied (or, with `preview`, proposed) through the workflow.
     pub fn rename_symbol(&self, at: &SymbolAt, new_name: &str, opts: EditOptions) -> LspEditResult {
+        let began = Instant::now();
         let r = self.prepare(&at.path).and_then(|(provider, file)| {
             let offset = position::symbol_offset(&file, at)?;
             let deadline = Instant::now() + self.config.timeout;
@@ -417,7 +418,7 @@ impl<'a> LspEdits<'a> {
             ),
             Err(e) => LspEditResult::refused(&e, Vec::new()),
         };
-        self.with_late(r)
+        self.with_late(r, began)
     }
 
     /// `code_actions`: the server's actions for a line (the diagnostics there as context).
@@ -442,6 +443,7 @@ impl<'a> LspEdits<'a> {
         pick: &ActionPick,
         opts: EditOptions,
     ) -> LspEditResult {
+        let began = Instant::now();
         let r = self
             .list_actions(path, line)
             .and_then(|(list, actions, file)| {
@@ -461,7 +463,7 @@ impl<'a> LspEdits<'a> {
             }
             Err(e) => LspEditResult::refused(&e, Vec::new()),
         };
-        self.with_late(r)
+        self.with_late(r, began)
     }
 
     /// `references` (read-only): every reference to the symbol, as hashline excerpts grouped
@@ -686,8 +688,9 @@ impl<'a> LspEdits<'a> {
         )
     }
 
-    fn with_late(&self, mut r: LspEditResult) -> LspEditResult {
-        if let Some(late) = self.workflow.tools().take_late_feedback() {
+    /// `r`, the result of a call that began at `began`, with the late answers in front.
+    fn with_late(&self, mut r: LspEditResult, began: Instant) -> LspEditResult {
+        if let Some(late) = self.workflow.tools().take_late_feedback_for_call(began) {
             r.llm_content = format!("{late}\n\n{}", r.llm_content);
         }
         r

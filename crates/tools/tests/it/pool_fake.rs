@@ -427,9 +427,12 @@ fn slow_importer(slow: Duration, tweak: impl FnOnce(&mut ToolsConfig)) -> FakeEn
 #[test]
 fn the_edited_files_verdict_does_not_wait_for_other_files() {
     let env = slow_importer(Duration::from_secs(4), |_| {});
-    let r = env
-        .tools
-        .edit("a.ts", "export const a = 2;", "export const a = BAD;", false);
+    let r = env.tools.edit(
+        "a.ts",
+        "export const a = 2;",
+        "export const a = BAD;",
+        false,
+    );
     assert_eq!(r.diagnostics[0].status, DiagnosticsStatus::Checked);
     assert!(
         r.llm_content.contains("LSP errors detected in this file, please fix:\n<diagnostics file=\"a.ts\">\nERROR [1:18] found BAD (F001)\n</diagnostics>"),
@@ -458,25 +461,79 @@ fn the_edited_files_verdict_does_not_wait_for_other_files() {
     assert!(!again.llm_content.contains("LSP"), "{}", again.llm_content);
 }
 
+// Regression: a call's own check of other files, still running when its result was built,
+// could end just before the call took the late answers for its result: the result then showed
+// them as "after your earlier change" and the next call had nothing (1 in 4 long sessions).
+// Late other files of checks a call asked for itself wait for the next call.
+#[test]
+fn a_calls_own_late_other_files_wait_for_the_next_call() {
+    let env = slow_importer(Duration::from_millis(300), |_| {});
+    let began = Instant::now();
+    let r = env.tools.edit(
+        "a.ts",
+        "export const a = 2;",
+        "export const a = BAD;",
+        false,
+    );
+    assert!(
+        r.llm_content.contains("Still checking 1 other file"),
+        "{}",
+        r.llm_content
+    );
+    assert!(
+        env.provider
+            .pool()
+            .wait_for_late_others(Instant::now() + Duration::from_secs(20)),
+        "the importer's check never ended"
+    );
+    // As the edit's own result would take them: nothing of its own check.
+    assert_eq!(env.tools.take_late_feedback_for_call(began), None);
+    let next = env.tools.take_late_feedback().unwrap_or_default();
+    assert!(
+        next.contains(
+            "<diagnostics file=\"b.ts\">\nERROR [1:1] imports ./a, which has errors (F002)"
+        ),
+        "{next}"
+    );
+}
+
 // A late answer about other files is dropped once anything in their root changed (it may no
 // longer hold); the next check of them reports what still holds.
 #[test]
 fn a_late_other_file_answer_is_dropped_when_the_root_changed_since() {
     let env = slow_importer(Duration::from_secs(2), |_| {});
-    let r = env
-        .tools
-        .edit("a.ts", "export const a = 2;", "export const a = BAD;", false);
-    assert!(r.llm_content.contains("Still checking 1 other file"), "{}", r.llm_content);
+    let r = env.tools.edit(
+        "a.ts",
+        "export const a = 2;",
+        "export const a = BAD;",
+        false,
+    );
+    assert!(
+        r.llm_content.contains("Still checking 1 other file"),
+        "{}",
+        r.llm_content
+    );
     // The fix lands before the importer's answer is taken: that answer is stale.
-    let fix = env
-        .tools
-        .edit("a.ts", "export const a = BAD;", "export const a = 3;", false);
-    assert!(!fix.llm_content.contains("LSP errors"), "{}", fix.llm_content);
+    let fix = env.tools.edit(
+        "a.ts",
+        "export const a = BAD;",
+        "export const a = 3;",
+        false,
+    );
+    assert!(
+        !fix.llm_content.contains("LSP errors"),
+        "{}",
+        fix.llm_content
+    );
     env.provider
         .pool()
         .wait_for_late_others(Instant::now() + Duration::from_secs(20));
     let next = env.tools.read_file("a.ts", None, None);
-    assert!(!next.llm_content.contains("LSP errors"), "{}", next.llm_content);
+    assert!(
+        !next.llm_content.contains("LSP errors"),
+        "{}",
+        next.llm_content
+    );
 }
 
 // A one-shot caller (`other_files_wait = None`, as the CLI's commands) waits for the other
@@ -486,15 +543,22 @@ fn waiting_for_other_files_puts_them_in_the_same_result() {
     let env = slow_importer(Duration::from_millis(800), |cfg| {
         cfg.diagnostics.other_files_wait = None;
     });
-    let r = env
-        .tools
-        .edit("a.ts", "export const a = 2;", "export const a = BAD;", false);
+    let r = env.tools.edit(
+        "a.ts",
+        "export const a = 2;",
+        "export const a = BAD;",
+        false,
+    );
     assert!(
         r.llm_content.ends_with("\n\nLSP errors detected in other files:\n<diagnostics file=\"b.ts\">\nERROR [1:1] imports ./a, which has errors (F002)\n</diagnostics>"),
         "{}",
         r.llm_content
     );
-    assert!(!r.llm_content.contains("Still checking"), "{}", r.llm_content);
+    assert!(
+        !r.llm_content.contains("Still checking"),
+        "{}",
+        r.llm_content
+    );
 }
 
 // One deadline per call: a patch over six files on a server that hangs at the first

@@ -280,7 +280,11 @@ fn long_session(s: Session) {
     assert!(!r.is_error, "{}", r.llm_content);
     assert_eq!(r.diagnostics[0].status, DiagnosticsStatus::Checked);
     let late;
-    let others = match r.llm_content.split("LSP errors detected in other files:\n").nth(1) {
+    let others = match r
+        .llm_content
+        .split("LSP errors detected in other files:\n")
+        .nth(1)
+    {
         Some(others) => others,
         None => {
             assert!(
