@@ -24,8 +24,8 @@ use lspedit::engine::{ViewOptions, hashline_view};
 use lspedit::lsp::PoolConfig;
 use lspedit::lsp::install::{self, InstallError};
 use lspedit::tools::{
-    ApplyPatchOptions, Feedback, FileStatus, PatchReport, Session, ToolError, ToolResult, ToolsConfig,
-    Workspace, apply_patch, base_sha,
+    ApplyPatchOptions, Feedback, FileStatus, PatchReport, Session, ToolError, ToolResult,
+    ToolsConfig, Workspace, apply_patch, base_sha,
 };
 use serde::Serialize;
 
@@ -1223,15 +1223,18 @@ fn print_text(text: String, json: bool) -> Result<(), Failure> {
 }
 
 #[allow(clippy::print_stderr)] // Configuration warnings, once, for the person who started it.
-fn cmd_mcp(root: Option<PathBuf>, no_diagnostics: bool, config: ToolsConfig) -> Result<u8, Failure> {
+fn cmd_mcp(
+    root: Option<PathBuf>,
+    no_diagnostics: bool,
+    config: ToolsConfig,
+) -> Result<u8, Failure> {
     // One runtime for the process: the MCP server and the language servers run on it.
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(|e| Failure::Usage(format!("cannot start the async runtime: {e}")))?;
-    let on_rt =
-        |ws, pool| Session::on_runtime(ws, pool, config.clone(), rt.handle().clone());
+    let on_rt = |ws, pool| Session::on_runtime(ws, pool, config.clone(), rt.handle().clone());
     // A bad `.lspedit/config.toml` must not take the tools away: serve them with diagnostics
     // off, say why once here and in every `diagnostics` result.
     let ws = open_workspace(root)?;
