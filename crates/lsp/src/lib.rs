@@ -243,6 +243,13 @@ impl BlockingPool {
         self.pool.take_late()
     }
 
+    /// See [`Pool::wait_passes_done`].
+    pub fn wait_passes_done(&self, deadline: Instant) -> bool {
+        let pool = self.pool.clone();
+        self.run(async move { pool.wait_passes_done(deadline).await })
+            .unwrap_or(false)
+    }
+
     /// See [`Pool::wait_for_late_others`].
     pub fn wait_for_late_others(&self, deadline: Instant) -> bool {
         let pool = self.pool.clone();

@@ -96,6 +96,8 @@ struct Inner {
     watcher: Mutex<Option<Arc<Watcher>>>,
     /// Batches of disk changes handed to the servers so far ([`Pool::disk_batches`]).
     disk_batches: watch::Sender<u64>,
+    /// Check passes still running (a pass goes on after its caller stopped waiting).
+    passes: watch::Sender<usize>,
 }
 
 /// One file of a [`Pool::check_files`] call, grouped by server.
@@ -153,6 +155,22 @@ struct OthersReport {
     unchecked: usize,
     /// The search for dependents stopped at its bounds.
     bounded: bool,
+}
+
+/// Counts a check pass as running while it lives.
+struct PassGuard(watch::Sender<usize>);
+
+impl PassGuard {
+    fn new(passes: &watch::Sender<usize>) -> PassGuard {
+        passes.send_modify(|n| *n += 1);
+        PassGuard(passes.clone())
+    }
+}
+
+impl Drop for PassGuard {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n = n.saturating_sub(1));
+    }
 }
 
 /// An other file's result that came after its caller stopped waiting.
@@ -253,6 +271,7 @@ impl Pool {
             generation_changed: watch::channel(0).0,
             watcher: Mutex::new(None),
             disk_batches: watch::channel(0).0,
+            passes: watch::channel(0).0,
         });
         let owner = Some(Arc::new(Owner {
             inner: Arc::downgrade(&inner),
@@ -412,7 +431,9 @@ impl Pool {
             let late_deadline = deadline.max(Instant::now() + self.inner.config.startup_timeout);
             let task_key = key.clone();
             let task_pulls = Arc::clone(&pulls);
+            let running = PassGuard::new(&self.inner.passes);
             tokio::spawn(async move {
+                let _running = running;
                 pool.check_group(
                     task_key,
                     items,
@@ -569,6 +590,18 @@ impl Pool {
                 .get(p)
                 .is_some_and(|g| self.is_current_generation(p, *g))
         };
+        // A changed file the server has not opened is opened with its previous text first,
+        // then changed, as in an editor: opened straight with its new text, pyright kept its
+        // dependents' results computed against the old text on disk (a long session's rename
+        // never broke the importer, whose own check then said "no errors").
+        let reopen: Vec<(PathBuf, String)> = items
+            .iter()
+            .filter(|it| !server.is_open(&it.path))
+            .filter_map(|it| Some((it.path.clone(), it.previous.clone()?)))
+            .collect();
+        if !reopen.is_empty() {
+            drop(server.sync_all(reopen, deadline, &current).await);
+        }
         let mut synced = server
             .sync_all(
                 items.into_iter().map(|it| (it.path, it.text)).collect(),
@@ -836,6 +869,16 @@ impl Pool {
     pub async fn wait_for_late(&self, deadline: Instant) -> bool {
         self.wait_late(deadline, |late| !late.ready.is_empty())
             .await
+    }
+
+    /// Waits until no check pass is running any more (every pass that went on after its
+    /// caller, other files included, has ended and kept what it had) (true) or `deadline`
+    /// passes (false).
+    pub async fn wait_passes_done(&self, deadline: Instant) -> bool {
+        let mut rx = self.inner.passes.subscribe();
+        tokio::time::timeout_at(deadline.into(), rx.wait_for(|n| *n == 0))
+            .await
+            .is_ok_and(|r| r.is_ok())
     }
 
     /// Waits until other files' late results are kept for [`Pool::take_late_others`] (true)

@@ -679,6 +679,21 @@ impl Server {
             .collect()
     }
 
+    /// Whether `path` is open in the server (a document being checked right now counts as
+    /// open).
+    pub(crate) fn is_open(&self, path: &Path) -> bool {
+        let Ok(uri) = Url::from_file_path(path) else {
+            return false;
+        };
+        let doc = self
+            .docs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&uri)
+            .cloned();
+        doc.is_some_and(|d| d.try_lock().map_or(true, |d| d.opened))
+    }
+
     /// The publishes as the previous check pass left them (see the field), or, before the
     /// first pass, as they are now.
     pub(crate) fn publishes_given(&self) -> HashMap<PathBuf, Vec<lsp_types::Diagnostic>> {

@@ -422,3 +422,129 @@ fn rust_analyzer_long_session_cross_file() {
         warm_up: true,
     });
 }
+
+/// The other-files section of `r` (`LSP errors detected in other files:`), or, when the result
+/// says other files were still being checked, the late section the next result starts with
+/// (once every check pass has ended); empty when there is none.
+fn other_files_section(tools: &Tools, provider: &LspProvider, r: &str) -> String {
+    if let Some(section) = r.split("LSP errors detected in other files:\n").nth(1) {
+        return section.to_string();
+    }
+    if !r.contains(
+        "that may depend on this change; new errors there will be reported in a later result.",
+    ) {
+        return String::new();
+    }
+    assert!(
+        provider
+            .pool()
+            .wait_passes_done(std::time::Instant::now() + Duration::from_secs(60)),
+        "the other files' check never ended:\n{r}"
+    );
+    let late = tools.take_late_feedback().unwrap_or_default();
+    late.split("LSP errors detected in other files after your earlier change, please fix:\n")
+        .nth(1)
+        .map(str::to_string)
+        .unwrap_or_default()
+}
+
+// A long pyright session over a small shop: after many files were opened, renaming
+// `format_price` names the importer's broken import (in the result or the next one), the
+// importer's own check shows it (never "no errors"), and the fix reports nothing, though the
+// importer's older error, hidden while the import was broken, is back (a fix is never blamed
+// for what was there before).
+#[test]
+fn pyright_rename_in_a_long_session_reports_the_importer_and_never_blames_the_fix() {
+    let Some(cfg) = require_server("pyright") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let files: &[(&str, &str)] = &[
+        ("pyproject.toml", "[tool.pyright]\n"),
+        ("shop/__init__.py", ""),
+        (
+            "shop/price.py",
+            "def format_price(cents: int) -> str:\n    return f\"{cents / 100:.2f}\"\n",
+        ),
+        (
+            "shop/cart.py",
+            "from shop.price import format_price\n\n\ndef total(items: list[int]) -> str:\n    return format_price(sum(items))\n\n\nlegacy: int = format_price(1)\n",
+        ),
+        (
+            "shop/orders.py",
+            "from .cart import total\n\n\ndef order() -> str:\n    return total([1, 2])\n",
+        ),
+        ("shop/stock.py", "def count() -> int:\n    return 3\n"),
+        ("shop/users.py", "def name() -> str:\n    return \"ann\"\n"),
+        ("shop/tax.py", "def rate() -> float:\n    return 0.2\n"),
+    ];
+    for (path, text) in files {
+        let p = root.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let provider = Arc::new(LspProvider::from_pool(
+        BlockingPool::new(&root, cfg).unwrap(),
+    ));
+    let mut tcfg = ToolsConfig::default();
+    tcfg.diagnostics.timeout = Some(Duration::from_secs(60));
+    tcfg.diagnostics.start_timeout = Some(Duration::from_secs(90));
+    let tools = Tools::new(
+        Workspace::open(&root).unwrap(),
+        Some(Arc::clone(&provider) as Arc<dyn DiagnosticsProvider>),
+        tcfg,
+    );
+    // A long session: most of the shop was opened and checked first.
+    let opened: Vec<String> = [
+        "shop/orders.py",
+        "shop/stock.py",
+        "shop/users.py",
+        "shop/tax.py",
+        "shop/cart.py",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let fb = tools.check_paths(&opened).unwrap();
+    assert!(
+        fb.text
+            .contains("<diagnostics file=\"shop/cart.py\">\nERROR [8:"),
+        "the older error: {}",
+        fb.text
+    );
+
+    let r = tools.edit(
+        "shop/price.py",
+        "def format_price(",
+        "def format_cents(",
+        false,
+    );
+    assert_eq!(r.diagnostics[0].status, DiagnosticsStatus::Checked, "{r:?}");
+    let others = other_files_section(&tools, &provider, &r.llm_content);
+    assert!(
+        others.starts_with("<diagnostics file=\"shop/cart.py\">\nERROR [1:"),
+        "the importer's broken import: {}\n---\n{others}",
+        r.llm_content
+    );
+    let fb = tools.check_paths(&["shop/cart.py".to_string()]).unwrap();
+    assert!(
+        fb.text
+            .contains("<diagnostics file=\"shop/cart.py\">\nERROR [1:"),
+        "the importer's own check: {}",
+        fb.text
+    );
+
+    let fix = tools.edit(
+        "shop/price.py",
+        "def format_cents(",
+        "def format_price(",
+        false,
+    );
+    let others = other_files_section(&tools, &provider, &fix.llm_content);
+    assert!(
+        !fix.llm_content.contains("LSP errors") && others.is_empty(),
+        "the fix was blamed: {}\n---\n{others}",
+        fix.llm_content
+    );
+}
