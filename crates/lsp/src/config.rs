@@ -918,6 +918,8 @@ mod tests {
             assert!(ids.contains(&id), "{id} missing from {ids:?}");
         }
         assert!(Strategy::TsserverPull.is_pull() && !Strategy::PushUnversioned.is_pull());
+        let ts = cfg.server("typescript-language-server").unwrap();
+        assert_eq!(ts.diagnostics.strategy, Strategy::TsserverPull);
         let ra = cfg.server("rust-analyzer").unwrap();
         assert_eq!(ra.language_for(Path::new("src/lib.rs")), Some("rust"));
         assert!(ra.cargo_workspace);
