@@ -243,6 +243,7 @@ impl TestWorkspace {
                 fake::Mode::Push => "push-versioned",
                 fake::Mode::PushUnversioned => "push-unversioned",
                 fake::Mode::Pull => "pull",
+                fake::Mode::TsserverPull => "tsserver-pull",
             };
             let toml = format!(
                 "id = \"fake\"\ncommand = {cmd:?}\nlanguages = {{ {extension} = \"fake\" }}\n\

@@ -506,11 +506,9 @@ fn run() -> Result<()> {
              \"Server's own time\" is from sending the text to the server's first answer for it \
              (the pull reply, the versioned publish, rust-analyzer's on-save `cargo check` end); \
              \"difference\" is what the pool adds on top (settling and bookkeeping). \
-             typescript-language-server publishes without a version and publishes nothing while a \
-             file stays clean, so the pool settles it with a 50 ms quiet window after its first \
-             publish and, with no publish, on a 1 s hold after a hover round trip (\"the previous \
-             result holds\"): an edit that leaves a clean file clean costs about that second (every edit \
-             of this loop changes the result, so none waits for it). OpenCode, for \
+             typescript-language-server publishes without a version, so the pool does not wait \
+             for its publishes: it asks tsserver for the file's diagnostics through the server's \
+             `typescript.tsserverRequest` command (strategy `tsserver-pull`). OpenCode, for \
              comparison, waits a fixed 150 ms debounce after each publish (5 s cap).\n\n{report}",
             load = loads(load_servers),
         );

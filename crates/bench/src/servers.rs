@@ -325,8 +325,8 @@ pub fn run(repo: &Path, iterations: usize) -> Result<String> {
         "- cross-file: after each edit the file importing the edited one (not written; the broken \
          text also changes a signature it calls) is checked; an error on its call line after a \
          break and none after a fix are expected (clangd's project has no importer): {cross_stale} \
-         stale or wrong in total (target 0): {}. For the pull servers (tsc7, pyright) the edit's \
-         own call already pulled the importer (the other files of a change) and its check is \
+         stale or wrong in total (target 0): {}. For the pull servers (tsc7, typescript-language-server, \
+         pyright) the edit's own call already pulled the importer (the other files of a change) and its check is \
          answered from that pass; for the push servers it is a settle of its own.",
         if cross_stale == 0 { "MET" } else { "MISSED" }
     );

@@ -35,6 +35,10 @@ pub enum Mode {
     PushUnversioned,
     /// `textDocument/diagnostic` requests only.
     Pull,
+    /// No publishes: diagnostics are answered to typescript-language-server's
+    /// `typescript.tsserverRequest` command (`workspace/executeCommand`), shaped as tsserver's
+    /// `*DiagnosticsSync` responses (the marker's lines among the semantic ones).
+    TsserverPull,
 }
 
 /// A point in the server's life at which a fault can be injected.
@@ -489,6 +493,38 @@ impl<R: BufRead, W: Write> Server<R, W> {
                     }
                     self.respond(&id, action)?;
                 }
+                ("workspace/executeCommand", Some(id))
+                    if params["command"] == "typescript.tsserverRequest" =>
+                {
+                    let command = params["arguments"][0]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned();
+                    let uri = params["arguments"][1]["file"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned();
+                    match self.docs.get(&uri).map(|d| d.text.clone()) {
+                        // tsserver's failure for a file in no project, as the server wraps it.
+                        None => self.respond_error(&id, 1, "No Project.")?,
+                        Some(text) => {
+                            let body = if command == "semanticDiagnosticsSync" {
+                                self.pause(self.script.delay_ms);
+                                diagnostics_for(&text, &self.script.marker)
+                                    .iter()
+                                    .map(tsserver_diagnostic)
+                                    .collect()
+                            } else {
+                                Vec::new()
+                            };
+                            self.respond(
+                                &id,
+                                json!({ "seq": 0, "type": "response", "command": command,
+                                        "success": true, "body": body }),
+                            )?;
+                        }
+                    }
+                }
                 ("workspace/executeCommand", Some(id)) => {
                     if let Some(edit) = self.script.command_edit.clone() {
                         self.request("workspace/applyEdit", json!({ "edit": edit }))?;
@@ -628,7 +664,8 @@ impl<R: BufRead, W: Write> Server<R, W> {
     }
 
     fn after_change(&mut self, uri: &str) -> std::io::Result<()> {
-        if self.script.mode == Mode::Pull || self.script.check_on_save {
+        if matches!(self.script.mode, Mode::Pull | Mode::TsserverPull) || self.script.check_on_save
+        {
             return Ok(());
         }
         let Some(doc) = self.docs.get(uri) else {
@@ -815,6 +852,26 @@ pub fn diagnostics_for(text: &str, marker: &str) -> Vec<Value> {
             }))
         })
         .collect()
+}
+
+/// An LSP diagnostic of [`diagnostics_for`] as tsserver reports it: 1-based `line` and `offset`
+/// (UTF-16), `text`, `category`.
+fn tsserver_diagnostic(d: &Value) -> Value {
+    let at = |key: &str| {
+        let p = &d["range"][key];
+        json!({
+            "line": p["line"].as_u64().unwrap_or_default() + 1,
+            "offset": p["character"].as_u64().unwrap_or_default() + 1,
+        })
+    };
+    json!({
+        "start": at("start"),
+        "end": at("end"),
+        "text": d["message"],
+        "code": d["code"],
+        "category": "error",
+        "source": d["source"],
+    })
 }
 
 fn stale_diagnostics() -> Vec<Value> {

@@ -90,8 +90,25 @@ pub enum Strategy {
     PushVersioned,
     /// `publishDiagnostics` without version: after a change, take the publishes that follow,
     /// settled once `quiet_window_ms` passes without another; no publish within
-    /// `first_publish_timeout_ms` means the previous result holds.
+    /// `first_publish_timeout_ms` means the previous result holds. A guess under load: a server
+    /// that publishes a partial result first (typescript-language-server's empty syntactic
+    /// list before the semantic one) can pass for "no errors".
     PushUnversioned,
+    /// typescript-language-server: ask tsserver itself for the document's syntactic, semantic
+    /// and suggestion diagnostics (`*DiagnosticsSync` through the server's
+    /// `typescript.tsserverRequest` command, see `tsserver.rs`). tsserver answers in order,
+    /// after the change sent before, and loads the project first, so the answer is the result
+    /// for the text sent, as with [`Strategy::Pull`]; the publishes are ignored.
+    TsserverPull,
+}
+
+impl Strategy {
+    /// The result is asked for ([`Strategy::Pull`], [`Strategy::TsserverPull`]): any file can
+    /// be checked at any time, also one whose text did not change, and the answer is for the
+    /// text the server holds. Push strategies wait for what the server chooses to publish.
+    pub fn is_pull(self) -> bool {
+        matches!(self, Strategy::Pull | Strategy::TsserverPull)
+    }
 }
 
 /// The diagnostics part of a server declaration.
@@ -109,9 +126,13 @@ pub struct DiagnosticsConfig {
     /// With `save`, a result is settled only after a check that began after the save ended.
     #[serde(default)]
     pub check_progress: Option<String>,
-    /// Push-unversioned: before timing `first_publish_timeout_ms`, send `textDocument/hover` at
-    /// the file's start and wait for the answer. tsserver answers it only once the project is
-    /// loaded, so a cold start (seconds) does not eat the first-publish window.
+    /// A `textDocument/hover` at the file's start is the server's "loaded" signal. Before a
+    /// request about a file (rename, references: `Server::wait_loaded`), its answer, then the
+    /// end of the server's loading progress: tsserver answers it only once the project is
+    /// loaded. Push-unversioned: sent before timing `first_publish_timeout_ms`, so a cold
+    /// start (seconds) does not eat the first-publish window. Push-versioned on save: the
+    /// fence after the check (see `Server::settle_on_save`). Tsserver-pull diagnostics do not
+    /// need it (tsserver loads the project before it answers).
     #[serde(default)]
     pub hover_barrier: bool,
     /// Push-unversioned: debounce after each publish.
@@ -896,6 +917,9 @@ mod tests {
         ] {
             assert!(ids.contains(&id), "{id} missing from {ids:?}");
         }
+        assert!(Strategy::TsserverPull.is_pull() && !Strategy::PushUnversioned.is_pull());
+        let ts = cfg.server("typescript-language-server").unwrap();
+        assert_eq!(ts.diagnostics.strategy, Strategy::TsserverPull);
         let ra = cfg.server("rust-analyzer").unwrap();
         assert_eq!(ra.language_for(Path::new("src/lib.rs")), Some("rust"));
         assert!(ra.cargo_workspace);

@@ -71,6 +71,7 @@ pub mod sandbox;
 mod server;
 mod transport;
 pub mod trust;
+mod tsserver;
 mod watcher;
 
 use std::future::Future;

@@ -570,7 +570,7 @@ impl Pool {
         // other open documents and the importers of the changed files, pulled now against the
         // previous texts unless a result of the current epoch is cached.
         let warm = server.has_answered();
-        let pull = server.strategy() == crate::Strategy::Pull;
+        let pull = server.strategy().is_pull();
         let published_before = (warm && !pull).then(|| server.publishes_given());
         let (open_before, mut unchecked, bounded) = if pull {
             self.pull_baseline(&server, &key, &items, &skip, deadline)

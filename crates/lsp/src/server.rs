@@ -52,6 +52,15 @@ impl Request for RawDocumentDiagnostic {
     const METHOD: &'static str = "textDocument/diagnostic";
 }
 
+/// `workspace/executeCommand`, untyped (tsserver's answers through typescript-language-server,
+/// see `tsserver.rs`).
+enum RawExecuteCommand {}
+impl Request for RawExecuteCommand {
+    type Params = Value;
+    type Result = Value;
+    const METHOD: &'static str = "workspace/executeCommand";
+}
+
 /// `textDocument/hover`, untyped; only its arrival matters (see `hover_barrier`).
 enum RawHover {}
 impl Request for RawHover {
@@ -1336,6 +1345,7 @@ impl Server {
         let strategy = self.cfg.diagnostics.strategy;
         let outcome = match strategy {
             Strategy::Pull => self.settle_pull(&uri, deadline).await?,
+            Strategy::TsserverPull => self.settle_tsserver(&uri, deadline).await?,
             Strategy::PushVersioned if self.cfg.diagnostics.save => {
                 self.settle_on_save(&uri, seq0, deadline).await?
             }
@@ -1357,11 +1367,16 @@ impl Server {
                 .map(|s| s.lsp.clone())
                 .unwrap_or_default(),
         };
+        // tsserver counts UTF-16 code units whatever the LSP side negotiated.
+        let encoding = match strategy {
+            Strategy::TsserverPull => crate::PositionEncoding::Utf16,
+            _ => self.encoding(),
+        };
         let result = FileDiagnostics {
             path,
             server: self.id.clone(),
             version,
-            diagnostics: convert(&text, &lsp, &self.cfg.severity_overrides, self.encoding()),
+            diagnostics: convert(&text, &lsp, &self.cfg.severity_overrides, encoding),
             server_time: outcome.answered_at.map(|a| a.saturating_duration_since(t0)),
         };
         doc.settled = Some(Settled {
@@ -1408,18 +1423,87 @@ impl Server {
                         answered_at,
                     });
                 }
-                // The server dropped the request because the document moved on or it was busy;
-                // the spec asks the client to ask again.
-                Err(LspError::Request { code, .. })
-                    if retries < 10
-                        && (code == ErrorCode::CONTENT_MODIFIED.0
-                            || code == ErrorCode::SERVER_CANCELLED.0
-                            || code == ErrorCode::REQUEST_CANCELLED.0) =>
-                {
-                    retries += 1;
-                }
+                Err(e) if retries < MAX_RETRIES && asks_again(&e) => retries += 1,
                 Err(e) => return Err(e),
             }
+        }
+    }
+
+    /// typescript-language-server with [`Strategy::TsserverPull`]: tsserver's syntactic,
+    /// semantic and suggestion diagnostics of the document (see `tsserver.rs`), asked for at
+    /// once (tsserver runs one request at a time, in order: sending them together saves the
+    /// round trips, measured no slower than one after the other). Each is asked again when it
+    /// is cancelled, as [`Server::settle_pull`] does.
+    async fn settle_tsserver(&self, uri: &Url, deadline: Instant) -> Result<Outcome, LspError> {
+        let ask = |command: &'static str| async move {
+            let mut retries = 0;
+            loop {
+                let refusal = match self
+                    .request::<RawExecuteCommand>(
+                        crate::tsserver::params(command, uri),
+                        deadline,
+                        "tsserver diagnostics",
+                    )
+                    .await
+                {
+                    Ok(answer) => match crate::tsserver::diagnostics(&answer) {
+                        Ok(d) => return Ok(d),
+                        Err(r) => r,
+                    },
+                    Err(e) if retries < MAX_RETRIES && asks_again(&e) => {
+                        crate::tsserver::Refusal::Cancelled
+                    }
+                    // typescript-language-server wraps tsserver's failure with its stack trace:
+                    // the first line says it ("No Project.").
+                    Err(LspError::Request {
+                        server,
+                        method,
+                        code,
+                        message,
+                    }) => {
+                        return Err(LspError::Request {
+                            server,
+                            method,
+                            code,
+                            message: format!(
+                                "{command}: {}",
+                                message.split("\n    at ").next().unwrap_or_default()
+                            ),
+                        });
+                    }
+                    Err(e) => return Err(e),
+                };
+                match refusal {
+                    crate::tsserver::Refusal::Cancelled if retries < MAX_RETRIES => retries += 1,
+                    crate::tsserver::Refusal::Cancelled => {
+                        return Err(self.request_failed(command, "cancelled".into()));
+                    }
+                    crate::tsserver::Refusal::Failed(why) => {
+                        return Err(self.request_failed(command, why));
+                    }
+                }
+            }
+        };
+        let [syntactic, semantic, suggestion] = crate::tsserver::COMMANDS;
+        let (syntactic, semantic, suggestion) =
+            tokio::try_join!(ask(syntactic), ask(semantic), ask(suggestion))?;
+        let answered_at = Some(Instant::now());
+        let mut diagnostics = syntactic;
+        diagnostics.extend(semantic);
+        diagnostics.extend(suggestion);
+        Ok(Outcome {
+            diagnostics: Some(diagnostics),
+            answered_at,
+        })
+    }
+
+    /// An answer to `workspace/executeCommand` for tsserver's `command` that holds no result.
+    fn request_failed(&self, command: &str, why: String) -> LspError {
+        LspError::Request {
+            server: self.id.clone(),
+            method: RawExecuteCommand::METHOD,
+            code: ErrorCode::INTERNAL_ERROR.0,
+            message: format!("{command}: {why}"),
         }
     }
 
@@ -1732,6 +1816,18 @@ impl Server {
     pub(crate) fn is_busy(&self) -> bool {
         self.busy.load(Ordering::SeqCst) > 0
     }
+}
+
+/// How often a pull request dropped by the server is asked again before its error is the result.
+const MAX_RETRIES: u32 = 10;
+
+/// The server dropped a pull request because the document moved on or it was busy; the spec
+/// asks the client to ask again.
+fn asks_again(e: &LspError) -> bool {
+    matches!(e, LspError::Request { code, .. }
+        if *code == ErrorCode::CONTENT_MODIFIED.0
+            || *code == ErrorCode::SERVER_CANCELLED.0
+            || *code == ErrorCode::REQUEST_CANCELLED.0)
 }
 
 fn initialize_params(cfg: &ServerConfig, root: &Path, root_uri: &Url) -> Value {

@@ -68,6 +68,11 @@ async fn push_unversioned_cycle() {
     cycle("push-unversioned", Mode::PushUnversioned).await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tsserver_pull_cycle() {
+    cycle("tsserver-pull", Mode::TsserverPull).await;
+}
+
 /// The on-save strategy as rust-analyzer needs it (`configs/rust-analyzer.toml`), over a fake that
 /// checks on save and, like rust-analyzer, hands the check's publish to a worker: it reaches
 /// the client after the progress `end` and after answers to requests the main loop gives itself.
@@ -279,11 +284,15 @@ async fn hang_after_open_times_out_then_recovers() {
 // version's errors (the "unchanged text" path took an older publish as this version's).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_busy_server_that_misses_the_probe_is_not_killed() {
-    // Each strategy as the bundled servers use it (typescript-language-server, the unversioned
-    // one, settles behind a hover barrier).
+    // Each strategy as the bundled servers use it (typescript-language-server's tsserver-pull
+    // keeps the hover barrier for its other requests), and push-unversioned behind one.
     for (mode, strategy) in [
         (Mode::Push, r#"strategy = "push-versioned""#),
         (Mode::Pull, r#"strategy = "pull""#),
+        (
+            Mode::TsserverPull,
+            r#"strategy = "tsserver-pull", hover_barrier = true"#,
+        ),
         (
             Mode::PushUnversioned,
             r#"strategy = "push-unversioned", hover_barrier = true, quiet_window_ms = 30, first_publish_timeout_ms = 400"#,

@@ -65,6 +65,7 @@ impl FakeEnv {
                 Mode::Push => "push-versioned",
                 Mode::PushUnversioned => "push-unversioned",
                 Mode::Pull => "pull",
+                Mode::TsserverPull => "tsserver-pull",
             },
             cmd = fake_bin().display().to_string(),
             script = script_file.display().to_string(),
