@@ -18,6 +18,7 @@ use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use lspedit::engine::{ViewOptions, hashline_view};
@@ -83,12 +84,41 @@ enum FeedbackArg {
     Seed,
 }
 
+/// How long a call waits for diagnostics (over `[pool] check_timeout_ms` and
+/// `first_check_timeout_ms` of the configuration).
+#[derive(clap::Args, Clone, Copy)]
+struct DeadlineOpts {
+    /// Wait this long for diagnostics after a write when the file's server has answered a
+    /// check before (default: `[pool] check_timeout_ms`, 3000).
+    #[arg(long, value_name = "MS")]
+    check_timeout_ms: Option<u64>,
+    /// Wait this long when the server must start or finish indexing first (default: `[pool]
+    /// first_check_timeout_ms`, 10000).
+    #[arg(long, value_name = "MS")]
+    first_check_timeout_ms: Option<u64>,
+}
+
+impl DeadlineOpts {
+    /// `config` with these deadlines, where given.
+    fn apply(self, mut config: ToolsConfig) -> ToolsConfig {
+        if let Some(ms) = self.check_timeout_ms {
+            config.diagnostics.timeout = Some(Duration::from_millis(ms));
+        }
+        if let Some(ms) = self.first_check_timeout_ms {
+            config.diagnostics.start_timeout = Some(Duration::from_millis(ms));
+        }
+        config
+    }
+}
+
 /// Options every writing command shares.
 #[derive(clap::Args)]
 struct WriteOpts {
     /// Do not ask language servers for diagnostics.
     #[arg(long)]
     no_diagnostics: bool,
+    #[command(flatten)]
+    deadlines: DeadlineOpts,
     /// Also print the change as a unified diff before the report (coloured per --color).
     #[arg(long)]
     diff: bool,
@@ -152,6 +182,8 @@ enum Command {
         /// The files to check, relative to the root.
         #[arg(required = true)]
         files: Vec<String>,
+        #[command(flatten)]
+        deadlines: DeadlineOpts,
     },
     /// Propose a change without making it: from a patch (file or `-`), or a regex over files.
     /// Prints the patch id and the diff; the proposal is stored under `.lspedit/patches/`.
@@ -216,6 +248,8 @@ enum Command {
         /// answers) or `seed` (the written files' errors only; nothing when a check failed).
         #[arg(long, value_enum, default_value = "full")]
         feedback: FeedbackArg,
+        #[command(flatten)]
+        deadlines: DeadlineOpts,
     },
     /// The main job, end to end on copies of two small projects (TypeScript and Rust):
     /// installs the servers if missing, introduces a type error with an anchored patch, shows
@@ -485,7 +519,11 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
             all,
             opts,
         } => {
-            let session = open_session(root, !opts.no_diagnostics, ToolsConfig::default())?;
+            let session = open_session(
+                root,
+                !opts.no_diagnostics,
+                opts.deadlines.apply(ToolsConfig::default()),
+            )?;
             let r = with_progress(!opts.no_diagnostics, || {
                 session.tools().edit(&file, &old, &new, all)
             });
@@ -497,7 +535,11 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
             opts,
         } => {
             let text = read_input(content.as_deref(), "content")?;
-            let session = open_session(root, !opts.no_diagnostics, ToolsConfig::default())?;
+            let session = open_session(
+                root,
+                !opts.no_diagnostics,
+                opts.deadlines.apply(ToolsConfig::default()),
+            )?;
             let r = with_progress(!opts.no_diagnostics, || {
                 session.tools().write_file(&file, &text)
             });
@@ -513,14 +555,14 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
             if dry_run {
                 return apply_dry_run(root, &text, json, search_radius);
             }
-            let mut config = ToolsConfig::default();
+            let mut config = opts.deadlines.apply(ToolsConfig::default());
             config.engine.search_radius = search_radius;
             let session = open_session(root, !opts.no_diagnostics, config)?;
             let r = with_progress(!opts.no_diagnostics, || session.tools().apply_patch(&text));
             finish_tool(&session, &r, json, opts.diff)
         }
-        Command::Check { files } => {
-            let session = open_session(root, true, ToolsConfig::default())?;
+        Command::Check { files, deadlines } => {
+            let session = open_session(root, true, deadlines.apply(ToolsConfig::default()))?;
             // One pass under one deadline for all files (the `diagnostics` tool's): each file's
             // status, and the text of those that were checked.
             let progress = Progress::new();
@@ -648,13 +690,14 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
         Command::Mcp {
             no_diagnostics,
             feedback,
+            deadlines,
         } => {
             if json {
                 return Err(Failure::Usage(
                     "`mcp` speaks MCP on stdout; --json does not apply".into(),
                 ));
             }
-            let mut config = ToolsConfig::default();
+            let mut config = deadlines.apply(ToolsConfig::default());
             config.diagnostics.feedback = match feedback {
                 FeedbackArg::Full => Feedback::Full,
                 FeedbackArg::Seed => Feedback::Seed,

@@ -1147,3 +1147,42 @@ fn a_binary_whose_version_fails_is_missing() {
     assert_eq!(ra["binary"], proxy.display().to_string().as_str(), "{ra}");
     assert_eq!(ra["version"], "rust-analyzer 1.95.0 (test)", "{ra}");
 }
+
+// `--first-check-timeout-ms` is the deadline of a cold check: 1 ms cannot be met by any real
+// server start, so the write says its verdict is pending (one neutral line) and its status is
+// `timed_out`; `check` exits 3.
+#[test]
+fn the_deadline_flags_set_how_long_a_command_waits() {
+    if !have_server(TS_SERVERS) {
+        return;
+    }
+    let p = Project::copy("ts-basic");
+    let r = p.run(
+        &[
+            "write",
+            "src/extra.ts",
+            "--first-check-timeout-ms",
+            "1",
+            "--check-timeout-ms",
+            "1",
+            "--json",
+        ],
+        "export const x = 1;\n",
+    );
+    r.assert_code(0);
+    let v = r.json();
+    assert_eq!(
+        v["diagnostics"],
+        serde_json::json!([{ "path": "src/extra.ts", "status": "timed_out" }])
+    );
+    let llm = v["llm_content"].as_str().unwrap();
+    assert!(
+        llm.contains("\n\nDiagnostics for src/extra.ts pending: "),
+        "{llm}"
+    );
+    let c = p.run(
+        &["check", "src/index.ts", "--first-check-timeout-ms", "1"],
+        "",
+    );
+    c.assert_code(3);
+}

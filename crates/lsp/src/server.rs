@@ -694,13 +694,17 @@ impl Server {
         let Ok(uri) = Url::from_file_path(path) else {
             return false;
         };
-        let doc = self
-            .docs
+        self.open_doc(&uri)
+            .is_some_and(|d| d.try_lock().map_or(true, |d| d.opened))
+    }
+
+    /// The document of `uri`, if lspedit ever sent it.
+    fn open_doc(&self, uri: &Url) -> Option<Arc<tokio::sync::Mutex<Doc>>> {
+        self.docs
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .get(&uri)
-            .cloned();
-        doc.is_some_and(|d| d.try_lock().map_or(true, |d| d.opened))
+            .get(uri)
+            .cloned()
     }
 
     /// The publishes as the previous check pass left them (see the field), or, before the
@@ -1114,13 +1118,7 @@ impl Server {
             let Ok(uri) = Url::from_file_path(path) else {
                 continue;
             };
-            let doc = self
-                .docs
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .get(&uri)
-                .cloned();
-            if let Some(doc) = doc {
+            if let Some(doc) = self.open_doc(&uri) {
                 let Ok(mut doc) = doc.try_lock() else {
                     continue;
                 };
