@@ -135,6 +135,13 @@ pub struct DiagnosticsConfig {
     /// need it (tsserver loads the project before it answers).
     #[serde(default)]
     pub hover_barrier: bool,
+    /// Beginnings of a `window/logMessage` that says the server has found the project's
+    /// files: before a request about a file (references, definition, rename), lspedit waits
+    /// for one. pyright answers `references` before it has listed the workspace's files (a cold
+    /// project gave the declaration alone), and says so only in its log: `Found 10 source
+    /// files`, `No source files found`.
+    #[serde(default)]
+    pub loaded_log: Vec<String>,
     /// Push-unversioned: debounce after each publish.
     #[serde(default = "default_quiet_window_ms")]
     pub quiet_window_ms: u64,

@@ -78,17 +78,44 @@ pub struct Locations {
     pub locations: Vec<Location>,
     pub encoding: PositionEncoding,
     pub server_time: Duration,
+    /// The server had not finished loading the project when it answered (see
+    /// `ServerConfig`'s loading signals): the list may miss locations in files it had not
+    /// read yet.
+    pub partial: bool,
 }
 
 impl Pool {
     /// The running server for `path` (started when needed), with `text` as its document, the
-    /// stat check of its other documents done and its loading finished.
+    /// stat check of its other documents done and its loading finished: an edit computed on a
+    /// project half loaded would change some files and miss others, so not loaded by
+    /// `deadline` is a timeout.
     async fn ready_server(
         &self,
         path: &Path,
         text: &str,
         deadline: Instant,
     ) -> Result<(Arc<Server>, PathBuf, Url), LspError> {
+        let since = Instant::now();
+        let (server, abs, uri, loaded) = self.synced_server(path, text, deadline, deadline).await?;
+        if !loaded {
+            return Err(LspError::Timeout {
+                server: server.id.clone(),
+                stage: "waiting for the server to load the project",
+                waited: since.elapsed(),
+            });
+        }
+        Ok((server, abs, uri))
+    }
+
+    /// The running server for `path` with `text` as its document and the stat check done,
+    /// waiting for its loading to finish until `load_by`; with whether it did.
+    async fn synced_server(
+        &self,
+        path: &Path,
+        text: &str,
+        load_by: Instant,
+        deadline: Instant,
+    ) -> Result<(Arc<Server>, PathBuf, Url, bool), LspError> {
         let abs = self.absolute(path)?;
         let key = self.key_for(&abs)?;
         let server = self.get_server(&key, deadline).await?;
@@ -96,8 +123,8 @@ impl Pool {
         let skip = std::iter::once(abs.clone()).collect();
         server.refresh_from_disk(&skip)?;
         let uri = server.sync_for_request(&abs, text, deadline).await?;
-        server.wait_loaded(&uri, deadline).await?;
-        Ok((server, abs, uri))
+        let loaded = server.wait_loaded(&uri, load_by.min(deadline)).await?;
+        Ok((server, abs, uri, loaded))
     }
 
     /// Rename the symbol at byte `offset` of `path` (whose text is `text`, as on disk) to
@@ -347,7 +374,11 @@ impl Pool {
     where
         R: Request<Params = Value, Result = Value>,
     {
-        let (server, _, uri) = self.ready_server(path, text, deadline).await?;
+        // A list is still worth having when the project is not loaded yet, marked partial: the
+        // loading may take two thirds of the time, the request the rest.
+        let now = Instant::now();
+        let load_by = now + deadline.saturating_duration_since(now) * 2 / 3;
+        let (server, _, uri, loaded) = self.synced_server(path, text, load_by, deadline).await?;
         let _busy = BusyGuard::new(&server);
         let cap = server
             .capabilities()
@@ -374,6 +405,7 @@ impl Pool {
             locations: read_locations(&answer),
             encoding,
             server_time: started.elapsed(),
+            partial: !loaded,
         })
     }
 }

@@ -99,6 +99,8 @@ struct State {
     /// Active `$/progress` tokens other than the on-save check's (project loading, indexing).
     loading: HashSet<String>,
     quiescent: Option<bool>,
+    /// A `window/logMessage` matching the declaration's `loaded_log` was seen.
+    loaded_log_seen: bool,
     registrations: HashSet<String>,
     /// Why the connection is gone, once it is.
     dead: Option<String>,
@@ -290,6 +292,13 @@ impl Shared {
                     .and_then(Value::as_str)
                     .unwrap_or_default();
                 tracing::debug!(server = %self.name, "{}: {msg}", n.method);
+                let loaded = &self.cfg.diagnostics.loaded_log;
+                if n.method == "window/logMessage"
+                    && loaded.iter().any(|p| msg.starts_with(p.as_str()))
+                {
+                    self.lock().loaded_log_seen = true;
+                    self.bump();
+                }
             }
             other => tracing::trace!(server = %self.name, method = other, "ignored notification"),
         }
@@ -1049,24 +1058,45 @@ impl Server {
     /// (`wait_quiescent`: rust-analyzer) until it is quiescent; with `hover_barrier`, a
     /// `textDocument/hover` round trip (typescript-language-server answers it only once
     /// tsserver has loaded the project; before that, a rename from `util.ts` edited `util.ts`
-    /// alone, missing its importer).
-    pub(crate) async fn wait_loaded(&self, uri: &Url, deadline: Instant) -> Result<(), LspError> {
-        let since = Instant::now();
-        if self.cfg.diagnostics.wait_quiescent {
-            self.wait_for(deadline, |st| (st.quiescent == Some(true)).then_some(()))
+    /// alone, missing its importer); a server that says it in its log (`loaded_log`: pyright)
+    /// until it has. True once loaded; false when `limit` came first (the caller decides
+    /// whether an answer now is worth having, marked partial).
+    pub(crate) async fn wait_loaded(&self, uri: &Url, limit: Instant) -> Result<bool, LspError> {
+        let d = &self.cfg.diagnostics;
+        if d.wait_quiescent
+            && self
+                .wait_for(limit, |st| (st.quiescent == Some(true)).then_some(()))
                 .await?
-                .ok_or_else(|| self.timeout("waiting for the server to finish loading", since))?;
+                .is_none()
+        {
+            return Ok(false);
         }
-        if self.cfg.diagnostics.hover_barrier {
-            self.publish_fence(uri, deadline).await?;
+        if d.hover_barrier {
+            match self.publish_fence(uri, limit).await {
+                Ok(()) => {}
+                Err(LspError::Timeout { .. }) => return Ok(false),
+                Err(e) => return Err(e),
+            }
             // typescript-language-server reports tsserver's project loading as work-done
             // progress ("Initializing JS/TS language features"), which begins before the hover
             // is answered and may end after it.
-            self.wait_for(deadline, |st| st.loading.is_empty().then_some(()))
+            if self
+                .wait_for(limit, |st| st.loading.is_empty().then_some(()))
                 .await?
-                .ok_or_else(|| self.timeout("waiting for the server to load the project", since))?;
+                .is_none()
+            {
+                return Ok(false);
+            }
         }
-        Ok(())
+        if !d.loaded_log.is_empty()
+            && self
+                .wait_for(limit, |st| st.loaded_log_seen.then_some(()))
+                .await?
+                .is_none()
+        {
+            return Ok(false);
+        }
+        Ok(true)
     }
 
     /// The stat check of DESIGN.md §7: every open document (except `skip`, which the caller is

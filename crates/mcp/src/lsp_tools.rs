@@ -299,6 +299,9 @@ pub struct LocationsOutput {
     pub locations: Vec<LocationOutput>,
     /// How many locations the text shows with their lines (the rest as `path:line:column`).
     pub with_context: usize,
+    /// The server was still loading the project when it answered: the list may be incomplete.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 impl LocationsOutput {
@@ -307,6 +310,7 @@ impl LocationsOutput {
             reason: None,
             locations: r.locations.iter().map(location_output).collect(),
             with_context: r.with_context,
+            partial: r.partial,
         }
     }
 }
@@ -437,6 +441,7 @@ pub fn locations(session: &Session, a: &SymbolArgs, definition: bool) -> Reply {
                 reason: Some(e.code().to_string()),
                 locations: Vec::new(),
                 with_context: 0,
+                partial: false,
             },
         ),
     }

@@ -488,3 +488,49 @@ async fn typescript_language_server_reports_an_importer_the_change_broke() {
     assert_eq!(after, vec![(3, Some("2322"))], "{out:#?}");
     pool.shutdown().await;
 }
+
+// Regression: pyright answered a `references` asked right after its start before it had listed
+// the workspace's files: a function used by 8 files got the declaration alone, with no hint.
+// The request now waits for pyright's "found the files" log line: every use is found on a cold
+// server, and the answer is not marked partial.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pyright_references_on_a_cold_project_find_every_use() {
+    let Some(cfg) = require_server("pyright") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join("pkg")).unwrap();
+    std::fs::write(root.join("pyproject.toml"), "[tool.pyright]\n").unwrap();
+    std::fs::write(root.join("pkg/__init__.py"), "").unwrap();
+    let price = "def format_price(c: int) -> str:\n    return str(c)\n";
+    std::fs::write(root.join("pkg/price.py"), price).unwrap();
+    for i in 1..=8 {
+        std::fs::write(
+            root.join(format!("pkg/use{i}.py")),
+            format!("from pkg.price import format_price\n\nx = format_price({i})\n"),
+        )
+        .unwrap();
+    }
+    let pool = Pool::new(&root, cfg).unwrap();
+    let found = pool
+        .references(
+            &root.join("pkg/price.py"),
+            price,
+            price.find("format_price").unwrap(),
+            true,
+            deadline(60_000),
+        )
+        .await
+        .unwrap();
+    assert!(!found.partial, "{found:?}");
+    let files: std::collections::BTreeSet<String> = found
+        .locations
+        .iter()
+        .map(|l| l.uri.path().rsplit('/').next().unwrap().to_string())
+        .collect();
+    assert_eq!(files.len(), 9, "the declaration and 8 users: {found:#?}");
+    // Each user imports and calls it: 2 each, and the declaration.
+    assert_eq!(found.locations.len(), 17, "{found:#?}");
+    pool.shutdown().await;
+}

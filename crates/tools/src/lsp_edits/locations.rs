@@ -35,6 +35,8 @@ pub struct LocationsReport {
     pub with_context: usize,
     pub server: String,
     pub server_time: std::time::Duration,
+    /// The server was still loading the project: the list may be incomplete (the text says so).
+    pub partial: bool,
 }
 
 /// The report of `found` (the answer to `what`, e.g. ``references to `add` ``).
@@ -106,6 +108,12 @@ pub(crate) fn report(
             if files == 1 { "" } else { "s" }
         )
     };
+    if found.partial {
+        llm.push_str(&format!(
+            "\n{} was still loading the project: this answer may be incomplete; ask again shortly.",
+            found.server
+        ));
+    }
     // The first `max_with_context` locations (in workspace files that could be read) with
     // their lines; windows of one file that touch are merged.
     let mut with_context = 0;
@@ -163,5 +171,6 @@ pub(crate) fn report(
         with_context,
         server: found.server.clone(),
         server_time: found.server_time,
+        partial: found.partial,
     }
 }
