@@ -72,7 +72,9 @@ pub struct FileDiagnostics {
 
 /// A file a change did not write, whose diagnostics the server reported before and after the
 /// change (see [`crate::Pool::check_files`]). Both lists are converted against the file's
-/// current text; the caller decides what counts as caused by the change.
+/// current text; the caller decides what counts as caused by the change. `before` is the
+/// file's last known result before the change: for a pull server, possibly of an earlier
+/// check, with other changes between (it seeds what a caller knows of a file it never saw).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OtherFileDiagnostics {
     pub path: PathBuf,

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
@@ -98,6 +98,17 @@ struct Inner {
     disk_batches: watch::Sender<u64>,
     /// Check passes still running (a pass goes on after its caller stopped waiting).
     passes: watch::Sender<usize>,
+    /// Per server, the serial of its newest pass, and the other files the pass before it is
+    /// still checking (see [`Pool::check_group`]).
+    serials: Mutex<HashMap<ServerKey, Serials>>,
+}
+
+/// See [`Inner::serials`].
+#[derive(Default)]
+struct Serials {
+    newest: u64,
+    /// (serial, files) of a pass checking other files right now.
+    checking: Option<(u64, Vec<PathBuf>)>,
 }
 
 /// One file of a [`Pool::check_files`] call, grouped by server.
@@ -132,17 +143,23 @@ impl From<(PathBuf, String)> for ChangedFile {
 /// At most this many other files are compared before and after a change on a pull server.
 const MAX_OTHER_CANDIDATES: usize = 20;
 
-/// [`OthersOut::pulls`] before the pass knows how many other files it checks.
-const PULLS_UNKNOWN: usize = usize::MAX;
-
 /// Where a server's share of a check pass reports its other files.
 struct OthersOut {
     tx: tokio::sync::oneshot::Sender<OthersReport>,
-    /// How many other files the pass checks with requests of their own (pull servers), set
-    /// before any named file's result is sent.
-    pulls: Arc<AtomicUsize>,
+    /// What the pass will check of the other files, set before any named file's result is
+    /// sent (`None` until then).
+    plan: Arc<Mutex<Option<OthersPlan>>>,
     /// When the pass was asked for.
     asked: Instant,
+}
+
+/// The other files a pass checks with requests of their own (pull servers), and what it
+/// leaves unchecked: what a caller that stops waiting can already say.
+#[derive(Debug, Clone, Copy, Default)]
+struct OthersPlan {
+    pulls: usize,
+    unchecked: usize,
+    bounded: bool,
 }
 
 /// The other files of one server's share of a pass.
@@ -272,6 +289,7 @@ impl Pool {
             watcher: Mutex::new(None),
             disk_batches: watch::channel(0).0,
             passes: watch::channel(0).0,
+            serials: Mutex::default(),
         });
         let owner = Some(Arc::new(Owner {
             inner: Arc::downgrade(&inner),
@@ -424,13 +442,13 @@ impl Pool {
                 senders.push(tx);
             }
             let (others_tx, others_rx) = tokio::sync::oneshot::channel();
-            let pulls = Arc::new(AtomicUsize::new(PULLS_UNKNOWN));
+            let plan: Arc<Mutex<Option<OthersPlan>>> = Arc::default();
             // The pass runs on its own task so that it goes on past the caller's deadline and
             // a late answer can still be kept (bounded by the startup timeout).
             let pool = self.background();
             let late_deadline = deadline.max(Instant::now() + self.inner.config.startup_timeout);
             let task_key = key.clone();
-            let task_pulls = Arc::clone(&pulls);
+            let task_plan = Arc::clone(&plan);
             let running = PassGuard::new(&self.inner.passes);
             tokio::spawn(async move {
                 let _running = running;
@@ -440,18 +458,18 @@ impl Pool {
                     senders,
                     OthersOut {
                         tx: others_tx,
-                        pulls: task_pulls,
+                        plan: task_plan,
                         asked,
                     },
                     late_deadline,
                 )
                 .await;
             });
-            waits.push((key, receivers, others_rx, pulls));
+            waits.push((key, receivers, others_rx, plan));
         }
         let since = Instant::now();
         let all = futures::future::join_all(waits.into_iter().map(
-            |(key, receivers, others_rx, pulls)| async move {
+            |(key, receivers, others_rx, plan)| async move {
                 let results = futures::future::join_all(receivers.into_iter().map(|(i, rx)| {
                     let key = key.clone();
                     async move {
@@ -470,23 +488,26 @@ impl Pool {
                 .await;
                 // The named files are settled (or past the deadline): other files that need
                 // requests of their own get `others_wait` more; a push server's are ready.
-                let planned = pulls.load(Ordering::SeqCst);
-                let others_by = match others_wait {
-                    Some(wait) if planned != PULLS_UNKNOWN && planned > 0 => {
-                        deadline.min(Instant::now() + wait)
-                    }
+                let planned = *plan.lock().unwrap_or_else(|e| e.into_inner());
+                let others_by = match (others_wait, planned) {
+                    (Some(wait), Some(p)) if p.pulls > 0 => deadline.min(Instant::now() + wait),
                     _ => deadline,
                 };
                 let others = match tokio::time::timeout_at(others_by.into(), others_rx).await {
                     Ok(Ok(o)) => o,
                     Ok(Err(_)) => OthersReport::default(),
-                    Err(_) => OthersReport {
-                        pending: match pulls.load(Ordering::SeqCst) {
-                            PULLS_UNKNOWN => 0,
-                            n => n,
-                        },
-                        ..OthersReport::default()
-                    },
+                    Err(_) => {
+                        let p = plan
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .unwrap_or_default();
+                        OthersReport {
+                            files: Vec::new(),
+                            pending: p.pulls,
+                            unchecked: p.unchecked,
+                            bounded: p.bounded,
+                        }
+                    }
                 };
                 (key, results, others)
             },
@@ -558,6 +579,10 @@ impl Pool {
             }
         };
         let busy = BusyGuard::new(&server);
+        // A newer pass makes an older one's other-file checks moot (their results would be
+        // of an older state, and they hold the server up): it stops them and checks those
+        // files itself, first after its own dependents.
+        let (serial, carried) = self.next_pass(&key);
         let skip: HashSet<PathBuf> = items.iter().map(|it| it.path.clone()).collect();
         if let Err(e) = server.refresh_from_disk(&skip) {
             for tx in senders {
@@ -573,14 +598,18 @@ impl Pool {
         let pull = server.strategy().is_pull();
         let published_before = (warm && !pull).then(|| server.publishes_given());
         let (open_before, mut unchecked, bounded) = if pull {
-            self.pull_baseline(&server, &key, &items, &skip, deadline)
+            self.pull_baseline(&server, &key, &items, &skip, &carried, deadline)
                 .await
         } else {
             (Vec::new(), 0, false)
         };
         // Known before any named file is settled, so the caller can tell how many other
         // files are still being checked when it stops waiting for them.
-        others_out.pulls.store(open_before.len(), Ordering::SeqCst);
+        *others_out.plan.lock().unwrap_or_else(|e| e.into_inner()) = Some(OthersPlan {
+            pulls: open_before.len(),
+            unchecked,
+            bounded,
+        });
         let generations: HashMap<PathBuf, u64> = items
             .iter()
             .map(|it| (it.path.clone(), it.generation))
@@ -679,28 +708,44 @@ impl Pool {
         // (the caller decides what it has not been told yet); those that could not be
         // checked are counted.
         let epoch = server.epoch();
+        let mut superseded = false;
         if !open_before.is_empty() {
             let known = open_before;
-            let synced = server
-                .sync_all(
-                    known
-                        .iter()
-                        .map(|(p, t, _)| (p.clone(), t.clone()))
-                        .collect(),
-                    deadline,
-                    &|_| true,
-                )
-                .await;
-            let afters = futures::future::join_all(synced.into_iter().map(|s| {
-                let server = &server;
-                async move {
-                    match s {
-                        Ok(s) => server.settle(s, deadline).await.ok(),
-                        Err(_) => None,
+            self.checking_others(
+                &key,
+                serial,
+                known.iter().map(|(p, _, _)| p.clone()).collect(),
+            );
+            let after_all = async {
+                let synced = server
+                    .sync_all(
+                        known
+                            .iter()
+                            .map(|(p, t, _)| (p.clone(), t.clone()))
+                            .collect(),
+                        deadline,
+                        &|_| true,
+                    )
+                    .await;
+                futures::future::join_all(synced.into_iter().map(|s| {
+                    let server = &server;
+                    async move {
+                        match s {
+                            Ok(s) => server.settle(s, deadline).await.ok(),
+                            Err(_) => None,
+                        }
                     }
+                }))
+                .await
+            };
+            let afters = tokio::select! {
+                afters = after_all => afters,
+                () = self.pass_superseded(&key, serial) => {
+                    superseded = true;
+                    Vec::new()
                 }
-            }))
-            .await;
+            };
+            self.done_checking_others(&key, serial);
             for ((path, _, before), after) in known.into_iter().zip(afters) {
                 let Some(after) = after else {
                     unchecked += 1;
@@ -724,25 +769,31 @@ impl Pool {
             bounded,
         };
         if let Err(report) = others_out.tx.send(report) {
-            // The caller stopped waiting: the results hold while nothing in the root changes.
-            if server.epoch() == epoch {
+            // The caller stopped waiting: the results hold while nothing in the root changes
+            // (a superseded pass's are partial: the newer pass reports those files).
+            if server.epoch() == epoch && !superseded {
                 self.keep_late_others(&key, epoch, others_out.asked, report.files);
             }
         }
     }
 
     /// The "before" of a pull server's other files: (path, text, diagnostics) of the changed
-    /// files' dependents, nearest first, then the other open documents, at most
-    /// [`MAX_OTHER_CANDIDATES`]; and how many dependents go unchecked (past the cap, or whose
-    /// "before" could not be had). A cached result of the current epoch is taken as is; the
-    /// others are pulled now, after sending the changed files' previous texts (the new ones
-    /// are on disk already, and a server reads a file it has not opened from the disk).
+    /// files' dependents, nearest first, then those an older pass left unchecked (`carried`),
+    /// then the other open documents, at most [`MAX_OTHER_CANDIDATES`]; and how many
+    /// dependents go unchecked (past the cap, or whose "before" could not be had). A file's
+    /// last known result for its text is taken as is, whatever changed since elsewhere (so a
+    /// change costs no request before the changed files are checked, once the session has seen
+    /// the files: the caller compares with what it has told, the "before" only seeds a file it
+    /// never saw); the others are pulled now, after sending the changed files' previous texts
+    /// (the new ones are on disk already, and a server reads a file it has not opened from the
+    /// disk).
     async fn pull_baseline(
         &self,
         server: &Arc<Server>,
         key: &ServerKey,
         items: &[Item],
         skip: &HashSet<PathBuf>,
+        carried: &[PathBuf],
         deadline: Instant,
     ) -> (Vec<(PathBuf, String, Vec<Diagnostic>)>, usize, bool) {
         let mut open: BTreeMap<PathBuf, (String, Option<Vec<Diagnostic>>)> = server
@@ -768,6 +819,15 @@ impl Pool {
                 candidates.push((p, text, None));
             } else {
                 unchecked += 1;
+            }
+        }
+        // Then the files an older pass left unchecked, then the other open documents.
+        for p in carried {
+            if candidates.len() == MAX_OTHER_CANDIDATES {
+                break;
+            }
+            if let Some((text, cached)) = open.remove(p) {
+                candidates.push((p.clone(), text, cached));
             }
         }
         let room = MAX_OTHER_CANDIDATES - candidates.len();
@@ -813,6 +873,59 @@ impl Pool {
             })
             .collect();
         (known, unchecked, bounded)
+    }
+
+    fn serials(&self) -> MutexGuard<'_, HashMap<ServerKey, Serials>> {
+        self.inner.serials.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A new pass of `key`'s server: its serial, and the other files the pass before it was
+    /// still checking (which stops: see [`Pool::pass_superseded`]).
+    fn next_pass(&self, key: &ServerKey) -> (u64, Vec<PathBuf>) {
+        let (serial, carried) = {
+            let mut serials = self.serials();
+            let s = serials.entry(key.clone()).or_default();
+            s.newest += 1;
+            (
+                s.newest,
+                s.checking.take().map(|(_, f)| f).unwrap_or_default(),
+            )
+        };
+        self.inner
+            .generation_changed
+            .send_modify(|n| *n = n.wrapping_add(1));
+        (serial, carried)
+    }
+
+    fn checking_others(&self, key: &ServerKey, serial: u64, files: Vec<PathBuf>) {
+        let mut serials = self.serials();
+        let s = serials.entry(key.clone()).or_default();
+        if s.newest == serial {
+            s.checking = Some((serial, files));
+        }
+    }
+
+    fn done_checking_others(&self, key: &ServerKey, serial: u64) {
+        if let Some(s) = self.serials().get_mut(key)
+            && s.checking.as_ref().is_some_and(|(n, _)| *n == serial)
+        {
+            s.checking = None;
+        }
+    }
+
+    /// Resolves once a pass of `key` newer than `serial` began.
+    async fn pass_superseded(&self, key: &ServerKey, serial: u64) {
+        let mut changes = self.inner.generation_changed.subscribe();
+        loop {
+            changes.borrow_and_update();
+            let newest = self.serials().get(key).map_or(0, |s| s.newest);
+            if newest != serial {
+                return;
+            }
+            if changes.changed().await.is_err() {
+                return std::future::pending().await;
+            }
+        }
     }
 
     fn late(&self) -> MutexGuard<'_, Late> {

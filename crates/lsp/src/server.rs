@@ -741,15 +741,15 @@ impl Server {
             .collect()
     }
 
-    /// The open documents other than `skip` with the text the server has and, when a result of
-    /// the current epoch is cached, their diagnostics: the "before" of a change's other files.
-    /// A document being checked right now is left out.
+    /// The open documents other than `skip` with the text the server has and, when a result
+    /// for that text is kept (of any epoch: the file's diagnostics as last known), their
+    /// diagnostics: the "before" of a change's other files, with no request. A document being
+    /// checked right now is left out.
     pub(crate) fn open_documents_settled(
         &self,
         skip: &HashSet<PathBuf>,
     ) -> Vec<(PathBuf, String, Option<Vec<crate::Diagnostic>>)> {
         let docs = self.open_docs();
-        let epoch = self.epoch();
         let mut out = Vec::new();
         for (uri, doc) in docs {
             let Ok(path) = uri.to_file_path() else {
@@ -763,7 +763,7 @@ impl Server {
                 let cached = doc
                     .settled
                     .as_ref()
-                    .filter(|s| s.epoch == epoch && s.version == doc.version)
+                    .filter(|s| s.version == doc.version)
                     .map(|s| s.result.diagnostics.clone());
                 out.push((path, doc.text.clone(), cached));
             }
