@@ -101,8 +101,7 @@ fn named_files(text: &str, edited: &str) -> (BTreeSet<String>, bool) {
 
 /// Whether the text says some dependents went unchecked.
 fn says_incomplete(text: &str) -> bool {
-    text.contains("not checked (too many for one change)")
-        || text.contains("stopped at its bounds")
+    text.contains("not checked (too many for one change)") || text.contains("stopped at its bounds")
 }
 
 fn edit(tools: &Tools, e: &Edit, forward: bool) -> Result<ToolResult> {
@@ -116,14 +115,21 @@ fn edit(tools: &Tools, e: &Edit, forward: bool) -> Result<ToolResult> {
     Ok(r)
 }
 
-/// The edited file's verdict in a result: `Some(true)` errors, `Some(false)` none, `None` not
-/// checked.
-fn has_errors(r: &ToolResult, file: &str) -> Option<bool> {
+/// Whether a result is right for the warm edit: after the break, the edited file checked with
+/// an error on `line` shown; after the fix, checked with nothing shown (errors it had before
+/// the session's first edit are not the agent's to fix).
+fn right_result(r: &ToolResult, file: &str, line: u32, broken: bool) -> bool {
     r.diagnostics
         .iter()
         .find(|s| s.path == file)
         .filter(|s| s.status == DiagnosticsStatus::Checked)
-        .map(|s| !s.reported.is_empty())
+        .is_some_and(|s| {
+            if broken {
+                s.reported.iter().any(|d| d.line == line)
+            } else {
+                s.reported.is_empty()
+            }
+        })
 }
 
 /// Waits (bounded) for the other files a result left pending and returns the late section the
@@ -138,7 +144,12 @@ fn late_section(tools: &Tools, provider: &LspProvider, text: &str) -> Option<Str
     tools.take_late_feedback()
 }
 
-fn session(project: &Project, server: &'static str, cycles: usize, cases: &[(&Edit, BTreeSet<String>)]) -> Result<Option<Row>> {
+fn session(
+    project: &Project,
+    server: &'static str,
+    cycles: usize,
+    cases: &[(&Edit, BTreeSet<String>)],
+) -> Result<Option<Row>> {
     let cfg = PoolConfig::bundled()?.only(&[server]);
     let decl = cfg
         .server(server)
@@ -152,7 +163,10 @@ fn session(project: &Project, server: &'static str, cycles: usize, cases: &[(&Ed
     }
     let tmp = tempfile::tempdir()?;
     let root = project.unpack(tmp.path())?;
-    eprintln!("real: {} with {server}: {cycles} edit -> fix cycles", project.name);
+    eprintln!(
+        "real: {} with {server}: {cycles} edit -> fix cycles",
+        project.name
+    );
 
     let started = Instant::now();
     let provider = Arc::new(LspProvider::from_pool(BlockingPool::new(&root, cfg)?));
@@ -176,6 +190,12 @@ fn session(project: &Project, server: &'static str, cycles: usize, cases: &[(&Ed
         verdicts: Vec::new(),
     };
     let warm = &project.warm;
+    let original = std::fs::read_to_string(root.join(warm.file))?;
+    let line = original
+        .find(warm.from)
+        .map(|at| original[..at].lines().count() as u32 + 1)
+        .context("the warm edit's text is not in the file")?;
+    let mut previous = String::new();
     for i in 0..cycles {
         for forward in [true, false] {
             let t = Instant::now();
@@ -186,14 +206,15 @@ fn session(project: &Project, server: &'static str, cycles: usize, cases: &[(&Ed
             } else {
                 row.warm.push(took);
             }
-            if has_errors(&r, warm.file) != Some(forward) {
+            if !right_result(&r, warm.file, line, forward) {
                 row.wrong += 1;
                 eprintln!(
-                    "real: {server}: cycle {i} ({}) got a wrong or stale result:\n{}",
+                    "real: {server}: cycle {i} ({}) got a wrong or stale result:\n{}\n(the edit before it got:\n{previous})",
                     if forward { "break" } else { "fix" },
                     r.llm_content
                 );
             }
+            previous = r.llm_content;
         }
     }
     // The edits' late answers are not part of what follows.
@@ -224,9 +245,13 @@ fn session(project: &Project, server: &'static str, cycles: usize, cases: &[(&Ed
                 .next()
                 .context("no result for the edited file")?
                 .1?;
-            if file.errors().next().is_some() != broken {
+            // The pool reports every error, the file's earlier ones too.
+            if file.errors().any(|d| d.line == line) != broken {
                 row.wrong += 1;
-                eprintln!("real: {server}: pool-level check got a wrong or stale result: {:?}", file.diagnostics);
+                eprintln!(
+                    "real: {server}: pool-level check got a wrong or stale result: {:?}",
+                    file.diagnostics
+                );
             }
             if let Some(own) = file.server_time {
                 row.own.push(own);

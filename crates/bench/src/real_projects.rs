@@ -148,13 +148,13 @@ pub const PROJECTS: &[Project] = &[
                 "barrel drops a re-export (core/index.ts: checks)",
                 "src/v4/core/index.ts",
                 "export * from \"./checks.js\";\n",
-                "",
+                "// checks re-export removed\n",
             ),
             edit(
                 "barrel drops a namespace re-export (core/index.ts: util)",
                 "src/v4/core/index.ts",
                 "export * as util from \"./util.js\";\n",
-                "",
+                "// util re-export removed\n",
             ),
             edit(
                 "rename a re-exported function (core _parse)",
@@ -166,7 +166,7 @@ pub const PROJECTS: &[Project] = &[
                 "barrel drops a namespace nobody imports (classic iso)",
                 "src/v4/classic/external.ts",
                 "export * as iso from \"./iso.js\";\n",
-                "",
+                "// iso re-export removed\n",
             ),
         ],
     },
@@ -276,8 +276,8 @@ pub const PROJECTS: &[Project] = &[
         warm: edit(
             "is_prefix compares a length with a bool",
             "src/arch/all/mod.rs",
-            "    needle.len() <= haystack.len()\n        && is_equal(",
-            "    needle.len() <= true\n        && is_equal(",
+            "pub fn is_prefix(haystack: &[u8], needle: &[u8]) -> bool {\n    needle.len() <= haystack.len()\n",
+            "pub fn is_prefix(haystack: &[u8], needle: &[u8]) -> bool {\n    needle.len() <= true\n",
         ),
         cases: &[
             edit(
@@ -384,7 +384,11 @@ impl Project {
     /// The archive, downloaded once into the cache and checked against its pinned SHA-256.
     fn archive(&self) -> Result<PathBuf> {
         let dir = self.cache_dir()?;
-        let name = self.url.rsplit('/').next().context("url without a file name")?;
+        let name = self
+            .url
+            .rsplit('/')
+            .next()
+            .context("url without a file name")?;
         let path = dir.join(name);
         if !path.exists() {
             fs::create_dir_all(&dir)?;
@@ -423,7 +427,11 @@ impl Project {
     pub fn unpack(&self, dst: &Path) -> Result<PathBuf> {
         let archive = self.archive()?;
         run_ok(
-            Command::new("tar").arg("xzf").arg(&archive).arg("-C").arg(dst),
+            Command::new("tar")
+                .arg("xzf")
+                .arg(&archive)
+                .arg("-C")
+                .arg(dst),
             Duration::from_secs(120),
             &format!("tar xzf {}", archive.display()),
         )?;
@@ -540,7 +548,11 @@ impl Project {
         match self.checker {
             Checker::Tsc => {
                 let tsc = servers.join("node_modules/typescript/bin/tsc");
-                ensure!(tsc.exists(), "{} is missing: run scripts/install-servers", tsc.display());
+                ensure!(
+                    tsc.exists(),
+                    "{} is missing: run scripts/install-servers",
+                    tsc.display()
+                );
                 let r = child::run(
                     Command::new("node")
                         .arg(&tsc)
@@ -638,7 +650,8 @@ fn cargo(root: &Path) -> Command {
     c
 }
 
-/// `text` with the edit's `from` (which must occur exactly once) replaced.
+/// `text` with the edit's `from` replaced; both `from` before and `to` after must occur
+/// exactly once (the edit and its revert are then unambiguous).
 pub fn apply(text: &str, e: &Edit) -> Result<String> {
     ensure!(
         text.matches(e.from).count() == 1,
@@ -646,7 +659,14 @@ pub fn apply(text: &str, e: &Edit) -> Result<String> {
         e.file,
         e.from
     );
-    Ok(text.replacen(e.from, e.to, 1))
+    let out = text.replacen(e.from, e.to, 1);
+    ensure!(
+        out.matches(e.to).count() == 1,
+        "{}: `{}` must occur exactly once after the edit",
+        e.file,
+        e.to
+    );
+    Ok(out)
 }
 
 fn walk_dirs(dir: &Path) -> Result<Vec<PathBuf>> {
