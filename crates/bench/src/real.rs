@@ -191,9 +191,16 @@ fn session(
     };
     let warm = &project.warm;
     let original = std::fs::read_to_string(root.join(warm.file))?;
+    // The line where the broken text first differs: the error is reported there.
+    let common = warm
+        .from
+        .bytes()
+        .zip(warm.to.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
     let line = original
         .find(warm.from)
-        .map(|at| original[..at].lines().count() as u32 + 1)
+        .map(|at| original[..at + common].matches('\n').count() as u32 + 1)
         .context("the warm edit's text is not in the file")?;
     let mut previous = String::new();
     for i in 0..cycles {

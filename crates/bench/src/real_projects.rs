@@ -179,10 +179,10 @@ pub const PROJECTS: &[Project] = &[
         servers: &["pyright"],
         checker: Checker::Pyright,
         warm: edit(
-            "dotted_netmask subtracts a string",
+            "dotted_netmask adds an int to a str",
             "src/requests/utils.py",
-            "    bits = 0xFFFFFFFF ^ (1 << 32 - mask) - 1\n",
-            "    bits = 0xFFFFFFFF ^ (1 << 32 - mask) - \"1\"\n",
+            "    return socket.inet_ntoa(struct.pack(\">I\", bits))\n",
+            "    return socket.inet_ntoa(struct.pack(\">I\", bits)) + 1\n",
         ),
         cases: &[
             edit(
