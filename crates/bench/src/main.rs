@@ -372,8 +372,9 @@ fn run_real(options: &[String]) -> Result<()> {
          results). *Cold*: from creating the pool to the first edit's result (the server \
          starts and loads the project; rust-analyzer's first `cargo check` builds memchr's \
          dependencies). *Warm*: 20 edit → fix cycles of a type error inside a function body \
-         (no exported type changes), both edits timed, each result checked: an error in the \
-         edited file after the break, none after the fix. *Server's own time*: the same edits \
+         (no exported type changes), both edits timed, each result checked: an error on the \
+         broken line after the break, none there after the fix (a written file's other errors \
+         are shown too: requests' `utils.py` has 13 from before the session). *Server's own time*: the same edits \
          at the pool level (`check_change_within`, other files not waited for), from sending \
          the text to the server's first answer for it; *difference* = warm p50 − the server's \
          p50, what lspedit adds (the pool-level call's own p50 beside it). *Cross-file*: edits \

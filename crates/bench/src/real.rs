@@ -115,21 +115,15 @@ fn edit(tools: &Tools, e: &Edit, forward: bool) -> Result<ToolResult> {
     Ok(r)
 }
 
-/// Whether a result is right for the warm edit: after the break, the edited file checked with
-/// an error on `line` shown; after the fix, checked with nothing shown (errors it had before
-/// the session's first edit are not the agent's to fix).
+/// Whether a result is right for the warm edit: the edited file checked, with an error on
+/// `line` shown after the break and none there after the fix. (The text shows all of a written
+/// file's errors, those it had before the session too: requests' `utils.py` has 13.)
 fn right_result(r: &ToolResult, file: &str, line: u32, broken: bool) -> bool {
     r.diagnostics
         .iter()
         .find(|s| s.path == file)
         .filter(|s| s.status == DiagnosticsStatus::Checked)
-        .is_some_and(|s| {
-            if broken {
-                s.reported.iter().any(|d| d.line == line)
-            } else {
-                s.reported.is_empty()
-            }
-        })
+        .is_some_and(|s| s.reported.iter().any(|d| d.line == line) == broken)
 }
 
 /// Waits (bounded) for the other files a result left pending and returns the late section the
