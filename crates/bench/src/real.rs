@@ -33,9 +33,11 @@ struct Verdict {
     name: &'static str,
     expected: BTreeSet<String>,
     reported: BTreeSet<String>,
-    /// The text said some dependents were not checked or the search hit its bounds, or late
-    /// answers it announced did not come within the wait.
+    /// The text said some dependents were not checked or the search hit its bounds.
     said_incomplete: bool,
+    /// The result said other files were still being checked and no late answer came within
+    /// [`LATE_WAIT`].
+    late_missing: bool,
 }
 
 impl Verdict {
@@ -265,14 +267,16 @@ fn session(
     for (case, expected) in cases {
         let r = edit(&tools_x, case, true)?;
         let mut text = r.llm_content.clone();
-        let mut said_incomplete = says_incomplete(&text);
+        let said_incomplete = says_incomplete(&text);
+        let mut late_missing = false;
         if text.contains("Still checking") {
             match late_section(&tools_x, &provider, &text) {
                 Some(late) => {
                     text.push_str("\n\n");
                     text.push_str(&late);
                 }
-                None => said_incomplete = true,
+                // A later result was promised and did not come: not "said so".
+                None => late_missing = true,
             }
         }
         let (reported, unnamed) = named_files(&text, case.file);
@@ -281,6 +285,7 @@ fn session(
             expected: expected.clone(),
             reported,
             said_incomplete: said_incomplete || unnamed,
+            late_missing,
         };
         println!(
             "- {} / {server} / {}: expected {:?}, reported {:?}: {}",
@@ -366,13 +371,18 @@ pub fn run(quick: bool) -> Result<String> {
                 let missed: Vec<&String> = v.expected.difference(&v.reported).collect();
                 let extra: Vec<&String> = v.reported.difference(&v.expected).collect();
                 format!(
-                    "- {} / {} / {}: {} — missed {}, over-reported {}",
+                    "- {} / {} / {}: {} — missed {}, over-reported {}{}",
                     r.project,
                     r.server,
                     v.name,
                     v.word(),
                     list(&missed),
-                    list(&extra)
+                    list(&extra),
+                    if v.late_missing {
+                        " (the result said other files were still being checked; no late answer came within 30 s)"
+                    } else {
+                        ""
+                    }
                 )
             })
         })
