@@ -11,6 +11,7 @@
 //! cargo run --release -p lspedit-bench -- crash   [--write] [--quick]
 //! cargo run --release -p lspedit-bench -- concurrency [--write] [--quick]
 //! cargo run --release -p lspedit-bench -- rename  [--write] [--quick]
+//! cargo run --release -p lspedit-bench -- real    [--write] [--quick]
 //! ```
 //!
 //! The reliability suites (`reliability`, `corpus`, `crash`; see `suites.rs`) record their
@@ -29,6 +30,8 @@ mod drift;
 mod engine;
 mod generate;
 mod process;
+mod real;
+mod real_projects;
 mod reliability;
 mod rename;
 mod servers;
@@ -44,7 +47,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail, ensure};
 
-const USAGE: &str = "usage: lspedit-bench <engine|process|servers|workflow|rename|all|reliability|corpus|crash> [--write] [--quick] [--runs N] [--no-build]
+const USAGE: &str = "usage: lspedit-bench <engine|process|servers|workflow|rename|real|all|reliability|corpus|crash> [--write] [--quick] [--runs N] [--no-build]
 
   engine     parse + apply a 10-hunk patch in memory (1k..1M lines, spiral search)
   scaling    parse + apply one patch of 10k, 100k and 1M hunks in memory, numbered and
@@ -56,6 +59,10 @@ const USAGE: &str = "usage: lspedit-bench <engine|process|servers|workflow|renam
   workflow   propose (regex over 1,000 files) and apply, per file and all or nothing
   rename     rename_symbol across two modules on real servers: end-to-end latency beside the
              server's own rename time (not part of `all`)
+  real       pinned real projects (zod, requests, memchr) through the agent tools on real
+             servers: cold start, warm edit -> result next to the server's own time, wrong or
+             stale results, and the cross-file score against each language's own checker
+             (not part of `all`; downloads the projects once into ~/.cache/lspedit/bench)
   all        all four
   profile [LINES] [DRIFT] [ITERS]
              untimed loop of parse + apply (default 10000 0 2000), to run under
@@ -334,6 +341,68 @@ fn run_rename(options: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// `real [--write] [--quick]`: the real-projects section (see `real.rs`).
+fn run_real(options: &[String]) -> Result<()> {
+    let write = options.iter().any(|o| o == "--write");
+    let quick = options.iter().any(|o| o == "--quick");
+    if let Some(other) = options
+        .iter()
+        .find(|o| !["--write", "--quick"].contains(&o.as_str()))
+    {
+        bail!("unknown option `{other}`\n{USAGE}");
+    }
+    ensure!(
+        !(write && quick),
+        "--quick figures are not written to BENCHMARKS.md"
+    );
+    let root = workspace_root();
+    let (machine, date, start) = (machine(&root), today(), load());
+    let table = real::run(quick)?;
+    let body = format!(
+        "Command (after `scripts/install-servers`; release build):\n\n```\ncargo run --release -p lspedit-bench -- real --write\n```\n\n\
+         Measured {date} on: {machine}; 1-minute load average {start:.2} at the start, {:.2} at \
+         the end; servers as pinned in `crates/lsp/configs/`.\n\n\
+         Pinned projects, downloaded once into `~/.cache/lspedit/bench/` and checked against a \
+         pinned SHA-256, each run on a fresh copy: zod 4.1.12 (npm; `src/` without its tests, \
+         which need vitest, and a strict `nodenext` tsconfig), requests 2.32.3 (PyPI sdist, \
+         tests included, dependencies as the machine has them), memchr 2.7.4 (crates.io; its \
+         lock file made once and kept beside the archive). Driven as an agent drives them: \
+         `Tools::edit` over `LspProvider` on a pool of the one server, default `ToolsConfig` \
+         (the result returns once the edited file is checked; other files come as late \
+         results). *Cold*: from creating the pool to the first edit's result (the server \
+         starts and loads the project; rust-analyzer's first `cargo check` builds memchr's \
+         dependencies). *Warm*: 20 edit → fix cycles of a type error inside a function body \
+         (no exported type changes), both edits timed, each result checked: an error on the \
+         broken line after the break, none there after the fix (a written file's other errors \
+         are shown too: requests' `utils.py` has 13 from before the session). *Server's own time*: the same edits \
+         at the pool level (`check_change_within`, other files not waited for), from sending \
+         the text to the server's first answer for it; *difference* = warm p50 − the server's \
+         p50, what lspedit adds (the pool-level call's own p50 beside it). *Cross-file*: edits \
+         to exported API (rename, parameter type or count, return type, a removed export, a \
+         re-export through a barrel, `__init__.py` or `pub use`), each reverted (and its \
+         result awaited) before the next. Expected: the files other than the edited one in \
+         which the language's own checker (`tsc --noEmit -p .` of typescript 5, the \
+         `pyright` CLI, `cargo check --all-targets`) finds errors it did not find before the \
+         edit. Reported: the files the edit's result names (`max_other_files = 1000`, so none \
+         is left unnamed) plus those of the late section the next result starts with (waited \
+         for up to 30 s when the result says other files are still being checked). A case is \
+         right when the sets are equal; *incomplete, said so* when lspedit named a subset and \
+         its text said some dependents were not checked or the search hit its bounds.\n\n{table}",
+        load()
+    );
+    println!("{}\n\n{body}", real::HEADING);
+    if write {
+        let path = root.join("BENCHMARKS.md");
+        let doc = fs::read_to_string(&path).unwrap_or_default();
+        fs::write(
+            &path,
+            replace_section(&doc, real::HEADING, &body, Some(rename::HEADING)),
+        )?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
 fn run() -> Result<()> {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     if argv.first().map(String::as_str) == Some(crash::JOURNAL_CHILD) {
@@ -348,6 +417,9 @@ fn run() -> Result<()> {
     }
     if argv.first().map(String::as_str) == Some("rename") {
         return run_rename(&argv[1..]);
+    }
+    if argv.first().map(String::as_str) == Some("real") {
+        return run_real(&argv[1..]);
     }
     let args = parse_args()?;
     let root = workspace_root();
