@@ -262,7 +262,7 @@ fn session(
         }
     }
     // What the pool-level checks left for later is not part of what follows.
-    pool.take_late_others();
+    pool.take_late_others(Instant::now());
 
     for (case, expected) in cases {
         let r = edit(&tools_x, case, true)?;

@@ -583,6 +583,9 @@ impl Pool {
         // of an older state, and they hold the server up): it stops them and checks those
         // files itself, first after its own dependents.
         let (serial, carried) = self.next_pass(&key);
+        // Their documents are locked while they stop, and a locked document's result is not
+        // taken as a "before": wait for them to let go.
+        self.older_passes_stopped(&key, serial, deadline).await;
         let skip: HashSet<PathBuf> = items.iter().map(|it| it.path.clone()).collect();
         if let Err(e) = server.refresh_from_disk(&skip) {
             for tx in senders {
@@ -888,7 +891,10 @@ impl Pool {
             s.newest += 1;
             (
                 s.newest,
-                s.checking.take().map(|(_, f)| f).unwrap_or_default(),
+                s.checking
+                    .as_ref()
+                    .map(|(_, f)| f.clone())
+                    .unwrap_or_default(),
             )
         };
         self.inner
@@ -910,6 +916,30 @@ impl Pool {
             && s.checking.as_ref().is_some_and(|(n, _)| *n == serial)
         {
             s.checking = None;
+        }
+        self.inner
+            .generation_changed
+            .send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// Waits (until `deadline`) until no pass of `key` older than `serial` is checking other
+    /// files any more.
+    async fn older_passes_stopped(&self, key: &ServerKey, serial: u64, deadline: Instant) {
+        let mut changes = self.inner.generation_changed.subscribe();
+        loop {
+            changes.borrow_and_update();
+            let busy = self
+                .serials()
+                .get(key)
+                .and_then(|s| s.checking.as_ref().map(|(n, _)| *n < serial))
+                .unwrap_or(false);
+            if !busy {
+                return;
+            }
+            match tokio::time::timeout_at(deadline.into(), changes.changed()).await {
+                Ok(Ok(())) => {}
+                _ => return,
+            }
         }
     }
 
