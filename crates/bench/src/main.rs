@@ -301,16 +301,23 @@ fn replace_section(doc: &str, heading: &str, body: &str, after: Option<&str>) ->
     out
 }
 
-/// `rename [--write] [--quick]`: the LSP rename section (see `rename.rs`).
-fn run_rename(options: &[String]) -> Result<()> {
-    let write = options.iter().any(|o| o == "--write");
-    let quick = options.iter().any(|o| o == "--quick");
+/// `[--write] [--quick]` of `rename` and `real`; any other option is an error.
+fn write_quick(options: &[String]) -> Result<(bool, bool)> {
     if let Some(other) = options
         .iter()
         .find(|o| !["--write", "--quick"].contains(&o.as_str()))
     {
         bail!("unknown option `{other}`\n{USAGE}");
     }
+    Ok((
+        options.iter().any(|o| o == "--write"),
+        options.iter().any(|o| o == "--quick"),
+    ))
+}
+
+/// `rename [--write] [--quick]`: the LSP rename section (see `rename.rs`).
+fn run_rename(options: &[String]) -> Result<()> {
+    let (write, quick) = write_quick(options)?;
     let root = workspace_root();
     let (machine, date, start) = (machine(&root), today(), load());
     let table = rename::run(&root, quick)?;
@@ -343,14 +350,7 @@ fn run_rename(options: &[String]) -> Result<()> {
 
 /// `real [--write] [--quick]`: the real-projects section (see `real.rs`).
 fn run_real(options: &[String]) -> Result<()> {
-    let write = options.iter().any(|o| o == "--write");
-    let quick = options.iter().any(|o| o == "--quick");
-    if let Some(other) = options
-        .iter()
-        .find(|o| !["--write", "--quick"].contains(&o.as_str()))
-    {
-        bail!("unknown option `{other}`\n{USAGE}");
-    }
+    let (write, quick) = write_quick(options)?;
     ensure!(
         !(write && quick),
         "--quick figures are not written to BENCHMARKS.md"

@@ -925,37 +925,21 @@ impl Pool {
     /// Waits (until `deadline`) until no pass of `key` older than `serial` is checking other
     /// files any more.
     async fn older_passes_stopped(&self, key: &ServerKey, serial: u64, deadline: Instant) {
-        let mut changes = self.inner.generation_changed.subscribe();
-        loop {
-            changes.borrow_and_update();
-            let busy = self
-                .serials()
+        self.wait_state(Some(deadline), || {
+            self.serials()
                 .get(key)
-                .and_then(|s| s.checking.as_ref().map(|(n, _)| *n < serial))
-                .unwrap_or(false);
-            if !busy {
-                return;
-            }
-            match tokio::time::timeout_at(deadline.into(), changes.changed()).await {
-                Ok(Ok(())) => {}
-                _ => return,
-            }
-        }
+                .and_then(|s| s.checking.as_ref())
+                .is_none_or(|(n, _)| *n >= serial)
+        })
+        .await;
     }
 
     /// Resolves once a pass of `key` newer than `serial` began.
     async fn pass_superseded(&self, key: &ServerKey, serial: u64) {
-        let mut changes = self.inner.generation_changed.subscribe();
-        loop {
-            changes.borrow_and_update();
-            let newest = self.serials().get(key).map_or(0, |s| s.newest);
-            if newest != serial {
-                return;
-            }
-            if changes.changed().await.is_err() {
-                return std::future::pending().await;
-            }
-        }
+        self.wait_state(None, || {
+            self.serials().get(key).map_or(0, |s| s.newest) != serial
+        })
+        .await;
     }
 
     fn late(&self) -> MutexGuard<'_, Late> {
@@ -979,13 +963,32 @@ impl Pool {
 
     /// Resolves once a check of `path` newer than `generation` was asked for.
     async fn superseded(&self, path: &Path, generation: u64) {
+        self.wait_state(None, || !self.is_current_generation(path, generation))
+            .await;
+    }
+
+    /// Waits until `ready()` holds, asking again whenever the pool's check state changes
+    /// (`generation_changed`: generations, late answers, passes): true once it holds, false
+    /// when `deadline` came first. Without a deadline it waits as long as it takes (for ever
+    /// once the pool is closed and nothing changes any more).
+    async fn wait_state(&self, deadline: Option<Instant>, ready: impl Fn() -> bool) -> bool {
         let mut changes = self.inner.generation_changed.subscribe();
         loop {
             changes.borrow_and_update();
-            if !self.is_current_generation(path, generation) {
-                return;
+            if ready() {
+                return true;
             }
-            if changes.changed().await.is_err() {
+            let changed = match deadline {
+                Some(d) => match tokio::time::timeout_at(d.into(), changes.changed()).await {
+                    Ok(r) => r.is_ok(),
+                    Err(_) => return ready(),
+                },
+                None => changes.changed().await.is_ok(),
+            };
+            if !changed {
+                if deadline.is_some() {
+                    return ready();
+                }
                 return std::future::pending().await;
             }
         }
@@ -1032,17 +1035,7 @@ impl Pool {
     }
 
     async fn wait_late(&self, deadline: Instant, kept: impl Fn(&Late) -> bool) -> bool {
-        let mut changes = self.inner.generation_changed.subscribe();
-        loop {
-            changes.borrow_and_update();
-            if kept(&self.late()) {
-                return true;
-            }
-            match tokio::time::timeout_at(deadline.into(), changes.changed()).await {
-                Ok(Ok(())) => {}
-                _ => return kept(&self.late()),
-            }
-        }
+        self.wait_state(Some(deadline), || kept(&self.late())).await
     }
 
     /// The results of checks that timed out for their caller and settled later, each once,

@@ -711,14 +711,13 @@ impl Tools {
         let others = diagnostics::take_late_others(provider, call_began);
         if !others.is_empty() && cfg.max_other_files > 0 {
             let news = self.other_news(others, &[]);
-            if let Some(section) =
-                diagnostics::others_section(news, diagnostics::Coverage::default(), cfg)
-            {
-                blocks.push(section.replacen(
-                    "LSP errors detected in other files:",
-                    "LSP errors detected in other files after your earlier change, please fix:",
-                    1,
-                ));
+            if let Some(section) = diagnostics::others_section(
+                "LSP errors detected in other files after your earlier change, please fix:",
+                news,
+                diagnostics::Coverage::default(),
+                cfg,
+            ) {
+                blocks.push(section);
             }
         }
         (!blocks.is_empty()).then(|| blocks.join("\n\n"))
@@ -894,7 +893,12 @@ impl Tools {
                 unchecked: report.others_unchecked,
                 bounded: report.others_bounded,
             };
-            if let Some(section) = diagnostics::others_section(news, coverage, cfg) {
+            if let Some(section) = diagnostics::others_section(
+                "LSP errors detected in other files:",
+                news,
+                coverage,
+                cfg,
+            ) {
                 out.text.push_str("\n\n");
                 out.text.push_str(&section);
             }

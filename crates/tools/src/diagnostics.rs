@@ -320,7 +320,7 @@ pub(crate) fn fetch_all(
     let failed = |message: &str| CheckError::Failed {
         message: message.to_string(),
     };
-    let report = match catch_unwind(AssertUnwindSafe(|| {
+    let mut report = match catch_unwind(AssertUnwindSafe(|| {
         provider.check_change(&batch, deadline, others_wait)
     })) {
         Ok(report) if report.files.len() == asked.len() => report,
@@ -336,26 +336,14 @@ pub(crate) fn fetch_all(
             }
         }
     };
-    let CheckReport {
-        files: results,
-        others,
-        others_pending,
-        others_unchecked,
-        others_bounded,
-    } = report;
-    for (i, r) in asked.into_iter().zip(results) {
+    for (i, r) in asked.into_iter().zip(std::mem::take(&mut report.files)) {
         if let Err(e) = &r {
             tracing::debug!(path = %files[i].path.display(), error = %e, "diagnostics unavailable");
         }
         out[i] = r;
     }
-    CheckReport {
-        files: out,
-        others,
-        others_pending,
-        others_unchecked,
-        others_bounded,
-    }
+    report.files = out;
+    report
 }
 
 /// Late results, guarded.
@@ -543,11 +531,12 @@ pub(crate) fn block(
     Some(s)
 }
 
-/// The section on other files: a block for each of the first `max_other_files` (by path) with
-/// errors to report, then a line when more files have such errors (naming them), when other
+/// The section on other files, under `heading`: a block for each of the first
+/// `max_other_files` (by path) with errors to report, then a line when more files have such errors (naming them), when other
 /// files were still being checked (`pending`) and when some were not checked (`unchecked`).
 /// `None` when there is nothing to say.
 pub(crate) fn others_section(
+    heading: &str,
     others: BTreeMap<String, Vec<Diagnostic>>,
     coverage: Coverage,
     cfg: &DiagnosticsConfig,
@@ -566,10 +555,7 @@ pub(crate) fn others_section(
         .collect();
     let mut lines: Vec<String> = Vec::new();
     if !blocks.is_empty() {
-        lines.push(format!(
-            "LSP errors detected in other files:\n{}",
-            blocks.join("\n")
-        ));
+        lines.push(format!("{heading}\n{}", blocks.join("\n")));
     }
     if with_errors.len() > blocks.len() {
         const NAMED: usize = 10;

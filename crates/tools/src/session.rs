@@ -437,16 +437,19 @@ impl Session {
     /// ([`Tools::take_late_feedback`]): the tools do it for their own results; this does it for
     /// the session's (`propose_edit`, `apply_edit`, `undo`, `diagnostics`).
     fn late_first<T>(&self, mut answer: Answer<T>, began: Instant) -> Answer<T> {
-        if let Some(late) = self.tools.take_late_feedback_for_call(began) {
-            answer.result.llm_content = format!("{late}\n\n{}", answer.result.llm_content);
-        }
+        answer.result.llm_content = self.late_in_front(&answer.result.llm_content, began);
         answer
     }
 
     /// `text` with the late answers to earlier checks in front, taken once; `text` unchanged
     /// when there are none. For callers that run the workflow themselves (the CLI).
     pub fn with_late_feedback(&self, text: &str) -> String {
-        match self.tools.take_late_feedback() {
+        self.late_in_front(text, Instant::now())
+    }
+
+    /// `text`, the result of a call that began at `began`, with the late answers in front.
+    fn late_in_front(&self, text: &str, began: Instant) -> String {
+        match self.tools.take_late_feedback_for_call(began) {
             Some(late) => format!("{late}\n\n{text}"),
             None => text.to_string(),
         }
