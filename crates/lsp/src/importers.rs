@@ -34,6 +34,10 @@
 //!   `v4/core/errors.ts`: 99 dependents within 3 edges (complete: false), 16–19 ms.
 //! - the whole zod package (828 files, the built `.js`/`.d.ts` included): 28–32 ms.
 //! - requests sdist (35 files), `src/requests/hooks.py`: 17 dependents, 3–3.6 ms.
+//!
+//! With the [`ScanCache`] a pool keeps per server, a scan of the same tree reads only the files
+//! changed since the last one: zod 4.1.12's whole package, `src/v4/core/util.ts`, 23.2 ms for
+//! the first scan, 2.4 and 2.1 ms for the next two (same command, 2026-11-26).
 
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
@@ -47,6 +51,11 @@ const MAX_SCANNED: usize = 2000;
 const MAX_FILE_BYTES: u64 = 512 * 1024;
 /// Dependents are followed at most this many import edges away from a changed file.
 const MAX_DEPTH: usize = 3;
+/// The files whose `paths` and `baseUrl` resolve bare specifiers ([`Tree::tsconfig`]).
+const TSCONFIGS: &[&str] = &["tsconfig.json", "jsconfig.json"];
+/// A file changed this little before a scan may be changed again without its stamp showing it
+/// (see [`ScanCache`]).
+const RACY: std::time::Duration = std::time::Duration::from_secs(2);
 /// Directories never entered.
 const SKIPPED_DIRS: &[&str] = &[
     "node_modules",
@@ -74,22 +83,91 @@ pub(crate) struct Dependents {
 
 /// The files under `root` with one of `extensions` that depend on one of `changed`, nearest
 /// first, at most `limit` of them, the changed files themselves left out.
+///
+/// `cache` keeps each file's imports for the next scan of the same root (see [`ScanCache`]).
 pub(crate) fn dependents(
     root: &Path,
     changed: &[PathBuf],
     extensions: &[&str],
     limit: usize,
+    cache: &mut ScanCache,
 ) -> Dependents {
-    scan(root, changed, extensions, limit, MAX_SCANNED)
+    scan(root, changed, extensions, limit, MAX_SCANNED, cache, RACY)
 }
 
-/// [`dependents`] reading at most `max_scanned` files.
+/// What one scan of a root keeps for the next: each file's resolved imports, reused while the
+/// file's stamp (size, modification and change times, inode) is the same and the tree's layout
+/// (the files the walk met and every tsconfig.json's or jsconfig.json's stamp) is too, since
+/// resolution depends on which files exist and on tsconfig paths. A scan then reads only the
+/// files written since the last one: the directories are still walked and every file stat'ed,
+/// so a file written by anyone, lspedit or not, is read again. A file whose change time is
+/// within [`RACY`] of the scan is read again by the next scan too, and its imports reused when
+/// its contents are the same (a digest, keyed per cache so that no file can be made to collide
+/// with another): a file system's timestamps move in ticks, and a second write of the same
+/// size within the tick of the first leaves the stamp as it was.
+#[derive(Default)]
+pub(crate) struct ScanCache {
+    /// The extensions and layout the edges were resolved against.
+    layout: Option<(Vec<String>, Layout)>,
+    files: HashMap<PathBuf, Scanned>,
+    digest: std::hash::RandomState,
+}
+
+/// See [`Tree::layout`].
+type Layout = Vec<(PathBuf, Option<Stamp>)>;
+
+/// One file's imports as a scan resolved them.
+struct Scanned {
+    stamp: Stamp,
+    /// The contents' digest ([`ScanCache::digest`]).
+    digest: u64,
+    /// The stamp was taken at least [`RACY`] after the file's last change: while it holds, the
+    /// contents are the same.
+    settled: bool,
+    edges: Vec<Edge>,
+}
+
+/// What tells a file's contents changed without reading it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    len: u64,
+    modified: (i64, i64),
+    changed: (i64, i64),
+    inode: u64,
+}
+
+impl Stamp {
+    fn of(meta: &std::fs::Metadata) -> Stamp {
+        use std::os::unix::fs::MetadataExt;
+        Stamp {
+            len: meta.len(),
+            modified: (meta.mtime(), meta.mtime_nsec()),
+            changed: (meta.ctime(), meta.ctime_nsec()),
+            inode: meta.ino(),
+        }
+    }
+
+    /// Whether the file's last change is at least `margin` before `now`.
+    fn settled(&self, now: std::time::SystemTime, margin: std::time::Duration) -> bool {
+        let (secs, nanos) = self.changed;
+        let (Ok(secs), Ok(nanos)) = (u64::try_from(secs), u32::try_from(nanos)) else {
+            return false;
+        };
+        let changed = std::time::UNIX_EPOCH + std::time::Duration::new(secs, nanos);
+        changed + margin <= now
+    }
+}
+
+/// [`dependents`] reading at most `max_scanned` files, keeping the imports of files changed
+/// at least `racy` before it.
 fn scan(
     root: &Path,
     changed: &[PathBuf],
     extensions: &[&str],
     limit: usize,
     max_scanned: usize,
+    cache: &mut ScanCache,
+    racy: std::time::Duration,
 ) -> Dependents {
     if changed.is_empty() {
         return Dependents {
@@ -97,11 +175,54 @@ fn scan(
             ..Dependents::default()
         };
     }
+    let started = std::time::SystemTime::now();
     let tree = Tree::walk(root, changed, extensions, max_scanned);
+    let layout = (
+        extensions
+            .iter()
+            .map(|e| (*e).to_owned())
+            .collect::<Vec<_>>(),
+        tree.layout.clone(),
+    );
+    // A truncated walk resolves against the disk as well as the files it met: nothing of it
+    // is kept.
+    if tree.truncated || cache.layout.as_ref() != Some(&layout) {
+        cache.files.clear();
+        cache.layout = (!tree.truncated).then_some(layout);
+    }
+    let mut fresh: HashMap<PathBuf, Scanned> = HashMap::with_capacity(tree.sources.len());
+    for (importer, stamp) in &tree.sources {
+        let kept = cache.files.remove(importer);
+        let scanned = match kept {
+            Some(k) if k.settled && k.stamp == *stamp => k,
+            kept => {
+                // Read after the stamp was taken: a write in between leaves the stamp older
+                // than the text, and the next scan reads the file again.
+                let Ok(bytes) = std::fs::read(importer) else {
+                    continue;
+                };
+                let digest = std::hash::BuildHasher::hash_one(&cache.digest, &bytes);
+                let edges = match kept {
+                    Some(k) if k.digest == digest => k.edges,
+                    _ => tree.imports(importer, &String::from_utf8_lossy(&bytes)),
+                };
+                Scanned {
+                    stamp: *stamp,
+                    digest,
+                    settled: stamp.settled(started, racy),
+                    edges,
+                }
+            }
+        };
+        fresh.insert(importer.clone(), scanned);
+    }
     // Reverse edges: file → (its importers, whether the importer re-exports it).
     let mut importers: HashMap<&Path, Vec<(&Path, bool)>> = HashMap::new();
-    for (importer, text) in &tree.sources {
-        for edge in tree.imports(importer, text) {
+    for (importer, _) in &tree.sources {
+        let Some(scanned) = fresh.get(importer) else {
+            continue;
+        };
+        for edge in &scanned.edges {
             if edge.target == *importer {
                 continue;
             }
@@ -145,6 +266,9 @@ fn scan(
     }
     let total = found.len();
     found.truncate(limit);
+    if cache.layout.is_some() {
+        cache.files = fresh;
+    }
     Dependents {
         files: found,
         total,
@@ -154,8 +278,11 @@ fn scan(
 
 /// The files of a scan: the ones read, and every path the resolver may name.
 struct Tree {
-    /// (path, text) of the files read, in walk order.
-    sources: Vec<(PathBuf, String)>,
+    /// The files to read, in walk order, with their stamps.
+    sources: Vec<(PathBuf, Stamp)>,
+    /// What resolution depends on: every file the walk met with a scanned extension, then
+    /// every tsconfig.json and jsconfig.json with its stamp, in walk order.
+    layout: Layout,
     /// Every file with a scanned extension met by the walk (read or not), and the changed files.
     known: HashSet<PathBuf>,
     /// The walk stopped at its bound of files read: a file missing from `known` may still exist.
@@ -178,6 +305,7 @@ impl Tree {
     fn walk(root: &Path, changed: &[PathBuf], extensions: &[&str], max_scanned: usize) -> Tree {
         let mut tree = Tree {
             sources: Vec::new(),
+            layout: Vec::new(),
             known: changed.iter().cloned().collect(),
             truncated: false,
             root: root.to_path_buf(),
@@ -203,25 +331,35 @@ impl Tree {
                     }
                     continue;
                 }
+                if TSCONFIGS.contains(&name.as_ref()) {
+                    // Read through a symbolic link, as [`Tree::tsconfig`] does.
+                    let stamp = std::fs::metadata(&path).ok().map(|m| Stamp::of(&m));
+                    tree.layout.push((path, stamp));
+                    continue;
+                }
+                if !kind.is_file() {
+                    continue;
+                }
                 let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-                if !kind.is_file() || !extensions.contains(&ext) {
+                if !extensions.contains(&ext) {
                     continue;
                 }
                 tree.known.insert(path.clone());
-                if changed.contains(&path)
-                    || entry.metadata().map(|m| m.len()).unwrap_or(u64::MAX) > MAX_FILE_BYTES
-                {
+                tree.layout.push((path.clone(), None));
+                if changed.contains(&path) {
+                    continue;
+                }
+                let Ok(meta) = entry.metadata() else {
+                    continue;
+                };
+                if meta.len() > MAX_FILE_BYTES {
                     continue;
                 }
                 if tree.sources.len() == max_scanned {
                     tree.truncated = true;
                     break 'walk;
                 }
-                let Ok(bytes) = std::fs::read(&path) else {
-                    continue;
-                };
-                let text = String::from_utf8_lossy(&bytes).into_owned();
-                tree.sources.push((path, text));
+                tree.sources.push((path, Stamp::of(&meta)));
             }
         }
         tree
@@ -362,7 +500,7 @@ impl Tree {
         if let Some(known) = self.tsconfigs.borrow().get(dir) {
             return known.clone();
         }
-        let found = ["tsconfig.json", "jsconfig.json"]
+        let found = TSCONFIGS
             .iter()
             .map(|name| dir.join(name))
             .find(|p| p.is_file());
@@ -798,7 +936,13 @@ mod tests {
 
     fn scan_tree(files: &[(&str, &str)], changed: &str, limit: usize) -> (Vec<String>, Dependents) {
         let (_dir, root) = tree(files);
-        let got = dependents(&root, &[root.join(changed)], EXTENSIONS, limit);
+        let got = dependents(
+            &root,
+            &[root.join(changed)],
+            EXTENSIONS,
+            limit,
+            &mut ScanCache::default(),
+        );
         (relative(&root, &got.files), got)
     }
 
@@ -1147,14 +1291,30 @@ mod tests {
             .collect();
         let (_dir, root) = tree(&files);
         let changed = [root.join("a.ts")];
-        let d = scan(&root, &changed, EXTENSIONS, 100, 4);
+        let d = scan(
+            &root,
+            &changed,
+            EXTENSIONS,
+            100,
+            4,
+            &mut ScanCache::default(),
+            RACY,
+        );
         assert_eq!(
             relative(&root, &d.files),
             ["u0.ts", "u1.ts", "u2.ts", "u3.ts"]
         );
         assert_eq!(d.total, 4);
         assert!(!d.complete);
-        let d = scan(&root, &changed, EXTENSIONS, 100, 10);
+        let d = scan(
+            &root,
+            &changed,
+            EXTENSIONS,
+            100,
+            10,
+            &mut ScanCache::default(),
+            RACY,
+        );
         assert_eq!((d.total, d.complete), (10, true));
     }
 
@@ -1194,8 +1354,44 @@ mod tests {
         );
         let (_dir, root) = tree(&[("x.ts", "")]);
         std::fs::write(root.join("bin.ts"), [0xff, 0xfe, b'"', 0x00, b'/', b'*']).unwrap();
-        let d = dependents(&root, &[root.join("x.ts")], EXTENSIONS, 10);
+        let d = dependents(
+            &root,
+            &[root.join("x.ts")],
+            EXTENSIONS,
+            10,
+            &mut ScanCache::default(),
+        );
         assert_eq!((d.files.len(), d.complete), (0, true));
+    }
+
+    #[test]
+    fn files_changed_just_before_a_scan_are_read_again_by_the_next() {
+        let (_dir, root) = tree(&[
+            ("a.ts", "export const a = 1;"),
+            ("b.ts", "import { a } from \"./a.js\";"),
+            ("c.ts", "import { b } from \"./b.js\";"),
+        ]);
+        let changed = [root.join("a.ts")];
+        let settled = |cache: &ScanCache| {
+            let mut kept: Vec<(String, bool)> = cache
+                .files
+                .iter()
+                .map(|(p, f)| (relative(&root, std::slice::from_ref(p)).remove(0), f.settled))
+                .collect();
+            kept.sort();
+            kept
+        };
+        let hour = std::time::Duration::from_secs(3600);
+        let mut cache = ScanCache::default();
+        let d = scan(&root, &changed, EXTENSIONS, 100, 100, &mut cache, hour);
+        assert_eq!(relative(&root, &d.files), ["b.ts"]);
+        let racy = [("b.ts".to_owned(), false), ("c.ts".to_owned(), false)];
+        assert_eq!(settled(&cache), racy, "changed within the hour: read again");
+        let zero = std::time::Duration::ZERO;
+        let d = scan(&root, &changed, EXTENSIONS, 100, 100, &mut cache, zero);
+        assert_eq!(relative(&root, &d.files), ["b.ts"]);
+        let kept = [("b.ts".to_owned(), true), ("c.ts".to_owned(), true)];
+        assert_eq!(settled(&cache), kept, "the changed file is not read");
     }
 
     mod props {
@@ -1258,6 +1454,87 @@ mod tests {
             }
         }
 
+        /// One step of a session's tree: (file, what it becomes) — see `cached_scans_equal_fresh_ones`.
+        fn step() -> impl Strategy<Value = (usize, usize)> {
+            (0..POOL.len(), 0..BODIES.len() + 1)
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(64))]
+
+            // A session's tree changes under the scans (files rewritten with other imports or
+            // the same size, created, removed, a tsconfig's paths changed, the changed file
+            // another one each time): a scan through the kept cache finds exactly what a scan
+            // reading everything finds.
+            #[test]
+            fn cached_scans_equal_fresh_ones(
+                steps in proptest::collection::vec((step(), 0..POOL.len()), 1..12),
+                racy in any::<bool>(),
+            ) {
+                let (_dir, root) = tree(&[("src/a.ts", "export const a = 1;")]);
+                let mut cache = ScanCache::default();
+                for (i, ((file, body), changed)) in steps.into_iter().enumerate() {
+                    let path = root.join(POOL[file]);
+                    match BODIES.get(body) {
+                        Some(text) => {
+                            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                            std::fs::write(&path, text).unwrap();
+                            // Each write its own modification time, so that a same-size
+                            // rewrite within one timestamp tick still shows in the stamp (the
+                            // tick itself is what `RACY` covers: an hour here, so that every
+                            // file is read again and its digest decides, or none).
+                            let when = std::time::UNIX_EPOCH
+                                + std::time::Duration::from_secs(1_000_000 + i as u64);
+                            std::fs::File::options()
+                                .write(true)
+                                .open(&path)
+                                .unwrap()
+                                .set_modified(when)
+                                .unwrap();
+                        }
+                        None => drop(std::fs::remove_file(&path)),
+                    }
+                    let changed = [root.join(POOL[changed])];
+                    let racy = std::time::Duration::from_secs(if racy { 3600 } else { 0 });
+                    let cached = scan(&root, &changed, EXTENSIONS, 100, 100, &mut cache, racy);
+                    let fresh =
+                        scan(&root, &changed, EXTENSIONS, 100, 100, &mut ScanCache::default(), racy);
+                    prop_assert_eq!(cached, fresh, "step {}", i);
+                }
+            }
+        }
+
+        /// The files of `cached_scans_equal_fresh_ones`' trees.
+        const POOL: &[&str] = &[
+            "src/a.ts",
+            "src/b.ts",
+            "src/lib/index.ts",
+            "src/lib/c.ts",
+            "tsconfig.json",
+            "pkg/__init__.py",
+            "pkg/m.py",
+            "app.py",
+        ];
+
+        /// What a file of [`POOL`] may become (the last choice removes it). The TypeScript and
+        /// Python bodies name each other's files harmlessly; pairs of equal length make
+        /// same-size rewrites.
+        const BODIES: &[&str] = &[
+            "import { a } from \"./a.js\";",
+            "import { a } from \"./b.js\";",
+            "export * from \"./c.js\";",
+            "export * from \"../b.js\";",
+            "import { c } from \"@lib/c\";",
+            "import { x } from \"./lib\";\nexport { x };",
+            "{ \"compilerOptions\": { \"paths\": { \"@lib/*\": [\"src/lib/*\"] } } }",
+            "{ \"compilerOptions\": { \"paths\": { \"@lib/*\": [\"src/*\"] } } }",
+            "from . import m",
+            "from .m import f",
+            "from pkg import m",
+            "import pkg.m",
+            "",
+        ];
+
         /// A relative specifier from the file `from` to the file `to`, in one of the forms
         /// TypeScript accepts (`.js`, bare, directory for an index).
         fn specifier(from: &str, to: &str) -> String {
@@ -1292,9 +1569,17 @@ mod tests {
         let root = PathBuf::from(std::env::var("LSPEDIT_SCAN_ROOT").unwrap());
         let root = root.canonicalize().unwrap();
         let changed = root.join(std::env::var("LSPEDIT_SCAN_CHANGED").unwrap());
+        // The first scan reads every file, the next ones only what changed (nothing here).
+        let mut cache = ScanCache::default();
         for _ in 0..3 {
             let start = std::time::Instant::now();
-            let d = dependents(&root, std::slice::from_ref(&changed), EXTENSIONS, 20);
+            let d = dependents(
+                &root,
+                std::slice::from_ref(&changed),
+                EXTENSIONS,
+                20,
+                &mut cache,
+            );
             eprintln!(
                 "{:?}: {} dependents, complete {}, first {:?}",
                 start.elapsed(),

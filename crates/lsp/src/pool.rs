@@ -101,6 +101,8 @@ struct Inner {
     /// Per server, the serial of its newest pass, and the other files the pass before it is
     /// still checking (see [`Pool::check_group`]).
     serials: Mutex<HashMap<ServerKey, Serials>>,
+    /// Per server, what its last dependents scan read (see `importers.rs`).
+    scans: Mutex<HashMap<ServerKey, crate::importers::ScanCache>>,
 }
 
 /// See [`Inner::serials`].
@@ -290,6 +292,7 @@ impl Pool {
             disk_batches: watch::channel(0).0,
             passes: watch::channel(0).0,
             serials: Mutex::default(),
+            scans: Mutex::default(),
         });
         let owner = Some(Arc::new(Owner {
             inner: Arc::downgrade(&inner),
@@ -808,8 +811,16 @@ impl Pool {
         let extensions: Vec<&str> = cfg.languages.keys().map(String::as_str).collect();
         let changed: Vec<PathBuf> = items.iter().map(|it| it.path.clone()).collect();
         let mut candidates: Vec<(PathBuf, String, Option<Vec<Diagnostic>>)> = Vec::new();
-        let dependents =
-            crate::importers::dependents(&key.root, &changed, &extensions, MAX_OTHER_CANDIDATES);
+        let dependents = {
+            let mut scans = self.inner.scans.lock().unwrap_or_else(|e| e.into_inner());
+            crate::importers::dependents(
+                &key.root,
+                &changed,
+                &extensions,
+                MAX_OTHER_CANDIDATES,
+                scans.entry(key.clone()).or_default(),
+            )
+        };
         let mut unchecked = dependents.total.saturating_sub(dependents.files.len());
         let bounded = !dependents.complete;
         for p in dependents.files {
