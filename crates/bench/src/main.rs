@@ -77,7 +77,8 @@ const USAGE: &str = "usage: lspedit-bench <engine|process|servers|workflow|renam
   --runs N    process runs per tool (default 50)
   --no-build  do not run `cargo build --release -p lspedit` before `process`
 
-  LSPEDIT_BIN=path   time this lspedit binary (no build); default <target>/release/lspedit";
+  LSPEDIT_BIN=path   time this lspedit binary (no build); default <target>/release/lspedit
+  LSPEDIT_BENCH_SERVERS=a,b   real: only these servers' sessions (not for --write)";
 
 const ENGINE_HEADING: &str = "## Engine";
 const SCALING_HEADING: &str = "## Engine: hunks per patch";
@@ -374,10 +375,12 @@ fn run_real(options: &[String]) -> Result<()> {
          dependencies). *Warm*: 20 edit → fix cycles of a type error inside a function body \
          (no exported type changes), both edits timed, each result checked: an error on the \
          broken line after the break, none there after the fix (a written file's other errors \
-         are shown too: requests' `utils.py` has 13 from before the session). *Server's own time*: the same edits \
-         at the pool level (`check_change_within`, other files not waited for), from sending \
-         the text to the server's first answer for it; *difference* = warm p50 − the server's \
-         p50, what lspedit adds (the pool-level call's own p50 beside it). *Cross-file*: edits \
+         are shown too: requests' `utils.py` has 13 from before the session). *Server's own time*: in the same \
+         edits, from sending the text to the server's first answer for it; *added by lspedit* \
+         = per edit, its result's time minus that edit's own time (what lspedit adds: \
+         writing, planning, waiting for the server's queue, formatting); *pool level*: the \
+         same per-edit difference for the same edits made at the pool level \
+         (`check_change_within`, other files not waited for) after the warm cycles. *Cross-file*: edits \
          to exported API (rename, parameter type or count, return type, a removed export, a \
          re-export through a barrel, `__init__.py` or `pub use`), each reverted (and its \
          result awaited) before the next. Expected: the files other than the edited one in \

@@ -3,8 +3,8 @@
 //!
 //! Per (project, server), on a fresh copy: the first edit of the session (cold: pool created →
 //! the edit's result), then warm edit → fix cycles, each result checked (an error in the edited
-//! file after the break, none after the fix); the server's own time for the same edits at the
-//! pool level; and the cross-file score: for each edit to exported API, the files lspedit names
+//! file after the break, none after the fix) and timed beside the server's own time for that
+//! edit; the same edits at the pool level; and the cross-file score: for each edit to exported API, the files lspedit names
 //! (the edit's result and the late section the next result would start with) against the files
 //! the language's own checker finds new errors in.
 
@@ -65,9 +65,12 @@ struct Row {
     server: &'static str,
     cold: Duration,
     warm: Vec<Duration>,
+    /// The server's own time for the edited file in each warm edit.
     own: Vec<Duration>,
-    /// The pool-level call's own time (for the same kind of edit), beside the server's.
-    pool_call: Vec<Duration>,
+    /// Per warm edit, its result's time minus the server's own time for it.
+    added: Vec<Duration>,
+    /// The pool-level call's time minus the server's own (for the same kind of edit).
+    pool_added: Vec<Duration>,
     wrong: usize,
     verdicts: Vec<Verdict>,
 }
@@ -181,7 +184,8 @@ fn session(
         cold: Duration::ZERO,
         warm: Vec::new(),
         own: Vec::new(),
-        pool_call: Vec::new(),
+        added: Vec::new(),
+        pool_added: Vec::new(),
         wrong: 0,
         verdicts: Vec::new(),
     };
@@ -208,6 +212,10 @@ fn session(
                 row.cold = started.elapsed();
             } else {
                 row.warm.push(took);
+                if let Some(Some(own)) = provider.last_server_times().first() {
+                    row.own.push(*own);
+                    row.added.push(took.saturating_sub(*own));
+                }
             }
             if !right_result(&r, warm.file, line, forward) {
                 row.wrong += 1;
@@ -241,7 +249,7 @@ fn session(
                 Instant::now() + Duration::from_secs(60),
                 Some(Duration::ZERO),
             );
-            row.pool_call.push(t.elapsed());
+            let took = t.elapsed();
             let file = out
                 .files
                 .into_iter()
@@ -257,7 +265,7 @@ fn session(
                 );
             }
             if let Some(own) = file.server_time {
-                row.own.push(own);
+                row.pool_added.push(took.saturating_sub(own));
             }
         }
     }
@@ -305,7 +313,8 @@ fn session(
     }
     row.warm.sort();
     row.own.sort();
-    row.pool_call.sort();
+    row.added.sort();
+    row.pool_added.sort();
     provider.pool().shutdown();
     Ok(Some(row))
 }
@@ -314,9 +323,22 @@ fn session(
 /// the cross-file cases that were not right.
 pub fn run(quick: bool) -> Result<String> {
     let cycles = if quick { 3 } else { 20 };
+    // `LSPEDIT_BENCH_SERVERS=tsc7,pyright`: only these servers' sessions (to look into one).
+    let only: Option<Vec<String>> = std::env::var("LSPEDIT_BENCH_SERVERS")
+        .ok()
+        .map(|v| v.split(',').map(str::to_owned).collect());
     let mut rows = Vec::new();
     let mut case_counts = Vec::new();
     for project in PROJECTS {
+        let servers: Vec<&str> = project
+            .servers
+            .iter()
+            .copied()
+            .filter(|s| only.as_ref().is_none_or(|o| o.iter().any(|x| x == s)))
+            .collect();
+        if servers.is_empty() {
+            continue;
+        }
         let cases: Vec<&Edit> = project
             .cases
             .iter()
@@ -325,32 +347,31 @@ pub fn run(quick: bool) -> Result<String> {
         let expected = project.expected(&cases)?;
         let cases: Vec<(&Edit, BTreeSet<String>)> = cases.into_iter().zip(expected).collect();
         case_counts.push((project.name, cases.len()));
-        for server in project.servers {
+        for server in servers {
             if let Some(row) = session(project, server, cycles, &cases)? {
                 rows.push(row);
             }
         }
     }
     let mut s = String::from(
-        "| project | server | cold: pool start → first edit's result (ms) | warm edit → result p50 (ms) | p90 | server's own time p50 (ms) | difference p50 (ms) | pool-level call p50 (ms) | wrong or stale | cross-file right | incomplete, said so |\n\
-         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| project | server | cold: pool start → first edit's result (ms) | warm edit → result p50 (ms) | p90 | server's own time p50 (ms) | added by lspedit p50 (ms) | p90 | pool level: added p50 (ms) | wrong or stale | cross-file right | incomplete, said so |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in &rows {
-        let p50 = percentile(&r.warm, 0.5);
-        let own = percentile(&r.own, 0.5);
         let right = r.verdicts.iter().filter(|v| v.right()).count();
         let said = r.verdicts.iter().filter(|v| v.incomplete_said_so()).count();
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {right}/{} | {said} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {right}/{} | {said} |",
             r.project,
             r.server,
             ms(r.cold),
-            ms(p50),
+            ms(percentile(&r.warm, 0.5)),
             ms(percentile(&r.warm, 0.9)),
-            ms(own),
-            signed_ms(p50, own),
-            ms(percentile(&r.pool_call, 0.5)),
+            ms(percentile(&r.own, 0.5)),
+            ms(percentile(&r.added, 0.5)),
+            ms(percentile(&r.added, 0.9)),
+            ms(percentile(&r.pool_added, 0.5)),
             r.wrong,
             r.verdicts.len(),
         );
@@ -407,15 +428,6 @@ fn list(files: &[&String]) -> String {
             .map(|f| format!("`{f}`"))
             .collect::<Vec<_>>()
             .join(", ")
-    }
-}
-
-/// `a - b` in ms, with its sign.
-fn signed_ms(a: Duration, b: Duration) -> String {
-    if a >= b {
-        ms(a - b)
-    } else {
-        format!("-{}", ms(b - a))
     }
 }
 

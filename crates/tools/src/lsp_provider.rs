@@ -13,6 +13,8 @@ use crate::diagnostics::{CheckError, CheckReport, DiagnosticsProvider, FileText,
 #[derive(Debug)]
 pub struct LspProvider {
     pool: BlockingPool,
+    /// The servers' own times of the last check's files ([`LspProvider::last_server_times`]).
+    server_times: std::sync::Mutex<Vec<Option<Duration>>>,
 }
 
 impl LspProvider {
@@ -20,9 +22,7 @@ impl LspProvider {
     /// `.lspedit/config.toml` overrides.
     pub fn open(root: &Path) -> Result<LspProvider, LspError> {
         let config = PoolConfig::load(root)?;
-        Ok(LspProvider {
-            pool: BlockingPool::new(root, config)?,
-        })
+        Ok(LspProvider::from_pool(BlockingPool::new(root, config)?))
     }
 
     /// [`LspProvider::open`] with the servers on the caller's tokio runtime (`handle`) instead
@@ -33,14 +33,27 @@ impl LspProvider {
         handle: tokio::runtime::Handle,
     ) -> Result<LspProvider, LspError> {
         let config = PoolConfig::load(root)?;
-        Ok(LspProvider {
-            pool: BlockingPool::with_handle(root, config, handle)?,
-        })
+        Ok(LspProvider::from_pool(BlockingPool::with_handle(
+            root, config, handle,
+        )?))
     }
 
     /// A provider over a pool built by the caller (tests, embedders with their own config).
     pub fn from_pool(pool: BlockingPool) -> LspProvider {
-        LspProvider { pool }
+        LspProvider {
+            pool,
+            server_times: std::sync::Mutex::default(),
+        }
+    }
+
+    /// Per file of the last check, in order, the server's own time from receiving the file's
+    /// text to its answer (`None`: no answer). What a check adds to the server's time is the
+    /// call's time minus the largest of these (the real-project benchmark's "difference").
+    pub fn last_server_times(&self) -> Vec<Option<Duration>> {
+        self.server_times
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     pub fn pool(&self) -> &BlockingPool {
@@ -87,6 +100,11 @@ impl DiagnosticsProvider for LspProvider {
             deadline,
             others_wait,
         );
+        *self.server_times.lock().unwrap_or_else(|e| e.into_inner()) = outcome
+            .files
+            .iter()
+            .map(|(_, r)| r.as_ref().ok().and_then(|fd| fd.server_time))
+            .collect();
         CheckReport {
             files: outcome
                 .files
