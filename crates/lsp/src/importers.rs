@@ -107,8 +107,8 @@ pub(crate) fn dependents(
 /// size within the tick of the first leaves the stamp as it was.
 #[derive(Default)]
 pub(crate) struct ScanCache {
-    /// The extensions and layout the edges were resolved against.
-    layout: Option<(Vec<String>, Layout)>,
+    /// The extensions, layout and changed files off the layout the edges were resolved against.
+    layout: Option<(Vec<String>, Layout, Vec<PathBuf>)>,
     files: HashMap<PathBuf, Scanned>,
     digest: std::hash::RandomState,
 }
@@ -177,12 +177,22 @@ fn scan(
     }
     let started = std::time::SystemTime::now();
     let tree = Tree::walk(root, changed, extensions, max_scanned);
+    // Resolution also names the changed files the walk did not meet (not on disk, or in a
+    // directory it skips), as `known` holds them.
+    let met: HashSet<&Path> = tree.layout.iter().map(|(p, _)| p.as_path()).collect();
+    let mut unmet: Vec<PathBuf> = changed
+        .iter()
+        .filter(|p| !met.contains(p.as_path()))
+        .cloned()
+        .collect();
+    unmet.sort();
     let layout = (
         extensions
             .iter()
             .map(|e| (*e).to_owned())
             .collect::<Vec<_>>(),
         tree.layout.clone(),
+        unmet,
     );
     // A truncated walk resolves against the disk as well as the files it met: nothing of it
     // is kept.
@@ -1376,7 +1386,12 @@ mod tests {
             let mut kept: Vec<(String, bool)> = cache
                 .files
                 .iter()
-                .map(|(p, f)| (relative(&root, std::slice::from_ref(p)).remove(0), f.settled))
+                .map(|(p, f)| {
+                    (
+                        relative(&root, std::slice::from_ref(p)).remove(0),
+                        f.settled,
+                    )
+                })
                 .collect();
             kept.sort();
             kept
