@@ -163,7 +163,7 @@ impl Proposal {
             self.files.iter().filter(|f| f.problem.is_some()).collect();
         if !problems.is_empty() {
             s.push_str(&format!(
-                "\n\n{} file(s) would be refused (a per_file apply applies the others; all_or_nothing applies none):",
+                "\n\n{} file(s) would be refused (apply_edit applies none of the files; with all_or_nothing: false, the others):",
                 problems.len()
             ));
             for f in problems {
