@@ -127,7 +127,7 @@ struct PolicyOpts {
     /// (a model asking `all_or_nothing: false`), or `none` (default: `[policy] forbid`, else
     /// create,delete,rename).
     #[arg(long, value_name = "LIST", value_parser = parse_forbid)]
-    forbid: Option<Vec<lspedit::tools::Operation>>,
+    forbid: Option<Forbidden>,
     /// Who approves an apply_edit: `auto` (the call itself), `elicit` (the person, asked
     /// through the client's MCP elicitation; refused as approval_required when the client
     /// cannot ask) or `deny` (nobody: apply with `lspedit apply-id`). Default: `[policy]
@@ -136,8 +136,12 @@ struct PolicyOpts {
     approve: Option<lspedit::tools::Approve>,
 }
 
-fn parse_forbid(s: &str) -> Result<Vec<lspedit::tools::Operation>, String> {
-    lspedit::tools::Operation::parse_list(s)
+/// `--forbid`'s operations (one value: clap would read a `Vec` as repeated values).
+#[derive(Clone)]
+struct Forbidden(Vec<lspedit::tools::Operation>);
+
+fn parse_forbid(s: &str) -> Result<Forbidden, String> {
+    lspedit::tools::Operation::parse_list(s).map(Forbidden)
 }
 
 fn parse_approve(s: &str) -> Result<lspedit::tools::Approve, String> {
@@ -153,7 +157,7 @@ impl PolicyOpts {
         if let Some(n) = self.max_changed_lines {
             policy.max_changed_lines = n;
         }
-        if let Some(ops) = &self.forbid {
+        if let Some(Forbidden(ops)) = &self.forbid {
             policy.set_forbidden(ops);
         }
         if let Some(a) = self.approve {
