@@ -564,6 +564,29 @@ mod tests {
     }
 
     #[test]
+    fn a_trusted_error_stops_and_an_untrusted_one_is_a_warning() {
+        let layer = |trusted, value| lspedit_lsp::PolicyLayer {
+            path: "config.toml".into(),
+            trusted,
+            value,
+        };
+        let mut pool = lspedit_lsp::PoolConfig {
+            policy: vec![
+                layer(true, json!({"max_files": 9})),
+                layer(false, json!({"maxFiles": 50})),
+            ],
+            ..lspedit_lsp::PoolConfig::default()
+        };
+        let (p, warnings) = Policy::from_config(&pool).unwrap();
+        assert_eq!(p.max_files, 9);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("maxFiles"), "{warnings:?}");
+        pool.policy = vec![layer(true, json!({"maxFiles": 1}))];
+        let e = Policy::from_config(&pool).unwrap_err();
+        assert!(e.to_string().contains("maxFiles"), "{e}");
+    }
+
+    #[test]
     fn operation_lists_parse() {
         assert_eq!(
             Operation::parse_list("create, rename").unwrap(),
