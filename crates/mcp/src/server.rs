@@ -481,11 +481,13 @@ impl LspeditServer {
     }
 
     /// Propose a change without making it: from a patch (any apply_patch format), or from a
-    /// regex `pattern` + `replacement` over the files of `scope` (globs). Nothing is written;
+    /// regex `pattern` + `replacement` over the files of `scope` (one glob or a list), kept to
+    /// one `language`'s files when given. Nothing is written;
     /// the answer has a `patch_id`, a summary (files scanned / matched, changes) and the unified
     /// diff to review. Apply it later with apply_edit(patch_id) — from this or another session.
     /// Refusals: `invalid_diff_format`, `empty_diff` (nothing would change), `sha_mismatch` (a
-    /// base_sha you gave differs: re-read), `truncated_input`, `path_outside_workspace`.
+    /// base_sha you gave differs: re-read), `truncated_input`, `path_outside_workspace`,
+    /// `scope_violation` (the patch touches a file outside `language`).
     #[tool]
     async fn propose_edit(
         &self,
