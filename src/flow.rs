@@ -5,10 +5,10 @@
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 
+use lspedit::lsp::PoolConfig;
 use lspedit::tools::workflow::{
     ApplyOutcome, ApprovalRequest, Callback, Proposal, UndoOutcome, ValidationCommand,
 };
-use lspedit::lsp::PoolConfig;
 use lspedit::tools::{ApplyPlan, PlanRequest, Policy, ProposeRequest, ToolError, ToolsConfig};
 use serde::Serialize;
 

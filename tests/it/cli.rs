@@ -456,7 +456,14 @@ fn apply_id_is_all_or_nothing_and_its_limits_only_tighten_the_policy() {
         assert_eq!(p.read(f), text, "{f} was written");
     }
     let r = p.run(
-        &["apply-id", &id, "--max-files", "50", "--no-diagnostics", "--json"],
+        &[
+            "apply-id",
+            &id,
+            "--max-files",
+            "50",
+            "--no-diagnostics",
+            "--json",
+        ],
         "",
     );
     r.assert_code(1);

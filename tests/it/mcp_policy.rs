@@ -6,7 +6,8 @@
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
-    CallToolRequestParams, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationCapability, JsonObject,
+    CallToolRequestParams, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationCapability,
+    JsonObject,
 };
 use rmcp::service::{RequestContext, RunningService, ServiceError};
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
@@ -90,7 +91,8 @@ async fn a_model_cannot_lift_the_operators_limit() {
     .await;
     assert_eq!(structured(&create)["reason"], "scope_violation");
     assert!(
-        text(&create).contains("forbid_create: false asks for creating files, which the operator forbids"),
+        text(&create)
+            .contains("forbid_create: false asks for creating files, which the operator forbids"),
         "{}",
         text(&create)
     );
@@ -186,7 +188,8 @@ async fn an_unknown_argument_is_invalid_params_naming_it() {
     };
     assert_eq!(e.code.0, -32602, "{e:?}");
     assert!(
-        e.message.contains("unknown argument `maxFiles` for tool `apply_edit`")
+        e.message
+            .contains("unknown argument `maxFiles` for tool `apply_edit`")
             && e.message.contains("did you mean `max_files`?"),
         "{}",
         e.message
@@ -217,7 +220,11 @@ async fn an_unknown_argument_is_invalid_params_naming_it() {
             panic!("{tool}: not a JSON-RPC error: {err:?}");
         };
         assert_eq!(e.code.0, -32602, "{tool}: {e:?}");
-        assert!(e.message.contains("unknown argument"), "{tool}: {}", e.message);
+        assert!(
+            e.message.contains("unknown argument"),
+            "{tool}: {}",
+            e.message
+        );
     }
     assert_eq!(project.read("a.txt"), "old_name\n");
     client.cancel().await.unwrap();
@@ -243,7 +250,10 @@ async fn apply_edit_is_all_or_nothing_by_default() {
     let client = connect(&project.root, &["--no-diagnostics"]).await;
     let proposed = call(&client, "propose_edit", json!({ "patch": patch })).await;
     assert!(!is_error(&proposed), "{}", text(&proposed));
-    let id = structured(&proposed)["patch_id"].as_str().unwrap().to_string();
+    let id = structured(&proposed)["patch_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
 
     let refused = call(&client, "apply_edit", json!({ "patch_id": id })).await;
     assert!(is_error(&refused), "{}", text(&refused));
@@ -351,7 +361,11 @@ async fn propose_edit_takes_a_string_scope_and_honours_language() {
     )
     .await;
     assert!(is_error(&r));
-    assert!(text(&r).contains("`scope` must be a glob or a list of globs"), "{}", text(&r));
+    assert!(
+        text(&r).contains("`scope` must be a glob or a list of globs"),
+        "{}",
+        text(&r)
+    );
     client.cancel().await.unwrap();
 }
 
@@ -423,7 +437,11 @@ async fn approval_is_the_persons_not_the_models() {
     let denied = apply(&client, &id).await;
     assert!(is_error(&denied), "{}", text(&denied));
     assert_eq!(structured(&denied)["status"], "rejected");
-    assert!(text(&denied).contains("approve = \"deny\""), "{}", text(&denied));
+    assert!(
+        text(&denied).contains("approve = \"deny\""),
+        "{}",
+        text(&denied)
+    );
     client.cancel().await.unwrap();
 
     let client = connect(&project.root, &["--no-diagnostics", "--approve", "elicit"]).await;

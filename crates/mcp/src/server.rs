@@ -25,8 +25,8 @@ use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientResult, ContentBlock,
-    ElicitRequest, ElicitationAction, Implementation, JsonObject, ServerCapabilities,
-    ServerConfig, ServerRequest,
+    ElicitRequest, ElicitationAction, Implementation, JsonObject, ServerCapabilities, ServerConfig,
+    ServerRequest,
 };
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{
@@ -542,10 +542,9 @@ impl LspeditServer {
         let approval = match (approve, can_elicit) {
             (Approve::Auto, _) | (Approve::ElicitIfSupported, false) => Approval::Auto,
             (Approve::Deny, _) => Approval::Deny,
-            (Approve::Elicit | Approve::ElicitIfSupported, true) => Approval::Elicit(
-                context.peer.clone(),
-                tokio::runtime::Handle::current(),
-            ),
+            (Approve::Elicit | Approve::ElicitIfSupported, true) => {
+                Approval::Elicit(context.peer.clone(), tokio::runtime::Handle::current())
+            }
             (Approve::Elicit, false) => {
                 let text = format!(
                     "Error: approval_required: the operator's policy (approve = \"elicit\") asks the person to approve every apply_edit, and this MCP client cannot ask one (it did not declare the `elicitation` capability). Nothing was applied. Ask the user to apply it themselves: `lspedit apply-id {}`.",
@@ -636,9 +635,9 @@ fn elicit_approval(
             cut -= 1;
         }
         diff.truncate(cut);
-        diff.push_str(&format!(
-            "\n... (diff cut; the whole diff is in propose_edit's result and `.lspedit/evidence/`)"
-        ));
+        diff.push_str(
+            "\n... (diff cut; the whole diff is in propose_edit's result and `.lspedit/evidence/`)",
+        );
     }
     let message = format!(
         "Apply {} to {}? {}\n\n{diff}",
@@ -658,16 +657,18 @@ fn elicit_approval(
             return false;
         }
     };
-    let asked = handle.block_on(
-        peer.send_request(ServerRequest::ElicitRequest(ElicitRequest::new(params))),
-    );
+    let asked = handle
+        .block_on(peer.send_request(ServerRequest::ElicitRequest(ElicitRequest::new(params))));
     match asked {
         Ok(ClientResult::ElicitResult(answer)) => {
             tracing::info!(patch = %request.patch_id, action = ?answer.action, "approval answered");
             answer.action == ElicitationAction::Accept
         }
         Ok(other) => {
-            tracing::warn!(?other, "the client answered the approval request with something else");
+            tracing::warn!(
+                ?other,
+                "the client answered the approval request with something else"
+            );
             false
         }
         Err(e) => {

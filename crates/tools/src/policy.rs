@@ -238,7 +238,9 @@ impl Policy {
             match applied {
                 Ok(()) => {}
                 Err(e) if layer.trusted => return Err(e),
-                Err(e) => warnings.push(format!("{e}; the file is not trusted, so only a stricter policy could apply; ignored")),
+                Err(e) => warnings.push(format!(
+                    "{e}; the file is not trusted, so only a stricter policy could apply; ignored"
+                )),
             }
         }
         Ok((policy, warnings))
@@ -451,7 +453,10 @@ mod tests {
     #[test]
     fn the_defaults_are_the_seeds_and_all_or_nothing() {
         let plan = Policy::default().plan(&PlanRequest::default()).unwrap();
-        assert_eq!((plan.max_files, plan.max_changed_lines), (Some(3), Some(100)));
+        assert_eq!(
+            (plan.max_files, plan.max_changed_lines),
+            (Some(3), Some(100))
+        );
         assert!(plan.forbid_create && plan.forbid_delete && plan.forbid_rename);
         assert_eq!(plan.atomicity, Atomicity::AllOrNothing);
     }
@@ -467,7 +472,10 @@ mod tests {
                 ..PlanRequest::default()
             })
             .unwrap();
-        assert_eq!((plan.max_files, plan.max_changed_lines), (Some(1), Some(100)));
+        assert_eq!(
+            (plan.max_files, plan.max_changed_lines),
+            (Some(1), Some(100))
+        );
         assert_eq!(plan.atomicity, Atomicity::PerFile);
         let m = refused(
             &p,
@@ -530,7 +538,10 @@ mod tests {
                 ..PlanRequest::default()
             },
         );
-        assert!(m.contains("per-file apply, which the operator forbids"), "{m}");
+        assert!(
+            m.contains("per-file apply, which the operator forbids"),
+            "{m}"
+        );
     }
 
     #[test]

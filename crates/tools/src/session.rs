@@ -14,8 +14,8 @@ use std::time::Instant;
 
 use lspedit_lsp::{BlockingPool, Diagnostic, PoolConfig};
 
-use crate::workflow::Approver;
 use crate::lsp_edits::{LspEditError, LspEditProvider, LspEdits, LspEditsConfig};
+use crate::workflow::Approver;
 use crate::{
     ApplyOutcome, ApplyPlan, DiagnosticsFeedback, DiagnosticsProvider, DiagnosticsStatus,
     FileDiagnosticsStatus, LspProvider, Proposal, ProposeRequest, Reason, ToolError, ToolResult,

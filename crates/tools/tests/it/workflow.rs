@@ -1732,18 +1732,20 @@ fn a_language_refuses_a_patch_touching_other_files() {
         ("frontend/api.ts", "a\nexport const x = 1;\nc\n"),
     ]);
     let patch = replace_diff("backend/api.go", "var x = 1", "var x = 2")
-        + &replace_diff("frontend/api.ts", "export const x = 1;", "export const x = 2;");
-    let err = e
-        .wf
-        .propose_edit(&ProposeRequest::patch(&patch).with_language("go"))
-        .unwrap_err();
+        + &replace_diff(
+            "frontend/api.ts",
+            "export const x = 1;",
+            "export const x = 2;",
+        );
+    let err =
+        e.wf.propose_edit(&ProposeRequest::patch(&patch).with_language("go"))
+            .unwrap_err();
     assert_eq!(err.reason, Reason::ScopeViolation, "{err}");
     assert_eq!(err.path.as_deref(), Some("frontend/api.ts"), "{err}");
     assert!(err.message.contains("not a go file"), "{err}");
     assert!(listing(&e.root().join(".lspedit/patches")).is_empty());
-    let ok = e
-        .wf
-        .propose_edit(
+    let ok =
+        e.wf.propose_edit(
             &ProposeRequest::patch(replace_diff("backend/api.go", "var x = 1", "var x = 2"))
                 .with_language("go"),
         )
