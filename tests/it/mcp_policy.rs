@@ -57,6 +57,12 @@ async fn propose_rename<S: rmcp::service::Service<RoleClient>>(
 async fn a_model_cannot_lift_the_operators_limit() {
     let project = four_files();
     let client = connect(&project.root, &["--no-diagnostics"]).await;
+    // The model is told the limits up front.
+    let instructions = client.peer_info().unwrap().instructions.clone().unwrap();
+    assert!(
+        instructions.contains("limits each apply_edit to 3 files and 100 changed lines"),
+        "{instructions}"
+    );
     let id = propose_rename(&client).await;
 
     let refused = call(&client, "apply_edit", json!({ "patch_id": id })).await;
@@ -493,4 +499,38 @@ async fn approval_is_the_persons_not_the_models() {
     assert_eq!(project.read("a.txt"), "new_name\n");
     assert_eq!(asked.lock().unwrap().len(), 2);
     client.cancel().await.unwrap();
+}
+
+/// A `[policy]` of the person's own config that does not parse stops `lspedit mcp` and
+/// `apply-id` (exit 2, naming the file and the key): a limit the operator meant is never
+/// silently dropped.
+#[test]
+fn a_misspelled_policy_key_in_the_users_config_stops_lspedit() {
+    let project = four_files();
+    let config = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(config.path().join("lspedit")).unwrap();
+    std::fs::write(
+        config.path().join("lspedit/config.toml"),
+        "[policy]\nmaxFiles = 1\n",
+    )
+    .unwrap();
+    for args in [
+        vec!["mcp", "--no-diagnostics"],
+        vec!["apply-id", "patch_1_00000000", "--no-diagnostics"],
+    ] {
+        let out = std::process::Command::new(bin())
+            .args(&args)
+            .arg("--root")
+            .arg(&project.root)
+            .env("XDG_CONFIG_HOME", config.path())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("[policy]") && stderr.contains("maxFiles"),
+            "{args:?}: {stderr}"
+        );
+    }
 }

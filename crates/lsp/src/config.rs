@@ -35,6 +35,10 @@
 //! watch_debounce_ms = 100        # coalesce a burst of file events into one batch
 //! document_idle_secs = 300       # didClose documents not checked this long (0: never)
 //!
+//! [policy]                       # the workflow's limits and approval: not read here, handed
+//! max_files = 10                 # on as `PoolConfig::policy` to `lspedit_tools::Policy`
+//!                                # (an untrusted workspace file may only tighten them)
+//!
 //! [servers.pyright]              # merged over the bundled declaration, key by key
 //! enabled = false
 //!

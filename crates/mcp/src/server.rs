@@ -606,6 +606,36 @@ impl LspeditServer {
     }
 }
 
+/// The operator's policy in a sentence for the model: what `apply_edit` may do in this
+/// session (so it proposes changes that fit instead of learning the limits from refusals).
+fn policy_sentence(policy: &Policy) -> String {
+    let forbidden: Vec<&str> = policy
+        .forbidden()
+        .iter()
+        .map(|o| match o {
+            lspedit_tools::Operation::Create => "creating files",
+            lspedit_tools::Operation::Delete => "deleting files",
+            lspedit_tools::Operation::Rename => "renaming files",
+            lspedit_tools::Operation::PerFile => "per-file applies",
+        })
+        .collect();
+    let forbidden = if forbidden.is_empty() {
+        String::new()
+    } else {
+        format!(", and forbids {}", forbidden.join(", "))
+    };
+    let approval = match policy.approve {
+        Approve::Auto => "",
+        Approve::ElicitIfSupported => " The user may be asked to approve each apply_edit.",
+        Approve::Elicit => " The user is asked to approve each apply_edit.",
+        Approve::Deny => " apply_edit is refused in this session: the user applies proposals.",
+    };
+    format!(
+        "The user running lspedit limits each apply_edit to {} files and {} changed lines{forbidden}; apply_edit writes every file or none (your limit arguments may only be stricter).{approval}",
+        policy.max_files, policy.max_changed_lines
+    )
+}
+
 /// How one `apply_edit` is approved.
 enum Approval {
     /// The call approves (the workflow's own approver).
@@ -737,7 +767,7 @@ impl ServerHandler for LspeditServer {
                 Implementation::new(SERVER_NAME, SERVER_VERSION)
                     .with_title("lspedit: anchored edits with language-server diagnostics"),
             )
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(format!("{INSTRUCTIONS} {}", policy_sentence(&self.policy)))
     }
 }
 
