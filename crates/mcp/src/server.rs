@@ -18,7 +18,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use lspedit_tools::workflow::{ApprovalRequest, Callback, Deny};
+use lspedit_tools::workflow::{ApplyStatus, ApprovalRequest, Callback, Deny};
 use lspedit_tools::{Approve, PlanRequest, Policy, ProposeRequest, Reason, Session, ToolResult};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
@@ -273,6 +273,12 @@ impl ProposeEditArgs {
         request.language = self.language;
         Ok(request)
     }
+}
+
+/// `r` with the late answers to earlier timed-out checks in front, as every result has them.
+fn late_first(session: &Session, mut r: ToolResult) -> ToolResult {
+    r.llm_content = session.with_late_feedback(&r.llm_content);
+    r
 }
 
 /// A refusal with `reason` whose text the model reads is `text`.
@@ -531,7 +537,7 @@ impl LspeditServer {
             Err(e) => {
                 let out = ApplyEditOutput::unavailable(&a.patch_id, Some(e.reason));
                 let r = refusal(e.reason, format!("Error: {e}\nNothing was applied."));
-                return self.run(move |_| Reply::new(r, &out)).await;
+                return self.run(move |s| Reply::new(late_first(s, r), &out)).await;
             }
         };
         let can_elicit = context
@@ -552,7 +558,7 @@ impl LspeditServer {
                 );
                 let r = refusal(Reason::ApprovalRequired, text);
                 let out = ApplyEditOutput::unavailable(&a.patch_id, Some(Reason::ApprovalRequired));
-                return self.run(move |_| Reply::new(r, &out)).await;
+                return self.run(move |s| Reply::new(late_first(s, r), &out)).await;
             }
         };
         self.run(move |s| {
@@ -566,7 +572,8 @@ impl LspeditServer {
                     s.apply_edit_with(&a.patch_id, &plan, &ask)
                 }
             };
-            if approve == Approve::Deny {
+            let rejected = matches!(&answer.outcome, Ok(o) if o.status == ApplyStatus::Rejected);
+            if approve == Approve::Deny && rejected {
                 answer.result.llm_content.push_str(
                     " The operator's policy (approve = \"deny\") refuses every apply_edit over MCP: the user applies proposals with `lspedit apply-id`.",
                 );
