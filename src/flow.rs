@@ -5,10 +5,11 @@
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 
+use lspedit::lsp::PoolConfig;
 use lspedit::tools::workflow::{
     ApplyOutcome, ApprovalRequest, Callback, Proposal, UndoOutcome, ValidationCommand,
 };
-use lspedit::tools::{ApplyPlan, Atomicity, ProposeRequest, ToolError, ToolsConfig};
+use lspedit::tools::{ApplyPlan, PlanRequest, Policy, ProposeRequest, ToolError, ToolsConfig};
 use serde::Serialize;
 
 use crate::json::{DiagnosticsJson, Doc, FileJson};
@@ -89,7 +90,7 @@ fn proposal_text(p: &Proposal) -> String {
         .collect();
     if !problems.is_empty() {
         s.push_str(&format!(
-            "\n\n{} file(s) would be refused (`apply-id` applies the others; with --all-or-nothing, none):",
+            "\n\n{} file(s) would be refused (`apply-id` applies none of the files; with --per-file, the others):",
             problems.len()
         ));
         for (path, problem) in problems {
@@ -114,31 +115,39 @@ fn print_refusal(e: &ToolError, json: bool) -> Result<u8, Failure> {
     Ok(1)
 }
 
-/// `apply-id`'s plan, as given on the command line.
+/// `apply-id`'s plan, as given on the command line. Its limits only tighten the operator's
+/// policy (`[policy]` of your config: 3 files, 100 changed lines, no create, delete or rename
+/// unless it says otherwise; `docs/policy.md`), since an agent may run this command too.
 #[derive(clap::Args)]
 pub struct PlanInput {
     /// The "mission edit" limits: at most 3 files and 100 changed lines, no create, delete or
-    /// rename, all or nothing.
+    /// rename, all or nothing (never more than the policy allows).
     #[arg(long)]
     mission: bool,
-    /// Refuse (`scope_violation`) when more files would change.
+    /// Refuse (`scope_violation`) when more files would change. At most the policy's limit
+    /// (`[policy] max_files`, default 3); a larger value is refused.
     #[arg(long)]
     max_files: Option<usize>,
-    /// Refuse (`scope_violation`) when more lines would be added plus removed.
+    /// Refuse (`scope_violation`) when more lines would be added plus removed. At most the
+    /// policy's limit (`[policy] max_changed_lines`, default 100).
     #[arg(long)]
     max_changed_lines: Option<usize>,
-    /// Refuse (`unsafe_diff`) a patch that creates a file.
+    /// Refuse (`unsafe_diff`) a patch that creates a file (the policy's default already does).
     #[arg(long)]
     forbid_create: bool,
-    /// Refuse (`unsafe_diff`) a patch that deletes a file.
+    /// Refuse (`unsafe_diff`) a patch that deletes a file (the policy's default already does).
     #[arg(long)]
     forbid_delete: bool,
-    /// Refuse (`unsafe_diff`) a patch that renames a file.
+    /// Refuse (`unsafe_diff`) a patch that renames a file (the policy's default already does).
     #[arg(long)]
     forbid_rename: bool,
-    /// Write every file or none (a journal under `.lspedit/` survives a crash).
-    #[arg(long)]
+    /// Write every file or none, the default (a journal under `.lspedit/` survives a crash).
+    #[arg(long, conflicts_with = "per_file")]
     all_or_nothing: bool,
+    /// Apply each file on its own: one refused file does not stop the others (unless the
+    /// policy forbids per-file applies).
+    #[arg(long)]
+    per_file: bool,
     /// Apply in a temporary copy of the workspace first and run this command there (e.g.
     /// `--validate "cargo check"`; split on whitespace, no shell); write the workspace only if
     /// it exits 0.
@@ -155,20 +164,18 @@ pub struct PlanInput {
 }
 
 impl PlanInput {
-    fn plan(self) -> ApplyPlan {
-        let mut plan = if self.mission {
-            ApplyPlan::mission_edit()
-        } else {
-            ApplyPlan::default()
-        };
-        plan.max_files = self.max_files.or(plan.max_files);
-        plan.max_changed_lines = self.max_changed_lines.or(plan.max_changed_lines);
-        plan.forbid_create |= self.forbid_create;
-        plan.forbid_delete |= self.forbid_delete;
-        plan.forbid_rename |= self.forbid_rename;
-        if self.all_or_nothing {
-            plan.atomicity = Atomicity::AllOrNothing;
-        }
+    /// The plan: `policy`'s limits tightened by these flags, or the refusal of a looser one
+    /// (`scope_violation` naming the policy's limit).
+    fn plan(&self, policy: &Policy) -> Result<ApplyPlan, ToolError> {
+        let mut plan = policy.plan(&PlanRequest {
+            mission_edit: self.mission,
+            max_files: self.max_files,
+            max_changed_lines: self.max_changed_lines,
+            forbid_create: self.forbid_create.then_some(true),
+            forbid_delete: self.forbid_delete.then_some(true),
+            forbid_rename: self.forbid_rename.then_some(true),
+            all_or_nothing: self.per_file.then_some(false),
+        })?;
         plan.timeout_seconds = self.timeout;
         let words: Vec<&str> = self
             .validate
@@ -178,7 +185,7 @@ impl PlanInput {
         if let Some((program, args)) = words.split_first() {
             plan.validation = Some(ValidationCommand::new(*program, args));
         }
-        plan
+        Ok(plan)
     }
 }
 
@@ -197,7 +204,18 @@ pub fn cmd_apply_id(
     }
     let session = open_session(root, diagnostics, ToolsConfig::default())?;
     let workflow = session.workflow()?;
-    let plan = plan.plan();
+    let loaded = PoolConfig::load(session.tools().workspace().root());
+    let (policy, warnings) = crate::policy_from(loaded.as_ref().ok())?;
+    for w in warnings {
+        err_text(&format!("warning: {w}\n"));
+    }
+    let plan = match plan.plan(&policy) {
+        Ok(plan) => plan,
+        Err(e) => {
+            session.shutdown();
+            return print_refusal(&e, json);
+        }
+    };
     let o = if confirm {
         // The diff and the question go to stderr: stdout stays the result (text or --json).
         let ask = Callback(|request: &ApprovalRequest<'_>| {

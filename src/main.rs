@@ -111,6 +111,78 @@ impl DeadlineOpts {
     }
 }
 
+/// The operator's policy for the propose → apply workflow over MCP (`docs/policy.md`), over
+/// `[policy]` of the configuration. A model's `apply_edit` arguments may only tighten it.
+#[derive(clap::Args, Clone)]
+struct PolicyOpts {
+    /// At most N files changed by one apply_edit (default: `[policy] max_files`, else 3). A
+    /// model may ask for fewer, never more.
+    #[arg(long, value_name = "N")]
+    max_files: Option<usize>,
+    /// At most N added plus removed lines in one apply_edit (default: `[policy]
+    /// max_changed_lines`, else 100).
+    #[arg(long, value_name = "N")]
+    max_changed_lines: Option<usize>,
+    /// The operations apply_edit refuses, comma-separated: create, delete, rename, per-file
+    /// (a model asking `all_or_nothing: false`), or `none` (default: `[policy] forbid`, else
+    /// create,delete,rename).
+    #[arg(long, value_name = "LIST", value_parser = parse_forbid)]
+    forbid: Option<Forbidden>,
+    /// Who approves an apply_edit: `auto` (the call itself), `elicit` (the person, asked
+    /// through the client's MCP elicitation; refused as approval_required when the client
+    /// cannot ask) or `deny` (nobody: apply with `lspedit apply-id`). Default: `[policy]
+    /// approve`, else elicit when the client supports elicitation and auto when it does not.
+    #[arg(long, value_name = "MODE", value_parser = parse_approve)]
+    approve: Option<lspedit::tools::Approve>,
+}
+
+/// `--forbid`'s operations (one value: clap would read a `Vec` as repeated values).
+#[derive(Clone)]
+struct Forbidden(Vec<lspedit::tools::Operation>);
+
+fn parse_forbid(s: &str) -> Result<Forbidden, String> {
+    lspedit::tools::Operation::parse_list(s).map(Forbidden)
+}
+
+fn parse_approve(s: &str) -> Result<lspedit::tools::Approve, String> {
+    lspedit::tools::Approve::parse(s)
+}
+
+impl PolicyOpts {
+    /// `policy` with these flags applied (the operator's flags set, never merely tighten).
+    fn apply(&self, mut policy: lspedit::tools::Policy) -> lspedit::tools::Policy {
+        if let Some(n) = self.max_files {
+            policy.max_files = n;
+        }
+        if let Some(n) = self.max_changed_lines {
+            policy.max_changed_lines = n;
+        }
+        if let Some(Forbidden(ops)) = &self.forbid {
+            policy.set_forbidden(ops);
+        }
+        if let Some(a) = self.approve {
+            policy.approve = a;
+        }
+        policy
+    }
+}
+
+/// The operator's policy from the configuration `pool` (the person's config, a trusted
+/// workspace config; an untrusted one only tightens), with its warnings. A `[policy]` table of
+/// a trusted file that does not parse is a usage error: the operator meant something.
+fn policy_from(
+    pool: Option<&PoolConfig>,
+) -> Result<(lspedit::tools::Policy, Vec<String>), Failure> {
+    match pool {
+        Some(cfg) => lspedit::tools::Policy::from_config(cfg)
+            .map_err(|e| Failure::Usage(format!("the workflow policy: {e}"))),
+        None => Ok((
+            lspedit::tools::Policy::default(),
+            vec!["the configuration could not be read, so the workflow runs under the default policy (3 files, 100 changed lines, no create, delete or rename)".to_string()],
+        )),
+    }
+}
+
 /// Options every writing command shares.
 #[derive(clap::Args)]
 struct WriteOpts {
@@ -250,6 +322,8 @@ enum Command {
         feedback: FeedbackArg,
         #[command(flatten)]
         deadlines: DeadlineOpts,
+        #[command(flatten)]
+        policy: PolicyOpts,
     },
     /// The main job, end to end on copies of two small projects (TypeScript and Rust):
     /// installs the servers if missing, introduces a type error with an anchored patch, shows
@@ -691,6 +765,7 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
             no_diagnostics,
             feedback,
             deadlines,
+            policy,
         } => {
             if json {
                 return Err(Failure::Usage(
@@ -702,7 +777,7 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
                 FeedbackArg::Full => Feedback::Full,
                 FeedbackArg::Seed => Feedback::Seed,
             };
-            cmd_mcp(root, no_diagnostics, config)
+            cmd_mcp(root, no_diagnostics, config, &policy)
         }
         Command::Demo { keep } => {
             if json || root.is_some() {
@@ -1270,6 +1345,7 @@ fn cmd_mcp(
     root: Option<PathBuf>,
     no_diagnostics: bool,
     config: ToolsConfig,
+    policy_opts: &PolicyOpts,
 ) -> Result<u8, Failure> {
     // One runtime for the process: the MCP server and the language servers run on it.
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -1281,20 +1357,24 @@ fn cmd_mcp(
     // A bad `.lspedit/config.toml` must not take the tools away: serve them with diagnostics
     // off, say why once here and in every `diagnostics` result.
     let ws = open_workspace(root)?;
-    let session = if no_diagnostics {
-        on_rt(ws, None)
-    } else {
-        match PoolConfig::load(ws.root()) {
-            Ok(pool) => on_rt(ws, Some(pool)),
-            Err(e) => {
-                let why = format!(
-                    "diagnostics are off because the language-server configuration is invalid ({e}); fix it and restart `lspedit mcp`"
-                );
-                eprintln!("lspedit: warning: {why}");
-                Session::without_diagnostics(ws, config.clone(), why)
-            }
+    // The configuration is read even without diagnostics: its `[policy]` is the operator's.
+    let loaded = PoolConfig::load(ws.root());
+    let (policy, policy_warnings) = policy_from(loaded.as_ref().ok())?;
+    let policy = policy_opts.apply(policy);
+    let session = match (no_diagnostics, loaded) {
+        (true, _) => on_rt(ws, None),
+        (false, Ok(pool)) => on_rt(ws, Some(pool)),
+        (false, Err(e)) => {
+            let why = format!(
+                "diagnostics are off because the language-server configuration is invalid ({e}); fix it and restart `lspedit mcp`"
+            );
+            eprintln!("lspedit: warning: {why}");
+            Session::without_diagnostics(ws, config.clone(), why)
         }
     };
+    for w in &policy_warnings {
+        eprintln!("lspedit: warning: {w}");
+    }
     let session = Arc::new(session);
     // stdout is the protocol: warnings go to stderr, whatever the log filter.
     for w in session.config_warnings() {
@@ -1305,8 +1385,9 @@ fn cmd_mcp(
             "lspedit: warning: this kernel has no Landlock: language servers run without a sandbox, and restricted mode turns off what would run workspace code (see `lspedit servers status`)"
         );
     }
-    tracing::info!(root = %session.tools().workspace().root().display(), "MCP server on stdio");
-    let result = rt.block_on(lspedit::mcp::serve_stdio(Arc::clone(&session)));
+    tracing::info!(root = %session.tools().workspace().root().display(), policy = %policy.describe(), "MCP server on stdio");
+    let server = lspedit::mcp::LspeditServer::new(Arc::clone(&session)).with_policy(policy);
+    let result = rt.block_on(lspedit::mcp::serve_stdio_with(server));
     // Stop the servers politely while their runtime still runs (a blocking wait, so on a
     // blocking thread); then drop the runtime and every task holding the session.
     let stopping = Arc::clone(&session);

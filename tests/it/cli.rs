@@ -425,6 +425,67 @@ fn propose_apply_id_and_undo_across_processes() {
     p.run(&["propose", "--pattern", "x"], "").assert_code(2);
 }
 
+/// Regression (issue 24): `apply-id` was per file by default, writing two files of a 3-file
+/// proposal whose third hunk failed. Now it writes every file or none unless `--per-file`, and
+/// its limits only tighten the policy (a person widens it in their config's `[policy]`).
+#[test]
+fn apply_id_is_all_or_nothing_and_its_limits_only_tighten_the_policy() {
+    let files = [
+        ("a.txt", "a\nb\nc\n"),
+        ("b.txt", "a\nb\nc\n"),
+        ("c.txt", "a\nb\nc\n"),
+    ];
+    let p = Project::with_files(&files);
+    let mut patch = String::new();
+    for f in ["a.txt", "b.txt"] {
+        patch.push_str(&format!(
+            "--- a/{f}\n+++ b/{f}\n@@ -1,3 +1,3 @@\n a\n-b\n+NEW\n c\n"
+        ));
+    }
+    patch.push_str("--- a/c.txt\n+++ b/c.txt\n@@ -1,3 +1,3 @@\n a\n-not in the file\n+NEW\n c\n");
+    let r = p.run(&["propose", "-", "--json"], &patch);
+    r.assert_code(0);
+    let id = r.json()["patch_id"].as_str().unwrap().to_string();
+
+    let r = p.run(&["apply-id", &id, "--no-diagnostics", "--json"], "");
+    r.assert_code(1);
+    let v = r.json();
+    assert_eq!(v["reason"], "hunk_mismatch", "{v}");
+    assert_eq!(v["status"], "refused", "{v}");
+    for (f, text) in files {
+        assert_eq!(p.read(f), text, "{f} was written");
+    }
+    let r = p.run(
+        &[
+            "apply-id",
+            &id,
+            "--max-files",
+            "50",
+            "--no-diagnostics",
+            "--json",
+        ],
+        "",
+    );
+    r.assert_code(1);
+    let v = r.json();
+    assert_eq!(v["reason"], "scope_violation", "{v}");
+    assert!(
+        v["llm_content"]
+            .as_str()
+            .unwrap()
+            .contains("max_files 50 exceeds the operator's limit of 3"),
+        "{v}"
+    );
+    let r = p.run(
+        &["apply-id", &id, "--per-file", "--no-diagnostics", "--json"],
+        "",
+    );
+    r.assert_code(1);
+    assert_eq!(r.json()["status"], "partially_applied");
+    assert_eq!(p.read("a.txt"), "a\nNEW\nc\n");
+    assert_eq!(p.read("c.txt"), "a\nb\nc\n");
+}
+
 /// `propose --language` picks files by extension when no scope is given, and `apply-id
 /// --confirm` refuses (usage error, nothing written) when standard input is not a terminal to
 /// ask on.

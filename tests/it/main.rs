@@ -14,6 +14,7 @@ mod cli_lsp_edits;
 mod harness;
 mod mcp;
 mod mcp_lsp_edits;
+mod mcp_policy;
 mod mcp_python;
 mod orphans;
 mod planted;

@@ -63,6 +63,7 @@ async fn rename_references_definition_and_a_quick_fix_over_mcp() {
     .await;
     assert!(is_error(&stale));
     assert_eq!(structured(&stale)["reason"], "stale_context");
+    assert_eq!(structured(&stale)["success"], false);
 
     let renamed = call(
         &client,
@@ -74,6 +75,7 @@ async fn rename_references_definition_and_a_quick_fix_over_mcp() {
     assert!(!is_error(&renamed), "{t}");
     let s = structured(&renamed);
     assert_eq!(s["status"], "applied", "{s}");
+    assert_eq!(s["success"], true, "{s}");
     let applied: Vec<&str> = s["files"]
         .as_array()
         .unwrap()

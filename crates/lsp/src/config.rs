@@ -35,6 +35,10 @@
 //! watch_debounce_ms = 100        # coalesce a burst of file events into one batch
 //! document_idle_secs = 300       # didClose documents not checked this long (0: never)
 //!
+//! [policy]                       # the workflow's limits and approval: not read here, handed
+//! max_files = 10                 # on as `PoolConfig::policy` to `lspedit_tools::Policy`
+//!                                # (an untrusted workspace file may only tighten them)
+//!
 //! [servers.pyright]              # merged over the bundled declaration, key by key
 //! enabled = false
 //!
@@ -362,6 +366,21 @@ pub struct PoolConfig {
     /// `.lspedit/config.toml` naming a command, a symlinked config): shown by `servers status`,
     /// the `diagnostics` tool and `lspedit mcp` at start. Never an error.
     pub warnings: Vec<String>,
+    /// The `[policy]` tables of the files loaded, in the order they apply (the person's, then
+    /// the workspace's), each with whether its file is trusted. Not read here: the operator's
+    /// workflow policy is `lspedit_tools::Policy`, which reads them (`docs/policy.md`).
+    pub policy: Vec<PolicyLayer>,
+}
+
+/// One file's `[policy]` table, as JSON, for `lspedit_tools::Policy`.
+#[derive(Debug, Clone)]
+pub struct PolicyLayer {
+    /// The file it comes from (for messages).
+    pub path: PathBuf,
+    /// The person's own config, or a workspace config they trusted: it may loosen the
+    /// defaults. An untrusted workspace config only tightens them.
+    pub trusted: bool,
+    pub value: Value,
 }
 
 impl Default for PoolConfig {
@@ -390,6 +409,7 @@ impl Default for PoolConfig {
             sandbox_allow: Vec::new(),
             sandbox: true,
             warnings: Vec::new(),
+            policy: Vec::new(),
         }
     }
 }
@@ -418,6 +438,9 @@ struct OverrideFile {
     pool: PoolOverrides,
     #[serde(default)]
     servers: toml::Table,
+    /// The operator's workflow policy, handed on as [`PolicyLayer`]s.
+    #[serde(default)]
+    policy: Option<toml::Table>,
 }
 
 impl PoolConfig {
@@ -727,6 +750,14 @@ impl Layers {
             message,
         };
         let file: OverrideFile = toml::from_str(text).map_err(|e| err(e.to_string()))?;
+        if let Some(table) = &file.policy {
+            let value = serde_json::to_value(table).map_err(|e| err(format!("[policy]: {e}")))?;
+            self.cfg.policy.push(PolicyLayer {
+                path: path.to_owned(),
+                trusted,
+                value,
+            });
+        }
         let mut ignored = Vec::new();
         for (id, value) in &file.servers {
             let mut over = value

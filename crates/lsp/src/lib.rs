@@ -81,7 +81,9 @@ use std::time::Instant;
 /// The LSP types the requests beyond diagnostics return ([`Pool::rename`],
 /// [`Pool::code_actions`], [`Pool::references`], …): `WorkspaceEdit`, `CodeAction`, `Location`.
 pub use async_lsp::lsp_types;
-pub use config::{DiagnosticsConfig, InstallRecipe, PoolConfig, ServerConfig, Strategy};
+pub use config::{
+    DiagnosticsConfig, InstallRecipe, PolicyLayer, PoolConfig, ServerConfig, Strategy,
+};
 pub use diagnostics::{
     CheckOutcome, Diagnostic, FileDiagnostics, OtherFileDiagnostics, Severity, SeverityOverride,
     SeverityOverrides,

@@ -40,6 +40,6 @@ mod transport;
 pub use server::{
     ApplyEditArgs, ApplyPatchArgs, DiagnosticsArgs, EditArgs, LspeditServer, MAX_MESSAGE_BYTES_ENV,
     ProposeEditArgs, ReadFileArgs, SERVER_NAME, SERVER_VERSION, ServeError, UndoArgs,
-    WriteFileArgs, max_message_bytes, serve_stdio, to_call_result,
+    WriteFileArgs, max_message_bytes, serve_stdio, serve_stdio_with, to_call_result,
 };
 pub use transport::{DEFAULT_MAX_MESSAGE_BYTES, LineTransport};

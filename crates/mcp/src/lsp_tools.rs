@@ -151,6 +151,9 @@ pub struct LspEditFileOutput {
 /// The structured result of `rename_symbol` and `apply_code_action`.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct LspEditOutput {
+    /// The edit was applied to every file, or (preview) proposed; false when anything was
+    /// refused. Seed 001's result shape, as `propose_edit` and `apply_edit` give it.
+    pub success: bool,
     /// `applied`, `partially_applied`, `proposed` (preview: nothing written), `rejected` or
     /// `refused` (nothing written).
     pub status: String,
@@ -181,6 +184,7 @@ impl LspEditOutput {
     /// Nothing was written or proposed.
     fn refused(reason: Option<String>) -> LspEditOutput {
         LspEditOutput {
+            success: false,
             status: "refused".into(),
             reason,
             server: None,
@@ -194,6 +198,7 @@ impl LspEditOutput {
 
     pub fn new(r: &LspEditResult) -> LspEditOutput {
         LspEditOutput {
+            success: matches!(r.status.as_str(), "applied" | "proposed"),
             status: r.status.as_str().to_string(),
             reason: r.reason.clone(),
             server: r.server.clone(),

@@ -338,6 +338,9 @@ impl WriteOutput {
 /// `propose_edit`'s structured result.
 #[derive(Debug, Default, Serialize, JsonSchema)]
 pub struct ProposeOutput {
+    /// The proposal was stored (a `patch_id` follows); false when it was refused. Seed 001's
+    /// result shape: every propose and apply result says whether it succeeded.
+    pub success: bool,
     /// The id to pass to apply_edit (`patch_<unix_ms>_<hash8>`); absent when refused.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub patch_id: Option<String>,
@@ -412,6 +415,7 @@ pub struct ProposedFileOutput {
 impl ProposeOutput {
     pub fn from_proposal(p: &Proposal) -> ProposeOutput {
         ProposeOutput {
+            success: true,
             patch_id: Some(p.patch_id.clone()),
             affected_files: p.affected_files(),
             unified_diff: Some(p.diff.clone()),

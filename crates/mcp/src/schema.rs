@@ -8,7 +8,8 @@
 //! applied to every tool's schemas by the server.
 //!
 //! Some clients send numbers as strings (MCP Inspector sends `offset` as `"2"`): the count
-//! arguments accept both, and name the field when neither fits.
+//! arguments accept both, and name the field when neither fits. `scope` takes one glob or a
+//! list.
 
 use std::sync::Arc;
 
@@ -215,6 +216,36 @@ pub(crate) mod lenient {
     use super::*;
 
     count_fields!(offset, limit, max_files, max_changed_lines);
+
+    /// The `scope` argument: one glob (`"backend/**/*.go"`, the seeds' own call) or a list of
+    /// globs; absent or null is no scope.
+    pub(crate) fn scope<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+        let bad = |got: &Value| {
+            D::Error::custom(format!(
+                "`scope` must be a glob or a list of globs (e.g. \"src/**/*.ts\" or [\"src/**/*.ts\"]), not {got}"
+            ))
+        };
+        match Option::<Value>::deserialize(d)? {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::String(s)) => Ok(vec![s]),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|v| v.as_str().map(str::to_string).ok_or_else(|| bad(v)))
+                .collect(),
+            Some(other) => Err(bad(&other)),
+        }
+    }
+}
+
+/// The schema of an argument that takes one string or a list of strings (`scope`): an `anyOf`
+/// of single types, the portable form of a type union.
+pub(crate) fn string_or_list(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "anyOf": [
+            { "type": "string" },
+            { "type": "array", "items": { "type": "string" } }
+        ]
+    })
 }
 
 #[cfg(test)]

@@ -4,22 +4,34 @@
 //! with `isError: true` whose text is the tool's `llm_content`, so the model reads the reason
 //! code and what to do. Every result, refusals included, also carries `structuredContent` of
 //! the tool's declared `outputSchema` ([`crate::output`]); both schemas of every tool are
-//! portable ([`crate::schema`]). Protocol errors are only for malformed requests (an unknown tool, a
-//! broken message); arguments that do not fit the schema come back as an `isError` result
-//! naming the field (the MCP rule for input validation, as rmcp implements it), so the model
-//! can correct itself. The tools block (file I/O, waiting for language servers), so each
-//! call runs on tokio's blocking pool.
+//! portable ([`crate::schema`]). Protocol errors are only for malformed requests: an unknown tool,
+//! a broken message, and an argument the tool does not have (`-32602` naming it, so a
+//! misspelled `maxFiles` is never silently ignored); an argument of the wrong type comes back
+//! as an `isError` result naming the field (the MCP rule for input validation, as rmcp
+//! implements it), so the model can correct itself. The tools block (file I/O, waiting for
+//! language servers), so each call runs on tokio's blocking pool.
+//!
+//! `propose_edit` and `apply_edit` run under the operator's [`Policy`] (`docs/policy.md`): the
+//! limits a model may only tighten, and who approves an apply (the call itself, the person
+//! through MCP elicitation, or nobody).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use lspedit_tools::{ApplyPlan, Atomicity, ProposeRequest, Session, ToolResult};
+use lspedit_tools::workflow::{ApplyStatus, ApprovalRequest, Callback, Deny};
+use lspedit_tools::{Approve, PlanRequest, Policy, ProposeRequest, Reason, Session, ToolResult};
 use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolResult, ContentBlock, Implementation, JsonObject, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientResult, ContentBlock,
+    ElicitRequest, ElicitationAction, Implementation, JsonObject, ServerCapabilities, ServerConfig,
+    ServerRequest,
 };
-use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use rmcp::service::{Peer, RequestContext};
+use rmcp::{
+    ErrorData as McpError, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool_router,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -134,10 +146,18 @@ pub struct ProposeEditArgs {
     /// The replacement for `pattern`; `$1` or `${name}` refer to capture groups.
     #[serde(default)]
     pub replacement: Option<String>,
-    /// Globs of the files `pattern` applies to, relative to the workspace root, e.g.
-    /// `["backend/**/*.go"]`. Default: every file. .gitignored and binary files are skipped.
-    #[serde(default)]
+    /// Globs of the files `pattern` applies to, relative to the workspace root: one glob,
+    /// e.g. `"backend/**/*.go"`, or a list, e.g. `["backend/**/*.go", "!backend/gen/**"]`.
+    /// Default: every file. .gitignored and binary files are skipped.
+    #[serde(default, deserialize_with = "lenient::scope")]
+    #[schemars(schema_with = "crate::schema::string_or_list")]
     pub scope: Vec<String>,
+    /// Change only this language's files, by extension: `go`, `rust`, `typescript`,
+    /// `javascript`, `python`, `java`, `c`, `cpp`. With `pattern`, the scope's (or the
+    /// workspace's) files of other languages are left out; a `patch` that touches another
+    /// language's file is refused (`scope_violation`, naming the file).
+    #[serde(default)]
+    pub language: Option<String>,
     /// base_sha each file is expected to have (the `base_sha` of read_file's structured
     /// result), e.g. `{"src/a.ts": "3f2a9c0b1d4e"}`; a file that differs is refused as
     /// `sha_mismatch`.
@@ -151,26 +171,32 @@ pub struct ApplyEditArgs {
     /// The `patch_id` propose_edit returned, e.g. `patch_1763900000000_1a2b3c4d`.
     pub patch_id: String,
     /// `mission_edit`: at most 3 files and 100 changed lines, no create/delete/rename, all or
-    /// nothing. Explicit limits below override the preset's.
+    /// nothing (never more than the operator allows).
     #[serde(default)]
     pub preset: Option<String>,
-    /// Refuse (`scope_violation`) when more files would change.
+    /// Refuse (`scope_violation`) when more files would change. Only tightens the operator's
+    /// limit (default 3): a larger value is refused as `scope_violation` naming that limit.
     #[serde(default, deserialize_with = "lenient::max_files")]
     pub max_files: Option<usize>,
-    /// Refuse (`scope_violation`) when more lines would be added plus removed.
+    /// Refuse (`scope_violation`) when more lines would be added plus removed. Only tightens
+    /// the operator's limit (default 100).
     #[serde(default, deserialize_with = "lenient::max_changed_lines")]
     pub max_changed_lines: Option<usize>,
-    /// Refuse (`unsafe_diff`) a patch that creates a file.
+    /// Refuse (`unsafe_diff`) a patch that creates a file. The operator forbids it by default;
+    /// `false` is refused (`scope_violation`) unless the operator allows creating files.
     #[serde(default)]
     pub forbid_create: Option<bool>,
-    /// Refuse (`unsafe_diff`) a patch that deletes a file.
+    /// Refuse (`unsafe_diff`) a patch that deletes a file (forbidden by default, as create).
     #[serde(default)]
     pub forbid_delete: Option<bool>,
-    /// Refuse (`unsafe_diff`) a patch that renames a file.
+    /// Refuse (`unsafe_diff`) a patch that renames a file (forbidden by default, as create).
     #[serde(default)]
     pub forbid_rename: Option<bool>,
-    /// `per_file` (default: each file applies or not on its own) or `all_or_nothing` (any
-    /// refused file → nothing is written).
+    /// Write every file or none (default true: one refused file and nothing is written).
+    /// `false` applies each file on its own, unless the operator forbids per-file applies.
+    #[serde(default)]
+    pub all_or_nothing: Option<bool>,
+    /// The same choice as a word: `all_or_nothing` (default) or `per_file`.
     #[serde(default)]
     pub atomicity: Option<String>,
 }
@@ -184,37 +210,46 @@ pub struct UndoArgs {
 }
 
 impl ApplyEditArgs {
-    /// The plan these arguments describe, or why they do not describe one.
-    pub fn plan(&self) -> Result<ApplyPlan, String> {
-        let mut plan = match self.preset.as_deref() {
-            None => ApplyPlan::default(),
-            Some("mission_edit") => ApplyPlan::mission_edit(),
+    /// What these arguments ask of the operator's [`Policy`] (which turns it into the plan, or
+    /// refuses a looser one), or why they do not describe a request.
+    pub fn request(&self) -> Result<PlanRequest, String> {
+        let mission_edit = match self.preset.as_deref() {
+            None => false,
+            Some("mission_edit") => true,
             Some(other) => {
                 return Err(format!(
                     "unknown preset `{other}`; the only preset is `mission_edit`"
                 ));
             }
         };
-        if self.max_files.is_some() {
-            plan.max_files = self.max_files;
-        }
-        if self.max_changed_lines.is_some() {
-            plan.max_changed_lines = self.max_changed_lines;
-        }
-        plan.forbid_create = self.forbid_create.unwrap_or(plan.forbid_create);
-        plan.forbid_delete = self.forbid_delete.unwrap_or(plan.forbid_delete);
-        plan.forbid_rename = self.forbid_rename.unwrap_or(plan.forbid_rename);
-        match self.atomicity.as_deref() {
-            None => {}
-            Some("per_file") => plan.atomicity = Atomicity::PerFile,
-            Some("all_or_nothing") => plan.atomicity = Atomicity::AllOrNothing,
+        let atomicity = match self.atomicity.as_deref() {
+            None => None,
+            Some("per_file") => Some(false),
+            Some("all_or_nothing") => Some(true),
             Some(other) => {
                 return Err(format!(
-                    "unknown atomicity `{other}`; use `per_file` or `all_or_nothing`"
+                    "unknown atomicity `{other}`; use `all_or_nothing` (the default) or `per_file`"
                 ));
             }
-        }
-        Ok(plan)
+        };
+        let all_or_nothing = match (self.all_or_nothing, atomicity) {
+            (Some(a), Some(b)) if a != b => {
+                return Err(format!(
+                    "`all_or_nothing: {a}` and `atomicity: {}` disagree; give one of them",
+                    self.atomicity.as_deref().unwrap_or_default()
+                ));
+            }
+            (a, b) => a.or(b),
+        };
+        Ok(PlanRequest {
+            mission_edit,
+            max_files: self.max_files,
+            max_changed_lines: self.max_changed_lines,
+            forbid_create: self.forbid_create,
+            forbid_delete: self.forbid_delete,
+            forbid_rename: self.forbid_rename,
+            all_or_nothing,
+        })
     }
 }
 
@@ -235,7 +270,26 @@ impl ProposeEditArgs {
             }
         };
         request.expected_base_shas = self.base_shas;
+        request.language = self.language;
         Ok(request)
+    }
+}
+
+/// `r` with the late answers to earlier timed-out checks in front, as every result has them.
+fn late_first(session: &Session, mut r: ToolResult) -> ToolResult {
+    r.llm_content = session.with_late_feedback(&r.llm_content);
+    r
+}
+
+/// A refusal with `reason` whose text the model reads is `text`.
+fn refusal(reason: Reason, text: String) -> ToolResult {
+    ToolResult {
+        reason: Some(reason),
+        llm_content: text.clone(),
+        display: text,
+        files: Vec::new(),
+        is_error: true,
+        diagnostics: Vec::new(),
     }
 }
 
@@ -269,10 +323,11 @@ fn tool_schemas(name: &str) -> Option<(Arc<JsonObject>, Arc<JsonObject>)> {
     })
 }
 
-/// The lspedit MCP server over one [`Session`].
+/// The lspedit MCP server over one [`Session`], under the operator's [`Policy`].
 #[derive(Clone)]
 pub struct LspeditServer {
     session: Arc<Session>,
+    policy: Arc<Policy>,
     tool_router: ToolRouter<LspeditServer>,
 }
 
@@ -280,6 +335,7 @@ impl std::fmt::Debug for LspeditServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LspeditServer")
             .field("session", &self.session)
+            .field("policy", &self.policy)
             .finish_non_exhaustive()
     }
 }
@@ -302,11 +358,24 @@ fn reply_to_call_result(reply: Reply) -> CallToolResult {
 }
 
 impl LspeditServer {
+    /// The server under the default policy (the seeds' limits; see [`Policy::default`]).
     pub fn new(session: Arc<Session>) -> LspeditServer {
         LspeditServer {
             session,
+            policy: Arc::new(Policy::default()),
             tool_router: Self::router(),
         }
+    }
+
+    /// The server under the operator's `policy` (`lspedit mcp` flags and config).
+    pub fn with_policy(mut self, policy: Policy) -> LspeditServer {
+        self.policy = Arc::new(policy);
+        self
+    }
+
+    /// The policy `apply_edit` runs under.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
     }
 
     /// The tools with their portable input and output schemas.
@@ -418,11 +487,13 @@ impl LspeditServer {
     }
 
     /// Propose a change without making it: from a patch (any apply_patch format), or from a
-    /// regex `pattern` + `replacement` over the files of `scope` (globs). Nothing is written;
+    /// regex `pattern` + `replacement` over the files of `scope` (one glob or a list), kept to
+    /// one `language`'s files when given. Nothing is written;
     /// the answer has a `patch_id`, a summary (files scanned / matched, changes) and the unified
     /// diff to review. Apply it later with apply_edit(patch_id) — from this or another session.
     /// Refusals: `invalid_diff_format`, `empty_diff` (nothing would change), `sha_mismatch` (a
-    /// base_sha you gave differs: re-read), `truncated_input`, `path_outside_workspace`.
+    /// base_sha you gave differs: re-read), `truncated_input`, `path_outside_workspace`,
+    /// `scope_violation` (the patch touches a file outside `language`).
     #[tool]
     async fn propose_edit(
         &self,
@@ -439,26 +510,76 @@ impl LspeditServer {
     }
 
     /// Apply a proposed change by its patch_id, after re-checking that no file changed since it
-    /// was proposed. Answers with each file's outcome, a `checkpoint_id` for undo, and the
-    /// language servers' errors for the files written. Refusals (nothing written):
-    /// `patch_not_found` (unknown id), `stale_context` (a file changed since the proposal:
-    /// propose again), `scope_violation` (more files or lines than the limits), `unsafe_diff`
-    /// (a forbidden create/delete/rename), `hunk_mismatch`.
+    /// was proposed: every file or none (unless all_or_nothing is false). The person running
+    /// lspedit may have to approve it first (they are asked through the client). Answers with
+    /// each file's outcome, a `checkpoint_id` for undo, and the language servers' errors for
+    /// the files written. Refusals (nothing written): `patch_not_found` (unknown id),
+    /// `stale_context` (a file changed since the proposal: propose again), `scope_violation`
+    /// (more files or lines than the operator's limits, 3 and 100 by default, or a limit
+    /// argument looser than them), `unsafe_diff` (a forbidden create/delete/rename),
+    /// `hunk_mismatch`, `approval_required` (a person must approve and this client cannot ask
+    /// one); `rejected` when the person (or the operator's policy) said no.
     #[tool(annotations(destructive_hint = true))]
     async fn apply_edit(
         &self,
         Parameters(a): Parameters<ApplyEditArgs>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
-        self.run(move |s| match a.plan() {
-            Ok(plan) => {
-                let answer = s.apply_edit(&a.patch_id, &plan);
-                let out = ApplyEditOutput::from_outcome(&a.patch_id, &answer.outcome);
-                Reply::new(answer.result, &out)
+        let plan = match a.request() {
+            Ok(request) => self.policy.plan(&request),
+            Err(e) => {
+                let out = ApplyEditOutput::unavailable(&a.patch_id, None);
+                return self.run(move |_| Reply::new(usage_error(e), &out)).await;
             }
-            Err(e) => Reply::new(
-                usage_error(e),
-                &ApplyEditOutput::unavailable(&a.patch_id, None),
-            ),
+        };
+        let plan = match plan {
+            Ok(plan) => plan,
+            Err(e) => {
+                let out = ApplyEditOutput::unavailable(&a.patch_id, Some(e.reason));
+                let r = refusal(e.reason, format!("Error: {e}\nNothing was applied."));
+                return self.run(move |s| Reply::new(late_first(s, r), &out)).await;
+            }
+        };
+        let can_elicit = context
+            .peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.elicitation.is_some());
+        let approve = self.policy.approve;
+        let approval = match (approve, can_elicit) {
+            (Approve::Auto, _) | (Approve::ElicitIfSupported, false) => Approval::Auto,
+            (Approve::Deny, _) => Approval::Deny,
+            (Approve::Elicit | Approve::ElicitIfSupported, true) => {
+                Approval::Elicit(context.peer.clone(), tokio::runtime::Handle::current())
+            }
+            (Approve::Elicit, false) => {
+                let text = format!(
+                    "Error: approval_required: the operator's policy (approve = \"elicit\") asks the person to approve every apply_edit, and this MCP client cannot ask one (it did not declare the `elicitation` capability). Nothing was applied. Ask the user to apply it themselves: `lspedit apply-id {}`.",
+                    a.patch_id
+                );
+                let r = refusal(Reason::ApprovalRequired, text);
+                let out = ApplyEditOutput::unavailable(&a.patch_id, Some(Reason::ApprovalRequired));
+                return self.run(move |s| Reply::new(late_first(s, r), &out)).await;
+            }
+        };
+        self.run(move |s| {
+            let mut answer = match approval {
+                Approval::Auto => s.apply_edit(&a.patch_id, &plan),
+                Approval::Deny => s.apply_edit_with(&a.patch_id, &plan, &Deny),
+                Approval::Elicit(peer, handle) => {
+                    let ask = Callback(move |request: &ApprovalRequest<'_>| {
+                        elicit_approval(&peer, &handle, request)
+                    });
+                    s.apply_edit_with(&a.patch_id, &plan, &ask)
+                }
+            };
+            let rejected = matches!(&answer.outcome, Ok(o) if o.status == ApplyStatus::Rejected);
+            if approve == Approve::Deny && rejected {
+                answer.result.llm_content.push_str(
+                    " The operator's policy (approve = \"deny\") refuses every apply_edit over MCP: the user applies proposals with `lspedit apply-id`.",
+                );
+            }
+            let out = ApplyEditOutput::from_outcome(&a.patch_id, &answer.outcome);
+            Reply::new(answer.result, &out)
         })
         .await
     }
@@ -492,15 +613,168 @@ impl LspeditServer {
     }
 }
 
+/// The operator's policy in a sentence for the model: what `apply_edit` may do in this
+/// session (so it proposes changes that fit instead of learning the limits from refusals).
+fn policy_sentence(policy: &Policy) -> String {
+    let forbidden: Vec<&str> = policy
+        .forbidden()
+        .iter()
+        .map(|o| match o {
+            lspedit_tools::Operation::Create => "creating files",
+            lspedit_tools::Operation::Delete => "deleting files",
+            lspedit_tools::Operation::Rename => "renaming files",
+            lspedit_tools::Operation::PerFile => "per-file applies",
+        })
+        .collect();
+    let forbidden = if forbidden.is_empty() {
+        String::new()
+    } else {
+        format!(", and forbids {}", forbidden.join(", "))
+    };
+    let approval = match policy.approve {
+        Approve::Auto => "",
+        Approve::ElicitIfSupported => " The user may be asked to approve each apply_edit.",
+        Approve::Elicit => " The user is asked to approve each apply_edit.",
+        Approve::Deny => " apply_edit is refused in this session: the user applies proposals.",
+    };
+    format!(
+        "The user running lspedit limits each apply_edit to {} files and {} changed lines{forbidden}; apply_edit writes every file or none (your limit arguments may only be stricter).{approval}",
+        policy.max_files, policy.max_changed_lines
+    )
+}
+
+/// How one `apply_edit` is approved.
+enum Approval {
+    /// The call approves (the workflow's own approver).
+    Auto,
+    /// Nobody may approve: rejected.
+    Deny,
+    /// The person, through an MCP elicitation sent to the client on the session's runtime.
+    Elicit(Peer<RoleServer>, tokio::runtime::Handle),
+}
+
+/// The longest diff shown in an approval request; past it the person is told how to see the
+/// whole diff.
+const MAX_ELICIT_DIFF_BYTES: usize = 16 * 1024;
+
+/// Asks the person, through the client (`elicitation/create`), whether `request`'s diff may be
+/// applied: `accept` approves; `decline`, `cancel` or a failed request rejects. Runs on the
+/// apply's blocking thread and waits on the runtime for the answer.
+fn elicit_approval(
+    peer: &Peer<RoleServer>,
+    handle: &tokio::runtime::Handle,
+    request: &ApprovalRequest<'_>,
+) -> bool {
+    let mut diff = request.diff.trim_end().to_string();
+    if diff.len() > MAX_ELICIT_DIFF_BYTES {
+        let mut cut = MAX_ELICIT_DIFF_BYTES;
+        while !diff.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        diff.truncate(cut);
+        diff.push_str(
+            "\n... (diff cut; the whole diff is in propose_edit's result and `.lspedit/evidence/`)",
+        );
+    }
+    let message = format!(
+        "Apply {} to {}? {}\n\n{diff}",
+        request.patch_id,
+        request.files.join(", "),
+        request.summary
+    );
+    let params = serde_json::from_value(serde_json::json!({
+        "mode": "form",
+        "message": message,
+        "requestedSchema": { "type": "object", "properties": {} },
+    }));
+    let params = match params {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::error!("cannot build the approval request: {e}");
+            return false;
+        }
+    };
+    let asked = handle
+        .block_on(peer.send_request(ServerRequest::ElicitRequest(ElicitRequest::new(params))));
+    match asked {
+        Ok(ClientResult::ElicitResult(answer)) => {
+            tracing::info!(patch = %request.patch_id, action = ?answer.action, "approval answered");
+            answer.action == ElicitationAction::Accept
+        }
+        Ok(other) => {
+            tracing::warn!(
+                ?other,
+                "the client answered the approval request with something else"
+            );
+            false
+        }
+        Err(e) => {
+            tracing::warn!("the approval request failed: {e}");
+            false
+        }
+    }
+}
+
+/// `-32602` for an argument `tool` does not have (by its input schema), naming it and, when
+/// the name differs only in case or `_`, the one meant (`maxFiles` → `max_files`).
+fn unknown_argument(tool: &str, schema: &JsonObject, arguments: &JsonObject) -> Option<McpError> {
+    let known: Vec<&str> = schema
+        .get("properties")
+        .and_then(serde_json::Value::as_object)
+        .map(|p| p.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    let unknown: Vec<&str> = arguments
+        .keys()
+        .map(String::as_str)
+        .filter(|k| !known.contains(k))
+        .collect();
+    let first = unknown.first()?;
+    let fold = |s: &str| s.replace(['_', '-'], "").to_ascii_lowercase();
+    let meant = known
+        .iter()
+        .find(|k| fold(k) == fold(first))
+        .map(|k| format!("; did you mean `{k}`?"))
+        .unwrap_or_default();
+    let names = unknown
+        .iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Some(McpError::invalid_params(
+        format!(
+            "Invalid params: unknown argument {names} for tool `{tool}`{meant} Its arguments are: {}. Nothing was done.",
+            known.join(", ")
+        ),
+        Some(serde_json::json!({ "unknown_arguments": unknown, "tool": tool })),
+    ))
+}
+
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for LspeditServer {
+    /// Every argument must be one the tool has: an unknown one (a misspelling, an option of
+    /// another tool) is refused as `-32602` before the tool runs, never silently ignored.
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        if let (Some(tool), Some(arguments)) =
+            (self.tool_router.get(&request.name), &request.arguments)
+            && let Some(e) = unknown_argument(&request.name, &tool.input_schema, arguments)
+        {
+            return Err(e);
+        }
+        let tcc = ToolCallContext::new(self, request, context);
+        self.tool_router.call(tcc).await
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(
                 Implementation::new(SERVER_NAME, SERVER_VERSION)
                     .with_title("lspedit: anchored edits with language-server diagnostics"),
             )
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(format!("{INSTRUCTIONS} {}", policy_sentence(&self.policy)))
     }
 }
 
@@ -551,7 +825,12 @@ pub fn max_message_bytes() -> usize {
 /// [`max_message_bytes`] are answered with a JSON-RPC error, malformed ones with the
 /// JSON-RPC error they call for (see [`LineTransport`]).
 pub async fn serve_stdio(session: Arc<Session>) -> Result<(), ServeError> {
-    let server = LspeditServer::new(session);
+    serve_stdio_with(LspeditServer::new(session)).await
+}
+
+/// [`serve_stdio`] for a server built by the caller (with the operator's policy:
+/// [`LspeditServer::with_policy`]).
+pub async fn serve_stdio_with(server: LspeditServer) -> Result<(), ServeError> {
     let transport =
         LineTransport::new(tokio::io::stdin(), tokio::io::stdout(), max_message_bytes());
     let running = server

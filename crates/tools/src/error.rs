@@ -40,6 +40,9 @@ pub enum Reason {
     TooLarge,
     ValidationFailed,
     IoError,
+    /// The operator's policy asks a person to approve the apply, and the client cannot ask
+    /// one (it did not declare MCP elicitation).
+    ApprovalRequired,
 }
 
 impl Reason {
@@ -68,6 +71,7 @@ impl Reason {
         Reason::TooLarge,
         Reason::ValidationFailed,
         Reason::IoError,
+        Reason::ApprovalRequired,
     ];
 
     /// The reason whose code is `code`, if any.
@@ -101,6 +105,7 @@ impl Reason {
             Reason::TooLarge => "too_large",
             Reason::ValidationFailed => "validation_failed",
             Reason::IoError => "io_error",
+            Reason::ApprovalRequired => "approval_required",
         }
     }
 }

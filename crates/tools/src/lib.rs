@@ -12,6 +12,7 @@ pub mod lsp_edits;
 mod lsp_provider;
 mod patch;
 mod plan;
+pub mod policy;
 pub mod session;
 pub mod truncation;
 pub mod workflow;
@@ -37,6 +38,7 @@ pub use patch::{
     ApplyPatchOptions, FileReport, FileStatus, MAX_REPLANS, PatchLimits, PatchReport, apply_parsed,
     apply_patch,
 };
+pub use policy::{Approve, Operation, PlanRequest, Policy, PolicyError};
 pub use session::{Answer, DiagnosticsReport, FileCheck, Session};
 pub use truncation::{
     EditAttemptLedger, EditExecutor, EditModel, EditOutcome, EditRequest, EditTask, ModelReply,

@@ -15,6 +15,7 @@ use std::time::Instant;
 use lspedit_lsp::{BlockingPool, Diagnostic, PoolConfig};
 
 use crate::lsp_edits::{LspEditError, LspEditProvider, LspEdits, LspEditsConfig};
+use crate::workflow::Approver;
 use crate::{
     ApplyOutcome, ApplyPlan, DiagnosticsFeedback, DiagnosticsProvider, DiagnosticsStatus,
     FileDiagnosticsStatus, LspProvider, Proposal, ProposeRequest, Reason, ToolError, ToolResult,
@@ -219,8 +220,31 @@ impl Session {
         patch_id: &str,
         plan: &ApplyPlan,
     ) -> Answer<Result<ApplyOutcome, ToolError>> {
+        self.apply_edit_asking(patch_id, plan, None)
+    }
+
+    /// [`Session::apply_edit`], asking `approver` instead of the workflow's own (the MCP
+    /// server's approval policy: a person through elicitation, or a refusal).
+    pub fn apply_edit_with(
+        &self,
+        patch_id: &str,
+        plan: &ApplyPlan,
+        approver: &dyn Approver,
+    ) -> Answer<Result<ApplyOutcome, ToolError>> {
+        self.apply_edit_asking(patch_id, plan, Some(approver))
+    }
+
+    fn apply_edit_asking(
+        &self,
+        patch_id: &str,
+        plan: &ApplyPlan,
+        approver: Option<&dyn Approver>,
+    ) -> Answer<Result<ApplyOutcome, ToolError>> {
         let began = Instant::now();
-        let outcome = self.workflow().map(|wf| wf.apply_edit(patch_id, plan));
+        let outcome = self.workflow().map(|wf| match approver {
+            Some(a) => wf.apply_edit_with(patch_id, plan, a),
+            None => wf.apply_edit(patch_id, plan),
+        });
         let result = match &outcome {
             Ok(o) => {
                 let mut r = text_result(o.llm_content.clone(), o.display.clone(), o.is_error);

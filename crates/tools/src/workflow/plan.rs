@@ -43,15 +43,17 @@ pub enum ValidationStage {
     /// the plan's [`RollbackStrategy`].
     AfterCommit,
 }
-/// How a multi-file apply commits.
+/// How a multi-file apply commits. The workflow's default is all-or-nothing (the seeds'
+/// safe-edit contract, see `docs/policy.md`): a reviewed change is applied whole or not at all;
+/// per file only when the caller asks for it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Atomicity {
     /// Each file (a rename: both of its paths) is written atomically on its own; a file that
     /// fails is reported and the others still apply, as the `apply_patch` tool does.
-    #[default]
     PerFile,
     /// Every file or none, across files: a journal under `.lspedit/journal/` lets a crash in the
     /// middle be rolled back when the workflow is next opened.
+    #[default]
     AllOrNothing,
 }
 
@@ -64,7 +66,9 @@ impl Atomicity {
     }
 }
 
-/// The constraints and options of one `apply_edit`. The default has no limits.
+/// The constraints and options of one `apply_edit`. The default has no size limits and is
+/// all-or-nothing; the CLI and the MCP server build their plans from the operator's
+/// [`Policy`](crate::Policy), whose defaults are the seeds' limits.
 #[derive(Debug, Clone, Default)]
 pub struct ApplyPlan {
     /// At most this many files changed (a rename counts once).

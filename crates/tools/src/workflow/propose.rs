@@ -46,9 +46,10 @@ pub struct ProposeRequest {
     /// base_sha the caller believes files have (e.g. from the model's `touched_files`); any
     /// difference is refused as `sha_mismatch`.
     pub expected_base_shas: BTreeMap<String, String>,
-    /// A regex proposal with no scope searches only this language's files (`rust`,
-    /// `typescript`, `python`, ...; see [`language_globs`](crate::workflow::language_globs)).
-    /// Ignored when a scope is given and for patch text.
+    /// Only this language's files change (`rust`, `typescript`, `python`, ...; by extension,
+    /// see [`language_globs`](crate::workflow::language_globs)): a regex with no scope searches
+    /// them; with a scope, the scope's other files are left out; patch text naming another
+    /// file is refused (`scope_violation`).
     pub language: Option<String>,
     /// The caller's task and step ids (1–64 letters, digits, `-`). With both, the evidence is
     /// named `diff_<taskId>_<stepId>_<ms>.*` instead of by the patch id, and the step id names
@@ -91,7 +92,7 @@ impl ProposeRequest {
         }
     }
 
-    /// Search only `language`'s files when the regex has no scope.
+    /// Change only `language`'s files (see [`ProposeRequest::language`]).
     pub fn with_language(mut self, language: impl Into<String>) -> Self {
         self.language = Some(language.into());
         self
@@ -162,7 +163,7 @@ impl Proposal {
             self.files.iter().filter(|f| f.problem.is_some()).collect();
         if !problems.is_empty() {
             s.push_str(&format!(
-                "\n\n{} file(s) would be refused (a per_file apply applies the others; all_or_nothing applies none):",
+                "\n\n{} file(s) would be refused (apply_edit applies none of the files; with all_or_nothing: false, the others):",
                 problems.len()
             ));
             for f in problems {
@@ -575,6 +576,7 @@ pub(crate) fn build(
         ProposeSource::Patch { .. } => ("patch".to_string(), BTreeMap::new()),
     };
     let patch = b.parse()?;
+    b.check_language(&patch)?;
     b.check_safety(&patch)?;
     b.check_shas()?;
     b.pipeline
@@ -645,14 +647,22 @@ impl Builder<'_> {
             "regex `{pattern}` -> `{replacement}` over {}",
             match (&language_scope, &self.req.language) {
                 (Some(_), Some(lang)) => format!("the {lang} files of the workspace"),
+                (None, Some(lang)) => format!("the {lang} files of {}", scope.join(", ")),
                 _ if scope.is_empty() => "the whole workspace".to_string(),
                 _ => scope.join(", "),
             }
         );
-        let out = match scan::scan(self.ws, pattern, replacement, scope, max_file_bytes) {
+        let mut out = match scan::scan(self.ws, pattern, replacement, scope, max_file_bytes) {
             Ok(o) => o,
             Err(e) => return Err(self.refuse("parse", e.message.clone(), e, vec![])),
         };
+        // A scope and a language: only the scope's files of that language change.
+        if let (None, Some(lang)) = (&language_scope, &self.req.language) {
+            let before = out.changed.len();
+            out.changed
+                .retain(|f| scan::is_language_file(lang, &f.path).unwrap_or(false));
+            out.files_skipped += before - out.changed.len();
+        }
         self.stats.files_scanned = out.files_scanned;
         self.stats.files_skipped = out.files_skipped;
         let mut replacements = BTreeMap::new();
@@ -686,13 +696,18 @@ impl Builder<'_> {
         Ok((describe, replacements))
     }
 
-    /// The globs of the request's language, when a regex gives no scope.
+    /// The globs of the request's language, when a regex gives no scope (with a scope, the
+    /// scan's files outside the language are dropped afterwards, in [`Builder::regex`]). An
+    /// unknown language is refused either way.
     fn language_scope(&mut self, scope: &[String]) -> Step<Option<Vec<String>>> {
         let req = self.req;
-        let (Some(lang), true) = (&req.language, scope.is_empty()) else {
+        let Some(lang) = &req.language else {
             return Ok(None);
         };
         if let Some(globs) = scan::language_globs(lang) {
+            if !scope.is_empty() {
+                return Ok(None);
+            }
             return Ok(Some(globs.iter().map(|g| (*g).to_string()).collect()));
         }
         let e = ToolError::new(
@@ -732,6 +747,45 @@ impl Builder<'_> {
     }
 
     /// `safety`: no mode change, every path inside the workspace and outside protected state.
+    /// A request that names a language changes only that language's files: a patch section
+    /// naming another file refuses the proposal (`scope_violation`, naming the file). A regex
+    /// scan already kept to the language passes.
+    fn check_language(&mut self, patch: &Patch) -> Step<()> {
+        let Some(lang) = self.req.language.clone() else {
+            return Ok(());
+        };
+        for fp in &patch.files {
+            for p in std::iter::once(fp.path()).chain(fp.new_path()) {
+                match scan::is_language_file(&lang, p) {
+                    Some(true) => {}
+                    Some(false) => {
+                        let e = ToolError::new(
+                            Reason::ScopeViolation,
+                            Some(p),
+                            format!(
+                                "the patch changes {p} (patch line {}), which is not a {lang} file, but the proposal is limited to language `{lang}`; drop that section or the language",
+                                fp.patch_line
+                            ),
+                        );
+                        return Err(self.refuse("scope", e.to_string(), e, vec![]));
+                    }
+                    None => {
+                        let e = ToolError::new(
+                            Reason::InvalidDiffFormat,
+                            None,
+                            format!(
+                                "the language `{lang}` is not one lspedit knows ({}); leave it out",
+                                scan::LANGUAGES.join(", ")
+                            ),
+                        );
+                        return Err(self.refuse("parse", e.message.clone(), e, vec![]));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn check_safety(&mut self, patch: &Patch) -> Step<()> {
         // A mode change (git's `new mode`) is not content a person reviews in the diff: the
         // reviewed workflow refuses it (seed 000's safety check); `apply_patch` applies it.

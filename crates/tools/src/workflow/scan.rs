@@ -100,6 +100,18 @@ pub fn language_globs(language: &str) -> Option<&'static [&'static str]> {
     Some(globs)
 }
 
+/// Whether the workspace-relative `path` is one of `language`'s files (by
+/// [`language_globs`]); `None` when the language is not one lspedit knows.
+pub(crate) fn is_language_file(language: &str, path: &str) -> Option<bool> {
+    let globs = language_globs(language)?;
+    let mut set = GlobSetBuilder::new();
+    for g in globs {
+        set.add(glob(g).ok()?);
+    }
+    let set = set.build().ok()?;
+    Some(set.is_match(path.trim_start_matches("./")))
+}
+
 /// Run `pattern` → `replacement` over the files of `scope` (every file when empty).
 pub(crate) fn scan(
     ws: &Workspace,

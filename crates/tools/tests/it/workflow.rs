@@ -470,7 +470,8 @@ fn mission_edit_preset_and_plain_default() {
     let d = ApplyPlan::default();
     assert_eq!((d.max_files, d.max_changed_lines), (None, None));
     assert!(!d.forbid_create && !d.forbid_delete && !d.forbid_rename);
-    assert_eq!(d.atomicity, Atomicity::PerFile);
+    // Issue 24: the workflow is all-or-nothing unless the caller asks for per file.
+    assert_eq!(d.atomicity, Atomicity::AllOrNothing);
 }
 
 #[test]
@@ -645,8 +646,12 @@ fn all_or_nothing_with_a_mismatching_hunk_applies_nothing() {
     assert_eq!(e.snapshot(), before, "all-or-nothing wrote a file");
     assert_refused_before_approval(&e, "hunk_mismatch");
 
-    // The default (per file) applies the two good files and reports the third.
-    let out = e.wf.apply_edit(&p.patch_id, &ApplyPlan::default());
+    // Asked for per file, the two good files apply and the third is reported.
+    let per_file = ApplyPlan {
+        atomicity: Atomicity::PerFile,
+        ..ApplyPlan::default()
+    };
+    let out = e.wf.apply_edit(&p.patch_id, &per_file);
     assert_eq!(
         out.status,
         ApplyStatus::PartiallyApplied,
@@ -685,6 +690,35 @@ impl CommitObserver for FailAt {
             Ok(())
         }
     }
+}
+
+/// Issue 24: `ApplyPlan::default()` (what `apply-id` and `apply_edit` start from) is
+/// all-or-nothing. A 3-file proposal whose third file has a hunk that no longer matches writes
+/// nothing, and a write failing mid-commit rolls back the files already written.
+#[test]
+fn the_default_apply_is_all_or_nothing_and_rolls_back() {
+    let e = three_file_env(WorkflowConfig::default());
+    let mut patch = replace_diff("a.txt", "b", "NEW") + &replace_diff("b.txt", "b", "NEW");
+    patch.push_str("--- a/c.txt\n+++ b/c.txt\n@@ -1,3 +1,3 @@\n a\n-not in the file\n+NEW\n c\n");
+    let p = e.wf.propose_edit(&ProposeRequest::patch(&patch)).unwrap();
+    let before = e.snapshot();
+    let out = e.wf.apply_edit(&p.patch_id, &ApplyPlan::default());
+    assert_eq!(out.status, ApplyStatus::Refused, "{}", out.llm_content);
+    assert_eq!(out.reason, Some(Reason::HunkMismatch));
+    assert_eq!(e.snapshot(), before, "the default apply wrote a file");
+
+    let e = three_file_env(WorkflowConfig {
+        commit_observer: Some(Arc::new(FailAt(2))),
+        ..WorkflowConfig::default()
+    });
+    let p =
+        e.wf.propose_edit(&ProposeRequest::patch(three_file_patch()))
+            .unwrap();
+    let before = e.snapshot();
+    let out = e.wf.apply_edit(&p.patch_id, &ApplyPlan::default());
+    assert_eq!(out.status, ApplyStatus::Refused, "{}", out.llm_content);
+    assert!(out.rolled_back, "{}", out.llm_content);
+    assert_eq!(e.snapshot(), before, "files not restored byte for byte");
 }
 
 #[test]
@@ -744,7 +778,7 @@ fn all_or_nothing_failure_mid_commit_rolls_back_every_file() {
 }
 
 #[test]
-fn per_file_is_the_default_and_a_failed_file_leaves_the_others_applied() {
+fn per_file_when_asked_a_failed_file_leaves_the_others_applied() {
     let e = three_file_env(WorkflowConfig {
         commit_observer: Some(Arc::new(FailAt(2))),
         ..WorkflowConfig::default()
@@ -752,7 +786,11 @@ fn per_file_is_the_default_and_a_failed_file_leaves_the_others_applied() {
     let p =
         e.wf.propose_edit(&ProposeRequest::patch(three_file_patch()))
             .unwrap();
-    let out = e.wf.apply_edit(&p.patch_id, &ApplyPlan::default());
+    let per_file = ApplyPlan {
+        atomicity: Atomicity::PerFile,
+        ..ApplyPlan::default()
+    };
+    let out = e.wf.apply_edit(&p.patch_id, &per_file);
     assert_eq!(
         out.status,
         ApplyStatus::PartiallyApplied,
@@ -1659,13 +1697,20 @@ fn a_language_picks_files_by_extension_when_no_scope_is_given() {
         ("rust", &[][..], &["src/a.rs"][..]),
         ("typescript", &[], &["web/b.ts", "web/c.tsx"]),
         ("Python", &[], &["tools/d.py"]),
-        ("rust", &["README.md"], &["README.md"]),
+        // Issue 24: with a scope too, only the scope's files of the language change.
+        ("rust", &["**"], &["src/a.rs"]),
+        ("typescript", &["web/*.tsx", "src/**"], &["web/c.tsx"]),
     ] {
         let e = setup(&files);
         let req = ProposeRequest::regex("old_name", "new_name", scope).with_language(language);
         let p = e.wf.propose_edit(&req).unwrap();
         assert_eq!(p.affected_files(), want, "{language} {scope:?}");
     }
+    // A scope with no file of the language changes nothing.
+    let e = setup(&files);
+    let req = ProposeRequest::regex("old_name", "new_name", &["README.md"]).with_language("rust");
+    let err = e.wf.propose_edit(&req).unwrap_err();
+    assert_eq!(err.reason, Reason::EmptyDiff, "{err}");
     let e = setup(&files);
     let err = e
         .wf
@@ -1676,6 +1721,36 @@ fn a_language_picks_files_by_extension_when_no_scope_is_given() {
         "{err}"
     );
     assert!(listing(&e.root().join(".lspedit/patches")).is_empty());
+}
+
+/// Issue 24: a proposal limited to a language refuses patch text that changes another
+/// language's file, naming it, and stores nothing.
+#[test]
+fn a_language_refuses_a_patch_touching_other_files() {
+    let e = setup(&[
+        ("backend/api.go", "a\nvar x = 1\nc\n"),
+        ("frontend/api.ts", "a\nexport const x = 1;\nc\n"),
+    ]);
+    let patch = replace_diff("backend/api.go", "var x = 1", "var x = 2")
+        + &replace_diff(
+            "frontend/api.ts",
+            "export const x = 1;",
+            "export const x = 2;",
+        );
+    let err =
+        e.wf.propose_edit(&ProposeRequest::patch(&patch).with_language("go"))
+            .unwrap_err();
+    assert_eq!(err.reason, Reason::ScopeViolation, "{err}");
+    assert_eq!(err.path.as_deref(), Some("frontend/api.ts"), "{err}");
+    assert!(err.message.contains("not a go file"), "{err}");
+    assert!(listing(&e.root().join(".lspedit/patches")).is_empty());
+    let ok =
+        e.wf.propose_edit(
+            &ProposeRequest::patch(replace_diff("backend/api.go", "var x = 1", "var x = 2"))
+                .with_language("go"),
+        )
+        .unwrap();
+    assert_eq!(ok.affected_files(), ["backend/api.go"]);
 }
 
 #[test]
