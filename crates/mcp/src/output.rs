@@ -338,7 +338,7 @@ impl WriteOutput {
 /// `propose_edit`'s structured result.
 #[derive(Debug, Default, Serialize, JsonSchema)]
 pub struct ProposeOutput {
-    /// The id to pass to apply_edit (`patch_<unix_ms>_<hash8>`); absent when refused.
+    /// The id to pass to apply_edit (`patch_<unix_ms>_<32 hex>`); absent when refused.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub patch_id: Option<String>,
     /// Every path the proposal would change, sorted (both ends of a rename).

@@ -552,13 +552,13 @@ mod tests {
         let e = Event::ApprovalRequested {
             approval_id: "appr_1".into(),
             kind: "apply_diff".into(),
-            diff_id: "patch_1_abcdef01".into(),
+            diff_id: "patch_1_abcdef01abcdef01abcdef01abcdef01".into(),
         };
         let v = e.to_json(42);
         assert_eq!(v["event"], "approval_requested");
         assert_eq!(v["ts_ms"], 42);
         assert_eq!(v["type"], "apply_diff");
-        assert_eq!(v["diff_id"], "patch_1_abcdef01");
+        assert_eq!(v["diff_id"], "patch_1_abcdef01abcdef01abcdef01abcdef01");
     }
 
     #[test]
@@ -570,7 +570,7 @@ mod tests {
         });
         sink.emit(&Event::ExecutionPaused {
             reason: "diff_rejected".into(),
-            diff_id: Some("patch_1_abcdef01".into()),
+            diff_id: Some("patch_1_abcdef01abcdef01abcdef01abcdef01".into()),
         });
         let text = fs::read_to_string(sink.path()).expect("log written");
         let names: Vec<String> = text
