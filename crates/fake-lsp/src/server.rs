@@ -132,7 +132,8 @@ impl FakeServer {
             self.log.line(&format!("crash {method}"));
             std::process::exit(101);
         }
-        if self.script.busy_on == Some(event) && !std::mem::replace(&mut self.state().was_busy, true)
+        if self.script.busy_on == Some(event)
+            && !std::mem::replace(&mut self.state().was_busy, true)
         {
             self.log.line(&format!("busy {method}"));
             // Computes on the server's only thread: nothing is read or answered meanwhile, and
@@ -384,8 +385,10 @@ impl FakeServer {
         } else {
             Vec::new()
         };
-        Ok(Some(json!({ "seq": 0, "type": "response", "command": command,
-                        "success": true, "body": body })))
+        Ok(Some(
+            json!({ "seq": 0, "type": "response", "command": command,
+                        "success": true, "body": body }),
+        ))
     }
 }
 
@@ -411,12 +414,13 @@ impl LanguageServer for FakeServer {
     async fn shutdown(&self) -> Result<()> {
         self.at(Event::Shutdown, "shutdown").await;
         if self.script.ignore_shutdown {
-            // Never answered: the client must give up and kill the server.
-            std::future::pending::<()>().await;
+            // Never answered: the client must give up and kill the server, or close its input,
+            // which ends the server as any end of input does.
+            self.control.input_closed().await;
+            self.log.line("eof");
+            std::process::exit(1);
         }
-        self.control
-            .shutdown_answered
-            .store(true, Ordering::SeqCst);
+        self.control.shutdown_answered.store(true, Ordering::SeqCst);
         Ok(())
     }
 

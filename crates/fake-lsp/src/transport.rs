@@ -21,7 +21,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use serde_json::Value;
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{
+    AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt,
+};
 use tokio::sync::watch;
 
 /// The log file of [`crate::Script::log_file`]: one line per event, flushed at once.
@@ -40,7 +42,12 @@ impl Log {
 
     pub(crate) fn line(&self, line: &str) {
         use std::io::Write;
-        if let Some(f) = self.0.lock().unwrap_or_else(PoisonError::into_inner).as_mut() {
+        if let Some(f) = self
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_mut()
+        {
             let _ = writeln!(f, "{line}");
             let _ = f.flush();
         }
@@ -55,6 +62,8 @@ pub(crate) struct Control {
     /// The server answered `shutdown`.
     pub(crate) shutdown_answered: AtomicBool,
     hung: watch::Sender<bool>,
+    /// The in pump reached the end of input.
+    input_closed: watch::Sender<bool>,
     published: watch::Sender<u64>,
 }
 
@@ -65,6 +74,7 @@ impl Control {
             exit_seen: AtomicBool::new(false),
             shutdown_answered: AtomicBool::new(false),
             hung: watch::Sender::new(false),
+            input_closed: watch::Sender::new(false),
             published: watch::Sender::new(0),
         }
     }
@@ -76,6 +86,12 @@ impl Control {
     /// The server hangs: the in pump reads nothing more, ever.
     pub(crate) fn hang(&self) {
         self.hung.send_replace(true);
+    }
+
+    /// Waits until the client closed the server's input.
+    pub(crate) async fn input_closed(&self) {
+        let mut rx = self.input_closed.subscribe();
+        let _ = rx.wait_for(|closed| *closed).await;
     }
 
     /// Waits until `count` `publishDiagnostics` have been written to stdout (or the out pump
@@ -170,6 +186,7 @@ where
             break;
         }
     }
+    control.input_closed.send_replace(true);
     let _ = server.shutdown().await;
 }
 
@@ -191,7 +208,10 @@ where
                 junk.len()
             );
             if stdout.write_all(noise.as_bytes()).await.is_err()
-                || stdout.write_all(b"\x00\xff random bytes\r\n").await.is_err()
+                || stdout
+                    .write_all(b"\x00\xff random bytes\r\n")
+                    .await
+                    .is_err()
             {
                 break;
             }
