@@ -79,7 +79,8 @@ pub struct Script {
     pub busy_ms: u64,
     /// Write non-protocol bytes and malformed frames on stdout around every message.
     pub garbage: bool,
-    /// Never answer `shutdown` and ignore `exit`.
+    /// Never answer `shutdown` and ignore `exit`: the server ends only when its input does
+    /// (or it is killed).
     pub ignore_shutdown: bool,
     /// Publish a result for an older version (with a `STALE` diagnostic) before and after
     /// every correct publish.
