@@ -422,8 +422,8 @@ mod tests {
     fn approval_shows_the_diff_and_reads_yes_or_no() {
         let files = vec!["a.txt".to_string()];
         let request = ApprovalRequest {
-            approval_id: "appr_1_00000000",
-            patch_id: "patch_1_00000000",
+            approval_id: "appr_1_00000000000000000000000000000000",
+            patch_id: "patch_1_00000000000000000000000000000000",
             diff: "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n",
             files: &files,
             summary: "1 file(s) changed (+1 -1)",
@@ -444,7 +444,7 @@ mod tests {
             let shown = String::from_utf8(shown).unwrap_or_default();
             assert!(shown.contains("+b\n"), "{shown}");
             assert!(
-                shown.ends_with("Apply patch_1_00000000 to a.txt? [y/N] "),
+                shown.ends_with("Apply patch_1_00000000000000000000000000000000 to a.txt? [y/N] "),
                 "{shown}"
             );
         }

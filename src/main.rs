@@ -266,7 +266,7 @@ enum Command {
     /// Apply a proposed change by its patch id (from `propose`, possibly in another process),
     /// after re-checking that no file changed since. Prints a checkpoint id for `undo`.
     ApplyId {
-        /// The id `propose` printed (`patch_<unix_ms>_<hash8>`).
+        /// The id `propose` printed (`patch_<unix_ms>_<32 hex>`, docs/ids.md).
         patch_id: String,
         #[command(flatten)]
         plan: flow::PlanInput,

@@ -86,7 +86,7 @@ async def main(binary, root):
             apply_edit = await checked.call("apply_edit", {"patch_id": patch_id})
             checkpoint = apply_edit.structured_content["checkpoint_id"]
             undo = await checked.call("undo", {"checkpoint_id": checkpoint})
-            unknown = await checked.call("apply_edit", {"patch_id": "patch_1_00000000"})
+            unknown = await checked.call("apply_edit", {"patch_id": "patch_1_00000000000000000000000000000000"})
             written = await checked.call(
                 "write_file", {"path": "src/extra.ts", "content": "export const x = 1;\n"}
             )

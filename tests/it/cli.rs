@@ -413,14 +413,23 @@ fn propose_apply_id_and_undo_across_processes() {
     );
 
     // Unknown ids: exit 1 with the contract's text.
-    let r = p.run(&["apply-id", "patch_0_deadbeef", "--no-diagnostics"], "");
+    let r = p.run(
+        &[
+            "apply-id",
+            "patch_0_deadbeefdeadbeefdeadbeefdeadbeef",
+            "--no-diagnostics",
+        ],
+        "",
+    );
     r.assert_code(1);
     assert!(
-        r.stderr.contains("Patch 'patch_0_deadbeef' not found"),
+        r.stderr
+            .contains("Patch 'patch_0_deadbeefdeadbeefdeadbeefdeadbeef' not found"),
         "{}",
         r.stderr
     );
-    p.run(&["undo", "ckpt_0_deadbeef"], "").assert_code(1);
+    p.run(&["undo", "ckpt_0_deadbeefdeadbeefdeadbeefdeadbeef"], "")
+        .assert_code(1);
     // Usage errors exit 2.
     p.run(&["propose", "--pattern", "x"], "").assert_code(2);
 }
@@ -962,7 +971,10 @@ fn json_is_one_document_of_one_shape_for_every_command() {
             ),
         ),
         ("servers status", j(&["servers", "status"], "")),
-        ("undo unknown", j(&["undo", "ckpt_0_deadbeef"], "")),
+        (
+            "undo unknown",
+            j(&["undo", "ckpt_0_deadbeefdeadbeefdeadbeefdeadbeef"], ""),
+        ),
     ];
     let proposed = j(
         &["propose", "--pattern", "beta", "--replacement", "gamma"],

@@ -261,12 +261,14 @@ async fn propose_apply_and_undo_with_real_diagnostics() {
     let unknown = call(
         &client,
         "apply_edit",
-        json!({ "patch_id": "patch_1_00000000" }),
+        json!({ "patch_id": "patch_1_00000000000000000000000000000000" }),
     )
     .await;
     assert!(is_error(&unknown));
     assert!(
-        text(&unknown).starts_with("Patch 'patch_1_00000000' not found; call propose_edit again"),
+        text(&unknown).starts_with(
+            "Patch 'patch_1_00000000000000000000000000000000' not found; call propose_edit again"
+        ),
         "{}",
         text(&unknown)
     );

@@ -41,10 +41,16 @@ async fn a_model_cannot_write_vcs_or_lspedit_state_through_mcp() {
     for (what, path) in [
         (
             "a checkpoint",
-            ".lspedit/checkpoints/ckpt_1_abcdef12/manifest.json",
+            ".lspedit/checkpoints/ckpt_1_abcdef12abcdef12abcdef12abcdef12/manifest.json",
         ),
-        ("a journal", ".lspedit/journal/txn_1_abcdef12.json"),
-        ("a proposal", ".lspedit/patches/patch_1_abcdef12.json"),
+        (
+            "a journal",
+            ".lspedit/journal/txn_1_abcdef12abcdef12abcdef12abcdef12.json",
+        ),
+        (
+            "a proposal",
+            ".lspedit/patches/patch_1_abcdef12abcdef12abcdef12abcdef12.json",
+        ),
     ] {
         let patch = format!("*** Begin Patch\n*** Add File: {path}\n+{{}}\n*** End Patch\n");
         refused(

@@ -6,13 +6,16 @@
 //! [`Script::marker`] yields one error at the marker's position, code `F001`, so a test controls
 //! what is reported by what it writes.
 //!
-//! The server is deliberately synchronous and single-threaded: a slow answer blocks everything
-//! behind it, exactly like a busy real server, and a hang is a hang.
+//! The server is a language server, so it is built on tower-lsp (`server.rs`), run one message
+//! at a time on one thread: a slow answer blocks everything behind it, exactly like a busy real
+//! server, and a hang is a hang. The faults that concern the byte stream rather than the
+//! protocol (garbage on stdout, an ignored `exit`, a hung server that stops reading) sit below
+//! tower-lsp, on the pumps of `transport.rs` between the process's stdio and tower-lsp's.
 
+mod server;
 pub mod support;
+mod transport;
 
-use std::collections::HashMap;
-use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
@@ -76,7 +79,8 @@ pub struct Script {
     pub busy_ms: u64,
     /// Write non-protocol bytes and malformed frames on stdout around every message.
     pub garbage: bool,
-    /// Never answer `shutdown` and ignore `exit`.
+    /// Never answer `shutdown` and ignore `exit`: the server ends only when its input does
+    /// (or it is killed).
     pub ignore_shutdown: bool,
     /// Publish a result for an older version (with a `STALE` diagnostic) before and after
     /// every correct publish.
@@ -156,7 +160,7 @@ pub enum Probe {
 }
 
 impl Probe {
-    fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             Probe::Write(_) => "write",
             Probe::Read(_) => "read",
@@ -166,7 +170,7 @@ impl Probe {
         }
     }
 
-    fn target(&self) -> &str {
+    pub(crate) fn target(&self) -> &str {
         match self {
             Probe::Write(t)
             | Probe::Read(t)
@@ -297,534 +301,75 @@ impl Script {
     }
 }
 
-struct Doc {
-    version: i64,
-    text: String,
-    last_published: Option<Vec<Value>>,
+/// Serves the script on this process's stdin and stdout until `exit` or the end of input, on
+/// tower-lsp (`server.rs`) behind the stream faults of `transport.rs`. Returns the process exit
+/// code: 0 after `shutdown` and `exit`, 1 after an `exit` without `shutdown` or at the end of
+/// input.
+pub fn serve(script: Script) -> std::io::Result<i32> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    Ok(runtime.block_on(serve_stdio(script)))
 }
 
-/// The fake server's state machine over a reader and a writer.
-pub struct Server<R, W> {
-    script: Script,
-    input: R,
-    output: W,
-    docs: HashMap<String, Doc>,
-    next_id: i64,
-    log: Option<std::fs::File>,
-    child: Option<std::process::Child>,
-    /// Publishes queued by the on-save check, written by [`Server::flush_queued`].
-    queued: Vec<(String, i64, Vec<Value>)>,
-    /// [`Script::busy_on`] has fired.
-    was_busy: bool,
-}
+async fn serve_stdio(script: Script) -> i32 {
+    use std::sync::Arc;
+    use tower_lsp_server::{LspService, Server};
 
-impl<R: BufRead, W: Write> Server<R, W> {
-    pub fn new(script: Script, input: R, output: W) -> Self {
-        let log = script.log_file.as_ref().and_then(|p| {
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(p)
-                .ok()
-        });
-        Self {
-            script,
-            input,
-            output,
-            docs: HashMap::new(),
-            next_id: 1,
-            log,
-            child: None,
-            queued: Vec::new(),
-            was_busy: false,
+    let log = Arc::new(transport::Log::open(script.log_file.as_deref()));
+    let mut child = None;
+    if script.spawn_child {
+        child = std::process::Command::new("sleep")
+            .arg("3600")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .ok();
+        if let Some(child) = &child {
+            log.line(&format!("child {}", child.id()));
         }
     }
-
-    /// Serves until `exit` or end of input. Returns the process exit code.
-    pub fn run(mut self) -> std::io::Result<i32> {
-        if self.script.spawn_child {
-            self.child = std::process::Command::new("sleep")
-                .arg("3600")
-                .stdin(std::process::Stdio::null())
-                .stdout(std::process::Stdio::null())
-                .spawn()
-                .ok();
-            if let Some(child) = &self.child {
-                self.log_line(&format!("child {}", child.id()));
-            }
-        }
-        self.log_line(&format!("start {}", std::process::id()));
-        let mut shutdown = false;
-        while let Some(msg) = self.read_message()? {
-            let method = msg.get("method").and_then(Value::as_str).map(str::to_owned);
-            let id = msg.get("id").cloned();
-            let params = msg.get("params").cloned().unwrap_or(Value::Null);
-            let Some(method) = method else {
-                // A response to one of our requests.
-                self.log_line(&format!("response {msg}"));
-                continue;
-            };
-            match &id {
-                Some(id) => self.log_line(&format!("request {method} {id}")),
-                None => self.log_line(&format!("notification {method} {params}")),
-            }
-            let event = match method.as_str() {
-                "initialize" => Some(Event::Initialize),
-                "initialized" => Some(Event::Initialized),
-                "textDocument/didOpen" => Some(Event::DidOpen),
-                "textDocument/didChange" => Some(Event::DidChange),
-                "textDocument/didSave" => Some(Event::DidSave),
-                "textDocument/diagnostic" => Some(Event::Diagnostic),
-                "shutdown" => Some(Event::Shutdown),
-                _ => None,
-            };
-            if method.starts_with("textDocument/did") || method == "textDocument/hover" {
-                self.flush_queued()?;
-            }
-            if let Some(event) = event {
-                if self.script.crash_on == Some(event) {
-                    self.log_line(&format!("crash {method}"));
-                    return Ok(101);
-                }
-                if self.script.busy_on == Some(event) && !self.was_busy {
-                    self.was_busy = true;
-                    self.log_line(&format!("busy {method}"));
-                    let until = std::time::Instant::now()
-                        + std::time::Duration::from_millis(self.script.busy_ms);
-                    let mut spin = 0u64;
-                    while std::time::Instant::now() < until {
-                        spin = std::hint::black_box(spin.wrapping_add(1));
-                    }
-                    self.log_line(&format!("idle {method}"));
-                }
-                if self.script.hang_on == Some(event) {
-                    self.log_line(&format!("hang {method}"));
-                    loop {
-                        std::thread::park();
-                    }
-                }
-            }
-            match (method.as_str(), id) {
-                ("initialize", Some(id)) => {
-                    self.pause(self.script.initialize_delay_ms);
-                    let caps = self.capabilities();
-                    self.respond(&id, json!({ "capabilities": caps, "serverInfo": { "name": "lspedit-fake-lsp" } }))?;
-                    self.run_probes();
-                }
-                ("initialized", None) => {
-                    if self.script.server_requests {
-                        self.send_server_requests()?;
-                    }
-                }
-                ("textDocument/didOpen", None) => {
-                    let uri = str_at(&params, &["textDocument", "uri"]);
-                    let version = params["textDocument"]["version"].as_i64().unwrap_or(0);
-                    let text = str_at(&params, &["textDocument", "text"]);
-                    self.docs.insert(
-                        uri.clone(),
-                        Doc {
-                            version,
-                            text,
-                            last_published: None,
-                        },
-                    );
-                    self.after_change(&uri)?;
-                }
-                ("textDocument/didChange", None) => {
-                    let uri = str_at(&params, &["textDocument", "uri"]);
-                    let version = params["textDocument"]["version"].as_i64().unwrap_or(0);
-                    let text = params["contentChanges"]
-                        .as_array()
-                        .and_then(|c| c.last())
-                        .and_then(|c| c["text"].as_str())
-                        .unwrap_or_default()
-                        .to_owned();
-                    if let Some(doc) = self.docs.get_mut(&uri) {
-                        doc.version = version;
-                        doc.text = text;
-                    }
-                    self.after_change(&uri)?;
-                }
-                ("textDocument/didSave", None) => {
-                    let uri = str_at(&params, &["textDocument", "uri"]);
-                    self.on_save(&uri)?;
-                }
-                ("textDocument/hover", Some(id)) => {
-                    self.respond(&id, Value::Null)?;
-                }
-                ("textDocument/didClose", None) => {
-                    let uri = str_at(&params, &["textDocument", "uri"]);
-                    self.docs.remove(&uri);
-                }
-                ("textDocument/diagnostic", Some(id)) => {
-                    let uri = str_at(&params, &["textDocument", "uri"]);
-                    self.pause(self.script.delay_ms);
-                    if let Some(suffix) = &self.script.slow_suffix
-                        && uri.ends_with(suffix.as_str())
-                    {
-                        self.pause(self.script.slow_ms);
-                    }
-                    let mut items = self
-                        .docs
-                        .get(&uri)
-                        .map(|d| diagnostics_for(&d.text, &self.script.marker))
-                        .unwrap_or_default();
-                    if self.script.cross_file {
-                        items.extend(self.import_errors(&uri));
-                    }
-                    self.respond(&id, json!({ "kind": "full", "items": items }))?;
-                }
-                ("textDocument/prepareRename", Some(id)) => {
-                    let p = params["position"].clone();
-                    self.respond(&id, json!({ "start": p, "end": p }))?;
-                }
-                ("textDocument/rename", Some(id)) => {
-                    let edit = self.script.rename_edit.clone().unwrap_or(Value::Null);
-                    self.respond(&id, edit)?;
-                }
-                ("textDocument/codeAction", Some(id)) => {
-                    let actions = self.script.code_actions.clone().unwrap_or(Value::Null);
-                    self.respond(&id, actions)?;
-                }
-                ("codeAction/resolve", Some(id)) => {
-                    let mut action = params.clone();
-                    if let Some(edit) = self.script.resolve_edit.clone() {
-                        action["edit"] = edit;
-                    }
-                    self.respond(&id, action)?;
-                }
-                ("workspace/executeCommand", Some(id))
-                    if params["command"] == "typescript.tsserverRequest" =>
-                {
-                    let command = params["arguments"][0]
-                        .as_str()
-                        .unwrap_or_default()
-                        .to_owned();
-                    let uri = params["arguments"][1]["file"]
-                        .as_str()
-                        .unwrap_or_default()
-                        .to_owned();
-                    match self.docs.get(&uri).map(|d| d.text.clone()) {
-                        // tsserver's failure for a file in no project, as the server wraps it.
-                        None => self.respond_error(&id, 1, "No Project.")?,
-                        Some(text) => {
-                            let body = if command == "semanticDiagnosticsSync" {
-                                self.pause(self.script.delay_ms);
-                                diagnostics_for(&text, &self.script.marker)
-                                    .iter()
-                                    .map(tsserver_diagnostic)
-                                    .collect()
-                            } else {
-                                Vec::new()
-                            };
-                            self.respond(
-                                &id,
-                                json!({ "seq": 0, "type": "response", "command": command,
-                                        "success": true, "body": body }),
-                            )?;
-                        }
-                    }
-                }
-                ("workspace/executeCommand", Some(id)) => {
-                    if let Some(edit) = self.script.command_edit.clone() {
-                        self.request("workspace/applyEdit", json!({ "edit": edit }))?;
-                    }
-                    self.respond(&id, Value::Null)?;
-                }
-                ("textDocument/references" | "textDocument/definition", Some(id)) => {
-                    let locations = self.script.locations.clone().unwrap_or(Value::Null);
-                    self.respond(&id, locations)?;
-                }
-                ("shutdown", Some(id)) => {
-                    if !self.script.ignore_shutdown {
-                        shutdown = true;
-                        self.respond(&id, Value::Null)?;
-                    }
-                }
-                ("exit", None) => {
-                    if !self.script.ignore_shutdown {
-                        self.log_line("exit");
-                        if let Some(mut child) = self.child.take() {
-                            let _ = child.kill();
-                            let _ = child.wait();
-                        }
-                        return Ok(if shutdown { 0 } else { 1 });
-                    }
-                }
-                (_, Some(id)) => {
-                    self.respond_error(&id, -32601, &format!("no such method {method}"))?;
-                }
-                (_, None) => {}
-            }
-        }
-        self.log_line("eof");
-        Ok(1)
+    log.line(&format!("start {}", std::process::id()));
+    let control = Arc::new(transport::Control::new(script.ignore_shutdown));
+    // stdin → (in pump) → tower-lsp → (out pump) → stdout.
+    let (to_server, server_in) = tokio::io::duplex(1 << 16);
+    let (server_out, from_server) = tokio::io::duplex(1 << 16);
+    let pump_in = tokio::spawn({
+        let (log, control) = (Arc::clone(&log), Arc::clone(&control));
+        async move { transport::pump_in(tokio::io::stdin(), to_server, &log, &control).await }
+    });
+    let pump_out = tokio::spawn({
+        let control = Arc::clone(&control);
+        let garbage = script.garbage;
+        async move { transport::pump_out(from_server, tokio::io::stdout(), garbage, &control).await }
+    });
+    let (service, socket) = {
+        let (log, control) = (Arc::clone(&log), Arc::clone(&control));
+        LspService::new(move |client| server::FakeServer::new(client, script, log, control))
+    };
+    Server::new(server_in, server_out, socket)
+        .concurrency_level(1)
+        .serve(service)
+        .await;
+    // tower-lsp's output is closed: whatever it wrote reaches stdout before the process ends.
+    let _ = pump_out.await;
+    pump_in.abort();
+    if !control.exit_seen() {
+        log.line("eof");
+        return 1;
     }
-
-    /// Runs [`Script::probes`], once per process.
-    fn run_probes(&mut self) {
-        for probe in std::mem::take(&mut self.script.probes) {
-            let outcome = probe.run();
-            self.log_line(&format!(
-                "probe {} {} {outcome}",
-                probe.kind(),
-                probe.target()
-            ));
-        }
+    log.line("exit");
+    if let Some(mut child) = child.take() {
+        let _ = child.kill();
+        let _ = child.wait();
     }
-
-    fn capabilities(&self) -> Value {
-        let mut caps = json!({
-            "textDocumentSync": { "openClose": true, "change": 1, "save": true },
-        });
-        if self.script.mode == Mode::Pull {
-            caps["diagnosticProvider"] =
-                json!({ "interFileDependencies": false, "workspaceDiagnostics": false });
-        }
-        if self.script.rename_edit.is_some() {
-            caps["renameProvider"] = json!({ "prepareProvider": true });
-        }
-        if self.script.code_actions.is_some() {
-            caps["codeActionProvider"] = json!({ "resolveProvider": true });
-            caps["executeCommandProvider"] = json!({ "commands": ["fake.apply"] });
-        }
-        if self.script.locations.is_some() {
-            caps["referencesProvider"] = json!(true);
-            caps["definitionProvider"] = json!(true);
-        }
-        if let Some(enc) = &self.script.position_encoding {
-            caps["positionEncoding"] = json!(enc);
-        }
-        caps
-    }
-
-    fn send_server_requests(&mut self) -> std::io::Result<()> {
-        let section = self.script.config_section.clone();
-        self.request(
-            "workspace/configuration",
-            json!({ "items": [ { "section": section }, { "section": "absent.section" }, {} ] }),
-        )?;
-        self.request(
-            "client/registerCapability",
-            json!({ "registrations": [ { "id": "1", "method": "workspace/didChangeWatchedFiles" } ] }),
-        )?;
-        self.request(
-            "window/workDoneProgress/create",
-            json!({ "token": "fake/progress" }),
-        )?;
-        self.request("workspace/workspaceFolders", Value::Null)?;
-        self.request("workspace/diagnostic/refresh", Value::Null)?;
-        self.request("fake/unknownRequest", json!({}))?;
-        self.notify(
-            "window/logMessage",
-            json!({ "type": 3, "message": "fake server up" }),
-        )?;
-        self.notify(
-            "experimental/serverStatus",
-            json!({ "health": "ok", "quiescent": true }),
-        )?;
-        self.notify("fake/unknownNotification", json!({ "x": 1 }))?;
-        self.notify(
-            "$/progress",
-            json!({ "token": "fake/progress", "value": { "kind": "begin", "title": "fake" } }),
-        )?;
-        self.notify(
-            "$/progress",
-            json!({ "token": "fake/progress", "value": { "kind": "end" } }),
-        )
-    }
-
-    fn on_save(&mut self, uri: &str) -> std::io::Result<()> {
-        if !self.script.check_on_save {
-            return Ok(());
-        }
-        let Some(doc) = self.docs.get(uri) else {
-            return Ok(());
-        };
-        let (version, diags) = (doc.version, diagnostics_for(&doc.text, &self.script.marker));
-        self.notify(
-            "$/progress",
-            json!({ "token": CHECK_TOKEN, "value": { "kind": "begin", "title": "check" } }),
-        )?;
-        self.pause(self.script.delay_ms);
-        self.notify(
-            "$/progress",
-            json!({ "token": CHECK_TOKEN, "value": { "kind": "end" } }),
-        )?;
-        self.log_line(&format!("queue {uri} {version} {}", diags.len()));
-        self.queued.push((uri.to_owned(), version, diags));
-        Ok(())
-    }
-
-    fn flush_queued(&mut self) -> std::io::Result<()> {
-        for (uri, version, diags) in std::mem::take(&mut self.queued) {
-            self.publish(&uri, Some(version), &diags)?;
-        }
-        Ok(())
-    }
-
-    fn after_change(&mut self, uri: &str) -> std::io::Result<()> {
-        if matches!(self.script.mode, Mode::Pull | Mode::TsserverPull) || self.script.check_on_save
-        {
-            return Ok(());
-        }
-        let Some(doc) = self.docs.get(uri) else {
-            return Ok(());
-        };
-        let version = doc.version;
-        let diags = diagnostics_for(&doc.text, &self.script.marker);
-        if self.script.skip_unchanged && doc.last_published.as_ref() == Some(&diags) {
-            self.log_line(&format!("skip {uri} {version}"));
-            return Ok(());
-        }
-        self.pause(self.script.delay_ms);
-        let versioned = self.script.mode == Mode::Push;
-        if self.script.stale_versions && versioned {
-            self.publish(uri, Some(version - 1), &stale_diagnostics())?;
-        }
-        self.publish(uri, versioned.then_some(version), &diags)?;
-        if self.script.publish_twice {
-            self.publish(uri, versioned.then_some(version), &diags)?;
-        }
-        if self.script.stale_versions && versioned {
-            self.publish(uri, Some(version - 1), &stale_diagnostics())?;
-        }
-        if let Some(doc) = self.docs.get_mut(uri) {
-            doc.last_published = Some(diags);
-        }
-        Ok(())
-    }
-
-    fn publish(&mut self, uri: &str, version: Option<i64>, diags: &[Value]) -> std::io::Result<()> {
-        let mut params = json!({ "uri": uri, "diagnostics": diags });
-        if let Some(v) = version {
-            params["version"] = json!(v);
-        }
-        self.log_line(&format!("publish {uri} {version:?} {}", diags.len()));
-        self.notify("textDocument/publishDiagnostics", params)
-    }
-
-    fn pause(&self, ms: u64) {
-        if ms > 0 {
-            // The scripted slowness of the fake server itself, not synchronization.
-            std::thread::sleep(std::time::Duration::from_millis(ms));
-        }
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> std::io::Result<()> {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.log_line(&format!("sent-request {method} {id}"));
-        let mut msg = json!({ "jsonrpc": "2.0", "id": id, "method": method });
-        if !params.is_null() {
-            msg["params"] = params;
-        }
-        self.write_message(&msg)
-    }
-
-    fn notify(&mut self, method: &str, params: Value) -> std::io::Result<()> {
-        self.write_message(&json!({ "jsonrpc": "2.0", "method": method, "params": params }))
-    }
-
-    fn respond(&mut self, id: &Value, result: Value) -> std::io::Result<()> {
-        self.write_message(&json!({ "jsonrpc": "2.0", "id": id, "result": result }))
-    }
-
-    fn respond_error(&mut self, id: &Value, code: i64, message: &str) -> std::io::Result<()> {
-        self.write_message(&json!({
-            "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message }
-        }))
-    }
-
-    fn write_message(&mut self, msg: &Value) -> std::io::Result<()> {
-        let body = msg.to_string();
-        if self.script.garbage {
-            // Non-protocol text, a header with a bad length, and a frame whose body is not
-            // JSON-RPC: a client must skip all of it and keep the stream.
-            self.output.write_all(b"garbage: not a header at all\n")?;
-            self.output.write_all(b"Content-Length: nope\r\n\r\n")?;
-            let junk = "{\"not\":\"jsonrpc\"}";
-            write!(self.output, "Content-Length: {}\r\n\r\n{junk}", junk.len())?;
-            self.output.write_all(b"\x00\xff random bytes\r\n")?;
-        }
-        write!(self.output, "Content-Length: {}\r\n\r\n{body}", body.len())?;
-        self.output.flush()
-    }
-
-    fn read_message(&mut self) -> std::io::Result<Option<Value>> {
-        loop {
-            let mut len = None;
-            loop {
-                let mut line = String::new();
-                if self.input.read_line(&mut line)? == 0 {
-                    return Ok(None);
-                }
-                let line = line.trim_end();
-                if line.is_empty() {
-                    break;
-                }
-                if let Some((name, value)) = line.split_once(':')
-                    && name.eq_ignore_ascii_case("content-length")
-                {
-                    len = value.trim().parse::<usize>().ok();
-                }
-            }
-            let Some(len) = len else { continue };
-            let mut body = vec![0u8; len];
-            self.input.read_exact(&mut body)?;
-            if let Ok(value) = serde_json::from_slice(&body) {
-                return Ok(Some(value));
-            }
-        }
-    }
-
-    fn log_line(&mut self, line: &str) {
-        if let Some(log) = &mut self.log {
-            let _ = writeln!(log, "{line}");
-            let _ = log.flush();
-        }
-    }
-}
-
-fn str_at(v: &Value, path: &[&str]) -> String {
-    let mut cur = v;
-    for p in path {
-        cur = &cur[*p];
-    }
-    cur.as_str().unwrap_or_default().to_owned()
-}
-
-impl<R, W> Server<R, W> {
-    /// [`Script::cross_file`]: an `F002` error on each line of `uri` importing (`from "./name"`)
-    /// an open document `name.ts` that has an error line.
-    fn import_errors(&self, uri: &str) -> Vec<Value> {
-        let Some(doc) = self.docs.get(uri) else {
-            return Vec::new();
-        };
-        let dir = uri.rsplit_once('/').map_or("", |(d, _)| d);
-        doc.text
-            .lines()
-            .enumerate()
-            .filter_map(|(line, content)| {
-                let at = content.find("from \"./")?;
-                let rest = &content[at + "from \"./".len()..];
-                let name = &rest[..rest.find('"')?];
-                let target = self.docs.get(&format!("{dir}/{name}.ts"))?;
-                if diagnostics_for(&target.text, &self.script.marker).is_empty() {
-                    return None;
-                }
-                Some(json!({
-                    "range": {
-                        "start": { "line": line, "character": 0 },
-                        "end": { "line": line, "character": content.encode_utf16().count() },
-                    },
-                    "severity": 1,
-                    "code": "F002",
-                    "source": "fake",
-                    "message": format!("imports ./{name}, which has errors"),
-                }))
-            })
-            .collect()
+    if control
+        .shutdown_answered
+        .load(std::sync::atomic::Ordering::SeqCst)
+    {
+        0
+    } else {
+        1
     }
 }
 
@@ -856,7 +401,7 @@ pub fn diagnostics_for(text: &str, marker: &str) -> Vec<Value> {
 
 /// An LSP diagnostic of [`diagnostics_for`] as tsserver reports it: 1-based `line` and `offset`
 /// (UTF-16), `text`, `category`.
-fn tsserver_diagnostic(d: &Value) -> Value {
+pub(crate) fn tsserver_diagnostic(d: &Value) -> Value {
     let at = |key: &str| {
         let p = &d["range"][key];
         json!({
@@ -874,7 +419,7 @@ fn tsserver_diagnostic(d: &Value) -> Value {
     })
 }
 
-fn stale_diagnostics() -> Vec<Value> {
+pub(crate) fn stale_diagnostics() -> Vec<Value> {
     vec![json!({
         "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 1 } },
         "severity": 1,

@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use lspedit_fake_lsp::{Script, Server};
+use lspedit_fake_lsp::{Script, serve};
 
 fn main() {
     let script = match Script::from_env() {
@@ -12,9 +12,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let stdin = std::io::stdin().lock();
-    let stdout = std::io::stdout().lock();
-    let code = match Server::new(script, stdin, stdout).run() {
+    let code = match serve(script) {
         Ok(code) => code,
         Err(err) => {
             let _ = writeln!(std::io::stderr(), "lspedit-fake-lsp: {err}");

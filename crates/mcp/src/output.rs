@@ -341,7 +341,7 @@ pub struct ProposeOutput {
     /// The proposal was stored (a `patch_id` follows); false when it was refused. Seed 001's
     /// result shape: every propose and apply result says whether it succeeded.
     pub success: bool,
-    /// The id to pass to apply_edit (`patch_<unix_ms>_<hash8>`); absent when refused.
+    /// The id to pass to apply_edit (`patch_<unix_ms>_<32 hex>`); absent when refused.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub patch_id: Option<String>,
     /// Every path the proposal would change, sorted (both ends of a rename).

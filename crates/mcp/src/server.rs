@@ -168,7 +168,7 @@ pub struct ProposeEditArgs {
 /// Arguments of `apply_edit`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ApplyEditArgs {
-    /// The `patch_id` propose_edit returned, e.g. `patch_1763900000000_1a2b3c4d`.
+    /// The `patch_id` propose_edit returned, e.g. `patch_1763900000000_1a2b3c4d5e6f708192a3b4c5d6e7f809`.
     pub patch_id: String,
     /// `mission_edit`: at most 3 files and 100 changed lines, no create/delete/rename, all or
     /// nothing (never more than the operator allows).

@@ -78,43 +78,52 @@ pub enum Event {
         reason: String,
         diff_id: Option<String>,
     },
+    // The executor's events: names and fields as seed 003 spells them (`docs/events.md`,
+    // "Executor"); the wire names are in `fields`.
+    /// `shouldSplit`, `targetFileCount`, `estimatedComplexity` on the wire.
     PreflightComplete {
         target_files: Vec<String>,
-        split: bool,
+        should_split: bool,
         reason: String,
-        /// `low`, `medium` or `high` (`estimatedComplexity` on the wire).
+        /// `low`, `medium` or `high`.
         estimated_complexity: String,
-        file_count: usize,
+        target_file_count: usize,
         total_lines: usize,
     },
+    /// `file`, `reason`, `stopReason`, `partialLength` on the wire.
     TruncationDetected {
-        path: Option<String>,
+        /// The file(s) of the call, joined by `, `.
+        file: String,
         reason: String,
         stop_reason: Option<String>,
         partial_length: usize,
     },
+    /// `files`, `file_count`, `reason` on the wire.
     EditSplitTriggered {
         files: Vec<String>,
         reason: String,
     },
+    /// `file`, `attempt`, `chunk_index`, `total_chunks`, `progress` on the wire.
     EditChunkStarted {
-        path: String,
+        file: String,
         attempt: u32,
         progress: ChunkProgress,
     },
     EditChunkCompleted {
-        path: String,
+        file: String,
         attempt: u32,
         progress: ChunkProgress,
     },
     EditChunkFailed {
-        path: String,
+        file: String,
         attempt: u32,
         reason: String,
         progress: ChunkProgress,
     },
+    /// `reason`, `progress` on the wire: the share of the step's files finished when it paused.
     EditStepPaused {
         reason: String,
+        progress: f64,
     },
 }
 
@@ -294,64 +303,64 @@ impl Event {
                 }
                 v
             }
-            Event::EditStepPaused { reason } => json!({ "reason": reason }),
+            Event::EditStepPaused { reason, progress } => {
+                json!({ "reason": reason, "progress": progress })
+            }
             Event::PreflightComplete {
                 target_files,
-                split,
+                should_split,
                 reason,
                 estimated_complexity,
-                file_count,
+                target_file_count,
                 total_lines,
             } => json!({
                 "target_files": target_files,
-                "split": split,
+                "shouldSplit": should_split,
                 "reason": reason,
                 "estimatedComplexity": estimated_complexity,
-                "file_count": file_count,
+                "targetFileCount": target_file_count,
                 "total_lines": total_lines,
             }),
             Event::TruncationDetected {
-                path,
+                file,
                 reason,
                 stop_reason,
                 partial_length,
             } => {
                 // Absent rather than null: the documented schemas use no type unions.
-                let mut v = json!({ "reason": reason, "partial_length": partial_length });
-                if let Some(p) = path {
-                    v["path"] = Value::from(p.as_str());
-                }
+                let mut v =
+                    json!({ "file": file, "reason": reason, "partialLength": partial_length });
                 if let Some(s) = stop_reason {
-                    v["stop_reason"] = Value::from(s.as_str());
+                    v["stopReason"] = Value::from(s.as_str());
                 }
                 v
             }
             Event::EditSplitTriggered { files, reason } => {
-                json!({ "files": files, "reason": reason })
+                json!({ "files": files, "file_count": files.len(), "reason": reason })
             }
             Event::EditChunkStarted {
-                path,
+                file,
                 attempt,
                 progress,
             }
             | Event::EditChunkCompleted {
-                path,
+                file,
                 attempt,
                 progress,
             } => json!({
-                "path": path,
+                "file": file,
                 "attempt": attempt,
                 "chunk_index": progress.chunk_index,
                 "total_chunks": progress.total_chunks,
                 "progress": progress.progress,
             }),
             Event::EditChunkFailed {
-                path,
+                file,
                 attempt,
                 reason,
                 progress,
             } => json!({
-                "path": path,
+                "file": file,
                 "attempt": attempt,
                 "reason": reason,
                 "chunk_index": progress.chunk_index,
@@ -552,13 +561,13 @@ mod tests {
         let e = Event::ApprovalRequested {
             approval_id: "appr_1".into(),
             kind: "apply_diff".into(),
-            diff_id: "patch_1_abcdef01".into(),
+            diff_id: "patch_1_abcdef01abcdef01abcdef01abcdef01".into(),
         };
         let v = e.to_json(42);
         assert_eq!(v["event"], "approval_requested");
         assert_eq!(v["ts_ms"], 42);
         assert_eq!(v["type"], "apply_diff");
-        assert_eq!(v["diff_id"], "patch_1_abcdef01");
+        assert_eq!(v["diff_id"], "patch_1_abcdef01abcdef01abcdef01abcdef01");
     }
 
     #[test]
@@ -570,7 +579,7 @@ mod tests {
         });
         sink.emit(&Event::ExecutionPaused {
             reason: "diff_rejected".into(),
-            diff_id: Some("patch_1_abcdef01".into()),
+            diff_id: Some("patch_1_abcdef01abcdef01abcdef01abcdef01".into()),
         });
         let text = fs::read_to_string(sink.path()).expect("log written");
         let names: Vec<String> = text

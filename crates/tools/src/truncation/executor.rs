@@ -396,11 +396,6 @@ fn progress(
     chunk: &[String],
     split: bool,
 ) -> ChunkProgress {
-    let finished = ledger
-        .entries()
-        .filter(|e| matches!(e.status, ChunkStatus::Done | ChunkStatus::Skipped))
-        .count();
-    let total = paths.len().max(1);
     let (chunk_index, total_chunks) = if split {
         let index = chunk
             .first()
@@ -410,12 +405,20 @@ fn progress(
     } else {
         (1, 1)
     };
-    let share = finished as f64 / total as f64;
     ChunkProgress {
         chunk_index,
         total_chunks,
-        progress: share,
+        progress: finished_share(ledger),
     }
+}
+
+/// The share of the step's files finished (done, or needing no change), from 0 to 1.
+fn finished_share(ledger: &EditAttemptLedger) -> f64 {
+    let (finished, total) = ledger.entries().fold((0usize, 0usize), |(f, t), e| {
+        let done = matches!(e.status, ChunkStatus::Done | ChunkStatus::Skipped);
+        (f + usize::from(done), t + 1)
+    });
+    finished as f64 / total.max(1) as f64
 }
 
 /// Runs edit steps against a model. See the module documentation for the rules.
@@ -482,10 +485,10 @@ impl<'a> EditExecutor<'a> {
         );
         self.events.emit(&Event::PreflightComplete {
             target_files: preflight.target_files.clone(),
-            split: preflight.split,
+            should_split: preflight.split,
             reason: preflight.reason.to_string(),
             estimated_complexity: preflight.estimated_complexity.as_str().to_string(),
-            file_count: paths.len(),
+            target_file_count: paths.len(),
             total_lines: preflight.total_lines,
         });
         if preflight.split {
@@ -535,7 +538,7 @@ impl<'a> EditExecutor<'a> {
             };
             let chunk = std::slice::from_ref(&path);
             self.events.emit(&Event::EditChunkStarted {
-                path: path.clone(),
+                file: path.clone(),
                 attempt,
                 progress: progress(&ledger, &paths, chunk, true),
             });
@@ -544,7 +547,7 @@ impl<'a> EditExecutor<'a> {
                     record(&mut ledger, diffs);
                     self.events.emit(&Event::EditChunkCompleted {
                         progress: progress(&ledger, &paths, chunk, true),
-                        path,
+                        file: path,
                         attempt,
                     });
                 }
@@ -552,7 +555,7 @@ impl<'a> EditExecutor<'a> {
                     tracing::debug!(path, attempt, reason = f.code, "edit chunk failed");
                     check(ledger.fail(&path, f.message));
                     self.events.emit(&Event::EditChunkFailed {
-                        path: path.clone(),
+                        file: path.clone(),
                         attempt,
                         reason: f.code.to_string(),
                         progress: progress(&ledger, &paths, chunk, true),
@@ -590,7 +593,7 @@ impl<'a> EditExecutor<'a> {
     ) -> Result<bool, PauseReason> {
         let label = paths.join(", ");
         self.events.emit(&Event::EditChunkStarted {
-            path: label.clone(),
+            file: label.clone(),
             attempt: 1,
             progress: progress(ledger, paths, paths, false),
         });
@@ -598,7 +601,7 @@ impl<'a> EditExecutor<'a> {
             Ok(diffs) => {
                 record(ledger, diffs);
                 self.events.emit(&Event::EditChunkCompleted {
-                    path: label,
+                    file: label,
                     attempt: 1,
                     progress: progress(ledger, paths, paths, false),
                 });
@@ -613,7 +616,7 @@ impl<'a> EditExecutor<'a> {
                     }
                 }
                 self.events.emit(&Event::EditChunkFailed {
-                    path: label,
+                    file: label,
                     attempt: 1,
                     reason: f.code.to_string(),
                     progress: progress(ledger, paths, paths, false),
@@ -639,6 +642,7 @@ impl<'a> EditExecutor<'a> {
         tracing::info!(reason = %reason, "edit step paused");
         self.events.emit(&Event::EditStepPaused {
             reason: reason.code().to_string(),
+            progress: finished_share(&ledger),
         });
         EditOutcome::Paused {
             reason,
@@ -723,7 +727,7 @@ impl<'a> EditExecutor<'a> {
         if tr.truncated {
             let reason = tr.reason.map_or("", |r| r.as_str());
             self.events.emit(&Event::TruncationDetected {
-                path: Some(chunk.join(", ")),
+                file: chunk.join(", "),
                 reason: reason.to_string(),
                 stop_reason: tr.stop_reason.clone(),
                 partial_length: tr.partial_length,

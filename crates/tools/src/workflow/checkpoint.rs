@@ -9,8 +9,10 @@
 //! A checkpoint is read back as untrusted ([`Checkpoints::load`]): its id must be the directory
 //! it was found in, every path must resolve inside the workspace outside the protected
 //! directories, blob names are plain hashes opened only inside its `blobs/` (never through a
-//! symlink) and must hold the bytes whose sha the manifest records, and modes keep their
-//! permission bits only.
+//! symlink) and must hold the bytes whose SHA-256 the manifest records, and modes keep their
+//! permission bits only. The manifest carries a keyed MAC (`mac`, key in `key.rs`,
+//! `docs/ids.md`) over all of it, its id included: a checkpoint written or swapped by anyone
+//! without the person's key is `tampered_state`, and nothing is restored from it.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -18,8 +20,12 @@ use std::io;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::key::{KeySource, StateKey};
 use super::util::{
     Layout, MODE_MASK, blob_name, check_entry, evict_oldest, invalid, is_blob_name, is_valid_id,
     is_valid_sha, now_ms, read_json, read_state_file, state_error, state_sha, stored_path,
@@ -42,6 +48,9 @@ pub(crate) struct CheckpointEntry {
     pub blob: Option<String>,
     /// Permission bits (`0o777` at most) of the old file, restored when undo recreates it.
     pub mode: Option<u32>,
+    /// The whole SHA-256 (64 hex digits) of the old bytes, which the blob must hold: `old_sha`
+    /// has 48 bits, too few to bind a blob someone else could write.
+    pub old_sha256: Option<String>,
 }
 
 /// `checkpoint.json`.
@@ -51,6 +60,36 @@ pub(crate) struct CheckpointManifest {
     pub patch_id: String,
     pub created_ms: u64,
     pub entries: Vec<CheckpointEntry>,
+    /// HMAC-SHA256 (64 hex digits) under the person's key of the manifest with an empty `mac`
+    /// ([`CheckpointManifest::signed_bytes`]).
+    pub mac: String,
+}
+
+/// What a checkpoint's MAC is computed under (a patch id's is another).
+const CHECKPOINT_DOMAIN: &str = "lspedit/checkpoint/v1";
+
+impl CheckpointManifest {
+    /// The manifest as JSON with an empty `mac` (these types serialize in a fixed order).
+    fn signed_bytes(&self) -> Vec<u8> {
+        let unsigned = CheckpointManifest {
+            mac: String::new(),
+            ..self.clone()
+        };
+        // Serializing these plain types cannot fail; an empty body would only fail to verify.
+        serde_json::to_vec(&unsigned).unwrap_or_default()
+    }
+
+    fn sign(&mut self, key: &StateKey) {
+        self.mac = key.mac_hex(CHECKPOINT_DOMAIN, &self.signed_bytes());
+    }
+}
+
+/// The SHA-256 of `bytes` in 64 hex digits.
+fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// Keep the old bytes of a file at `blob`. A hard link to the file costs no copy and no data
@@ -84,16 +123,23 @@ fn not_found(id: &str) -> ToolError {
 pub(crate) struct Checkpoints {
     layout: Layout,
     dir: PathBuf,
+    key: Arc<KeySource>,
     max: usize,
 }
 
 impl Checkpoints {
-    pub fn new(layout: &Layout, max: usize) -> Checkpoints {
+    pub fn new(layout: &Layout, key: Arc<KeySource>, max: usize) -> Checkpoints {
         Checkpoints {
             layout: layout.clone(),
             dir: layout.checkpoints.clone(),
+            key,
             max,
         }
+    }
+
+    /// The key, as an I/O error when it cannot be had (writers report I/O errors).
+    fn signing_key(&self) -> io::Result<StateKey> {
+        self.key.key().map_err(|e| io::Error::other(e.message))
     }
 
     /// The directory of checkpoint `id`; `InvalidData` for anything but a checkpoint id, so a
@@ -115,6 +161,7 @@ impl Checkpoints {
         changes: &[&PathChange],
     ) -> io::Result<CheckpointManifest> {
         let dest = self.path(id)?;
+        let key = self.signing_key()?;
         self.layout.ensure_dir(&self.dir)?;
         self.remove_stray_tmp();
         let tmp = self.dir.join(format!(".tmp-{id}"));
@@ -140,15 +187,18 @@ impl Checkpoints {
                     new_sha: state_sha(c.new.as_deref()),
                     blob,
                     mode,
+                    old_sha256: c.old.as_deref().map(sha256_hex),
                 });
             }
             sync_dir(&blobs);
-            let manifest = CheckpointManifest {
+            let mut manifest = CheckpointManifest {
                 checkpoint_id: id.to_string(),
                 patch_id: patch_id.to_string(),
                 created_ms: now_ms(),
                 entries,
+                mac: String::new(),
             };
+            manifest.sign(&key);
             write_json_atomic(&tmp.join("checkpoint.json"), &manifest)?;
             fs::rename(&tmp, &dest)?;
             sync_dir(&self.dir);
@@ -208,15 +258,24 @@ impl Checkpoints {
                 format!("`{}` is not a patch id", m.patch_id),
             ));
         }
+        let key = self.key.key()?;
+        if !key.verify_hex(CHECKPOINT_DOMAIN, &m.signed_bytes(), &m.mac) || m.mac.len() != 64 {
+            return Err(tampered(
+                &file,
+                format!(
+                    "checkpoint `{id}` does not carry a valid signature: it was not written by lspedit for this user, or was changed since; undo refused, nothing was restored"
+                ),
+            ));
+        }
         let mut seen = BTreeSet::new();
         for e in &mut m.entries {
             stored_path(ws, &file, &e.path)?;
             if !seen.insert(e.path.clone()) {
                 return Err(tampered(&file, format!("`{}` appears twice", e.path)));
             }
-            let blob_ok = match (&e.blob, &e.old_sha) {
-                (Some(b), Some(_)) => is_blob_name(b),
-                (None, None) => true,
+            let blob_ok = match (&e.blob, &e.old_sha, &e.old_sha256) {
+                (Some(b), Some(_), Some(full)) => is_blob_name(b) && is_blob_name(full),
+                (None, None, None) => true,
                 _ => false,
             };
             if !blob_ok {
@@ -262,7 +321,9 @@ impl Checkpoints {
         let bytes = check_entry(&blobs, &self.layout.rel(&blobs), true)
             .and_then(|()| read_state_file(&path, &file, u64::MAX))
             .map_err(|e| state_error(&file, "reading the checkpoint blob", &e))?;
-        if state_sha(Some(&bytes)) != entry.old_sha {
+        if state_sha(Some(&bytes)) != entry.old_sha
+            || entry.old_sha256.as_deref() != Some(sha256_hex(&bytes).as_str())
+        {
             return Err(tampered(
                 &file,
                 format!(
@@ -290,6 +351,7 @@ impl Checkpoints {
             }
         }
         m.entries.retain(|e| paths.contains(&e.path));
+        m.sign(&self.signing_key()?);
         write_json_atomic(&dir.join("checkpoint.json"), &m)
     }
 

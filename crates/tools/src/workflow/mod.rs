@@ -25,6 +25,7 @@ mod checkpoint;
 mod evidence;
 mod fresh;
 mod journal;
+mod key;
 mod model;
 mod plan;
 mod propose;
@@ -57,6 +58,7 @@ use self::checkpoint::{CheckpointManifest, Checkpoints};
 use self::evidence::Evidence;
 use self::fresh::{check_fresh, stale_check};
 use self::journal::JournalFile;
+use self::key::KeySource;
 use self::propose::plan_patch;
 use self::store::PatchStore;
 use self::util::{
@@ -87,6 +89,10 @@ pub struct WorkflowConfig {
     pub max_scan_file_bytes: u64,
     /// Limit of a validation run when the plan gives none.
     pub validation_timeout: Duration,
+    /// The directory of the key that signs proposals and checkpoints (`state.key`, created on
+    /// first use; `docs/ids.md`). `None`: the person's lspedit config directory
+    /// (`$XDG_CONFIG_HOME/lspedit`, else `~/.config/lspedit`). Never inside the workspace.
+    pub key_dir: Option<PathBuf>,
     /// Test hook called after each file of a commit is written.
     #[doc(hidden)]
     pub commit_observer: Option<Arc<dyn CommitObserver>>,
@@ -104,6 +110,7 @@ impl Default for WorkflowConfig {
             max_evidence: 512,
             max_scan_file_bytes: 4 * 1024 * 1024,
             validation_timeout: Duration::from_secs(300),
+            key_dir: None,
             commit_observer: None,
         }
     }
@@ -119,6 +126,7 @@ impl std::fmt::Debug for WorkflowConfig {
             .field("max_checkpoints", &self.max_checkpoints)
             .field("max_evidence", &self.max_evidence)
             .field("validation_timeout", &self.validation_timeout)
+            .field("key_dir", &self.key_dir)
             .finish_non_exhaustive()
     }
 }
@@ -176,10 +184,16 @@ impl Workflow {
         for s in &config.sinks {
             events.push(Arc::clone(s));
         }
+        let key = Arc::new(KeySource::new(config.key_dir.clone(), &root));
         let wf = Workflow {
-            store: PatchStore::new(&layout, config.max_patches, config.max_store_bytes),
+            store: PatchStore::new(
+                &layout,
+                Arc::clone(&key),
+                config.max_patches,
+                config.max_store_bytes,
+            ),
             evidence: Evidence::new(&layout, config.max_evidence),
-            checkpoints: Checkpoints::new(&layout, config.max_checkpoints),
+            checkpoints: Checkpoints::new(&layout, key, config.max_checkpoints),
             tools,
             config,
             layout,
@@ -268,10 +282,9 @@ impl Workflow {
     fn store_proposal(
         &self,
         request: &ProposeRequest,
-        propose::Built { stored, diff }: propose::Built,
+        propose::Built { mut stored, diff }: propose::Built,
     ) -> Result<Proposal, ToolError> {
-        if let Err(e) = self.store.save(&stored) {
-            let err = state_error(".lspedit/patches", "storing the patch", &e);
+        if let Err(err) = self.store.save(&mut stored) {
             self.emit(Event::ToolEnd {
                 tool: "propose_edit".into(),
                 is_error: true,

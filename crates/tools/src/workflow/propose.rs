@@ -16,7 +16,7 @@ use super::model::{
     ChangeKind, FileProblem, Pipeline, ProposeStats, ProposedFile, StageReport, affected,
 };
 use super::scan;
-use super::store::{STORE_VERSION, StoredPatch, is_valid_label, patch_id, step_evidence_id};
+use super::store::{STORE_VERSION, StoredPatch, is_valid_label, step_evidence_id};
 use super::util::{now_ms, show_sha, state_sha};
 use crate::agent::WrittenFile;
 use crate::commit::CommitUnit;
@@ -909,7 +909,8 @@ impl Builder<'_> {
         Ok(files)
     }
 
-    /// The stored patch: its summary, the base_sha of every path it reads (`bases`), its id.
+    /// The stored patch: its summary, the base_sha of every path it reads (`bases`); the store
+    /// gives it its id when it signs it (`PatchStore::save`).
     fn finish(
         self,
         describe: &str,
@@ -926,7 +927,7 @@ impl Builder<'_> {
         let req = self.req;
         let stored = StoredPatch {
             version: STORE_VERSION,
-            patch_id: patch_id(created_ms, &self.raw, &base_shas, &summary),
+            patch_id: String::new(),
             created_ms,
             source: self.source.to_string(),
             patch_text: self.raw,

@@ -1,30 +1,36 @@
 //! The patch store: one JSON file per proposed patch under `.lspedit/patches/`, written
 //! atomically so another process can apply it, capped in count and bytes (oldest evicted).
 //!
-//! A stored patch is bound to what was reviewed: the hash part of its id covers the patch text,
-//! the base states it was planned against and the summary shown with it ([`patch_id`]), and
-//! loading recomputes it. The reviewable diff is not stored at all: it is planned again from the
-//! patch text whenever it is shown. So a patch text changed after review no longer matches its
-//! id and is refused (`tampered_state`) instead of being applied under a harmless diff.
+//! A stored patch is bound to what was reviewed: its id is a keyed MAC ([`patch_id`], key in
+//! `key.rs`, `docs/ids.md`) over every stored field (the patch text that decides what gets
+//! written, the base states it was planned against, the files, the summary shown with it, the
+//! step), and loading checks it. The reviewable diff is not stored at all: it is planned again
+//! from the patch text whenever it is shown. So a patch text changed after review no longer
+//! matches its id and is refused (`tampered_state`) instead of being applied under a harmless
+//! diff, and without the key no one can make an id that matches the changed text.
 
 use std::collections::BTreeMap;
 use std::io;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
+use super::key::{KeySource, StateKey};
 use super::model::{ProposeStats, ProposedFile, StageReport};
 use super::util::{
-    Layout, evict_oldest, id_ms, is_valid_id, is_valid_sha, read_json, state_error, stored_path,
-    tampered, write_json_atomic,
+    ID_HEX, Layout, evict_oldest, id_ms, is_valid_id, is_valid_sha, read_json, short_id_note,
+    state_error, stored_path, tampered, write_json_atomic,
 };
 use crate::error::{Reason, ToolError};
 use crate::workspace::Workspace;
 
-/// Format version of a stored patch; a file with another version is refused. Version 2 binds
-/// the id to the patch text and stores no diff.
-pub(crate) const STORE_VERSION: u32 = 2;
+/// Format version of a stored patch; a file with another version is refused. Version 2 bound
+/// the id to the patch text and stored no diff; version 3 makes the id a keyed MAC of it all.
+pub(crate) const STORE_VERSION: u32 = 3;
+
+/// What a patch id's MAC is computed under (a checkpoint's is another).
+const PATCH_DOMAIN: &str = "lspedit/patch/v3";
 
 /// A proposed patch as stored.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -81,53 +87,43 @@ impl StoredPatch {
     }
 }
 
-/// The id of a proposal made at `ms`: `patch_<ms>_<hash8>`, `hash8` the first 8 hex digits of a
-/// SHA-256 over `ms`, the patch text, the base states and the summary (each length-prefixed, so
-/// no two inputs encode alike). Everything a reviewer is shown follows from these: the diff is
-/// the patch text planned on files with these bases. Two proposals of the same text on the same
-/// files in the same millisecond get the same id, and are the same proposal.
-pub(crate) fn patch_id(
-    ms: u64,
-    patch_text: &str,
-    base_shas: &BTreeMap<String, Option<String>>,
-    summary: &str,
-) -> String {
-    fn field(h: &mut Sha256, bytes: &[u8]) {
-        h.update(u64::try_from(bytes.len()).unwrap_or(u64::MAX).to_le_bytes());
-        h.update(bytes);
-    }
-    let mut h = Sha256::new();
-    h.update(ms.to_le_bytes());
-    field(&mut h, patch_text.as_bytes());
-    h.update(
-        u64::try_from(base_shas.len())
-            .unwrap_or(u64::MAX)
-            .to_le_bytes(),
-    );
-    for (path, sha) in base_shas {
-        field(&mut h, path.as_bytes());
-        match sha {
-            Some(s) => field(&mut h, s.as_bytes()),
-            // Distinct from every `Some`: a sha is never 2^64 - 1 bytes long.
-            None => h.update(u64::MAX.to_le_bytes()),
-        }
-    }
-    field(&mut h, summary.as_bytes());
-    let hash8: String = h
-        .finalize()
-        .iter()
-        .take(4)
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    format!("patch_{ms}_{hash8}")
+/// What a patch id signs: the millisecond in the id, then the stored patch as JSON with an
+/// empty `patch_id` (serialized from these types, whose field order is fixed and whose maps
+/// are sorted, so a stored file read back gives the same bytes).
+fn signed_bytes(ms: u64, patch: &StoredPatch) -> Vec<u8> {
+    let unsigned = StoredPatch {
+        patch_id: String::new(),
+        ..patch.clone()
+    };
+    let mut bytes = ms.to_le_bytes().to_vec();
+    // Serializing these plain types cannot fail; an empty body would only fail to verify.
+    bytes.extend(serde_json::to_vec(&unsigned).unwrap_or_default());
+    bytes
+}
+
+/// The id of `patch` (its `patch_id` aside), made at `ms`: `patch_<ms>_<tag>`, `tag` the first
+/// 128 bits (32 hex digits) of an HMAC-SHA256 under `key` over everything stored
+/// ([`signed_bytes`]). Everything a reviewer is shown and everything apply writes follows from
+/// these: the diff is the patch text planned on files with these bases. Two proposals of the
+/// same text on the same files in the same millisecond get the same id, and are the same
+/// proposal.
+pub(crate) fn patch_id(key: &StateKey, ms: u64, patch: &StoredPatch) -> String {
+    let mac = key.mac_hex(PATCH_DOMAIN, &signed_bytes(ms, patch));
+    format!("patch_{ms}_{}", &mac[..ID_HEX])
 }
 
 impl StoredPatch {
     /// Refuse (`tampered_state`, naming `file`) a stored patch that is not the proposal `id`:
-    /// another format version, another id, a hash that does not cover its content, a sha that is
-    /// not one, or a path that does not resolve inside the workspace outside the protected
-    /// directories.
-    fn verify(&self, ws: &Workspace, id: &str, file: &str) -> Result<(), ToolError> {
+    /// another format version, a sha that is not one, a path that does not resolve inside the
+    /// workspace outside the protected directories, another id, or an id that is not the MAC of
+    /// its content under this user's key.
+    fn verify(
+        &self,
+        ws: &Workspace,
+        key: &StateKey,
+        id: &str,
+        file: &str,
+    ) -> Result<(), ToolError> {
         if self.version != STORE_VERSION {
             return Err(tampered(
                 file,
@@ -135,13 +131,6 @@ impl StoredPatch {
                     "the stored proposal has format version {} but this lspedit reads version {STORE_VERSION}; call propose_edit again",
                     self.version
                 ),
-            ));
-        }
-        let expected = patch_id(id_ms(id), &self.patch_text, &self.base_shas, &self.summary);
-        if self.patch_id != id || expected != id {
-            return Err(tampered(
-                file,
-                "the stored proposal does not match its id: it was changed after it was proposed (and reviewed); nothing was applied. Call propose_edit again and review the new diff",
             ));
         }
         if self.step_id.as_deref().is_some_and(|s| !is_valid_label(s))
@@ -175,6 +164,19 @@ impl StoredPatch {
                 ));
             }
         }
+        // Last, so a malformed file is named for what is wrong with it; nothing above acts on it.
+        let tag = id.rsplit('_').next().unwrap_or_default();
+        if self.patch_id != id
+            || self.created_ms != id_ms(id)
+            || !key.verify_hex(PATCH_DOMAIN, &signed_bytes(id_ms(id), self), tag)
+        {
+            return Err(tampered(
+                file,
+                format!(
+                    "the stored proposal `{id}` does not match its id: it was changed after it was proposed (and reviewed), or signed with another key than this user's; nothing was applied. Call propose_edit again and review the new diff"
+                ),
+            ));
+        }
         Ok(())
     }
 }
@@ -183,14 +185,21 @@ impl StoredPatch {
 #[derive(Debug, Clone)]
 pub(crate) struct PatchStore {
     layout: Layout,
+    key: Arc<KeySource>,
     max_patches: usize,
     max_bytes: u64,
 }
 
 impl PatchStore {
-    pub fn new(layout: &Layout, max_patches: usize, max_bytes: u64) -> PatchStore {
+    pub fn new(
+        layout: &Layout,
+        key: Arc<KeySource>,
+        max_patches: usize,
+        max_bytes: u64,
+    ) -> PatchStore {
         PatchStore {
             layout: layout.clone(),
+            key,
             max_patches,
             max_bytes,
         }
@@ -207,7 +216,14 @@ impl PatchStore {
         is_valid_id("patch", id) && std::fs::symlink_metadata(self.path(id)).is_ok()
     }
 
-    pub fn save(&self, patch: &StoredPatch) -> io::Result<()> {
+    /// Sign `patch` (its id: [`patch_id`]) and store it.
+    pub fn save(&self, patch: &mut StoredPatch) -> Result<(), ToolError> {
+        patch.patch_id = patch_id(&self.key.key()?, patch.created_ms, patch);
+        self.write(patch)
+            .map_err(|e| state_error(".lspedit/patches", "storing the patch", &e))
+    }
+
+    fn write(&self, patch: &StoredPatch) -> io::Result<()> {
         self.layout.ensure_dir(&self.layout.patches)?;
         write_json_atomic(&self.path(&patch.patch_id), patch)?;
         evict_oldest(
@@ -236,7 +252,7 @@ impl PatchStore {
                 state_error(&file, "reading the stored patch", &e)
             }
         })?;
-        p.verify(ws, id, &file)?;
+        p.verify(ws, &self.key.key()?, id, &file)?;
         Ok(p)
     }
 }
@@ -246,33 +262,74 @@ pub(crate) fn not_found(id: &str) -> ToolError {
     ToolError::new(Reason::PatchNotFound, None, not_found_text(id))
 }
 
-/// What an unknown patch id reads as.
+/// What an unknown patch id reads as (saying so when it is an id of fewer bits than lspedit's).
 pub(crate) fn not_found_text(id: &str) -> String {
-    format!("Patch '{id}' not found; call propose_edit again to get a patch id to apply")
+    format!(
+        "Patch '{id}' not found{}; call propose_edit again to get a patch id to apply",
+        short_id_note("patch", id).unwrap_or_default()
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn stored(text: &str) -> StoredPatch {
+        StoredPatch {
+            version: STORE_VERSION,
+            patch_id: String::new(),
+            created_ms: 42,
+            source: "patch".into(),
+            patch_text: text.into(),
+            files: Vec::new(),
+            base_shas: [("a.txt".to_string(), Some("0123456789ab".to_string()))].into(),
+            stats: ProposeStats::default(),
+            summary: "summary".into(),
+            stages: Vec::new(),
+            step_id: None,
+            evidence_id: None,
+        }
+    }
+
     #[test]
-    fn the_id_covers_text_bases_and_summary() {
-        let bases: BTreeMap<String, Option<String>> =
-            [("a.txt".to_string(), Some("0123456789ab".to_string()))].into();
-        let id = patch_id(42, "text", &bases, "summary");
+    fn the_id_is_a_128_bit_mac_of_everything_stored() {
+        let tmp = tempfile::tempdir().unwrap();
+        let key = KeySource::new(Some(tmp.path().join("k")), &tmp.path().join("ws"))
+            .key()
+            .unwrap();
+        let p = stored("text");
+        let id = patch_id(&key, 42, &p);
         assert!(is_valid_id("patch", &id), "{id}");
         assert!(id.starts_with("patch_42_"), "{id}");
-        assert_eq!(id, patch_id(42, "text", &bases, "summary"));
-        let mut other = bases.clone();
-        other.insert("a.txt".into(), None);
-        for changed in [
-            patch_id(43, "text", &bases, "summary"),
-            patch_id(42, "text2", &bases, "summary"),
-            patch_id(42, "text", &other, "summary"),
-            patch_id(42, "text", &BTreeMap::new(), "summary"),
-            patch_id(42, "text", &bases, "summary!"),
+        assert_eq!(id, patch_id(&key, 42, &p));
+        let with_id = StoredPatch {
+            patch_id: id.clone(),
+            ..p.clone()
+        };
+        assert_eq!(
+            id,
+            patch_id(&key, 42, &with_id),
+            "the id field is not signed"
+        );
+        let mut changed = vec![patch_id(&key, 43, &p), patch_id(&key, 42, &stored("text2"))];
+        for f in [
+            |p: &mut StoredPatch| {
+                p.base_shas
+                    .insert("a.txt".into(), None)
+                    .map(drop)
+                    .unwrap_or(())
+            },
+            |p: &mut StoredPatch| p.summary.push('!'),
+            |p: &mut StoredPatch| p.source = "regex".into(),
+            |p: &mut StoredPatch| p.step_id = Some("s".into()),
+            |p: &mut StoredPatch| p.stats.total_changes = 7,
         ] {
-            assert_ne!(changed, id);
+            let mut q = p.clone();
+            f(&mut q);
+            changed.push(patch_id(&key, 42, &q));
+        }
+        for c in changed {
+            assert_ne!(c, id);
         }
     }
 }

@@ -144,34 +144,60 @@ pub(crate) fn now_ms() -> u64 {
 
 static ID_COUNTER: AtomicU64 = AtomicU64::new(0);
 
-/// A fresh identifier `<prefix>_<unix_ms>_<hash8>`. The hash covers `seed`, the process id and a
-/// counter, so two ids minted in the same millisecond (here or in another process) differ.
+/// Hex digits of the random or keyed part of every id: 128 bits (`docs/ids.md`).
+pub(crate) const ID_HEX: usize = 32;
+
+/// A fresh identifier `<prefix>_<unix_ms>_<32 hex>`: 128 bits of a SHA-256 over random bytes,
+/// `seed`, the process id and a counter, so two ids minted in the same millisecond (here or in
+/// another process) differ and none can be guessed.
 pub(crate) fn new_id(prefix: &str, seed: &[u8]) -> String {
     let ms = now_ms();
+    let mut random = [0u8; 16];
+    if let Err(e) = getrandom::fill(&mut random) {
+        // The counter, pid and clock still keep ids distinct; stored state is bound by its MAC,
+        // not by the id's randomness.
+        tracing::warn!(error = %e, "no random bytes for an id");
+    }
     let mut h = Sha256::new();
+    h.update(random);
     h.update(seed);
     h.update(std::process::id().to_le_bytes());
     h.update(ID_COUNTER.fetch_add(1, Ordering::Relaxed).to_le_bytes());
     h.update(ms.to_le_bytes());
-    let hash8: String = h
+    let tag: String = h
         .finalize()
         .iter()
-        .take(4)
+        .take(ID_HEX / 2)
         .map(|b| format!("{b:02x}"))
         .collect();
-    format!("{prefix}_{ms}_{hash8}")
+    format!("{prefix}_{ms}_{tag}")
 }
 
-/// Whether `id` has the exact shape `<prefix>_<digits>_<8 lowercase hex>`. Ids name files, so
-/// anything else (a path, `..`) is treated as unknown before it reaches the file system.
+/// Whether `id` has the exact shape `<prefix>_<digits>_<32 lowercase hex>`. Ids name files, so
+/// anything else (a path, `..`, an id of fewer bits) is treated as unknown before it reaches
+/// the file system.
 pub(crate) fn is_valid_id(prefix: &str, id: &str) -> bool {
-    let Some(rest) = id.strip_prefix(prefix).and_then(|r| r.strip_prefix('_')) else {
-        return false;
-    };
-    let Some((ms, hash)) = rest.split_once('_') else {
-        return false;
-    };
-    !ms.is_empty() && ms.len() <= 20 && ms.bytes().all(|b| b.is_ascii_digit()) && is_hex(hash, 8)
+    id_tag(prefix, id).is_some_and(|tag| is_hex(tag, ID_HEX))
+}
+
+/// The part of `<prefix>_<ms>_<tag>` after the second `_`, when the shape is right up to it.
+fn id_tag<'a>(prefix: &str, id: &'a str) -> Option<&'a str> {
+    let rest = id.strip_prefix(prefix)?.strip_prefix('_')?;
+    let (ms, tag) = rest.split_once('_')?;
+    (!ms.is_empty() && ms.len() <= 20 && ms.bytes().all(|b| b.is_ascii_digit())).then_some(tag)
+}
+
+/// Why `id` is not a `prefix` id, when it has the shape of one with fewer bits (the 8 hex
+/// digits lspedit used before ids were keyed): said so the caller knows to propose again.
+pub(crate) fn short_id_note(prefix: &str, id: &str) -> Option<String> {
+    let tag = id_tag(prefix, id)?;
+    (tag.len() < ID_HEX && is_hex(tag, tag.len()) && !tag.is_empty()).then(|| {
+        format!(
+            " (`{id}` carries {} bits; ids carry {} hex digits, 128 bits, since they became unforgeable, and older ids are not accepted)",
+            tag.len() * 4,
+            ID_HEX
+        )
+    })
 }
 
 /// Whether `s` is exactly `len` lowercase hex digits.
@@ -426,17 +452,26 @@ mod tests {
     fn ids_have_the_documented_shape() {
         let id = new_id("patch", b"x");
         assert!(is_valid_id("patch", &id), "{id}");
+        assert_eq!(id.rsplit('_').next().map(str::len), Some(32), "{id}");
         assert_ne!(id, new_id("patch", b"x"));
+        let t = "0123456789abcdef0123456789abcdef";
+        assert!(is_valid_id("patch", &format!("patch_1_{t}")));
         for bad in [
-            "patch_1_abcdef0",
-            "patch_1_ABCDEF01",
-            "patch__abcdef01",
-            "patch_1_abcdef01/../x",
-            "ckpt_1_abcdef01",
-            "../patch_1_abcdef01",
+            format!("patch_1_{}", &t[..31]),
+            format!("patch_1_{t}0"),
+            format!("patch_1_{}", t.to_uppercase()),
+            format!("patch__{t}"),
+            format!("patch_1_{t}/../x"),
+            format!("ckpt_1_{t}"),
+            format!("../patch_1_{t}"),
+            // Regression: 32-bit ids were searchable; an id of fewer bits is no id.
+            "patch_1_abcdef01".to_string(),
         ] {
-            assert!(!is_valid_id("patch", bad), "{bad}");
+            assert!(!is_valid_id("patch", &bad), "{bad}");
         }
+        assert!(short_id_note("patch", "patch_1_abcdef01").is_some_and(|n| n.contains("32 bits")));
+        assert_eq!(short_id_note("patch", &format!("patch_1_{t}")), None);
+        assert_eq!(short_id_note("patch", "../x"), None);
         assert_eq!(id_ms("patch_42_abcdef01"), 42);
     }
 

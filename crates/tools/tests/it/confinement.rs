@@ -105,7 +105,7 @@ fn no_tool_writes_creates_deletes_or_renames_under_a_protected_directory() {
     for path in [
         ".git/hooks/pre-commit",
         ".lspedit/config.toml",
-        ".lspedit/patches/patch_1_abcdef12.json",
+        ".lspedit/patches/patch_1_abcdef12abcdef12abcdef12abcdef12.json",
         "./.git/config",
         "sub/../.git/config",
         ".hg/hgrc",

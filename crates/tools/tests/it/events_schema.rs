@@ -448,3 +448,102 @@ fn the_validator_rejects_what_the_schema_forbids() {
         assert!(!errors.is_empty(), "accepted: {b}");
     }
 }
+
+/// Seed 003's executor events and the payload fields it lists for each, spelled as the seed
+/// spells them (`docs/events.md`, "Seed 003's fields"). `stopReason` is there when the model's
+/// API gave a stop reason.
+const SEED_003: &[(&str, &[&str])] = &[
+    (
+        "preflight_complete",
+        &["shouldSplit", "targetFileCount", "estimatedComplexity"],
+    ),
+    (
+        "truncation_detected",
+        &["file", "partialLength", "stopReason"],
+    ),
+    ("edit_split_triggered", &["file_count", "reason"]),
+    (
+        "edit_chunk_started",
+        &["file", "chunk_index", "total_chunks", "progress"],
+    ),
+    (
+        "edit_chunk_completed",
+        &["file", "chunk_index", "total_chunks", "progress"],
+    ),
+    (
+        "edit_chunk_failed",
+        &["file", "reason", "chunk_index", "total_chunks", "progress"],
+    ),
+    ("edit_step_paused", &["reason", "progress"]),
+];
+
+/// Spellings of seed fields code written against the seed does not read.
+const NOT_THE_SEEDS: &[&str] = &[
+    "split",
+    "should_split",
+    "target_file_count",
+    "partial_length",
+    "stop_reason",
+    "path",
+];
+
+// Regression: seed 003's payloads were renamed (`split`, `file_count`, `partial_length`,
+// `stop_reason`, `path`) and `edit_split_triggered.file_count` and `edit_step_paused.progress`
+// were missing, so code written against the seed broke.
+#[test]
+fn executor_events_carry_every_field_seed_003_lists_as_it_spells_them() {
+    let root = schema();
+    let events: Vec<Value> = executor_events().iter().map(|e| e.to_json(1)).collect();
+    for (name, fields) in SEED_003 {
+        let emitted: Vec<&Value> = events.iter().filter(|v| v["event"] == *name).collect();
+        assert!(!emitted.is_empty(), "no `{name}` emitted");
+        let documented = &root["$defs"][*name];
+        for field in *fields {
+            let optional = *field == "stopReason";
+            let carried = emitted.iter().filter(|v| v.get(*field).is_some()).count();
+            if optional {
+                assert!(carried > 0, "`{name}` never carries `{field}`: {emitted:?}");
+            } else {
+                assert_eq!(
+                    carried,
+                    emitted.len(),
+                    "`{name}` without `{field}`: {emitted:?}"
+                );
+                let required = documented["required"].as_array().unwrap();
+                assert!(
+                    required.iter().any(|r| r == field),
+                    "docs/events.schema.json `{name}` does not require `{field}`"
+                );
+            }
+            assert!(
+                documented["properties"].get(*field).is_some(),
+                "docs/events.schema.json `{name}` lacks `{field}`"
+            );
+        }
+        for v in &emitted {
+            let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+            for wrong in NOT_THE_SEEDS {
+                assert!(
+                    !keys.iter().any(|k| k == wrong),
+                    "`{name}` carries `{wrong}`, not the seed's spelling: {v}"
+                );
+            }
+        }
+    }
+    let split = events
+        .iter()
+        .find(|v| v["event"] == "edit_split_triggered")
+        .unwrap();
+    assert_eq!(
+        split["file_count"].as_u64(),
+        Some(split["files"].as_array().unwrap().len() as u64)
+    );
+    let pre = events
+        .iter()
+        .find(|v| v["event"] == "preflight_complete")
+        .unwrap();
+    assert_eq!(
+        pre["targetFileCount"].as_u64(),
+        Some(pre["target_files"].as_array().unwrap().len() as u64)
+    );
+}

@@ -236,14 +236,17 @@ fn the_workflow_answers_carry_their_outcomes() {
     );
 
     // Refusals: an unknown patch is an outcome of its own; an unknown checkpoint an error.
-    let unknown = session.apply_edit("patch_1_00000000", &ApplyPlan::default());
+    let unknown = session.apply_edit(
+        "patch_1_00000000000000000000000000000000",
+        &ApplyPlan::default(),
+    );
     assert!(unknown.result.is_error);
     assert_eq!(unknown.result.reason, Some(Reason::PatchNotFound));
     assert_eq!(
         unknown.outcome.as_ref().unwrap().reason,
         Some(Reason::PatchNotFound)
     );
-    let refused = session.undo("ckpt_1_00000000");
+    let refused = session.undo("ckpt_1_00000000000000000000000000000000");
     let e = refused.outcome.unwrap_err();
     assert_eq!(refused.result.reason, Some(e.reason));
     assert_eq!(refused.result.llm_content, format!("Error: {e}"));

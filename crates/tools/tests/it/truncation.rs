@@ -456,14 +456,12 @@ fn a_model_that_declines_pauses_the_step_with_its_status() {
         );
         assert_eq!(ledger.entry("b.rs").unwrap().status, ChunkStatus::Failed);
         let events = sink.events();
-        assert_eq!(
-            events.last(),
-            Some(&Event::EditStepPaused {
-                reason: status.into()
-            })
+        assert!(
+            matches!(events.last(), Some(Event::EditStepPaused { reason, .. }) if reason == status),
+            "{events:?}"
         );
         assert!(events.iter().any(|e| matches!(e,
-            Event::EditChunkFailed { path, reason, .. } if path == "b.rs" && reason == status)));
+            Event::EditChunkFailed { file, reason, .. } if file == "b.rs" && reason == status)));
         assert_eq!(outcome.to_json()["reason"], status);
     }
 }
@@ -492,7 +490,7 @@ fn complexity_is_estimated_from_files_and_lines() {
     let (_, sink) = run(&fx, &model, ExecutorConfig::default(), &["a.rs"]);
     assert!(matches!(
         &sink.events()[0],
-        Event::PreflightComplete { estimated_complexity, file_count: 1, total_lines: 200, .. }
+        Event::PreflightComplete { estimated_complexity, target_file_count: 1, total_lines: 200, .. }
             if estimated_complexity == "medium"
     ));
 }
@@ -658,7 +656,7 @@ fn split_by_file_succeeds_and_the_combined_diff_applies() {
     );
     assert!(matches!(
         &sink.events()[0],
-        Event::PreflightComplete { split: true, reason, .. } if reason == "multiple_files"
+        Event::PreflightComplete { should_split: true, reason, .. } if reason == "multiple_files"
     ));
     let EditOutcome::Completed {
         combined_diff,
@@ -738,7 +736,10 @@ fn a_combined_call_that_truncates_splits_by_file() {
     let events = sink.events();
     assert!(matches!(
         &events[0],
-        Event::PreflightComplete { split: false, .. }
+        Event::PreflightComplete {
+            should_split: false,
+            ..
+        }
     ));
     assert!(matches!(
         &events[2],
@@ -809,7 +810,7 @@ fn a_file_that_still_truncates_pauses_and_nothing_is_written() {
     assert_eq!(
         events[7],
         Event::EditChunkStarted {
-            path: "b.rs".into(),
+            file: "b.rs".into(),
             attempt: 2,
             // a.rs is done: one of three files finished; b.rs is the second chunk.
             progress: ChunkProgress {
@@ -821,7 +822,7 @@ fn a_file_that_still_truncates_pauses_and_nothing_is_written() {
     );
     assert!(matches!(
         &events[5],
-        Event::TruncationDetected { path: Some(p), reason, stop_reason: None, .. } if p == "b.rs" && reason == "invalid_json"
+        Event::TruncationDetected { file, reason, stop_reason: None, .. } if file == "b.rs" && reason == "invalid_json"
     ));
     assert!(
         matches!(&events[6], Event::EditChunkFailed { reason, .. } if reason == "truncated_input")
@@ -829,7 +830,9 @@ fn a_file_that_still_truncates_pauses_and_nothing_is_written() {
     assert_eq!(
         events[10],
         Event::EditStepPaused {
-            reason: "max_attempts_exceeded".into()
+            reason: "max_attempts_exceeded".into(),
+            // a.rs done, b.rs failed, c.rs not reached: one of three finished.
+            progress: 1.0 / 3.0,
         }
     );
     // The retry told the model why the first attempt was refused.
@@ -1183,7 +1186,7 @@ fn a_target_that_does_not_exist_is_created_and_renames_are_refused() {
     // The combined call sees both files: the rename itself is refused.
     assert!(matches!(
         &sink.events()[2],
-        Event::EditChunkFailed { path, reason, .. } if path == "keep.rs, moved.rs" && reason == "unsafe_diff"
+        Event::EditChunkFailed { file, reason, .. } if file == "keep.rs, moved.rs" && reason == "unsafe_diff"
     ));
     // Per file, the reply names a file that call was not given.
     assert!(matches!(

@@ -147,7 +147,7 @@ fn happy_path_full_event_order_evidence_and_diagnostics() {
     let patch = "--- a/a.ts\n+++ b/a.ts\n@@ -1,3 +1,3 @@\n let a = 1;\n-let b = 2;\n+let b = BAD;\n let c = 3;\n";
     let p = e.wf.propose_edit(&ProposeRequest::patch(patch)).unwrap();
     assert_eq!(e.snapshot(), before, "propose changed a file");
-    let id_shape = regex::Regex::new(r"^patch_\d{13}_[0-9a-f]{8}$").unwrap();
+    let id_shape = regex::Regex::new(r"^patch_\d{13}_[0-9a-f]{32}$").unwrap();
     assert!(id_shape.is_match(&p.patch_id), "{}", p.patch_id);
     assert_eq!(p.affected_files(), ["a.ts"]);
     assert_eq!(
@@ -858,7 +858,7 @@ fn unknown_patch_id_creates_nothing() {
         "open created .lspedit/"
     );
     for id in [
-        "patch_1700000000000_deadbeef",
+        "patch_1700000000000_deadbeefdeadbeefdeadbeefdeadbeef",
         "../../etc/passwd",
         "patch_x",
     ] {
@@ -894,11 +894,13 @@ fn unknown_patch_id_creates_nothing() {
     let log_len = std::fs::metadata(e.root().join(".lspedit/events.jsonl"))
         .unwrap()
         .len();
-    let out =
-        e.wf.apply_edit("patch_1700000000000_deadbeef", &ApplyPlan::default());
+    let out = e.wf.apply_edit(
+        "patch_1700000000000_deadbeefdeadbeefdeadbeefdeadbeef",
+        &ApplyPlan::default(),
+    );
     assert!(
         out.llm_content
-            .starts_with("Patch 'patch_1700000000000_deadbeef' not found;"),
+            .starts_with("Patch 'patch_1700000000000_deadbeefdeadbeefdeadbeefdeadbeef' not found;"),
         "{}",
         out.llm_content
     );

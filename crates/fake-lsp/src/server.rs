@@ -1,0 +1,551 @@
+//! The fake server on tower-lsp: a [`LanguageServer`] that answers as the [`Script`] says.
+//!
+//! tower-lsp runs it with a concurrency of one on a single-threaded runtime, so messages are
+//! handled one at a time in the order they came: a slow answer blocks everything behind it,
+//! exactly like a busy real server, a busy server computes without reading, and a hang is a
+//! hang. The faults tied to a point in the server's life (crash, hang, busy at an [`Event`])
+//! are injected in the handler of that event; those about the byte stream (garbage on stdout,
+//! an ignored `exit`, reading nothing once hung) are below tower-lsp, in `transport.rs`.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+use tower_lsp_server::ls_types::notification::Notification;
+use tower_lsp_server::ls_types::request::Request;
+use tower_lsp_server::ls_types::*;
+use tower_lsp_server::{Client, LanguageServer};
+
+use crate::transport::{Control, Log};
+use crate::{
+    CHECK_TOKEN, Event, Mode, Script, diagnostics_for, stale_diagnostics, tsserver_diagnostic,
+};
+
+/// A server-to-client message of any method, with its params as given (so the fake sends
+/// exactly the JSON the tests expect, typed or not).
+macro_rules! raw_message {
+    ($name:ident, request $method:literal) => {
+        enum $name {}
+        impl Request for $name {
+            type Params = Value;
+            type Result = Value;
+            const METHOD: &'static str = $method;
+        }
+    };
+    ($name:ident, notification $method:literal) => {
+        enum $name {}
+        impl Notification for $name {
+            type Params = Value;
+            const METHOD: &'static str = $method;
+        }
+    };
+}
+
+raw_message!(Configuration, request "workspace/configuration");
+raw_message!(RegisterCapability, request "client/registerCapability");
+raw_message!(ProgressCreate, request "window/workDoneProgress/create");
+raw_message!(WorkspaceFolders, request "workspace/workspaceFolders");
+raw_message!(DiagnosticRefresh, request "workspace/diagnostic/refresh");
+raw_message!(UnknownRequest, request "fake/unknownRequest");
+raw_message!(ApplyEdit, request "workspace/applyEdit");
+raw_message!(LogMessage, notification "window/logMessage");
+raw_message!(ServerStatus, notification "experimental/serverStatus");
+raw_message!(UnknownNotification, notification "fake/unknownNotification");
+raw_message!(Progress, notification "$/progress");
+raw_message!(Publish, notification "textDocument/publishDiagnostics");
+
+struct Doc {
+    version: i64,
+    text: String,
+    last_published: Option<Vec<Value>>,
+}
+
+/// What the handlers change.
+#[derive(Default)]
+struct State {
+    docs: HashMap<String, Doc>,
+    /// Publishes queued by the on-save check, written by [`FakeServer::flush_queued`].
+    queued: Vec<(String, i64, Vec<Value>)>,
+    /// [`Script::busy_on`] has fired.
+    was_busy: bool,
+    /// [`Script::probes`] have run.
+    probed: bool,
+}
+
+pub(crate) struct FakeServer {
+    client: Client,
+    script: Script,
+    log: Arc<Log>,
+    control: Arc<Control>,
+    state: Mutex<State>,
+    /// Publishes handed to tower-lsp so far (see [`Control::wait_published`]).
+    publishes: AtomicU64,
+}
+
+/// `value` as the typed answer tower-lsp sends (the script's JSON, which tests write as LSP).
+fn typed<T: DeserializeOwned>(value: Value) -> Result<T> {
+    serde_json::from_value(value).map_err(|e| Error {
+        code: ErrorCode::InternalError,
+        message: format!("the script's answer is not LSP: {e}").into(),
+        data: None,
+    })
+}
+
+fn raw<T: Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+impl FakeServer {
+    pub(crate) fn new(
+        client: Client,
+        script: Script,
+        log: Arc<Log>,
+        control: Arc<Control>,
+    ) -> FakeServer {
+        // tower-lsp numbers the server's requests from 0; the fake always numbered them from 1
+        // (its tests name them by number).
+        let _ = client.next_request_id();
+        FakeServer {
+            client,
+            script,
+            log,
+            control,
+            state: Mutex::new(State::default()),
+            publishes: AtomicU64::new(0),
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The scripted faults at `event` (`method` names it in the log): crash, busy, hang.
+    async fn at(&self, event: Event, method: &str) {
+        if self.script.crash_on == Some(event) {
+            self.log.line(&format!("crash {method}"));
+            std::process::exit(101);
+        }
+        if self.script.busy_on == Some(event)
+            && !std::mem::replace(&mut self.state().was_busy, true)
+        {
+            self.log.line(&format!("busy {method}"));
+            // Computes on the server's only thread: nothing is read or answered meanwhile, and
+            // the process uses CPU time (busy, not hung).
+            let until = Instant::now() + Duration::from_millis(self.script.busy_ms);
+            let mut spin = 0u64;
+            while Instant::now() < until {
+                spin = std::hint::black_box(spin.wrapping_add(1));
+            }
+            self.log.line(&format!("idle {method}"));
+        }
+        if self.script.hang_on == Some(event) {
+            self.log.line(&format!("hang {method}"));
+            self.control.hang();
+            std::future::pending::<()>().await;
+        }
+    }
+
+    /// The scripted slowness of the fake server itself, not synchronization.
+    async fn pause(&self, ms: u64) {
+        if ms > 0 {
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+        }
+    }
+
+    async fn notify<N: Notification<Params = Value>>(&self, params: Value) {
+        self.client.send_notification::<N>(params).await;
+    }
+
+    async fn publish(&self, uri: &str, version: Option<i64>, diags: &[Value]) {
+        let mut params = json!({ "uri": uri, "diagnostics": diags });
+        if let Some(v) = version {
+            params["version"] = json!(v);
+        }
+        self.log
+            .line(&format!("publish {uri} {version:?} {}", diags.len()));
+        self.publishes.fetch_add(1, Ordering::SeqCst);
+        self.notify::<Publish>(params).await;
+    }
+
+    /// Writes the publishes the on-save check queued (see [`Script::check_on_save`]).
+    async fn flush_queued(&self) {
+        let queued = std::mem::take(&mut self.state().queued);
+        for (uri, version, diags) in queued {
+            self.publish(&uri, Some(version), &diags).await;
+        }
+    }
+
+    fn diagnostics_of(&self, uri: &str) -> Option<(i64, Vec<Value>)> {
+        let state = self.state();
+        let doc = state.docs.get(uri)?;
+        Some((doc.version, diagnostics_for(&doc.text, &self.script.marker)))
+    }
+
+    async fn after_change(&self, uri: &str) {
+        if matches!(self.script.mode, Mode::Pull | Mode::TsserverPull) || self.script.check_on_save
+        {
+            return;
+        }
+        let Some((version, diags)) = self.diagnostics_of(uri) else {
+            return;
+        };
+        let unchanged = self
+            .state()
+            .docs
+            .get(uri)
+            .is_some_and(|d| d.last_published.as_ref() == Some(&diags));
+        if self.script.skip_unchanged && unchanged {
+            self.log.line(&format!("skip {uri} {version}"));
+            return;
+        }
+        self.pause(self.script.delay_ms).await;
+        let versioned = self.script.mode == Mode::Push;
+        if self.script.stale_versions && versioned {
+            self.publish(uri, Some(version - 1), &stale_diagnostics())
+                .await;
+        }
+        self.publish(uri, versioned.then_some(version), &diags)
+            .await;
+        if self.script.publish_twice {
+            self.publish(uri, versioned.then_some(version), &diags)
+                .await;
+        }
+        if self.script.stale_versions && versioned {
+            self.publish(uri, Some(version - 1), &stale_diagnostics())
+                .await;
+        }
+        if let Some(doc) = self.state().docs.get_mut(uri) {
+            doc.last_published = Some(diags);
+        }
+    }
+
+    async fn on_save(&self, uri: &str) {
+        if !self.script.check_on_save {
+            return;
+        }
+        let Some((version, diags)) = self.diagnostics_of(uri) else {
+            return;
+        };
+        self.notify::<Progress>(
+            json!({ "token": CHECK_TOKEN, "value": { "kind": "begin", "title": "check" } }),
+        )
+        .await;
+        self.pause(self.script.delay_ms).await;
+        self.notify::<Progress>(json!({ "token": CHECK_TOKEN, "value": { "kind": "end" } }))
+            .await;
+        self.log
+            .line(&format!("queue {uri} {version} {}", diags.len()));
+        self.state().queued.push((uri.to_owned(), version, diags));
+    }
+
+    /// The requests and notifications a real server sends after `initialized`. The requests
+    /// are sent by a task of their own, numbered 1 to 6 in this order, without holding up the
+    /// messages behind this one; their answers are logged as they arrive (by the in pump) and
+    /// otherwise dropped.
+    async fn send_server_requests(&self) {
+        let section = self.script.config_section.clone();
+        let c = self.client.clone();
+        tokio::spawn(async move {
+            // `join_all` polls them in order: each takes its id and queues its message.
+            type Sent<'a> = Pin<Box<dyn Future<Output = Result<Value>> + Send + 'a>>;
+            let requests: Vec<Sent<'_>> = vec![
+                Box::pin(c.send_request::<Configuration>(
+                    json!({ "items": [ { "section": section }, { "section": "absent.section" }, {} ] }),
+                )),
+                Box::pin(c.send_request::<RegisterCapability>(
+                    json!({ "registrations": [ { "id": "1", "method": "workspace/didChangeWatchedFiles" } ] }),
+                )),
+                Box::pin(c.send_request::<ProgressCreate>(json!({ "token": "fake/progress" }))),
+                Box::pin(c.send_request::<WorkspaceFolders>(Value::Null)),
+                Box::pin(c.send_request::<DiagnosticRefresh>(Value::Null)),
+                Box::pin(c.send_request::<UnknownRequest>(json!({}))),
+            ];
+            futures::future::join_all(requests).await
+        });
+        self.notify::<LogMessage>(json!({ "type": 3, "message": "fake server up" }))
+            .await;
+        self.notify::<ServerStatus>(json!({ "health": "ok", "quiescent": true }))
+            .await;
+        self.notify::<UnknownNotification>(json!({ "x": 1 })).await;
+        self.notify::<Progress>(
+            json!({ "token": "fake/progress", "value": { "kind": "begin", "title": "fake" } }),
+        )
+        .await;
+        self.notify::<Progress>(json!({ "token": "fake/progress", "value": { "kind": "end" } }))
+            .await;
+    }
+
+    /// Runs [`Script::probes`], once per process.
+    fn run_probes(&self) {
+        if std::mem::replace(&mut self.state().probed, true) {
+            return;
+        }
+        for probe in &self.script.probes {
+            let outcome = probe.run();
+            self.log.line(&format!(
+                "probe {} {} {outcome}",
+                probe.kind(),
+                probe.target()
+            ));
+        }
+    }
+
+    fn capabilities(&self) -> Value {
+        let mut caps = json!({
+            "textDocumentSync": { "openClose": true, "change": 1, "save": true },
+        });
+        if self.script.mode == Mode::Pull {
+            caps["diagnosticProvider"] =
+                json!({ "interFileDependencies": false, "workspaceDiagnostics": false });
+        }
+        if self.script.rename_edit.is_some() {
+            caps["renameProvider"] = json!({ "prepareProvider": true });
+        }
+        if self.script.code_actions.is_some() {
+            caps["codeActionProvider"] = json!({ "resolveProvider": true });
+            caps["executeCommandProvider"] = json!({ "commands": ["fake.apply"] });
+        }
+        if self.script.locations.is_some() {
+            caps["referencesProvider"] = json!(true);
+            caps["definitionProvider"] = json!(true);
+        }
+        if let Some(enc) = &self.script.position_encoding {
+            caps["positionEncoding"] = json!(enc);
+        }
+        caps
+    }
+
+    /// [`Script::cross_file`]: an `F002` error on each line of `uri` importing (`from "./name"`)
+    /// an open document `name.ts` that has an error line.
+    fn import_errors(&self, uri: &str) -> Vec<Value> {
+        let state = self.state();
+        let Some(doc) = state.docs.get(uri) else {
+            return Vec::new();
+        };
+        let dir = uri.rsplit_once('/').map_or("", |(d, _)| d);
+        doc.text
+            .lines()
+            .enumerate()
+            .filter_map(|(line, content)| {
+                let at = content.find("from \"./")?;
+                let rest = &content[at + "from \"./".len()..];
+                let name = &rest[..rest.find('"')?];
+                let target = state.docs.get(&format!("{dir}/{name}.ts"))?;
+                if diagnostics_for(&target.text, &self.script.marker).is_empty() {
+                    return None;
+                }
+                Some(json!({
+                    "range": {
+                        "start": { "line": line, "character": 0 },
+                        "end": { "line": line, "character": content.encode_utf16().count() },
+                    },
+                    "severity": 1,
+                    "code": "F002",
+                    "source": "fake",
+                    "message": format!("imports ./{name}, which has errors"),
+                }))
+            })
+            .collect()
+    }
+
+    /// typescript-language-server's `typescript.tsserverRequest`, answered as tsserver's
+    /// `*DiagnosticsSync` responses.
+    async fn tsserver_request(&self, arguments: &[Value]) -> Result<Option<Value>> {
+        let command = arguments
+            .first()
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let uri = arguments
+            .get(1)
+            .and_then(|a| a["file"].as_str())
+            .unwrap_or_default();
+        let text = self.state().docs.get(uri).map(|d| d.text.clone());
+        let Some(text) = text else {
+            // tsserver's failure for a file in no project, as the server wraps it.
+            return Err(Error {
+                code: ErrorCode::ServerError(1),
+                message: "No Project.".into(),
+                data: None,
+            });
+        };
+        let body: Vec<Value> = if command == "semanticDiagnosticsSync" {
+            self.pause(self.script.delay_ms).await;
+            diagnostics_for(&text, &self.script.marker)
+                .iter()
+                .map(tsserver_diagnostic)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Ok(Some(
+            json!({ "seq": 0, "type": "response", "command": command,
+                        "success": true, "body": body }),
+        ))
+    }
+}
+
+impl LanguageServer for FakeServer {
+    async fn initialize(&self, _: InitializeParams) -> Result<InitializeResult> {
+        self.at(Event::Initialize, "initialize").await;
+        self.pause(self.script.initialize_delay_ms).await;
+        typed(json!({
+            "capabilities": self.capabilities(),
+            "serverInfo": { "name": "lspedit-fake-lsp" },
+        }))
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        // Right after the answer to `initialize`, as a server's first work.
+        self.run_probes();
+        self.at(Event::Initialized, "initialized").await;
+        if self.script.server_requests {
+            self.send_server_requests().await;
+        }
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        self.at(Event::Shutdown, "shutdown").await;
+        if self.script.ignore_shutdown {
+            // Never answered: the client must give up and kill the server, or close its input,
+            // which ends the server as any end of input does.
+            self.control.input_closed().await;
+            self.log.line("eof");
+            std::process::exit(1);
+        }
+        self.control.shutdown_answered.store(true, Ordering::SeqCst);
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        self.flush_queued().await;
+        self.at(Event::DidOpen, "textDocument/didOpen").await;
+        let doc = params.text_document;
+        let uri = doc.uri.as_str().to_owned();
+        self.state().docs.insert(
+            uri.clone(),
+            Doc {
+                version: i64::from(doc.version),
+                text: doc.text,
+                last_published: None,
+            },
+        );
+        self.after_change(&uri).await;
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        self.flush_queued().await;
+        self.at(Event::DidChange, "textDocument/didChange").await;
+        let uri = params.text_document.uri.as_str().to_owned();
+        let text = params
+            .content_changes
+            .into_iter()
+            .last()
+            .map(|c| c.text)
+            .unwrap_or_default();
+        if let Some(doc) = self.state().docs.get_mut(&uri) {
+            doc.version = i64::from(params.text_document.version);
+            doc.text = text;
+        }
+        self.after_change(&uri).await;
+    }
+
+    async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        self.flush_queued().await;
+        self.at(Event::DidSave, "textDocument/didSave").await;
+        self.on_save(params.text_document.uri.as_str()).await;
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        self.flush_queued().await;
+        self.state().docs.remove(params.text_document.uri.as_str());
+    }
+
+    async fn hover(&self, _: HoverParams) -> Result<Option<Hover>> {
+        // Answered from rust-analyzer's worker pool in the emulation of `check_on_save`: the
+        // queued publishes go first, and are on the wire before this answer.
+        self.flush_queued().await;
+        self.control
+            .wait_published(self.publishes.load(Ordering::SeqCst))
+            .await;
+        Ok(None)
+    }
+
+    async fn diagnostic(
+        &self,
+        params: DocumentDiagnosticParams,
+    ) -> Result<DocumentDiagnosticReportResult> {
+        self.at(Event::Diagnostic, "textDocument/diagnostic").await;
+        let uri = params.text_document.uri.as_str().to_owned();
+        self.pause(self.script.delay_ms).await;
+        if let Some(suffix) = &self.script.slow_suffix
+            && uri.ends_with(suffix.as_str())
+        {
+            self.pause(self.script.slow_ms).await;
+        }
+        let mut items = self
+            .diagnostics_of(&uri)
+            .map(|(_, d)| d)
+            .unwrap_or_default();
+        if self.script.cross_file {
+            items.extend(self.import_errors(&uri));
+        }
+        typed(json!({ "kind": "full", "items": items }))
+    }
+
+    async fn prepare_rename(
+        &self,
+        params: TextDocumentPositionParams,
+    ) -> Result<Option<PrepareRenameResponse>> {
+        let p = raw(&params.position);
+        typed(json!({ "start": p, "end": p }))
+    }
+
+    async fn rename(&self, _: RenameParams) -> Result<Option<WorkspaceEdit>> {
+        typed(self.script.rename_edit.clone().unwrap_or(Value::Null))
+    }
+
+    async fn code_action(&self, _: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        typed(self.script.code_actions.clone().unwrap_or(Value::Null))
+    }
+
+    async fn code_action_resolve(&self, action: CodeAction) -> Result<CodeAction> {
+        let mut action = raw(&action);
+        if let Some(edit) = self.script.resolve_edit.clone() {
+            action["edit"] = edit;
+        }
+        typed(action)
+    }
+
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        if params.command == "typescript.tsserverRequest" {
+            return self.tsserver_request(&params.arguments).await;
+        }
+        if let Some(edit) = self.script.command_edit.clone() {
+            // Sent before the command's answer, as servers do; the client's answer is not used.
+            let _ = self
+                .client
+                .send_request::<ApplyEdit>(json!({ "edit": edit }))
+                .await;
+        }
+        Ok(None)
+    }
+
+    async fn references(&self, _: ReferenceParams) -> Result<Option<Vec<Location>>> {
+        typed(self.script.locations.clone().unwrap_or(Value::Null))
+    }
+
+    async fn goto_definition(
+        &self,
+        _: GotoDefinitionParams,
+    ) -> Result<Option<GotoDefinitionResponse>> {
+        typed(self.script.locations.clone().unwrap_or(Value::Null))
+    }
+}
