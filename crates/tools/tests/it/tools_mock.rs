@@ -112,6 +112,57 @@ fn edit_caps_at_twenty_with_more_line() {
     );
 }
 
+// A file already over the cap: the error an edit introduces is among the 20 shown (in line
+// order, like the rest), whatever its line (issue 23: "capped away").
+#[test]
+fn an_introduced_error_is_never_capped_away() {
+    let e = env(
+        Some(Mock::with(|_, text| {
+            text.lines()
+                .enumerate()
+                .filter_map(|(i, l)| {
+                    let message = match l {
+                        "old" => "an error from before the session",
+                        "BAD" => "the error this edit introduced",
+                        _ => return None,
+                    };
+                    Some(diag(i as u32 + 1, 1, Severity::Error, message, None))
+                })
+                .collect()
+        })),
+        ToolsConfig::default(),
+    );
+    let mut text = "old\n".repeat(30);
+    for i in 1..=10 {
+        text.push_str(&format!("ok{i}\n"));
+    }
+    e.write("a.ts", &text);
+    // The session's first check of the file: its 30 errors, 20 shown.
+    let r = e.tools.edit("a.ts", "ok1\n", "ok1 \n", false);
+    assert!(
+        r.llm_content.contains("... and 10 more"),
+        "{}",
+        r.llm_content
+    );
+    let r = e.tools.edit("a.ts", "ok5\n", "BAD\n", false);
+    let errors: Vec<&str> = r
+        .llm_content
+        .lines()
+        .filter(|l| l.starts_with("ERROR ["))
+        .collect();
+    assert_eq!(errors.len(), 20, "{}", r.llm_content);
+    assert!(
+        errors.contains(&"ERROR [35:1] the error this edit introduced"),
+        "{}",
+        r.llm_content
+    );
+    assert!(
+        r.llm_content.contains("... and 11 more"),
+        "{}",
+        r.llm_content
+    );
+}
+
 // Edit tool (8): only the edited file is checked and shown.
 #[test]
 fn edit_checks_only_the_edited_file() {
