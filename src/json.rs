@@ -1,6 +1,6 @@
 //! JSON shapes of the CLI's `--json` output: one document per run, always [`Doc`] (`ok`,
 //! `reason`, `llm_content`, `files`) with the command's own fields beside them. Only the CLI
-//! serializes (DESIGN.md §1).
+//! serializes (docs/design.md §1).
 
 use std::path::Path;
 

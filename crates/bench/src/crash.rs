@@ -2,8 +2,8 @@
 //! seeded random delay, over and over. After each run every file must be byte-identical to its
 //! old or its new content, and whatever else the kill left in the tree is counted and named.
 //!
-//! Two modes: `lspedit apply` (per-file atomic writes, DESIGN.md §6: files may end up some old,
-//! some new; the same patch is then applied again, as an agent retrying would, and every file
+//! Two modes: `lspedit apply` (per-file atomic writes, docs/design.md §6: files may end up some
+//! old, some new; the same patch is then applied again, as an agent retrying would, and every file
 //! must end new with no temp file left) and the all-or-nothing workflow (`propose_edit` + `apply_edit` with
 //! `Atomicity::AllOrNothing`, run by this binary as a child), after which the workflow is
 //! opened again, as the next process would, and its journal must leave every file old or every

@@ -546,9 +546,9 @@ fn run() -> Result<()> {
              rewritten to its original bytes before every run (untimed) and checked against the \
              expected result after it; 5 warm-up runs per tool, then {runs} runs with the tools \
              interleaved run by run; stdout/stderr go to /dev/null. lspedit writes durably \
-             (temp file, fsync of the file and of its directory, rename; DESIGN.md §6) while git \
-             apply and patch do not fsync; the tmpfs row (same inputs in /dev/shm, where fsync \
-             returns at once) shows the cost without the durable write.\n\n{}\n{}",
+             (temp file, fsync of the file and of its directory, rename; docs/design.md §6) \
+             while git apply and patch do not fsync; the tmpfs row (same inputs in /dev/shm, \
+             where fsync returns at once) shows the cost without the durable write.\n\n{}\n{}",
             report.markdown,
             report
                 .verdicts

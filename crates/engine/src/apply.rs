@@ -1,4 +1,4 @@
-//! Relocation and application of hunks (DESIGN.md §4).
+//! Relocation and application of hunks (docs/design.md §4).
 //!
 //! Every hunk is matched against the ORIGINAL document and turned into one [`LineEdit`]; the
 //! edits are applied together by [`LineEdits::apply`]. A hunk's target is its anchor (or header)
@@ -94,7 +94,7 @@ struct OldLine<'h> {
     text: &'h str,
 }
 
-/// How strictly a file line must equal a hunk line (DESIGN.md §4), strictest first. A looser
+/// How strictly a file line must equal a hunk line (docs/design.md §4), strictest first. A looser
 /// tier is searched only when no stricter tier matches anywhere in the window, so a byte-exact
 /// block is never passed over for a nearer look-alike (a doc-comment example at another
 /// nesting level, a copy inside an impl, a block re-indented with tabs).

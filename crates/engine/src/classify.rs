@@ -1,4 +1,4 @@
-//! Which files a patch writes content to: only those get diagnostics (DESIGN.md §5).
+//! Which files a patch writes content to: only those get diagnostics (docs/design.md §5).
 
 use crate::patch::{FileChange, Patch};
 

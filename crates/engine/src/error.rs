@@ -6,8 +6,8 @@ use std::fmt;
 /// produces. The workspace, the workflow and I/O have their own (`lspedit_tools::Reason`, the
 /// one reason type of the wire, which every engine reason converts into).
 ///
-/// The snake_case names returned by [`Reason::as_str`] are part of the protocol (DESIGN.md §9):
-/// tools, the CLI and the MCP server print them verbatim.
+/// The snake_case names returned by [`Reason::as_str`] are part of the protocol (docs/design.md
+/// §9): tools, the CLI and the MCP server print them verbatim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Reason {
@@ -26,7 +26,7 @@ pub enum Reason {
 }
 
 impl Reason {
-    /// Every reason, in the order DESIGN.md §9 lists them.
+    /// Every reason, in the order docs/design.md §9 lists them.
     pub const ALL: &'static [Reason] = &[
         Reason::InvalidDiffFormat,
         Reason::UnsafeDiff,

@@ -1,7 +1,7 @@
-//! Search/replace, the `edit` tool's matcher (DESIGN.md §3.3): the exact text first, then a short
-//! chain of safe fallbacks — trailing whitespace, indentation, Unicode punctuation. A fallback
-//! compares whole lines, must match exactly one place with the same line count, and is never
-//! accepted when the matched text is out of proportion to the text asked for.
+//! Search/replace, the `edit` tool's matcher (docs/design.md §3.3): the exact text first, then a
+//! short chain of safe fallbacks — trailing whitespace, indentation, Unicode punctuation. A
+//! fallback compares whole lines, must match exactly one place with the same line count, and is
+//! never accepted when the matched text is out of proportion to the text asked for.
 
 use std::ops::Range;
 

@@ -452,8 +452,8 @@ proptest! {
 
     /// Never misapplied under drift, duplicates allowed: every hunk lands where it was meant to
     /// go, or on another copy of its lines that is no farther from where the engine looked
-    /// (DESIGN.md §4: the nearest match wins); when every hunk lands where meant, the result is
-    /// the new text byte for byte; otherwise the only other outcome is a typed refusal.
+    /// (docs/design.md §4: the nearest match wins); when every hunk lands where meant, the result
+    /// is the new text byte for byte; otherwise the only other outcome is a typed refusal.
     #[test]
     fn drift_never_misapplies(
         pair in pair_from(prop::collection::vec(word(), 1..40), 0..6),

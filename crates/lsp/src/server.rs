@@ -1099,7 +1099,7 @@ impl Server {
         Ok(true)
     }
 
-    /// The stat check of DESIGN.md §7: every open document (except `skip`, which the caller is
+    /// The stat check of docs/design.md §7: every open document (except `skip`, which the caller is
     /// about to send) whose file changed on disk since its text was sent is re-sent from the
     /// disk, announced with `workspace/didChangeWatchedFiles`, and the epoch is bumped. A file
     /// that is gone is closed. A document being checked right now is left alone (its check

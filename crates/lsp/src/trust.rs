@@ -1,5 +1,5 @@
 //! Workspace trust: whether the person allowed a workspace's `.lspedit/config.toml` to choose
-//! the programs lspedit runs (DESIGN.md §6).
+//! the programs lspedit runs (docs/design.md §6).
 //!
 //! The file is written by whoever can write the workspace: a model, or the authors of a cloned
 //! repository. So it may tune servers, but `command`, `args`, `env`, `install` and `servers_dir`

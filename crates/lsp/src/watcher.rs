@@ -1,5 +1,5 @@
 //! The file watcher: what other programs change under the roots of running servers reaches
-//! those servers at once (DESIGN.md §7, "change seen on disk"), not only at the next call's
+//! those servers at once (docs/design.md §7, "change seen on disk"), not only at the next call's
 //! stat check of open documents.
 //!
 //! One `notify` watcher per pool, watching each directory of a server root non-recursively:

@@ -170,7 +170,7 @@ pub struct FileResult {
     pub diagnostics: Option<FileDiagnosticsState>,
 }
 
-/// The diagnostics status of one written file (DESIGN.md §7).
+/// The diagnostics status of one written file (docs/design.md §7).
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct FileDiagnosticsState {
     /// `checked` (the text shows its errors, if any), `timed_out` (no answer in time: the text

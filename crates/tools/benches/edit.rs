@@ -151,7 +151,7 @@ fn no_server(edits: usize) -> String {
     }
     times.sort();
     // The durable write alone (temp file, fsync, rename, directory fsync) of the same bytes:
-    // the floor under any `edit` that keeps DESIGN.md §6's crash guarantee.
+    // the floor under any `edit` that keeps docs/design.md §6's crash guarantee.
     let bytes = std::fs::read(tmp.path().join("big.rs")).unwrap();
     let mut writes = Vec::with_capacity(edits);
     for _ in 0..edits {

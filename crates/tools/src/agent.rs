@@ -1,5 +1,5 @@
 //! The tools an agent calls — `read_file`, `edit`, `write_file`, `apply_patch` — composed from
-//! the engine, the workspace and a diagnostics provider (DESIGN.md §6–§7).
+//! the engine, the workspace and a diagnostics provider (docs/design.md §6–§7).
 //!
 //! Order of work for every writing tool: take the file's lock, read, compute, write atomically,
 //! build the success message, then (for text files with a configured server) ask for diagnostics
@@ -39,7 +39,7 @@ pub struct ToolResult {
     /// others applied. `None` on success.
     pub reason: Option<Reason>,
     /// Diagnostics status of every content-written text file the call asked diagnostics for,
-    /// in path order (`checked`, `timed_out`, `no_server`, `failed`; DESIGN.md §7). Empty when
+    /// in path order (`checked`, `timed_out`, `no_server`, `failed`; docs/design.md §7). Empty when
     /// nothing was asked (no provider, diagnostics off, binary files, refusals).
     pub diagnostics: Vec<FileDiagnosticsStatus>,
 }
@@ -760,7 +760,7 @@ impl Tools {
         self.provider.is_some() && self.config.diagnostics.enabled
     }
 
-    /// The diagnostics feedback of one writing call (DESIGN.md §7): every written text file is
+    /// The diagnostics feedback of one writing call (docs/design.md §7): every written text file is
     /// sent before any is checked, one deadline for the call, a block per file with errors
     /// (`single`: the "in this file" heading of `edit` and `write_file`), then up to
     /// `max_other_files` other files with errors this change caused. A file that timed out,

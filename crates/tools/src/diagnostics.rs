@@ -1,4 +1,4 @@
-//! Diagnostics feedback (DESIGN.md §7): where diagnostics come from, and the exact text block
+//! Diagnostics feedback (docs/design.md §7): where diagnostics come from, and the exact text block
 //! appended to a tool's result.
 //!
 //! The block is built from plain owned diagnostics and stored only as text: raw LSP objects never
@@ -70,7 +70,7 @@ pub struct CheckReport {
     pub others_bounded: bool,
 }
 
-/// Diagnostics status of one file a tool wrote (DESIGN.md §7), as a structured result shows it.
+/// A written file's diagnostics status, as a structured result shows it (docs/design.md §7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DiagnosticsStatus {
     /// The server answered for the file's new text (the block shows its errors, if any).
@@ -188,7 +188,7 @@ pub struct Deadlines {
 }
 
 impl Default for Deadlines {
-    /// 3 s warm, 10 s cold (DESIGN: alive is not warm).
+    /// 3 s warm, 10 s cold (docs/design.md §7: alive is not warm).
     fn default() -> Self {
         Deadlines {
             warm: Duration::from_secs(3),

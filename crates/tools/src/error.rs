@@ -6,7 +6,7 @@ use std::fmt;
 use lspedit_engine::EngineError;
 
 /// Why a tool refused or failed: the one reason type of the wire. The snake_case codes of
-/// [`Reason::as_str`] are the protocol (DESIGN.md §9): the CLI and the MCP server print them
+/// [`Reason::as_str`] are the protocol (docs/design.md §9): the CLI and the MCP server print them
 /// verbatim, and they never change.
 ///
 /// The first group is the engine's ([`lspedit_engine::Reason`], converted by `From`, code for
@@ -46,7 +46,7 @@ pub enum Reason {
 }
 
 impl Reason {
-    /// Every reason, in the order DESIGN.md §9 lists them.
+    /// Every reason, in the order docs/design.md §9 lists them.
     pub const ALL: &'static [Reason] = &[
         Reason::InvalidDiffFormat,
         Reason::UnsafeDiff,

@@ -1,4 +1,4 @@
-//! The event stream of the safe-edit workflow (DESIGN.md §9, §10): typed events, the
+//! The event stream of the safe-edit workflow (docs/design.md §9, §10): typed events, the
 //! [`EventSink`] trait they go through, and the sinks shipped here (a JSONL log, an in-memory
 //! recorder, a fan-out).
 //!

@@ -1,6 +1,6 @@
 //! Applying a patch to the workspace: parse, plan every file in memory, then commit each file
 //! atomically. A file whose section fails is left untouched; the other files still apply
-//! (per-call granularity, DESIGN.md §4), and the report names every file's outcome.
+//! (per-call granularity, docs/design.md §4), and the report names every file's outcome.
 
 use std::collections::{BTreeSet, HashMap};
 

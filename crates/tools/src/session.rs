@@ -275,7 +275,7 @@ impl Session {
 
     /// `diagnostics`: the current errors of each file as the language servers see them, without
     /// editing anything, all files in one pass under one deadline ([`Tools::check_paths`]). One
-    /// line or block per file, in path order: the diagnostics block of DESIGN.md §7 when there
+    /// line or block per file, in path order: the diagnostics block of docs/design.md §7 when there
     /// are errors, `<path>: no errors (<server>).` when the server is clean, otherwise why there
     /// are no diagnostics (no server for the file type, server not installed, no answer in
     /// time, server failed). `is_error` when a path itself is refused (outside the workspace,
@@ -508,7 +508,7 @@ impl Session {
     }
 }
 
-/// The blocks of a diagnostics feedback text (each preceded by a blank line, DESIGN.md §7),
+/// The blocks of a diagnostics feedback text (each preceded by a blank line, docs/design.md §7),
 /// one per file with errors. A block has no blank line inside: messages are joined into one
 /// line.
 fn split_blocks(text: &str) -> Vec<&str> {

@@ -1,5 +1,5 @@
-//! Truncation-safe model output (DESIGN.md §10): detecting cut-off replies, strict validation of
-//! the model's edit JSON, a ledger of per-file attempts, an executor that splits an edit step by
+//! Truncation-safe model output (docs/design.md §10): detecting cut-off replies, strict validation
+//! of the model's edit JSON, a ledger of per-file attempts, an executor that splits an edit step by
 //! file and never applies partial output, and the deterministic excerpt selector that builds the
 //! model's context.
 //!

@@ -1,4 +1,4 @@
-//! The propose → approve → apply workflow (DESIGN.md §9): `propose_edit` plans a change and
+//! The propose → approve → apply workflow (docs/design.md §9): `propose_edit` plans a change and
 //! stores it as a patch under `.lspedit/patches/`; `apply_edit` re-checks it against the files,
 //! the plan's limits and an [`Approver`], optionally validates it in a temporary copy, takes a
 //! checkpoint and commits it per file or all-or-nothing; `undo` restores a checkpoint.
