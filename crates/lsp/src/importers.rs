@@ -176,13 +176,12 @@ fn scan(
         };
     }
     let started = std::time::SystemTime::now();
-    let tree = Tree::walk(root, changed, extensions, max_scanned);
+    let mut tree = Tree::walk(root, changed, extensions, max_scanned);
     // Resolution also names the changed files the walk did not meet (not on disk, or in a
     // directory it skips), as `known` holds them.
-    let met: HashSet<&Path> = tree.layout.iter().map(|(p, _)| p.as_path()).collect();
     let mut unmet: Vec<PathBuf> = changed
         .iter()
-        .filter(|p| !met.contains(p.as_path()))
+        .filter(|c| !tree.layout.iter().any(|(p, _)| p == *c))
         .cloned()
         .collect();
     unmet.sort();
@@ -191,7 +190,7 @@ fn scan(
             .iter()
             .map(|e| (*e).to_owned())
             .collect::<Vec<_>>(),
-        tree.layout.clone(),
+        std::mem::take(&mut tree.layout),
         unmet,
     );
     // A truncated walk resolves against the disk as well as the files it met: nothing of it
@@ -291,7 +290,8 @@ struct Tree {
     /// The files to read, in walk order, with their stamps.
     sources: Vec<(PathBuf, Stamp)>,
     /// What resolution depends on: every file the walk met with a scanned extension, then
-    /// every tsconfig.json and jsconfig.json with its stamp, in walk order.
+    /// every tsconfig.json and jsconfig.json with its stamp, in walk order (taken by
+    /// [`scan`] for its cache's key).
     layout: Layout,
     /// Every file with a scanned extension met by the walk (read or not), and the changed files.
     known: HashSet<PathBuf>,
