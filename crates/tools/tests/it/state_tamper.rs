@@ -105,6 +105,20 @@ fn edit_json(path: &Path, f: impl FnOnce(&mut Value)) {
 }
 
 /// Propose and apply `b` → `B` in `a.txt`; the checkpoint id.
+/// An apply refused as `tampered_state`, its text naming each of `mentions`.
+fn assert_tampered(out: &lspedit_tools::workflow::ApplyOutcome, mentions: &[&str]) {
+    assert_eq!(out.status, ApplyStatus::Refused, "{}", out.llm_content);
+    assert_eq!(
+        out.reason,
+        Some(Reason::TamperedState),
+        "{}",
+        out.llm_content
+    );
+    for m in mentions {
+        assert!(out.llm_content.contains(m), "{m}: {}", out.llm_content);
+    }
+}
+
 fn applied_checkpoint(e: &Env, wf: &Workflow) -> String {
     let p = wf
         .propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B")))
@@ -283,13 +297,7 @@ fn a_malformed_checkpoint_or_patch_is_tampered_state_naming_the_file() {
         .unwrap();
     std::fs::write(e.patch_json(&p.patch_id), "[1, 2").unwrap();
     let out = wf.apply_edit(&p.patch_id, &ApplyPlan::default());
-    assert_eq!(
-        out.reason,
-        Some(Reason::TamperedState),
-        "{}",
-        out.llm_content
-    );
-    assert!(out.llm_content.contains(&format!("{}.json", p.patch_id)));
+    assert_tampered(&out, &[&format!("{}.json", p.patch_id)]);
     assert_eq!(e.read("a.txt"), "a\nB\nc\n");
 }
 
@@ -411,19 +419,7 @@ fn a_proposal_whose_patch_text_changed_is_refused() {
         },
     ] {
         let out = wf.apply_edit(&p.patch_id, &plan);
-        assert_eq!(
-            out.reason,
-            Some(Reason::TamperedState),
-            "{}",
-            out.llm_content
-        );
-        assert_eq!(out.status, ApplyStatus::Refused);
-        assert!(
-            out.llm_content.contains("does not match its id")
-                && out.llm_content.contains("propose_edit again"),
-            "{}",
-            out.llm_content
-        );
+        assert_tampered(&out, &["does not match its id", "propose_edit again"]);
         assert_eq!(e.read("a.txt"), "a\nb\nc\n");
     }
     assert!(asked.lock().unwrap().is_empty(), "the approver was asked");
@@ -505,12 +501,7 @@ fn lspedit_as_a_symlink_is_refused_and_nothing_is_written_outside() {
         "patch_1700000000000_deadbeefdeadbeefdeadbeefdeadbeef",
         &ApplyPlan::default(),
     );
-    assert_eq!(
-        out.reason,
-        Some(Reason::TamperedState),
-        "{}",
-        out.llm_content
-    );
+    assert_tampered(&out, &[]);
     let err = wf
         .undo("ckpt_1700000000000_deadbeefdeadbeefdeadbeefdeadbeef")
         .unwrap_err();
@@ -589,18 +580,7 @@ fn each_unhashed_field_of_a_stored_proposal_is_verified() {
             .unwrap();
         edit_json(&e.patch_json(&p.patch_id), edit);
         let out = wf.apply_edit(&p.patch_id, &ApplyPlan::default());
-        assert_eq!(out.status, ApplyStatus::Refused, "{}", out.llm_content);
-        assert_eq!(
-            out.reason,
-            Some(Reason::TamperedState),
-            "{}",
-            out.llm_content
-        );
-        assert!(
-            out.llm_content.contains(needle),
-            "{needle:?} not in {}",
-            out.llm_content
-        );
+        assert_tampered(&out, &[needle]);
         assert_eq!(e.read("a.txt"), "a\nb\nc\n");
         e.assert_outside_untouched();
     };
@@ -671,18 +651,7 @@ fn a_swapped_proposal_under_the_reviewed_id_is_tampered_state() {
         );
     });
     let out = wf.apply_edit(&reviewed.patch_id, &ApplyPlan::default());
-    assert_eq!(out.status, ApplyStatus::Refused, "{}", out.llm_content);
-    assert_eq!(
-        out.reason,
-        Some(Reason::TamperedState),
-        "{}",
-        out.llm_content
-    );
-    assert!(
-        out.llm_content.contains(&reviewed.patch_id),
-        "{}",
-        out.llm_content
-    );
+    assert_tampered(&out, &[&reviewed.patch_id]);
     assert!(
         out.llm_content
             .contains(&format!(".lspedit/patches/{}.json", reviewed.patch_id)),
@@ -749,12 +718,7 @@ fn a_key_from_another_user_dir_does_not_validate() {
         .propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B")))
         .unwrap();
     let out = theirs.apply_edit(&p.patch_id, &ApplyPlan::default());
-    assert_eq!(
-        out.reason,
-        Some(Reason::TamperedState),
-        "{}",
-        out.llm_content
-    );
+    assert_tampered(&out, &[]);
     assert_eq!(e.read("a.txt"), "a\nb\nc\n");
     // Under the key it was signed with, it applies; its checkpoint undoes only under that key.
     let out = mine.apply_edit(&p.patch_id, &ApplyPlan::default());
