@@ -23,6 +23,9 @@ pub enum Reason {
     NotUtf8,
     FileNotFound,
     FileExists,
+    /// The hunk's new side is already in place where its old side points: applying it would
+    /// duplicate the change (a retried patch). Nothing is written.
+    AlreadyApplied,
 }
 
 impl Reason {
@@ -40,6 +43,7 @@ impl Reason {
         Reason::NotUtf8,
         Reason::FileNotFound,
         Reason::FileExists,
+        Reason::AlreadyApplied,
     ];
 
     /// The reason whose code is `code`, if any.
@@ -62,6 +66,7 @@ impl Reason {
             Reason::NotUtf8 => "not_utf8",
             Reason::FileNotFound => "file_not_found",
             Reason::FileExists => "file_exists",
+            Reason::AlreadyApplied => "already_applied",
         }
     }
 }

@@ -472,7 +472,8 @@ impl LspeditServer {
     /// anchors), `ambiguous_match` (two equally near places: anchor the hunk), `out_of_bounds`,
     /// `truncated_input` (the patch was cut off; nothing applied: resend it whole),
     /// `anchored_addition` (`+` lines must not carry anchors), `invalid_diff_format`,
-    /// `file_not_found`, `file_exists`, `path_outside_workspace`, `binary_file`, `not_utf8`.
+    /// `file_not_found`, `file_exists`, `already_applied` (the change is already in place, e.g. a
+    /// retried patch: nothing written), `path_outside_workspace`, `binary_file`, `not_utf8`.
     #[tool(annotations(destructive_hint = true))]
     async fn apply_patch(
         &self,

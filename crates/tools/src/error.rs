@@ -28,6 +28,8 @@ pub enum Reason {
     NotUtf8,
     FileNotFound,
     FileExists,
+    /// The change is already in place (a retried patch); nothing written.
+    AlreadyApplied,
     // The tools' own.
     ShaMismatch,
     ScopeViolation,
@@ -64,6 +66,7 @@ impl Reason {
         Reason::NotUtf8,
         Reason::FileNotFound,
         Reason::FileExists,
+        Reason::AlreadyApplied,
         Reason::PatchNotFound,
         Reason::CheckpointNotFound,
         Reason::ProtectedPath,
@@ -98,6 +101,7 @@ impl Reason {
             Reason::NotUtf8 => "not_utf8",
             Reason::FileNotFound => "file_not_found",
             Reason::FileExists => "file_exists",
+            Reason::AlreadyApplied => "already_applied",
             Reason::PatchNotFound => "patch_not_found",
             Reason::CheckpointNotFound => "checkpoint_not_found",
             Reason::ProtectedPath => "protected_path",
