@@ -3,7 +3,9 @@
 //! Conventions:
 //! - Exit codes: 0 success, 1 refused or failed (any file; `check`: any file with errors),
 //!   2 usage or configuration error.
-//! - Results on stdout; refusals and errors, human-readable, on stderr. With `--json`, stdout
+//! - Results on stdout; errors, human-readable, on stderr. A writing command's report (which
+//!   files were written, which refused and why, fresh anchors, diagnostics) is a result: it is
+//!   always on stdout, and each refusal is summarised on stderr too. With `--json`, stdout
 //!   holds exactly one JSON document whatever happens (refusals and usage errors included),
 //!   shaped as in `json.rs`: `ok`, `reason`, `llm_content`, `files[]`, then the command's own
 //!   fields.
@@ -232,6 +234,10 @@ enum Command {
         file: String,
         /// Where the new content comes from: a file, or `-` (the default) for standard input.
         content: Option<String>,
+        /// Write the file even when standard input is empty (an empty standard input is
+        /// otherwise refused: a closed or forgotten pipe must not empty a file).
+        #[arg(long)]
+        allow_empty: bool,
         #[command(flatten)]
         opts: WriteOpts,
     },
@@ -606,9 +612,16 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
         Command::Write {
             file,
             content,
+            allow_empty,
             opts,
         } => {
             let text = read_input(content.as_deref(), "content")?;
+            let from_stdin = matches!(content.as_deref(), None | Some("-"));
+            if from_stdin && text.is_empty() && !allow_empty {
+                return Err(Failure::Usage(format!(
+                    "standard input is empty: nothing was written to {file}; pass --allow-empty to make it an empty file"
+                )));
+            }
             let session = open_session(
                 root,
                 !opts.no_diagnostics,
@@ -864,8 +877,8 @@ fn finish_tool(session: &Session, r: &ToolResult, json: bool, diff: bool) -> Res
 }
 
 /// A tool result: as JSON, or for a person what the model would read (report, fresh anchors,
-/// diagnostics), after the unified diff with `--diff`. A refusal goes to stderr, a result to
-/// stdout. Exit 1 on refusal.
+/// diagnostics), after the unified diff with `--diff`, on stdout whatever happened; refusals
+/// summarised on stderr too. Exit 1 on refusal.
 fn print_tool(r: &ToolResult, json: bool, diff: bool) -> Result<u8, Failure> {
     if json {
         print_json(&json::Doc::tool(r))?;
@@ -876,13 +889,51 @@ fn print_tool(r: &ToolResult, json: bool, diff: bool) -> Result<u8, Failure> {
         }
         text.push_str(r.llm_content.trim_end());
         text.push('\n');
+        out(&text);
         if r.is_error {
-            err_text(&text);
-        } else {
-            out(&text);
+            err_summary(&r.files, r.reason, &r.llm_content);
         }
     }
     Ok(if r.is_error { 1 } else { 0 })
+}
+
+/// What was refused, for the person, on stderr: one line per refused file (or the call's own
+/// refusal), and how many files were written anyway. The whole report is on stdout.
+fn err_summary(
+    files: &[lspedit::tools::FileReport],
+    reason: Option<lspedit::tools::Reason>,
+    text: &str,
+) {
+    let first_line = |s: &str| s.lines().next().unwrap_or("").to_string();
+    let refused: Vec<String> = files
+        .iter()
+        .filter_map(|f| match &f.status {
+            FileStatus::Failed(e) => Some(format!(
+                "{}: {}: {}",
+                f.path,
+                e.reason,
+                first_line(&e.message)
+            )),
+            FileStatus::Applied(_) => None,
+        })
+        .collect();
+    if refused.is_empty() {
+        let reason = reason.map_or("refused", |r| r.as_str());
+        let text = first_line(text.trim_start_matches("Error: "));
+        err_line(&format!("{reason}: {text}"));
+        return;
+    }
+    for line in &refused {
+        err_line(line);
+    }
+    let written = files.len() - refused.len();
+    if written > 0 {
+        err_line(&format!(
+            "{} of {} files refused; the other {written} were written (the report is on standard output)",
+            refused.len(),
+            files.len()
+        ));
+    }
 }
 
 /// `text` in `style` when `choice` colours, else `text` unchanged.
@@ -971,10 +1022,11 @@ fn apply_dry_run(
                 content_write_files: report.classification.content_write_files.clone(),
             },
         })?;
-    } else if ok {
-        out(&text);
     } else {
-        err_text(&text);
+        out(&text);
+        if !ok {
+            err_summary(&report.files, None, &text);
+        }
     }
     Ok(if ok { 0 } else { 1 })
 }

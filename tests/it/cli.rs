@@ -135,18 +135,24 @@ fn apply_reports_per_file_and_exit_codes() {
     assert_eq!(v["files"][0]["path"], "src/greet.ts");
     assert!(p.read("src/greet.ts").contains("`hi ${name}`"));
 
-    // Again: the anchored line is gone, the file is refused and untouched. A refusal is for
-    // the person: on stderr, nothing on stdout.
+    // Again: the anchored line is gone, the file is refused and untouched. The report is on
+    // stdout, the refusal summarised on stderr.
     let again = p.run(&["apply", "--no-diagnostics"], &patch);
     again.assert_code(1);
     assert!(
         again
-            .stderr
+            .stdout
             .starts_with("FAILED src/greet.ts: hunk_mismatch"),
+        "{}",
+        again.stdout
+    );
+    assert!(
+        again
+            .stderr
+            .starts_with("lspedit: src/greet.ts: hunk_mismatch: "),
         "{}",
         again.stderr
     );
-    assert_eq!(again.stdout, "");
 
     // A truncated envelope is refused as a whole.
     let cut = p.run(
@@ -1035,7 +1041,7 @@ fn json_is_one_document_of_one_shape_for_every_command() {
 }
 
 #[test]
-fn refusals_go_to_stderr_and_results_to_stdout() {
+fn reports_go_to_stdout_and_refusals_are_summarised_on_stderr() {
     let p = greet_project();
     let ok = p.run(
         &[
@@ -1070,9 +1076,13 @@ fn refusals_go_to_stderr_and_results_to_stdout() {
         "",
     );
     refused.assert_code(1);
-    assert_eq!(refused.stdout, "");
     assert!(
-        refused.stderr.contains("hunk_mismatch"),
+        refused.stdout.contains("hunk_mismatch"),
+        "{}",
+        refused.stdout
+    );
+    assert!(
+        refused.stderr.starts_with("lspedit: hunk_mismatch: "),
         "{}",
         refused.stderr
     );
@@ -1258,4 +1268,114 @@ fn the_deadline_flags_set_how_long_a_command_waits() {
         "",
     );
     c.assert_code(3);
+}
+
+/// Whatever mix of written and refused files an apply ends in, the whole report (every file's
+/// status, the written files' fresh anchors) is on stdout, and stderr names exactly the refused
+/// files: a caller reading stdout never loses what was written (regression: a partial apply
+/// printed everything on stderr and nothing on stdout).
+#[test]
+fn a_partial_apply_keeps_its_whole_report_on_stdout() {
+    let files: Vec<(String, String)> = (0..4)
+        .map(|i| (format!("f{i}.txt"), format!("a{i}\nb{i}\nc{i}\n")))
+        .collect();
+    for refused_mask in 0u8..16 {
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        let p = Project::with_files(&refs);
+        let mut patch = String::new();
+        for i in 0..4 {
+            let old = if refused_mask & (1 << i) != 0 {
+                "nope"
+            } else {
+                "b"
+            };
+            patch.push_str(&format!(
+                "--- a/f{i}.txt\n+++ b/f{i}.txt\n@@ -1,3 +1,3 @@\n a{i}\n-{old}{i}\n+B{i}\n c{i}\n"
+            ));
+        }
+        let r = p.run(&["apply", "--no-diagnostics"], &patch);
+        r.assert_code(if refused_mask == 0 { 0 } else { 1 });
+        for i in 0..4 {
+            let path = format!("f{i}.txt");
+            let refused = refused_mask & (1 << i) != 0;
+            if refused {
+                assert!(
+                    r.stdout.contains(&format!("FAILED {path}: hunk_mismatch")),
+                    "mask {refused_mask}: {}",
+                    r.stdout
+                );
+                assert!(
+                    r.stderr
+                        .contains(&format!("lspedit: {path}: hunk_mismatch: ")),
+                    "mask {refused_mask}: {}",
+                    r.stderr
+                );
+                assert_eq!(p.read(&path), files[i].1);
+            } else {
+                assert!(
+                    r.stdout.contains(&format!("M {path}")),
+                    "mask {refused_mask}: {}",
+                    r.stdout
+                );
+                assert!(
+                    r.stdout.contains(&format!("|B{i}")),
+                    "mask {refused_mask}: fresh anchors of {path} missing: {}",
+                    r.stdout
+                );
+                assert!(
+                    !r.stderr.contains(&path),
+                    "mask {refused_mask}: {}",
+                    r.stderr
+                );
+                assert!(p.read(&path).contains(&format!("B{i}")));
+            }
+        }
+        if refused_mask == 0 {
+            assert_eq!(r.stderr, "");
+        }
+    }
+}
+
+/// An empty standard input never empties a file (a closed or forgotten pipe), whatever the
+/// file held; `--allow-empty` says it is meant.
+#[test]
+fn write_refuses_an_empty_standard_input_unless_allowed() {
+    let p = Project::with_files(&[("a.txt", "keep\n"), ("b.txt", "")]);
+    for (file, before) in [("a.txt", "keep\n"), ("b.txt", ""), ("new.txt", "")] {
+        for args in [
+            vec!["write", file, "--no-diagnostics"],
+            vec!["write", file, "-", "--no-diagnostics"],
+        ] {
+            let r = p.run(&args, "");
+            r.assert_code(2);
+            assert!(r.stderr.contains("--allow-empty"), "{}", r.stderr);
+            assert!(r.stderr.contains(file), "{}", r.stderr);
+            if file == "new.txt" {
+                assert!(!p.root.join(file).exists(), "{file} was created");
+            } else {
+                assert_eq!(p.read(file), before);
+            }
+        }
+    }
+    let r = p.run(&["write", "a.txt", "--allow-empty", "--no-diagnostics"], "");
+    r.assert_code(0);
+    assert_eq!(p.read("a.txt"), "");
+    // Content from a named file is what it is, even empty.
+    p.run(&["write", "a.txt", "--no-diagnostics"], "x\n")
+        .assert_code(0);
+    let empty = p.root.join("b.txt");
+    let r = p.run(
+        &[
+            "write",
+            "a.txt",
+            empty.to_str().unwrap(),
+            "--no-diagnostics",
+        ],
+        "",
+    );
+    r.assert_code(0);
+    assert_eq!(p.read("a.txt"), "");
 }
