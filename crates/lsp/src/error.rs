@@ -89,6 +89,14 @@ pub enum LspError {
     #[error("the language-server pool is shut down")]
     PoolClosed,
 
+    /// A synchronous call was made on the very thread that drives the single-threaded tokio
+    /// runtime the pool's servers run on: waiting there would stop the thread that has to
+    /// produce the answer, so it is refused at once instead of hanging.
+    #[error(
+        "a synchronous language-server call was made from inside the single-threaded tokio runtime the servers run on, which cannot answer while it waits; call it from `tokio::task::spawn_blocking` (or use `AsyncTools`), or give the pool a runtime of its own (`LspProvider::open`)"
+    )]
+    BlockedRuntime,
+
     /// The server does not offer the request (no such capability).
     #[error("language server `{server}` does not support {method}")]
     Unsupported {

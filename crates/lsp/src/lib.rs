@@ -179,8 +179,10 @@ impl BlockingPool {
         let pool = self.pool.clone();
         let path = path.to_owned();
         let text = text.to_owned();
-        self.run(async move { pool.check_file(&path, &text, deadline).await })
-            .unwrap_or(Err(LspError::PoolClosed))
+        self.run(deadline + CHECK_GRACE, "check", async move {
+            pool.check_file(&path, &text, deadline).await
+        })
+        .and_then(|r| r)
     }
 
     /// See [`Pool::check_files`]: every file of one change, one settled pass, one deadline.
@@ -212,8 +214,8 @@ impl BlockingPool {
         let paths: Vec<std::path::PathBuf> = files.iter().map(|f| f.path.clone()).collect();
         let started = Instant::now();
         let bound = tokio::time::Instant::from_std(deadline + CHECK_GRACE);
-        // `None`: the pool is closed; `Some(None)`: the check outlived its bound.
-        let answer = self.run(async move {
+        // `Ok(None)`: the check outlived its bound.
+        let answer = self.run(deadline + CHECK_GRACE, "check", async move {
             tokio::time::timeout_at(
                 bound,
                 pool.check_change_within(files, deadline, others_wait),
@@ -221,19 +223,17 @@ impl BlockingPool {
             .await
             .ok()
         });
-        if let Some(Some(outcome)) = answer {
-            return outcome;
-        }
-        let error = || match answer {
-            Some(_) => LspError::Timeout {
+        let error = match answer {
+            Ok(Some(outcome)) => return outcome,
+            Ok(None) => LspError::Timeout {
                 server: "pool".to_string(),
                 stage: "check",
                 waited: started.elapsed(),
             },
-            None => LspError::PoolClosed,
+            Err(e) => e,
         };
         CheckOutcome {
-            files: paths.into_iter().map(|p| (p, Err(error()))).collect(),
+            files: paths.into_iter().map(|p| (p, Err(error.clone()))).collect(),
             others: Vec::new(),
             others_pending: 0,
             others_unchecked: 0,
@@ -249,15 +249,19 @@ impl BlockingPool {
     /// See [`Pool::wait_passes_done`].
     pub fn wait_passes_done(&self, deadline: Instant) -> bool {
         let pool = self.pool.clone();
-        self.run(async move { pool.wait_passes_done(deadline).await })
-            .unwrap_or(false)
+        self.run(deadline + CHECK_GRACE, "wait", async move {
+            pool.wait_passes_done(deadline).await
+        })
+        .unwrap_or(false)
     }
 
     /// See [`Pool::wait_for_late_others`].
     pub fn wait_for_late_others(&self, deadline: Instant) -> bool {
         let pool = self.pool.clone();
-        self.run(async move { pool.wait_for_late_others(deadline).await })
-            .unwrap_or(false)
+        self.run(deadline + CHECK_GRACE, "wait", async move {
+            pool.wait_for_late_others(deadline).await
+        })
+        .unwrap_or(false)
     }
 
     /// See [`Pool::take_late_others`].
@@ -268,8 +272,10 @@ impl BlockingPool {
     /// See [`Pool::wait_for_late`].
     pub fn wait_for_late(&self, deadline: Instant) -> bool {
         let pool = self.pool.clone();
-        self.run(async move { pool.wait_for_late(deadline).await })
-            .unwrap_or(false)
+        self.run(deadline + CHECK_GRACE, "wait", async move {
+            pool.wait_for_late(deadline).await
+        })
+        .unwrap_or(false)
     }
 
     /// See [`Pool::is_warm`].
@@ -313,23 +319,65 @@ impl BlockingPool {
     /// See [`Pool::shutdown`].
     pub fn shutdown(&self) {
         let pool = self.pool.clone();
-        let done = self.run(async move { pool.shutdown().await });
-        tracing::debug!(completed = done.is_some(), "blocking pool shut down");
+        // Bounded: each server is given its grace, then killed; the pool's process groups go
+        // with its last handle whatever the shutdown got to.
+        let bound = Instant::now() + 2 * self.pool.config().shutdown_grace + CHECK_GRACE;
+        let done = self.run(bound, "shutdown", async move { pool.shutdown().await });
+        if let (Err(LspError::BlockedRuntime), Some(rt)) = (&done, &self.rt) {
+            // On the thread that drives the servers' runtime: start the shutdown and return,
+            // as a drop there does.
+            let pool = self.pool.clone();
+            rt.handle().spawn(async move { pool.shutdown().await });
+        }
+        tracing::debug!(completed = done.is_ok(), "blocking pool shut down");
     }
 
-    /// Runs `fut` on the pool's runtime and waits for it on this thread. A std channel (not
-    /// `block_on`) so that it works from any thread, even one inside another runtime.
-    fn run<F>(&self, fut: F) -> Option<F::Output>
+    /// Runs `fut` on the pool's runtime and waits for it on this thread, at most until `bound`
+    /// (`stage` names the wait in the timeout error). A std channel (not `block_on`) so that it
+    /// works from any thread, even one inside another runtime.
+    ///
+    /// On the caller's runtime ([`BlockingPool::with_handle`]) the thread may be one that
+    /// drives it. The driving thread of a single-threaded runtime (its `block_on` future, not a
+    /// task) could never see the answer: refused at once ([`LspError::BlockedRuntime`]). A
+    /// worker of a multi-threaded one hands its other tasks over while it waits
+    /// (`block_in_place`). A task of a single-threaded runtime cannot be told from its
+    /// `spawn_blocking` threads: there `bound` is the last word, never a hang.
+    fn run<F>(&self, bound: Instant, stage: &'static str, fut: F) -> Result<F::Output, LspError>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let rt = self.rt.as_ref()?;
+        use tokio::runtime::{Handle, RuntimeFlavor};
+        let rt = self.rt.as_ref().ok_or(LspError::PoolClosed)?;
+        let on_it = match rt {
+            Rt::Shared(h) => Handle::try_current()
+                .ok()
+                .filter(|cur| cur.id() == h.id())
+                .map(|cur| cur.runtime_flavor()),
+            Rt::Owned(_) => None,
+        };
+        if on_it == Some(RuntimeFlavor::CurrentThread) && tokio::task::try_id().is_none() {
+            return Err(LspError::BlockedRuntime);
+        }
+        let started = Instant::now();
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         rt.handle().spawn(async move {
             let _ = tx.send(fut.await);
         });
-        rx.recv().ok()
+        let wait = || rx.recv_timeout(bound.saturating_duration_since(Instant::now()));
+        let answer = if on_it == Some(RuntimeFlavor::MultiThread) {
+            tokio::task::block_in_place(wait)
+        } else {
+            wait()
+        };
+        answer.map_err(|e| match e {
+            std::sync::mpsc::RecvTimeoutError::Timeout => LspError::Timeout {
+                server: "pool".to_string(),
+                stage,
+                waited: started.elapsed(),
+            },
+            std::sync::mpsc::RecvTimeoutError::Disconnected => LspError::PoolClosed,
+        })
     }
 }
 

@@ -496,8 +496,10 @@ impl BlockingPool {
             text.to_owned(),
             new_name.to_owned(),
         );
-        self.run(async move { pool.rename(&path, &text, offset, &new_name, deadline).await })
-            .unwrap_or(Err(LspError::PoolClosed))
+        self.run(deadline + crate::CHECK_GRACE, "rename", async move {
+            pool.rename(&path, &text, offset, &new_name, deadline).await
+        })
+        .and_then(|r| r)
     }
 
     /// See [`Pool::code_actions`].
@@ -509,8 +511,10 @@ impl BlockingPool {
         deadline: Instant,
     ) -> Result<CodeActions, LspError> {
         let (pool, path, text) = (self.pool().clone(), path.to_owned(), text.to_owned());
-        self.run(async move { pool.code_actions(&path, &text, range, deadline).await })
-            .unwrap_or(Err(LspError::PoolClosed))
+        self.run(deadline + crate::CHECK_GRACE, "code actions", async move {
+            pool.code_actions(&path, &text, range, deadline).await
+        })
+        .and_then(|r| r)
     }
 
     /// See [`Pool::code_action_edit`].
@@ -522,8 +526,10 @@ impl BlockingPool {
         deadline: Instant,
     ) -> Result<ServerEdit, LspError> {
         let (pool, path, text) = (self.pool().clone(), path.to_owned(), text.to_owned());
-        self.run(async move { pool.code_action_edit(&path, &text, action, deadline).await })
-            .unwrap_or(Err(LspError::PoolClosed))
+        self.run(deadline + crate::CHECK_GRACE, "code action", async move {
+            pool.code_action_edit(&path, &text, action, deadline).await
+        })
+        .and_then(|r| r)
     }
 
     /// See [`Pool::references`].
@@ -536,11 +542,11 @@ impl BlockingPool {
         deadline: Instant,
     ) -> Result<Locations, LspError> {
         let (pool, path, text) = (self.pool().clone(), path.to_owned(), text.to_owned());
-        self.run(async move {
+        self.run(deadline + crate::CHECK_GRACE, "references", async move {
             pool.references(&path, &text, offset, include_declaration, deadline)
                 .await
         })
-        .unwrap_or(Err(LspError::PoolClosed))
+        .and_then(|r| r)
     }
 
     /// See [`Pool::definition`].
@@ -552,8 +558,10 @@ impl BlockingPool {
         deadline: Instant,
     ) -> Result<Locations, LspError> {
         let (pool, path, text) = (self.pool().clone(), path.to_owned(), text.to_owned());
-        self.run(async move { pool.definition(&path, &text, offset, deadline).await })
-            .unwrap_or(Err(LspError::PoolClosed))
+        self.run(deadline + crate::CHECK_GRACE, "definition", async move {
+            pool.definition(&path, &text, offset, deadline).await
+        })
+        .and_then(|r| r)
     }
 }
 

@@ -158,6 +158,13 @@ fn check_error(e: LspError) -> CheckError {
     match e {
         LspError::NoServer { .. } | LspError::CommandNotFound { .. } => CheckError::NoServer,
         LspError::Timeout { .. } => CheckError::TimedOut,
+        // The embedder's mistake, not the server's: said in the log, where its author looks.
+        e @ LspError::BlockedRuntime => {
+            tracing::error!("{e}");
+            CheckError::Failed {
+                message: e.to_string(),
+            }
+        }
         LspError::Refused { reason, .. } => CheckError::Refused { reason },
         // Not "call again shortly": the cooldown is minutes.
         LspError::Broken {

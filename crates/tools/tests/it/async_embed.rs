@@ -90,3 +90,82 @@ async fn tools_embedded_on_a_current_thread_runtime() {
 async fn tools_embedded_on_a_multi_thread_runtime() {
     edit_reports_the_error_and_the_fix_clears_it().await;
 }
+
+/// The synchronous tools called straight from the future a single-threaded runtime drives
+/// (not through `AsyncTools`): the servers run on that very thread, so no answer can come
+/// while it waits. The edit is written and answered at once, its diagnostics `failed` with the
+/// rule to follow, never a hang to the deadline or past it (regression: > 60 s).
+#[tokio::test(flavor = "current_thread")]
+async fn sync_tools_on_the_thread_driving_their_runtime_answer_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(root.join("a.ts"), "let a = 1;\n").unwrap();
+    let pool =
+        BlockingPool::with_handle(&root, fake_config(&root), tokio::runtime::Handle::current())
+            .unwrap();
+    let provider = Arc::new(LspProvider::from_pool(pool));
+    let mut config = ToolsConfig::default();
+    // The deadline the call would otherwise wait out, in full, for nothing.
+    let deadline = Duration::from_secs(20);
+    config.diagnostics.timeout = Some(deadline);
+    config.diagnostics.start_timeout = Some(deadline);
+    let tools = Tools::new(
+        Workspace::open(&root).unwrap(),
+        Some(provider.clone() as Arc<dyn DiagnosticsProvider>),
+        config,
+    );
+    let started = std::time::Instant::now();
+    let r = tools.edit("a.ts", "let a = 1;", "let a = BAD;", false);
+    assert!(
+        started.elapsed() < deadline,
+        "waited {:?}, the deadline is {deadline:?}",
+        started.elapsed()
+    );
+    assert!(!r.is_error, "{}", r.llm_content);
+    assert_eq!(
+        std::fs::read_to_string(root.join("a.ts")).unwrap(),
+        "let a = BAD;\n"
+    );
+    assert_eq!(r.diagnostics[0].status, DiagnosticsStatus::Failed);
+    let r = tools.apply_patch("--- a/a.ts\n+++ b/a.ts\n@@ -1 +1 @@\n-let a = BAD;\n+let a = 2;\n");
+    assert!(!r.is_error, "{}", r.llm_content);
+    assert_eq!(r.diagnostics[0].status, DiagnosticsStatus::Failed);
+    // The same pool still serves the tools from a blocking thread of that runtime.
+    let tools = AsyncTools::new(Arc::new(tools));
+    let r = tools
+        .edit("a.ts", "let a = 2;", "let a = BAD;", false)
+        .await;
+    assert_eq!(
+        r.diagnostics[0].status,
+        DiagnosticsStatus::Checked,
+        "{}",
+        r.llm_content
+    );
+    assert!(r.llm_content.contains("LSP errors"), "{}", r.llm_content);
+}
+
+/// The same straight call from a worker of a multi-threaded runtime works: the worker hands
+/// its other tasks over while it waits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn sync_tools_on_a_worker_of_a_multi_thread_runtime_get_their_diagnostics() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(root.join("a.ts"), "let a = 1;\n").unwrap();
+    let pool =
+        BlockingPool::with_handle(&root, fake_config(&root), tokio::runtime::Handle::current())
+            .unwrap();
+    let provider = Arc::new(LspProvider::from_pool(pool));
+    let tools = Tools::new(
+        Workspace::open(&root).unwrap(),
+        Some(provider as Arc<dyn DiagnosticsProvider>),
+        ToolsConfig::default(),
+    );
+    let r = tools.edit("a.ts", "let a = 1;", "let a = BAD;", false);
+    assert_eq!(
+        r.diagnostics[0].status,
+        DiagnosticsStatus::Checked,
+        "{}",
+        r.llm_content
+    );
+    assert!(r.llm_content.contains("LSP errors"), "{}", r.llm_content);
+}
