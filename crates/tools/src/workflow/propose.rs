@@ -788,8 +788,18 @@ impl Builder<'_> {
 
     fn check_safety(&mut self, patch: &Patch) -> Step<()> {
         // A mode change (git's `new mode`) is not content a person reviews in the diff: the
-        // reviewed workflow refuses it (seed 000's safety check); `apply_patch` applies it.
-        if let Some(fp) = patch.files.iter().find(|fp| fp.mode_change().is_some()) {
+        // reviewed workflow refuses it (seed 000's safety check); `apply_patch` applies it. A
+        // new file's plain `new file mode 100644` (how an empty file's creation is written, as
+        // a server's `create` is) changes no mode: the file gets the usual one.
+        let plain_creation = |fp: &lspedit_engine::FilePatch| {
+            matches!(fp.change, lspedit_engine::FileChange::Add { .. })
+                && fp.new_mode == Some(0o100644)
+        };
+        if let Some(fp) = patch
+            .files
+            .iter()
+            .find(|fp| fp.mode_change().is_some() && !plain_creation(fp))
+        {
             let e = ToolError::new(
                 Reason::UnsafeDiff,
                 Some(fp.path()),

@@ -330,6 +330,39 @@ fn resource_operations_create_rename_and_delete_files() {
     assert_eq!(env.read("old.ts"), "old\n");
 }
 
+/// A server's `create` of a file it leaves empty (an `__init__.py`, a barrel to fill later), a
+/// rename of an empty file and a delete of one: each applies, and undo restores them
+/// (regression: an empty creation was rendered with git's `new file mode` line and refused as
+/// a mode change, `unsafe_diff`).
+#[test]
+fn resource_operations_on_empty_files_apply_and_undo() {
+    let env = env_with_ops(|root| {
+        let uri = |rel: &str| format!("file://{}", root.join(rel).display());
+        std::fs::write(root.join("empty_old.ts"), "").unwrap();
+        std::fs::write(root.join("empty_gone.ts"), "").unwrap();
+        vec![
+            json!({ "kind": "create", "uri": uri("pkg/empty.ts") }),
+            json!({ "kind": "rename", "oldUri": uri("empty_old.ts"), "newUri": uri("empty_new.ts") }),
+            json!({ "kind": "delete", "uri": uri("empty_gone.ts") }),
+        ]
+    });
+    let r = rename(&env, LineRef::Number(1));
+    assert!(!r.is_error, "{}", r.llm_content);
+    assert_eq!(env.read("pkg/empty.ts"), "");
+    assert_eq!(env.read("empty_new.ts"), "");
+    assert!(!env.root.join("empty_old.ts").exists());
+    assert!(!env.root.join("empty_gone.ts").exists());
+    env.edits()
+        .workflow()
+        .undo(r.checkpoint_id.as_deref().unwrap())
+        .unwrap();
+    assert_untouched(&env);
+    assert!(!env.root.join("pkg/empty.ts").exists());
+    assert!(!env.root.join("empty_new.ts").exists());
+    assert_eq!(env.read("empty_old.ts"), "");
+    assert_eq!(env.read("empty_gone.ts"), "");
+}
+
 #[test]
 fn a_preview_stores_a_proposal_and_writes_nothing() {
     let env = env(|root, s| s.rename_edit = Some(rename_edit(root, vec![])));
