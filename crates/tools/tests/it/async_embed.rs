@@ -33,7 +33,9 @@ fn fake_config(root: &std::path::Path) -> PoolConfig {
     }
 }
 
-async fn edit_reports_the_error_and_the_fix_clears_it() {
+/// A workspace holding `a.ts`, and tools whose diagnostics come from the scripted server on
+/// the current runtime. The directory is deleted on drop.
+fn embedded(config: ToolsConfig) -> (tempfile::TempDir, Arc<LspProvider>, Tools) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     std::fs::write(root.join("a.ts"), "let a = 1;\n").unwrap();
@@ -41,11 +43,17 @@ async fn edit_reports_the_error_and_the_fix_clears_it() {
         BlockingPool::with_handle(&root, fake_config(&root), tokio::runtime::Handle::current())
             .unwrap();
     let provider = Arc::new(LspProvider::from_pool(pool));
-    let tools = AsyncTools::new(Arc::new(Tools::new(
+    let tools = Tools::new(
         Workspace::open(&root).unwrap(),
         Some(provider.clone() as Arc<dyn DiagnosticsProvider>),
-        ToolsConfig::default(),
-    )));
+        config,
+    );
+    (dir, provider, tools)
+}
+
+async fn edit_reports_the_error_and_the_fix_clears_it() {
+    let (_dir, provider, tools) = embedded(ToolsConfig::default());
+    let tools = AsyncTools::new(Arc::new(tools));
 
     let r = tools
         .edit("a.ts", "let a = 1;", "let a = BAD;", false)
@@ -97,23 +105,13 @@ async fn tools_embedded_on_a_multi_thread_runtime() {
 /// rule to follow, never a hang to the deadline or past it (regression: > 60 s).
 #[tokio::test(flavor = "current_thread")]
 async fn sync_tools_on_the_thread_driving_their_runtime_answer_at_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
-    std::fs::write(root.join("a.ts"), "let a = 1;\n").unwrap();
-    let pool =
-        BlockingPool::with_handle(&root, fake_config(&root), tokio::runtime::Handle::current())
-            .unwrap();
-    let provider = Arc::new(LspProvider::from_pool(pool));
     let mut config = ToolsConfig::default();
     // The deadline the call would otherwise wait out, in full, for nothing.
     let deadline = Duration::from_secs(20);
     config.diagnostics.timeout = Some(deadline);
     config.diagnostics.start_timeout = Some(deadline);
-    let tools = Tools::new(
-        Workspace::open(&root).unwrap(),
-        Some(provider.clone() as Arc<dyn DiagnosticsProvider>),
-        config,
-    );
+    let (dir, _provider, tools) = embedded(config);
+    let root = dir.path();
     let started = std::time::Instant::now();
     let r = tools.edit("a.ts", "let a = 1;", "let a = BAD;", false);
     assert!(
@@ -148,18 +146,7 @@ async fn sync_tools_on_the_thread_driving_their_runtime_answer_at_once() {
 /// its other tasks over while it waits.
 #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
 async fn sync_tools_on_a_worker_of_a_multi_thread_runtime_get_their_diagnostics() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
-    std::fs::write(root.join("a.ts"), "let a = 1;\n").unwrap();
-    let pool =
-        BlockingPool::with_handle(&root, fake_config(&root), tokio::runtime::Handle::current())
-            .unwrap();
-    let provider = Arc::new(LspProvider::from_pool(pool));
-    let tools = Tools::new(
-        Workspace::open(&root).unwrap(),
-        Some(provider as Arc<dyn DiagnosticsProvider>),
-        ToolsConfig::default(),
-    );
+    let (_dir, _provider, tools) = embedded(ToolsConfig::default());
     let r = tools.edit("a.ts", "let a = 1;", "let a = BAD;", false);
     assert_eq!(
         r.diagnostics[0].status,
