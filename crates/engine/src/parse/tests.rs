@@ -373,3 +373,53 @@ fn codex_blank_lines_between_change_lines_are_context() {
         ]
     );
 }
+
+/// Every section of `patch` as (path read, path after, hunk count).
+fn sections(patch: &str) -> Vec<(String, Option<String>, usize)> {
+    parse_patch(patch)
+        .unwrap_or_else(|e| panic!("{patch:?}: {e}"))
+        .files
+        .iter()
+        .map(|f| {
+            let hunks = match &f.change {
+                FileChange::Add { .. } => 0,
+                FileChange::Delete { hunks, .. } | FileChange::Update { hunks, .. } => hunks.len(),
+            };
+            (
+                f.path().to_string(),
+                f.new_path().map(str::to_string),
+                hunks,
+            )
+        })
+        .collect()
+}
+
+// Regression (issue 25): a reversed diff (`git diff -R` writes `--- b/x` / `+++ a/x`) named
+// `b/x` moved to `a/x` and was refused as `file_not_found`; git apply and `patch -p1` strip one
+// prefix from each side, whichever it is.
+#[test]
+fn git_prefixes_are_stripped_from_either_side() {
+    let s = |p: &str, n: Option<&str>, h: usize| (p.to_string(), n.map(str::to_string), h);
+    for (old, new) in [
+        ("b/x", "a/x"),
+        ("a/x", "b/x"),
+        ("a/x", "a/x"),
+        ("b/x", "b/x"),
+        ("x", "b/x"),
+    ] {
+        let patch = format!("--- {old}\n+++ {new}\n@@ -1 +1 @@\n-a\n+b\n");
+        assert_eq!(sections(&patch), [s("x", Some("x"), 1)], "{patch}");
+        let git = format!(
+            "diff --git {old} {new}\nindex 1..2 100644\n--- {old}\n+++ {new}\n@@ -1 +1 @@\n-a\n+b\n"
+        );
+        assert_eq!(sections(&git), [s("x", Some("x"), 1)], "{git}");
+    }
+    // A reversed rename and a reversed mode change name the right files.
+    let rename = "diff --git b/new a/old\nsimilarity index 100%\nrename from new\nrename to old\n";
+    assert_eq!(sections(rename), [s("new", Some("old"), 0)]);
+    let mode = "diff --git b/run.sh a/run.sh\nold mode 100755\nnew mode 100644\n";
+    assert_eq!(sections(mode), [s("run.sh", Some("run.sh"), 0)]);
+    // Only one prefix goes: a directory named `a` or `b` under it stays.
+    let nested = "--- b/a/x\n+++ a/a/x\n@@ -1 +1 @@\n-a\n+b\n";
+    assert_eq!(sections(nested), [s("a/x", Some("a/x"), 1)]);
+}
