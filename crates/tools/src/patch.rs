@@ -383,4 +383,39 @@ mod tests {
             "x\nY\n"
         );
     }
+
+    /// Regression (issue 25): a mode-only git section took the `---`/`+++` of the plain section
+    /// after it, so the new mode and the hunk went to the second file and the first vanished
+    /// from the report. Each file gets its own change and its own line in the report.
+    #[cfg(unix)]
+    #[test]
+    fn a_mode_only_section_changes_its_own_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let (dir, ws) = workspace(&[("run.sh", "#!/bin/sh\n"), ("z.txt", "a\n")]);
+        for f in ["run.sh", "z.txt"] {
+            let perms = std::fs::Permissions::from_mode(0o644);
+            std::fs::set_permissions(dir.path().join(f), perms).unwrap();
+        }
+        let patch = "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n--- a/z.txt\n+++ b/z.txt\n@@ -1 +1 @@\n-a\n+b\n";
+        let report = apply_patch(&ws, patch, &ApplyPatchOptions::default()).unwrap();
+        let paths: Vec<&str> = report.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["run.sh", "z.txt"], "{}", report.summary());
+        assert!(report.all_applied(), "{}", report.summary());
+        let mode = |f: &str| {
+            std::fs::metadata(dir.path().join(f))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o777
+        };
+        assert_eq!((mode("run.sh"), mode("z.txt")), (0o755, 0o644));
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("z.txt")).unwrap(),
+            "b\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("run.sh")).unwrap(),
+            "#!/bin/sh\n"
+        );
+    }
 }

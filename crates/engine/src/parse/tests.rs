@@ -394,6 +394,62 @@ fn sections(patch: &str) -> Vec<(String, Option<String>, usize)> {
         .collect()
 }
 
+// Regression (issue 25): a git section complete without hunks (a rename, a mode change, an
+// empty new file) took the `---`/`+++` of a plain diff after it, so that file's hunk was
+// applied to the renamed file and the file itself vanished from the report. A `---`/`+++`
+// pair belongs to such a section only when it names the section's own files, as in git.
+#[test]
+fn each_section_keeps_its_own_hunks_in_any_order() {
+    let rename = "diff --git a/x b/y\nsimilarity index 100%\nrename from x\nrename to y\n";
+    let rename_similarity_last =
+        "diff --git a/x b/y\nrename from x\nrename to y\nsimilarity index 100%\n";
+    let mode = "diff --git a/x b/x\nold mode 100644\nnew mode 100755\n";
+    let empty_new = "diff --git a/x b/x\nnew file mode 100644\nindex 0000000..e69de29\n";
+    let plain = "--- a/z\n+++ b/z\n@@ -1 +1 @@\n-a\n+b\n";
+    let create = "--- /dev/null\n+++ b/z\n@@ -0,0 +1 @@\n+z\n";
+    let delete = "--- a/z\n+++ /dev/null\n@@ -1 +0,0 @@\n-z\n";
+    let git = "diff --git a/z b/z\nindex 1..2 100644\n--- a/z\n+++ b/z\n@@ -1 +1 @@\n-a\n+b\n";
+    let s = |p: &str, n: Option<&str>, h: usize| (p.to_string(), n.map(str::to_string), h);
+    for (first, own) in [
+        (rename, s("x", Some("y"), 0)),
+        (rename_similarity_last, s("x", Some("y"), 0)),
+        (mode, s("x", Some("x"), 0)),
+        (empty_new, s("x", Some("x"), 0)),
+    ] {
+        for (second, other) in [
+            (plain, s("z", Some("z"), 1)),
+            (create, s("z", Some("z"), 0)),
+            (delete, s("z", None, 1)),
+            (git, s("z", Some("z"), 1)),
+        ] {
+            let forward = format!("{first}{second}");
+            assert_eq!(
+                sections(&forward),
+                [own.clone(), other.clone()],
+                "{forward}"
+            );
+            let backward = format!("{second}{first}");
+            assert_eq!(
+                sections(&backward),
+                [other.clone(), own.clone()],
+                "{backward}"
+            );
+        }
+    }
+    // The mode-only section changes the mode of its own file, not the next one's.
+    let parsed = parse_patch(&format!("{mode}{plain}")).unwrap();
+    assert_eq!(parsed.files[0].mode_change(), Some(0o100755));
+    assert_eq!(parsed.files[1].mode_change(), None);
+    // A git section's own `---`/`+++` still belong to it: rename with an edit, mode with one.
+    let renamed_edit = "diff --git a/x b/y\nsimilarity index 90%\nrename from x\nrename to y\n--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n";
+    assert_eq!(sections(renamed_edit), [s("x", Some("y"), 1)]);
+    let mode_edit = format!("{mode}--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n");
+    assert_eq!(sections(&mode_edit), [s("x", Some("x"), 1)]);
+    // Quoted paths in the git header are compared unquoted.
+    let quoted = "diff --git \"a/sp ace\" \"b/sp ace\"\nold mode 100644\nnew mode 100755\n--- \"a/sp ace\"\n+++ \"b/sp ace\"\n@@ -1 +1 @@\n-a\n+b\n";
+    assert_eq!(sections(quoted), [s("sp ace", Some("sp ace"), 1)]);
+}
+
 // Regression (issue 25): a reversed diff (`git diff -R` writes `--- b/x` / `+++ a/x`) named
 // `b/x` moved to `a/x` and was refused as `file_not_found`; git apply and `patch -p1` strip one
 // prefix from each side, whichever it is.

@@ -168,6 +168,26 @@ struct Section {
     patch_line: usize,
 }
 
+impl Section {
+    /// Whether the `---`/`+++` pair naming `old` and `new` belongs to this section, or starts
+    /// the next one. A `diff --git` section that is whole without hunks (a rename, a mode change,
+    /// an empty new or deleted file) takes them only when they name its own files, as git
+    /// does; otherwise a plain diff after it would lose its file to the git section.
+    fn owns(&self, old: &str, new: &str) -> bool {
+        let whole = self.rename_from.is_some()
+            || self.rename_to.is_some()
+            || self.old_mode.is_some()
+            || self.new_mode.is_some();
+        if !whole {
+            return true;
+        }
+        let agrees =
+            |path: &str, own: Option<&String>| path == DEV_NULL || own.is_none_or(|o| o == path);
+        agrees(old, self.rename_from.as_ref().or(self.old.as_ref()))
+            && agrees(new, self.rename_to.as_ref().or(self.new.as_ref()))
+    }
+}
+
 /// The octal mode of a git `old mode 100644`-style line (`rest` is what follows the words).
 fn parse_mode(rest: &str, pl: PLine<'_>) -> Result<u32, EngineError> {
     let digits = rest.trim();
@@ -265,9 +285,13 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
             && lines[i].text.starts_with("--- ")
             && lines[i + 1].text.starts_with("+++ ")
         {
-            sec.old = Some(diff_path(&lines[i].text[4..]));
-            sec.new = Some(diff_path(&lines[i + 1].text[4..]));
-            i += 2;
+            let old = diff_path(&lines[i].text[4..]);
+            let new = diff_path(&lines[i + 1].text[4..]);
+            if sec.owns(&old, &new) {
+                sec.old = Some(old);
+                sec.new = Some(new);
+                i += 2;
+            }
         }
         while i < lines.len() && lines[i].text.starts_with("@@") {
             hunk_no += 1;
