@@ -237,25 +237,36 @@ pub(crate) fn parse_body(kind: LineKind, body: &str, pl: PLine<'_>) -> HunkLine 
     }
 }
 
-/// Checks every parsed hunk gets: `+` lines that all carry anchors, and a last patch line that
+/// Checks every parsed hunk gets: no `+` line carries an anchor, and a last patch line that
 /// was cut mid-anchor or is an unterminated addition.
+///
+/// A `+` line starting like an anchor (`+9abcd|B`) is refused whether all of the hunk's `+`
+/// lines do so or only one: dropping the prefix writes other text than the line says when it is
+/// content, and keeping it writes an anchor into the file when it was copied from the hashline
+/// view. Only a refusal corrupts neither, and one rule for every `+` line keeps a hunk from
+/// meaning something else because a neighbouring line changed.
 pub(crate) fn check_hunk(
     hunk: &mut Hunk,
     index: usize,
     last_line: Option<PLine<'_>>,
 ) -> Result<(), EngineError> {
-    let adds: Vec<&HunkLine> = hunk
-        .lines
-        .iter()
-        .filter(|l| l.kind == LineKind::Add)
-        .collect();
-    if !adds.is_empty() && adds.iter().all(|l| l.anchor.is_some()) {
+    let adds = hunk.lines.iter().filter(|l| l.kind == LineKind::Add);
+    let anchored = adds.clone().filter(|l| l.anchor.is_some()).count();
+    if let Some(first) = adds.clone().find(|l| l.anchor.is_some()) {
+        let anchor = first.anchor.map(|a| a.to_string()).unwrap_or_default();
+        let which = if anchored == adds.count() {
+            format!("every `+` line carries an anchor like `{anchor}|`")
+        } else {
+            format!(
+                "the `+` line `+{anchor}|{}` starts with an anchor",
+                first.text
+            )
+        };
         return Err(EngineError::at_line(
             Reason::AnchoredAddition,
-            adds[0].patch_line,
+            first.patch_line,
             format!(
-                "hunk {index}: every `+` line carries an anchor like `{}|`. Anchors belong only on context and removal lines; write added lines as plain `+text`",
-                adds[0].anchor.map(|a| a.to_string()).unwrap_or_default()
+                "hunk {index}: {which}. Anchors belong only on context and removal lines; write added lines as plain `+text`. Nothing was applied; if `{anchor}|` really begins the line's text, a patch cannot add it: write the file whole or edit it by search and replace"
             ),
         )
         .with_hunk(index));

@@ -450,6 +450,47 @@ fn each_section_keeps_its_own_hunks_in_any_order() {
     assert_eq!(sections(quoted), [s("sp ace", Some("sp ace"), 1)]);
 }
 
+// Regression (issue 25): `+9abcd|B` among plain `+` lines lost its anchor-like prefix without a
+// word; only a hunk whose every `+` line carried one was refused. Now any `+` line that starts
+// with an anchor is refused, naming the line, wherever it stands in the hunk and whatever the
+// format: the prefix is neither dropped nor written.
+#[test]
+fn an_anchor_on_any_added_line_is_refused_naming_it() {
+    for (adds, line) in [
+        ("+9abcd|B\n+C\n", 6),
+        ("+C\n+9abcd|B\n", 7),
+        ("+C\n+9abcd|B\n+D\n", 7),
+        ("+C\n+ 9abcd| B\n", 7),
+        ("+9abcd|B\n+9abce|C\n", 6),
+    ] {
+        for header in ["@@ -1,2 +1,3 @@", "@@ @@"] {
+            let patch = format!("--- a/f\n+++ b/f\n{header}\n a\n-b\n{adds} c\n");
+            check_refused(&patch, Reason::AnchoredAddition, line, "9abcd|");
+            check_refused(&patch, Reason::AnchoredAddition, line, "hunk 1: ");
+        }
+        let codex =
+            format!("*** Begin Patch\n*** Update File: f\n@@\n a\n-b\n{adds} c\n*** End Patch\n");
+        check_refused(&codex, Reason::AnchoredAddition, line, "9abcd|");
+    }
+    // Created from /dev/null too.
+    check_refused(
+        "--- /dev/null\n+++ b/f\n@@ -0,0 +1,2 @@\n+a\n+1abcd|b\n",
+        Reason::AnchoredAddition,
+        5,
+        "`+1abcd|b` starts with an anchor",
+    );
+    // Text that does not start with a whole anchor and bar is content, kept verbatim.
+    for text in ["9abcd", "x 9abcd|B", "9abcz|B", "9|B", "abcd|B"] {
+        let patch = format!("--- a/f\n+++ b/f\n@@ -1 +1,2 @@\n a\n+{text}\n+C\n");
+        let parsed = parse_patch(&patch).unwrap();
+        let FileChange::Update { hunks, .. } = &parsed.files[0].change else {
+            panic!("expected an update");
+        };
+        assert_eq!(hunks[0].lines[1].text, text);
+        assert_eq!(hunks[0].lines[1].anchor, None);
+    }
+}
+
 // Regression (issue 25): a reversed diff (`git diff -R` writes `--- b/x` / `+++ a/x`) named
 // `b/x` moved to `a/x` and was refused as `file_not_found`; git apply and `patch -p1` strip one
 // prefix from each side, whichever it is.
