@@ -30,11 +30,24 @@ fn is_marker(line: &str) -> bool {
         || [BEGIN, END, EOF_MARK].contains(&t)
 }
 
+/// Inside an update's chunk, a line of one space and then text is a context line, even when the
+/// text is a marker (` *** Update File: b.txt` is the line `*** Update File: b.txt`), as the
+/// Codex grammar reads it; unless the envelope's own markers are indented by that one space
+/// (` *** Begin Patch`), which makes the marker a padded one.
+fn is_context(line: &str, marker_indent: &str) -> bool {
+    marker_indent != " "
+        && line
+            .strip_prefix(' ')
+            .is_some_and(|rest| rest.starts_with(|c: char| !c.is_whitespace()))
+}
+
 pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
     let start = lines
         .iter()
         .position(|l| l.text.trim() == BEGIN)
         .unwrap_or(0);
+    let begin = lines.get(start).map_or("", |l| l.text);
+    let marker_indent = &begin[..begin.len() - begin.trim_start().len()];
     let Some(end) = lines.iter().rposition(|l| l.text.trim() == END) else {
         let last = lines.last().map_or(1, |l| l.no);
         return Err(EngineError::at_line(
@@ -108,7 +121,8 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
             while i < body.len() {
                 let l = body[i];
                 let lt = l.text;
-                if lt.trim() == EOF_MARK {
+                let context = is_context(lt, marker_indent);
+                if lt.trim() == EOF_MARK && !context {
                     pending_blank.clear();
                     match hunks.last_mut() {
                         Some(h) => h.at_eof = true,
@@ -123,7 +137,7 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
                     i += 1;
                     continue;
                 }
-                if is_marker(lt) {
+                if is_marker(lt) && !context {
                     break;
                 }
                 if lt.is_empty() {

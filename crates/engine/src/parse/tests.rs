@@ -394,6 +394,50 @@ fn sections(patch: &str) -> Vec<(String, Option<String>, usize)> {
         .collect()
 }
 
+// Regression (issue 25): an indented ` *** Update File: b.txt` inside a chunk started a new
+// section; in the Codex grammar a line of one space and text is a context line, whatever the
+// text. (Markers padded otherwise, or in an envelope whose own markers carry that one space,
+// stay markers: `whitespace_padded_envelope_markers_are_markers`.)
+#[test]
+fn a_marker_after_the_context_space_is_a_context_line() {
+    for marker in [
+        "*** Update File: b.txt",
+        "*** Add File: b.txt",
+        "*** Delete File: b.txt",
+        "*** Move to: b.txt",
+        "*** End of File",
+        "*** End Patch",
+    ] {
+        for patch in [
+            format!(
+                "*** Begin Patch\n*** Update File: a.txt\n@@\n x\n {marker}\n-b\n+B\n*** End Patch\n"
+            ),
+            format!(
+                "*** Begin Patch\n*** Update File: a.txt\n@@\n-b\n+B\n {marker}\n*** Add File: c\n+c\n*** End Patch\n"
+            ),
+        ] {
+            let parsed = parse_patch(&patch).unwrap_or_else(|e| panic!("{patch}: {e}"));
+            let FileChange::Update { path, hunks, .. } = &parsed.files[0].change else {
+                panic!("expected an update: {patch}");
+            };
+            assert_eq!(path, "a.txt");
+            assert_eq!(hunks.len(), 1, "{patch}");
+            assert!(!hunks[0].at_eof, "{patch}");
+            assert!(
+                hunks[0]
+                    .lines
+                    .iter()
+                    .any(|l| (l.kind, l.text.as_str()) == (LineKind::Context, marker)),
+                "{patch}"
+            );
+            assert!(parsed.files.iter().all(|f| f.path() != "b.txt"), "{patch}");
+        }
+    }
+    // In an envelope indented by one space throughout, the same line is a marker.
+    let indented = " *** Begin Patch\n *** Update File: a.txt\n@@\n-b\n+B\n *** Update File: b.txt\n@@\n-c\n+C\n *** End Patch\n";
+    assert_eq!(update_paths(indented), ["a.txt", "b.txt"]);
+}
+
 // Regression (issue 25): a git section complete without hunks (a rename, a mode change, an
 // empty new file) took the `---`/`+++` of a plain diff after it, so that file's hunk was
 // applied to the renamed file and the file itself vanished from the report. A `---`/`+++`
