@@ -384,6 +384,58 @@ mod tests {
         );
     }
 
+    /// Regression (issue 25): `cd DIR && apply_patch <<'EOF'` wrote the envelope's files at the
+    /// root. They land under DIR now, and a DIR leaving the workspace is refused per file as
+    /// `path_outside_workspace` by the workspace's confinement, never dropped.
+    #[test]
+    fn a_cd_wrapper_places_files_under_its_directory_and_is_confined() {
+        let (dir, ws) = workspace(&[]);
+        std::fs::create_dir(dir.path().join("my dir")).unwrap();
+        std::fs::write(dir.path().join("my dir/f.txt"), "a\n").unwrap();
+        for open in [
+            "cd 'my dir' && apply_patch <<'EOF'",
+            "cd \"my dir\"; apply_patch <<EOF",
+            "cd my\\ dir && cat <<'EOF' | apply_patch",
+        ] {
+            let patch = format!(
+                "{open}\n*** Begin Patch\n*** Add File: new.txt\n+n\n*** Update File: f.txt\n@@\n-a\n+b\n*** End Patch\nEOF\n"
+            );
+            let opts = ApplyPatchOptions {
+                dry_run: true,
+                ..ApplyPatchOptions::default()
+            };
+            let report = apply_patch(&ws, &patch, &opts).unwrap();
+            assert_eq!(
+                report.summary(),
+                "A my dir/new.txt (+1)\nM my dir/f.txt (1 hunk)\n",
+                "{open}"
+            );
+        }
+        assert!(!dir.path().join("new.txt").exists());
+        let outside = tempfile::tempdir().unwrap();
+        let shown = outside.path().display().to_string();
+        for open in [
+            "cd .. && apply_patch <<'EOF'",
+            &format!("cd '{shown}' && apply_patch <<'EOF'"),
+        ] {
+            let patch = format!(
+                "{open}\n*** Begin Patch\n*** Add File: escaped.txt\n+x\n*** End Patch\nEOF\n"
+            );
+            let report = apply_patch(&ws, &patch, &ApplyPatchOptions::default()).unwrap();
+            let [file] = &report.files[..] else {
+                panic!("{open}: {}", report.summary());
+            };
+            match &file.status {
+                FileStatus::Failed(e) => {
+                    assert_eq!(e.reason, Reason::PathOutsideWorkspace, "{open}")
+                }
+                FileStatus::Applied(_) => panic!("{open}: applied"),
+            }
+        }
+        assert!(!dir.path().parent().unwrap().join("escaped.txt").exists());
+        assert!(!outside.path().join("escaped.txt").exists());
+    }
+
     /// Regression (issue 25): a mode-only git section took the `---`/`+++` of the plain section
     /// after it, so the new mode and the hunk went to the second file and the first vanished
     /// from the report. Each file gets its own change and its own line in the report.

@@ -13,8 +13,9 @@ const UPDATE: &str = "*** Update File: ";
 const MOVE: &str = "*** Move to: ";
 const EOF_MARK: &str = "*** End of File";
 
-fn path_of(rest: &str, pl: PLine<'_>) -> Result<String, EngineError> {
-    super::file_path(rest.trim(), pl.no)
+/// The path a marker names, relative to the wrapper's `cd DIR` when there was one.
+fn path_of(rest: &str, pl: PLine<'_>, dir: Option<&str>) -> Result<String, EngineError> {
+    super::file_path(rest.trim(), pl.no).map(|p| super::join_dir(dir, p))
 }
 
 /// `line` is a marker of the envelope: `*** ` at its start, or (padded with whitespace, as
@@ -41,7 +42,9 @@ fn is_context(line: &str, marker_indent: &str) -> bool {
             .is_some_and(|rest| rest.starts_with(|c: char| !c.is_whitespace()))
 }
 
-pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
+/// Parse the envelope in `lines`; `dir` is the directory of a wrapper's `cd DIR`, which every
+/// path is relative to.
+pub(super) fn parse(lines: &[PLine<'_>], dir: Option<&str>) -> Result<Patch, EngineError> {
     let start = lines
         .iter()
         .position(|l| l.text.trim() == BEGIN)
@@ -64,7 +67,7 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
         let pl = body[i];
         let t = pl.text.trim();
         if let Some(rest) = t.strip_prefix(ADD.trim_end()) {
-            let path = path_of(rest, pl)?;
+            let path = path_of(rest, pl, dir)?;
             i += 1;
             let mut content = Vec::new();
             while i < body.len() && !is_marker(body[i].text) {
@@ -93,7 +96,7 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
                 new_mode: None,
             });
         } else if let Some(rest) = t.strip_prefix(DELETE.trim_end()) {
-            let path = path_of(rest, pl)?;
+            let path = path_of(rest, pl, dir)?;
             i += 1;
             files.push(FilePatch {
                 change: FileChange::Delete {
@@ -105,13 +108,13 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
                 new_mode: None,
             });
         } else if let Some(rest) = t.strip_prefix(UPDATE.trim_end()) {
-            let path = path_of(rest, pl)?;
+            let path = path_of(rest, pl, dir)?;
             i += 1;
             let mut move_to = None;
             if i < body.len()
                 && let Some(rest) = body[i].text.trim().strip_prefix(MOVE.trim_end())
             {
-                move_to = Some(path_of(rest, body[i])?);
+                move_to = Some(path_of(rest, body[i], dir)?);
                 i += 1;
             }
             let mut hunks: Vec<Hunk> = Vec::new();

@@ -394,6 +394,119 @@ fn sections(patch: &str) -> Vec<(String, Option<String>, usize)> {
         .collect()
 }
 
+// Regression (issue 25): `cd 'foo bar' && apply_patch <<'EOF'` wrote `foo` at the workspace
+// root: the wrapper's `cd` was dropped with the rest of the command, where the Codex CLI
+// honours it. Every path of the envelope is now taken relative to the directory, joined
+// lexically (`..` and absolute directories are left for the workspace to confine).
+#[test]
+fn a_cd_before_apply_patch_moves_every_path_of_the_envelope() {
+    let envelope = "*** Begin Patch\n*** Add File: new.txt\n+x\n*** Delete File: old.txt\n*** Update File: f.txt\n*** Move to: sub/g.txt\n@@\n-a\n+b\n*** End Patch\n";
+    for (open, dir) in [
+        ("cd 'foo bar' && apply_patch <<'EOF'", "foo bar/"),
+        ("cd \"foo bar\" && apply_patch <<'EOF'", "foo bar/"),
+        ("cd foo\\ bar && apply_patch <<EOF", "foo bar/"),
+        ("cd 'foo'\" bar\" && apply_patch <<EOF", "foo bar/"),
+        ("cd src && apply_patch <<'EOF'", "src/"),
+        ("cd src/ && apply_patch <<'EOF'", "src/"),
+        ("cd src; apply_patch <<'EOF'", "src/"),
+        ("  cd src &&apply_patch<<'EOF'", "src/"),
+        ("cd src && cat <<'EOF' | apply_patch", "src/"),
+        (
+            "cd \"it's \\\"x\\\"\" && applypatch <<\"EOF\"",
+            "it's \"x\"/",
+        ),
+        ("cd a/b && apply_patch <<-EOF", "a/b/"),
+        ("cd .. && apply_patch <<'EOF'", "../"),
+        ("cd /abs/dir && apply_patch <<'EOF'", "/abs/dir/"),
+        ("cd / && apply_patch <<'EOF'", "/"),
+        ("cd . && apply_patch <<'EOF'", ""),
+        ("cd ./src && apply_patch <<'EOF'", "src/"),
+        ("cd .//src// && apply_patch <<'EOF'", "src/"),
+    ] {
+        let patch = format!("{open}\n{envelope}EOF\n");
+        let p = |name: &str| format!("{dir}{name}");
+        assert_eq!(
+            sections(&patch),
+            [
+                (p("new.txt"), Some(p("new.txt")), 0),
+                (p("old.txt"), None, 0),
+                (p("f.txt"), Some(p("sub/g.txt")), 1),
+            ],
+            "{open}"
+        );
+    }
+    // An absolute path in the envelope is not moved by the `cd`.
+    let patch = "cd src && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: /tmp/x\n+x\n*** End Patch\nEOF\n";
+    assert_eq!(
+        sections(patch),
+        [("/tmp/x".into(), Some("/tmp/x".into()), 0)]
+    );
+}
+
+// Anything in the wrapper lspedit cannot honour is refused naming it: ignoring a second `cd`,
+// a `pushd` or an expansion would write the files somewhere else than the command would.
+#[test]
+fn a_wrapper_command_that_cannot_be_honoured_is_refused_naming_it() {
+    for (open, needle) in [
+        ("cd a && cd b && apply_patch <<'EOF'", "`cd b &&`"),
+        ("pushd a && apply_patch <<'EOF'", "`pushd a &&`"),
+        ("FOO=1 apply_patch <<'EOF'", "`FOO=1`"),
+        ("sudo apply_patch <<'EOF'", "`sudo`"),
+        (
+            "cd $HOME && apply_patch <<'EOF'",
+            "`cd $HOME` (the shell would expand its `$`)",
+        ),
+        ("cd \"$DIR/x\" && apply_patch <<'EOF'", "`cd \"$DIR/x\"`"),
+        ("cd ~/x && apply_patch <<'EOF'", "`cd ~/x`"),
+        ("cd src* && apply_patch <<'EOF'", "`cd src*`"),
+        ("cd a || apply_patch <<'EOF'", "`cd a ||`"),
+        ("cd a & apply_patch <<'EOF'", "`cd a &`"),
+        ("cd - && apply_patch <<'EOF'", "`cd - &&`"),
+        ("cd && apply_patch <<'EOF'", "`cd && apply_patch`"),
+        (
+            "apply_patch <<'EOF' > log.txt",
+            "`> log.txt` after the heredoc",
+        ),
+        (
+            "apply_patch <<'EOF' && echo ok",
+            "`&& echo ok` after the heredoc",
+        ),
+        (
+            "cat <<'EOF' | tee x | apply_patch",
+            "`cat << 'EOF' | tee x | apply_patch`",
+        ),
+        ("git apply <<'EOF'", "it runs no `apply_patch`"),
+        ("cd 'a && apply_patch <<'EOF'", "unclosed quote"),
+        ("apply_patch <<$EOF", "`apply_patch << $EOF`"),
+    ] {
+        let patch = format!("{open}\n{ENVELOPE}EOF\n");
+        check_refused(&patch, Reason::InvalidDiffFormat, 1, needle);
+        check_refused(&patch, Reason::InvalidDiffFormat, 1, "cannot honour");
+    }
+    // A unified diff under a heredoc that changes directory: its paths would be read from the
+    // root, so the `cd` is refused too, not dropped with the rest of the line as prose.
+    let diff = "--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-a\n+b\n";
+    for open in [
+        "cd sub && git apply <<'EOF'",
+        "cd sub; patch -p1 <<EOF",
+        "pushd sub && apply_patch <<'EOF'",
+    ] {
+        let patch = format!("{open}\n{diff}EOF\n");
+        check_refused(
+            &patch,
+            Reason::InvalidDiffFormat,
+            1,
+            "cannot honour for a unified diff",
+        );
+    }
+    // Without a `cd` the line before a diff stays prose, ignored as git apply ignores it.
+    assert_eq!(
+        update_paths(&format!("git apply <<'EOF'\n{diff}EOF\n")),
+        ["f.txt"]
+    );
+    assert_eq!(update_paths(&format!("cd sub and run:\n{diff}")), ["f.txt"]);
+}
+
 // Regression (issue 25): an indented ` *** Update File: b.txt` inside a chunk started a new
 // section; in the Codex grammar a line of one space and text is a context line, whatever the
 // text. (Markers padded otherwise, or in an envelope whose own markers carry that one space,
