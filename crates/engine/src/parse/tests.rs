@@ -677,3 +677,28 @@ fn git_prefixes_are_stripped_from_either_side() {
     let nested = "--- b/a/x\n+++ a/a/x\n@@ -1 +1 @@\n-a\n+b\n";
     assert_eq!(sections(nested), [s("a/x", Some("a/x"), 1)]);
 }
+
+// A patch cut off in its last hunk is `truncated_input` whichever side's count is short: the
+// old side only, the new side only, or both; in the only file or the last of several.
+#[test]
+fn a_last_hunk_short_on_either_side_is_truncated() {
+    for (hunk, short) in [
+        ("@@ -1,2 +1,3 @@\n a\n-b\n+B\n", "1 line(s) short"),
+        ("@@ -1,3 +1,2 @@\n a\n-b\n+B\n", "1 line(s) short"),
+        ("@@ -1,2 +1,4 @@\n a\n+A\n", "2 line(s) short"),
+        ("@@ -1,4 +1,4 @@\n a\n-b\n+B\n", "2 line(s) short"),
+        ("@@ -1,3 +1,3 @@\n a\n b\n", "1 line(s) short"),
+    ] {
+        let only = format!("--- a/f\n+++ b/f\n{hunk}");
+        check_refused(&only, Reason::TruncatedInput, 3, short);
+        let last = format!("--- a/g\n+++ b/g\n@@ -1 +1 @@\n-g\n+G\n--- a/f\n+++ b/f\n{hunk}");
+        check_refused(&last, Reason::TruncatedInput, 8, short);
+        // The same counts short in a hunk that is not the last are recounted, not refused.
+        let middle = format!("--- a/f\n+++ b/f\n{hunk}@@ -9 +9 @@\n-g\n+G\n");
+        assert_eq!(
+            sections(&middle),
+            [("f".into(), Some("f".into()), 2)],
+            "{middle}"
+        );
+    }
+}
