@@ -106,3 +106,16 @@ fn a_hunk_past_the_end_of_the_file_is_out_of_bounds() {
         "hunk 1 targets line 500 but the file has 1 lines",
     );
 }
+
+// Regression (issue 25): ` *** Update File: b` inside a chunk is a context line the file must
+// hold, not the start of a section for `b`: a file without it is refused, where the section
+// used to end before it and apply without its change lines.
+#[test]
+fn a_context_line_that_reads_like_a_marker_must_be_in_the_file() {
+    check(
+        "*** Begin Patch\n*** Update File: a\n@@\n a\n *** Update File: b\n-c\n+C\n*** End Patch\n",
+        Some("a\nc\n"),
+        Reason::HunkMismatch,
+        "hunk 1 does not match the file",
+    );
+}

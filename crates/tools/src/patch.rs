@@ -383,4 +383,91 @@ mod tests {
             "x\nY\n"
         );
     }
+
+    /// Regression (issue 25): `cd DIR && apply_patch <<'EOF'` wrote the envelope's files at the
+    /// root. They land under DIR now, and a DIR leaving the workspace is refused per file as
+    /// `path_outside_workspace` by the workspace's confinement, never dropped.
+    #[test]
+    fn a_cd_wrapper_places_files_under_its_directory_and_is_confined() {
+        let (dir, ws) = workspace(&[]);
+        std::fs::create_dir(dir.path().join("my dir")).unwrap();
+        std::fs::write(dir.path().join("my dir/f.txt"), "a\n").unwrap();
+        for open in [
+            "cd 'my dir' && apply_patch <<'EOF'",
+            "cd \"my dir\"; apply_patch <<EOF",
+            "cd my\\ dir && cat <<'EOF' | apply_patch",
+        ] {
+            let patch = format!(
+                "{open}\n*** Begin Patch\n*** Add File: new.txt\n+n\n*** Update File: f.txt\n@@\n-a\n+b\n*** End Patch\nEOF\n"
+            );
+            let opts = ApplyPatchOptions {
+                dry_run: true,
+                ..ApplyPatchOptions::default()
+            };
+            let report = apply_patch(&ws, &patch, &opts).unwrap();
+            assert_eq!(
+                report.summary(),
+                "A my dir/new.txt (+1)\nM my dir/f.txt (1 hunk)\n",
+                "{open}"
+            );
+        }
+        assert!(!dir.path().join("new.txt").exists());
+        let outside = tempfile::tempdir().unwrap();
+        let shown = outside.path().display().to_string();
+        for open in [
+            "cd .. && apply_patch <<'EOF'",
+            &format!("cd '{shown}' && apply_patch <<'EOF'"),
+        ] {
+            let patch = format!(
+                "{open}\n*** Begin Patch\n*** Add File: escaped.txt\n+x\n*** End Patch\nEOF\n"
+            );
+            let report = apply_patch(&ws, &patch, &ApplyPatchOptions::default()).unwrap();
+            let [file] = &report.files[..] else {
+                panic!("{open}: {}", report.summary());
+            };
+            match &file.status {
+                FileStatus::Failed(e) => {
+                    assert_eq!(e.reason, Reason::PathOutsideWorkspace, "{open}")
+                }
+                FileStatus::Applied(_) => panic!("{open}: applied"),
+            }
+        }
+        assert!(!dir.path().parent().unwrap().join("escaped.txt").exists());
+        assert!(!outside.path().join("escaped.txt").exists());
+    }
+
+    /// Regression (issue 25): a mode-only git section took the `---`/`+++` of the plain section
+    /// after it, so the new mode and the hunk went to the second file and the first vanished
+    /// from the report. Each file gets its own change and its own line in the report.
+    #[cfg(unix)]
+    #[test]
+    fn a_mode_only_section_changes_its_own_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let (dir, ws) = workspace(&[("run.sh", "#!/bin/sh\n"), ("z.txt", "a\n")]);
+        for f in ["run.sh", "z.txt"] {
+            let perms = std::fs::Permissions::from_mode(0o644);
+            std::fs::set_permissions(dir.path().join(f), perms).unwrap();
+        }
+        let patch = "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n--- a/z.txt\n+++ b/z.txt\n@@ -1 +1 @@\n-a\n+b\n";
+        let report = apply_patch(&ws, patch, &ApplyPatchOptions::default()).unwrap();
+        let paths: Vec<&str> = report.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["run.sh", "z.txt"], "{}", report.summary());
+        assert!(report.all_applied(), "{}", report.summary());
+        let mode = |f: &str| {
+            std::fs::metadata(dir.path().join(f))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o777
+        };
+        assert_eq!((mode("run.sh"), mode("z.txt")), (0o755, 0o644));
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("z.txt")).unwrap(),
+            "b\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("run.sh")).unwrap(),
+            "#!/bin/sh\n"
+        );
+    }
 }

@@ -13,8 +13,9 @@ const UPDATE: &str = "*** Update File: ";
 const MOVE: &str = "*** Move to: ";
 const EOF_MARK: &str = "*** End of File";
 
-fn path_of(rest: &str, pl: PLine<'_>) -> Result<String, EngineError> {
-    super::file_path(rest.trim(), pl.no)
+/// The path a marker names, relative to the wrapper's `cd DIR` when there was one.
+fn path_of(rest: &str, pl: PLine<'_>, dir: Option<&str>) -> Result<String, EngineError> {
+    super::file_path(rest.trim(), pl.no).map(|p| super::join_dir(dir, p))
 }
 
 /// `line` is a marker of the envelope: `*** ` at its start, or (padded with whitespace, as
@@ -30,11 +31,26 @@ fn is_marker(line: &str) -> bool {
         || [BEGIN, END, EOF_MARK].contains(&t)
 }
 
-pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
+/// Inside an update's chunk, a line of one space and then text is a context line, even when the
+/// text is a marker (` *** Update File: b.txt` is the line `*** Update File: b.txt`), as the
+/// Codex grammar reads it; unless the envelope's own markers are indented by that one space
+/// (` *** Begin Patch`), which makes the marker a padded one.
+fn is_context(line: &str, marker_indent: &str) -> bool {
+    marker_indent != " "
+        && line
+            .strip_prefix(' ')
+            .is_some_and(|rest| rest.starts_with(|c: char| !c.is_whitespace()))
+}
+
+/// Parse the envelope in `lines`; `dir` is the directory of a wrapper's `cd DIR`, which every
+/// path is relative to.
+pub(super) fn parse(lines: &[PLine<'_>], dir: Option<&str>) -> Result<Patch, EngineError> {
     let start = lines
         .iter()
         .position(|l| l.text.trim() == BEGIN)
         .unwrap_or(0);
+    let begin = lines.get(start).map_or("", |l| l.text);
+    let marker_indent = &begin[..begin.len() - begin.trim_start().len()];
     let Some(end) = lines.iter().rposition(|l| l.text.trim() == END) else {
         let last = lines.last().map_or(1, |l| l.no);
         return Err(EngineError::at_line(
@@ -51,7 +67,7 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
         let pl = body[i];
         let t = pl.text.trim();
         if let Some(rest) = t.strip_prefix(ADD.trim_end()) {
-            let path = path_of(rest, pl)?;
+            let path = path_of(rest, pl, dir)?;
             i += 1;
             let mut content = Vec::new();
             while i < body.len() && !is_marker(body[i].text) {
@@ -80,7 +96,7 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
                 new_mode: None,
             });
         } else if let Some(rest) = t.strip_prefix(DELETE.trim_end()) {
-            let path = path_of(rest, pl)?;
+            let path = path_of(rest, pl, dir)?;
             i += 1;
             files.push(FilePatch {
                 change: FileChange::Delete {
@@ -92,13 +108,13 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
                 new_mode: None,
             });
         } else if let Some(rest) = t.strip_prefix(UPDATE.trim_end()) {
-            let path = path_of(rest, pl)?;
+            let path = path_of(rest, pl, dir)?;
             i += 1;
             let mut move_to = None;
             if i < body.len()
                 && let Some(rest) = body[i].text.trim().strip_prefix(MOVE.trim_end())
             {
-                move_to = Some(path_of(rest, body[i])?);
+                move_to = Some(path_of(rest, body[i], dir)?);
                 i += 1;
             }
             let mut hunks: Vec<Hunk> = Vec::new();
@@ -108,7 +124,8 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
             while i < body.len() {
                 let l = body[i];
                 let lt = l.text;
-                if lt.trim() == EOF_MARK {
+                let context = is_context(lt, marker_indent);
+                if lt.trim() == EOF_MARK && !context {
                     pending_blank.clear();
                     match hunks.last_mut() {
                         Some(h) => h.at_eof = true,
@@ -123,7 +140,7 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
                     i += 1;
                     continue;
                 }
-                if is_marker(lt) {
+                if is_marker(lt) && !context {
                     break;
                 }
                 if lt.is_empty() {

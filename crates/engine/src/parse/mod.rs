@@ -63,54 +63,251 @@ fn strip_wrapping(mut lines: Vec<PLine<'_>>) -> Vec<PLine<'_>> {
     lines
 }
 
-/// The delimiter of a shell heredoc opened on `line` (`apply_patch <<'EOF'`, `<<EOF`,
-/// `<<"EOF"`, `<<-EOF`, `cat <<'EOF' | apply_patch`), or `None` when the line opens none.
-fn heredoc_delimiter(line: &str) -> Option<&str> {
-    let (command, rest) = line.split_once("<<")?;
-    // `<<<` is a here-string, not a heredoc; a command before `<<` is a word, not patch text.
-    if rest.starts_with('<') || command.trim_start().starts_with("***") {
-        return None;
+/// One token of a shell command line: a word with its quotes removed, or an operator.
+#[derive(Debug)]
+enum Token<'a> {
+    Word {
+        value: String,
+        /// The word as written, quotes included.
+        raw: &'a str,
+        /// What in the word the shell would expand (`$`, a backquote, a glob, `~`, braces),
+        /// so its value is not what the command sees.
+        expands: Option<char>,
+    },
+    Op(&'a str),
+}
+
+impl Token<'_> {
+    fn raw(&self) -> &str {
+        match self {
+            Token::Word { raw, .. } => raw,
+            Token::Op(op) => op,
+        }
     }
-    let rest = rest.strip_prefix('-').unwrap_or(rest).trim_start();
-    let (word, after) = match rest.chars().next()? {
-        q @ ('\'' | '"') => {
-            let body = &rest[1..];
-            let end = body.find(q)?;
-            (&body[..end], &body[end + 1..])
+
+    /// A word the shell passes on as written, equal to `literal`.
+    fn is(&self, literal: &str) -> bool {
+        matches!(self, Token::Word { value, expands: None, .. } if value == literal)
+    }
+}
+
+const OPERATORS: [&str; 13] = [
+    "<<<", "<<-", "<<", "&&", "||", ";;", ">>", ";", "&", "|", "<", ">", "(",
+];
+
+/// Split one shell command line into words and operators, undoing quotes and backslashes.
+/// `Err` says what the line holds that no simple reading of it can take (an unclosed quote).
+fn shell_tokens(line: &str) -> Result<Vec<Token<'_>>, String> {
+    let mut tokens = Vec::new();
+    let mut rest = line.trim_start();
+    while !rest.is_empty() {
+        if let Some(op) = OPERATORS
+            .iter()
+            .chain(&[")", "#"])
+            .find(|op| rest.starts_with(**op))
+        {
+            tokens.push(Token::Op(&rest[..op.len()]));
+            rest = rest[op.len()..].trim_start();
+            continue;
         }
-        _ => {
-            let end = rest
-                .find(|c: char| c.is_whitespace() || c == '|' || c == ';')
-                .unwrap_or(rest.len());
-            (&rest[..end], &rest[end..])
+        let mut value = String::new();
+        let mut expands = None;
+        let mut chars = rest.char_indices().peekable();
+        let mut end = rest.len();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                c if c.is_whitespace() || ";&|<>()".contains(c) => {
+                    end = i;
+                    break;
+                }
+                '\'' => loop {
+                    match chars.next() {
+                        Some((_, '\'')) => break,
+                        Some((_, c)) => value.push(c),
+                        None => return Err(format!("the unclosed quote in `{rest}`")),
+                    }
+                },
+                '"' => loop {
+                    match chars.next() {
+                        Some((_, '"')) => break,
+                        Some((_, '\\')) => match chars.next() {
+                            Some((_, c @ ('$' | '`' | '"' | '\\'))) => value.push(c),
+                            Some((_, c)) => {
+                                value.push('\\');
+                                value.push(c);
+                            }
+                            None => return Err(format!("the unclosed quote in `{rest}`")),
+                        },
+                        Some((_, c @ ('$' | '`'))) => {
+                            expands.get_or_insert(c);
+                            value.push(c);
+                        }
+                        Some((_, c)) => value.push(c),
+                        None => return Err(format!("the unclosed quote in `{rest}`")),
+                    }
+                },
+                '\\' => match chars.next() {
+                    Some((_, c)) => value.push(c),
+                    None => return Err(format!("the line continuation in `{rest}`")),
+                },
+                '$' | '`' | '*' | '?' | '[' | '{' => {
+                    expands.get_or_insert(c);
+                    value.push(c);
+                }
+                '~' if i == 0 => {
+                    expands.get_or_insert(c);
+                    value.push(c);
+                }
+                c => value.push(c),
+            }
         }
+        tokens.push(Token::Word {
+            value,
+            raw: &rest[..end],
+            expands,
+        });
+        rest = rest[end..].trim_start();
+    }
+    Ok(tokens)
+}
+
+/// The shell command a Codex envelope came wrapped in, as far as lspedit honours it.
+#[derive(Debug)]
+struct Wrapper {
+    /// The heredoc's delimiter: the line that ends the patch.
+    delimiter: String,
+    /// `DIR` of a leading `cd DIR &&` (or `cd DIR;`): every path of the envelope is taken
+    /// relative to it, as the Codex CLI does.
+    dir: Option<String>,
+}
+
+/// `<<'EOF'` at the start of `tokens`: the delimiter and the tokens after it.
+fn heredoc<'t, 'a>(tokens: &'t [Token<'a>]) -> Option<(String, &'t [Token<'a>])> {
+    match tokens {
+        [
+            Token::Op("<<" | "<<-"),
+            Token::Word {
+                value,
+                expands: None,
+                ..
+            },
+            tail @ ..,
+        ] if !value.is_empty()
+            && value
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.') =>
+        {
+            Some((value.clone(), tail))
+        }
+        _ => None,
+    }
+}
+
+/// Read the command line opening a heredoc around an envelope. Understood: `apply_patch
+/// <<'EOF'` and `cat <<'EOF' | apply_patch` (`applypatch` too; any quoting of the delimiter,
+/// `<<-`), optionally after one `cd DIR &&` or `cd DIR;`. `Err` names the part of the command
+/// that is not honoured: running the patch without it would write somewhere else than meant.
+fn read_wrapper(line: &str) -> Result<Wrapper, String> {
+    let tokens = shell_tokens(line)?;
+    let mut rest = &tokens[..];
+    let mut dir = None;
+    if rest.first().is_some_and(|t| t.is("cd")) {
+        match rest {
+            [
+                _,
+                Token::Word {
+                    value,
+                    expands: None,
+                    ..
+                },
+                Token::Op("&&" | ";"),
+                tail @ ..,
+            ] if !value.is_empty() && !value.starts_with('-') => {
+                dir = Some(value.clone());
+                rest = tail;
+            }
+            [
+                _,
+                word @ Token::Word {
+                    expands: Some(c), ..
+                },
+                ..,
+            ] => {
+                return Err(format!(
+                    "`cd {}` (the shell would expand its `{c}`)",
+                    word.raw()
+                ));
+            }
+            _ => {
+                let shown: Vec<&str> = rest.iter().take(3).map(Token::raw).collect();
+                return Err(format!("`{}`", shown.join(" ")));
+            }
+        }
+    }
+    let is_apply = |t: &Token<'_>| t.is("apply_patch") || t.is("applypatch");
+    let Some(start) = rest.iter().position(|t| is_apply(t) || t.is("cat")) else {
+        return Err(format!("`{}`: it runs no `apply_patch`", line.trim()));
     };
-    let word_ok = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.');
-    // After the delimiter only a pipe into the applying command may follow.
-    let after = after.trim();
-    (word_ok && (after.is_empty() || after.starts_with('|'))).then_some(word)
+    if start > 0 {
+        let shown: Vec<&str> = rest[..start].iter().map(Token::raw).collect();
+        return Err(format!("`{}`", shown.join(" ")));
+    }
+    let (delimiter, left) = match rest {
+        [cmd, tail @ ..] if is_apply(cmd) => heredoc(tail),
+        [_cat, tail @ ..] => heredoc(tail).and_then(|(d, after)| match after {
+            [Token::Op("|"), cmd, after @ ..] if is_apply(cmd) => Some((d, after)),
+            _ => None,
+        }),
+        [] => None,
+    }
+    .ok_or_else(|| {
+        let shown: Vec<&str> = rest.iter().map(Token::raw).collect();
+        format!("`{}`", shown.join(" "))
+    })?;
+    if !left.is_empty() {
+        let shown: Vec<&str> = left.iter().map(Token::raw).collect();
+        return Err(format!("`{}` after the heredoc", shown.join(" ")));
+    }
+    Ok(Wrapper { delimiter, dir })
 }
 
 /// Unwrap a shell heredoc around a Codex envelope: models send the command they would run
-/// (`apply_patch <<'EOF'` … `EOF`). The opener must be directly followed by `*** Begin Patch`
-/// and the last line must be the delimiter; anything else is refused naming the line, since a
-/// guess at where the patch ends could apply a different patch than the one meant.
-fn strip_heredoc<'a>(lines: Vec<PLine<'a>>) -> Result<Vec<PLine<'a>>, EngineError> {
+/// (`apply_patch <<'EOF'` … `EOF`, `cd dir && apply_patch <<'EOF'` …). The opener must be
+/// directly followed by `*** Begin Patch` and the last line must be the delimiter; anything
+/// else, and any part of the command lspedit does not honour, is refused naming the line,
+/// since a guess could apply a different patch than the one meant, or in another place.
+/// Returns the envelope's lines and the directory its paths are relative to.
+fn strip_heredoc<'a>(
+    lines: Vec<PLine<'a>>,
+) -> Result<(Vec<PLine<'a>>, Option<String>), EngineError> {
     let Some(first) = lines.first().copied() else {
-        return Ok(lines);
+        return Ok((lines, None));
     };
-    let Some(delimiter) = heredoc_delimiter(first.text) else {
-        return Ok(lines);
-    };
-    let next = lines[1..].iter().find(|l| !l.text.trim().is_empty());
-    if next.is_none_or(|l| l.text.trim() != BEGIN_PATCH) {
-        return Ok(lines);
+    // `<<<` is a here-string, not a heredoc; a line starting `***` is patch text.
+    if !first.text.contains("<<") || first.text.trim_start().starts_with("***") {
+        return Ok((lines, None));
     }
+    let next = lines[1..].iter().find(|l| !l.text.trim().is_empty());
+    let Some(next) = next else {
+        return Ok((lines, None));
+    };
+    if next.text.trim() != BEGIN_PATCH {
+        refuse_directory_change(first, next)?;
+        return Ok((lines, None));
+    }
+    let wrapper = read_wrapper(first.text).map_err(|what| {
+        EngineError::at_line(
+            Reason::InvalidDiffFormat,
+            first.no,
+            format!(
+                "the patch is wrapped in the shell command `{}`, and lspedit cannot honour {what}. Nothing was applied. Understood are `apply_patch <<'EOF'` and `cat <<'EOF' | apply_patch`, optionally after one `cd DIR &&`; or send the `*** Begin Patch` … `*** End Patch` text alone, with paths relative to the workspace root",
+                first.text.trim()
+            ),
+        )
+    })?;
+    let delimiter = wrapper.delimiter.as_str();
     let Some(last) = lines.last().copied() else {
-        return Ok(lines);
+        return Ok((lines, None));
     };
     if lines.len() < 3 || last.text.trim() != delimiter {
         return Err(EngineError::at_line(
@@ -124,7 +321,53 @@ fn strip_heredoc<'a>(lines: Vec<PLine<'a>>) -> Result<Vec<PLine<'a>>, EngineErro
             ),
         ));
     }
-    Ok(lines[1..lines.len() - 1].to_vec())
+    Ok((lines[1..lines.len() - 1].to_vec(), wrapper.dir))
+}
+
+/// A unified diff right after a heredoc opener that changes directory (`cd sub && patch -p1
+/// <<'EOF'`) is refused: the diff's paths would be read relative to the workspace root, not
+/// the directory, and `git apply` and `patch` disagree on what that directory means for them.
+/// Text before a diff is otherwise prose, ignored as git apply ignores it.
+fn refuse_directory_change(first: PLine<'_>, next: &PLine<'_>) -> Result<(), EngineError> {
+    if !starts_unified(next.text) {
+        return Ok(());
+    }
+    let Ok(tokens) = shell_tokens(first.text) else {
+        return Ok(());
+    };
+    let opens_heredoc = tokens.iter().any(|t| matches!(t, Token::Op("<<" | "<<-")));
+    let Some(cd) = tokens.iter().find(|t| t.is("cd") || t.is("pushd")) else {
+        return Ok(());
+    };
+    if !opens_heredoc {
+        return Ok(());
+    }
+    Err(EngineError::at_line(
+        Reason::InvalidDiffFormat,
+        first.no,
+        format!(
+            "the diff is wrapped in the shell command `{}`, whose `{}` lspedit cannot honour for a unified diff. Nothing was applied; send the diff alone, with paths relative to the workspace root",
+            first.text.trim(),
+            cd.raw()
+        ),
+    ))
+}
+
+/// `path` as seen from inside `dir` (a wrapper's `cd DIR`), joined lexically: an absolute path
+/// stays as it is, and `..` or an absolute `dir` is kept for the caller's confinement to judge.
+pub(crate) fn join_dir(dir: Option<&str>, path: String) -> String {
+    let Some(mut dir) = dir else { return path };
+    // `./src` and `src` are one directory; the report names it the short way.
+    while let Some(rest) = dir.strip_prefix("./") {
+        dir = rest.trim_start_matches('/');
+    }
+    if path.starts_with('/') || dir.is_empty() || dir == "." {
+        return path;
+    }
+    match dir.trim_end_matches('/') {
+        "" => format!("/{path}"),
+        dir => format!("{dir}/{path}"),
+    }
 }
 
 const BEGIN_PATCH: &str = "*** Begin Patch";
@@ -139,13 +382,13 @@ fn starts_unified(text: &str) -> bool {
 /// Errors: `empty_diff` (nothing in it), `invalid_diff_format`, `truncated_input`,
 /// `anchored_addition`, `binary_file` (git binary patches), `unsafe_diff` (copies).
 pub fn parse_patch(text: &str) -> Result<Patch, EngineError> {
-    let lines = strip_heredoc(strip_wrapping(split_lines(text)))?;
+    let (lines, dir) = strip_heredoc(strip_wrapping(split_lines(text)))?;
     let Some(first) = lines.iter().find(|l| !l.text.trim().is_empty()) else {
         return Err(EngineError::new(Reason::EmptyDiff, "the patch is empty"));
     };
     // Markers padded with whitespace are still markers (models indent whole patches).
     let patch = if first.text.trim() == BEGIN_PATCH {
-        codex::parse(&lines)?
+        codex::parse(&lines, dir.as_deref())?
     } else if let Some(begin) = lines
         .iter()
         .take_while(|l| !starts_unified(l.text))
@@ -237,25 +480,36 @@ pub(crate) fn parse_body(kind: LineKind, body: &str, pl: PLine<'_>) -> HunkLine 
     }
 }
 
-/// Checks every parsed hunk gets: `+` lines that all carry anchors, and a last patch line that
+/// Checks every parsed hunk gets: no `+` line carries an anchor, and a last patch line that
 /// was cut mid-anchor or is an unterminated addition.
+///
+/// A `+` line starting like an anchor (`+9abcd|B`) is refused whether all of the hunk's `+`
+/// lines do so or only one: dropping the prefix writes other text than the line says when it is
+/// content, and keeping it writes an anchor into the file when it was copied from the hashline
+/// view. Only a refusal corrupts neither, and one rule for every `+` line keeps a hunk from
+/// meaning something else because a neighbouring line changed.
 pub(crate) fn check_hunk(
     hunk: &mut Hunk,
     index: usize,
     last_line: Option<PLine<'_>>,
 ) -> Result<(), EngineError> {
-    let adds: Vec<&HunkLine> = hunk
-        .lines
-        .iter()
-        .filter(|l| l.kind == LineKind::Add)
-        .collect();
-    if !adds.is_empty() && adds.iter().all(|l| l.anchor.is_some()) {
+    let adds = hunk.lines.iter().filter(|l| l.kind == LineKind::Add);
+    let anchored = adds.clone().filter(|l| l.anchor.is_some()).count();
+    if let Some(first) = adds.clone().find(|l| l.anchor.is_some()) {
+        let anchor = first.anchor.map(|a| a.to_string()).unwrap_or_default();
+        let which = if anchored == adds.count() {
+            format!("every `+` line carries an anchor like `{anchor}|`")
+        } else {
+            format!(
+                "the `+` line `+{anchor}|{}` starts with an anchor",
+                first.text
+            )
+        };
         return Err(EngineError::at_line(
             Reason::AnchoredAddition,
-            adds[0].patch_line,
+            first.patch_line,
             format!(
-                "hunk {index}: every `+` line carries an anchor like `{}|`. Anchors belong only on context and removal lines; write added lines as plain `+text`",
-                adds[0].anchor.map(|a| a.to_string()).unwrap_or_default()
+                "hunk {index}: {which}. Anchors belong only on context and removal lines; write added lines as plain `+text`. Nothing was applied; if `{anchor}|` really begins the line's text, a patch cannot add it: write the file whole or edit it by search and replace"
             ),
         )
         .with_hunk(index));

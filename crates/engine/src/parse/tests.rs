@@ -373,3 +373,332 @@ fn codex_blank_lines_between_change_lines_are_context() {
         ]
     );
 }
+
+/// Every section of `patch` as (path read, path after, hunk count).
+fn sections(patch: &str) -> Vec<(String, Option<String>, usize)> {
+    parse_patch(patch)
+        .unwrap_or_else(|e| panic!("{patch:?}: {e}"))
+        .files
+        .iter()
+        .map(|f| {
+            let hunks = match &f.change {
+                FileChange::Add { .. } => 0,
+                FileChange::Delete { hunks, .. } | FileChange::Update { hunks, .. } => hunks.len(),
+            };
+            (
+                f.path().to_string(),
+                f.new_path().map(str::to_string),
+                hunks,
+            )
+        })
+        .collect()
+}
+
+// Regression (issue 25): `cd 'foo bar' && apply_patch <<'EOF'` wrote `foo` at the workspace
+// root: the wrapper's `cd` was dropped with the rest of the command, where the Codex CLI
+// honours it. Every path of the envelope is now taken relative to the directory, joined
+// lexically (`..` and absolute directories are left for the workspace to confine).
+#[test]
+fn a_cd_before_apply_patch_moves_every_path_of_the_envelope() {
+    let envelope = "*** Begin Patch\n*** Add File: new.txt\n+x\n*** Delete File: old.txt\n*** Update File: f.txt\n*** Move to: sub/g.txt\n@@\n-a\n+b\n*** End Patch\n";
+    for (open, dir) in [
+        ("cd 'foo bar' && apply_patch <<'EOF'", "foo bar/"),
+        ("cd \"foo bar\" && apply_patch <<'EOF'", "foo bar/"),
+        ("cd foo\\ bar && apply_patch <<EOF", "foo bar/"),
+        ("cd 'foo'\" bar\" && apply_patch <<EOF", "foo bar/"),
+        ("cd src && apply_patch <<'EOF'", "src/"),
+        ("cd src/ && apply_patch <<'EOF'", "src/"),
+        ("cd src; apply_patch <<'EOF'", "src/"),
+        ("  cd src &&apply_patch<<'EOF'", "src/"),
+        ("cd src && cat <<'EOF' | apply_patch", "src/"),
+        (
+            "cd \"it's \\\"x\\\"\" && applypatch <<\"EOF\"",
+            "it's \"x\"/",
+        ),
+        ("cd a/b && apply_patch <<-EOF", "a/b/"),
+        ("cd .. && apply_patch <<'EOF'", "../"),
+        ("cd /abs/dir && apply_patch <<'EOF'", "/abs/dir/"),
+        ("cd / && apply_patch <<'EOF'", "/"),
+        ("cd . && apply_patch <<'EOF'", ""),
+        ("cd ./src && apply_patch <<'EOF'", "src/"),
+        ("cd .//src// && apply_patch <<'EOF'", "src/"),
+    ] {
+        let patch = format!("{open}\n{envelope}EOF\n");
+        let p = |name: &str| format!("{dir}{name}");
+        assert_eq!(
+            sections(&patch),
+            [
+                (p("new.txt"), Some(p("new.txt")), 0),
+                (p("old.txt"), None, 0),
+                (p("f.txt"), Some(p("sub/g.txt")), 1),
+            ],
+            "{open}"
+        );
+    }
+    // An absolute path in the envelope is not moved by the `cd`.
+    let patch = "cd src && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: /tmp/x\n+x\n*** End Patch\nEOF\n";
+    assert_eq!(
+        sections(patch),
+        [("/tmp/x".into(), Some("/tmp/x".into()), 0)]
+    );
+}
+
+// Anything in the wrapper lspedit cannot honour is refused naming it: ignoring a second `cd`,
+// a `pushd` or an expansion would write the files somewhere else than the command would.
+#[test]
+fn a_wrapper_command_that_cannot_be_honoured_is_refused_naming_it() {
+    for (open, needle) in [
+        ("cd a && cd b && apply_patch <<'EOF'", "`cd b &&`"),
+        ("pushd a && apply_patch <<'EOF'", "`pushd a &&`"),
+        ("FOO=1 apply_patch <<'EOF'", "`FOO=1`"),
+        ("sudo apply_patch <<'EOF'", "`sudo`"),
+        (
+            "cd $HOME && apply_patch <<'EOF'",
+            "`cd $HOME` (the shell would expand its `$`)",
+        ),
+        ("cd \"$DIR/x\" && apply_patch <<'EOF'", "`cd \"$DIR/x\"`"),
+        ("cd ~/x && apply_patch <<'EOF'", "`cd ~/x`"),
+        ("cd src* && apply_patch <<'EOF'", "`cd src*`"),
+        ("cd a || apply_patch <<'EOF'", "`cd a ||`"),
+        ("cd a & apply_patch <<'EOF'", "`cd a &`"),
+        ("cd - && apply_patch <<'EOF'", "`cd - &&`"),
+        ("cd && apply_patch <<'EOF'", "`cd && apply_patch`"),
+        (
+            "apply_patch <<'EOF' > log.txt",
+            "`> log.txt` after the heredoc",
+        ),
+        (
+            "apply_patch <<'EOF' && echo ok",
+            "`&& echo ok` after the heredoc",
+        ),
+        (
+            "cat <<'EOF' | tee x | apply_patch",
+            "`cat << 'EOF' | tee x | apply_patch`",
+        ),
+        ("git apply <<'EOF'", "it runs no `apply_patch`"),
+        ("cd 'a && apply_patch <<'EOF'", "unclosed quote"),
+        ("apply_patch <<$EOF", "`apply_patch << $EOF`"),
+    ] {
+        let patch = format!("{open}\n{ENVELOPE}EOF\n");
+        check_refused(&patch, Reason::InvalidDiffFormat, 1, needle);
+        check_refused(&patch, Reason::InvalidDiffFormat, 1, "cannot honour");
+    }
+    // A unified diff under a heredoc that changes directory: its paths would be read from the
+    // root, so the `cd` is refused too, not dropped with the rest of the line as prose.
+    let diff = "--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-a\n+b\n";
+    for open in [
+        "cd sub && git apply <<'EOF'",
+        "cd sub; patch -p1 <<EOF",
+        "pushd sub && apply_patch <<'EOF'",
+    ] {
+        let patch = format!("{open}\n{diff}EOF\n");
+        check_refused(
+            &patch,
+            Reason::InvalidDiffFormat,
+            1,
+            "cannot honour for a unified diff",
+        );
+    }
+    // Without a `cd` the line before a diff stays prose, ignored as git apply ignores it.
+    assert_eq!(
+        update_paths(&format!("git apply <<'EOF'\n{diff}EOF\n")),
+        ["f.txt"]
+    );
+    assert_eq!(update_paths(&format!("cd sub and run:\n{diff}")), ["f.txt"]);
+}
+
+// Regression (issue 25): an indented ` *** Update File: b.txt` inside a chunk started a new
+// section; in the Codex grammar a line of one space and text is a context line, whatever the
+// text. (Markers padded otherwise, or in an envelope whose own markers carry that one space,
+// stay markers: `whitespace_padded_envelope_markers_are_markers`.)
+#[test]
+fn a_marker_after_the_context_space_is_a_context_line() {
+    for marker in [
+        "*** Update File: b.txt",
+        "*** Add File: b.txt",
+        "*** Delete File: b.txt",
+        "*** Move to: b.txt",
+        "*** End of File",
+        "*** End Patch",
+    ] {
+        for patch in [
+            format!(
+                "*** Begin Patch\n*** Update File: a.txt\n@@\n x\n {marker}\n-b\n+B\n*** End Patch\n"
+            ),
+            format!(
+                "*** Begin Patch\n*** Update File: a.txt\n@@\n-b\n+B\n {marker}\n*** Add File: c\n+c\n*** End Patch\n"
+            ),
+        ] {
+            let parsed = parse_patch(&patch).unwrap_or_else(|e| panic!("{patch}: {e}"));
+            let FileChange::Update { path, hunks, .. } = &parsed.files[0].change else {
+                panic!("expected an update: {patch}");
+            };
+            assert_eq!(path, "a.txt");
+            assert_eq!(hunks.len(), 1, "{patch}");
+            assert!(!hunks[0].at_eof, "{patch}");
+            assert!(
+                hunks[0]
+                    .lines
+                    .iter()
+                    .any(|l| (l.kind, l.text.as_str()) == (LineKind::Context, marker)),
+                "{patch}"
+            );
+            assert!(parsed.files.iter().all(|f| f.path() != "b.txt"), "{patch}");
+        }
+    }
+    // In an envelope indented by one space throughout, the same line is a marker.
+    let indented = " *** Begin Patch\n *** Update File: a.txt\n@@\n-b\n+B\n *** Update File: b.txt\n@@\n-c\n+C\n *** End Patch\n";
+    assert_eq!(update_paths(indented), ["a.txt", "b.txt"]);
+}
+
+// Regression (issue 25): a git section complete without hunks (a rename, a mode change, an
+// empty new file) took the `---`/`+++` of a plain diff after it, so that file's hunk was
+// applied to the renamed file and the file itself vanished from the report. A `---`/`+++`
+// pair belongs to such a section only when it names the section's own files, as in git.
+#[test]
+fn each_section_keeps_its_own_hunks_in_any_order() {
+    let rename = "diff --git a/x b/y\nsimilarity index 100%\nrename from x\nrename to y\n";
+    let rename_similarity_last =
+        "diff --git a/x b/y\nrename from x\nrename to y\nsimilarity index 100%\n";
+    let mode = "diff --git a/x b/x\nold mode 100644\nnew mode 100755\n";
+    let empty_new = "diff --git a/x b/x\nnew file mode 100644\nindex 0000000..e69de29\n";
+    let plain = "--- a/z\n+++ b/z\n@@ -1 +1 @@\n-a\n+b\n";
+    let create = "--- /dev/null\n+++ b/z\n@@ -0,0 +1 @@\n+z\n";
+    let delete = "--- a/z\n+++ /dev/null\n@@ -1 +0,0 @@\n-z\n";
+    let git = "diff --git a/z b/z\nindex 1..2 100644\n--- a/z\n+++ b/z\n@@ -1 +1 @@\n-a\n+b\n";
+    let s = |p: &str, n: Option<&str>, h: usize| (p.to_string(), n.map(str::to_string), h);
+    for (first, own) in [
+        (rename, s("x", Some("y"), 0)),
+        (rename_similarity_last, s("x", Some("y"), 0)),
+        (mode, s("x", Some("x"), 0)),
+        (empty_new, s("x", Some("x"), 0)),
+    ] {
+        for (second, other) in [
+            (plain, s("z", Some("z"), 1)),
+            (create, s("z", Some("z"), 0)),
+            (delete, s("z", None, 1)),
+            (git, s("z", Some("z"), 1)),
+        ] {
+            let forward = format!("{first}{second}");
+            assert_eq!(
+                sections(&forward),
+                [own.clone(), other.clone()],
+                "{forward}"
+            );
+            let backward = format!("{second}{first}");
+            assert_eq!(
+                sections(&backward),
+                [other.clone(), own.clone()],
+                "{backward}"
+            );
+        }
+    }
+    // The mode-only section changes the mode of its own file, not the next one's.
+    let parsed = parse_patch(&format!("{mode}{plain}")).unwrap();
+    assert_eq!(parsed.files[0].mode_change(), Some(0o100755));
+    assert_eq!(parsed.files[1].mode_change(), None);
+    // A git section's own `---`/`+++` still belong to it: rename with an edit, mode with one.
+    let renamed_edit = "diff --git a/x b/y\nsimilarity index 90%\nrename from x\nrename to y\n--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n";
+    assert_eq!(sections(renamed_edit), [s("x", Some("y"), 1)]);
+    let mode_edit = format!("{mode}--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n");
+    assert_eq!(sections(&mode_edit), [s("x", Some("x"), 1)]);
+    // Quoted paths in the git header are compared unquoted.
+    let quoted = "diff --git \"a/sp ace\" \"b/sp ace\"\nold mode 100644\nnew mode 100755\n--- \"a/sp ace\"\n+++ \"b/sp ace\"\n@@ -1 +1 @@\n-a\n+b\n";
+    assert_eq!(sections(quoted), [s("sp ace", Some("sp ace"), 1)]);
+}
+
+// Regression (issue 25): `+9abcd|B` among plain `+` lines lost its anchor-like prefix without a
+// word; only a hunk whose every `+` line carried one was refused. Now any `+` line that starts
+// with an anchor is refused, naming the line, wherever it stands in the hunk and whatever the
+// format: the prefix is neither dropped nor written.
+#[test]
+fn an_anchor_on_any_added_line_is_refused_naming_it() {
+    for (adds, line) in [
+        ("+9abcd|B\n+C\n", 6),
+        ("+C\n+9abcd|B\n", 7),
+        ("+C\n+9abcd|B\n+D\n", 7),
+        ("+C\n+ 9abcd| B\n", 7),
+        ("+9abcd|B\n+9abce|C\n", 6),
+    ] {
+        for header in ["@@ -1,2 +1,3 @@", "@@ @@"] {
+            let patch = format!("--- a/f\n+++ b/f\n{header}\n a\n-b\n{adds} c\n");
+            check_refused(&patch, Reason::AnchoredAddition, line, "9abcd|");
+            check_refused(&patch, Reason::AnchoredAddition, line, "hunk 1: ");
+        }
+        let codex =
+            format!("*** Begin Patch\n*** Update File: f\n@@\n a\n-b\n{adds} c\n*** End Patch\n");
+        check_refused(&codex, Reason::AnchoredAddition, line, "9abcd|");
+    }
+    // Created from /dev/null too.
+    check_refused(
+        "--- /dev/null\n+++ b/f\n@@ -0,0 +1,2 @@\n+a\n+1abcd|b\n",
+        Reason::AnchoredAddition,
+        5,
+        "`+1abcd|b` starts with an anchor",
+    );
+    // Text that does not start with a whole anchor and bar is content, kept verbatim.
+    for text in ["9abcd", "x 9abcd|B", "9abcz|B", "9|B", "abcd|B"] {
+        let patch = format!("--- a/f\n+++ b/f\n@@ -1 +1,2 @@\n a\n+{text}\n+C\n");
+        let parsed = parse_patch(&patch).unwrap();
+        let FileChange::Update { hunks, .. } = &parsed.files[0].change else {
+            panic!("expected an update");
+        };
+        assert_eq!(hunks[0].lines[1].text, text);
+        assert_eq!(hunks[0].lines[1].anchor, None);
+    }
+}
+
+// Regression (issue 25): a reversed diff (`git diff -R` writes `--- b/x` / `+++ a/x`) named
+// `b/x` moved to `a/x` and was refused as `file_not_found`; git apply and `patch -p1` strip one
+// prefix from each side, whichever it is.
+#[test]
+fn git_prefixes_are_stripped_from_either_side() {
+    let s = |p: &str, n: Option<&str>, h: usize| (p.to_string(), n.map(str::to_string), h);
+    for (old, new) in [
+        ("b/x", "a/x"),
+        ("a/x", "b/x"),
+        ("a/x", "a/x"),
+        ("b/x", "b/x"),
+        ("x", "b/x"),
+    ] {
+        let patch = format!("--- {old}\n+++ {new}\n@@ -1 +1 @@\n-a\n+b\n");
+        assert_eq!(sections(&patch), [s("x", Some("x"), 1)], "{patch}");
+        let git = format!(
+            "diff --git {old} {new}\nindex 1..2 100644\n--- {old}\n+++ {new}\n@@ -1 +1 @@\n-a\n+b\n"
+        );
+        assert_eq!(sections(&git), [s("x", Some("x"), 1)], "{git}");
+    }
+    // A reversed rename and a reversed mode change name the right files.
+    let rename = "diff --git b/new a/old\nsimilarity index 100%\nrename from new\nrename to old\n";
+    assert_eq!(sections(rename), [s("new", Some("old"), 0)]);
+    let mode = "diff --git b/run.sh a/run.sh\nold mode 100755\nnew mode 100644\n";
+    assert_eq!(sections(mode), [s("run.sh", Some("run.sh"), 0)]);
+    // Only one prefix goes: a directory named `a` or `b` under it stays.
+    let nested = "--- b/a/x\n+++ a/a/x\n@@ -1 +1 @@\n-a\n+b\n";
+    assert_eq!(sections(nested), [s("a/x", Some("a/x"), 1)]);
+}
+
+// A patch cut off in its last hunk is `truncated_input` whichever side's count is short: the
+// old side only, the new side only, or both; in the only file or the last of several.
+#[test]
+fn a_last_hunk_short_on_either_side_is_truncated() {
+    for (hunk, short) in [
+        ("@@ -1,2 +1,3 @@\n a\n-b\n+B\n", "1 line(s) short"),
+        ("@@ -1,3 +1,2 @@\n a\n-b\n+B\n", "1 line(s) short"),
+        ("@@ -1,2 +1,4 @@\n a\n+A\n", "2 line(s) short"),
+        ("@@ -1,4 +1,4 @@\n a\n-b\n+B\n", "2 line(s) short"),
+        ("@@ -1,3 +1,3 @@\n a\n b\n", "1 line(s) short"),
+    ] {
+        let only = format!("--- a/f\n+++ b/f\n{hunk}");
+        check_refused(&only, Reason::TruncatedInput, 3, short);
+        let last = format!("--- a/g\n+++ b/g\n@@ -1 +1 @@\n-g\n+G\n--- a/f\n+++ b/f\n{hunk}");
+        check_refused(&last, Reason::TruncatedInput, 8, short);
+        // The same counts short in a hunk that is not the last are recounted, not refused.
+        let middle = format!("--- a/f\n+++ b/f\n{hunk}@@ -9 +9 @@\n-g\n+G\n");
+        assert_eq!(
+            sections(&middle),
+            [("f".into(), Some("f".into()), 2)],
+            "{middle}"
+        );
+    }
+}

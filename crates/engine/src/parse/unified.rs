@@ -68,18 +68,27 @@ fn parse_header(pl: PLine<'_>) -> Result<Option<Header>, EngineError> {
     }))
 }
 
-/// Strip a trailing timestamp (after a tab), surrounding quotes, and a git `a/` or `b/` prefix.
-fn clean_path(raw: &str, prefix: &str) -> String {
+/// Strip a trailing timestamp (after a tab) and surrounding quotes (undoing git's escapes).
+fn clean_path(raw: &str) -> String {
     let raw = raw.split('\t').next().unwrap_or(raw).trim_end();
-    let raw = raw
-        .strip_prefix('"')
+    raw.strip_prefix('"')
         .and_then(|r| r.strip_suffix('"'))
         .map(unescape_git)
-        .unwrap_or_else(|| raw.to_string());
-    if raw == DEV_NULL {
-        return raw;
+        .unwrap_or_else(|| raw.to_string())
+}
+
+/// A `---`/`+++`/`diff --git` path without its git prefix, `a/` or `b/` whichever side carries
+/// it: `git diff -R` writes `--- b/x` / `+++ a/x`, and git apply's `-p1` strips one component
+/// from both sides alike.
+fn diff_path(raw: &str) -> String {
+    let path = clean_path(raw);
+    if path == DEV_NULL {
+        return path;
     }
-    raw.strip_prefix(prefix).map(str::to_string).unwrap_or(raw)
+    match path.strip_prefix("a/").or_else(|| path.strip_prefix("b/")) {
+        Some(p) => p.to_string(),
+        None => path,
+    }
 }
 
 /// Undo git's C-style quoting of unusual path names (`\"`, `\\`, `\t`, `\n`, octal bytes).
@@ -111,13 +120,32 @@ fn unescape_git(s: &str) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-/// Paths from `diff --git a/x b/y` (only reliable when neither contains ` b/`).
+/// Paths from `diff --git a/x b/y` (also `b/x a/x` as `git diff -R` writes it, and quoted
+/// paths). Only reliable when the first path does not contain the other side's prefix after a
+/// space; `None` when the line does not say.
 fn git_header_paths(rest: &str) -> Option<(String, String)> {
-    let idx = rest.find(" b/")?;
-    Some((
-        clean_path(&rest[..idx], "a/"),
-        clean_path(&rest[idx + 1..], "b/"),
-    ))
+    let split = if let Some(quoted) = rest.strip_prefix('"') {
+        // The first path ends at the first quote not escaped by a backslash.
+        let mut escaped = false;
+        let end = quoted.char_indices().find_map(|(i, c)| {
+            let found = c == '"' && !escaped;
+            escaped = c == '\\' && !escaped;
+            found.then_some(i)
+        })?;
+        end + 2
+    } else {
+        let other = if rest.starts_with("a/") {
+            " b/"
+        } else if rest.starts_with("b/") {
+            " a/"
+        } else {
+            return None;
+        };
+        rest.find(other)
+            .or_else(|| rest.find(" \"").filter(|_| rest.ends_with('"')))?
+    };
+    let (old, new) = (rest[..split].trim(), rest[split..].trim());
+    (!old.is_empty() && !new.is_empty()).then(|| (diff_path(old), diff_path(new)))
 }
 
 fn is_file_header(lines: &[PLine<'_>], i: usize) -> bool {
@@ -138,6 +166,26 @@ struct Section {
     new_mode: Option<u32>,
     hunks: Vec<Hunk>,
     patch_line: usize,
+}
+
+impl Section {
+    /// Whether the `---`/`+++` pair naming `old` and `new` belongs to this section, or starts
+    /// the next one. A `diff --git` section that is whole without hunks (a rename, a mode change,
+    /// an empty new or deleted file) takes them only when they name its own files, as git
+    /// does; otherwise a plain diff after it would lose its file to the git section.
+    fn owns(&self, old: &str, new: &str) -> bool {
+        let whole = self.rename_from.is_some()
+            || self.rename_to.is_some()
+            || self.old_mode.is_some()
+            || self.new_mode.is_some();
+        if !whole {
+            return true;
+        }
+        let agrees =
+            |path: &str, own: Option<&String>| path == DEV_NULL || own.is_none_or(|o| o == path);
+        agrees(old, self.rename_from.as_ref().or(self.old.as_ref()))
+            && agrees(new, self.rename_to.as_ref().or(self.new.as_ref()))
+    }
 }
 
 /// The octal mode of a git `old mode 100644`-style line (`rest` is what follows the words).
@@ -196,9 +244,9 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
                     break;
                 }
                 if let Some(p) = t.strip_prefix("rename from ") {
-                    sec.rename_from = Some(clean_path(p, ""));
+                    sec.rename_from = Some(clean_path(p));
                 } else if let Some(p) = t.strip_prefix("rename to ") {
-                    sec.rename_to = Some(clean_path(p, ""));
+                    sec.rename_to = Some(clean_path(p));
                 } else if let Some(m) = t.strip_prefix("new file mode") {
                     sec.new_file = true;
                     sec.new_mode = Some(parse_mode(m, lines[i])?);
@@ -237,9 +285,13 @@ pub(super) fn parse(lines: &[PLine<'_>]) -> Result<Patch, EngineError> {
             && lines[i].text.starts_with("--- ")
             && lines[i + 1].text.starts_with("+++ ")
         {
-            sec.old = Some(clean_path(&lines[i].text[4..], "a/"));
-            sec.new = Some(clean_path(&lines[i + 1].text[4..], "b/"));
-            i += 2;
+            let old = diff_path(&lines[i].text[4..]);
+            let new = diff_path(&lines[i + 1].text[4..]);
+            if sec.owns(&old, &new) {
+                sec.old = Some(old);
+                sec.new = Some(new);
+                i += 2;
+            }
         }
         while i < lines.len() && lines[i].text.starts_with("@@") {
             hunk_no += 1;
