@@ -702,3 +702,37 @@ fn a_last_hunk_short_on_either_side_is_truncated() {
         );
     }
 }
+
+// A hunk whose header count is too high, followed by another file's section: the next file
+// keeps its header and hunk (regression: its `---`/`+++` were taken as a removal and an
+// addition of the first file, and it vanished from the report). A removed `-- x` line (shown
+// as `--- x`) inside a hunk that still needs lines stays a removal when no hunk header follows.
+#[test]
+fn a_count_too_high_does_not_swallow_the_next_files_section() {
+    for (count, sep) in [
+        ("-1,5 +1,5", ""),
+        ("-1,3 +1,9", ""),
+        ("-1,4 +1,4", "diff --git a/g b/g\n"),
+    ] {
+        let patch = format!(
+            "--- a/f\n+++ b/f\n@@ {count} @@\n a\n-b\n+B\n{sep}--- a/g\n+++ b/g\n@@ -1,2 +1,2 @@\n x\n-y\n+Y\n"
+        );
+        let parsed = parse_patch(&patch).unwrap();
+        let paths: Vec<&str> = parsed.files.iter().map(|f| f.path()).collect();
+        assert_eq!(paths, ["f", "g"], "{patch}");
+        for f in &parsed.files {
+            let FileChange::Update { hunks, .. } = &f.change else {
+                panic!("{patch}");
+            };
+            assert_eq!(hunks.len(), 1, "{patch}");
+            assert_eq!(hunks[0].lines.len(), 3, "{patch}");
+        }
+    }
+    let sql = "--- a/q.sql\n+++ b/q.sql\n@@ -1,3 +1,2 @@\n a\n--- old\n+++ new\n b\n";
+    let parsed = parse_patch(sql).unwrap();
+    assert_eq!(parsed.files.len(), 1);
+    let FileChange::Update { hunks, .. } = &parsed.files[0].change else {
+        panic!()
+    };
+    assert_eq!(hunks[0].lines.len(), 4);
+}
