@@ -694,10 +694,11 @@ proptest! {
         let mut file: Vec<String> = (0..150).map(|i| format!("filler {i}")).collect();
         file.splice(decoy_at..decoy_at + n, decoy.iter().cloned());
         file.splice(exact_at..exact_at + n, block.iter().map(|l| l.to_string()));
-        // A block of repeated lines next to its variant can form a second exact copy.
+        // A block of repeated lines next to its variant can form a second exact copy (trailing
+        // whitespace aside, which ranks alike).
         prop_assume!(
             file.windows(n)
-                .filter(|w| w.iter().zip(&block).all(|(f, b)| f == b))
+                .filter(|w| w.iter().zip(&block).all(|(f, b)| f.trim_end() == b.trim_end()))
                 .count()
                 == 1
         );
