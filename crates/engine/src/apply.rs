@@ -909,15 +909,19 @@ impl Retry<'_, '_> {
         {
             return Some((p..p + new.len(), None));
         }
-        // Found away from its target: a byte-exact (trailing whitespace aside) new side nearer
-        // to where it would be says the change is made and the old lines found are a farther
-        // copy. Not for a hunk whose two sides differ only in whitespace or the final newline
-        // (its new side is its old side in a looser tier), nor one pinned to the end of the
-        // file (found there, wherever its target).
+        // Found away from its target, or only in a tier looser than trailing whitespace: a
+        // byte-exact (trailing whitespace aside) new side nearer to where it would be, or
+        // anywhere in the window when the old lines matched only loosely, says the change is
+        // made and the old lines found are another copy (the same rule as locating: a stricter
+        // tier wins over any looser one, the nearest within a tier). Not for a hunk whose two
+        // sides differ only in whitespace or the final newline (its new side is its old side
+        // in a looser tier), nor one pinned to the end of the file (found there, wherever its
+        // target).
         let target = target?;
         let distance = (al.range.start as isize - target).unsigned_abs();
         let h = self.hunk;
-        if distance == 0
+        let loose = tier > Tier::TrailingWhitespace;
+        if (distance == 0 && !loose)
             || h.pinned_to_eof()
             || h.new_no_newline
             || new
@@ -927,11 +931,25 @@ impl Retry<'_, '_> {
         {
             return None;
         }
-        let nearer = ApplyOptions {
-            search_radius: distance - 1,
+        let window = ApplyOptions {
+            search_radius: if loose {
+                opts.search_radius
+            } else {
+                distance - 1
+            },
             ..opts.clone()
         };
-        self.reversed_found(norm, &nearer, &[Tier::TrailingWhitespace])
+        // A hunk that only removes lines between context lines counts too: its new side is
+        // the context above and below joined, which a file holds where the lines are gone.
+        let kinds: Vec<LineKind> = h.lines.iter().map(|l| l.kind).collect();
+        let interior_removal = h.additions() == 0
+            && kinds.first() == Some(&LineKind::Context)
+            && kinds.last() == Some(&LineKind::Context)
+            && new.iter().filter(|l| !l.norm.is_empty()).count() >= 2;
+        if !adds_text(h) && !interior_removal {
+            return None;
+        }
+        self.reversed_found(norm, &window, &[Tier::TrailingWhitespace])
     }
 
     /// The hunk did not match: already applied when its new side is where it would be.
@@ -940,12 +958,14 @@ impl Retry<'_, '_> {
         norm: &mut Normalized<'_, '_>,
         opts: &ApplyOptions,
     ) -> Option<(Range<usize>, Option<isize>)> {
+        if !adds_text(self.hunk) {
+            return None;
+        }
         self.reversed_found(norm, opts, &Tier::SPIRAL)
     }
 
     /// The hunk reversed (added lines as its old side, anchors dropped since their numbers
-    /// are the old file's), located as any hunk is in `tiers`; only for a hunk that adds a
-    /// non-blank line ([`adds_text`]).
+    /// are the old file's), located as any hunk is in `tiers`.
     fn reversed_found(
         &self,
         norm: &mut Normalized<'_, '_>,
@@ -992,9 +1012,6 @@ impl Retry<'_, '_> {
             patch_line: hunk.patch_line,
         };
         let old: Vec<OldLine<'_>> = rev.old_side().map(OldLine::of).collect();
-        if !adds_text(hunk) {
-            return None;
-        }
         let (al, claimed_line, _) = locate(
             norm,
             &rev,
@@ -1677,6 +1694,18 @@ mod tests {
             message.contains("one hunk is already applied (hunk 1 at line 1)"),
             "{message}"
         );
+        // ... and when only a copy indented differently (a looser tier) would still match, at
+        // the target, the changed block 8 lines away (found there first: exact wins).
+        let indented = format!("fn b() {{\n\ttwo();\n}}\n\n{file}");
+        let replace_below = replace.replace("-5,3 +5,3", "-1,3 +1,3");
+        let (_, again) = retry(&indented, &replace_below);
+        assert_eq!(again.unwrap_err().0, Reason::AlreadyApplied);
+        // A hunk removing lines between its context lines, retried with a farther copy of its
+        // old lines: the context joined is where the lines were.
+        let remove = "--- a/f\n+++ b/f\n@@ -1,3 +1,2 @@\n fn a() {\n-    one();\n }\n";
+        let copies = format!("{file}\nfn a() {{\n    one();\n}}\n");
+        let (_, again) = retry(&copies, remove);
+        assert_eq!(again.unwrap_err().0, Reason::AlreadyApplied);
         // A first apply whose added lines equal lines elsewhere is applied.
         let dup = "--- a/f\n+++ b/f\n@@ -5,3 +5,4 @@\n fn b() {\n     two();\n+    one();\n }\n";
         assert!(outcome(&file, dup).is_ok());
