@@ -12,6 +12,8 @@
 //! cargo run --release -p lspedit-bench -- concurrency [--write] [--quick]
 //! cargo run --release -p lspedit-bench -- rename  [--write] [--quick]
 //! cargo run --release -p lspedit-bench -- real    [--write] [--quick]
+//! cargo run --release -p lspedit-bench -- retry   [--quick]
+//! cargo run --release -p lspedit-bench -- large   [--quick]
 //! ```
 //!
 //! The reliability suites (`reliability`, `corpus`, `crash`; see `suites.rs`) record their
@@ -64,6 +66,10 @@ const USAGE: &str = "usage: lspedit-bench <engine|process|servers|workflow|renam
              servers: cold start, warm edit -> result next to the server's own time, wrong or
              stale results, and the cross-file score against each language's own checker
              (not part of `all`; downloads the projects once into ~/.cache/lspedit/bench)
+  retry      every drift case applied in process, then the same patch again (an agent's
+             retry): doubled changes vs already_applied refusals (RELIABILITY.md)
+  large      write_file rewriting every line of 10k/20k/40k lines, a server rename of 20k/200k
+             text edits, beside the code they replaced (BENCHMARKS.md)
   all        all four
   profile [LINES] [DRIFT] [ITERS]
              untimed loop of parse + apply (default 10000 0 2000), to run under
