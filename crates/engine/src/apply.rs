@@ -961,7 +961,18 @@ impl Retry<'_, '_> {
         if !adds_text(self.hunk) {
             return None;
         }
-        self.reversed_found(norm, opts, &Tier::SPIRAL)
+        // Context lines may have drifted in whitespace since the patch was made; the added
+        // lines must be there as written (trailing whitespace aside): `a<TAB>b` where the hunk
+        // adds `a b` is a change still to make, not one made.
+        let found = self.reversed_found(norm, opts, &Tier::SPIRAL)?;
+        let new: Vec<OldLine<'_>> = self
+            .hunk
+            .lines
+            .iter()
+            .filter(|l| l.kind != LineKind::Remove)
+            .map(OldLine::of)
+            .collect();
+        new_side_at(norm, &new, found.0.start, Tier::Punctuation).then_some(found)
     }
 
     /// The hunk reversed (added lines as its old side, anchors dropped since their numbers
