@@ -850,6 +850,47 @@ impl Retry<'_, '_> {
         target: Option<isize>,
         opts: &ApplyOptions,
     ) -> Option<(Range<usize>, Option<isize>)> {
+        let p = al.range.start;
+        let tier = (Tier::ALL.into_iter())
+            .find(|&t| self.old.is_empty() || norm.match_at(self.old, p, t).is_some())
+            .unwrap_or(Tier::Punctuation);
+        let pure = self.hunk.removals() == 0;
+        let drifted = target.is_some_and(|t| p as isize != t);
+        let loose = tier > Tier::TrailingWhitespace;
+        // The common case, a hunk that replaces or removes lines found byte-exact at its
+        // target, has nothing to check: nothing else is read or allocated for it.
+        if !(pure && self.hunk.additions() > 0) && al.runs.is_empty() && !drifted && !loose {
+            return None;
+        }
+        // Only the search for the new side elsewhere is left: it needs the hunk's first added
+        // line in the window, which one pass over the window's bytes rules out in most cases
+        // before anything is normalized or allocated.
+        if !(pure && self.hunk.additions() > 0)
+            && al.runs.is_empty()
+            && let (Some(t), Some(add)) = (
+                target,
+                self.hunk
+                    .lines
+                    .iter()
+                    .find(|l| l.kind == LineKind::Add && !l.text.trim().is_empty()),
+            )
+        {
+            let reach = if loose {
+                opts.search_radius
+            } else {
+                (p as isize - t).unsigned_abs()
+            } as isize;
+            let len = norm.doc.len() as isize;
+            let lo = (t - reach).clamp(0, len) as usize;
+            let hi = (t + reach + self.hunk.lines.len() as isize).clamp(0, len) as usize;
+            let want = add.text.trim_end();
+            if !norm.doc.lines[lo..hi]
+                .iter()
+                .any(|l| l.text.trim_end() == want)
+            {
+                return None;
+            }
+        }
         let new: Vec<OldLine<'_>> = self
             .hunk
             .lines
@@ -861,18 +902,11 @@ impl Retry<'_, '_> {
         // lines around it: inserting a line before an equal one is an ordinary first apply.
         let numbered_insertion =
             self.old.is_empty() && self.hunk.old_start.is_some() && !self.hunk.at_eof;
-        let p = al.range.start;
-        let tier = (Tier::ALL.into_iter())
-            .find(|&t| self.old.is_empty() || norm.match_at(self.old, p, t).is_some())
-            .unwrap_or(Tier::Punctuation);
-        // Longer than what the old side matched (blank runs compared as one may match fewer
-        // lines than it has).
         // A hunk that only adds lines, its old side matched line for line: the new side is in
         // place when it is there with its context lines on the matched ones (added lines after
         // the context: the new side starts where the old side does; before it: it ends there;
         // an insertion at the end of the file: the lines would already end it). A hunk that
         // adds lines between its context lines no longer matches after it was applied.
-        let pure = self.hunk.removals() == 0;
         let leading_adds = self
             .hunk
             .lines
@@ -920,7 +954,6 @@ impl Retry<'_, '_> {
         let target = target?;
         let distance = (al.range.start as isize - target).unsigned_abs();
         let h = self.hunk;
-        let loose = tier > Tier::TrailingWhitespace;
         if (distance == 0 && !loose)
             || h.pinned_to_eof()
             || h.new_no_newline
