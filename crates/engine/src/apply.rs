@@ -838,11 +838,12 @@ struct Retry<'a, 'h> {
 
 impl Retry<'_, '_> {
     /// The hunk matched at `al`, `target` being where it was looked for (`None`: a hunk without
-    /// position). Already applied when its new side is there too, starting at the same line
-    /// and longer than its old side (so the old side is what the new side starts with: the
-    /// added lines already follow), or, for a hunk found away from its target, when its new
-    /// side is nearer to where it would be. Returns the new side's lines in the file and the
-    /// line the reversed hunk claimed.
+    /// position). Already applied when: it only adds lines and they are already next to the
+    /// matched context; it matched only with blank runs compared as one and the file there is
+    /// its new side; or its new side is byte-exact (trailing whitespace aside) nearer to where
+    /// it would be than the old lines found, or anywhere in the window when those matched only
+    /// in a looser tier. Returns the new side's lines in the file and the line the reversed
+    /// hunk claimed.
     fn applied_at_match(
         &self,
         norm: &mut Normalized<'_, '_>,
@@ -857,15 +858,16 @@ impl Retry<'_, '_> {
         let pure = self.hunk.removals() == 0;
         let drifted = target.is_some_and(|t| p as isize != t);
         let loose = tier > Tier::TrailingWhitespace;
+        let adds_only = pure && self.hunk.additions() > 0;
         // The common case, a hunk that replaces or removes lines found byte-exact at its
         // target, has nothing to check: nothing else is read or allocated for it.
-        if !(pure && self.hunk.additions() > 0) && al.runs.is_empty() && !drifted && !loose {
+        if !adds_only && al.runs.is_empty() && !drifted && !loose {
             return None;
         }
         // Only the search for the new side elsewhere is left: it needs the hunk's first added
         // line in the window, which one pass over the window's bytes rules out in most cases
         // before anything is normalized or allocated.
-        if !(pure && self.hunk.additions() > 0)
+        if !adds_only
             && al.runs.is_empty()
             && let (Some(t), Some(add)) = (
                 target,
