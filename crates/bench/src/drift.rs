@@ -118,7 +118,7 @@ impl Category {
             Category::Vanished => "one context or removed line changed or deleted; refuse",
             Category::Truncated => "patch text cut inside its last hunk; refuse everything",
             Category::IndentedDuplicate => {
-                "a copy of hunk 1's block indented differently (spaces, tabs, trailing blanks) nearer to its header line than the byte-exact original, above or below; apply at the exact block"
+                "a copy of hunk 1's block indented differently (spaces, tabs, inner spaces, trailing blanks besides) nearer to its header line than the byte-exact original, above or below; apply at the exact block"
             }
             Category::EofPinned => {
                 "files without a final newline, the last hunk ending at the end with `\\ No newline at end of file`, a copy of its block right above it (nearer to its header line); apply at the end"
@@ -694,6 +694,15 @@ impl FileBuild {
                 copy[i] = whitespace_variant(&copy[i], rng);
             }
         }
+        // A copy that differs in trailing whitespace only ranks with the exact block (the
+        // nearest wins): it is no decoy the exact block must beat.
+        if copy
+            .iter()
+            .zip(&block)
+            .all(|(c, b)| c.trim_end() == b.trim_end())
+        {
+            return None;
+        }
         if rng.below(2) == 0 {
             let gap = self.gap_mut(0);
             gap.extend(copy);
@@ -1222,4 +1231,97 @@ mod tests {
             }
         }
     }
+}
+
+/// What the engine (in process, as `lspedit apply` plans) leaves of a case's files when it
+/// applies `patch` to `before`, with the reason codes of the files it refused. A
+/// `truncated_input` refusal refuses every file, as the tools do.
+pub fn engine_apply(
+    case: &Case,
+    patch: &str,
+    before: &[Vec<u8>],
+) -> (Vec<Vec<u8>>, Vec<&'static str>) {
+    use lspedit_engine::{ApplyOptions, Reason, apply_file_patch, parse_patch};
+    let mut after = before.to_vec();
+    let mut reasons = Vec::new();
+    match parse_patch(patch) {
+        Ok(p) => {
+            let mut planned = Vec::new();
+            for fp in &p.files {
+                let Some(i) = case.files.iter().position(|f| f.path == fp.path()) else {
+                    continue;
+                };
+                match apply_file_patch(fp, Some(&before[i]), &ApplyOptions::default()) {
+                    Ok(o) => planned.extend(o.new_content.map(|b| (i, b))),
+                    Err(e) if e.reason == Reason::TruncatedInput => {
+                        planned.clear();
+                        reasons.push(e.reason.as_str());
+                        break;
+                    }
+                    Err(e) => reasons.push(e.reason.as_str()),
+                }
+            }
+            for (i, bytes) in planned {
+                after[i] = bytes;
+            }
+        }
+        Err(e) => reasons.push(e.reason.as_str()),
+    }
+    (after, reasons)
+}
+
+/// A retried patch, per (category, anchored): the case applied, then the same patch applied
+/// again to the result (an agent that lost the response re-sends it).
+#[derive(Debug, Default, Clone)]
+pub struct RetryTally {
+    pub cases: usize,
+    /// First applies by outcome.
+    pub first: std::collections::BTreeMap<Outcome, usize>,
+    /// Right first applies whose retry changed a file again, and their case ids.
+    pub doubled: usize,
+    pub doubled_cases: Vec<usize>,
+    /// Right first applies whose retry was refused `already_applied`.
+    pub already_applied: usize,
+    /// Right first applies whose retry was refused with another reason (listed).
+    pub other: std::collections::BTreeMap<&'static str, usize>,
+    /// Right first applies whose retry changed nothing and refused nothing.
+    pub unchanged: usize,
+}
+
+/// Apply every case and retry it, plain and anchored.
+pub fn retry_measure(cases: &[Case]) -> std::collections::BTreeMap<(Category, bool), RetryTally> {
+    let mut out: std::collections::BTreeMap<(Category, bool), RetryTally> = Default::default();
+    for case in cases {
+        for anchored in [false, true] {
+            let text = if anchored {
+                &case.anchored
+            } else {
+                &case.patch
+            };
+            let before: Vec<Vec<u8>> = case.files.iter().map(|f| f.before.clone()).collect();
+            let (once, _) = engine_apply(case, text, &before);
+            let outcome = classify(
+                &case.files,
+                &once.iter().cloned().map(Some).collect::<Vec<_>>(),
+            );
+            let t = out.entry((case.category, anchored)).or_default();
+            t.cases += 1;
+            *t.first.entry(outcome).or_default() += 1;
+            if outcome != Outcome::Correct || case.category.must_refuse() {
+                continue;
+            }
+            let (twice, reasons) = engine_apply(case, text, &once);
+            if twice != once {
+                t.doubled += 1;
+                t.doubled_cases.push(case.id);
+            } else if reasons.contains(&"already_applied") {
+                t.already_applied += 1;
+            } else if let Some(r) = reasons.first() {
+                *t.other.entry(r).or_default() += 1;
+            } else {
+                t.unchanged += 1;
+            }
+        }
+    }
+    out
 }

@@ -12,6 +12,8 @@
 //! cargo run --release -p lspedit-bench -- concurrency [--write] [--quick]
 //! cargo run --release -p lspedit-bench -- rename  [--write] [--quick]
 //! cargo run --release -p lspedit-bench -- real    [--write] [--quick]
+//! cargo run --release -p lspedit-bench -- retry   [--quick]
+//! cargo run --release -p lspedit-bench -- large   [--quick]
 //! ```
 //!
 //! The reliability suites (`reliability`, `corpus`, `crash`; see `suites.rs`) record their
@@ -29,6 +31,7 @@ mod crash;
 mod drift;
 mod engine;
 mod generate;
+mod large;
 mod process;
 mod real;
 mod real_projects;
@@ -63,6 +66,10 @@ const USAGE: &str = "usage: lspedit-bench <engine|process|servers|workflow|renam
              servers: cold start, warm edit -> result next to the server's own time, wrong or
              stale results, and the cross-file score against each language's own checker
              (not part of `all`; downloads the projects once into ~/.cache/lspedit/bench)
+  retry      every drift case applied in process, then the same patch again (an agent's
+             retry): doubled changes vs already_applied refusals (RELIABILITY.md)
+  large      write_file rewriting every line of 10k/20k/40k lines, a server rename of 20k/200k
+             text edits, beside the code they replaced (BENCHMARKS.md)
   all        all four
   profile [LINES] [DRIFT] [ITERS]
              untimed loop of parse + apply (default 10000 0 2000), to run under
@@ -406,6 +413,84 @@ fn run_real(options: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// The retry measure: every drift case applied in process, then the same patch again.
+fn run_retry(options: &[String]) -> Result<()> {
+    let (_, quick) = write_quick(options)?;
+    let per = if quick {
+        reliability::PER_CATEGORY_QUICK
+    } else {
+        reliability::PER_CATEGORY
+    };
+    let mut sources = sources::Sources::collect(&workspace_root(), true);
+    let (cases, _) = drift::generate(&mut sources, reliability::SEED, per, None);
+    eprintln!("retry: {} cases from {}", cases.len(), sources.summary());
+    let tallies = drift::retry_measure(&cases);
+    println!(
+        "| category | patch | cases | right first applies | retried: doubled | refused already_applied | refused otherwise | unchanged | first apply refused | misapplied | partial |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let mut total = drift::RetryTally::default();
+    for ((category, anchored), t) in &tallies {
+        let get = |o: drift::Outcome| t.first.get(&o).copied().unwrap_or(0);
+        let other: Vec<String> = t.other.iter().map(|(r, n)| format!("{r} {n}")).collect();
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            category.name(),
+            if *anchored { "anchored" } else { "plain" },
+            t.cases,
+            get(drift::Outcome::Correct),
+            t.doubled,
+            t.already_applied,
+            if other.is_empty() {
+                "0".to_string()
+            } else {
+                other.join(", ")
+            },
+            t.unchanged,
+            get(drift::Outcome::Refused),
+            get(drift::Outcome::Misapplied),
+            get(drift::Outcome::Partial),
+        );
+        if !t.doubled_cases.is_empty() {
+            eprintln!(
+                "retry: doubled in {} ({}): cases {:?}",
+                category.name(),
+                if *anchored { "anchored" } else { "plain" },
+                &t.doubled_cases[..t.doubled_cases.len().min(10)]
+            );
+        }
+        total.cases += t.cases;
+        for (o, n) in &t.first {
+            *total.first.entry(*o).or_default() += n;
+        }
+        total.doubled += t.doubled;
+        total.already_applied += t.already_applied;
+        total.unchanged += t.unchanged;
+        for (r, n) in &t.other {
+            *total.other.entry(r).or_default() += n;
+        }
+    }
+    let get = |o: drift::Outcome| total.first.get(&o).copied().unwrap_or(0);
+    println!(
+        "\nTotal: {} applies ({} cases, plain and anchored); first apply {} correct, {} refused, {} misapplied, {} partial; of the {} right first applies (must-refuse categories aside), retried: {} doubled, {} refused already_applied, {:?} refused otherwise, {} unchanged",
+        total.cases,
+        cases.len(),
+        get(drift::Outcome::Correct),
+        get(drift::Outcome::Refused),
+        get(drift::Outcome::Misapplied),
+        get(drift::Outcome::Partial),
+        total.doubled
+            + total.already_applied
+            + total.unchanged
+            + total.other.values().sum::<usize>(),
+        total.doubled,
+        total.already_applied,
+        total.other,
+        total.unchanged
+    );
+    Ok(())
+}
+
 fn run() -> Result<()> {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     if argv.first().map(String::as_str) == Some(crash::JOURNAL_CHILD) {
@@ -423,6 +508,14 @@ fn run() -> Result<()> {
     }
     if argv.first().map(String::as_str) == Some("real") {
         return run_real(&argv[1..]);
+    }
+    if argv.first().map(String::as_str) == Some("large") {
+        let (_, quick) = write_quick(&argv[1..])?;
+        println!("{}\n\n{}", large::HEADING, large::run(quick)?);
+        return Ok(());
+    }
+    if argv.first().map(String::as_str) == Some("retry") {
+        return run_retry(&argv[1..]);
     }
     let args = parse_args()?;
     let root = workspace_root();

@@ -1,5 +1,7 @@
 //! Unified diffs between two texts, optionally anchored so the engine can verify every line.
 
+use std::collections::HashMap;
+
 use similar::{DiffOp, capture_diff_slices, group_diff_ops};
 
 use crate::apply::SyncBlock;
@@ -398,6 +400,232 @@ fn line_len_at(s: &str, at: usize) -> usize {
     s[at..].find('\n').map_or(s.len() - at, |i| i + 1)
 }
 
+/// Diffs of at most this many lines (both sides together, after the common start and end are
+/// set aside) are similar's Myers, whose O((N+M)·D) time is a few milliseconds at this size.
+const MYERS_LINES: usize = 2_000;
+/// Work allowed to the matching of a large diff, per line of its input: each level of
+/// [`match_middle`] costs the lines it looks at, so the whole diff stays linear in its input.
+const WORK_PER_LINE: usize = 16;
+
+/// The ops turning `a` into `b`. Small inputs go through Myers (a minimal diff, as always);
+/// larger ones through [`large_diff_ops`], near-linear, so a rewrite of every line of a
+/// 40,000-line file takes milliseconds instead of the seconds Myers took on it (its D is then
+/// the whole file).
+fn diff_ops<T: Eq + std::hash::Hash + Ord>(a: &[T], b: &[T]) -> Vec<DiffOp> {
+    diff_ops_with(a, b, MYERS_LINES)
+}
+
+fn diff_ops_with<T: Eq + std::hash::Hash + Ord>(
+    a: &[T],
+    b: &[T],
+    myers_lines: usize,
+) -> Vec<DiffOp> {
+    if a.len() + b.len() <= myers_lines {
+        myers_ops(a, b)
+    } else {
+        large_diff_ops(a, b, myers_lines)
+    }
+}
+
+/// A diff of large inputs in near-linear time: lines are interned into numbers; the common
+/// start and end are matched; lines that occur on one side only are set aside (they can never
+/// be equal to anything, GNU diff's "discard" step); what is left, when small, goes through
+/// Myers; otherwise the lines that occur once on each side anchor the middle (patience diff:
+/// the longest increasing run of them) and each gap between anchors is matched the same way.
+/// A gap with no anchor, or found once the work budget is spent, is one replacement: a
+/// coarser diff, still exactly `a` → `b`.
+fn large_diff_ops<'a, T: Eq + std::hash::Hash>(
+    a: &'a [T],
+    b: &'a [T],
+    myers_lines: usize,
+) -> Vec<DiffOp> {
+    // Numbers by first appearance: the same inputs give the same numbers whatever the hasher
+    // (nothing iterates the map), so the diff stays deterministic.
+    let mut ids: HashMap<&T, u32> = HashMap::with_capacity(a.len() + b.len());
+    let mut intern = |side: &'a [T]| -> Vec<u32> {
+        side.iter()
+            .map(|x| {
+                let next = u32::try_from(ids.len()).unwrap_or(u32::MAX);
+                *ids.entry(x).or_insert(next)
+            })
+            .collect()
+    };
+    let ia = intern(a);
+    let ib = intern(b);
+    let mut m = Matcher {
+        pairs: Vec::new(),
+        budget: WORK_PER_LINE.saturating_mul(a.len() + b.len()),
+        myers_lines,
+    };
+    m.match_lines(&ia, &ib, 0, 0);
+    ops_from_pairs(&m.pairs, a.len(), b.len())
+}
+
+/// The equal line pairs `(old, new)` of a large diff, found in increasing order.
+struct Matcher {
+    pairs: Vec<(usize, usize)>,
+    /// Lines the matcher may still look at before it stops refining.
+    budget: usize,
+    myers_lines: usize,
+}
+
+impl Matcher {
+    /// Match `a` (starting at old line `ao`) against `b` (at new line `bo`).
+    fn match_lines(&mut self, a: &[u32], b: &[u32], ao: usize, bo: usize) {
+        let pre = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        self.pairs.extend((0..pre).map(|k| (ao + k, bo + k)));
+        let (a, b) = (&a[pre..], &b[pre..]);
+        let suf = a
+            .iter()
+            .rev()
+            .zip(b.iter().rev())
+            .take_while(|(x, y)| x == y)
+            .count();
+        let (am, bm) = (&a[..a.len() - suf], &b[..b.len() - suf]);
+        if !am.is_empty() && !bm.is_empty() {
+            self.match_middle(am, bm, ao + pre, bo + pre);
+        }
+        let (ae, be) = (ao + pre + am.len(), bo + pre + bm.len());
+        self.pairs.extend((0..suf).map(|k| (ae + k, be + k)));
+    }
+
+    /// Match two non-empty sequences that differ in their first and last lines.
+    fn match_middle(&mut self, a: &[u32], b: &[u32], ao: usize, bo: usize) {
+        let size = a.len() + b.len();
+        if self.budget < size {
+            return;
+        }
+        self.budget -= size;
+        // Per line number: (count in a, count in b, its index in a, its index in b).
+        let mut seen: HashMap<u32, (u32, u32, usize, usize)> = HashMap::new();
+        for (i, &x) in a.iter().enumerate() {
+            let e = seen.entry(x).or_insert((0, 0, i, 0));
+            e.0 += 1;
+        }
+        for (j, &x) in b.iter().enumerate() {
+            if let Some(e) = seen.get_mut(&x) {
+                e.1 += 1;
+                e.3 = j;
+            }
+        }
+        let both = |x: &u32| seen.get(x).is_some_and(|e| e.0 > 0 && e.1 > 0);
+        let ka: Vec<usize> = (0..a.len()).filter(|&i| both(&a[i])).collect();
+        let kb: Vec<usize> = (0..b.len()).filter(|&j| both(&b[j])).collect();
+        if ka.is_empty() || kb.is_empty() {
+            return;
+        }
+        if ka.len() + kb.len() <= self.myers_lines {
+            let ra: Vec<u32> = ka.iter().map(|&i| a[i]).collect();
+            let rb: Vec<u32> = kb.iter().map(|&j| b[j]).collect();
+            for op in myers_ops(&ra, &rb) {
+                if let DiffOp::Equal {
+                    old_index,
+                    new_index,
+                    len,
+                } = op
+                {
+                    self.pairs
+                        .extend((0..len).map(|k| (ao + ka[old_index + k], bo + kb[new_index + k])));
+                }
+            }
+            return;
+        }
+        // Lines once on each side, in the order of `a`, then the longest run of them whose
+        // places in `b` increase.
+        let unique: Vec<(usize, usize)> = (0..a.len())
+            .filter_map(|i| {
+                let e = seen.get(&a[i])?;
+                (e.0 == 1 && e.1 == 1).then_some((i, e.3))
+            })
+            .collect();
+        let anchors = longest_increasing(&unique);
+        if anchors.is_empty() {
+            return;
+        }
+        let (mut pa, mut pb) = (0, 0);
+        for (i, j) in anchors {
+            self.match_lines(&a[pa..i], &b[pb..j], ao + pa, bo + pb);
+            self.pairs.push((ao + i, bo + j));
+            (pa, pb) = (i + 1, j + 1);
+        }
+        self.match_lines(&a[pa..], &b[pb..], ao + pa, bo + pb);
+    }
+}
+
+/// The longest subsequence of `pairs` (increasing in `.0`) whose `.1` also increases
+/// (patience sorting, O(n log n)).
+fn longest_increasing(pairs: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    // tails[k]: index into `pairs` of the smallest tail of an increasing run of length k + 1.
+    let mut tails: Vec<usize> = Vec::new();
+    let mut prev: Vec<Option<usize>> = vec![None; pairs.len()];
+    for (p, &(_, j)) in pairs.iter().enumerate() {
+        let k = tails.partition_point(|&t| pairs[t].1 < j);
+        prev[p] = k.checked_sub(1).map(|k| tails[k]);
+        if k == tails.len() {
+            tails.push(p);
+        } else {
+            tails[k] = p;
+        }
+    }
+    let mut out = Vec::with_capacity(tails.len());
+    let mut at = tails.last().copied();
+    while let Some(p) = at {
+        out.push(pairs[p]);
+        at = prev[p];
+    }
+    out.reverse();
+    out
+}
+
+/// The ops of a diff of `n` old and `m` new lines whose equal lines are `pairs` (increasing in
+/// both): runs of consecutive pairs are `Equal`, what lies between them is deleted, inserted
+/// or replaced.
+fn ops_from_pairs(pairs: &[(usize, usize)], n: usize, m: usize) -> Vec<DiffOp> {
+    let mut ops = Vec::new();
+    let gap =
+        |ops: &mut Vec<DiffOp>, old: std::ops::Range<usize>, new: std::ops::Range<usize>| match (
+            old.is_empty(),
+            new.is_empty(),
+        ) {
+            (true, true) => {}
+            (false, true) => ops.push(DiffOp::Delete {
+                old_index: old.start,
+                old_len: old.len(),
+                new_index: new.start,
+            }),
+            (true, false) => ops.push(DiffOp::Insert {
+                old_index: old.start,
+                new_index: new.start,
+                new_len: new.len(),
+            }),
+            (false, false) => ops.push(DiffOp::Replace {
+                old_index: old.start,
+                old_len: old.len(),
+                new_index: new.start,
+                new_len: new.len(),
+            }),
+        };
+    let (mut o, mut nw) = (0, 0);
+    let mut i = 0;
+    while i < pairs.len() {
+        let (pa, pb) = pairs[i];
+        gap(&mut ops, o..pa, nw..pb);
+        let mut len = 1;
+        while i + len < pairs.len() && pairs[i + len] == (pa + len, pb + len) {
+            len += 1;
+        }
+        ops.push(DiffOp::Equal {
+            old_index: pa,
+            new_index: pb,
+            len,
+        });
+        (o, nw) = (pa + len, pb + len);
+        i += len;
+    }
+    gap(&mut ops, o..n, nw..m);
+    ops
+}
+
 /// Myers ops turning `a` into `b`, every index recomputed from the op lengths.
 ///
 /// similar 2.7's Myers sometimes reports a wrong secondary index (the `new_index` of a
@@ -405,7 +633,7 @@ fn line_len_at(s: &str, at: usize) -> usize {
 /// lengths are right. Hunk headers and line maps are built from those indices, so they are
 /// rebuilt here from running cursors. Should the ops ever fail to describe `a` → `b`, the whole
 /// change becomes one replacement: larger, but still correct.
-fn diff_ops<T: Eq + std::hash::Hash + Ord>(a: &[T], b: &[T]) -> Vec<DiffOp> {
+fn myers_ops<T: Eq + std::hash::Hash + Ord>(a: &[T], b: &[T]) -> Vec<DiffOp> {
     let raw = capture_diff_slices(similar::Algorithm::Myers, a, b);
     let (mut o, mut n) = (0, 0);
     let mut ops = Vec::with_capacity(raw.len());
@@ -486,6 +714,8 @@ pub fn line_map(old: &str, new: &str) -> Vec<Option<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use proptest::strategy::Strategy as _;
 
     use crate::parse::parse_patch;
     use crate::{ApplyOptions, apply_file_patch};
@@ -723,6 +953,91 @@ mod tests {
                 .map(|h| if h.is_empty() { h } else { header(Some("f"), Some("f")) + &h });
             proptest::prop_assert_eq!(windowed, whole_file_block_diff(&old, &new, &blocks, &opts));
         }
+    }
+
+    /// The new side `ops` make of `a` and `b`, checking that they walk both sides in order,
+    /// leave nothing out and pair only equal lines.
+    fn replay(a: &[u8], b: &[u8], ops: &[DiffOp]) -> Option<Vec<u8>> {
+        let (mut o, mut n, mut out) = (0, 0, Vec::new());
+        for op in ops {
+            let (_, or, nr) = op.as_tag_tuple();
+            if or.start != o || nr.start != n || or.end > a.len() || nr.end > b.len() {
+                return None;
+            }
+            if matches!(op, DiffOp::Equal { .. }) && a[or.clone()] != b[nr.clone()] {
+                return None;
+            }
+            out.extend_from_slice(&b[nr.clone()]);
+            (o, n) = (or.end, nr.end);
+        }
+        (o == a.len() && n == b.len()).then_some(out)
+    }
+
+    fn equal_lines(ops: &[DiffOp]) -> usize {
+        ops.iter()
+            .map(|op| match op {
+                DiffOp::Equal { len, .. } => *len,
+                _ => 0,
+            })
+            .sum()
+    }
+
+    proptest::proptest! {
+        /// The near-linear diff of large inputs (forced here with a threshold of 4 lines) is an
+        /// exact description of `a` → `b`, whatever the repetition in the lines.
+        #[test]
+        fn large_diffs_describe_the_change_exactly(
+            a in proptest::collection::vec(0..6u8, 0..80),
+            b in proptest::collection::vec(0..6u8, 0..80),
+            threshold in 0..12usize,
+        ) {
+            let ops = diff_ops_with(&a, &b, threshold);
+            proptest::prop_assert_eq!(replay(&a, &b, &ops), Some(b.clone()));
+        }
+
+        /// Where every line occurs once on each side, the anchors are the longest common
+        /// subsequence: the large diff keeps as many equal lines as Myers.
+        #[test]
+        fn large_diffs_of_distinct_lines_are_minimal(
+            a in proptest::sample::subsequence((0..60u8).collect::<Vec<_>>(), 0..60),
+            b in proptest::sample::subsequence((0..60u8).collect::<Vec<_>>(), 0..60)
+                .prop_shuffle(),
+        ) {
+            let large = diff_ops_with(&a, &b, 0);
+            proptest::prop_assert_eq!(replay(&a, &b, &large), Some(b.clone()));
+            proptest::prop_assert_eq!(equal_lines(&large), equal_lines(&myers_ops(&a, &b)));
+        }
+    }
+
+    /// A rewrite of every line of a large file is one replacement, found without Myers (whose
+    /// time on it grows with the square of the file).
+    #[test]
+    fn rewriting_every_line_of_a_large_file_is_one_replacement() {
+        let old: Vec<String> = (0..5_000).map(|i| format!("let a{i} = {i};")).collect();
+        let new: Vec<String> = (0..5_000).map(|i| format!("let b{i} = {i};")).collect();
+        let ops = diff_ops(&old, &new);
+        assert_eq!(
+            ops,
+            vec![DiffOp::Replace {
+                old_index: 0,
+                old_len: 5_000,
+                new_index: 0,
+                new_len: 5_000
+            }]
+        );
+        let text = |v: &[String]| v.join("\n") + "\n";
+        let d = unified_diff(
+            &text(&old),
+            &text(&new),
+            Some("f"),
+            Some("f"),
+            &DiffOptions::default(),
+        );
+        assert!(
+            d.starts_with("--- a/f\n+++ b/f\n@@ -1,5000 +1,5000 @@\n"),
+            "{}",
+            &d[..80]
+        );
     }
 
     #[test]

@@ -10,8 +10,8 @@
 //! the suite stays fast in debug builds; raise them with `PROPTEST_CASES=N`.
 
 use lspedit_engine::{
-    ApplyOptions, DiffOptions, Document, EngineError, FileChange, FilePatch, Hunk, Reason,
-    apply_file_patch, apply_hunks, line_map, normalize_for_hash, parse_patch, unified_diff,
+    ApplyOptions, DiffOptions, Document, EngineError, FileChange, FilePatch, Hunk, LineKind,
+    Reason, apply_file_patch, apply_hunks, line_map, normalize_for_hash, parse_patch, unified_diff,
 };
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -272,6 +272,20 @@ fn has_copy_at(file: &[String], at: usize, h: &Hunk) -> bool {
     want.iter().all(|w| have.next().as_ref() == Some(w))
 }
 
+/// Whether the file holds the hunk's new side (context and added lines, in the hunk's normal
+/// form) anywhere: the only files in which a hunk may be refused as already applied.
+fn has_new_side_copy(file: &[String], h: &Hunk) -> bool {
+    let want: Vec<String> = h
+        .lines
+        .iter()
+        .filter(|l| l.kind != LineKind::Remove)
+        .map(|l| normalize_for_hash(&l.text))
+        .collect();
+    let have: Vec<String> = file.iter().map(|l| normalize_for_hash(l)).collect();
+    have.windows(want.len().max(1))
+        .any(|w| w == want.as_slice())
+}
+
 /// A Codex envelope with the same chunks as a unified diff (no line numbers, no anchors).
 fn codex_from_unified(diff: &str) -> String {
     let mut out = String::from("*** Begin Patch\n*** Update File: f\n");
@@ -493,6 +507,11 @@ proptest! {
                     prop_assert_eq!(got, drifted.new_text(), "diff:\n{}", patch);
                 }
             }
+            // Lines repeat here: a hunk's new side may already be where it would go.
+            Err(e) if e.reason == Reason::AlreadyApplied => {
+                let h = &hunks(&fp)[e.hunk.unwrap_or(1) - 1];
+                prop_assert!(has_new_side_copy(&drifted.old, h), "{}\n{}", e, patch);
+            }
             Err(e) => prop_assert!(
                 matches!(e.reason, Reason::AmbiguousMatch | Reason::HunkMismatch | Reason::OutOfBounds),
                 "unexpected refusal {}", e
@@ -643,8 +662,8 @@ proptest! {
     #![proptest_config(ProptestConfig { max_global_rejects: 100_000, ..ProptestConfig::with_cases(256) })]
 
     /// Exact before lenient: when the hunk's block occurs byte-exactly in the search window, the
-    /// hunk lands on it, never on a copy that differs in whitespace or typographic punctuation
-    /// only (the loosest tiers), however much nearer to the header's line that copy is (above
+    /// hunk lands on it, never on a copy that differs in indentation, inner whitespace or
+    /// typographic punctuation only (the loosest tiers), however much nearer to the header's line that copy is (above
     /// or below, plain or anchored).
     #[test]
     fn an_exact_block_is_never_passed_over_for_a_whitespace_or_punctuation_variant(
@@ -668,15 +687,18 @@ proptest! {
             let k = k.index(n);
             decoy[k] = variant(&decoy[k], *how);
         }
-        // Two changes of one line can undo each other.
-        prop_assume!(decoy.iter().zip(&block).any(|(d, b)| d != b));
+        // Two changes of one line can undo each other; a copy that differs only in trailing
+        // whitespace ranks with the exact block (the nearest wins, see
+        // `apply::tests::trailing_whitespace_does_not_send_a_hunk_farther`).
+        prop_assume!(decoy.iter().zip(&block).any(|(d, b)| d.trim_end() != b.trim_end()));
         let mut file: Vec<String> = (0..150).map(|i| format!("filler {i}")).collect();
         file.splice(decoy_at..decoy_at + n, decoy.iter().cloned());
         file.splice(exact_at..exact_at + n, block.iter().map(|l| l.to_string()));
-        // A block of repeated lines next to its variant can form a second exact copy.
+        // A block of repeated lines next to its variant can form a second exact copy (trailing
+        // whitespace aside, which ranks alike).
         prop_assume!(
             file.windows(n)
-                .filter(|w| w.iter().zip(&block).all(|(f, b)| f == b))
+                .filter(|w| w.iter().zip(&block).all(|(f, b)| f.trim_end() == b.trim_end()))
                 .count()
                 == 1
         );
@@ -798,4 +820,125 @@ fn drift_inserts_the_same_lines_into_both_texts() {
         ]
     );
     assert_eq!(apply(&fp, &drifted.old_text()).unwrap(), drifted.new_text());
+}
+
+/// Marks the lines [`retry_pair`] inserts.
+const TAG: &str = "⁂";
+
+/// An edited text of distinct lines whose every inserted line is new and non-blank (tagged), as
+/// a model's change is: then a hunk's new side is in the file only where it was applied.
+fn retry_pair() -> impl Strategy<Value = Pair> {
+    pair_from(unique_lines(60), 1..6).prop_map(|mut p| {
+        let old: std::collections::HashSet<String> = p.old.iter().cloned().collect();
+        for (k, line) in p.new.iter_mut().enumerate() {
+            if !old.contains(line) {
+                *line = format!("{} {TAG}{k}", line.trim());
+            }
+        }
+        p
+    })
+}
+
+proptest! {
+    /// A retried patch (the agent lost the response and sends the same patch again) never
+    /// changes the file a second time: applied to its own result, it is refused (or changes
+    /// nothing), in unified form plain and anchored and as Codex chunks. (`already_applied`
+    /// itself is pinned by the append property below and by apply.rs's unit tests.)
+    #[test]
+    fn a_retried_patch_never_changes_the_file_twice(
+        pair in retry_pair(),
+        context in 1..4usize,
+        anchored: bool,
+        codex: bool,
+    ) {
+        // The envelope has no final-newline marker.
+        let pair = if codex {
+            Pair { old_final_newline: true, new_final_newline: true, ..pair }
+        } else {
+            pair
+        };
+        let unified = diff(&pair, context, anchored);
+        prop_assume!(!unified.is_empty());
+        let text = if codex {
+            codex_from_unified(&unified)
+        } else {
+            unified
+        };
+        let fp = only_file(&text)?;
+        // A hunk that adds only blank lines, or a line equal to one it removes (a change of the
+        // final newline), cannot be told applied: its new lines are what any file may hold.
+        let adds_new = |h: &Hunk| h.lines.iter().any(|l| l.kind == LineKind::Add && l.text.contains(TAG));
+        prop_assume!(hunks(&fp).iter().all(|h| h.additions() == 0 || adds_new(h)));
+        // A pure insertion placed by its number alone (into an empty file here) is not checked:
+        // an insertion before an equal line is an ordinary first apply.
+        prop_assume!(hunks(&fp).iter().all(|h| h.old_side().next().is_some()));
+        // Nor are hunks that remove a line and add it back (a change of the final newline
+        // written as a replacement), or whose new side is blank lines only (blank runs compare
+        // as one).
+        prop_assume!(hunks(&fp).iter().all(|h| {
+            let removed: Vec<&str> = h.lines.iter().filter(|l| l.kind == LineKind::Remove).map(|l| l.text.as_str()).collect();
+            !h.lines.iter().any(|l| l.kind == LineKind::Add && removed.contains(&l.text.as_str()))
+        }));
+        // Nor are hunks whose new side is blank lines only (blank runs compare as one).
+        prop_assume!(hunks(&fp).iter().all(|h| h
+            .lines
+            .iter()
+            .any(|l| l.kind != LineKind::Remove && !normalize_for_hash(&l.text).is_empty())));
+        let Ok(first) = apply(&fp, &pair.old_text()) else {
+            // Codex chunks may be ambiguous in the original already: nothing to retry.
+            return Ok(());
+        };
+        prop_assert_eq!(&first, &pair.new_text(), "{}", text);
+        match apply(&fp, &first) {
+            Ok(second) => prop_assert_eq!(second, first, "applied twice:\n{}", text),
+            // Refused: `already_applied` where a hunk's new lines are found, else the hunks that
+            // only remove lines no longer match (their lines are gone).
+            Err(e) => {
+                let only_removals = hunks(&fp).iter().all(|h| !adds_new(h));
+                if !only_removals && e.reason != Reason::AlreadyApplied {
+                    prop_assert!(
+                        matches!(e.reason, Reason::AmbiguousMatch | Reason::HunkMismatch | Reason::OutOfBounds),
+                        "{}\n{}", e, text
+                    );
+                }
+            }
+        }
+    }
+
+    /// A Codex chunk that appends lines after its context (no trailing context) matches again
+    /// after it was applied; the retry is refused as `already_applied`, and saying the line
+    /// that now follows as context adds the lines a second time on purpose.
+    #[test]
+    fn a_retried_append_without_trailing_context_is_already_applied(
+        file in unique_lines(40),
+        at: Index,
+        context in 1..4usize,
+        added in 1..4usize,
+    ) {
+        let non_blank: Vec<usize> = (0..file.len())
+            .filter(|&i| !file[i].is_empty() && i + 1 >= context)
+            .collect();
+        prop_assume!(!non_blank.is_empty());
+        let end = non_blank[at.index(non_blank.len())] + 1;
+        let adds: Vec<String> = (0..added).map(|k| format!("appended {k}")).collect();
+        let mut chunk = String::from("*** Begin Patch\n*** Update File: f\n@@\n");
+        for l in &file[end - context..end] {
+            chunk.push_str(&format!(" {l}\n"));
+        }
+        for l in &adds {
+            chunk.push_str(&format!("+{l}\n"));
+        }
+        chunk.push_str("*** End Patch\n");
+        let fp = only_file(&chunk)?;
+        let old = render(&file, true, "\n", false);
+        let first = apply(&fp, &old).map_err(|e| TestCaseError::fail(format!("{e}\n{chunk}")))?;
+        let err = apply(&fp, &first).expect_err("a retried append was applied again");
+        prop_assert_eq!(err.reason, Reason::AlreadyApplied, "{}", err);
+        prop_assert!(err.message.contains("include the line that now follows"), "{}", err);
+        // On purpose: the next line (the first appended one) as trailing context.
+        let again = chunk.replace("*** End Patch\n", &format!(" {}\n*** End Patch\n", adds[0]));
+        let again = only_file(&again)?;
+        let twice = apply(&again, &first).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+        prop_assert_eq!(twice.lines().filter(|l| *l == adds[0]).count(), 2);
+    }
 }

@@ -5,6 +5,7 @@
 //! planner then applies like any patch a model sends.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
 
 use lspedit_engine::{DiffOptions, unified_diff};
 
@@ -105,6 +106,7 @@ pub(crate) fn to_patch(
     ws: &Workspace,
     edits: &[WorkspaceEdit],
     encoding: PositionEncoding,
+    deadline: Instant,
 ) -> Result<Converted, LspEditError> {
     // Confinement first, for every URI of every edit, so nothing is even read on a refusal.
     let mut steps: Vec<Step> = Vec::new();
@@ -127,7 +129,7 @@ pub(crate) fn to_patch(
                         "the server edits a file that does not exist",
                     ));
                 };
-                let new = apply_text_edits(&path, &text, &edits, encoding)?;
+                let new = apply_text_edits(&path, &text, &edits, encoding, deadline)?;
                 ops.push(ServerFileOp::Edit {
                     path: path.clone(),
                     edits: edits.len(),
@@ -439,18 +441,31 @@ fn relative(ws: &Workspace, abs: &std::path::Path) -> Option<String> {
     (!s.is_empty()).then_some(s)
 }
 
+/// How many text edits are applied between two looks at the deadline.
+const EDITS_PER_DEADLINE_CHECK: usize = 1024;
+
 /// `text` with the server's `edits` applied (all against `text`, as LSP requires): refused when
-/// a position is past the end of the file or two edits overlap.
+/// a position is past the end of the file or two edits overlap, and `too_large` once
+/// `deadline` has passed. Linear in the text and the edits: the line starts are found once,
+/// every position is then its line's start plus a walk along that one line, the edits are
+/// sorted once and the result is built in one pass.
 pub(crate) fn apply_text_edits(
     path: &str,
     text: &str,
     edits: &[TextEdit],
     encoding: PositionEncoding,
+    deadline: Instant,
 ) -> Result<String, LspEditError> {
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
     let mut spans: Vec<(usize, usize, usize, &str)> = Vec::with_capacity(edits.len());
     for (i, e) in edits.iter().enumerate() {
+        if i % EDITS_PER_DEADLINE_CHECK == 0 {
+            past_deadline(path, deadline, edits.len())?;
+        }
         let at = |p| {
-            encoding.offset(text, p).ok_or_else(|| {
+            offset_in(text, &starts, encoding, p).ok_or_else(|| {
                 bad_edit(
                     path,
                     &format!(
@@ -476,7 +491,9 @@ pub(crate) fn apply_text_edits(
             return Err(bad_edit(path, "the server's edits overlap"));
         }
     }
-    let mut out = String::with_capacity(text.len());
+    past_deadline(path, deadline, edits.len())?;
+    let grown: usize = spans.iter().map(|s| s.3.len()).sum();
+    let mut out = String::with_capacity(text.len() + grown);
     let mut at = 0;
     for (start, end, _, new) in spans {
         out.push_str(&text[at..start]);
@@ -485,6 +502,55 @@ pub(crate) fn apply_text_edits(
     }
     out.push_str(&text[at..]);
     Ok(out)
+}
+
+/// `too_large` when `deadline` has passed.
+fn past_deadline(path: &str, deadline: Instant, edits: usize) -> Result<(), LspEditError> {
+    if Instant::now() < deadline {
+        return Ok(());
+    }
+    Err(ToolError::new(
+        Reason::TooLarge,
+        Some(path),
+        format!(
+            "the server's edit ({edits} text edits in this file) could not be converted before the deadline; nothing was written"
+        ),
+    )
+    .into())
+}
+
+/// The byte offset of `pos` in `text` whose line starts are `starts`, by the rule of
+/// [`PositionEncoding::offset`] (a line past the end is `None`, a character past the end of
+/// its line is the line's end, one inside a character that character's start), walking only
+/// the position's own line.
+fn offset_in(
+    text: &str,
+    starts: &[usize],
+    encoding: PositionEncoding,
+    pos: lspedit_lsp::lsp_types::Position,
+) -> Option<usize> {
+    let line = usize::try_from(pos.line).ok()?;
+    let start = *starts.get(line)?;
+    let line_end = starts.get(line + 1).map_or(text.len(), |next| next - 1);
+    if encoding == PositionEncoding::Utf8 {
+        // Byte columns: no walk, only a step back to a character boundary.
+        let mut at = start.saturating_add(pos.character as usize).min(line_end);
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        return Some(at);
+    }
+    let mut units = 0u32;
+    for (i, ch) in text[start..line_end].char_indices() {
+        if units >= pos.character {
+            return Some(start + i);
+        }
+        units += encoding.units(ch);
+        if units > pos.character {
+            return Some(start + i);
+        }
+    }
+    Some(line_end)
 }
 
 fn bad_edit(path: &str, message: &str) -> LspEditError {
@@ -529,6 +595,7 @@ mod tests {
                 edit(0, 0, 0, 0, "B"),
             ],
             PositionEncoding::Utf16,
+            later(),
         )
         .unwrap();
         assert_eq!(got, "ABlet a😀b = plus(1);\nplus(2)\n");
@@ -537,11 +604,63 @@ mod tests {
             text,
             &[edit(0, 0, 0, 5, "x"), edit(0, 3, 0, 6, "y")],
             PositionEncoding::Utf16,
+            later(),
         )
         .unwrap_err();
         assert_eq!(e.code(), "invalid_server_edit");
-        let e = apply_text_edits("f", text, &[edit(7, 0, 7, 1, "x")], PositionEncoding::Utf16)
-            .unwrap_err();
+        let e = apply_text_edits(
+            "f",
+            text,
+            &[edit(7, 0, 7, 1, "x")],
+            PositionEncoding::Utf16,
+            later(),
+        )
+        .unwrap_err();
         assert_eq!(e.code(), "invalid_server_edit");
+    }
+
+    fn later() -> Instant {
+        Instant::now() + std::time::Duration::from_secs(3600)
+    }
+
+    /// Every position (lines past the end, columns past a line's end or inside a character,
+    /// CRLF lines, the last line without a newline) maps to the offset the protocol's rule
+    /// gives ([`PositionEncoding::offset`]), through the line starts found once.
+    #[test]
+    fn positions_through_line_starts_follow_the_protocols_rule() {
+        let text = "a😀é\r\n\n  ßx😀\nend";
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        for encoding in [
+            PositionEncoding::Utf8,
+            PositionEncoding::Utf16,
+            PositionEncoding::Utf32,
+        ] {
+            for line in 0..6 {
+                for character in 0..14 {
+                    let p = Position { line, character };
+                    assert_eq!(
+                        offset_in(text, &starts, encoding, p),
+                        encoding.offset(text, p),
+                        "{encoding:?} {line}:{character}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Past the deadline a server's edit is `too_large`, nothing converted.
+    #[test]
+    fn text_edits_past_the_deadline_are_too_large() {
+        let e = apply_text_edits(
+            "f",
+            "a\n",
+            &[edit(0, 0, 0, 1, "b")],
+            PositionEncoding::Utf16,
+            Instant::now(),
+        )
+        .unwrap_err();
+        assert_eq!(e.code(), "too_large");
     }
 }

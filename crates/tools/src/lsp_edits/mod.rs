@@ -598,7 +598,10 @@ impl<'a> LspEdits<'a> {
     /// (stored), then applied unless `opts.preview`.
     fn apply_server_edit(&self, edit: &ServerEdit, what: &str, opts: EditOptions) -> LspEditResult {
         let ws = self.workflow.tools().workspace();
-        let converted = match convert::to_patch(ws, &edit.edits, edit.encoding) {
+        // Converting is linear in the edits and files; the bound is the planner's (§6), for a
+        // server that sends millions of edits.
+        let deadline = Instant::now() + crate::patch::PatchLimits::default().max_plan_time;
+        let converted = match convert::to_patch(ws, &edit.edits, edit.encoding, deadline) {
             Ok(c) => c,
             Err(e) => return with_server(LspEditResult::refused(&e, Vec::new()), edit),
         };

@@ -1,0 +1,8 @@
+def main():
+    load()
+    run()
+    report()
+
+
+def load():
+    pass
