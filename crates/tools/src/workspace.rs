@@ -3,7 +3,10 @@
 //! Every file-system operation goes through an open handle of the root directory (`cap-std`,
 //! which resolves beneath it with `openat2(RESOLVE_BENEATH)` where the kernel has it): a path is
 //! checked by name, then used relative to that handle, so a directory swapped for a symlink
-//! between the check and the use cannot move a read, write or delete outside the root.
+//! between the check and the use cannot move a read, write or delete outside the root. A write,
+//! delete or mode change opens the directory it acts in one component at a time without
+//! following any symlink, so a swapped-in link to a protected directory beneath the root (say
+//! `.git/hooks`) makes it fail instead of being followed.
 //!
 //! Writes go to a temporary file in the target's directory, are fsynced, take the original
 //! file's permissions and are renamed over the target, so after a crash at any point the file is
@@ -304,15 +307,35 @@ impl Workspace {
             .replace('\\', "/")
     }
 
-    /// Open the directory `rel` (relative to the root; empty = the root) beneath the root.
+    /// Open the directory `rel` (relative to the root; empty = the root) beneath the root, for
+    /// writing in it: one component at a time, each `O_NOFOLLOW | O_DIRECTORY` relative to the
+    /// one before, missing ones created when `create`. `rel` is a path already resolved (its
+    /// symlinks followed) and checked by name, so it holds no symlink; one swapped in since (a
+    /// directory exchanged with a link to `.git/hooks`) makes the open fail (`ENOTDIR`) instead of
+    /// being followed, and nothing is written. (cap-std's own open follows symlinks that stay
+    /// beneath the root, protected directories included.)
     fn open_dir(&self, rel: &Path, create: bool) -> std::io::Result<Dir> {
-        if rel.as_os_str().is_empty() {
-            return self.dir.try_clone();
+        use rustix::fs::{Mode, OFlags};
+        let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let mut fd = rustix::fs::openat(&*self.dir, ".", flags, Mode::empty())?;
+        for comp in rel.components() {
+            let Component::Normal(c) = comp else {
+                return Err(std::io::Error::other(
+                    "not a resolved path beneath the root",
+                ));
+            };
+            fd = match rustix::fs::openat(&fd, c, flags, Mode::empty()) {
+                Err(rustix::io::Errno::NOENT) if create => {
+                    match rustix::fs::mkdirat(&fd, c, Mode::from_raw_mode(0o777)) {
+                        Ok(()) | Err(rustix::io::Errno::EXIST) => {}
+                        Err(e) => return Err(e.into()),
+                    }
+                    rustix::fs::openat(&fd, c, flags, Mode::empty())?
+                }
+                r => r?,
+            };
         }
-        if create {
-            self.dir.create_dir_all(rel)?;
-        }
-        self.dir.open_dir(rel)
+        Ok(Dir::from_std_file(fs::File::from(fd)))
     }
 
     /// Read a file; `Ok(None)` when it does not exist. Only regular files are read: a FIFO,
@@ -443,12 +466,18 @@ impl Workspace {
     }
 
     /// Set the permission bits of the file `path` names to `mode & 0o777` (never setuid, setgid
-    /// or sticky), through a descriptor opened beneath the root, so a symlink cannot carry the
-    /// change outside it.
+    /// or sticky), through a descriptor opened in a directory opened without following a
+    /// symlink ([`Workspace::open_dir`]), so a symlink cannot carry the change outside the root
+    /// or into a protected directory.
     pub fn set_mode(&self, path: &str, mode: u32) -> Result<(), ToolError> {
         let abs = self.check_writable(path)?;
         let rel = self.rel(&abs, path)?;
-        let file = open_existing(&self.dir, rel)
+        let name = rel
+            .file_name()
+            .ok_or_else(|| self.outside(path, "the path names no file"))?;
+        let file = self
+            .open_dir(rel.parent().unwrap_or(Path::new("")), false)
+            .and_then(|dir| open_existing(&dir, name))
             .and_then(|f| f.ok_or_else(|| std::io::ErrorKind::NotFound.into()))
             .map_err(|e| ToolError::io(path, "changing the mode of", &e))?;
         file.set_permissions(fs::Permissions::from_mode(mode & 0o777))
