@@ -50,6 +50,10 @@ pub struct Workspace {
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
+/// How many times [`Workspace::set_mode`] copies a hard-linked file again when another program
+/// changed it during the copy.
+const MODE_RETRIES: usize = 3;
+
 /// `base_sha`: the first 12 hex characters of the SHA-256 of the file bytes.
 pub fn base_sha(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
@@ -468,22 +472,67 @@ impl Workspace {
     }
 
     /// Set the permission bits of the file `path` names to `mode & 0o777` (never setuid, setgid
-    /// or sticky), through a descriptor opened in a directory opened without following a
-    /// symlink ([`Workspace::open_dir`]), so a symlink cannot carry the change outside the root
-    /// or into a protected directory.
+    /// or sticky), through a descriptor opened beneath the root without following a symlink,
+    /// so the change cannot be carried outside it or into a protected directory.
+    ///
+    /// A file with other hard links (`st_nlink > 1`) is not changed in place: its mode belongs
+    /// to every name of it, and the other one may be `.git/config` or a file outside the root.
+    /// It is replaced by a copy with the new mode instead, by the verified atomic switch: this
+    /// name gets the mode, as `git checkout` of a mode change would do, and the other names
+    /// keep their content and mode.
     pub fn set_mode(&self, path: &str, mode: u32) -> Result<(), ToolError> {
         let abs = self.check_writable(path)?;
         let rel = self.rel(&abs, path)?;
+        let err = |e: &std::io::Error| ToolError::io(path, "changing the mode of", e);
         let name = rel
             .file_name()
             .ok_or_else(|| self.outside(path, "the path names no file"))?;
-        let file = self
+        let dir = self
             .open_dir(rel.parent().unwrap_or(Path::new("")), false)
-            .and_then(|dir| open_existing(&dir, name))
-            .and_then(|f| f.ok_or_else(|| std::io::ErrorKind::NotFound.into()))
-            .map_err(|e| ToolError::io(path, "changing the mode of", &e))?;
-        file.set_permissions(fs::Permissions::from_mode(mode & 0o777))
-            .map_err(|e| ToolError::io(path, "changing the mode of", &e))
+            .map_err(|e| err(&e))?;
+        let mode = mode & 0o777;
+        for _ in 0..=MODE_RETRIES {
+            let fd = rustix::fs::openat(
+                &dir,
+                name,
+                rustix::fs::OFlags::RDONLY
+                    | rustix::fs::OFlags::NOFOLLOW
+                    | rustix::fs::OFlags::NONBLOCK
+                    | rustix::fs::OFlags::CLOEXEC,
+                rustix::fs::Mode::empty(),
+            )
+            .map_err(|e| err(&e.into()))?;
+            let st = rustix::fs::fstat(&fd).map_err(|e| err(&e.into()))?;
+            if !rustix::fs::FileType::from_raw_mode(st.st_mode).is_file() {
+                return Err(ToolError::new(
+                    Reason::IoError,
+                    Some(path),
+                    "not a regular file; only a regular file's mode is changed",
+                ));
+            }
+            if st.st_nlink <= 1 {
+                return rustix::fs::fchmod(&fd, rustix::fs::Mode::from_raw_mode(mode))
+                    .map_err(|e| err(&e.into()));
+            }
+            let mut file = fs::File::from(fd);
+            let bytes = read_from_start(&mut file).map_err(|e| err(&e))?;
+            let tmp = temp_name(&name.to_string_lossy());
+            stage_in(&dir, name, &tmp, &bytes, Some(mode), true).map_err(|e| err(&e))?;
+            let switched =
+                switch_verified(&dir, name, Some(&bytes), Switch::Install(&tmp), path, true);
+            if !matches!(switched, Ok(Replaced::Done)) {
+                let _ = dir.remove_file(&tmp);
+            }
+            // Changed: another program wrote it between the read and the switch; copy again.
+            if switched? == Replaced::Done {
+                return Ok(());
+            }
+        }
+        Err(ToolError::new(
+            Reason::StaleContext,
+            Some(path),
+            "another program kept changing the file while its mode was changed; nothing was changed",
+        ))
     }
 
     /// [`Workspace::install`] only if the target still holds `expected` (`None`: it must not
@@ -1596,5 +1645,27 @@ mod foreign_writer_tests {
         assert_eq!(c.switch(None, Some("made\n"), |_| {}), Replaced::Done);
         assert_eq!(c.now().as_deref(), Some("made\n"));
         assert_eq!(c.litter(), Vec::<String>::new());
+    }
+
+    // Regression (issue 25): `set_mode` chmodded through a descriptor, so a file hard-linked
+    // to `.git/config` or to a file outside the root got its mode changed there.
+    #[test]
+    fn a_mode_change_never_reaches_another_hard_link() {
+        use std::os::unix::fs::MetadataExt;
+        let c = case(Some("[core]\n"));
+        let other = c.ws.root().join("other");
+        fs::write(&other, "x\n").unwrap();
+        fs::set_permissions(&other, fs::Permissions::from_mode(0o600)).unwrap();
+        fs::set_permissions(&c.file, fs::Permissions::from_mode(0o644)).unwrap();
+        fs::remove_file(&c.file).unwrap();
+        fs::hard_link(&other, &c.file).unwrap();
+        c.ws.set_mode("f.txt", 0o755).unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode(&other), 0o600, "the other link's mode changed");
+        assert_eq!(mode(&c.file), 0o755);
+        assert_eq!(fs::read_to_string(&c.file).unwrap(), "x\n");
+        assert_eq!(fs::metadata(&c.file).unwrap().nlink(), 1);
+        assert_eq!(fs::metadata(&other).unwrap().nlink(), 1);
+        assert_eq!(c.litter(), vec!["other".to_string()]);
     }
 }

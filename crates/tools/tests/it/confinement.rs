@@ -452,6 +452,52 @@ fn a_directory_swapped_for_a_link_to_a_protected_directory_never_gets_a_write() 
     eprintln!("applied {applied} of {OPS}");
 }
 
+// Regression (issue 25): a mode change chmodded through a descriptor, so a workspace file that
+// is a hard link to `.git/config` or to a file outside the root got its mode changed there.
+#[test]
+fn a_mode_change_or_a_write_never_reaches_another_hard_link() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let e = Env::new(&[(".git/config", GIT_CONFIG)]);
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+    let git_config = e.root.join(".git/config");
+    let secret = e.outside.join("secret.sh");
+    std::fs::write(&secret, "echo secret\n").unwrap();
+    for p in [&git_config, &secret] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    std::fs::hard_link(&git_config, e.root.join("cfg")).unwrap();
+    std::fs::hard_link(&secret, e.root.join("run.sh")).unwrap();
+
+    let r = e
+        .tools
+        .apply_patch("diff --git a/cfg b/cfg\nold mode 100644\nnew mode 100755\n");
+    assert!(!r.is_error, "{}", r.llm_content);
+    let r = e.tools.apply_patch(
+        "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n--- a/run.sh\n+++ b/run.sh\n@@ -1 +1 @@\n-echo secret\n+echo changed\n",
+    );
+    assert!(!r.is_error, "{}", r.llm_content);
+    assert_eq!(mode(&git_config), 0o644, ".git/config's mode changed");
+    assert_eq!(mode(&secret), 0o644, "the outside file's mode changed");
+    assert_eq!(std::fs::read_to_string(&git_config).unwrap(), GIT_CONFIG);
+    assert_eq!(std::fs::read_to_string(&secret).unwrap(), "echo secret\n");
+    // This name got the change, as a file of its own.
+    assert_eq!(mode(&e.root.join("cfg")), 0o755);
+    assert_eq!(mode(&e.root.join("run.sh")), 0o755);
+    assert_eq!(
+        std::fs::read_to_string(e.root.join("run.sh")).unwrap(),
+        "echo changed\n"
+    );
+    for p in [&git_config, &secret] {
+        assert_eq!(std::fs::metadata(p).unwrap().nlink(), 1);
+    }
+    // A write replaces the link too; the other name keeps its content.
+    std::fs::hard_link(&git_config, e.root.join("cfg2")).unwrap();
+    let r = e.tools.write_file("cfg2", "written\n");
+    assert!(!r.is_error, "{}", r.llm_content);
+    assert_eq!(std::fs::read_to_string(&git_config).unwrap(), GIT_CONFIG);
+    assert_eq!(temp_files(&e.root), Vec::<String>::new());
+}
+
 // Regression: `old mode`/`new mode` lines were silently dropped. They are applied, as
 // permission bits only: a patch never makes a file setuid, setgid or sticky.
 #[test]
