@@ -804,7 +804,10 @@ fn rename_with(
 ///
 /// What remains: a write through a descriptor opened before the switch that lands after the
 /// last re-read goes into the removed old file and is lost (a writer stopped between its open
-/// and its write for longer than the check and the fsync take); the last-resort put-backs
+/// and its write for longer than the check and the fsync take); an append moved to the other
+/// file (on the undo, or late) lands after appends that reached that file first, so a
+/// continuous appender's lines can end up out of order there, though none is lost or doubled;
+/// the last-resort put-backs
 /// (a late in-place rewrite; a removal's late write) rename over the entry, so a third writer's
 /// replacement in that instant is lost; and where `RENAME_EXCHANGE` is unsupported the switch
 /// is a plain rename after the compare, followed by the re-read through the old descriptor, so
