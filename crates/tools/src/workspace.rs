@@ -330,16 +330,26 @@ impl Workspace {
                     "not a resolved path beneath the root",
                 ));
             };
-            fd = match rustix::fs::openat(&fd, c, flags, Mode::empty()) {
+            let opened = match rustix::fs::openat(&fd, c, flags, Mode::empty()) {
                 Err(rustix::io::Errno::NOENT) if create => {
                     match rustix::fs::mkdirat(&fd, c, Mode::from_raw_mode(0o777)) {
                         Ok(()) | Err(rustix::io::Errno::EXIST) => {}
                         Err(e) => return Err(e.into()),
                     }
-                    rustix::fs::openat(&fd, c, flags, Mode::empty())?
+                    rustix::fs::openat(&fd, c, flags, Mode::empty())
                 }
-                r => r?,
+                r => r,
             };
+            fd = opened.map_err(|e| match e {
+                rustix::io::Errno::NOTDIR | rustix::io::Errno::LOOP => std::io::Error::new(
+                    std::io::ErrorKind::NotADirectory,
+                    format!(
+                        "`{}` is not a directory (or was replaced by a symlink after the path was checked); nothing was written",
+                        c.to_string_lossy()
+                    ),
+                ),
+                e => e.into(),
+            })?;
         }
         Ok(Dir::from_std_file(fs::File::from(fd)))
     }
