@@ -912,20 +912,34 @@ impl Switcher<'_> {
         rename_with(dir, tmp, name, rustix::fs::RenameFlags::EXCHANGE)?;
         let back = entry_ident(dir, tmp)?;
         let now = read_from_start(&mut ours)?;
-        if back == Some(ours_id) && now == new {
+        let removed = if back == Some(ours_id) && now == new {
             rustix::fs::unlinkat(dir, tmp, AtFlags::empty())?;
+            true
         } else if let (Some(suffix), Some(theirs)) = (now.strip_prefix(new.as_slice()), displaced)
             && back == Some(ours_id)
             && append_to(dir, name, suffix, theirs)?
         {
             // Appended to the new file while it was in place: appended to theirs instead.
             rustix::fs::unlinkat(dir, tmp, AtFlags::empty())?;
+            true
         } else {
             // Replaced or rewritten while the new file was in place: that later write wins.
             rustix::fs::renameat(dir, tmp, dir, name)?;
-        }
+            false
+        };
         if self.durable {
             sync_dir(dir);
+        }
+        if let (true, Some(theirs)) = (removed, displaced) {
+            // A writer that opened the name while the new file was in place may write to it
+            // after the read above: once more, after the fsync, and an append goes to theirs.
+            race_point(RacePoint::Checked);
+            let late = read_from_start(&mut ours)?;
+            if let Some(suffix) = late.strip_prefix(now.as_slice())
+                && !suffix.is_empty()
+            {
+                append_to(dir, name, suffix, theirs)?;
+            }
         }
         Ok(Replaced::Changed {
             current: read_entry(dir, name)?,
@@ -1587,6 +1601,23 @@ mod foreign_writer_tests {
             RacePoint::Compared => append(&mut open_append(&file), "a1\n"),
             RacePoint::Switched => append(&mut open_append(&file), "a2\n"),
             RacePoint::Checked => {}
+        });
+        assert_eq!(r, changed("old\na1\na2\n"));
+        assert_eq!(c.now().as_deref(), Some("old\na1\na2\n"));
+        assert_eq!(c.litter(), Vec::<String>::new());
+    }
+
+    // The name opened while the new file is in place, written after the exchange is undone:
+    // the append reaches the new file, now removed, and is moved to theirs.
+    #[test]
+    fn an_append_to_the_new_file_after_the_undo_is_kept() {
+        let c = case(Some("old\n"));
+        let file = c.file.clone();
+        let mut held = None;
+        let r = c.switch(Some("old\n"), Some("new\n"), move |at| match at {
+            RacePoint::Compared => append(&mut open_append(&file), "a1\n"),
+            RacePoint::Switched => held = Some(open_append(&file)),
+            RacePoint::Checked => append(held.as_mut().unwrap(), "a2\n"),
         });
         assert_eq!(r, changed("old\na1\na2\n"));
         assert_eq!(c.now().as_deref(), Some("old\na1\na2\n"));
