@@ -448,7 +448,16 @@ pub fn run(opts: &Options) -> Result<Report> {
          from the file afterwards (any appended line, or the other program's version); the \
          apply's change may be missing without counting as lost only when the apply was \
          refused, or when the file is exactly the other program's version (it wrote last). \
-         *Doubled*: the change or an appended line is in the file twice.\n\n\
+         *Doubled*: the change or an appended line is in the file twice. What the appender \
+         can still lose is the window `switch_verified` (crates/tools/src/workspace.rs) \
+         documents: an append through a descriptor opened before the switch that lands after \
+         the last re-read of the replaced file, after the directory fsync; the apply's compare \
+         only succeeds while the appender is stalled, and a stall between its open and its \
+         write is exactly that window. Without lspedit taking part in the appender's writes \
+         (a lease, which the safe syscall layer does not offer) it stays open. A run of it \
+         that is not right with nothing lost or doubled had its appended lines out of order: \
+         an append moved from the replaced file to the one in place lands after appends that \
+         reached that one first (documented there too).\n\n\
          | scenario | runs | lost updates | doubled | right outcome | refusals | crashed or hung | temp files left | right means |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
     );
     let mut verdicts = Vec::new();
