@@ -730,23 +730,27 @@ enum RacePoint {
     Checked,
 }
 
-/// Another writer a unit test plays at each [`RacePoint`] of this thread's switches.
+/// Another writer a unit test plays at each [`RacePoint`] of this thread's switches, or an I/O
+/// error it injects there.
 #[cfg(test)]
-type RaceHook = Box<dyn FnMut(RacePoint)>;
+type RaceHook = Box<dyn FnMut(RacePoint) -> std::io::Result<()>>;
 
 #[cfg(test)]
 thread_local! {
     static RACE: std::cell::RefCell<Option<RaceHook>> = const { std::cell::RefCell::new(None) };
 }
 
-fn race_point(at: RacePoint) {
+fn race_point(at: RacePoint) -> std::io::Result<()> {
     #[cfg(test)]
-    RACE.with(|hook| {
-        if let Some(f) = hook.borrow_mut().as_mut() {
-            f(at);
-        }
+    return RACE.with(|hook| match hook.borrow_mut().as_mut() {
+        Some(f) => f(at),
+        None => Ok(()),
     });
-    let _ = at;
+    #[cfg(not(test))]
+    {
+        let _ = at;
+        Ok(())
+    }
 }
 
 /// A file's identity: device and inode.
@@ -854,7 +858,7 @@ fn switch_verified(
             });
         }
     }
-    race_point(RacePoint::Compared);
+    race_point(RacePoint::Compared).map_err(|e| io("writing", &e))?;
     let sw = Switcher { dir, name, durable };
     let result = match (old, entry, expected, switch) {
         (Some(mut old), Some(entry), Some(expected), Switch::Install(tmp)) => {
@@ -902,7 +906,35 @@ impl Switcher<'_> {
             Err(e) if unsupported(e) => return self.rename_over(tmp, old, expected),
             Err(e) => return Err(e.into()),
         }
-        race_point(RacePoint::Switched);
+        self.exchanged(tmp, entry, old, expected, &mut ours, ours_id, &new)
+            .inspect_err(|_| {
+                // Failed after the exchange: a file displaced under the temp name (the old one,
+                // or theirs) goes back in place rather than out with the temp file.
+                if entry_ident(dir, tmp)
+                    .ok()
+                    .flatten()
+                    .is_some_and(|id| id != ours_id)
+                {
+                    let _ = rename_with(dir, tmp, name, rustix::fs::RenameFlags::EXCHANGE);
+                }
+            })
+    }
+
+    /// [`Switcher::exchange`] once the staged file (`ours`, holding `new`) is in place and the
+    /// file it displaced is under the temp name.
+    #[allow(clippy::too_many_arguments)] // The state of one switch, passed down once.
+    fn exchanged(
+        &self,
+        tmp: &std::ffi::OsStr,
+        entry: Ident,
+        old: &mut fs::File,
+        expected: &[u8],
+        ours: &mut fs::File,
+        ours_id: Ident,
+        new: &[u8],
+    ) -> std::io::Result<Replaced> {
+        let (dir, name) = (self.dir, self.name);
+        race_point(RacePoint::Switched)?;
         let displaced = entry_ident(dir, tmp)?;
         if displaced == Some(entry) && read_from_start(old)? == expected {
             rustix::fs::unlinkat(dir, tmp, AtFlags::empty())?;
@@ -911,11 +943,11 @@ impl Switcher<'_> {
         // Their write came between the compare and the exchange: theirs goes back in place.
         rename_with(dir, tmp, name, rustix::fs::RenameFlags::EXCHANGE)?;
         let back = entry_ident(dir, tmp)?;
-        let now = read_from_start(&mut ours)?;
+        let now = read_from_start(ours)?;
         let removed = if back == Some(ours_id) && now == new {
             rustix::fs::unlinkat(dir, tmp, AtFlags::empty())?;
             true
-        } else if let (Some(suffix), Some(theirs)) = (now.strip_prefix(new.as_slice()), displaced)
+        } else if let (Some(suffix), Some(theirs)) = (now.strip_prefix(new), displaced)
             && back == Some(ours_id)
             && append_to(dir, name, suffix, theirs)?
         {
@@ -933,8 +965,8 @@ impl Switcher<'_> {
         if let (true, Some(theirs)) = (removed, displaced) {
             // A writer that opened the name while the new file was in place may write to it
             // after the read above: once more, after the fsync, and an append goes to theirs.
-            race_point(RacePoint::Checked);
-            let late = read_from_start(&mut ours)?;
+            race_point(RacePoint::Checked)?;
+            let late = read_from_start(ours)?;
             if let Some(suffix) = late.strip_prefix(now.as_slice())
                 && !suffix.is_empty()
             {
@@ -957,7 +989,7 @@ impl Switcher<'_> {
         if self.durable {
             sync_dir(self.dir);
         }
-        race_point(RacePoint::Checked);
+        race_point(RacePoint::Checked)?;
         let late = read_from_start(old)?;
         if late == expected {
             return Ok(Replaced::Done);
@@ -996,7 +1028,7 @@ impl Switcher<'_> {
         expected: &[u8],
     ) -> std::io::Result<Replaced> {
         self.dir.rename(tmp, self.dir, self.name)?;
-        race_point(RacePoint::Switched);
+        race_point(RacePoint::Switched)?;
         let late = read_from_start(old)?;
         if late != expected {
             return self.put_back(&late, old);
@@ -1055,13 +1087,32 @@ impl Switcher<'_> {
             }
             Err(e) => return Err(e.into()),
         }
-        race_point(RacePoint::Switched);
-        if entry_ident(dir, &aside)? == Some(entry) && read_from_start(old)? == expected {
-            rustix::fs::unlinkat(dir, &aside, AtFlags::empty())?;
+        self.moved_aside(&aside, entry, old, expected)
+            .inspect_err(|_| {
+                // Failed after the move: the file goes back in place rather than staying under
+                // a temp name (where the next write would remove it).
+                if entry_ident(dir, &aside).ok().flatten().is_some() {
+                    let _ = rename_with(dir, &aside, name, rustix::fs::RenameFlags::NOREPLACE);
+                }
+            })
+    }
+
+    /// [`Switcher::remove`] once the entry is moved aside to `aside`.
+    fn moved_aside(
+        &self,
+        aside: &std::ffi::OsStr,
+        entry: Ident,
+        old: &mut fs::File,
+        expected: &[u8],
+    ) -> std::io::Result<Replaced> {
+        let (dir, name) = (self.dir, self.name);
+        race_point(RacePoint::Switched)?;
+        if entry_ident(dir, aside)? == Some(entry) && read_from_start(old)? == expected {
+            rustix::fs::unlinkat(dir, aside, AtFlags::empty())?;
             if self.durable {
                 sync_dir(dir);
             }
-            race_point(RacePoint::Checked);
+            race_point(RacePoint::Checked)?;
             let late = read_from_start(old)?;
             if late == expected {
                 return Ok(Replaced::Done);
@@ -1069,19 +1120,19 @@ impl Switcher<'_> {
             return self.put_back(&late, old);
         }
         // Not the file compared: back in place, unless a newer one was created there since.
-        match rename_with(dir, &aside, name, rustix::fs::RenameFlags::NOREPLACE) {
+        match rename_with(dir, aside, name, rustix::fs::RenameFlags::NOREPLACE) {
             Err(e) if unsupported(e) => {
-                rustix::fs::linkat(dir, &aside, dir, name, AtFlags::empty()).or_else(|e| {
+                rustix::fs::linkat(dir, aside, dir, name, AtFlags::empty()).or_else(|e| {
                     if e == rustix::io::Errno::EXIST {
                         Ok(())
                     } else {
                         Err(e)
                     }
                 })?;
-                rustix::fs::unlinkat(dir, &aside, AtFlags::empty())?;
+                rustix::fs::unlinkat(dir, aside, AtFlags::empty())?;
             }
             Err(rustix::io::Errno::EXIST) => {
-                rustix::fs::unlinkat(dir, &aside, AtFlags::empty())?;
+                rustix::fs::unlinkat(dir, aside, AtFlags::empty())?;
             }
             r => r?,
         }
@@ -1431,7 +1482,22 @@ mod foreign_writer_tests {
             new: Option<&str>,
             writer: impl FnMut(RacePoint) + 'static,
         ) -> Replaced {
-            RACE.with(|h| *h.borrow_mut() = Some(Box::new(writer)));
+            let mut writer = writer;
+            self.switch_or_fail(expected, new, move |at| {
+                writer(at);
+                Ok(())
+            })
+            .unwrap()
+        }
+
+        /// [`Case::switch`] with a hook that may also fail the switch at a point.
+        fn switch_or_fail(
+            &self,
+            expected: Option<&str>,
+            new: Option<&str>,
+            hook: impl FnMut(RacePoint) -> std::io::Result<()> + 'static,
+        ) -> Result<Replaced, ToolError> {
+            RACE.with(|h| *h.borrow_mut() = Some(Box::new(hook)));
             let r = self.ws.replace_verified(
                 "f.txt",
                 expected.map(str::as_bytes),
@@ -1439,7 +1505,7 @@ mod foreign_writer_tests {
                 None,
             );
             RACE.with(|h| *h.borrow_mut() = None);
-            r.unwrap()
+            r
         }
 
         fn now(&self) -> Option<String> {
@@ -1674,6 +1740,26 @@ mod foreign_writer_tests {
         assert_eq!(r, changed("OLD\n"));
         assert_eq!(c.now().as_deref(), Some("OLD\n"));
         assert_eq!(c.litter(), Vec::<String>::new());
+    }
+
+    // A write or delete that fails after the switch began puts the file back as it was: the
+    // displaced file is not removed with the temp file.
+    #[test]
+    fn a_switch_that_fails_half_way_leaves_the_file_as_it_was() {
+        let fail = |at| {
+            if at == RacePoint::Switched {
+                Err(std::io::Error::other("injected"))
+            } else {
+                Ok(())
+            }
+        };
+        for new in [Some("new\n"), None] {
+            let c = case(Some("old\n"));
+            let r = c.switch_or_fail(Some("old\n"), new, fail);
+            assert!(r.is_err(), "{new:?}: {r:?}");
+            assert_eq!(c.now().as_deref(), Some("old\n"), "{new:?}");
+            assert_eq!(c.litter(), Vec::<String>::new(), "{new:?}");
+        }
     }
 
     #[test]
