@@ -816,17 +816,26 @@ fn rename_with(
 ///   name first, checks it like a displaced file and moves it back (without replacing) if it
 ///   is not the one compared.
 ///
-/// What remains: a write through a descriptor opened before the switch that lands after the
-/// last re-read goes into the removed old file and is lost (a writer stopped between its open
-/// and its write for longer than the check and the fsync take); an append moved to the other
-/// file (on the undo, or late) lands after appends that reached that file first, so a
-/// continuous appender's lines can end up out of order there, though none is lost or doubled;
-/// the last-resort put-backs
-/// (a late in-place rewrite; a removal's late write) rename over the entry, so a third writer's
-/// replacement in that instant is lost; and where `RENAME_EXCHANGE` is unsupported the switch
-/// is a plain rename after the compare, followed by the re-read through the old descriptor, so
-/// an atomic save in the microseconds between the compare and the rename is lost there.
-/// Creation without `RENAME_NOREPLACE` uses `link` + `unlink`, which never replaces either.
+/// What remains:
+///
+/// - A write through a descriptor opened before the switch that lands after the last re-read
+///   goes into the removed old file and is lost: a writer stopped between its open and its
+///   write for longer than the check and the fsync take. That is not as rare as it sounds
+///   against a continuous appender: the compare only succeeds while the appender is stalled,
+///   and a stall between its open and its write is this window (the concurrency bench loses a
+///   line in 0-22 of 1,000 such runs). Nothing in the file system tells whether someone still
+///   holds the old file open for writing except a lease (`F_SETLEASE`), which the safe
+///   syscall layer used here does not offer; such a writer would have to take the directory
+///   lock ([`DirLock`]) to be safe.
+/// - An append moved to the other file (on the undo, or late) lands after appends that reached
+///   that file first, so a continuous appender's lines can end up out of order, though none is
+///   lost or doubled by the move.
+/// - The last-resort put-backs (a late in-place rewrite; a removal's late write) rename over
+///   the entry, so a third writer's replacement in that instant is lost.
+/// - Where `RENAME_EXCHANGE` is unsupported the switch is a plain rename after the compare,
+///   followed by the re-read through the old descriptor, so an atomic save in the microseconds
+///   between the compare and the rename is lost there. Creation without `RENAME_NOREPLACE`
+///   uses `link` + `unlink`, which never replaces either.
 fn switch_verified(
     dir: &Dir,
     name: &std::ffi::OsStr,
