@@ -1446,6 +1446,16 @@ mod tests {
         }
         write_atomic_abs(&dir.path().join("a.txt"), b"new\n").unwrap();
         assert!(!orphan.exists(), "the dead process's temp file stayed");
+        // The same through a workspace directory (opened without following symlinks).
+        let ws = Workspace::open(dir.path()).unwrap();
+        fs::create_dir(dir.path().join("sub")).unwrap();
+        let sub_orphan = dir.path().join(format!("sub/.a.txt.lspedit-{dead}-0.tmp"));
+        fs::write(&sub_orphan, b"partial").unwrap();
+        ws.write_atomic("sub/a.txt", b"new\n").unwrap();
+        assert!(
+            !sub_orphan.exists(),
+            "the dead process's temp file stayed in sub/"
+        );
         assert!(ours.exists(), "a live process's temp file was removed");
         assert!(
             other.exists(),
