@@ -11,17 +11,18 @@
 //!   crash is rolled back on the next open (the workflow's `.lspedit/journal`). Without one,
 //!   each unit is committed or put back on its own;
 //! - [`Staging`]: when a new content is written to its temp file. [`Staging::AtSwitch`] (one
-//!   file at a time, after the compare, under the directory's lock: `apply_patch`, whose
-//!   files other programs may be writing right then; measured, a write through a descriptor
-//!   opened before the switch slips past the re-check less often this way) or
+//!   file at a time, just before its compare: `apply_patch`, whose files other programs may be
+//!   writing right then, so a file's new content is staged from the latest plan) or
 //!   [`Staging::Ahead`] (a window of contents staged before their switches, on a few threads,
 //!   so fsyncs in flight together are committed together: the workflow's large reviewed
 //!   commits; a journal names its temp files before anything is staged, so it implies this).
 //!
 //! Each file is switched, in order, by [`Workspace::replace_verified`] (staging at the switch)
 //! or [`Workspace::install_if`] (staged ahead): the compare with the bytes the plan read and
-//! the rename under its directory's cross-process lock, then a re-check of the old file for a
-//! late write. The unit's permission bits are set last. A unit that fails is put back (with a
+//! the exchange under its directory's cross-process lock, then the check of the file it
+//! displaced, so a write by another program that does not take the lock is kept and answered
+//! [`Replaced::Changed`] (see the workspace's `switch_verified`). The unit's permission bits are
+//! set last. A unit that fails is put back (with a
 //! journal, every unit written so far is), each file only if it still holds what was written.
 //! Directories are fsynced once per window of staged contents, temp files never installed are
 //! removed, then the journal is closed: its removal is the commit point. The atomic writes
@@ -92,7 +93,7 @@ pub(crate) trait Journal {
 /// When new contents are written to their temp files (see the module doc).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Staging {
-    /// Each content at its switch, after the compare, under the directory's lock.
+    /// Each content at its switch, just before the compare (so the two are microseconds apart).
     AtSwitch,
     /// A window of contents before their switches, on a few threads.
     Ahead,

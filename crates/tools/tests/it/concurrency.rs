@@ -62,13 +62,14 @@ fn two_writers_changing_different_lines_of_one_file_both_land() {
 
 // Regression: an external `echo >> f.txt` during an apply was lost in 19 of 200 runs.
 //
-// What is guaranteed: an append that reaches the file before the switch (the plan's read, the
-// whole planning, the compare) is kept, and so is one opened after it. What is not: a write
-// through a descriptor opened before the switch that lands after the re-check of the old file,
-// a window of microseconds (a rename and a read) that only a writer preempted between its open
-// and its write can hit; no rename-based atomic write can close it without the writer taking
-// the lock. Under a loaded machine it shows about once in a few hundred runs here, so the test
-// allows one in 200: without the compare, about a tenth of the runs lose the append.
+// What is guaranteed: an append that reaches the file before the compare is kept (re-planned
+// from), one between the compare and the exchange is kept (the exchange is undone), one to the
+// old file after the exchange is appended to the new one, and one opened after the switch lands
+// in the new file. What is not: a write through a descriptor opened before the switch that
+// lands after the last re-read of the old file (after the directory fsync), which only a writer
+// preempted between its open and its write for that long can hit; no rename-based atomic write
+// can close it without the writer taking the lock. The test allows one in 200 for it: without
+// the compare, about a tenth of the runs lose the append.
 #[test]
 fn an_external_append_during_a_patch_is_never_lost() {
     const RUNS: usize = 200;

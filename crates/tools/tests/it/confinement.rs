@@ -302,6 +302,202 @@ fn a_directory_swapped_for_a_symlink_never_moves_a_write_outside() {
     eprintln!("applied {applied} of {OPS}");
 }
 
+// Regression (issue 25): with a directory exchanged for a symlink to `.git/hooks` in a loop
+// (renameat2 RENAME_EXCHANGE), 145 of 4,200 writes landed in `.git/hooks`: the handle of the
+// root followed symlinks that stay beneath it, protected directories included; 4 of them were
+// refused as `protected_path` and still left a file there.
+#[test]
+fn a_directory_swapped_for_a_link_to_a_protected_directory_never_gets_a_write() {
+    const OPS: usize = 1_600;
+    let e = Env::new(&[
+        (".git/config", GIT_CONFIG),
+        (".git/hooks/pre-commit.sample", "#!/bin/sh\n"),
+        ("d/f.txt", "inside\n"),
+    ]);
+    let ws = e.tools.workspace().clone();
+    for i in 0..OPS {
+        std::fs::write(e.root.join(format!("d/del{i}.txt")), "inside\n").unwrap();
+        std::fs::write(e.root.join(format!(".git/hooks/del{i}.txt")), "hook\n").unwrap();
+    }
+    symlink(".git/hooks", e.root.join("swap")).unwrap();
+    let git_before = Env::snapshot(&e.root.join(".git"));
+    let modes = |dir: &Path| -> Vec<u32> {
+        use std::os::unix::fs::PermissionsExt;
+        (0..OPS)
+            .map(|i| {
+                let p = dir.join(format!("del{i}.txt"));
+                std::fs::metadata(p).map_or(0, |m| m.permissions().mode())
+            })
+            .collect()
+    };
+    let hook_modes = modes(&e.root.join(".git/hooks"));
+
+    // Every operation but every fourth, `d` is exchanged with the link once during it, after a
+    // varying number of spins (jitter, not synchronisation), and back once it is over. The
+    // swapper acknowledges each operation, so the next one starts with `d` a directory.
+    let (start, started) = std::sync::mpsc::channel::<usize>();
+    let (ack, acked) = std::sync::mpsc::channel::<()>();
+    let (back, backed) = std::sync::mpsc::channel::<()>();
+    let swapper = {
+        let (d, swap) = (e.root.join("d"), e.root.join("swap"));
+        std::thread::spawn(move || {
+            let exchange = || {
+                rustix::fs::renameat_with(
+                    rustix::fs::CWD,
+                    &d,
+                    rustix::fs::CWD,
+                    &swap,
+                    rustix::fs::RenameFlags::EXCHANGE,
+                )
+                .unwrap()
+            };
+            let mut swaps = 0;
+            while let Ok(i) = started.recv() {
+                let swapped = i % 4 != 0;
+                if swapped {
+                    for _ in 0..(i.wrapping_mul(2_654_435_761) % 20_000) {
+                        std::hint::spin_loop();
+                    }
+                    exchange();
+                    swaps += 1;
+                }
+                if ack.send(()).is_err() || backed.recv().is_err() {
+                    break;
+                }
+                if swapped {
+                    exchange();
+                }
+            }
+            swaps
+        })
+    };
+    let mut outcomes = Vec::new();
+    for i in 0..OPS {
+        start.send(i).unwrap();
+        // Through the tools and through the workspace directly (fewer checks by name before
+        // the open, so the swap falls between the last check and the open more often).
+        let r = match i % 5 {
+            0 => ws.write_atomic(&format!("d/new{i}.txt"), b"created\n"),
+            1 => ws.write_atomic(&format!("d/sub{i}/new.txt"), b"created\n"),
+            2 => ws
+                .replace_verified(&format!("d/del{i}.txt"), Some(b"inside\n"), None, None)
+                .map(|_| ()),
+            3 => ws.set_mode(&format!("d/del{i}.txt"), 0o700),
+            _ => {
+                let r = e.tools.write_file(&format!("d/new{i}.txt"), "created\n");
+                if r.is_error {
+                    Err(lspedit_tools::ToolError::new(
+                        r.reason.unwrap(),
+                        None,
+                        r.llm_content,
+                    ))
+                } else {
+                    Ok(())
+                }
+            }
+        };
+        acked.recv().unwrap();
+        if let Err(err) = &r {
+            // Refused by the check (the path led into `.git`, or a link caught half-way
+            // through the swap), or by the open that follows no symlink (the swap came after
+            // the check).
+            assert!(
+                matches!(
+                    err.reason,
+                    Reason::ProtectedPath | Reason::PathOutsideWorkspace | Reason::IoError
+                ),
+                "{i}: {err}"
+            );
+        }
+        outcomes.push(r.is_ok());
+        back.send(()).unwrap();
+    }
+    drop(start);
+    let swaps = swapper.join().unwrap();
+
+    assert_eq!(
+        Env::snapshot(&e.root.join(".git")),
+        git_before,
+        "a write landed under .git"
+    );
+    assert!(
+        modes(&e.root.join(".git/hooks")) == hook_modes,
+        "a mode change landed under .git"
+    );
+    assert_eq!(temp_files(&e.root), Vec::<String>::new());
+    // Every refusal left nothing behind: no file created, none deleted.
+    let d = e.root.join("d");
+    for (i, applied) in outcomes.iter().enumerate() {
+        let (path, exists_if_applied) = match i % 5 {
+            0 | 4 => (d.join(format!("new{i}.txt")), true),
+            1 => (d.join(format!("sub{i}/new.txt")), true),
+            2 => (d.join(format!("del{i}.txt")), false),
+            _ => continue,
+        };
+        assert_eq!(
+            path.exists(),
+            *applied == exists_if_applied,
+            "{i} (applied: {applied}): {}",
+            path.display()
+        );
+    }
+    let applied = outcomes.iter().filter(|a| **a).count();
+    assert_eq!(
+        swaps,
+        OPS - OPS / 4,
+        "the swapper did not run once per operation"
+    );
+    // Both sides of the race were exercised: operations applied, others refused.
+    assert!(applied > 0 && applied < OPS, "{applied} of {OPS} applied");
+    eprintln!("applied {applied} of {OPS}");
+}
+
+// Regression (issue 25): a mode change chmodded through a descriptor, so a workspace file that
+// is a hard link to `.git/config` or to a file outside the root got its mode changed there.
+#[test]
+fn a_mode_change_or_a_write_never_reaches_another_hard_link() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let e = Env::new(&[(".git/config", GIT_CONFIG)]);
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+    let git_config = e.root.join(".git/config");
+    let secret = e.outside.join("secret.sh");
+    std::fs::write(&secret, "echo secret\n").unwrap();
+    for p in [&git_config, &secret] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    std::fs::hard_link(&git_config, e.root.join("cfg")).unwrap();
+    std::fs::hard_link(&secret, e.root.join("run.sh")).unwrap();
+
+    let r = e
+        .tools
+        .apply_patch("diff --git a/cfg b/cfg\nold mode 100644\nnew mode 100755\n");
+    assert!(!r.is_error, "{}", r.llm_content);
+    let r = e.tools.apply_patch(
+        "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n--- a/run.sh\n+++ b/run.sh\n@@ -1 +1 @@\n-echo secret\n+echo changed\n",
+    );
+    assert!(!r.is_error, "{}", r.llm_content);
+    assert_eq!(mode(&git_config), 0o644, ".git/config's mode changed");
+    assert_eq!(mode(&secret), 0o644, "the outside file's mode changed");
+    assert_eq!(std::fs::read_to_string(&git_config).unwrap(), GIT_CONFIG);
+    assert_eq!(std::fs::read_to_string(&secret).unwrap(), "echo secret\n");
+    // This name got the change, as a file of its own.
+    assert_eq!(mode(&e.root.join("cfg")), 0o755);
+    assert_eq!(mode(&e.root.join("run.sh")), 0o755);
+    assert_eq!(
+        std::fs::read_to_string(e.root.join("run.sh")).unwrap(),
+        "echo changed\n"
+    );
+    for p in [&git_config, &secret] {
+        assert_eq!(std::fs::metadata(p).unwrap().nlink(), 1);
+    }
+    // A write replaces the link too; the other name keeps its content.
+    std::fs::hard_link(&git_config, e.root.join("cfg2")).unwrap();
+    let r = e.tools.write_file("cfg2", "written\n");
+    assert!(!r.is_error, "{}", r.llm_content);
+    assert_eq!(std::fs::read_to_string(&git_config).unwrap(), GIT_CONFIG);
+    assert_eq!(temp_files(&e.root), Vec::<String>::new());
+}
+
 // Regression: `old mode`/`new mode` lines were silently dropped. They are applied, as
 // permission bits only: a patch never makes a file setuid, setgid or sticky.
 #[test]

@@ -8,6 +8,7 @@ mod bounds;
 mod concurrency;
 mod confinement;
 mod events_schema;
+mod foreign_writers;
 mod lsp_edits_fake;
 mod lsp_edits_real;
 mod patch_report;
