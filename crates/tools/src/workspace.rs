@@ -1539,6 +1539,13 @@ mod foreign_writer_tests {
                 .filter(|n| n != "f.txt")
                 .collect()
         }
+
+        /// The switch answered `want`, left `now` in place and no temp file behind.
+        fn assert_end(&self, r: Replaced, want: Replaced, now: Option<&str>) {
+            assert_eq!(r, want);
+            assert_eq!(self.now().as_deref(), now);
+            assert_eq!(self.litter(), Vec::<String>::new());
+        }
     }
 
     fn changed(s: &str) -> Replaced {
@@ -1579,9 +1586,7 @@ mod foreign_writer_tests {
                 atomic_save(&file, "theirs\n");
             }
         });
-        assert_eq!(r, changed("theirs\n"));
-        assert_eq!(c.now().as_deref(), Some("theirs\n"));
-        assert_eq!(c.litter(), Vec::<String>::new());
+        c.assert_end(r, changed("theirs\n"), Some("theirs\n"));
     }
 
     // Regression (issue 25): `git checkout -- f` (unlink, create) between the compare and the
@@ -1595,9 +1600,7 @@ mod foreign_writer_tests {
                 unlink_create(&file, "theirs\n");
             }
         });
-        assert_eq!(r, changed("theirs\n"));
-        assert_eq!(c.now().as_deref(), Some("theirs\n"));
-        assert_eq!(c.litter(), Vec::<String>::new());
+        c.assert_end(r, changed("theirs\n"), Some("theirs\n"));
     }
 
     #[test]
@@ -1609,9 +1612,7 @@ mod foreign_writer_tests {
                 fs::remove_file(&file).unwrap();
             }
         });
-        assert_eq!(r, Replaced::Changed { current: None });
-        assert_eq!(c.now(), None);
-        assert_eq!(c.litter(), Vec::<String>::new());
+        c.assert_end(r, Replaced::Changed { current: None }, None);
     }
 
     #[test]
@@ -1623,9 +1624,7 @@ mod foreign_writer_tests {
                 fs::write(&file, "theirs\n").unwrap();
             }
         });
-        assert_eq!(r, changed("theirs\n"));
-        assert_eq!(c.now().as_deref(), Some("theirs\n"));
-        assert_eq!(c.litter(), Vec::<String>::new());
+        c.assert_end(r, changed("theirs\n"), Some("theirs\n"));
     }
 
     #[test]
@@ -1637,9 +1636,7 @@ mod foreign_writer_tests {
                 atomic_save(&file, "theirs\n");
             }
         });
-        assert_eq!(r, changed("theirs\n"));
-        assert_eq!(c.now().as_deref(), Some("theirs\n"));
-        assert_eq!(c.litter(), Vec::<String>::new());
+        c.assert_end(r, changed("theirs\n"), Some("theirs\n"));
     }
 
     #[test]
@@ -1653,9 +1650,7 @@ mod foreign_writer_tests {
                 append(&mut f, "theirs\n");
             }
         });
-        assert_eq!(r, changed("old\ntheirs\n"));
-        assert_eq!(c.now().as_deref(), Some("old\ntheirs\n"));
-        assert_eq!(c.litter(), Vec::<String>::new());
+        c.assert_end(r, changed("old\ntheirs\n"), Some("old\ntheirs\n"));
     }
 
     // A descriptor opened before the switch, written while the new file is in place: the
@@ -1671,9 +1666,7 @@ mod foreign_writer_tests {
                 append(&mut f, "theirs\n");
             }
         });
-        assert_eq!(r, changed("old\ntheirs\n"));
-        assert_eq!(c.now().as_deref(), Some("old\ntheirs\n"));
-        assert_eq!(c.litter(), Vec::<String>::new());
+        c.assert_end(r, changed("old\ntheirs\n"), Some("old\ntheirs\n"));
     }
 
     // A continuous appender: one line to the old file before the exchange, the next one to the
@@ -1687,9 +1680,7 @@ mod foreign_writer_tests {
             RacePoint::Switched => append(&mut open_append(&file), "a2\n"),
             RacePoint::Checked => {}
         });
-        assert_eq!(r, changed("old\na1\na2\n"));
-        assert_eq!(c.now().as_deref(), Some("old\na1\na2\n"));
-        assert_eq!(c.litter(), Vec::<String>::new());
+        c.assert_end(r, changed("old\na1\na2\n"), Some("old\na1\na2\n"));
     }
 
     // The name opened while the new file is in place, written after the exchange is undone:
@@ -1704,9 +1695,7 @@ mod foreign_writer_tests {
             RacePoint::Switched => held = Some(open_append(&file)),
             RacePoint::Checked => append(held.as_mut().unwrap(), "a2\n"),
         });
-        assert_eq!(r, changed("old\na1\na2\n"));
-        assert_eq!(c.now().as_deref(), Some("old\na1\na2\n"));
-        assert_eq!(c.litter(), Vec::<String>::new());
+        c.assert_end(r, changed("old\na1\na2\n"), Some("old\na1\na2\n"));
     }
 
     // An in-place write before the exchange, then a save by rename while the new file is in
@@ -1720,9 +1709,7 @@ mod foreign_writer_tests {
             RacePoint::Switched => atomic_save(&file, "editor\n"),
             RacePoint::Checked => {}
         });
-        assert_eq!(r, changed("editor\n"));
-        assert_eq!(c.now().as_deref(), Some("editor\n"));
-        assert_eq!(c.litter(), Vec::<String>::new());
+        c.assert_end(r, changed("editor\n"), Some("editor\n"));
     }
 
     // An append through a descriptor opened before the switch that lands after the check:
@@ -1738,9 +1725,7 @@ mod foreign_writer_tests {
                 append(&mut f, "late\n");
             }
         });
-        assert_eq!(r, Replaced::Done);
-        assert_eq!(c.now().as_deref(), Some("new\nlate\n"));
-        assert_eq!(c.litter(), Vec::<String>::new());
+        c.assert_end(r, Replaced::Done, Some("new\nlate\n"));
     }
 
     // A late rewrite in place through an old descriptor (not an append): theirs is put back
@@ -1756,9 +1741,7 @@ mod foreign_writer_tests {
                 f.write_all(b"OLD\n").unwrap();
             }
         });
-        assert_eq!(r, changed("OLD\n"));
-        assert_eq!(c.now().as_deref(), Some("OLD\n"));
-        assert_eq!(c.litter(), Vec::<String>::new());
+        c.assert_end(r, changed("OLD\n"), Some("OLD\n"));
     }
 
     // A write or delete that fails after the switch began puts the file back as it was: the
