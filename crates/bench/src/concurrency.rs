@@ -54,6 +54,21 @@ struct Counts {
     doubled: usize,
 }
 
+impl Counts {
+    /// One run ended in `root` with these lspedit exit codes.
+    fn run_ended(&mut self, root: &Path, codes: &[Option<i32>]) {
+        self.runs += 1;
+        self.stray += stray(root);
+        for code in codes {
+            match code {
+                Some(0) => {}
+                Some(1) => self.refused += 1,
+                _ => self.broken += 1,
+            }
+        }
+    }
+}
+
 fn numbered() -> String {
     (1..=LINES).map(|i| format!("line {i}\n")).collect()
 }
@@ -121,15 +136,7 @@ fn race(opts: &Options, overlap: bool) -> Result<Counts> {
             now.contains("CHANGED BY A\n"),
             now.contains("CHANGED BY B\n"),
         );
-        c.runs += 1;
-        c.stray += stray(&root);
-        for code in [ca, cb] {
-            match code {
-                Some(0) => {}
-                Some(1) => c.refused += 1,
-                _ => c.broken += 1,
-            }
-        }
+        c.run_ended(&root, &[ca, cb]);
         c.lost += usize::from(ca == Some(0) && !has_a) + usize::from(cb == Some(0) && !has_b);
         let right = if overlap {
             // One applied and the other refused, and the file holds the winner's line.
@@ -160,12 +167,7 @@ fn append(opts: &Options) -> Result<Counts> {
             let (barrier, file) = (Arc::clone(&barrier), file.clone());
             std::thread::spawn(move || -> std::io::Result<()> {
                 barrier.wait();
-                // Jitter, not synchronisation: spread the append over the apply's lifetime
-                // (process start, read, plan, write).
-                let until = Instant::now() + Duration::from_micros((run as u64 * 7_919) % 4_000);
-                while Instant::now() < until {
-                    std::hint::spin_loop();
-                }
+                spin_for(jitter(run));
                 let mut f = fs::OpenOptions::new().append(true).open(&file)?;
                 f.write_all(format!("appended {run}\n").as_bytes())
             })
@@ -182,13 +184,7 @@ fn append(opts: &Options) -> Result<Counts> {
             now.contains("CHANGED BY A\n"),
             now.contains(&format!("appended {run}\n")),
         );
-        c.runs += 1;
-        c.stray += stray(&root);
-        match code {
-            Some(0) => {}
-            Some(1) => c.refused += 1,
-            _ => c.broken += 1,
-        }
+        c.run_ended(&root, &[code]);
         c.lost += usize::from(!has_append) + usize::from(code == Some(0) && !has_a);
         c.right += usize::from(code == Some(0) && has_a && has_append);
     }
@@ -306,13 +302,7 @@ fn whole(opts: &Options, how: Whole) -> Result<Counts> {
             now.contains("CHANGED BY A\n"),
             now.contains(&format!("{marker}\n")),
         );
-        c.runs += 1;
-        c.stray += stray(&root);
-        match code {
-            Some(0) => {}
-            Some(1) => c.refused += 1,
-            _ => c.broken += 1,
-        }
+        c.run_ended(&root, &[code]);
         let ours_kept = has_a || now == their_text;
         c.lost += usize::from(!has_theirs) + usize::from(code == Some(0) && !ours_kept);
         c.doubled += usize::from(now.matches("CHANGED BY A\n").count() > 1);
@@ -384,13 +374,7 @@ fn appender(opts: &Options) -> Result<Counts> {
         }
         let missing = seen.iter().filter(|k| **k == 0).count();
         let doubled = seen.iter().any(|k| *k > 1);
-        c.runs += 1;
-        c.stray += stray(&root);
-        match code {
-            Some(0) => {}
-            Some(1) => c.refused += 1,
-            _ => c.broken += 1,
-        }
+        c.run_ended(&root, &[code]);
         c.lost += usize::from(missing > 0) + usize::from(code == Some(0) && !has_a);
         c.doubled += usize::from(doubled || now.matches("CHANGED BY A\n").count() > 1);
         c.right += usize::from(
