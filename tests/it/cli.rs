@@ -135,21 +135,21 @@ fn apply_reports_per_file_and_exit_codes() {
     assert_eq!(v["files"][0]["path"], "src/greet.ts");
     assert!(p.read("src/greet.ts").contains("`hi ${name}`"));
 
-    // Again: the anchored line is gone, the file is refused and untouched. The report is on
-    // stdout, the refusal summarised on stderr.
+    // Again (a retried call): the change is in place, the file is refused as already applied
+    // and untouched. The report is on stdout, the refusal summarised on stderr.
     let again = p.run(&["apply", "--no-diagnostics"], &patch);
     again.assert_code(1);
     assert!(
         again
             .stdout
-            .starts_with("FAILED src/greet.ts: hunk_mismatch"),
+            .starts_with("FAILED src/greet.ts: already_applied"),
         "{}",
         again.stdout
     );
     assert!(
         again
             .stderr
-            .starts_with("lspedit: src/greet.ts: hunk_mismatch: "),
+            .starts_with("lspedit: src/greet.ts: already_applied: "),
         "{}",
         again.stderr
     );
@@ -1028,7 +1028,7 @@ fn json_is_one_document_of_one_shape_for_every_command() {
     assert_eq!(by("usage error")["reason"], "usage_error");
     assert_eq!(by("bad root")["reason"], "usage_error");
     assert_eq!(by("read missing")["reason"], "file_not_found");
-    assert_eq!(by("apply again")["reason"], "hunk_mismatch");
+    assert_eq!(by("apply again")["reason"], "already_applied");
     assert_eq!(by("apply")["files"][0]["status"], "modified");
     // The writing commands list each file's diagnostics status (none asked here).
     for what in ["apply", "write", "edit refused"] {

@@ -383,7 +383,8 @@ async fn every_tool_works_and_refusals_are_is_error_results() {
         "{a}"
     );
 
-    // The same patch again: its anchored removal line is gone. A refusal, not a protocol error.
+    // The same patch again (a retried call): its change is in place. A refusal, not a protocol
+    // error.
     let refused = call(
         &client,
         "apply_patch",
@@ -392,15 +393,15 @@ async fn every_tool_works_and_refusals_are_is_error_results() {
     .await;
     assert!(is_error(&refused));
     assert!(
-        text(&refused).contains("FAILED src/index.ts: hunk_mismatch"),
+        text(&refused).contains("FAILED src/index.ts: already_applied"),
         "{}",
         text(&refused)
     );
     let f = structured(&refused);
     assert_eq!(f["success"], false, "{f}");
-    assert_eq!(f["reason"], "hunk_mismatch", "{f}");
+    assert_eq!(f["reason"], "already_applied", "{f}");
     assert_eq!(f["files"][0]["status"], "failed", "{f}");
-    assert_eq!(f["files"][0]["reason"], "hunk_mismatch", "{f}");
+    assert_eq!(f["files"][0]["reason"], "already_applied", "{f}");
     assert!(f["files"][0]["message"].is_string(), "{f}");
 
     let outside = call(&client, "read_file", json!({ "path": "../../etc/passwd" })).await;

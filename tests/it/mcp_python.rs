@@ -77,10 +77,13 @@ fn python_client_session_reads_patches_and_gets_diagnostics() {
         diags.contains("ERROR [3:7]") && diags.contains("(ts2322)"),
         "{diags}"
     );
-    // The same patch again: its removal line no longer matches, nothing is written.
+    // The same patch again (a retried call): its change is in place, nothing is written.
     assert_eq!(seen["refused_is_error"], true);
     assert!(
-        seen["refused"].as_str().unwrap().contains("hunk_mismatch"),
+        seen["refused"]
+            .as_str()
+            .unwrap()
+            .contains("already_applied"),
         "{}",
         seen["refused"]
     );
@@ -105,7 +108,7 @@ fn python_client_session_reads_patches_and_gets_diagnostics() {
     assert_eq!(s["read"]["path"], "src/index.ts", "{s}");
     assert_eq!(s["util"]["lines"]["offset"], 2, "{s}");
     assert_eq!(s["apply"]["files"][0]["status"], "modified", "{s}");
-    assert_eq!(s["refused"]["reason"], "hunk_mismatch", "{s}");
+    assert_eq!(s["refused"]["reason"], "already_applied", "{s}");
     let diags = &s["diagnostics"]["files"][0];
     assert_eq!(diags["diagnostics"][0]["line"], 3, "{s}");
     assert_eq!(diags["diagnostics"][0]["code"], "2322", "{s}");

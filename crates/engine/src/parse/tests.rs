@@ -728,6 +728,17 @@ fn a_count_too_high_does_not_swallow_the_next_files_section() {
             assert_eq!(hunks[0].lines.len(), 3, "{patch}");
         }
     }
+    // A removed `-- a` and an added `++ b` ending a hunk, the next hunk's header after them
+    // (lspedit's own diff with no context writes this): they end the hunk exactly, so they are
+    // its lines.
+    let own =
+        "--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1,2 @@\n-x\n--- a\n+y\n+++ b\n@@ -9 +9 @@\n-c\n+d\n";
+    let parsed = parse_patch(own).unwrap();
+    assert_eq!(parsed.files.len(), 1);
+    let FileChange::Update { hunks, .. } = &parsed.files[0].change else {
+        panic!()
+    };
+    assert_eq!(hunks.len(), 2);
     let sql = "--- a/q.sql\n+++ b/q.sql\n@@ -1,3 +1,2 @@\n a\n--- old\n+++ new\n b\n";
     let parsed = parse_patch(sql).unwrap();
     assert_eq!(parsed.files.len(), 1);

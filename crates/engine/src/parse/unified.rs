@@ -402,12 +402,17 @@ fn parse_hunk<'a>(
         let pl = lines[i];
         let t = pl.text;
         if t.starts_with("@@") || is_file_header(lines, i) {
-            // A removal line can look like `--- x` (an SQL or Lua comment removed); trust the
-            // header count while it still needs lines, unless the pair is followed by a hunk
-            // header: that is the next file's, and a count too high must not take its header
-            // and hunk into this file (the next file would vanish from the report).
+            // A removal line can look like `--- x` (an SQL or Lua comment removed, and an added
+            // `++ y` as `+++ y`); trust the header count while it still needs lines, unless the
+            // pair is followed by a hunk header and would not end this hunk exactly: then it is
+            // the next file's header, and a count too high must not take it and its hunk into
+            // this file (the next file would vanish from the report).
             let needs_more = header.as_ref().is_some_and(|h| old_seen < h.old_count);
+            let ends_exactly = header
+                .as_ref()
+                .is_some_and(|h| old_seen + 1 == h.old_count && new_seen + 1 == h.new_count);
             let next_file = is_file_header(lines, i)
+                && !ends_exactly
                 && lines.get(i + 2).is_some_and(|l| l.text.starts_with("@@ -"));
             if !(t.starts_with("--- ") && needs_more) || next_file {
                 break;
