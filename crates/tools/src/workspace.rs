@@ -738,6 +738,8 @@ type RaceHook = Box<dyn FnMut(RacePoint) -> std::io::Result<()>>;
 #[cfg(test)]
 thread_local! {
     static RACE: std::cell::RefCell<Option<RaceHook>> = const { std::cell::RefCell::new(None) };
+    /// A unit test plays a file system without leases on this thread.
+    static NO_LEASES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 fn race_point(at: RacePoint) -> std::io::Result<()> {
@@ -758,6 +760,32 @@ type Ident = (u64, u64);
 
 fn ident(st: &rustix::fs::Stat) -> Ident {
     (st.st_dev, st.st_ino)
+}
+
+/// Whether some descriptor (another program's, or another of ours) has the file `f` is open on
+/// for writing: a write through it would land in that file after it is replaced, unseen. Asked
+/// as Linux does it: a read lease can be taken only on a file no one has open for writing. The
+/// lease is given back at once; it is only ever taken on a file no longer reachable by its name
+/// (displaced by the exchange), so no one opens it meanwhile to break it. `false` where leases
+/// are not available (a file of another owner, a file system or kernel without them): the
+/// re-read after the switch is then the last word.
+#[allow(unsafe_code)]
+fn open_for_writing_elsewhere(f: &fs::File) -> bool {
+    use std::os::fd::AsRawFd;
+    #[cfg(test)]
+    if NO_LEASES.with(std::cell::Cell::get) {
+        return false;
+    }
+    let fd = f.as_raw_fd();
+    // SAFETY: `fcntl(F_SETLEASE)` on a descriptor this function borrows for its whole run, with
+    // integer arguments only; no memory is passed to the kernel.
+    let taken = unsafe { libc::fcntl(fd, libc::F_SETLEASE, libc::F_RDLCK) };
+    if taken == 0 {
+        // SAFETY: as above.
+        unsafe { libc::fcntl(fd, libc::F_SETLEASE, libc::F_UNLCK) };
+        return false;
+    }
+    std::io::Error::last_os_error().raw_os_error() == Some(libc::EAGAIN)
 }
 
 /// The identity of the entry `name` in `dir` itself (a symlink is not followed).
@@ -945,11 +973,15 @@ impl Switcher<'_> {
         let (dir, name) = (self.dir, self.name);
         race_point(RacePoint::Switched)?;
         let displaced = entry_ident(dir, tmp)?;
-        if displaced == Some(entry) && read_from_start(old)? == expected {
+        if displaced == Some(entry)
+            && read_from_start(old)? == expected
+            && !open_for_writing_elsewhere(old)
+        {
             rustix::fs::unlinkat(dir, tmp, AtFlags::empty())?;
             return self.settle(old, expected, ours_id);
         }
-        // Their write came between the compare and the exchange: theirs goes back in place.
+        // Their write came between the compare and the exchange, or may still come through a
+        // descriptor opened before it: theirs goes back in place.
         rename_with(dir, tmp, name, rustix::fs::RenameFlags::EXCHANGE)?;
         let back = entry_ident(dir, tmp)?;
         let now = read_from_start(ours)?;
@@ -1713,19 +1745,53 @@ mod foreign_writer_tests {
     }
 
     // An append through a descriptor opened before the switch that lands after the check:
-    // appended to the new file, both writes are in.
+    // where leases tell that the file is open for writing, the switch is undone and the append
+    // lands in the file in place; where they do not, it is appended to the new file. Both
+    // writes are in either way.
     #[test]
     fn a_late_append_to_the_old_file_lands_in_the_new_one() {
+        for leases in [true, false] {
+            NO_LEASES.with(|n| n.set(!leases));
+            let c = case(Some("old\n"));
+            let mut held = Some(open_append(&c.file));
+            let r = c.switch(Some("old\n"), Some("new\n"), move |at| {
+                if at == RacePoint::Checked
+                    && let Some(mut f) = held.take()
+                {
+                    append(&mut f, "late\n");
+                }
+            });
+            NO_LEASES.with(|n| n.set(false));
+            if leases {
+                c.assert_end(r, changed("old\nlate\n"), Some("old\nlate\n"));
+            } else {
+                c.assert_end(r, Replaced::Done, Some("new\nlate\n"));
+            }
+        }
+    }
+
+    // Regression (issue 25, the continuous appender): a program that opened the file for
+    // appending before the switch and writes after it is over wrote into the replaced file,
+    // which no one reads again. A file still open for writing elsewhere is not replaced: the
+    // exchange is undone and the caller plans again, so the append lands in the file in place.
+    #[test]
+    fn a_file_held_open_for_writing_is_not_replaced_under_its_writer() {
         let c = case(Some("old\n"));
-        let mut held = Some(open_append(&c.file));
+        let file = c.file.clone();
+        let held = std::sync::Arc::new(std::sync::Mutex::new(None));
+        let holder = std::sync::Arc::clone(&held);
         let r = c.switch(Some("old\n"), Some("new\n"), move |at| {
-            if at == RacePoint::Checked
-                && let Some(mut f) = held.take()
-            {
-                append(&mut f, "late\n");
+            if at == RacePoint::Compared {
+                *holder.lock().unwrap() = Some(open_append(&file));
             }
         });
-        c.assert_end(r, Replaced::Done, Some("new\nlate\n"));
+        let mut writer = held.lock().unwrap().take().unwrap();
+        append(&mut writer, "late\n");
+        drop(writer);
+        c.assert_end(r, changed("old\n"), Some("old\nlate\n"));
+        // Once it is closed, the switch goes through.
+        let r = c.switch(Some("old\nlate\n"), Some("new\n"), |_| {});
+        c.assert_end(r, Replaced::Done, Some("new\n"));
     }
 
     // A late rewrite in place through an old descriptor (not an append): theirs is put back
