@@ -432,13 +432,13 @@ pub fn run(opts: &Options) -> Result<Report> {
          from the file afterwards (any appended line, or the other program's version); the \
          apply's change may be missing without counting as lost only when the apply was \
          refused, or when the file is exactly the other program's version (it wrote last). \
-         *Doubled*: the change or an appended line is in the file twice. What the appender \
-         can still lose is the window `switch_verified` (crates/tools/src/workspace.rs) \
-         documents: an append through a descriptor opened before the switch that lands after \
-         the last re-read of the replaced file, after the directory fsync; the apply's compare \
-         only succeeds while the appender is stalled, and a stall between its open and its \
-         write is exactly that window. Without lspedit taking part in the appender's writes \
-         (a lease, which the safe syscall layer does not offer) it stays open. A run of it \
+         *Doubled*: the change or an appended line is in the file twice. An append through a \
+         descriptor opened before the switch that would land after the last re-read of the \
+         replaced file is the window `switch_verified` (crates/tools/src/workspace.rs) closes \
+         with a read lease: a file someone still has open for writing is not replaced (the \
+         apply plans again, or is refused `stale_context` when the file never holds still); \
+         where leases are not available (another owner, some file systems) the window stays \
+         open (0-22 lost of 1,000 here before the lease). A run of it \
          that is not right with nothing lost or doubled had its appended lines out of order: \
          an append moved from the replaced file to the one in place lands after appends that \
          reached that one first (documented there too).\n\n\

@@ -834,6 +834,10 @@ fn rename_with(
 ///   undo, an append to it (the new bytes followed by more) is appended again to their file,
 ///   where it would have landed a moment earlier; a whole replacement or rewrite of it is
 ///   newer than their first write and takes the place, as it would have without lspedit.
+/// - Before the displaced file is removed, a read lease on it asks whether anyone still has it
+///   open for writing ([`open_for_writing_elsewhere`]): a writer that opened it before the
+///   switch could write to it afterwards, where no one would read it again. Then the exchange
+///   is undone as for a changed file, and the caller plans again.
 /// - After the check the displaced file is removed, and read once more through the compare's
 ///   descriptor (after the directory fsync when `durable`, so a writer that opened it before
 ///   the switch has had that time to write): an append that arrived late is appended to the new
@@ -846,15 +850,12 @@ fn rename_with(
 ///
 /// What remains:
 ///
-/// - A write through a descriptor opened before the switch that lands after the last re-read
-///   goes into the removed old file and is lost: a writer stopped between its open and its
-///   write for longer than the check and the fsync take. That is not as rare as it sounds
-///   against a continuous appender: the compare only succeeds while the appender is stalled,
-///   and a stall between its open and its write is this window (the concurrency bench loses a
-///   line in 0-22 of 1,000 such runs). Nothing in the file system tells whether someone still
-///   holds the old file open for writing except a lease (`F_SETLEASE`), which the safe
-///   syscall layer used here does not offer; such a writer would have to take the directory
-///   lock ([`DirLock`]) to be safe.
+/// - Where leases are not available (a file of another owner, a file system without them), a
+///   write through a descriptor opened before the switch that lands after the last re-read goes
+///   into the removed old file and is lost: a writer stopped between its open and its write
+///   for longer than the check and the fsync take (against a continuous appender the
+///   concurrency bench lost a line in 0-22 of 1,000 runs before the lease; 0 with it). Such a
+///   writer would have to take the directory lock ([`DirLock`]) to be safe.
 /// - An append moved to the other file (on the undo, or late) lands after appends that reached
 ///   that file first, so a continuous appender's lines can end up out of order, though none is
 ///   lost or doubled by the move.
