@@ -395,10 +395,11 @@ fn cases() -> Vec<Case> {
         ),
         case(
             "100 MB patch, context not in the file",
-            &["hunk_mismatch", "out_of_bounds"],
+            // Over the 64 MiB patch limit: refused before it is parsed.
+            &["too_large"],
             |_| Ok(big_patch(false)),
         ),
-        case("100 MB patch, cut short", &["truncated_input"], |_| {
+        case("100 MB patch, cut short", &["too_large"], |_| {
             Ok(big_patch(true))
         }),
         case("100 MB target, hunk not in it", &["hunk_mismatch"], |env| {
