@@ -98,6 +98,12 @@ pub use root::detect_root;
 /// deadline handling before it drops the check.
 pub const CHECK_GRACE: std::time::Duration = std::time::Duration::from_millis(250);
 
+/// How long past its bound a blocking call still waits for the pool's answer. The pool's own
+/// deadlines decide every answer; this only ends a wait whose future cannot run at all (a
+/// runtime whose threads are all blocked), so it is well past them: on a loaded machine the
+/// pool's own timeout may fire late, and its answer (with what it started) must still arrive.
+const WAIT_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// A [`Pool`] with its own tokio runtime, for synchronous callers (the tools crate).
 ///
 /// Every method may be called from any thread, including from inside another runtime's
@@ -333,7 +339,7 @@ impl BlockingPool {
     }
 
     /// Runs `fut` on the pool's runtime and waits for it on this thread, at most until `bound`
-    /// (`stage` names the wait in the timeout error). A std channel (not `block_on`) so that it
+    /// and [`WAIT_GRACE`] (`stage` names the wait in the timeout error). A std channel (not `block_on`) so that it
     /// works from any thread, even one inside another runtime.
     ///
     /// On the caller's runtime ([`BlockingPool::with_handle`]) the thread may be one that
@@ -364,7 +370,8 @@ impl BlockingPool {
         rt.handle().spawn(async move {
             let _ = tx.send(fut.await);
         });
-        let wait = || rx.recv_timeout(bound.saturating_duration_since(Instant::now()));
+        let until = bound + WAIT_GRACE;
+        let wait = || rx.recv_timeout(until.saturating_duration_since(Instant::now()));
         let answer = if on_it == Some(RuntimeFlavor::MultiThread) {
             tokio::task::block_in_place(wait)
         } else {
