@@ -150,14 +150,21 @@ fn race(opts: &Options, overlap: bool) -> Result<Counts> {
     Ok(c)
 }
 
-/// An apply while another program appends to the file (`echo >> f.txt`: open for appending,
-/// write, close) at a varying moment.
-fn append(opts: &Options) -> Result<Counts> {
+/// A scenario of one apply racing another program: a temp dir (removed on drop) holding the
+/// workspace `ws` and `a.diff`, which changes line 100 of `f.txt` to `CHANGED BY A`.
+fn one_apply() -> Result<(tempfile::TempDir, PathBuf, PathBuf)> {
     let dir = tempfile::tempdir()?;
     let root = dir.path().join("ws");
     fs::create_dir_all(&root)?;
     let pa = dir.path().join("a.diff");
     fs::write(&pa, patch(100, "CHANGED BY A"))?;
+    Ok((dir, root, pa))
+}
+
+/// An apply while another program appends to the file (`echo >> f.txt`: open for appending,
+/// write, close) at a varying moment.
+fn append(opts: &Options) -> Result<Counts> {
+    let (_dir, root, pa) = one_apply()?;
     let file = root.join("f.txt");
     let mut c = Counts::default();
     for run in 0..opts.runs {
@@ -248,11 +255,7 @@ fn git(root: &Path, args: &[&str]) -> Result<()> {
 /// must be in the file at the end; ours too when the apply exited 0, unless theirs came after
 /// ours (the file is then exactly theirs).
 fn whole(opts: &Options, how: Whole) -> Result<Counts> {
-    let dir = tempfile::tempdir()?;
-    let root = dir.path().join("ws");
-    fs::create_dir_all(&root)?;
-    let pa = dir.path().join("a.diff");
-    fs::write(&pa, patch(100, "CHANGED BY A"))?;
+    let (_dir, root, pa) = one_apply()?;
     let file = root.join("f.txt");
     let marker = match how {
         // Not the length of `line 150`: git sees the file modified by its size alone.
@@ -322,11 +325,7 @@ fn whole(opts: &Options, how: Whole) -> Result<Counts> {
 /// when the apply exited 0 (a refusal as `stale_context` after its re-plans is a right outcome:
 /// the file never held still).
 fn appender(opts: &Options) -> Result<Counts> {
-    let dir = tempfile::tempdir()?;
-    let root = dir.path().join("ws");
-    fs::create_dir_all(&root)?;
-    let pa = dir.path().join("a.diff");
-    fs::write(&pa, patch(100, "CHANGED BY A"))?;
+    let (_dir, root, pa) = one_apply()?;
     let file = root.join("f.txt");
     let mut c = Counts::default();
     for _ in 0..opts.runs {
