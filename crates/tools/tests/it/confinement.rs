@@ -233,14 +233,7 @@ fn a_directory_swapped_for_a_symlink_never_moves_a_write_outside() {
                     for _ in 0..(i.wrapping_mul(2_654_435_761) % 100_000) {
                         std::hint::spin_loop();
                     }
-                    rustix::fs::renameat_with(
-                        rustix::fs::CWD,
-                        &d,
-                        rustix::fs::CWD,
-                        &swap,
-                        rustix::fs::RenameFlags::EXCHANGE,
-                    )
-                    .unwrap();
+                    exchange(&d, &swap);
                     swaps += 1;
                 }
                 if ack.send(()).is_err() {
@@ -341,16 +334,7 @@ fn a_directory_swapped_for_a_link_to_a_protected_directory_never_gets_a_write() 
     let swapper = {
         let (d, swap) = (e.root.join("d"), e.root.join("swap"));
         std::thread::spawn(move || {
-            let exchange = || {
-                rustix::fs::renameat_with(
-                    rustix::fs::CWD,
-                    &d,
-                    rustix::fs::CWD,
-                    &swap,
-                    rustix::fs::RenameFlags::EXCHANGE,
-                )
-                .unwrap()
-            };
+            let exchange = || exchange(&d, &swap);
             let mut swaps = 0;
             while let Ok(i) = started.recv() {
                 let swapped = i % 4 != 0;
@@ -537,4 +521,16 @@ fn mode_lines_set_permission_bits_only() {
         std::fs::read_to_string(e.root.join("tool.sh")).unwrap(),
         "echo b\n"
     );
+}
+
+/// Swap the entries `a` and `b` in one step (`renameat2(RENAME_EXCHANGE)`).
+fn exchange(a: &std::path::Path, b: &std::path::Path) {
+    rustix::fs::renameat_with(
+        rustix::fs::CWD,
+        a,
+        rustix::fs::CWD,
+        b,
+        rustix::fs::RenameFlags::EXCHANGE,
+    )
+    .unwrap();
 }
