@@ -1620,6 +1620,11 @@ mod tests {
         lines.iter().map(|l| format!("{l}\n")).collect()
     }
 
+    /// `n` distinct lines that match no hunk, as text.
+    fn filler(n: usize) -> String {
+        (0..n).map(|i| format!("// filler {i}\n")).collect()
+    }
+
     const BLOCK_PATCH: &str = "--- a/f\n+++ b/f\n@@ -4,3 +4,3 @@\n     let x = 1;\n-    f(x);\n+    g(x);\n     done();\n";
 
     // Regression: the whitespace-blind comparison ran first, so the nearest block equal after
@@ -1627,7 +1632,6 @@ mod tests {
     // impl, a block re-indented with tabs) took the hunk from the byte-exact block.
     #[test]
     fn exact_block_wins_over_a_nearer_copy_indented_differently() {
-        let filler = |n: usize| (0..n).map(|i| format!("// filler {i}")).collect::<Vec<_>>();
         let exact = ["    let x = 1;", "    f(x);", "    done();"];
         for decoy in [
             ["let x = 1;", "f(x);", "done();"],
@@ -1636,17 +1640,10 @@ mod tests {
         ] {
             // Decoy at the header's line 4, the exact block 6 lines below; then the reverse
             // (decoy 6 lines above the header, exact block 9 lines below it).
-            let mut below: Vec<String> = filler(3);
-            below.extend(decoy.iter().map(|s| s.to_string()));
-            below.extend(filler(3));
-            below.extend(exact.iter().map(|s| s.to_string()));
-            let below: Vec<&str> = below.iter().map(String::as_str).collect();
-            check_placed(&text(&below), BLOCK_PATCH, Ok(&[10]));
-            let mut above: Vec<String> = decoy.iter().map(|s| s.to_string()).collect();
-            above.extend(filler(10));
-            above.extend(exact.iter().map(|s| s.to_string()));
-            let above: Vec<&str> = above.iter().map(String::as_str).collect();
-            check_placed(&text(&above), BLOCK_PATCH, Ok(&[14]));
+            let below = filler(3) + &text(&decoy) + &filler(3) + &text(&exact);
+            check_placed(&below, BLOCK_PATCH, Ok(&[10]));
+            let above = text(&decoy) + &filler(10) + &text(&exact);
+            check_placed(&above, BLOCK_PATCH, Ok(&[14]));
         }
     }
 
@@ -1655,42 +1652,27 @@ mod tests {
     // away (1 of 800 held-out cases misapplied, plain and anchored).
     #[test]
     fn trailing_whitespace_does_not_send_a_hunk_farther() {
-        let filler = |n: usize| {
-            (0..n)
-                .map(|i| format!("// filler {i}"))
-                .collect::<Vec<String>>()
-        };
         let exact = ["    let x = 1;", "    f(x);", "    done();"];
         let spaced = ["    let x = 1;  ", "    f(x);", "    done(); "];
         // The true block (trailing spaces) 3 lines below the header's line 4, the exact copy
         // 9 below; then the exact copy above at the same distance as the true block: ambiguous.
-        let mut file: Vec<String> = filler(6);
-        file.extend(spaced.iter().map(|s| s.to_string()));
-        file.extend(filler(3));
-        file.extend(exact.iter().map(|s| s.to_string()));
-        let f: Vec<&str> = file.iter().map(String::as_str).collect();
-        check_placed(&text(&f), BLOCK_PATCH, Ok(&[7]));
+        let file = filler(6) + &text(&spaced) + &filler(3) + &text(&exact);
+        check_placed(&file, BLOCK_PATCH, Ok(&[7]));
         let anchored = format!(
             "--- a/f\n+++ b/f\n@@ -4,3 +4,3 @@\n {}\n-{}\n+    g(x);\n {}\n",
             hashline(4, exact[0]),
             hashline(5, exact[1]),
             hashline(6, exact[2])
         );
-        check_placed(&text(&f), &anchored, Ok(&[7]));
-        let mut tie: Vec<String> = exact.iter().map(|s| s.to_string()).collect();
-        tie.extend(filler(3));
-        tie.extend(spaced.iter().map(|s| s.to_string()));
-        let tie: Vec<&str> = tie.iter().map(String::as_str).collect();
+        check_placed(&file, &anchored, Ok(&[7]));
+        let tie = text(&exact) + &filler(3) + &text(&spaced);
         // Header at line 4 + 3 = 7's block start minus 3: exact at 1, spaced at 7, target 4.
-        check_placed(&text(&tie), BLOCK_PATCH, Err(Reason::AmbiguousMatch));
-        check_placed(&text(&tie), &anchored, Err(Reason::AmbiguousMatch));
+        check_placed(&tie, BLOCK_PATCH, Err(Reason::AmbiguousMatch));
+        check_placed(&tie, &anchored, Err(Reason::AmbiguousMatch));
         // A copy differing in indentation still gives way to an exact block farther away.
-        let mut indented: Vec<String> = filler(3);
-        indented.extend(exact.iter().map(|s| format!("\t{}", s.trim())));
-        indented.extend(filler(3));
-        indented.extend(exact.iter().map(|s| s.to_string()));
-        let indented: Vec<&str> = indented.iter().map(String::as_str).collect();
-        check_placed(&text(&indented), BLOCK_PATCH, Ok(&[10]));
+        let tabbed: String = exact.iter().map(|s| format!("\t{}\n", s.trim())).collect();
+        let indented = filler(3) + &tabbed + &filler(3) + &text(&exact);
+        check_placed(&indented, BLOCK_PATCH, Ok(&[10]));
     }
 
     // Regression: a retried patch doubled its change (62 of 662 right first applies of the
