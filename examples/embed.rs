@@ -10,7 +10,8 @@
 use std::sync::Arc;
 
 use lspedit::lsp::{BlockingPool, PoolConfig};
-use lspedit::tools::{DiagnosticsProvider, LspProvider, Tools, ToolsConfig, Workspace};
+use lspedit::tools::{DiagnosticsProvider, LspProvider, Tools, ToolsConfig};
+use lspedit::write::Workspace;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = tempfile::tempdir()?;

@@ -15,11 +15,15 @@
 use std::sync::{Arc, Mutex};
 
 use lspedit::tools::events::{Event, EventSink};
-use lspedit::tools::truncation::{ExcerptCandidates, ExcerptLimits, ModelError};
-use lspedit::tools::{
-    ApplyPlan, EditExecutor, EditModel, EditOutcome, EditRequest, EditTask, ModelReply,
-    ProposeRequest, Tools, ToolsConfig, Workflow, WorkflowConfig, Workspace, select_excerpts,
+use lspedit::tools::{Tools, ToolsConfig};
+use lspedit::truncation::{
+    EditExecutor, EditModel, EditOutcome, EditRequest, EditTask, ModelError, ModelReply,
 };
+use lspedit::workflow::{
+    ApplyPlan, ExcerptCandidates, ExcerptLimits, ProposeRequest, Workflow, WorkflowConfig,
+    select_excerpts,
+};
+use lspedit::write::Workspace;
 use serde_json::json;
 
 /// Stands in for a model API: renames `old_name` to `new_name` in every file it is sent, and

@@ -8,9 +8,9 @@
 
 use std::sync::Arc;
 
-use lspedit::tools::{
-    ApplyPlan, ProposeRequest, ToolError, Tools, ToolsConfig, Workflow, WorkflowConfig, Workspace,
-};
+use lspedit::tools::{Tools, ToolsConfig};
+use lspedit::workflow::{ApplyPlan, ProposeRequest, Workflow, WorkflowConfig};
+use lspedit::write::{ToolError, Workspace};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = tempfile::tempdir()?;
@@ -36,7 +36,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("{}\n", done.llm_content);
     let checkpoint = done.checkpoint_id.ok_or_else(|| {
         ToolError::new(
-            lspedit::tools::Reason::IoError,
+            lspedit::write::Reason::IoError,
             None,
             "the apply made no checkpoint",
         )

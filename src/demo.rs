@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 
 use lspedit::lsp::config::default_servers_dir;
 use lspedit::lsp::install;
-use lspedit::tools::{Session, ToolResult, ToolsConfig};
+use lspedit::session::Session;
+use lspedit::tools::{ToolResult, ToolsConfig};
 
 use crate::{Failure, Progress, out};
 

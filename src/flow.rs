@@ -6,10 +6,12 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 
 use lspedit::lsp::PoolConfig;
-use lspedit::tools::workflow::{
+use lspedit::tools::ToolsConfig;
+use lspedit::workflow::{
     ApplyOutcome, ApprovalRequest, Callback, Proposal, UndoOutcome, ValidationCommand,
 };
-use lspedit::tools::{ApplyPlan, PlanRequest, Policy, ProposeRequest, ToolError, ToolsConfig};
+use lspedit::workflow::{ApplyPlan, PlanRequest, Policy, ProposeRequest};
+use lspedit::write::ToolError;
 use serde::Serialize;
 
 use crate::json::{DiagnosticsJson, Doc, FileJson};
@@ -351,7 +353,7 @@ struct ProposalJson<'a> {
     diff: &'a str,
     affected_files: Vec<String>,
     base_shas: &'a std::collections::BTreeMap<String, Option<String>>,
-    stats: &'a lspedit::tools::workflow::ProposeStats,
+    stats: &'a lspedit::workflow::ProposeStats,
     evidence_id: &'a str,
 }
 
@@ -377,7 +379,7 @@ struct ApplyJson<'a> {
     checkpoint_id: Option<&'a str>,
     evidence_id: Option<&'a str>,
     rolled_back: bool,
-    validation: Option<&'a lspedit::tools::workflow::ValidationReport>,
+    validation: Option<&'a lspedit::workflow::ValidationReport>,
     /// Each written text file's diagnostics status, as `edit`, `write` and `apply` give it.
     diagnostics: Vec<DiagnosticsJson>,
 }

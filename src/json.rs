@@ -7,7 +7,8 @@ use std::path::Path;
 use lspedit::engine::FileAction;
 use lspedit::lsp::install::{Installed, ServerInfo};
 use lspedit::lsp::{ServerState, ServerStatus};
-use lspedit::tools::{FileDiagnosticsStatus, FileReport, FileStatus, ToolError, ToolResult};
+use lspedit::tools::{FileDiagnosticsStatus, ToolResult};
+use lspedit::write::{FileReport, FileStatus, ToolError};
 use serde::Serialize;
 
 /// Every `--json` document: the same four keys, then the command's own fields (`data`,

@@ -1,10 +1,20 @@
 //! lspedit: safe, hash-anchored file edits for coding agents.
 //!
-//! This facade re-exports the workspace crates so that embedders depend on one package:
-//! [`engine`] (pure text and patch engine), [`lsp`] (language-server pool), [`tools`] (the agent
-//! tools with diagnostics feedback, and the [`tools::Session`] the CLI runs on) and `mcp` (the
-//! MCP server, feature `mcp`); `testing` (feature `testing`) helps test suites. Installing the
-//! language servers is [`lsp::install`].
+//! This facade re-exports the workspace crates, each once, under the name of its floor, so
+//! that embedders depend on one package:
+//!
+//! - [`engine`]: the pure text and patch engine (anchors, parsing, placement, diffs);
+//! - [`write`]: the write core: the confined [`write::Workspace`], the planner, the one
+//!   committer and [`write::apply_patch`];
+//! - [`tools`]: the agent tools (`read_file`, `edit`, `write_file`, `apply_patch`) with the
+//!   diagnostics of what a write broke, and the event stream;
+//! - [`workflow`]: propose → approve → apply → undo, with stored patches, checkpoints and
+//!   evidence, under the operator's [`workflow::Policy`];
+//! - [`lsp_edits`]: rename, code actions, references and definition through the workflow;
+//! - [`session`]: the [`session::Session`] the CLI and the MCP server run on;
+//! - [`truncation`]: the truncation-safe executor an embedder drives a model with;
+//! - [`lsp`]: the language-server pool; installing the servers is [`lsp::install`];
+//! - `mcp` (feature `mcp`): the MCP server; `testing` (feature `testing`) helps test suites.
 //!
 //! Features: `cli` (default) builds the `lspedit` binary and enables `mcp`. A library user
 //! who wants neither depends with `default-features = false` and gets no clap,
@@ -14,9 +24,14 @@
 
 pub use lspedit_engine as engine;
 pub use lspedit_lsp as lsp;
+pub use lspedit_lsp_edits as lsp_edits;
 #[cfg(feature = "mcp")]
 pub use lspedit_mcp as mcp;
+pub use lspedit_session as session;
 pub use lspedit_tools as tools;
+pub use lspedit_truncation as truncation;
+pub use lspedit_workflow as workflow;
+pub use lspedit_write as write;
 
 #[cfg(feature = "testing")]
 pub mod testing;

@@ -1,13 +1,14 @@
 //! `lspedit rename`, `lspedit fix` and `lspedit refs`: the LSP edit tools from the shell, the
-//! same session methods ([`lspedit::tools::Session::lsp_edits`]) and text as the MCP tools
+//! same session methods ([`lspedit::session::Session::lsp_edits`]) and text as the MCP tools
 //! `rename_symbol`, `code_actions` / `apply_code_action`, `references` / `definition`.
 
 use std::path::PathBuf;
 
-use lspedit::tools::lsp_edits::{LocationsReport, LspEditResult, ServerFileOp};
-use lspedit::tools::{
-    ActionPick, CodeActionList, EditOptions, LineRef, LspEditError, SymbolAt, ToolsConfig,
+use lspedit::lsp_edits::{
+    ActionPick, CodeActionList, EditOptions, LineRef, LspEditError, SymbolAt,
 };
+use lspedit::lsp_edits::{LocationsReport, LspEditResult, ServerFileOp};
+use lspedit::tools::ToolsConfig;
 use serde_json::{Value, json};
 
 use crate::{Failure, err_text, open_session, out, print_json};

@@ -26,9 +26,10 @@ use clap::{Parser, Subcommand};
 use lspedit::engine::{ViewOptions, hashline_view};
 use lspedit::lsp::PoolConfig;
 use lspedit::lsp::install::{self, InstallError};
-use lspedit::tools::{
-    ApplyPatchOptions, Feedback, FileStatus, PatchReport, Session, ToolError, ToolResult,
-    ToolsConfig, Workspace, apply_patch, base_sha,
+use lspedit::session::Session;
+use lspedit::tools::{Feedback, ToolResult, ToolsConfig};
+use lspedit::write::{
+    ApplyPatchOptions, FileStatus, PatchReport, ToolError, Workspace, apply_patch, base_sha,
 };
 use serde::Serialize;
 
@@ -135,24 +136,24 @@ struct PolicyOpts {
     /// cannot ask) or `deny` (nobody: apply with `lspedit apply-id`). Default: `[policy]
     /// approve`, else elicit when the client supports elicitation and auto when it does not.
     #[arg(long, value_name = "MODE", value_parser = parse_approve)]
-    approve: Option<lspedit::tools::Approve>,
+    approve: Option<lspedit::workflow::Approve>,
 }
 
 /// `--forbid`'s operations (one value: clap would read a `Vec` as repeated values).
 #[derive(Clone)]
-struct Forbidden(Vec<lspedit::tools::Operation>);
+struct Forbidden(Vec<lspedit::workflow::Operation>);
 
 fn parse_forbid(s: &str) -> Result<Forbidden, String> {
-    lspedit::tools::Operation::parse_list(s).map(Forbidden)
+    lspedit::workflow::Operation::parse_list(s).map(Forbidden)
 }
 
-fn parse_approve(s: &str) -> Result<lspedit::tools::Approve, String> {
-    lspedit::tools::Approve::parse(s)
+fn parse_approve(s: &str) -> Result<lspedit::workflow::Approve, String> {
+    lspedit::workflow::Approve::parse(s)
 }
 
 impl PolicyOpts {
     /// `policy` with these flags applied (the operator's flags set, never merely tighten).
-    fn apply(&self, mut policy: lspedit::tools::Policy) -> lspedit::tools::Policy {
+    fn apply(&self, mut policy: lspedit::workflow::Policy) -> lspedit::workflow::Policy {
         if let Some(n) = self.max_files {
             policy.max_files = n;
         }
@@ -174,12 +175,12 @@ impl PolicyOpts {
 /// a trusted file that does not parse is a usage error: the operator meant something.
 fn policy_from(
     pool: Option<&PoolConfig>,
-) -> Result<(lspedit::tools::Policy, Vec<String>), Failure> {
+) -> Result<(lspedit::workflow::Policy, Vec<String>), Failure> {
     match pool {
-        Some(cfg) => lspedit::tools::Policy::from_config(cfg)
+        Some(cfg) => lspedit::workflow::Policy::from_config(cfg)
             .map_err(|e| Failure::Usage(format!("the workflow policy: {e}"))),
         None => Ok((
-            lspedit::tools::Policy::default(),
+            lspedit::workflow::Policy::default(),
             vec!["the configuration could not be read, so the workflow runs under the default policy (3 files, 100 changed lines, no create, delete or rename)".to_string()],
         )),
     }
@@ -813,7 +814,7 @@ fn cmd_read(
     let ws = open_workspace(root)?;
     let bytes = ws.read(file)?.ok_or_else(|| {
         ToolError::new(
-            lspedit::tools::Reason::FileNotFound,
+            lspedit::write::Reason::FileNotFound,
             Some(file),
             "no such file",
         )
@@ -900,8 +901,8 @@ fn print_tool(r: &ToolResult, json: bool, diff: bool) -> Result<u8, Failure> {
 /// What was refused, for the person, on stderr: one line per refused file (or the call's own
 /// refusal), and how many files were written anyway. The whole report is on stdout.
 fn err_summary(
-    files: &[lspedit::tools::FileReport],
-    reason: Option<lspedit::tools::Reason>,
+    files: &[lspedit::write::FileReport],
+    reason: Option<lspedit::write::Reason>,
     text: &str,
 ) {
     let first_line = |s: &str| s.lines().next().unwrap_or("").to_string();
@@ -1036,7 +1037,7 @@ fn apply_dry_run(
 /// error.
 fn read_input(arg: Option<&str>, what: &str) -> Result<String, Failure> {
     // Bounded: `lspedit apply /dev/zero` must be a refusal, not 4 GB of memory.
-    let limit = lspedit::tools::PatchLimits::default().max_bytes;
+    let limit = lspedit::write::PatchLimits::default().max_bytes;
     let mut bytes = Vec::new();
     let (read, source) = match arg {
         None | Some("-") => (
@@ -1054,7 +1055,7 @@ fn read_input(arg: Option<&str>, what: &str) -> Result<String, Failure> {
     read.map_err(|e| Failure::Usage(format!("cannot read the {what} from {source}: {e}")))?;
     if bytes.len() > limit {
         return Err(Failure::Tool(ToolError::new(
-            lspedit::tools::Reason::TooLarge,
+            lspedit::write::Reason::TooLarge,
             None,
             format!(
                 "the {what} from {source} is larger than the limit of {limit} bytes; nothing was applied"
@@ -1063,9 +1064,9 @@ fn read_input(arg: Option<&str>, what: &str) -> Result<String, Failure> {
     }
     String::from_utf8(bytes).map_err(|e| {
         let reason = if what == "patch" {
-            lspedit::tools::Reason::InvalidDiffFormat
+            lspedit::write::Reason::InvalidDiffFormat
         } else {
-            lspedit::tools::Reason::NotUtf8
+            lspedit::write::Reason::NotUtf8
         };
         Failure::Tool(ToolError::new(
             reason,

@@ -41,7 +41,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use lspedit_lsp::{PoolConfig, ServerConfig};
-use lspedit_tools::{Session, ToolResult, Tools, ToolsConfig, Workspace};
+use lspedit_session::Session;
+use lspedit_tools::{ToolResult, Tools, ToolsConfig};
+use lspedit_write::Workspace;
 
 /// The scripted fake language server, as a library: its [`fake::Script`] (delivery mode,
 /// crashes, hangs, garbage, slowness) and [`fake::binary`].

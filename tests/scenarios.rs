@@ -1,4 +1,4 @@
-//! Folder scenarios for the patch engine, run through `lspedit::tools::apply_patch`.
+//! Folder scenarios for the patch engine, run through `lspedit::write::apply_patch`.
 //!
 //! Each `tests/scenarios/NNN_name/` holds:
 //! - `input/`: the workspace before the patch (absent = empty workspace);
@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use lspedit::tools::{ApplyPatchOptions, Workspace, apply_patch};
+use lspedit::write::{ApplyPatchOptions, Workspace, apply_patch};
 
 const OUTSIDE_CONTENT: &[u8] = b"outside the workspace\n";
 

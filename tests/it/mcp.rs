@@ -886,7 +886,7 @@ fn protocol_errors_get_their_json_rpc_codes() {
 /// session has 400 ms) through the same `LspeditServer` and rmcp's client.
 struct SlowServer {
     client: Client,
-    session: std::sync::Arc<lspedit::tools::Session>,
+    session: std::sync::Arc<lspedit::session::Session>,
     _dir: tempfile::TempDir,
 }
 
@@ -925,8 +925,8 @@ impl SlowServer {
         let mut config = lspedit::tools::ToolsConfig::default();
         config.diagnostics.timeout = Some(std::time::Duration::from_millis(400));
         config.diagnostics.start_timeout = Some(std::time::Duration::from_millis(400));
-        let ws = lspedit::tools::Workspace::open(&root).unwrap();
-        let session = std::sync::Arc::new(lspedit::tools::Session::new(ws, Some(pool), config));
+        let ws = lspedit::write::Workspace::open(&root).unwrap();
+        let session = std::sync::Arc::new(lspedit::session::Session::new(ws, Some(pool), config));
         let (server_io, client_io) = tokio::io::duplex(1 << 20);
         let server = lspedit::mcp::LspeditServer::new(std::sync::Arc::clone(&session));
         tokio::spawn(async move {

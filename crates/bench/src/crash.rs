@@ -18,10 +18,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail, ensure};
-use lspedit_tools::{
-    ApplyPlan, ApplyStatus, Atomicity, ProposeRequest, Tools, ToolsConfig, Workflow,
-    WorkflowConfig, Workspace,
+use lspedit_tools::{Tools, ToolsConfig};
+use lspedit_workflow::{
+    ApplyPlan, ApplyStatus, Atomicity, ProposeRequest, Workflow, WorkflowConfig,
 };
+use lspedit_write::Workspace;
 
 use crate::child::wait_timeout;
 use crate::generate::{self, REL_PATH, Rng};

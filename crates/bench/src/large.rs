@@ -15,10 +15,12 @@ use std::time::{Duration, Instant};
 use anyhow::{Result, ensure};
 use lspedit_lsp::lsp_types::{Position, Range, TextEdit, Url, WorkspaceEdit};
 use lspedit_lsp::{CodeActions, Locations, LspError, PositionEncoding, ServerEdit};
-use lspedit_tools::lsp_edits::{
+use lspedit_lsp_edits::{
     EditOptions, LineRef, LspEditProvider, LspEdits, LspEditsConfig, SymbolAt,
 };
-use lspedit_tools::{Tools, ToolsConfig, Workflow, WorkflowConfig, Workspace};
+use lspedit_tools::{Tools, ToolsConfig};
+use lspedit_workflow::{Workflow, WorkflowConfig};
+use lspedit_write::Workspace;
 
 pub const HEADING: &str = "## Large edits: every line rewritten, 200k server edits";
 

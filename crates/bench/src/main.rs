@@ -721,7 +721,7 @@ fn run() -> Result<()> {
 /// Propose over 1,000 files (10 with `quick`) and apply, per file and all or nothing.
 fn workflow_bench(quick: bool) -> Result<String> {
     use crate::workflow_tree::{generate_tree, propose_and_apply};
-    use lspedit_tools::Atomicity;
+    use lspedit_workflow::Atomicity;
     let files = if quick { 10 } else { 1_000 };
     let mut out = String::from(
         "| files | atomicity | files changed | changes | propose (ms) | apply (ms) | stored patch (KiB) |\n|---:|---|---:|---:|---:|---:|---:|\n",

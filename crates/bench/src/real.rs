@@ -17,8 +17,9 @@ use anyhow::{Context, Result, bail, ensure};
 use lspedit_fake_lsp::support::percentile;
 use lspedit_lsp::{BlockingPool, ChangedFile, PoolConfig};
 use lspedit_tools::{
-    DiagnosticsProvider, DiagnosticsStatus, LspProvider, ToolResult, Tools, ToolsConfig, Workspace,
+    DiagnosticsProvider, DiagnosticsStatus, LspProvider, ToolResult, Tools, ToolsConfig,
 };
+use lspedit_write::Workspace;
 
 use crate::real_projects::{Edit, PROJECTS, Project, apply};
 use crate::timing::ms;

@@ -29,7 +29,7 @@ const TOOL_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The reason codes lspedit prints (README "Reason codes"), to find one in a message.
 pub fn reasons() -> impl Iterator<Item = &'static str> {
-    lspedit_tools::Reason::ALL.iter().map(|r| r.as_str())
+    lspedit_write::Reason::ALL.iter().map(|r| r.as_str())
 }
 
 pub struct Options {

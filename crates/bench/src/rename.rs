@@ -10,10 +10,12 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, ensure};
 use lspedit_fake_lsp::support::{copy_project, percentile};
 use lspedit_lsp::{BlockingPool, PoolConfig};
-use lspedit_tools::{
-    DiagnosticsProvider, EditOptions, LineRef, LspEditProvider, LspEdits, LspEditsConfig,
-    LspProvider, SymbolAt, Tools, ToolsConfig, Workflow, WorkflowConfig, Workspace,
+use lspedit_lsp_edits::{
+    EditOptions, LineRef, LspEditProvider, LspEdits, LspEditsConfig, SymbolAt,
 };
+use lspedit_tools::{DiagnosticsProvider, LspProvider, Tools, ToolsConfig};
+use lspedit_workflow::{Workflow, WorkflowConfig};
+use lspedit_write::Workspace;
 
 use crate::timing::ms;
 

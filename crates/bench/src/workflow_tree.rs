@@ -8,8 +8,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use lspedit_tools::workflow::{ApplyPlan, Atomicity, ProposeRequest, Workflow, WorkflowConfig};
-use lspedit_tools::{Reason, ToolError, Tools, ToolsConfig, Workspace};
+use lspedit_tools::{Tools, ToolsConfig};
+use lspedit_workflow::{ApplyPlan, Atomicity, ProposeRequest, Workflow, WorkflowConfig};
+use lspedit_write::{Reason, ToolError, Workspace};
 
 /// The identifier the generated files use and the benchmark renames.
 pub const OLD_NAME: &str = "old_name";

@@ -1,5 +1,6 @@
 //! Small helpers the test suites and benchmarks that drive language servers share: copying a
-//! test project into a scratch directory, and the nearest-rank percentile of timings.
+//! test project into a scratch directory, whether a real-server test runs or is skipped, and
+//! the nearest-rank percentile of timings.
 
 use std::path::Path;
 use std::time::Duration;
@@ -23,6 +24,22 @@ pub fn copy_project(src: &Path, dst: &Path) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Whether a test that needs the real server `server` runs: true when it is `installed`.
+/// Otherwise the test is skipped (said on stderr), except under `LSPEDIT_REQUIRE_SERVERS=1`
+/// (CI, `scripts/test`), where a missing server fails the test.
+#[allow(clippy::print_stderr)] // A skipped test says why where `cargo test` shows it.
+pub fn require_installed(server: &str, installed: bool) -> bool {
+    if installed {
+        return true;
+    }
+    assert!(
+        std::env::var("LSPEDIT_REQUIRE_SERVERS").as_deref() != Ok("1"),
+        "{server} is not installed but LSPEDIT_REQUIRE_SERVERS=1; run scripts/install-servers"
+    );
+    eprintln!("skipping: {server} is not installed (run scripts/install-servers)");
+    false
 }
 
 /// Nearest-rank percentile `p` (0..=1) of `sorted` samples; zero when there are none.

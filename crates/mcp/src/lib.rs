@@ -10,7 +10,7 @@
 //! The stdio transport ([`LineTransport`]) answers oversized and malformed messages with
 //! JSON-RPC errors.
 //!
-//! The server runs over a [`Session`](lspedit_tools::Session) of the tools crate (the tools,
+//! The server runs over a [`Session`](lspedit_session::Session) of the tools crate (the tools,
 //! the workflow and the language-server pool of one workspace, shared with the CLI); this crate
 //! adds the MCP surface: argument schemas, and structured results built from the session's.
 //!

@@ -1,16 +1,15 @@
 //! The LSP edit tools over MCP: `rename_symbol`, `code_actions`, `apply_code_action`,
-//! `references`, `definition` ([`lspedit_tools::LspEdits`] over the session's workflow and
+//! `references`, `definition` ([`lspedit_lsp_edits::LspEdits`] over the session's workflow and
 //! pool, [`Session::lsp_edits`]), with their arguments, structured results and schemas. The
 //! CLI calls the same session methods (`src/lsp_cmds.rs`), not this module.
 
 use std::sync::Arc;
 
-use lspedit_tools::lsp_edits::{
+use lspedit_lsp_edits::{ActionPick, CodeActionList, EditOptions, LineRef, LspEditError, SymbolAt};
+use lspedit_lsp_edits::{
     CodeActionInfo, FoundLocation, LocationsReport, LspEditResult, ServerFileOp,
 };
-use lspedit_tools::{
-    ActionPick, CodeActionList, EditOptions, LineRef, LspEditError, SymbolAt, ToolResult,
-};
+use lspedit_tools::ToolResult;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, JsonObject};
 use rmcp::{ErrorData as McpError, tool, tool_router};
@@ -20,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::output::{FileDiagnosticsState, Reply};
 use crate::schema::portable;
 use crate::server::LspeditServer;
-use lspedit_tools::Session;
+use lspedit_session::Session;
 
 /// A line: its 1-based number (`42`) or its anchor from read_file (`"42abcd"`, which is also
 /// checked: a line that changed since is refused as `stale_context`).

@@ -9,10 +9,10 @@
 
 use lspedit_engine::FileAction;
 use lspedit_lsp::Severity;
-use lspedit_tools::{
-    ApplyOutcome, DiagnosticsReport, DiagnosticsStatus, FileCheck, FileDiagnosticsStatus,
-    FileReport, FileStatus, Proposal, Reason, ToolError, ToolResult, UndoOutcome,
-};
+use lspedit_session::{DiagnosticsReport, FileCheck};
+use lspedit_tools::{DiagnosticsStatus, FileDiagnosticsStatus, ToolResult};
+use lspedit_workflow::{ApplyOutcome, Proposal, UndoOutcome};
+use lspedit_write::{FileReport, FileStatus, Reason, ToolError};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -432,10 +432,10 @@ impl ProposeOutput {
                     path: f.path.clone(),
                     new_path: f.new_path.clone(),
                     kind: match f.kind {
-                        lspedit_tools::workflow::ChangeKind::Create => ChangeKind::Create,
-                        lspedit_tools::workflow::ChangeKind::Modify => ChangeKind::Modify,
-                        lspedit_tools::workflow::ChangeKind::Delete => ChangeKind::Delete,
-                        lspedit_tools::workflow::ChangeKind::Rename => ChangeKind::Rename,
+                        lspedit_workflow::ChangeKind::Create => ChangeKind::Create,
+                        lspedit_workflow::ChangeKind::Modify => ChangeKind::Modify,
+                        lspedit_workflow::ChangeKind::Delete => ChangeKind::Delete,
+                        lspedit_workflow::ChangeKind::Rename => ChangeKind::Rename,
                     },
                     base_sha: f.base_sha.clone(),
                     new_sha: f.new_sha.clone(),

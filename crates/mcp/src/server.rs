@@ -18,8 +18,11 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use lspedit_tools::workflow::{ApplyStatus, ApprovalRequest, Callback, Deny};
-use lspedit_tools::{Approve, PlanRequest, Policy, ProposeRequest, Reason, Session, ToolResult};
+use lspedit_session::Session;
+use lspedit_tools::ToolResult;
+use lspedit_workflow::{ApplyStatus, ApprovalRequest, Callback, Deny};
+use lspedit_workflow::{Approve, PlanRequest, Policy, ProposeRequest};
+use lspedit_write::Reason;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::handler::server::wrapper::Parameters;
@@ -621,10 +624,10 @@ fn policy_sentence(policy: &Policy) -> String {
         .forbidden()
         .iter()
         .map(|o| match o {
-            lspedit_tools::Operation::Create => "creating files",
-            lspedit_tools::Operation::Delete => "deleting files",
-            lspedit_tools::Operation::Rename => "renaming files",
-            lspedit_tools::Operation::PerFile => "per-file applies",
+            lspedit_workflow::Operation::Create => "creating files",
+            lspedit_workflow::Operation::Delete => "deleting files",
+            lspedit_workflow::Operation::Rename => "renaming files",
+            lspedit_workflow::Operation::PerFile => "per-file applies",
         })
         .collect();
     let forbidden = if forbidden.is_empty() {

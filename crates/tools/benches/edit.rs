@@ -28,9 +28,8 @@ use std::time::{Duration, Instant};
 
 use lspedit_fake_lsp::support::{copy_project, percentile};
 use lspedit_lsp::{BlockingPool, PoolConfig};
-use lspedit_tools::{
-    CheckError, CheckReport, DiagnosticsProvider, FileText, Tools, ToolsConfig, Workspace,
-};
+use lspedit_tools::{CheckError, CheckReport, DiagnosticsProvider, FileText, Tools, ToolsConfig};
+use lspedit_write::Workspace;
 
 /// The pool as a provider that also remembers the server's own time of its last check.
 struct TimedPool {

@@ -21,11 +21,11 @@ use crate::diagnostics::{
     self, CheckError, Diagnostic, DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider,
     DiagnosticsStatus, Feedback, FileDiagnosticsStatus, FileText,
 };
-use crate::error::{Reason, ToolError};
-use crate::patch::{
+use lspedit_write::patch::{
     ApplyPatchOptions, FileReport, FileStatus, MAX_REPLANS, PatchLimits, apply_parsed,
 };
-use crate::workspace::{Replaced, Workspace, base_sha};
+use lspedit_write::workspace::{Replaced, Workspace, base_sha};
+use lspedit_write::{Reason, ToolError};
 
 /// What a tool returns. `llm_content` is what the model reads; `display` is a short summary with
 /// a unified diff for a person; `files` the per-file report.
@@ -45,7 +45,8 @@ pub struct ToolResult {
 }
 
 impl ToolResult {
-    pub(crate) fn error(e: &ToolError) -> ToolResult {
+    /// The result of a refused or failed call: `Error: ` and the error, no files.
+    pub fn error(e: &ToolError) -> ToolResult {
         let text = format!("Error: {e}");
         ToolResult {
             reason: Some(e.reason),
@@ -166,13 +167,14 @@ impl Tools {
         &self.config
     }
 
-    pub(crate) fn file_lock(&self, abs: &Path) -> Arc<Mutex<()>> {
+    /// The in-process lock of `abs`: the workflow's commits take it like the tools' writes do.
+    pub fn file_lock(&self, abs: &Path) -> Arc<Mutex<()>> {
         Arc::clone(lock(&self.locks).entry(abs.to_path_buf()).or_default())
     }
 
     /// Record the content the agent now knows `abs` to have, for the read guard (nothing to
     /// record without it: hashing every written file is not free on large files).
-    pub(crate) fn remember(&self, abs: &Path, bytes: &[u8]) {
+    pub fn remember(&self, abs: &Path, bytes: &[u8]) {
         if self.config.read_guard {
             lock(&self.seen).insert(abs.to_path_buf(), base_sha(bytes));
         }

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use crate::agent::{ToolResult, Tools};
-use crate::error::{Reason, ToolError};
+use lspedit_write::{Reason, ToolError};
 
 /// [`Tools`] with async methods; cheap to clone (one `Arc`).
 #[derive(Debug, Clone)]

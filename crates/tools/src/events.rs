@@ -506,7 +506,7 @@ impl EventSink for JsonlSink {
 /// there, so lspedit's state never shows in `git status` or gets committed. Created exclusively
 /// (never through a symlink, never over the person's own file); best effort: the state works
 /// without it.
-pub(crate) fn ignore_in_git(dir: &Path) {
+pub fn ignore_in_git(dir: &Path) {
     let path = dir.join(".gitignore");
     let created = OpenOptions::new()
         .write(true)

@@ -8,8 +8,9 @@ use std::time::Duration;
 use lspedit_fake_lsp::{Mode, Script};
 use lspedit_lsp::{BlockingPool, PoolConfig, ServerConfig};
 use lspedit_tools::{
-    AsyncTools, DiagnosticsProvider, DiagnosticsStatus, LspProvider, Tools, ToolsConfig, Workspace,
+    AsyncTools, DiagnosticsProvider, DiagnosticsStatus, LspProvider, Tools, ToolsConfig,
 };
+use lspedit_write::Workspace;
 
 /// The scripted server declared for `.ts` files, its errors on lines holding `BAD`.
 fn fake_config(root: &std::path::Path) -> PoolConfig {

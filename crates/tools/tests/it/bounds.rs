@@ -1,7 +1,8 @@
 //! Bounded work for any input: patch size and hunk caps, long lines cut in what comes back,
 //! reads past the end and names the file system cannot hold, each a clear refusal.
 
-use lspedit_tools::{PatchLimits, Reason, Tools, ToolsConfig, Workspace};
+use lspedit_tools::{Tools, ToolsConfig};
+use lspedit_write::{PatchLimits, Reason, Workspace};
 
 fn env(config: ToolsConfig) -> (tempfile::TempDir, Tools) {
     let dir = tempfile::tempdir().unwrap();

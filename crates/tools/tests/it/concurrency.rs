@@ -5,7 +5,8 @@
 use std::io::Write;
 use std::sync::{Arc, Barrier};
 
-use lspedit_tools::{Reason, Tools, ToolsConfig, Workspace};
+use lspedit_tools::{Tools, ToolsConfig};
+use lspedit_write::{Reason, Workspace};
 
 fn tools(root: &std::path::Path) -> Tools {
     Tools::new(Workspace::open(root).unwrap(), None, ToolsConfig::default())

@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
-use lspedit_tools::{Reason, ToolResult, Tools, ToolsConfig, Workspace};
+use lspedit_tools::{ToolResult, Tools, ToolsConfig};
+use lspedit_write::{Reason, Workspace};
 
 /// A workspace with a `.git` of its own, and a directory beside it that no tool may touch.
 struct Env {
@@ -370,7 +371,7 @@ fn a_directory_swapped_for_a_link_to_a_protected_directory_never_gets_a_write() 
             _ => {
                 let r = e.tools.write_file(&format!("d/new{i}.txt"), "created\n");
                 if r.is_error {
-                    Err(lspedit_tools::ToolError::new(
+                    Err(lspedit_write::ToolError::new(
                         r.reason.unwrap(),
                         None,
                         r.llm_content,

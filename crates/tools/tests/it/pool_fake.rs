@@ -7,9 +7,8 @@ use std::time::{Duration, Instant};
 
 use lspedit_fake_lsp::{Event, Mode, Script};
 use lspedit_lsp::{BlockingPool, PoolConfig, ServerConfig};
-use lspedit_tools::{
-    DiagnosticsProvider, DiagnosticsStatus, LspProvider, Tools, ToolsConfig, Workspace,
-};
+use lspedit_tools::{DiagnosticsProvider, DiagnosticsStatus, LspProvider, Tools, ToolsConfig};
+use lspedit_write::Workspace;
 
 fn fake_bin() -> &'static Path {
     lspedit_fake_lsp::binary()

@@ -7,24 +7,15 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use lspedit_fake_lsp::support::copy_project;
+use lspedit_fake_lsp::support::{copy_project, require_installed};
 use lspedit_lsp::{BlockingPool, PoolConfig};
-use lspedit_tools::{
-    DiagnosticsProvider, DiagnosticsStatus, LspProvider, Tools, ToolsConfig, Workspace,
-};
+use lspedit_tools::{DiagnosticsProvider, DiagnosticsStatus, LspProvider, Tools, ToolsConfig};
+use lspedit_write::Workspace;
 
 pub fn require_server(server: &str) -> Option<PoolConfig> {
     let cfg = PoolConfig::bundled().unwrap().only(&[server]);
-    let decl = cfg.server(server).unwrap();
-    if cfg.resolve_command(decl).is_some() {
-        return Some(cfg);
-    }
-    assert!(
-        std::env::var("LSPEDIT_REQUIRE_SERVERS").as_deref() != Ok("1"),
-        "{server} is not installed but LSPEDIT_REQUIRE_SERVERS=1; run scripts/install-servers"
-    );
-    eprintln!("skipping: {server} is not installed (run scripts/install-servers)");
-    None
+    let installed = cfg.resolve_command(cfg.server(server).unwrap()).is_some();
+    require_installed(server, installed).then_some(cfg)
 }
 
 struct Case {

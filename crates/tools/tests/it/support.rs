@@ -8,7 +8,8 @@ use std::time::Instant;
 use lspedit_tools::diagnostics::{
     CheckError, CheckReport, Diagnostic, DiagnosticsProvider, FileText, OtherFile, Severity,
 };
-use lspedit_tools::{Tools, ToolsConfig, Workspace};
+use lspedit_tools::{Tools, ToolsConfig};
+use lspedit_write::Workspace;
 
 pub fn diag(
     line: u32,

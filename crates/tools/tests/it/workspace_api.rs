@@ -6,7 +6,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::sync::Arc;
 
-use lspedit_tools::{AsyncTools, Reason, ToolError, Tools, ToolsConfig, Workspace};
+use lspedit_tools::{AsyncTools, Tools, ToolsConfig};
+use lspedit_write::{Reason, ToolError, Workspace};
 
 fn workspace() -> (tempfile::TempDir, Workspace) {
     let dir = tempfile::tempdir().unwrap();

@@ -1,0 +1,783 @@
+//! Edits and lookups a language server computes — rename a symbol, apply a quick fix, find
+//! references or a definition — through the same safe path as every other edit.
+//!
+//! The model names a position as a file, a line (number or anchor `42abcd`, stale anchors are
+//! `stale_context`) and the symbol's text on it ([`SymbolAt`]); the server's `WorkspaceEdit` is
+//! confined (every URI inside the workspace and writable, checked before anything is read),
+//! turned into an ordinary patch (`convert.rs`) and handed to the workflow: `propose_edit` stores
+//! it (`patch_id`) and, unless a preview was asked for, `apply_edit` applies it at once through
+//! the one planner — all files or none by default ([`EditOptions::all_or_nothing`]), atomic
+//! writes, a checkpoint `undo` restores, the per-file report with fresh anchors and the
+//! diagnostics feedback, other files included.
+//!
+//! Servers are reached through [`LspEditProvider`] ([`LspProvider`] over the pool), so the
+//! tools stay testable without servers.
+
+mod convert;
+mod locations;
+mod position;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use lspedit_lsp::lsp_types::{CodeActionOrCommand, NumberOrString};
+use lspedit_lsp::{BlockingPool, CodeActions, Locations, LspError, ServerEdit};
+
+pub use convert::ServerFileOp;
+pub use locations::{FoundLocation, LocationsReport};
+pub use position::{LineRef, SymbolAt};
+
+use lspedit_tools::diagnostics::FileDiagnosticsStatus;
+use lspedit_workflow::{
+    ApplyPlan, ApplyStatus, Atomicity, FileApplyResult, ProposeRequest, Workflow,
+};
+use lspedit_write::ToolError;
+
+/// The requests beyond diagnostics, as the tools need them: positions are byte offsets of the
+/// text given (the file as read), answers LSP-level data with the server's position encoding.
+/// Implemented by [`LspProvider`] over the pool; tests implement it with scripted answers.
+pub trait LspEditProvider: Send + Sync {
+    /// Whether a server is configured for `path`.
+    fn handles(&self, path: &Path) -> bool;
+    fn rename(
+        &self,
+        path: &Path,
+        text: &str,
+        offset: usize,
+        new_name: &str,
+        deadline: Instant,
+    ) -> Result<ServerEdit, LspError>;
+    fn code_actions(
+        &self,
+        path: &Path,
+        text: &str,
+        range: std::ops::Range<usize>,
+        deadline: Instant,
+    ) -> Result<CodeActions, LspError>;
+    fn code_action_edit(
+        &self,
+        path: &Path,
+        text: &str,
+        action: CodeActionOrCommand,
+        deadline: Instant,
+    ) -> Result<ServerEdit, LspError>;
+    fn references(
+        &self,
+        path: &Path,
+        text: &str,
+        offset: usize,
+        include_declaration: bool,
+        deadline: Instant,
+    ) -> Result<Locations, LspError>;
+    fn definition(
+        &self,
+        path: &Path,
+        text: &str,
+        offset: usize,
+        deadline: Instant,
+    ) -> Result<Locations, LspError>;
+}
+
+/// The pool (what a session holds; an [`LspProvider`](crate::LspProvider) hands its own out
+/// with `pool()`).
+impl LspEditProvider for BlockingPool {
+    fn handles(&self, path: &Path) -> bool {
+        self.server_for(path).is_some()
+    }
+
+    fn rename(
+        &self,
+        path: &Path,
+        text: &str,
+        offset: usize,
+        new_name: &str,
+        deadline: Instant,
+    ) -> Result<ServerEdit, LspError> {
+        BlockingPool::rename(self, path, text, offset, new_name, deadline)
+    }
+
+    fn code_actions(
+        &self,
+        path: &Path,
+        text: &str,
+        range: std::ops::Range<usize>,
+        deadline: Instant,
+    ) -> Result<CodeActions, LspError> {
+        BlockingPool::code_actions(self, path, text, range, deadline)
+    }
+
+    fn code_action_edit(
+        &self,
+        path: &Path,
+        text: &str,
+        action: CodeActionOrCommand,
+        deadline: Instant,
+    ) -> Result<ServerEdit, LspError> {
+        BlockingPool::code_action_edit(self, path, text, action, deadline)
+    }
+
+    fn references(
+        &self,
+        path: &Path,
+        text: &str,
+        offset: usize,
+        include_declaration: bool,
+        deadline: Instant,
+    ) -> Result<Locations, LspError> {
+        BlockingPool::references(self, path, text, offset, include_declaration, deadline)
+    }
+
+    fn definition(
+        &self,
+        path: &Path,
+        text: &str,
+        offset: usize,
+        deadline: Instant,
+    ) -> Result<Locations, LspError> {
+        BlockingPool::definition(self, path, text, offset, deadline)
+    }
+}
+
+/// Why an LSP edit or lookup was refused. [`LspEditError::code`] is the stable reason code.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum LspEditError {
+    /// A refusal of the tools (confinement, protected path, stale anchor, missing file, ...).
+    #[error("{0}")]
+    Tool(#[from] ToolError),
+    /// The symbol's text is not on the line.
+    #[error(
+        "{path}: `{symbol}` is not on line {line} (`{line_text}`); give the symbol's text exactly as it appears on the line, or re-read the file"
+    )]
+    SymbolNotFound {
+        path: String,
+        line: usize,
+        symbol: String,
+        line_text: String,
+    },
+    /// The symbol appears several times on the line and no occurrence was given.
+    #[error(
+        "{path}: `{symbol}` appears {count} times on line {line}; say which with occurrence (1 to {count})"
+    )]
+    AmbiguousSymbol {
+        path: String,
+        line: usize,
+        symbol: String,
+        count: usize,
+    },
+    /// The server failed, timed out, declined or lacks the request.
+    #[error("{path}: {error}")]
+    Server { path: String, error: LspError },
+    /// The server's edit cannot be applied as given (overlapping edits, positions past the end,
+    /// a file that does not exist).
+    #[error("{path}: {message}; nothing was written")]
+    BadServerEdit { path: String, message: String },
+    /// No code action of that title or index.
+    #[error("{path}: no code action {wanted} on line {line}; the server offers: {available}")]
+    ActionNotFound {
+        path: String,
+        line: usize,
+        wanted: String,
+        available: String,
+    },
+}
+
+impl LspEditError {
+    /// `Error: <code>: <message>`, the refusal as the model reads it.
+    pub fn refusal_text(&self) -> String {
+        match self {
+            // A tool error names its path and reason itself.
+            LspEditError::Tool(e) => format!("Error: {e}"),
+            other => format!("Error: {}: {other}", other.code()),
+        }
+    }
+
+    /// The reason code: a tools reason (`stale_context`, `path_outside_workspace`,
+    /// `protected_path`, `ambiguous_match`, ...) or one of `symbol_not_found`, `no_server`,
+    /// `lsp_timeout`, `lsp_declined`, `lsp_unsupported`, `lsp_failed`, `invalid_server_edit`,
+    /// `action_not_found`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            LspEditError::Tool(e) => e.reason.as_str(),
+            LspEditError::SymbolNotFound { .. } => "symbol_not_found",
+            LspEditError::AmbiguousSymbol { .. } => "ambiguous_match",
+            LspEditError::Server { error, .. } => match error {
+                LspError::NoServer { .. } | LspError::CommandNotFound { .. } => "no_server",
+                LspError::Timeout { .. } => "lsp_timeout",
+                LspError::Declined { .. } => "lsp_declined",
+                LspError::Unsupported { .. } => "lsp_unsupported",
+                _ => "lsp_failed",
+            },
+            LspEditError::BadServerEdit { .. } => "invalid_server_edit",
+            LspEditError::ActionNotFound { .. } => "action_not_found",
+        }
+    }
+}
+
+/// Configuration of [`LspEdits`].
+#[derive(Debug, Clone)]
+pub struct LspEditsConfig {
+    /// Bound of one request, a server's start and loading included (rust-analyzer indexes a
+    /// project before it can rename in it).
+    pub timeout: Duration,
+    /// Locations shown with their lines; the rest are listed as `path:line:column`.
+    pub max_with_context: usize,
+    /// Lines shown above and below each location.
+    pub context_lines: usize,
+}
+
+impl Default for LspEditsConfig {
+    fn default() -> Self {
+        LspEditsConfig {
+            timeout: Duration::from_secs(60),
+            max_with_context: 50,
+            context_lines: 2,
+        }
+    }
+}
+
+/// How a server's edit is applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EditOptions {
+    /// Store the edit as a proposal (`patch_id`) instead of applying it; `apply_edit` applies it.
+    pub preview: bool,
+    /// Every file or none (default). Off: each file atomically on its own, the others applying
+    /// when one is refused.
+    pub all_or_nothing: bool,
+}
+
+impl Default for EditOptions {
+    fn default() -> Self {
+        EditOptions {
+            preview: false,
+            all_or_nothing: true,
+        }
+    }
+}
+
+/// How an LSP edit ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LspEditStatus {
+    Applied,
+    PartiallyApplied,
+    /// Stored as a proposal (`preview`); nothing was written.
+    Proposed,
+    /// The approver said no; nothing was written.
+    Rejected,
+    /// Nothing was written.
+    Refused,
+}
+
+impl LspEditStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LspEditStatus::Applied => "applied",
+            LspEditStatus::PartiallyApplied => "partially_applied",
+            LspEditStatus::Proposed => "proposed",
+            LspEditStatus::Rejected => "rejected",
+            LspEditStatus::Refused => "refused",
+        }
+    }
+}
+
+/// The result of `rename_symbol` or `apply_code_action`.
+#[derive(Debug, Clone)]
+pub struct LspEditResult {
+    /// What the model reads: what the server's edit does, then the apply's report (fresh
+    /// anchors, diagnostics) or the proposal's diff, or the refusal.
+    pub llm_content: String,
+    /// A summary and the unified diff, for a person.
+    pub display: String,
+    pub is_error: bool,
+    pub status: LspEditStatus,
+    /// The refusal's reason code ([`LspEditError::code`] or the apply's reason).
+    pub reason: Option<String>,
+    /// The server that computed the edit.
+    pub server: Option<String>,
+    /// The server's own time for the request(s).
+    pub server_time: Option<Duration>,
+    /// What the server's edit does, per file, in its order.
+    pub server_edit: Vec<ServerFileOp>,
+    /// The stored proposal the edit became (also when applied at once).
+    pub patch_id: Option<String>,
+    pub checkpoint_id: Option<String>,
+    /// The unified diff of the change.
+    pub diff: String,
+    /// What was done to each file.
+    pub files: Vec<FileApplyResult>,
+    pub diagnostics: Vec<FileDiagnosticsStatus>,
+}
+
+impl LspEditResult {
+    fn refused(e: &LspEditError, server_edit: Vec<ServerFileOp>) -> LspEditResult {
+        let text = format!("{}\nNothing was written.", e.refusal_text());
+        LspEditResult {
+            llm_content: text.clone(),
+            display: text,
+            is_error: true,
+            status: LspEditStatus::Refused,
+            reason: Some(e.code().to_string()),
+            server: None,
+            server_time: None,
+            server_edit,
+            patch_id: None,
+            checkpoint_id: None,
+            diff: String::new(),
+            files: Vec::new(),
+            diagnostics: Vec::new(),
+        }
+    }
+}
+
+/// One code action a server offers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodeActionInfo {
+    /// 1-based, as `apply_code_action` takes it.
+    pub index: usize,
+    pub title: String,
+    /// `quickfix`, `refactor.extract`, `source.organizeImports`, ...
+    pub kind: Option<String>,
+    /// The diagnostics it fixes, as `message (code)`.
+    pub fixes: Vec<String>,
+    pub preferred: bool,
+    /// It only runs a server command (its edit comes back while the command runs).
+    pub command_only: bool,
+}
+
+/// The answer of `code_actions`.
+#[derive(Debug, Clone)]
+pub struct CodeActionList {
+    pub llm_content: String,
+    pub path: String,
+    pub line: usize,
+    pub actions: Vec<CodeActionInfo>,
+    pub server: String,
+    pub server_time: Duration,
+}
+
+/// Which code action to apply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ActionPick {
+    /// 1-based index from `code_actions`.
+    Index(usize),
+    /// The title, exactly, or a text only one title contains.
+    Title(String),
+}
+
+/// The LSP edit tools over a workflow (its tools' workspace, its propose/apply path) and a
+/// provider, both borrowed: cheap to build for each call.
+pub struct LspEdits<'a> {
+    workflow: &'a Workflow,
+    provider: Option<&'a dyn LspEditProvider>,
+    config: LspEditsConfig,
+}
+
+impl std::fmt::Debug for LspEdits<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LspEdits")
+            .field("provider", &self.provider.is_some())
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> LspEdits<'a> {
+    /// The tools over `workflow`, asking `provider` (none: every request is `no_server`).
+    pub fn new(
+        workflow: &'a Workflow,
+        provider: Option<&'a dyn LspEditProvider>,
+        config: LspEditsConfig,
+    ) -> LspEdits<'a> {
+        LspEdits {
+            workflow,
+            provider,
+            config,
+        }
+    }
+
+    pub fn workflow(&self) -> &'a Workflow {
+        self.workflow
+    }
+
+    /// `rename_symbol`: `textDocument/prepareRename`, then `textDocument/rename`, and the
+    /// server's edit applied (or, with `preview`, proposed) through the workflow.
+    pub fn rename_symbol(&self, at: &SymbolAt, new_name: &str, opts: EditOptions) -> LspEditResult {
+        let began = Instant::now();
+        let r = self.prepare(&at.path).and_then(|(provider, file)| {
+            let offset = position::symbol_offset(&file, at)?;
+            let deadline = Instant::now() + self.config.timeout;
+            provider
+                .rename(&file.abs, &file.text, offset, new_name, deadline)
+                .map_err(|error| server_error(&file.rel, error))
+        });
+        let r = match r {
+            Ok(edit) => self.apply_server_edit(
+                &edit,
+                &format!("Rename `{}` to `{new_name}`", at.symbol),
+                opts,
+            ),
+            Err(e) => LspEditResult::refused(&e, Vec::new()),
+        };
+        self.with_late(r, began)
+    }
+
+    /// `code_actions`: the server's actions for a line (the diagnostics there as context).
+    pub fn code_actions(&self, path: &str, line: &LineRef) -> Result<CodeActionList, LspEditError> {
+        self.list_actions(path, line)
+            .map(|(list, _, _)| list)
+            .map(|mut list| {
+                if let Some(late) = self.workflow.tools().take_late_feedback() {
+                    list.llm_content = format!("{late}\n\n{}", list.llm_content);
+                }
+                list
+            })
+    }
+
+    /// `apply_code_action`: the action `pick` names on `line` (listed afresh), resolved
+    /// (`codeAction/resolve`, or its command's `workspace/applyEdit`), and its edit applied (or
+    /// proposed) through the workflow.
+    pub fn apply_code_action(
+        &self,
+        path: &str,
+        line: &LineRef,
+        pick: &ActionPick,
+        opts: EditOptions,
+    ) -> LspEditResult {
+        let began = Instant::now();
+        let r = self
+            .list_actions(path, line)
+            .and_then(|(list, actions, file)| {
+                let i = choose(&list, pick)?;
+                let info = &list.actions[i];
+                let action = actions.actions[i].clone();
+                let deadline = Instant::now() + self.config.timeout;
+                let provider = self.provider()?;
+                let edit = provider
+                    .code_action_edit(&file.abs, &file.text, action, deadline)
+                    .map_err(|error| server_error(&file.rel, error))?;
+                Ok((info.title.clone(), edit))
+            });
+        let r = match r {
+            Ok((title, edit)) => {
+                self.apply_server_edit(&edit, &format!("Code action \"{title}\""), opts)
+            }
+            Err(e) => LspEditResult::refused(&e, Vec::new()),
+        };
+        self.with_late(r, began)
+    }
+
+    /// `references` (read-only): every reference to the symbol, as hashline excerpts grouped
+    /// by file.
+    pub fn references(
+        &self,
+        at: &SymbolAt,
+        include_declaration: bool,
+    ) -> Result<LocationsReport, LspEditError> {
+        let (provider, file) = self.prepare(&at.path)?;
+        let offset = position::symbol_offset(&file, at)?;
+        let deadline = Instant::now() + self.config.timeout;
+        let found = provider
+            .references(&file.abs, &file.text, offset, include_declaration, deadline)
+            .map_err(|error| server_error(&file.rel, error))?;
+        Ok(self.report(&found, &format!("references to `{}`", at.symbol)))
+    }
+
+    /// `definition` (read-only): where the symbol is defined, as hashline excerpts.
+    pub fn definition(&self, at: &SymbolAt) -> Result<LocationsReport, LspEditError> {
+        let (provider, file) = self.prepare(&at.path)?;
+        let offset = position::symbol_offset(&file, at)?;
+        let deadline = Instant::now() + self.config.timeout;
+        let found = provider
+            .definition(&file.abs, &file.text, offset, deadline)
+            .map_err(|error| server_error(&file.rel, error))?;
+        Ok(self.report(&found, &format!("definitions of `{}`", at.symbol)))
+    }
+
+    fn report(&self, found: &Locations, what: &str) -> LocationsReport {
+        let mut r = locations::report(self.workflow.tools().workspace(), found, what, &self.config);
+        if let Some(late) = self.workflow.tools().take_late_feedback() {
+            r.llm_content = format!("{late}\n\n{}", r.llm_content);
+        }
+        r
+    }
+
+    fn provider(&self) -> Result<&'a dyn LspEditProvider, LspEditError> {
+        self.provider.ok_or_else(|| LspEditError::Server {
+            path: String::new(),
+            error: LspError::NoServer {
+                path: std::path::PathBuf::new(),
+            },
+        })
+    }
+
+    /// The provider, if it serves `path`, and the file as read.
+    fn prepare(
+        &self,
+        path: &str,
+    ) -> Result<(&'a dyn LspEditProvider, position::FileText), LspEditError> {
+        let file = position::read_text(self.workflow.tools().workspace(), path)?;
+        let provider = self
+            .provider
+            .filter(|p| p.handles(&file.abs))
+            .ok_or_else(|| LspEditError::Server {
+                path: file.rel.clone(),
+                error: LspError::NoServer {
+                    path: file.abs.clone(),
+                },
+            })?;
+        Ok((provider, file))
+    }
+
+    fn list_actions(
+        &self,
+        path: &str,
+        line: &LineRef,
+    ) -> Result<(CodeActionList, CodeActions, position::FileText), LspEditError> {
+        let (provider, file) = self.prepare(path)?;
+        let span = position::resolve_line(&file, line)?;
+        // The line without its indentation: servers offer their assists for what the range
+        // starts at (rust-analyzer's import assist needs it to start on the unresolved name).
+        let content = &file.text[span.start..span.end];
+        let start = span.start + (content.len() - content.trim_start().len());
+        let end = (span.start + content.trim_end().len()).max(start);
+        let deadline = Instant::now() + self.config.timeout;
+        let actions = provider
+            .code_actions(&file.abs, &file.text, start..end, deadline)
+            .map_err(|error| server_error(&file.rel, error))?;
+        let infos: Vec<CodeActionInfo> = actions
+            .actions
+            .iter()
+            .enumerate()
+            .map(|(i, a)| info(i + 1, a))
+            .collect();
+        let mut llm = if infos.is_empty() {
+            format!("No code actions on {} line {}.", file.rel, span.number)
+        } else {
+            format!(
+                "{} code action{} on {} line {}:",
+                infos.len(),
+                if infos.len() == 1 { "" } else { "s" },
+                file.rel,
+                span.number
+            )
+        };
+        for a in &infos {
+            llm.push_str(&format!("\n{}. {}", a.index, a.title));
+            let mut notes = Vec::new();
+            if let Some(k) = a.kind.as_ref().filter(|k| !k.is_empty()) {
+                notes.push(k.clone());
+            }
+            if a.preferred {
+                notes.push("preferred".to_string());
+            }
+            if !a.fixes.is_empty() {
+                notes.push(format!("fixes: {}", a.fixes.join("; ")));
+            }
+            if !notes.is_empty() {
+                llm.push_str(&format!(" [{}]", notes.join(", ")));
+            }
+        }
+        if !infos.is_empty() {
+            llm.push_str(&format!(
+                "\n\nApply one with apply_code_action(path=\"{}\", line={}, index=N or title=\"...\").",
+                file.rel, span.number
+            ));
+        }
+        let list = CodeActionList {
+            llm_content: llm,
+            path: file.rel.clone(),
+            line: span.number,
+            actions: infos,
+            server: actions.server.clone(),
+            server_time: actions.server_time,
+        };
+        Ok((list, actions, file))
+    }
+
+    /// The server's edit through the workflow: confined and converted to a patch, proposed
+    /// (stored), then applied unless `opts.preview`.
+    fn apply_server_edit(&self, edit: &ServerEdit, what: &str, opts: EditOptions) -> LspEditResult {
+        let ws = self.workflow.tools().workspace();
+        // Converting is linear in the edits and files; the bound is the planner's (§6), for a
+        // server that sends millions of edits.
+        let deadline = Instant::now() + lspedit_write::patch::PatchLimits::default().max_plan_time;
+        let converted = match convert::to_patch(ws, &edit.edits, edit.encoding, deadline) {
+            Ok(c) => c,
+            Err(e) => return with_server(LspEditResult::refused(&e, Vec::new()), edit),
+        };
+        let ops = converted.ops.clone();
+        let said: Vec<String> = ops.iter().map(ToString::to_string).collect();
+        let head = format!(
+            "{what}: {} sent {}.",
+            edit.server,
+            if said.is_empty() {
+                "no change".to_string()
+            } else {
+                said.join(", ")
+            }
+        );
+        if converted.patch.is_empty() {
+            let e = LspEditError::Tool(ToolError::new(
+                lspedit_write::Reason::EmptyDiff,
+                None,
+                "the server's edit changes nothing",
+            ));
+            return with_server(LspEditResult::refused(&e, ops), edit);
+        }
+        let proposal = match self
+            .workflow
+            .propose_edit(&ProposeRequest::patch(converted.patch))
+        {
+            Ok(p) => p,
+            Err(e) => {
+                let mut r = LspEditResult::refused(&LspEditError::Tool(e), ops);
+                r.llm_content = format!("{head}\n{}", r.llm_content);
+                return with_server(r, edit);
+            }
+        };
+        if opts.preview {
+            let llm = format!("{head}\n{}", proposal.llm_content());
+            return with_server(
+                LspEditResult {
+                    display: format!("{head}\n{}", proposal.diff),
+                    llm_content: llm,
+                    is_error: false,
+                    status: LspEditStatus::Proposed,
+                    reason: None,
+                    server: None,
+                    server_time: None,
+                    server_edit: ops,
+                    patch_id: Some(proposal.patch_id.clone()),
+                    checkpoint_id: None,
+                    diff: proposal.diff,
+                    files: Vec::new(),
+                    diagnostics: Vec::new(),
+                },
+                edit,
+            );
+        }
+        let plan = ApplyPlan {
+            atomicity: if opts.all_or_nothing {
+                Atomicity::AllOrNothing
+            } else {
+                Atomicity::PerFile
+            },
+            ..ApplyPlan::default()
+        };
+        let out = self.workflow.apply_edit(&proposal.patch_id, &plan);
+        let status = match out.status {
+            ApplyStatus::Applied => LspEditStatus::Applied,
+            ApplyStatus::PartiallyApplied => LspEditStatus::PartiallyApplied,
+            ApplyStatus::Rejected => LspEditStatus::Rejected,
+            ApplyStatus::Refused => LspEditStatus::Refused,
+        };
+        with_server(
+            LspEditResult {
+                llm_content: format!("{head}\n{}", out.llm_content),
+                display: format!("{head}\n{}", out.display),
+                is_error: out.is_error,
+                status,
+                reason: out.reason.map(|r| r.as_str().to_string()),
+                server: None,
+                server_time: None,
+                server_edit: ops,
+                patch_id: Some(proposal.patch_id),
+                checkpoint_id: out.checkpoint_id,
+                diff: proposal.diff,
+                files: out.files,
+                diagnostics: out.diagnostics,
+            },
+            edit,
+        )
+    }
+
+    /// `r`, the result of a call that began at `began`, with the late answers in front.
+    fn with_late(&self, mut r: LspEditResult, began: Instant) -> LspEditResult {
+        if let Some(late) = self.workflow.tools().take_late_feedback_for_call(began) {
+            r.llm_content = format!("{late}\n\n{}", r.llm_content);
+        }
+        r
+    }
+}
+
+fn with_server(mut r: LspEditResult, edit: &ServerEdit) -> LspEditResult {
+    r.server = Some(edit.server.clone());
+    r.server_time = Some(edit.server_time);
+    r
+}
+
+fn server_error(path: &str, error: LspError) -> LspEditError {
+    LspEditError::Server {
+        path: path.to_string(),
+        error,
+    }
+}
+
+fn info(index: usize, a: &CodeActionOrCommand) -> CodeActionInfo {
+    match a {
+        CodeActionOrCommand::Command(c) => CodeActionInfo {
+            index,
+            title: c.title.clone(),
+            kind: None,
+            fixes: Vec::new(),
+            preferred: false,
+            command_only: true,
+        },
+        CodeActionOrCommand::CodeAction(a) => CodeActionInfo {
+            index,
+            title: a.title.clone(),
+            kind: a.kind.as_ref().map(|k| k.as_str().to_string()),
+            fixes: a
+                .diagnostics
+                .iter()
+                .flatten()
+                .map(|d| match &d.code {
+                    Some(NumberOrString::Number(n)) => format!("{} ({n})", one_line(&d.message)),
+                    Some(NumberOrString::String(s)) => format!("{} ({s})", one_line(&d.message)),
+                    None => one_line(&d.message),
+                })
+                .collect(),
+            preferred: a.is_preferred == Some(true),
+            command_only: a.edit.is_none() && a.command.is_some(),
+        },
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The index (0-based) of the action `pick` names.
+fn choose(list: &CodeActionList, pick: &ActionPick) -> Result<usize, LspEditError> {
+    let found = match pick {
+        ActionPick::Index(k) => k.checked_sub(1).filter(|&i| i < list.actions.len()),
+        ActionPick::Title(t) => list.actions.iter().position(|a| &a.title == t).or_else(|| {
+            let lower = t.to_lowercase();
+            let hits: Vec<usize> = list
+                .actions
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| a.title.to_lowercase().contains(&lower))
+                .map(|(i, _)| i)
+                .collect();
+            (hits.len() == 1).then(|| hits[0])
+        }),
+    };
+    found.ok_or_else(|| LspEditError::ActionNotFound {
+        path: list.path.clone(),
+        line: list.line,
+        wanted: match pick {
+            ActionPick::Index(k) => format!("#{k}"),
+            ActionPick::Title(t) => format!("\"{t}\""),
+        },
+        available: if list.actions.is_empty() {
+            "none".to_string()
+        } else {
+            list.actions
+                .iter()
+                .map(|a| format!("{}. {}", a.index, a.title))
+                .collect::<Vec<_>>()
+                .join("; ")
+        },
+    })
+}

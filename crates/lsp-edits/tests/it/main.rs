@@ -1,0 +1,7 @@
+//! Integration tests of LSP edits: scripted fake servers and real ones.
+
+// Test code: a failed unwrap is a failed test, and skipped real-server tests say why on stderr.
+#![allow(clippy::unwrap_used, clippy::print_stderr, clippy::type_complexity)]
+
+mod lsp_edits_fake;
+mod lsp_edits_real;

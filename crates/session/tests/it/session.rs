@@ -1,0 +1,254 @@
+//! The session (tools + workflow + pool) as the CLI and the MCP server use it: the
+//! `diagnostics` operation's text and report, and the workflow's answers carrying their
+//! outcomes.
+
+use std::path::Path;
+use std::time::Duration;
+
+use lspedit_fake_lsp::{Mode, Script};
+use lspedit_lsp::{PoolConfig, ServerConfig};
+use lspedit_session::Session;
+use lspedit_tools::{DiagnosticsStatus, ToolsConfig};
+use lspedit_workflow::{ApplyPlan, ProposeRequest};
+use lspedit_write::{Reason, Workspace};
+
+/// A session over `root` whose `.ts` files are checked by the fake server (pull; an error on
+/// every line holding `BAD`).
+fn fake_session(root: &Path, warnings: Vec<String>) -> Session {
+    fake_session_with(
+        root,
+        warnings,
+        Script {
+            mode: Mode::Pull,
+            marker: "BAD".to_string(),
+            ..Script::default()
+        },
+    )
+}
+
+fn fake_session_with(root: &Path, warnings: Vec<String>, script: Script) -> Session {
+    let script_file = root.join("script.json");
+    std::fs::write(&script_file, script.to_json()).unwrap();
+    let toml = format!(
+        "id = \"fake\"\ncommand = {cmd:?}\nroot_markers = []\nlanguages = {{ ts = \"typescript\" }}\n\
+         diagnostics = {{ strategy = \"pull\" }}\nenv = {{ LSPEDIT_FAKE_SCRIPT_FILE = {script:?} }}\n",
+        cmd = lspedit_fake_lsp::binary().display().to_string(),
+        script = script_file.display().to_string(),
+    );
+    let pool = PoolConfig {
+        servers: vec![ServerConfig::from_toml(&toml).unwrap()],
+        shutdown_grace: Duration::from_millis(300),
+        startup_timeout: Duration::from_secs(5),
+        request_timeout: Duration::from_secs(5),
+        warnings,
+        ..PoolConfig::default()
+    };
+    let mut config = ToolsConfig::default();
+    config.diagnostics.timeout = Some(Duration::from_secs(10));
+    config.diagnostics.start_timeout = Some(Duration::from_secs(10));
+    Session::new(Workspace::open(root).unwrap(), Some(pool), config)
+}
+
+fn temp_root() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    (dir, root)
+}
+
+#[test]
+fn diagnostics_say_per_file_what_the_server_found_or_why_not() {
+    let (_dir, root) = temp_root();
+    std::fs::write(root.join("bad.ts"), "let a = 1;\nlet b = BAD;\n").unwrap();
+    std::fs::write(root.join("clean.ts"), "let a = 1;\n").unwrap();
+    std::fs::write(root.join("notes.txt"), "text\n").unwrap();
+    let session = fake_session(&root, vec!["servers.x.command was ignored".into()]);
+    let paths: Vec<String> = [
+        "notes.txt",
+        "missing.ts",
+        "clean.ts",
+        "bad.ts",
+        "./clean.ts",
+    ]
+    .map(String::from)
+    .to_vec();
+    let answer = session.diagnostics_report(&paths);
+    session.shutdown();
+    let (r, report) = (answer.result, answer.outcome);
+    assert!(r.is_error, "a refused path makes the result an error");
+    // One entry per distinct file, in path order, each with its own text.
+    let shown: Vec<(&str, Option<DiagnosticsStatus>)> = report
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.status))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            ("bad.ts", Some(DiagnosticsStatus::Checked)),
+            ("clean.ts", Some(DiagnosticsStatus::Checked)),
+            ("missing.ts", None),
+            ("notes.txt", Some(DiagnosticsStatus::NoServer)),
+        ]
+    );
+    let bad = &report.files[0];
+    assert_eq!(bad.server.as_deref(), Some("fake"));
+    assert_eq!(bad.diagnostics.as_ref().map(Vec::len), Some(1));
+    assert!(
+        bad.text.starts_with(
+            "LSP errors detected in bad.ts, please fix:\n<diagnostics file=\"bad.ts\">\nERROR [2:9] "
+        ),
+        "{}",
+        bad.text
+    );
+    assert_eq!(report.files[1].text, "clean.ts: no errors (fake).");
+    assert_eq!(report.files[2].reason, Some(Reason::FileNotFound));
+    assert_eq!(
+        report.files[3].text,
+        "notes.txt: no diagnostics: no language server is configured for this file type."
+    );
+    assert_eq!(report.refused.len(), 1);
+    assert_eq!(report.refused[0].reason, Reason::FileNotFound);
+    assert_eq!(report.unavailable, None);
+    assert_eq!(report.warnings, ["servers.x.command was ignored"]);
+    // The text is the files' texts in the same order, then the configuration's warnings.
+    let texts: Vec<&str> = report.files.iter().map(|f| f.text.as_str()).collect();
+    assert_eq!(
+        r.llm_content,
+        format!(
+            "{}\n\nWarning: servers.x.command was ignored",
+            texts.join("\n\n")
+        )
+    );
+    // Each checked file's status, as the tools report it.
+    let statuses: Vec<(&str, DiagnosticsStatus)> = r
+        .diagnostics
+        .iter()
+        .map(|s| (s.path.as_str(), s.status))
+        .collect();
+    assert!(
+        statuses.contains(&("bad.ts", DiagnosticsStatus::Checked)),
+        "{statuses:?}"
+    );
+}
+
+// Regression: a server marked broken (3 crashes) for a 300 s cooldown was reported as "failed;
+// call diagnostics again shortly", and every call for the next five minutes said the same.
+#[test]
+fn a_broken_server_is_reported_with_its_real_cooldown() {
+    let (_dir, root) = temp_root();
+    std::fs::write(root.join("a.ts"), "let a = 1;\n").unwrap();
+    let session = fake_session_with(
+        &root,
+        Vec::new(),
+        Script {
+            mode: Mode::Pull,
+            crash_on: Some(lspedit_fake_lsp::Event::Initialize),
+            ..Script::default()
+        },
+    );
+    let paths = vec!["a.ts".to_string()];
+    let mut texts = Vec::new();
+    for _ in 0..4 {
+        texts.push(session.diagnostics_report(&paths).result.llm_content);
+    }
+    session.shutdown();
+    let last = texts.last().unwrap();
+    assert!(
+        last.contains("a.ts: not checked: lspedit did not start language server 'fake': it crashed 3 times in a row; lspedit starts it again in "),
+        "{texts:#?}"
+    );
+    assert!(!last.contains("shortly"), "{last}");
+}
+
+#[test]
+fn a_session_without_diagnostics_says_why_in_every_file() {
+    let (_dir, root) = temp_root();
+    std::fs::write(root.join("a.ts"), "let a = 1;\n").unwrap();
+    let ws = || Workspace::open(&root).unwrap();
+    let paths = vec!["a.ts".to_string()];
+
+    let off = Session::new(ws(), None, ToolsConfig::default());
+    assert!(off.pool().is_none());
+    let answer = off.diagnostics_report(&paths);
+    assert!(!answer.result.is_error);
+    assert_eq!(
+        answer.result.llm_content,
+        "a.ts: no diagnostics: diagnostics are turned off for this session."
+    );
+    assert_eq!(
+        answer.outcome.unavailable.as_deref(),
+        Some("diagnostics are turned off for this session")
+    );
+
+    let why = "the configuration is invalid".to_string();
+    let broken = Session::without_diagnostics(ws(), ToolsConfig::default(), why.clone());
+    let answer = broken.diagnostics_report(&paths);
+    assert_eq!(
+        answer.result.llm_content,
+        format!("a.ts: no diagnostics: {why}.")
+    );
+    assert_eq!(answer.outcome.unavailable, Some(why));
+
+    let none = broken.diagnostics(&[]);
+    assert!(none.is_error);
+    assert!(
+        none.llm_content.starts_with("Error: no paths given"),
+        "{}",
+        none.llm_content
+    );
+}
+
+#[test]
+fn the_workflow_answers_carry_their_outcomes() {
+    let (_dir, root) = temp_root();
+    std::fs::write(root.join("a.txt"), "one\ntwo\n").unwrap();
+    let session = Session::new(
+        Workspace::open(&root).unwrap(),
+        None,
+        ToolsConfig::default(),
+    );
+
+    let proposed = session.propose_edit(&ProposeRequest::patch(
+        "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+three\n",
+    ));
+    let p = proposed.outcome.as_ref().unwrap();
+    assert!(!proposed.result.is_error);
+    assert_eq!(proposed.result.llm_content, p.llm_content());
+    assert_eq!(
+        std::fs::read_to_string(root.join("a.txt")).unwrap(),
+        "one\ntwo\n"
+    );
+
+    let applied = session.apply_edit(&p.patch_id, &ApplyPlan::default());
+    let o = applied.outcome.as_ref().unwrap();
+    assert!(!applied.result.is_error, "{}", applied.result.llm_content);
+    assert_eq!(applied.result.llm_content, o.llm_content);
+    assert_eq!(
+        std::fs::read_to_string(root.join("a.txt")).unwrap(),
+        "one\nthree\n"
+    );
+
+    let checkpoint = o.checkpoint_id.clone().unwrap();
+    let undone = session.undo(&checkpoint);
+    assert_eq!(undone.outcome.as_ref().unwrap().restored, ["a.txt"]);
+    assert_eq!(
+        std::fs::read_to_string(root.join("a.txt")).unwrap(),
+        "one\ntwo\n"
+    );
+
+    // Refusals: an unknown patch is an outcome of its own; an unknown checkpoint an error.
+    let unknown = session.apply_edit(
+        "patch_1_00000000000000000000000000000000",
+        &ApplyPlan::default(),
+    );
+    assert!(unknown.result.is_error);
+    assert_eq!(unknown.result.reason, Some(Reason::PatchNotFound));
+    assert_eq!(
+        unknown.outcome.as_ref().unwrap().reason,
+        Some(Reason::PatchNotFound)
+    );
+    let refused = session.undo("ckpt_1_00000000000000000000000000000000");
+    let e = refused.outcome.unwrap_err();
+    assert_eq!(refused.result.reason, Some(e.reason));
+    assert_eq!(refused.result.llm_content, format!("Error: {e}"));
+}

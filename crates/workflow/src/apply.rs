@@ -1,0 +1,948 @@
+//! `apply_edit`, step by step: the stored patch is parsed and planned again on the files as they
+//! are (which must be the proposed ones), checked against the plan's limits, shown to the
+//! approver, planned once more under the locks, optionally validated in a temporary copy,
+//! checkpointed and committed; every step records its verdict in the pipeline report, the
+//! evidence and the events.
+
+use std::collections::BTreeSet;
+use std::sync::MutexGuard;
+use std::time::{Duration, Instant};
+
+use lspedit_engine::{Patch, parse_patch};
+
+use super::approval::{ApprovalRequest, Approver};
+use super::checkpoint::CheckpointManifest;
+use super::evidence::{ApplyRecord, FileRecord, Manifest};
+use super::fresh::{check_fresh, stale_check};
+use super::model::{Pipeline, ProposedFile, affected};
+use super::plan::{ApplyPlan, Atomicity, RollbackStrategy, ValidationStage};
+use super::propose::{PatchPlan, plan_patch};
+use super::store::{self, StoredPatch};
+use super::util::{self, is_valid_id, new_id, now_ms};
+use super::validate::{self, ValidationCommand, ValidationReport};
+use super::{Workflow, lock};
+use lspedit_tools::diagnostics::FileDiagnosticsStatus;
+use lspedit_tools::events::{Event, FailureDetails, LimitKind, RollbackStatus, ScopeBreach};
+use lspedit_tools::{WrittenFile, sync_text};
+use lspedit_write::commit::{CommitResult, PathChange};
+use lspedit_write::patch::FileStatus;
+use lspedit_write::{Reason, ToolError};
+
+/// How an apply ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApplyStatus {
+    /// Every file was written.
+    Applied,
+    /// Per-file atomicity: some files were written, others refused.
+    PartiallyApplied,
+    /// The approver said no; nothing was written.
+    Rejected,
+    /// Refused (unknown id, stale, scope, validation, hunk, I/O); nothing was written, or what
+    /// was written was rolled back, or (with [`RollbackStrategy::KeepChanges`]) what was
+    /// written was kept: those files say `applied` and `checkpoint_id` restores them.
+    Refused,
+}
+
+impl ApplyStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApplyStatus::Applied => "applied",
+            ApplyStatus::PartiallyApplied => "partially_applied",
+            ApplyStatus::Rejected => "rejected",
+            ApplyStatus::Refused => "refused",
+        }
+    }
+}
+
+/// One file's outcome in an apply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileApplyResult {
+    pub path: String,
+    pub applied: bool,
+    pub reason: Option<Reason>,
+    /// `M a.ts (1 hunk)` or the refusal.
+    pub message: String,
+}
+
+/// The result of `apply_edit`. `llm_content` is what the model reads (with the diagnostics
+/// feedback appended after a successful write, as the tools do).
+#[derive(Debug, Clone)]
+pub struct ApplyOutcome {
+    pub patch_id: String,
+    pub status: ApplyStatus,
+    /// The refusal's reason code (the first failed file's for a partial apply).
+    pub reason: Option<Reason>,
+    pub llm_content: String,
+    pub display: String,
+    pub is_error: bool,
+    pub files: Vec<FileApplyResult>,
+    pub checkpoint_id: Option<String>,
+    pub evidence_id: Option<String>,
+    pub validation: Option<ValidationReport>,
+    /// An all-or-nothing commit failed part-way and every written file was restored.
+    pub rolled_back: bool,
+    /// Diagnostics status of each written text file, in path order (as
+    /// [`crate::ToolResult::diagnostics`]); empty when nothing was written or asked.
+    pub diagnostics: Vec<FileDiagnosticsStatus>,
+}
+
+impl ApplyOutcome {
+    fn not_found(patch_id: &str) -> ApplyOutcome {
+        ApplyOutcome::refused_unread(
+            patch_id,
+            Reason::PatchNotFound,
+            store::not_found_text(patch_id),
+        )
+    }
+
+    /// Refused before the stored patch could be used (unknown, unreadable, tampered): nothing
+    /// was touched.
+    fn refused_unread(patch_id: &str, reason: Reason, text: String) -> ApplyOutcome {
+        ApplyOutcome {
+            patch_id: patch_id.to_string(),
+            status: ApplyStatus::Refused,
+            reason: Some(reason),
+            llm_content: text.clone(),
+            display: text,
+            is_error: true,
+            files: Vec::new(),
+            checkpoint_id: None,
+            evidence_id: None,
+            validation: None,
+            rolled_back: false,
+            diagnostics: Vec::new(),
+        }
+    }
+}
+
+/// State of one apply, for the evidence and the outcome.
+struct ApplyRun<'a> {
+    stored: &'a StoredPatch,
+    plan: &'a ApplyPlan,
+    pipeline: Pipeline,
+    start: Instant,
+    checkpoint_id: Option<String>,
+    validation: Option<ValidationReport>,
+    rolled_back: bool,
+    /// The size limit or timeout a refusal is about, for the failure event's details.
+    breach: Option<ScopeBreach>,
+    /// Set when written files were (or could not be) restored after a failure.
+    rollback: Option<RollbackStatus>,
+    /// Files written and kept after a later failure ([`RollbackStrategy::KeepChanges`]).
+    kept: BTreeSet<String>,
+}
+
+impl ApplyRun<'_> {
+    /// `Err(scope_violation)` when the plan's timeout has passed; `at` names the point.
+    fn check_deadline(&mut self, at: &str) -> Result<(), ToolError> {
+        let Some(limit) = self.plan.timeout() else {
+            return Ok(());
+        };
+        let elapsed = self.start.elapsed();
+        // At the limit, the time is up (so a zero timeout always refuses).
+        if elapsed < limit {
+            return Ok(());
+        }
+        self.breach = Some(ScopeBreach {
+            limit_kind: LimitKind::TimeoutMs,
+            limit: usize::try_from(limit.as_millis()).unwrap_or(usize::MAX),
+            actual: usize::try_from(elapsed.as_millis()).unwrap_or(usize::MAX),
+        });
+        Err(ToolError::new(
+            Reason::ScopeViolation,
+            None,
+            format!(
+                "the apply took longer than its timeout of {} s ({at}); propose a smaller change or allow more time",
+                limit.as_secs()
+            ),
+        ))
+    }
+
+    /// `e`, recorded as the verdict of `stage`.
+    fn failed(&mut self, stage: &str, e: ToolError) -> ToolError {
+        self.pipeline.fail(stage, e.to_string());
+        e
+    }
+
+    /// What remains of the plan's timeout (`None`: unbounded).
+    fn remaining(&self) -> Option<Duration> {
+        self.plan
+            .timeout()
+            .map(|t| t.saturating_sub(self.start.elapsed()))
+    }
+
+    /// Each proposed file's result when the apply is refused with `e`: not applied (for its
+    /// own problem's reason, else `e`'s), or written and kept.
+    fn refused_files(&self, e: &ToolError) -> Vec<FileApplyResult> {
+        self.stored
+            .files
+            .iter()
+            .map(|f| {
+                if self.kept.contains(&f.path) {
+                    return FileApplyResult {
+                        path: f.path.clone(),
+                        applied: true,
+                        reason: None,
+                        message: "written and kept".into(),
+                    };
+                }
+                FileApplyResult {
+                    path: f.path.clone(),
+                    applied: false,
+                    reason: Some(
+                        f.problem
+                            .as_ref()
+                            .map_or(e.reason, |p| util::reason_from_code(&p.reason)),
+                    ),
+                    message: "not applied".into(),
+                }
+            })
+            .collect()
+    }
+
+    /// What a refusal left on disk, for the model.
+    fn refusal_outcome(&self) -> String {
+        match (&self.checkpoint_id, self.kept.is_empty()) {
+            (Some(ckpt), false) => format!(
+                "The files written were kept ({}); undo checkpoint {ckpt} restores them",
+                self.kept.iter().cloned().collect::<Vec<_>>().join(", ")
+            ),
+            _ if self.rolled_back => {
+                "Nothing was applied; the files already written were rolled back".to_string()
+            }
+            _ => "Nothing was applied".to_string(),
+        }
+    }
+}
+
+/// The refusal of a commit that wrote nothing: the first failure, saying when every file
+/// already written was rolled back.
+fn nothing_written(result: &CommitResult) -> ToolError {
+    let e = result.failures().next().map_or_else(
+        || ToolError::new(Reason::IoError, None, "no file was written"),
+        |(_, e)| e.clone(),
+    );
+    let message = if result.rolled_back {
+        format!("{}; every file already written was rolled back", e.message)
+    } else {
+        e.message
+    };
+    ToolError::new(e.reason, e.path.as_deref(), message)
+}
+
+/// Each planned file's result after a commit (a section that changed nothing left out), with
+/// the summary lines and the live-sync text of the files written.
+fn file_results(
+    planned: &PatchPlan,
+    result: &CommitResult,
+    applied_paths: &BTreeSet<String>,
+) -> (Vec<FileApplyResult>, String, String) {
+    let failed_commit: Vec<(BTreeSet<String>, &ToolError)> = result
+        .failures()
+        .map(|(i, e)| {
+            (
+                planned.units[i]
+                    .changes
+                    .iter()
+                    .map(|c| c.path.clone())
+                    .collect(),
+                e,
+            )
+        })
+        .collect();
+    let mut files = Vec::new();
+    let mut summary = String::new();
+    let mut sync = String::new();
+    for fr in &planned.reports {
+        let k = fr.path.clone();
+        let commit_err = failed_commit
+            .iter()
+            .find(|(paths, _)| paths.contains(&k))
+            .map(|(_, e)| *e);
+        let (applied, reason, line) = match (&fr.status, commit_err) {
+            (FileStatus::Failed(e), _) => (false, Some(e.reason), fr.summary_line()),
+            (FileStatus::Applied(_), Some(e)) => (
+                false,
+                Some(e.reason),
+                format!("FAILED {}: {}: {}", fr.path, e.reason, e.message),
+            ),
+            (FileStatus::Applied(o), None) => {
+                sync.push_str(&sync_text(&o.path, &o.sync));
+                (true, None, fr.summary_line())
+            }
+        };
+        // A section that changed nothing is not reported as a file of the apply.
+        if applied && !applied_paths.contains(&k) {
+            continue;
+        }
+        summary.push_str(&line);
+        summary.push('\n');
+        files.push(FileApplyResult {
+            path: k,
+            applied,
+            reason,
+            message: line,
+        });
+    }
+    (files, summary, sync)
+}
+
+impl Workflow {
+    /// `apply_edit`: apply a stored patch under `plan`. Never panics on bad input; every
+    /// refusal is an outcome with `is_error` and a reason code.
+    pub fn apply_edit(&self, patch_id: &str, plan: &ApplyPlan) -> ApplyOutcome {
+        self.apply_edit_with(patch_id, plan, self.config.approver.as_ref())
+    }
+
+    /// [`Workflow::apply_edit`], asking `approver` instead of the configured one (a CLI that
+    /// asks the person at the terminal for this one apply).
+    pub fn apply_edit_with(
+        &self,
+        patch_id: &str,
+        plan: &ApplyPlan,
+        approver: &dyn Approver,
+    ) -> ApplyOutcome {
+        let stored = match self.load_stored(patch_id) {
+            Ok(stored) => stored,
+            Err(refused) => return *refused,
+        };
+        let mut run = ApplyRun {
+            stored: &stored,
+            plan,
+            pipeline: Pipeline::from_reports(&stored.stages),
+            start: Instant::now(),
+            checkpoint_id: None,
+            validation: None,
+            rolled_back: false,
+            breach: None,
+            rollback: None,
+            kept: BTreeSet::new(),
+        };
+        let step_id = stored
+            .step_id
+            .clone()
+            .unwrap_or_else(|| stored.patch_id.clone());
+        self.emit(Event::ToolStart {
+            tool: "apply_edit".into(),
+        });
+        self.emit(Event::StepStarted {
+            step_id: step_id.clone(),
+            diff_id: stored.patch_id.clone(),
+        });
+        self.emit(Event::StageChanged {
+            step_id: step_id.clone(),
+            stage: "edit".into(),
+        });
+        let out = match self.apply_inner(&mut run, approver) {
+            Ok(out) => out,
+            Err(e) => self.refuse(&run, e),
+        };
+        self.emit_apply_end(&out, step_id);
+        out
+    }
+
+    /// The stored patch `patch_id`, or the outcome refusing it. Checked before anything is
+    /// emitted or written: an unknown id creates nothing, and an id that is not one never
+    /// becomes part of a path.
+    fn load_stored(&self, patch_id: &str) -> Result<StoredPatch, Box<ApplyOutcome>> {
+        if !is_valid_id("patch", patch_id) {
+            return Err(Box::new(ApplyOutcome::not_found(patch_id)));
+        }
+        let loaded = self.layout.verify().and_then(|()| {
+            if self.store.exists(patch_id) {
+                self.store.load(self.tools.workspace(), patch_id).map(Some)
+            } else {
+                Ok(None)
+            }
+        });
+        match loaded {
+            Ok(Some(p)) => Ok(p),
+            Ok(None) => Err(Box::new(ApplyOutcome::not_found(patch_id))),
+            Err(e) => {
+                self.failure(&e);
+                Err(Box::new(ApplyOutcome::refused_unread(
+                    patch_id,
+                    e.reason,
+                    format!("Error: {e}\nNothing was applied."),
+                )))
+            }
+        }
+    }
+
+    /// The events that end an apply step: `step_completed` when files were written, the first
+    /// refused file of a partial apply, `tool_end`.
+    fn emit_apply_end(&self, out: &ApplyOutcome, step_id: String) {
+        if matches!(
+            out.status,
+            ApplyStatus::Applied | ApplyStatus::PartiallyApplied
+        ) {
+            self.emit(Event::StepCompleted {
+                step_id,
+                diff_id: out.patch_id.clone(),
+                status: out.status.as_str().into(),
+            });
+        }
+        if let Some(f) = out.files.iter().find(|f| !f.applied)
+            && out.status == ApplyStatus::PartiallyApplied
+        {
+            self.emit(Event::FailureDetected {
+                reason: f.reason.map_or("io_error", Reason::as_str).to_string(),
+                details: FailureDetails::message(f.message.clone()),
+            });
+            self.emit(Event::ExecutionPaused {
+                reason: "needs_user_decision".into(),
+                diff_id: Some(out.patch_id.clone()),
+            });
+        }
+        self.emit(Event::ToolEnd {
+            tool: "apply_edit".into(),
+            is_error: out.is_error,
+        });
+    }
+
+    /// The steps of an apply, in order; any refusal is `Err` (turned into the outcome by
+    /// [`Workflow::refuse`]).
+    fn apply_inner(
+        &self,
+        run: &mut ApplyRun<'_>,
+        approver: &dyn Approver,
+    ) -> Result<ApplyOutcome, ToolError> {
+        self.recover_if_needed()?;
+        let patch = parse_patch(&run.stored.patch_text)
+            .map_err(|e| run.failed("parse", ToolError::from_engine(None, e)))?;
+        let reviewed = self.review(run, &patch)?;
+        if !self.approve(run, approver, &reviewed)? {
+            return Ok(self.rejected(run));
+        }
+        let file_locks = self.file_locks(run.stored.base_shas.keys().cloned());
+        let _held: Vec<MutexGuard<'_, ()>> = file_locks.iter().map(|l| lock(l)).collect();
+        let _ws_lock = self.workspace_lock()?;
+        self.recover_pending();
+        let mut planned = self.plan_locked(run, &patch, &reviewed)?;
+        self.validate_isolated(run, &planned)?;
+        let manifest = self.checkpoint(run, &planned)?;
+        let (result, applied_paths, manifest) = self.commit_planned(run, &mut planned, manifest)?;
+        if run.plan.timeout().is_some() || run.plan.validation_stage == ValidationStage::AfterCommit
+        {
+            self.after_commit(run, &manifest)?;
+        }
+        Ok(self.applied(run, &planned, &result, &applied_paths))
+    }
+
+    /// Before the approver is asked about anything: the patch text planned on the files as they
+    /// are (which must be the proposed ones, planning as proposed), within the plan's limits,
+    /// and with no refused file under all-or-nothing. The approver sees this plan, not the
+    /// stored description of it.
+    fn review(&self, run: &mut ApplyRun<'_>, patch: &Patch) -> Result<PatchPlan, ToolError> {
+        let ws = self.tools.workspace();
+        let reviewed = plan_patch(ws, patch, &self.tools.config().engine)
+            .map_err(|e| run.failed("hunk", e))?;
+        self.check_still_proposed(run, &reviewed)?;
+        let changing: Vec<&ProposedFile> = reviewed
+            .files
+            .iter()
+            .filter(|f| f.problem.is_none())
+            .collect();
+        let scope = run.plan.check(&changing).map_err(|e| {
+            run.breach = run.plan.breach(&changing);
+            run.failed("scope", e)
+        })?;
+        run.pipeline.pass("scope", scope);
+        if run.plan.atomicity == Atomicity::AllOrNothing
+            && let Some(f) = reviewed.files.iter().find(|f| f.problem.is_some())
+            && let Some(p) = &f.problem
+        {
+            let e = ToolError::new(
+                util::reason_from_code(&p.reason),
+                Some(&f.path),
+                format!(
+                    "{}; all_or_nothing applies no file when one is refused",
+                    p.message
+                ),
+            );
+            return Err(run.failed("hunk", e));
+        }
+        Ok(reviewed)
+    }
+
+    /// `stale_context` unless `planned` was made from the proposed files and plans as the
+    /// proposal did.
+    fn check_still_proposed(
+        &self,
+        run: &mut ApplyRun<'_>,
+        planned: &PatchPlan,
+    ) -> Result<(), ToolError> {
+        stale_check(run.stored, |p| {
+            Ok(util::state_sha(
+                planned.bases.get(p).and_then(|b| b.as_deref()),
+            ))
+        })
+        .map_err(|e| run.failed("stale", e))?;
+        run.pipeline
+            .pass("stale", "every file is as it was when proposed");
+        self.check_same_plan(run.stored, planned)
+            .map_err(|e| run.failed("hunk", e))
+    }
+
+    /// Ask `approver` about the reviewed diff (within the plan's timeout), with its events.
+    fn approve(
+        &self,
+        run: &mut ApplyRun<'_>,
+        approver: &dyn Approver,
+        reviewed: &PatchPlan,
+    ) -> Result<bool, ToolError> {
+        let stored = run.stored;
+        run.check_deadline("before approval")?;
+        let approval_id = new_id("appr", stored.patch_id.as_bytes());
+        self.emit(Event::ApprovalRequested {
+            approval_id: approval_id.clone(),
+            kind: "apply_diff".into(),
+            diff_id: stored.patch_id.clone(),
+        });
+        let files = affected(&reviewed.files);
+        let approved = approver.approve(&ApprovalRequest {
+            approval_id: &approval_id,
+            patch_id: &stored.patch_id,
+            diff: &reviewed.diff,
+            files: &files,
+            summary: &stored.summary,
+        });
+        self.emit(Event::ApprovalResolved {
+            approval_id,
+            approved,
+        });
+        if approved {
+            run.check_deadline("after approval")?;
+        }
+        Ok(approved)
+    }
+
+    /// Under the locks: plan again on the files as they are now, and insist they are the
+    /// proposed ones, so what is written is exactly the approved diff.
+    fn plan_locked(
+        &self,
+        run: &mut ApplyRun<'_>,
+        patch: &Patch,
+        reviewed: &PatchPlan,
+    ) -> Result<PatchPlan, ToolError> {
+        let planned = plan_patch(self.tools.workspace(), patch, &self.tools.config().engine)?;
+        self.check_still_proposed(run, &planned)?;
+        if planned.diff != reviewed.diff {
+            let e = ToolError::new(
+                Reason::StaleContext,
+                None,
+                "the patch no longer plans as the diff that was approved; propose the edit again",
+            );
+            return Err(run.failed("hunk", e));
+        }
+        if planned.units.is_empty() {
+            let e = ToolError::new(Reason::EmptyDiff, None, "the patch changes nothing");
+            return Err(run.failed("empty", e));
+        }
+        Ok(planned)
+    }
+
+    /// The plan's isolated validation, when it asks for one; then, since a validation run can
+    /// take minutes, the files are checked once more right before the checkpoint and the
+    /// writes.
+    fn validate_isolated(
+        &self,
+        run: &mut ApplyRun<'_>,
+        planned: &PatchPlan,
+    ) -> Result<(), ToolError> {
+        let Some(cmd) = &run.plan.validation else {
+            return Ok(());
+        };
+        if run.plan.validation_stage != ValidationStage::Isolated {
+            return Ok(());
+        }
+        let changes: Vec<(String, Option<&[u8]>)> = planned
+            .units
+            .iter()
+            .flat_map(|u| &u.changes)
+            .map(|c| (c.path.clone(), c.new.as_deref()))
+            .collect();
+        self.validate(run, cmd, &changes, "nothing was applied")?;
+        run.check_deadline("after validation")?;
+        check_fresh(self.tools.workspace(), &planned.units).map_err(|e| run.failed("stale", e))
+    }
+
+    /// The checkpoint of every file the commit writes, with its event.
+    fn checkpoint(
+        &self,
+        run: &mut ApplyRun<'_>,
+        planned: &PatchPlan,
+    ) -> Result<CheckpointManifest, ToolError> {
+        let all: Vec<&PathChange> = planned.units.iter().flat_map(|u| &u.changes).collect();
+        let checkpoint_id = new_id("ckpt", run.stored.patch_id.as_bytes());
+        let manifest = self
+            .checkpoints
+            .create(&checkpoint_id, &run.stored.patch_id, &all)
+            .map_err(|e| ToolError::io(".lspedit/checkpoints", "writing the checkpoint", &e))?;
+        run.checkpoint_id = Some(checkpoint_id.clone());
+        self.emit(Event::CheckpointCreated {
+            checkpoint_id,
+            files: all.iter().map(|c| c.path.clone()).collect(),
+        });
+        Ok(manifest)
+    }
+
+    /// Commit the planned units. `Err` when nothing was written (or a put-back failed: then
+    /// the checkpoint is kept so undo can still restore); otherwise the result, the paths
+    /// written and the checkpoint trimmed to them.
+    fn commit_planned(
+        &self,
+        run: &mut ApplyRun<'_>,
+        planned: &mut PatchPlan,
+        mut manifest: CheckpointManifest,
+    ) -> Result<(CommitResult, BTreeSet<String>, CheckpointManifest), ToolError> {
+        let checkpoint_id = manifest.checkpoint_id.clone();
+        let result = self.commit(&mut planned.units, run.plan.atomicity, &manifest);
+        if result.rolled_back {
+            run.rollback = Some(RollbackStatus::Success);
+        }
+        if !result.rollback_errors.is_empty() {
+            run.rollback = Some(RollbackStatus::Failed);
+            run.rolled_back = false;
+            return Err(ToolError::new(
+                Reason::IoError,
+                None,
+                format!(
+                    "the commit failed and restoring failed too ({}); checkpoint {checkpoint_id} holds the old contents",
+                    result.rollback_errors.join("; ")
+                ),
+            ));
+        }
+        if result.written().next().is_none() {
+            self.checkpoints.remove(&checkpoint_id);
+            run.checkpoint_id = None;
+            run.rolled_back = result.rolled_back;
+            return Err(nothing_written(&result));
+        }
+        let applied_paths: BTreeSet<String> = result
+            .written()
+            .flat_map(|i| planned.units[i].changes.iter().map(|c| c.path.clone()))
+            .collect();
+        if result.failures().next().is_some() {
+            if let Err(e) = self.checkpoints.retain(&manifest, &applied_paths) {
+                tracing::warn!(checkpoint = %checkpoint_id, error = %e, "trimming the checkpoint failed");
+            }
+            manifest.entries.retain(|e| applied_paths.contains(&e.path));
+        }
+        Ok((result, applied_paths, manifest))
+    }
+
+    /// Run the plan's validation command on the workspace with `changes` applied, in a
+    /// temporary copy, bounded by what remains of the plan's timeout (or the workflow's
+    /// validation bound). `Err(validation_failed)` unless it passes; `after` ends the message.
+    fn validate(
+        &self,
+        run: &mut ApplyRun<'_>,
+        cmd: &ValidationCommand,
+        changes: &[(String, Option<&[u8]>)],
+        after: &str,
+    ) -> Result<(), ToolError> {
+        let timeout = run.remaining().unwrap_or(self.config.validation_timeout);
+        let report = validate::run_isolated(self.tools.workspace().root(), changes, cmd, timeout)?;
+        let passed = report.passed;
+        let why = match (report.timed_out, run.plan.timeout()) {
+            (true, Some(limit)) => {
+                run.breach = Some(ScopeBreach {
+                    limit_kind: LimitKind::TimeoutMs,
+                    limit: usize::try_from(limit.as_millis()).unwrap_or(usize::MAX),
+                    actual: usize::try_from(run.start.elapsed().as_millis()).unwrap_or(usize::MAX),
+                });
+                format!(
+                    "timed out: the apply's timeout of {} s ran out",
+                    limit.as_secs()
+                )
+            }
+            (true, None) => format!("timed out after {} s", timeout.as_secs()),
+            (false, _) => match report.exit_code {
+                Some(c) => format!("exited with code {c}"),
+                None => "was killed by a signal".to_string(),
+            },
+        };
+        let tail = report.output_tail.clone();
+        run.validation = Some(report);
+        if passed {
+            return Ok(());
+        }
+        Err(ToolError::new(
+            Reason::ValidationFailed,
+            None,
+            format!(
+                "the validation command `{}` {why}; {after}. Output (tail):\n{tail}",
+                cmd.display()
+            ),
+        ))
+    }
+
+    /// After a commit: validation of the written workspace (when the plan asks for it there)
+    /// and the plan's timeout. On a failure, the written files are restored from the checkpoint
+    /// or kept, per the plan's rollback strategy. Callers hold the file and workspace locks.
+    fn after_commit(
+        &self,
+        run: &mut ApplyRun<'_>,
+        manifest: &CheckpointManifest,
+    ) -> Result<(), ToolError> {
+        let mut checked = run.check_deadline("after the commit");
+        if checked.is_ok()
+            && run.plan.validation_stage == ValidationStage::AfterCommit
+            && let Some(cmd) = &run.plan.validation
+        {
+            let what = match run.plan.rollback {
+                RollbackStrategy::RestoreCheckpoint => "the written files were restored",
+                RollbackStrategy::KeepChanges => "the written files were kept; undo restores them",
+            };
+            checked = self.validate(run, cmd, &[], what);
+        }
+        let Err(e) = checked else {
+            return Ok(());
+        };
+        match run.plan.rollback {
+            RollbackStrategy::KeepChanges => {
+                run.kept = manifest.entries.iter().map(|e| e.path.clone()).collect();
+                Err(e)
+            }
+            RollbackStrategy::RestoreCheckpoint => match self.restore_locked(manifest) {
+                Ok(redo) => {
+                    self.checkpoints.remove(&redo.redo_checkpoint_id);
+                    run.checkpoint_id = None;
+                    run.rolled_back = true;
+                    run.rollback = Some(RollbackStatus::Success);
+                    Err(e)
+                }
+                Err(restore) => {
+                    run.rollback = Some(RollbackStatus::Failed);
+                    Err(ToolError::new(
+                        e.reason,
+                        e.path.as_deref(),
+                        format!(
+                            "{}; restoring the written files failed ({restore}); checkpoint {} holds the old contents",
+                            e.message, manifest.checkpoint_id
+                        ),
+                    ))
+                }
+            },
+        }
+    }
+
+    /// The plan made now must be the one that was proposed (same files, same results).
+    fn check_same_plan(&self, stored: &StoredPatch, planned: &PatchPlan) -> Result<(), ToolError> {
+        let same = planned.files.len() == stored.files.len()
+            && planned.files.iter().zip(&stored.files).all(|(a, b)| {
+                a.path == b.path
+                    && a.new_path == b.new_path
+                    && a.kind == b.kind
+                    && a.base_sha == b.base_sha
+                    && a.new_sha == b.new_sha
+                    && (a.added, a.removed) == (b.added, b.removed)
+                    && a.problem.is_some() == b.problem.is_some()
+            });
+        if !same {
+            return Err(ToolError::new(
+                Reason::StaleContext,
+                None,
+                "the patch no longer plans as it did when proposed; propose the edit again",
+            ));
+        }
+        Ok(())
+    }
+
+    fn record(
+        &self,
+        run: &ApplyRun<'_>,
+        status: ApplyStatus,
+        reason: Option<Reason>,
+        message: &str,
+        files: &[FileApplyResult],
+    ) {
+        let stored = run.stored;
+        self.evidence.write_manifest(&Manifest {
+            evidence_id: stored.evidence_id().to_string(),
+            patch_id: Some(stored.patch_id.clone()),
+            phase: "apply".into(),
+            source: stored.source.clone(),
+            outcome: status.as_str().into(),
+            created_ms: now_ms(),
+            stages: run.pipeline.reports(),
+            stats: stored.stats,
+            files: stored.files.clone(),
+        });
+        self.evidence.write_apply(&ApplyRecord {
+            patch_id: stored.patch_id.clone(),
+            evidence_id: stored.evidence_id().to_string(),
+            status: status.as_str().into(),
+            reason: reason.map(|r| r.as_str().to_string()),
+            message: message.to_string(),
+            atomicity: run.plan.atomicity.as_str().into(),
+            files: files
+                .iter()
+                .map(|f| FileRecord {
+                    path: f.path.clone(),
+                    applied: f.applied,
+                    reason: f.reason.map(|r| r.as_str().to_string()),
+                    message: f.message.clone(),
+                })
+                .collect(),
+            checkpoint_id: run.checkpoint_id.clone(),
+            validation: run.validation.clone(),
+            rolled_back: run.rolled_back,
+            duration_ms: u64::try_from(run.start.elapsed().as_millis()).unwrap_or(u64::MAX),
+            finished_ms: now_ms(),
+        });
+    }
+
+    fn refuse(&self, run: &ApplyRun<'_>, e: ToolError) -> ApplyOutcome {
+        let stored = run.stored;
+        tracing::info!(patch = %stored.patch_id, error = %e, "apply refused");
+        let files = run.refused_files(&e);
+        let text = format!(
+            "Error: {e}\n{} (patch {}, evidence {}).",
+            run.refusal_outcome(),
+            stored.patch_id,
+            stored.evidence_id()
+        );
+        self.record(
+            run,
+            ApplyStatus::Refused,
+            Some(e.reason),
+            &e.to_string(),
+            &files,
+        );
+        if !run.kept.is_empty() {
+            // The files are written and stay so: the diff was applied, then something failed.
+            self.emit(Event::DiffApplied {
+                diff_id: stored.patch_id.clone(),
+                files_changed: run.kept.iter().cloned().collect(),
+                evidence_id: stored.evidence_id().to_string(),
+            });
+        }
+        self.failure_with(
+            &e,
+            FailureDetails {
+                message: e.to_string(),
+                scope: run.breach,
+                rollback: run.rollback,
+            },
+            Some(&stored.patch_id),
+        );
+        ApplyOutcome {
+            patch_id: stored.patch_id.clone(),
+            status: ApplyStatus::Refused,
+            reason: Some(e.reason),
+            display: text.clone(),
+            llm_content: text,
+            is_error: true,
+            files,
+            checkpoint_id: run.checkpoint_id.clone(),
+            evidence_id: Some(stored.evidence_id().to_string()),
+            validation: run.validation.clone(),
+            rolled_back: run.rolled_back,
+            diagnostics: Vec::new(),
+        }
+    }
+
+    fn rejected(&self, run: &ApplyRun<'_>) -> ApplyOutcome {
+        let stored = run.stored;
+        let text = format!(
+            "Patch '{}' was rejected; nothing was applied. Propose a different change or ask the user.",
+            stored.patch_id
+        );
+        let files: Vec<FileApplyResult> = stored
+            .files
+            .iter()
+            .map(|f| FileApplyResult {
+                path: f.path.clone(),
+                applied: false,
+                reason: None,
+                message: "rejected".into(),
+            })
+            .collect();
+        self.record(run, ApplyStatus::Rejected, None, &text, &files);
+        self.emit(Event::ExecutionPaused {
+            reason: "diff_rejected".into(),
+            diff_id: Some(stored.patch_id.clone()),
+        });
+        ApplyOutcome {
+            patch_id: stored.patch_id.clone(),
+            status: ApplyStatus::Rejected,
+            reason: None,
+            display: text.clone(),
+            llm_content: text,
+            is_error: true,
+            files,
+            checkpoint_id: None,
+            evidence_id: Some(stored.evidence_id().to_string()),
+            validation: None,
+            rolled_back: false,
+            diagnostics: Vec::new(),
+        }
+    }
+
+    fn applied(
+        &self,
+        run: &ApplyRun<'_>,
+        planned: &PatchPlan,
+        result: &CommitResult,
+        applied_paths: &BTreeSet<String>,
+    ) -> ApplyOutcome {
+        let stored = run.stored;
+        let ws = self.tools.workspace();
+        let (files, summary, sync) = file_results(planned, result, applied_paths);
+        let checkpoint_id = run.checkpoint_id.clone().unwrap_or_default();
+        let partial = files.iter().any(|f| !f.applied);
+        let status = if partial {
+            ApplyStatus::PartiallyApplied
+        } else {
+            ApplyStatus::Applied
+        };
+        for c in planned.units.iter().flat_map(|u| &u.changes) {
+            if let (true, Some(new), Ok(abs)) =
+                (applied_paths.contains(&c.path), &c.new, ws.resolve(&c.path))
+            {
+                self.tools.remember(&abs, new);
+            }
+        }
+        let mut llm = format!(
+            "Applied {} (checkpoint {checkpoint_id}; undo restores the files).\n{}",
+            stored.patch_id,
+            summary.trim_end()
+        );
+        llm.push_str(&sync);
+        let written: Vec<WrittenFile> = planned
+            .written
+            .iter()
+            .filter(|w| applied_paths.contains(&w.path))
+            .cloned()
+            .collect();
+        let feedback = self.tools.diagnostics_feedback_with_status(&written);
+        llm.push_str(&feedback.text);
+        let display = format!("{summary}{}", planned.diff);
+        let first_failure = files.iter().find(|f| !f.applied);
+        let reason = first_failure.and_then(|f| f.reason);
+        self.record(run, status, reason, &summary, &files);
+        let changed: Vec<String> = applied_paths.iter().cloned().collect();
+        self.emit(Event::DiffApplied {
+            diff_id: stored.patch_id.clone(),
+            files_changed: changed,
+            evidence_id: stored.evidence_id().to_string(),
+        });
+        tracing::info!(patch = %stored.patch_id, status = status.as_str(), "diff applied");
+        ApplyOutcome {
+            patch_id: stored.patch_id.clone(),
+            status,
+            reason,
+            llm_content: llm,
+            display,
+            is_error: partial,
+            files,
+            checkpoint_id: Some(checkpoint_id),
+            evidence_id: Some(stored.evidence_id().to_string()),
+            validation: run.validation.clone(),
+            rolled_back: false,
+            diagnostics: feedback.statuses,
+        }
+    }
+}

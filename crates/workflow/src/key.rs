@@ -1,0 +1,310 @@
+//! The key that makes stored proposals and checkpoints unforgeable (`docs/ids.md`): 32 random
+//! bytes in the person's config directory, never in the workspace.
+//!
+//! Anything that can write `.lspedit/` (a model that writes files, a cloned repository) can
+//! write a proposal or a checkpoint; with an unkeyed hash in the id it can also recompute the
+//! id, or search a suffix until a short one matches again. So every stored proposal and
+//! checkpoint carries an HMAC-SHA256 under this key over everything that decides what gets
+//! written, and a patch id is that MAC (128 bits of it): without the key, no one can make a
+//! stored file that passes the check, nor an id for a changed one.
+//!
+//! The key is `<dir>/state.key`, `<dir>` the person's lspedit config directory
+//! (`$XDG_CONFIG_HOME/lspedit`, else `~/.config/lspedit`) unless [`super::WorkflowConfig`]
+//! names another. It is created on first use: mode 0600 in a 0700 directory, written to a temp
+//! file, fsynced and linked into place, so two processes creating it at once end up with one
+//! key. A key that is not 32 bytes, not a regular file, or readable by others is refused, and
+//! so is a directory inside the workspace.
+
+use std::fs::{self, DirBuilder, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use hmac::{Hmac, KeyInit, Mac};
+use sha2::Sha256;
+
+use lspedit_write::{Reason, ToolError};
+
+/// The key file's name in its directory.
+pub(crate) const KEY_FILE: &str = "state.key";
+const KEY_LEN: usize = 32;
+
+/// A loaded key.
+#[derive(Clone, Copy)]
+pub(crate) struct StateKey([u8; KEY_LEN]);
+
+impl std::fmt::Debug for StateKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StateKey(..)")
+    }
+}
+
+impl StateKey {
+    fn hmac(&self, domain: &str, message: &[u8]) -> Hmac<Sha256> {
+        // An HMAC takes a key of any length; `new_from_slice` cannot fail for HMAC.
+        let mut m = <Hmac<Sha256> as KeyInit>::new_from_slice(&self.0)
+            .unwrap_or_else(|_| unreachable!("HMAC accepts keys of every length"));
+        // The domain separates what is signed (a proposal, a checkpoint) so a MAC of one is
+        // never valid for the other; length-prefixed, so no two (domain, message) encode alike.
+        m.update(
+            &u64::try_from(domain.len())
+                .unwrap_or(u64::MAX)
+                .to_le_bytes(),
+        );
+        m.update(domain.as_bytes());
+        m.update(message);
+        m
+    }
+
+    /// HMAC-SHA256 of `message` under `domain`, in 64 lowercase hex digits.
+    pub(crate) fn mac_hex(&self, domain: &str, message: &[u8]) -> String {
+        hex(&self.hmac(domain, message).finalize().into_bytes())
+    }
+
+    /// Whether `tag` (lowercase hex, at least 32 digits: 128 bits) is the start of the MAC of
+    /// `message` under `domain`. Compared in constant time.
+    pub(crate) fn verify_hex(&self, domain: &str, message: &[u8], tag: &str) -> bool {
+        let Some(bytes) = unhex(tag) else {
+            return false;
+        };
+        bytes.len() >= 16
+            && self
+                .hmac(domain, message)
+                .verify_truncated_left(&bytes)
+                .is_ok()
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(s: &str) -> Option<Vec<u8>> {
+    if !s.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| {
+            let d = s.get(i..i + 2)?;
+            if d.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+                u8::from_str_radix(d, 16).ok()
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// Where the key of one workflow comes from, loaded (or created) on first use.
+#[derive(Debug)]
+pub(crate) struct KeySource {
+    /// The directory given in the configuration, else the person's config directory.
+    dir: Option<PathBuf>,
+    /// The workspace root: the key never lives under it.
+    root: PathBuf,
+    key: OnceLock<StateKey>,
+}
+
+impl KeySource {
+    pub(crate) fn new(dir: Option<PathBuf>, root: &Path) -> KeySource {
+        KeySource {
+            dir: dir.or_else(lspedit_lsp::trust::user_config_dir_from_env),
+            root: root.to_path_buf(),
+            key: OnceLock::new(),
+        }
+    }
+
+    /// The key, loaded or created on first use.
+    pub(crate) fn key(&self) -> Result<StateKey, ToolError> {
+        if let Some(k) = self.key.get() {
+            return Ok(*k);
+        }
+        let Some(dir) = &self.dir else {
+            return Err(key_error(
+                None,
+                "lspedit keeps the key that signs proposals and checkpoints in your config directory and cannot find one: set XDG_CONFIG_HOME or HOME".into(),
+            ));
+        };
+        if is_under(dir, &self.root) {
+            return Err(key_error(
+                Some(dir),
+                "the key that signs proposals and checkpoints must not live in the workspace, where a model's writes could reach it; set XDG_CONFIG_HOME (or WorkflowConfig::key_dir) to a directory outside it".into(),
+            ));
+        }
+        let key = load_or_create(dir).map_err(|e| key_error(Some(dir), e.to_string()))?;
+        Ok(*self.key.get_or_init(|| key))
+    }
+}
+
+/// `io_error` about the key (the path is outside the workspace, so it goes in the message).
+fn key_error(dir: Option<&Path>, message: String) -> ToolError {
+    let message = match dir {
+        Some(d) => format!("the key {}: {message}", d.join(KEY_FILE).display()),
+        None => message,
+    };
+    ToolError::new(Reason::IoError, None, message)
+}
+
+/// Whether `dir` is `root` or under it (both as far as they exist, canonicalized).
+fn is_under(dir: &Path, root: &Path) -> bool {
+    let canon = |p: &Path| {
+        // The directory may not exist yet: canonicalize its nearest existing ancestor.
+        let mut existing = p.to_path_buf();
+        let mut rest = Vec::new();
+        while !existing.exists() {
+            match (existing.file_name(), existing.parent()) {
+                (Some(name), Some(parent)) => {
+                    rest.push(name.to_os_string());
+                    existing = parent.to_path_buf();
+                }
+                _ => break,
+            }
+        }
+        let mut c = fs::canonicalize(&existing).unwrap_or(existing);
+        c.extend(rest.iter().rev());
+        c
+    };
+    canon(dir).starts_with(canon(root))
+}
+
+/// Read `<dir>/state.key`, creating it (and `dir`) when absent.
+fn load_or_create(dir: &Path) -> io::Result<StateKey> {
+    let path = dir.join(KEY_FILE);
+    match read_key(&path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        other => return other,
+    }
+    DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+    let mut fresh = [0u8; KEY_LEN];
+    getrandom::fill(&mut fresh).map_err(|e| io::Error::other(format!("no random bytes: {e}")))?;
+    let mut suffix = [0u8; 8];
+    getrandom::fill(&mut suffix).map_err(|e| io::Error::other(format!("no random bytes: {e}")))?;
+    let tmp = dir.join(format!(".{KEY_FILE}.{}", hex(&suffix)));
+    let written = (|| {
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        f.write_all(&fresh)?;
+        f.sync_all()?;
+        // A link fails when the name exists: whoever linked first wins, and every process
+        // reads that one key.
+        match fs::hard_link(&tmp, &path) {
+            Err(e) if e.kind() != io::ErrorKind::AlreadyExists => Err(e),
+            _ => Ok(()),
+        }
+    })();
+    let _ = fs::remove_file(&tmp);
+    written?;
+    if let Ok(d) = fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    read_key(&path)
+}
+
+/// The key at `path`: a regular file (not a symlink) of exactly 32 bytes that no one but its
+/// owner can read or write.
+fn read_key(path: &Path) -> io::Result<StateKey> {
+    let meta = fs::symlink_metadata(path)?;
+    let invalid = |what: &str| io::Error::new(io::ErrorKind::InvalidData, what.to_string());
+    if !meta.is_file() {
+        return Err(invalid("the key is not a regular file"));
+    }
+    if meta.mode() & 0o077 != 0 {
+        return Err(invalid(
+            "the key can be read or written by others; make it private (chmod 600) or remove it to make a new one (proposals and checkpoints signed with it are then refused)",
+        ));
+    }
+    let mut bytes = Vec::with_capacity(KEY_LEN + 1);
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+        .open(path)?
+        .take(KEY_LEN as u64 + 1)
+        .read_to_end(&mut bytes)?;
+    let key: [u8; KEY_LEN] = bytes
+        .try_into()
+        .map_err(|_| invalid("the key is not 32 bytes"))?;
+    Ok(StateKey(key))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn created_once_private_and_reused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("cfg").join("lspedit");
+        let ws = tmp.path().join("ws");
+        let a = KeySource::new(Some(dir.clone()), &ws).key().unwrap();
+        let b = KeySource::new(Some(dir.clone()), &ws).key().unwrap();
+        assert_eq!(a.0, b.0);
+        let meta = fs::metadata(dir.join(KEY_FILE)).unwrap();
+        assert_eq!(meta.mode() & 0o777, 0o600);
+        assert_eq!(fs::metadata(&dir).unwrap().mode() & 0o777, 0o700);
+        let names: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, [KEY_FILE], "no temp file left");
+    }
+
+    #[test]
+    fn macs_verify_under_their_key_and_domain_only() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = tmp.path().join("ws");
+        let a = KeySource::new(Some(tmp.path().join("a")), &ws)
+            .key()
+            .unwrap();
+        let b = KeySource::new(Some(tmp.path().join("b")), &ws)
+            .key()
+            .unwrap();
+        let tag = a.mac_hex("patch", b"text");
+        assert_eq!(tag.len(), 64);
+        assert!(a.verify_hex("patch", b"text", &tag));
+        assert!(a.verify_hex("patch", b"text", &tag[..32]));
+        assert!(
+            !a.verify_hex("patch", b"text", &tag[..30]),
+            "under 128 bits"
+        );
+        assert!(!a.verify_hex("patch", b"text!", &tag));
+        assert!(!a.verify_hex("ckpt", b"text", &tag));
+        assert!(!b.verify_hex("patch", b"text", &tag));
+        assert!(!a.verify_hex("patch", b"text", &tag.to_uppercase()));
+    }
+
+    #[test]
+    fn refused_inside_the_workspace_or_shared_or_malformed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = tmp.path().join("ws");
+        fs::create_dir_all(&ws).unwrap();
+        let inside = KeySource::new(Some(ws.join(".config/lspedit")), &ws).key();
+        assert_eq!(inside.unwrap_err().reason, Reason::IoError);
+        assert!(
+            !ws.join(".config").exists(),
+            "nothing created in the workspace"
+        );
+
+        let dir = tmp.path().join("cfg");
+        KeySource::new(Some(dir.clone()), &ws).key().unwrap();
+        let key = dir.join(KEY_FILE);
+        fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+        let e = KeySource::new(Some(dir.clone()), &ws).key().unwrap_err();
+        assert!(e.message.contains("chmod 600"), "{}", e.message);
+        fs::remove_file(&key).unwrap();
+        OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&key)
+            .unwrap()
+            .write_all(b"short")
+            .unwrap();
+        let e = KeySource::new(Some(dir), &ws).key().unwrap_err();
+        assert!(e.message.contains("not 32 bytes"), "{}", e.message);
+    }
+}

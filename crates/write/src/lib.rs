@@ -1,0 +1,20 @@
+//! lspedit-write: the write core. A workspace whose every path is confined to its root
+//! ([`Workspace`]), the one multi-file planner ([`plan`]), the one committer that switches each
+//! file only if it still holds the bytes the plan read ([`commit`]), and [`apply_patch`] composed
+//! of them. Reasons of refusal are [`Reason`]; errors carry the path they are about
+//! ([`ToolError`]).
+//!
+//! Imports only the pure engine: no language servers, no workflow state, no model prose.
+
+pub mod commit;
+mod error;
+pub mod patch;
+pub mod plan;
+pub mod workspace;
+
+pub use error::{Reason, ToolError};
+pub use patch::{
+    ApplyPatchOptions, FileReport, FileStatus, MAX_REPLANS, PatchLimits, PatchReport, apply_parsed,
+    apply_patch,
+};
+pub use workspace::{Replaced, Workspace, base_sha, write_atomic_abs};
