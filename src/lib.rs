@@ -4,7 +4,7 @@
 //! that embedders depend on one package:
 //!
 //! - [`engine`]: the pure text and patch engine (anchors, parsing, placement, diffs);
-//! - [`write`]: the write core: the confined [`write::Workspace`], the planner, the one
+//! - [`write`](mod@write): the write core: the confined [`Workspace`](write::Workspace), the planner, the one
 //!   committer and [`write::apply_patch`];
 //! - [`tools`]: the agent tools (`read_file`, `edit`, `write_file`, `apply_patch`) with the
 //!   diagnostics of what a write broke, and the event stream;

@@ -2,7 +2,7 @@
 //! applied by `lspedit apply` (plain and anchored patch), `git apply` and GNU `patch -p1`, each
 //! in a fresh copy of the case's files, and classified per category as correct, refused
 //! cleanly, misapplied or partial. The same cases also run through the engine in-process
-//! ([`engine_outcome`]), which is what the unit test guards in CI.
+//! (`engine_outcome`), which is what the unit test guards in CI.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;

@@ -10,7 +10,7 @@
 //! writes, a checkpoint `undo` restores, the per-file report with fresh anchors and the
 //! diagnostics feedback, other files included.
 //!
-//! Servers are reached through [`LspEditProvider`] ([`LspProvider`] over the pool), so the
+//! Servers are reached through [`LspEditProvider`] ([`LspProvider`](lspedit_tools::LspProvider) over the pool), so the
 //! tools stay testable without servers.
 
 mod convert;
@@ -35,7 +35,7 @@ use lspedit_write::ToolError;
 
 /// The requests beyond diagnostics, as the tools need them: positions are byte offsets of the
 /// text given (the file as read), answers LSP-level data with the server's position encoding.
-/// Implemented by [`LspProvider`] over the pool; tests implement it with scripted answers.
+/// Implemented by [`LspProvider`](lspedit_tools::LspProvider) over the pool; tests implement it with scripted answers.
 pub trait LspEditProvider: Send + Sync {
     /// Whether a server is configured for `path`.
     fn handles(&self, path: &Path) -> bool;
@@ -78,7 +78,7 @@ pub trait LspEditProvider: Send + Sync {
     ) -> Result<Locations, LspError>;
 }
 
-/// The pool (what a session holds; an [`LspProvider`](crate::LspProvider) hands its own out
+/// The pool (what a session holds; an [`LspProvider`](lspedit_tools::LspProvider) hands its own out
 /// with `pool()`).
 impl LspEditProvider for BlockingPool {
     fn handles(&self, path: &Path) -> bool {

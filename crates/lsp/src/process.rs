@@ -543,7 +543,7 @@ impl BoundedRun {
 /// benchmarked tool): stdin closed, in a process group of its own, its output drained on
 /// threads into bounded buffers, the whole group killed at `timeout`, and whatever it left
 /// running in its group killed on return, so no run leaves an orphan. (Language servers are
-/// long-lived and go through [`spawn`]'s async path with the same group rule.)
+/// long-lived and go through `spawn`'s async path with the same group rule.)
 pub fn run_bounded(
     cmd: &mut std::process::Command,
     timeout: Duration,

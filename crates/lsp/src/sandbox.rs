@@ -15,7 +15,7 @@
 //!
 //! Landlock rules are hierarchical: a right granted on `/usr` holds beneath it. A directory that
 //! contains the workspace (a checkout under `/opt`, say) is therefore never granted execute or
-//! write as a whole: [`grant_except`] grants its other entries instead, down the path to the
+//! write as a whole: `grant_except` grants its other entries instead, down the path to the
 //! workspace.
 //!
 //! Where the kernel has no Landlock the server runs without it, and the pool says so
@@ -105,7 +105,7 @@ pub struct Confinement {
     /// Single files inside the workspace (beneath a `protected` path) the server may rewrite in
     /// place (Cargo's `Cargo.lock`): granted only when each is a regular file with one link,
     /// opened beneath the workspace without following any symlink on the way
-    /// ([`open_beneath`]), so the grant lands on that file and nothing it points at.
+    /// (`open_beneath`), so the grant lands on that file and nothing it points at.
     pub rewrite: Vec<PathBuf>,
     /// Never granted execute or write, even beneath a directory granted them: the workspace.
     pub protected: Vec<PathBuf>,

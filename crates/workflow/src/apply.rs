@@ -82,7 +82,7 @@ pub struct ApplyOutcome {
     /// An all-or-nothing commit failed part-way and every written file was restored.
     pub rolled_back: bool,
     /// Diagnostics status of each written text file, in path order (as
-    /// [`crate::ToolResult::diagnostics`]); empty when nothing was written or asked.
+    /// [`lspedit_tools::ToolResult::diagnostics`]); empty when nothing was written or asked.
     pub diagnostics: Vec<FileDiagnosticsStatus>,
 }
 

@@ -13,7 +13,7 @@
 //! entirely old or entirely new. The temp file, the rename and the cleanup use one handle of that
 //! directory. A verified write (one that must not replace a version it did not plan from)
 //! exchanges the files instead of renaming over, and checks the one it displaced, so another
-//! program's write is never destroyed unseen ([`switch_verified`]).
+//! program's write is never destroyed unseen (`switch_verified`).
 //!
 //! Protected paths (`.git/`, `.lspedit/` and a configurable list) are never written, created,
 //! deleted or renamed; delete acts on a symlink itself, never on its target.
@@ -599,7 +599,7 @@ impl Workspace {
     /// `git checkout`, `echo >>`) are handled by the switch itself, which keeps their write
     /// whenever it lands and answers [`Replaced::Changed`] when theirs is in place instead of
     /// ours, so the caller re-plans from it; what it cannot see is written in
-    /// [`switch_verified`]'s documentation.
+    /// `switch_verified`'s documentation.
     pub fn replace_verified(
         &self,
         path: &str,
