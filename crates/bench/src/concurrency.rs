@@ -433,7 +433,7 @@ pub fn run(opts: &Options) -> Result<Report> {
          refused, or when the file is exactly the other program's version (it wrote last). \
          *Doubled*: the change or an appended line is in the file twice. An append through a \
          descriptor opened before the switch that would land after the last re-read of the \
-         replaced file is the window `switch_verified` (crates/tools/src/workspace.rs) closes \
+         replaced file is the window `switch_verified` (crates/write/src/workspace.rs) closes \
          with a read lease: a file someone still has open for writing is not replaced (the \
          apply plans again, or is refused `stale_context` when the file never holds still); \
          where leases are not available (another owner, some file systems) the window stays \
