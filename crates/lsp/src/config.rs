@@ -1,4 +1,4 @@
-//! Server declarations (`configs/*.toml` of this crate, embedded) and pool settings, with
+//! Server declarations (`lsp-configs/*.toml`, embedded by `lspedit-lsp-configs`) and pool settings, with
 //! overrides from two files of the same format, applied in this order ([`PoolConfig::load`]):
 //!
 //! 1. The person's own `$XDG_CONFIG_HOME/lspedit/config.toml` (`~/.config/lspedit/config.toml`):
@@ -57,28 +57,6 @@ use serde_json::Value;
 
 use crate::LspError;
 use crate::trust::{self, TrustState, WORKSPACE_CONFIG, WorkspaceRead};
-
-/// The bundled server declarations (`crates/lsp/configs/*.toml`, the one copy), embedded so
-/// the pool needs no file at run time. Order does not matter; `priority` decides between servers for the same extension.
-pub const BUNDLED: &[(&str, &str)] = &[
-    ("configs/tsc7.toml", include_str!("../configs/tsc7.toml")),
-    (
-        "configs/typescript-language-server.toml",
-        include_str!("../configs/typescript-language-server.toml"),
-    ),
-    (
-        "configs/rust-analyzer.toml",
-        include_str!("../configs/rust-analyzer.toml"),
-    ),
-    (
-        "configs/pyright.toml",
-        include_str!("../configs/pyright.toml"),
-    ),
-    (
-        "configs/clangd.toml",
-        include_str!("../configs/clangd.toml"),
-    ),
-];
 
 /// Environment variable naming the directory that holds the servers installed for lspedit
 /// (`node_modules/.bin` and `bin/` below it); see [`default_servers_dir`] for the default.
@@ -702,7 +680,7 @@ struct Layers {
 impl Layers {
     fn bundled() -> Result<Self, LspError> {
         let mut servers = Vec::new();
-        for (path, text) in BUNDLED {
+        for (path, text) in lspedit_lsp_configs::BUNDLED {
             let table: toml::Table = toml::from_str(text).map_err(|e| LspError::Config {
                 path: PathBuf::from(path),
                 message: e.to_string(),

@@ -7,7 +7,7 @@
 //!   `didChange` with increasing versions, `didSave` where the server checks on save) and waits
 //!   until the result for *that* text is settled, per the server's [`Strategy`]. It never
 //!   returns diagnostics older than the text it was given.
-//! - Servers are declared in `configs/*.toml` of this crate (embedded, see [`config::BUNDLED`]) and
+//! - Servers are declared in `lsp-configs/*.toml` (embedded, see [`lspedit_lsp_configs::BUNDLED`]) and
 //!   overridden by the person's config and per workspace in `.lspedit/config.toml`
 //!   ([`PoolConfig::load`]); a workspace file chooses no program to run unless the person
 //!   trusted it ([`trust`]). [`install`] installs the pinned servers and tells whether each

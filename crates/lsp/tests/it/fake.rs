@@ -73,7 +73,7 @@ async fn tsserver_pull_cycle() {
     cycle("tsserver-pull", Mode::TsserverPull).await;
 }
 
-/// The on-save strategy as rust-analyzer needs it (`configs/rust-analyzer.toml`), over a fake that
+/// The on-save strategy as rust-analyzer needs it (`lsp-configs/rust-analyzer.toml`), over a fake that
 /// checks on save and, like rust-analyzer, hands the check's publish to a worker: it reaches
 /// the client after the progress `end` and after answers to requests the main loop gives itself.
 fn on_save_config(ws: &FakeWs, hover_barrier: bool) -> lspedit_lsp::PoolConfig {
