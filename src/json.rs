@@ -327,7 +327,7 @@ impl ServersJson {
         ServersJson {
             servers_dir: servers_dir.map(|d| d.display().to_string()),
             mode: mode.as_str(),
-            sandbox: lspedit::lsp::sandbox::support().describe(),
+            sandbox: lspedit::process::sandbox::support().describe(),
             servers: infos.iter().map(ServerJson::from).collect(),
             processes: processes
                 .iter()

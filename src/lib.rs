@@ -1,9 +1,10 @@
 //! lspedit: safe, hash-anchored file edits for coding agents.
 //!
 //! This facade re-exports the workspace crates so that embedders depend on one package:
-//! [`engine`] (pure text and patch engine), [`lsp`] (language-server pool), [`tools`] (the agent
-//! tools with diagnostics feedback, and the [`tools::Session`] the CLI runs on) and `mcp` (the
-//! MCP server, feature `mcp`); `testing` (feature `testing`) helps test suites. Installing the
+//! [`engine`] (pure text and patch engine), [`lsp`] (language-server pool), [`process`] (how a
+//! program is run: process groups, bounded runs, the sandbox), [`tools`] (the agent tools with
+//! diagnostics feedback, and the [`tools::Session`] the CLI runs on) and `mcp` (the MCP server,
+//! feature `mcp`); `testing` (feature `testing`) helps test suites. Installing the
 //! language servers is [`lsp::install`].
 //!
 //! Features: `cli` (default) builds the `lspedit` binary and enables `mcp`. A library user
@@ -16,6 +17,7 @@ pub use lspedit_engine as engine;
 pub use lspedit_lsp as lsp;
 #[cfg(feature = "mcp")]
 pub use lspedit_mcp as mcp;
+pub use lspedit_process as process;
 pub use lspedit_tools as tools;
 
 #[cfg(feature = "testing")]

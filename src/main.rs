@@ -1218,7 +1218,7 @@ fn cmd_servers_status(root: Option<PathBuf>, json: bool, probe: &[String]) -> Re
 /// mode changes.
 fn launch_section(mode: lspedit::lsp::launch::Mode, infos: &[install::ServerInfo]) -> String {
     use lspedit::lsp::launch::Mode;
-    let sandbox = lspedit::lsp::sandbox::support();
+    let sandbox = lspedit::process::sandbox::support();
     let mut s = String::new();
     s.push_str(&match mode {
         Mode::Restricted => "\nmode: restricted (this workspace is not trusted: nothing in it chooses a program, and its code runs only sandboxed; `lspedit trust` lifts it)\n".to_string(),
@@ -1432,7 +1432,7 @@ fn cmd_mcp(
     for w in session.config_warnings() {
         eprintln!("lspedit: warning: {w}");
     }
-    if !no_diagnostics && !lspedit::lsp::sandbox::support().is_available() {
+    if !no_diagnostics && !lspedit::process::sandbox::support().is_available() {
         eprintln!(
             "lspedit: warning: this kernel has no Landlock: language servers run without a sandbox, and restricted mode turns off what would run workspace code (see `lspedit servers status`)"
         );

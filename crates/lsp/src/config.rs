@@ -501,7 +501,7 @@ impl PoolConfig {
         }
         let mut cfg = layers.finish()?;
         if !cfg.trusted
-            && !crate::sandbox::support().is_available()
+            && !lspedit_process::sandbox::support().is_available()
             && cfg
                 .servers
                 .iter()

@@ -126,6 +126,28 @@ fn tail_suffix(tail: &str) -> String {
 }
 
 impl LspError {
+    /// The pool's error for the server `server` that [`lspedit_process::spawn`] could not
+    /// start: a sandbox that cannot be set up is a refusal (lspedit's own words), the rest a
+    /// failed spawn.
+    pub(crate) fn from_process(server: &str, e: lspedit_process::ProcessError) -> Self {
+        use lspedit_process::ProcessError;
+        let server = server.to_owned();
+        match e {
+            ProcessError::Sandbox { reason } => LspError::Refused {
+                server,
+                reason: format!("its sandbox could not be set up ({reason})"),
+            },
+            ProcessError::Spawn { program, source } => LspError::Spawn {
+                server,
+                message: format!("{}: {source}", program.display()),
+            },
+            ProcessError::PipesMissing => LspError::Spawn {
+                server,
+                message: "stdio pipes missing".to_owned(),
+            },
+        }
+    }
+
     /// True when the error means the result did not arrive in time (the server may still be
     /// healthy and warming up).
     pub fn is_timeout(&self) -> bool {

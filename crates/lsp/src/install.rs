@@ -28,8 +28,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::config::{PoolConfig, SERVERS_DIR_ENV, ServerConfig, default_servers_dir};
-use crate::process::{BoundedRun, Capture, run_bounded};
 use lspedit_lsp_configs::{NPM_LOCKFILE, NPM_MANIFEST};
+use lspedit_process::{BoundedRun, Capture, run_bounded};
 
 /// How long `<server> --version` may take.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(10);

@@ -10,15 +10,15 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
+use crate::LspError;
 use crate::config::{PoolConfig, ServerConfig};
 use crate::diagnostics::{
     CheckOutcome, Diagnostic, FileDiagnostics, OtherFileDiagnostics, convert,
 };
-use crate::process::Groups;
 use crate::root::detect_root;
 use crate::server::Server;
 use crate::watcher::{self, Watcher};
-use crate::{LspError, process};
+use lspedit_process::{self as process, Groups};
 
 /// Identity of a server process: which server, started in which root.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]

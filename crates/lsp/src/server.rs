@@ -29,8 +29,8 @@ use tokio::sync::{mpsc, watch};
 use crate::LspError;
 use crate::config::{ServerConfig, Strategy};
 use crate::diagnostics::{FileDiagnostics, convert};
-use crate::process::{self, GroupGuard, Groups, StderrTail};
 use crate::transport::{FrameReader, StdinWriter, sanitize};
+use lspedit_process::{self as process, GroupGuard, Groups, StderrTail};
 
 /// Event that stops the main loop (after flushing what is queued, e.g. `exit`).
 struct Stop;
@@ -525,7 +525,14 @@ impl Server {
         let id = cfg.id.clone();
         let root_uri = Url::from_directory_path(&root)
             .map_err(|()| LspError::BadPath { path: root.clone() })?;
-        let spawned = process::spawn(&id, launch, &root, groups)?;
+        let program = process::Program {
+            path: &launch.program,
+            args: &launch.cfg.args,
+            env: &launch.env,
+            confinement: launch.confinement.as_ref(),
+        };
+        let spawned = process::spawn(&id, program, &root, groups)
+            .map_err(|e| LspError::from_process(&id, e))?;
         let (changed, _) = watch::channel(0u64);
         let shared = Arc::new(Shared {
             name: id.clone(),

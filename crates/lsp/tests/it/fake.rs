@@ -418,7 +418,7 @@ async fn ignored_shutdown_is_killed_after_grace() {
     check_timed(&pool, &f, BAD, 5000).await.unwrap();
     let groups = pgids(&pool);
     assert_eq!(
-        lspedit_lsp::process::live_group_members(groups[0]).len(),
+        lspedit_process::live_group_members(groups[0]).len(),
         2,
         "server and its grandchild"
     );

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use lspedit_fake_lsp::{Probe, Script};
-use lspedit_lsp::sandbox::{self, Support};
+use lspedit_process::sandbox::{self, Support};
 
 use crate::harness::*;
 
@@ -69,7 +69,7 @@ fn sandboxed() -> bool {
         Support::Landlock { .. } => true,
         Support::Unavailable => {
             eprintln!(
-                "SKIPPED: this kernel has no Landlock (lspedit_lsp::sandbox::support() is Unavailable); servers run unconfined here"
+                "SKIPPED: this kernel has no Landlock (lspedit_process::sandbox::support() is Unavailable); servers run unconfined here"
             );
             false
         }
