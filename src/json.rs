@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use lspedit::engine::FileAction;
-use lspedit::lsp::install::{Installed, ServerInfo};
 use lspedit::lsp::{ServerState, ServerStatus};
+use lspedit::servers::install::{Installed, ServerInfo};
 use lspedit::tools::{FileDiagnosticsStatus, FileReport, FileStatus, ToolError, ToolResult};
 use serde::Serialize;
 
@@ -237,7 +237,7 @@ pub fn files_json(files: &[FileReport]) -> Vec<FileJson> {
 /// `servers status --json`.
 #[derive(Serialize)]
 pub struct ServersJson {
-    /// Where servers are installed and looked up (see `lspedit::lsp::install`).
+    /// Where servers are installed and looked up (see `lspedit::servers::install`).
     pub servers_dir: Option<String>,
     /// `restricted` (the workspace is not trusted) or `trusted`.
     pub mode: &'static str,
@@ -319,7 +319,7 @@ impl ServerJson {
 impl ServersJson {
     pub fn new(
         servers_dir: Option<&Path>,
-        mode: lspedit::lsp::launch::Mode,
+        mode: lspedit::servers::launch::Mode,
         infos: &[ServerInfo],
         processes: &[ServerStatus],
         warnings: &[String],

@@ -25,7 +25,7 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 use lspedit::engine::{ViewOptions, hashline_view};
 use lspedit::lsp::PoolConfig;
-use lspedit::lsp::install::{self, InstallError};
+use lspedit::servers::install::{self, InstallError};
 use lspedit::tools::{
     ApplyPatchOptions, Feedback, FileStatus, PatchReport, Session, ToolError, ToolResult,
     ToolsConfig, Workspace, apply_patch, base_sha,
@@ -1216,8 +1216,8 @@ fn cmd_servers_status(root: Option<PathBuf>, json: bool, probe: &[String]) -> Re
 
 /// How the servers run here: the workspace's mode, the sandbox, and per server what restricted
 /// mode changes.
-fn launch_section(mode: lspedit::lsp::launch::Mode, infos: &[install::ServerInfo]) -> String {
-    use lspedit::lsp::launch::Mode;
+fn launch_section(mode: lspedit::servers::launch::Mode, infos: &[install::ServerInfo]) -> String {
+    use lspedit::servers::launch::Mode;
     let sandbox = lspedit::process::sandbox::support();
     let mut s = String::new();
     s.push_str(&match mode {
@@ -1332,7 +1332,7 @@ fn cmd_servers_install(ids: &[String], json: bool) -> Result<u8, Failure> {
 /// stderr the warning that the file now chooses programs to run.
 #[allow(clippy::print_stderr)] // The warning is for the person at the terminal.
 fn cmd_trust(root: Option<PathBuf>, revoke: bool, json: bool) -> Result<u8, Failure> {
-    use lspedit::lsp::trust;
+    use lspedit::servers::trust;
     let ws = open_workspace(root)?;
     let dir = trust::user_config_dir_from_env().ok_or_else(|| {
         Failure::Usage(

@@ -125,6 +125,18 @@ fn tail_suffix(tail: &str) -> String {
     }
 }
 
+/// A refusal of the policy layer keeps its meaning here: a config error stays a config error,
+/// a refused start a refused start.
+impl From<lspedit_servers::ServersError> for LspError {
+    fn from(e: lspedit_servers::ServersError) -> Self {
+        use lspedit_servers::ServersError;
+        match e {
+            ServersError::Config { path, message } => LspError::Config { path, message },
+            ServersError::Refused { server, reason } => LspError::Refused { server, reason },
+        }
+    }
+}
+
 impl LspError {
     /// The pool's error for the server `server` that [`lspedit_process::spawn`] could not
     /// start: a sandbox that cannot be set up is a refusal (lspedit's own words), the rest a

@@ -56,19 +56,15 @@
 //! # Ok(()) }
 //! ```
 
-pub mod config;
 mod diagnostics;
 mod error;
 mod importers;
-pub mod install;
-pub mod launch;
 mod pool;
 mod position;
 mod requests;
 mod root;
 mod server;
 mod transport;
-pub mod trust;
 mod tsserver;
 mod watcher;
 
@@ -79,14 +75,14 @@ use std::time::Instant;
 /// The LSP types the requests beyond diagnostics return ([`Pool::rename`],
 /// [`Pool::code_actions`], [`Pool::references`], …): `WorkspaceEdit`, `CodeAction`, `Location`.
 pub use async_lsp::lsp_types;
-pub use config::{
-    DiagnosticsConfig, InstallRecipe, PolicyLayer, PoolConfig, ServerConfig, Strategy,
-};
-pub use diagnostics::{
-    CheckOutcome, Diagnostic, FileDiagnostics, OtherFileDiagnostics, Severity, SeverityOverride,
-    SeverityOverrides,
-};
+pub use diagnostics::{CheckOutcome, Diagnostic, FileDiagnostics, OtherFileDiagnostics};
 pub use error::LspError;
+/// What the pool is configured with, from the policy crate (`lspedit-servers`): an embedder
+/// builds a [`Pool`] from a [`PoolConfig`] and reads [`Severity`] in every [`Diagnostic`].
+pub use lspedit_servers::{
+    DiagnosticsConfig, InstallRecipe, PolicyLayer, PoolConfig, ServerConfig, Severity,
+    SeverityOverride, SeverityOverrides, Strategy,
+};
 pub use pool::{ChangedFile, Pool, ServerKey, ServerState, ServerStatus};
 pub use position::PositionEncoding;
 pub use requests::{CodeActions, Locations, ServerEdit};

@@ -27,10 +27,10 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 
 use crate::LspError;
-use crate::config::{ServerConfig, Strategy};
 use crate::diagnostics::{FileDiagnostics, convert};
 use crate::transport::{FrameReader, StdinWriter, sanitize};
 use lspedit_process::{self as process, GroupGuard, Groups, StderrTail};
+use lspedit_servers::{ServerConfig, Strategy};
 
 /// Event that stops the main loop (after flushing what is queued, e.g. `exit`).
 struct Stop;
@@ -516,7 +516,7 @@ impl std::fmt::Debug for Server {
 impl Server {
     /// Spawns and initializes a server. `startup_timeout` bounds `initialize`.
     pub(crate) async fn start(
-        launch: crate::launch::Launch,
+        launch: lspedit_servers::launch::Launch,
         root: PathBuf,
         startup_timeout: Duration,
         groups: &Arc<Groups>,

@@ -144,7 +144,8 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::{Refusal, diagnostics};
-    use crate::diagnostics::{Severity, SeverityOverrides, convert};
+    use crate::diagnostics::convert;
+    use crate::{Severity, SeverityOverrides};
     use crate::position::PositionEncoding;
 
     /// The diagnostics of a tsserver answer as the pool hands them out for `text`:

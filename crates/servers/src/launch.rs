@@ -37,7 +37,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::config::{PoolConfig, ServerConfig, is_executable};
-use crate::{LspError, trust};
+use crate::{ServersError, trust};
 use lspedit_process::sandbox::{self, Confinement, Support};
 
 /// Whether the workspace may choose what its servers run.
@@ -61,7 +61,7 @@ impl Mode {
 
 /// Everything [`lspedit_process::spawn`] needs to start one server.
 #[derive(Debug)]
-pub(crate) struct Launch {
+pub struct Launch {
     /// The declaration as the server gets it (initialization options and settings adjusted).
     pub cfg: Arc<ServerConfig>,
     pub program: PathBuf,
@@ -123,14 +123,14 @@ fn tsserver_path(cfg: &ServerConfig) -> Option<&str> {
 
 /// Decides how the server `cfg` starts for `root` inside `workspace` (both canonical or not;
 /// they are canonicalized here). `program` is what [`PoolConfig::resolve_command`] found.
-pub(crate) fn prepare(
+pub fn prepare(
     pool: &PoolConfig,
     cfg: &Arc<ServerConfig>,
     workspace: &Path,
     root: &Path,
     program: PathBuf,
-) -> Result<Launch, LspError> {
-    let refuse = |reason: String| LspError::Refused {
+) -> Result<Launch, ServersError> {
+    let refuse = |reason: String| ServersError::Refused {
         server: cfg.id.clone(),
         reason,
     };
@@ -591,7 +591,7 @@ mod tests {
         id: &str,
         trusted: bool,
         program: &Path,
-    ) -> (tempfile::TempDir, Result<Launch, LspError>) {
+    ) -> (tempfile::TempDir, Result<Launch, ServersError>) {
         let t = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(t.path().join("ws")).unwrap();
         let ws = t.path().join("ws").canonicalize().unwrap();
