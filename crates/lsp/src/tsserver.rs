@@ -145,8 +145,8 @@ mod tests {
 
     use super::{Refusal, diagnostics};
     use crate::diagnostics::convert;
-    use crate::{Severity, SeverityOverrides};
     use crate::position::PositionEncoding;
+    use crate::{Severity, SeverityOverrides};
 
     /// The diagnostics of a tsserver answer as the pool hands them out for `text`:
     /// `line:column-end_line:end_column severity code message` (1-based, columns in `char`s).
