@@ -7,11 +7,13 @@
 //!   `didChange` with increasing versions, `didSave` where the server checks on save) and waits
 //!   until the result for *that* text is settled, per the server's [`Strategy`]. It never
 //!   returns diagnostics older than the text it was given.
-//! - Servers are declared in `lsp-configs/*.toml` (embedded, see [`lspedit_lsp_configs::BUNDLED`]) and
-//!   overridden by the person's config and per workspace in `.lspedit/config.toml`
-//!   ([`PoolConfig::load`]); a workspace file chooses no program to run unless the person
-//!   trusted it ([`trust`]). [`install`] installs the pinned servers and tells whether each
-//!   configured one can be used (`lspedit servers install|status`).
+//! - Which servers exist and how each may start is the policy crate's, `lspedit-servers`:
+//!   servers are declared in `lsp-configs/*.toml` (embedded) and overridden by the person's
+//!   config and per workspace in `.lspedit/config.toml` ([`PoolConfig::load`]); a workspace
+//!   file chooses no program to run unless the person trusted it ([`lspedit_servers::trust`]);
+//!   [`lspedit_servers::install`] installs the pinned servers and tells whether each configured
+//!   one can be used (`lspedit servers install|status`). Every server process is started by
+//!   `lspedit-process` ([`lspedit_process::spawn`]).
 //!
 //! Positions in [`Diagnostic`] are 1-based (line, and column in Unicode scalar values).
 //!

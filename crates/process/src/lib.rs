@@ -276,7 +276,7 @@ pub struct Program<'a> {
 /// ([`sandbox`]). Stderr is drained by a task into a bounded buffer and logged at debug level
 /// under `server`.
 ///
-/// The fork happens on one long-lived thread of the process ([`on_spawner`]): the parent-death
+/// The fork happens on one long-lived thread of the process (`on_spawner`): the parent-death
 /// signal fires when the *thread* that forked exits, and a runtime's blocking threads come and
 /// go.
 pub fn spawn(

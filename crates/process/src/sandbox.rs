@@ -15,7 +15,7 @@
 //!
 //! Landlock rules are hierarchical: a right granted on `/usr` holds beneath it. A directory that
 //! contains the workspace (a checkout under `/opt`, say) is therefore never granted execute or
-//! write as a whole: [`grant_except`] grants its other entries instead, down the path to the
+//! write as a whole: `grant_except` grants its other entries instead, down the path to the
 //! workspace.
 //!
 //! Where the kernel has no Landlock the server runs without it, and the pool says so

@@ -1,5 +1,6 @@
-//! The sandbox every server runs in (`sandbox.rs`, `launch.rs`), seen from inside: the fake
-//! server, started by a pool, tries things at startup ([`Probe`]) and logs what happened.
+//! The sandbox every server runs in (`crates/process/src/sandbox.rs`,
+//! `crates/servers/src/launch.rs`), seen from inside: the fake server, started by a pool, tries
+//! things at startup ([`Probe`]) and logs what happened.
 //! Each forbidden attempt must fail with the kernel's EACCES and leave no trace (no file, no
 //! marker, no connection), the check must still report the right diagnostics, and a positive
 //! control in the same server must succeed, so that no test passes because the probe itself
