@@ -10,8 +10,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use lspedit::lsp::config::default_servers_dir;
-use lspedit::lsp::install;
+use lspedit::servers::config::default_servers_dir;
+use lspedit::servers::install;
 use lspedit::session::Session;
 use lspedit::tools::{ToolResult, ToolsConfig};
 

@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use lspedit::engine::FileAction;
-use lspedit::lsp::install::{Installed, ServerInfo};
 use lspedit::lsp::{ServerState, ServerStatus};
+use lspedit::servers::install::{Installed, ServerInfo};
 use lspedit::tools::{FileDiagnosticsStatus, ToolResult};
 use lspedit::write::{FileReport, FileStatus, ToolError};
 use serde::Serialize;
@@ -238,7 +238,7 @@ pub fn files_json(files: &[FileReport]) -> Vec<FileJson> {
 /// `servers status --json`.
 #[derive(Serialize)]
 pub struct ServersJson {
-    /// Where servers are installed and looked up (see `lspedit::lsp::install`).
+    /// Where servers are installed and looked up (see `lspedit::servers::install`).
     pub servers_dir: Option<String>,
     /// `restricted` (the workspace is not trusted) or `trusted`.
     pub mode: &'static str,
@@ -320,7 +320,7 @@ impl ServerJson {
 impl ServersJson {
     pub fn new(
         servers_dir: Option<&Path>,
-        mode: lspedit::lsp::launch::Mode,
+        mode: lspedit::servers::launch::Mode,
         infos: &[ServerInfo],
         processes: &[ServerStatus],
         warnings: &[String],
@@ -328,7 +328,7 @@ impl ServersJson {
         ServersJson {
             servers_dir: servers_dir.map(|d| d.display().to_string()),
             mode: mode.as_str(),
-            sandbox: lspedit::lsp::sandbox::support().describe(),
+            sandbox: lspedit::process::sandbox::support().describe(),
             servers: infos.iter().map(ServerJson::from).collect(),
             processes: processes
                 .iter()

@@ -25,7 +25,7 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 use lspedit::engine::{ViewOptions, hashline_view};
 use lspedit::lsp::PoolConfig;
-use lspedit::lsp::install::{self, InstallError};
+use lspedit::servers::install::{self, InstallError};
 use lspedit::session::Session;
 use lspedit::tools::{Feedback, ToolResult, ToolsConfig};
 use lspedit::write::{
@@ -1217,9 +1217,9 @@ fn cmd_servers_status(root: Option<PathBuf>, json: bool, probe: &[String]) -> Re
 
 /// How the servers run here: the workspace's mode, the sandbox, and per server what restricted
 /// mode changes.
-fn launch_section(mode: lspedit::lsp::launch::Mode, infos: &[install::ServerInfo]) -> String {
-    use lspedit::lsp::launch::Mode;
-    let sandbox = lspedit::lsp::sandbox::support();
+fn launch_section(mode: lspedit::servers::launch::Mode, infos: &[install::ServerInfo]) -> String {
+    use lspedit::servers::launch::Mode;
+    let sandbox = lspedit::process::sandbox::support();
     let mut s = String::new();
     s.push_str(&match mode {
         Mode::Restricted => "\nmode: restricted (this workspace is not trusted: nothing in it chooses a program, and its code runs only sandboxed; `lspedit trust` lifts it)\n".to_string(),
@@ -1333,7 +1333,7 @@ fn cmd_servers_install(ids: &[String], json: bool) -> Result<u8, Failure> {
 /// stderr the warning that the file now chooses programs to run.
 #[allow(clippy::print_stderr)] // The warning is for the person at the terminal.
 fn cmd_trust(root: Option<PathBuf>, revoke: bool, json: bool) -> Result<u8, Failure> {
-    use lspedit::lsp::trust;
+    use lspedit::servers::trust;
     let ws = open_workspace(root)?;
     let dir = trust::user_config_dir_from_env().ok_or_else(|| {
         Failure::Usage(
@@ -1433,7 +1433,7 @@ fn cmd_mcp(
     for w in session.config_warnings() {
         eprintln!("lspedit: warning: {w}");
     }
-    if !no_diagnostics && !lspedit::lsp::sandbox::support().is_available() {
+    if !no_diagnostics && !lspedit::process::sandbox::support().is_available() {
         eprintln!(
             "lspedit: warning: this kernel has no Landlock: language servers run without a sandbox, and restricted mode turns off what would run workspace code (see `lspedit servers status`)"
         );

@@ -57,7 +57,7 @@ pub const TYPESCRIPT_SERVERS: &[&str] = &["tsc7", "typescript-language-server"];
 pub const REQUIRE_SERVERS_ENV: &str = "LSPEDIT_REQUIRE_SERVERS";
 
 /// `None` when one of `servers` is installed and runs where the pool looks
-/// ([`lspedit_lsp::config::default_servers_dir`], then `$PATH`); otherwise why not, for the test
+/// ([`lspedit_servers::config::default_servers_dir`], then `$PATH`); otherwise why not, for the test
 /// to print and return early. Panics instead under `LSPEDIT_REQUIRE_SERVERS=1`
 /// ([`REQUIRE_SERVERS_ENV`]).
 ///
@@ -77,7 +77,7 @@ pub fn servers_unavailable(servers: &[&str]) -> Option<String> {
         Ok(c) => c,
         Err(e) => return Some(format!("the bundled server configuration is invalid: {e}")),
     };
-    let ready = lspedit_lsp::install::inspect(&config)
+    let ready = lspedit_servers::install::inspect(&config)
         .into_iter()
         .any(|i| servers.contains(&i.id.as_str()) && i.is_ready());
     if ready {

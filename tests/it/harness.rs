@@ -129,7 +129,7 @@ pub fn servers_required() -> bool {
 pub fn have_server(ids: &[&str]) -> bool {
     // The bundled servers, looked up where `servers install` puts them.
     let config = lspedit::lsp::PoolConfig::bundled().unwrap();
-    let ready = lspedit::lsp::install::inspect(&config)
+    let ready = lspedit::servers::install::inspect(&config)
         .into_iter()
         .any(|i| ids.contains(&i.id.as_str()) && i.is_ready());
     if !ready {

@@ -1087,7 +1087,7 @@ fn one_runtime_and_closing_stdin_stops_the_language_servers() {
         .unwrap_or_else(|| panic!("no start line in the fake server's log: {logged}"));
     raw.finish();
     assert!(
-        lspedit::lsp::process::wait_group_gone(pid, std::time::Duration::from_secs(5)),
+        lspedit::process::wait_group_gone(pid, std::time::Duration::from_secs(5)),
         "the server (group {pid}) outlived `lspedit mcp`"
     );
 }

@@ -6,7 +6,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use lspedit::lsp::process;
+use lspedit::process;
 use lspedit::testing::fake;
 use serde_json::json;
 

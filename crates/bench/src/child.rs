@@ -51,10 +51,10 @@ const STDOUT_MAX_BYTES: usize = 64 << 20;
 /// bounded-run helper: in its own process group, killed whole if still running after
 /// `timeout`.
 pub fn run(cmd: &mut Command, timeout: Duration) -> io::Result<Run> {
-    let r = lspedit_lsp::process::run_bounded(
+    let r = lspedit_process::run_bounded(
         cmd,
         timeout,
-        lspedit_lsp::process::Capture::StdoutOnly,
+        lspedit_process::Capture::StdoutOnly,
         STDOUT_MAX_BYTES,
     )?;
     Ok(Run {

@@ -369,7 +369,7 @@ fn run_real(options: &[String]) -> Result<()> {
     let body = format!(
         "Command (after `scripts/install-servers`; release build):\n\n```\ncargo run --release -p lspedit-bench -- real --write\n```\n\n\
          Measured {date} on: {machine}; 1-minute load average {start:.2} at the start, {:.2} at \
-         the end; servers as pinned in `crates/lsp/configs/`.\n\n\
+         the end; servers as pinned in `lsp-configs/`.\n\n\
          Pinned projects, downloaded once into `~/.cache/lspedit/bench/` and checked against a \
          pinned SHA-256, each run on a fresh copy: zod 4.1.12 (npm; `src/` without its tests, \
          which need vitest, and a strict `nodenext` tsconfig), requests 2.32.3 (PyPI sdist, \
@@ -664,7 +664,7 @@ fn run() -> Result<()> {
         println!("{SERVERS_HEADING}\n\n{report}");
         let body = format!(
             "Command (after `scripts/install-servers`):\n\n```\ncargo run --release -p lspedit-bench -- servers --write\n```\n\n\
-             Measured {date} on: {machine}; {load}; servers as pinned in `crates/lsp/configs/`, against \
+             Measured {date} on: {machine}; {load}; servers as pinned in `lsp-configs/`, against \
              copies of `test-projects/`.\n\n\
              Per server: a fresh pool, the broken file written and checked (cold start → first \
              diagnostics, including the server's start and indexing), then {iterations} warm edits \

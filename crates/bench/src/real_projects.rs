@@ -352,7 +352,7 @@ pub const PROJECTS: &[Project] = &[
 
 /// `~/.cache/lspedit/bench`, beside the servers dir.
 fn cache_root() -> Result<PathBuf> {
-    let servers = lspedit_lsp::config::default_servers_dir()
+    let servers = lspedit_servers::config::default_servers_dir()
         .context("no cache directory: set HOME or LSPEDIT_SERVERS_DIR")?;
     Ok(servers
         .parent()
@@ -542,7 +542,7 @@ impl Project {
 
     /// The checker's errors per file (root-relative path → "line:col message" set).
     fn check(&self, root: &Path) -> Result<BTreeMap<String, BTreeSet<String>>> {
-        let servers = lspedit_lsp::config::default_servers_dir().context("no servers dir")?;
+        let servers = lspedit_servers::config::default_servers_dir().context("no servers dir")?;
         let timeout = Duration::from_secs(600);
         let mut errors: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         match self.checker {

@@ -344,7 +344,7 @@ pub fn run(repo: &Path, iterations: usize) -> Result<String> {
         "\nThe sandbox's cost ({}): the same runs with Landlock off (`PoolConfig::sandbox = false`; \
          restricted mode, the scrubbed environment and the scratch directory unchanged). Cold \
          start is one sample per run.\n",
-        lspedit_lsp::sandbox::support().describe()
+        lspedit_process::sandbox::support().describe()
     );
     s.push_str(
         "| server | cold start → first diagnostics, sandboxed (ms) | without (ms) | warm write → result p50, sandboxed (ms) | without (ms) | p95 sandboxed | p95 without |\n",

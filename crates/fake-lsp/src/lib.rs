@@ -94,6 +94,14 @@ pub struct Script {
     /// Send the client requests and notifications a real server sends (configuration,
     /// registration, progress, unknown methods) after `initialized`, and log the answers.
     pub server_requests: bool,
+    /// Params that do not fit their LSP types, as a sloppy or hostile server sends them: with
+    /// [`Script::server_requests`], requests 7 to 12 after its six (configuration with a
+    /// numeric section and with no item list, a registration without an id, workspace folders
+    /// and progress creation with odd params, an edit with a numeric label) and notifications
+    /// (a log message without a type, a status whose `quiescent` is a string, a progress begin
+    /// without a title, publishes without a valid URI); and every publish carries one extra
+    /// diagnostic without a range.
+    pub malformed_params: bool,
     /// Append one line per received message and per answer to this file.
     pub log_file: Option<PathBuf>,
     /// Settings section asked for in `workspace/configuration`.
@@ -263,6 +271,7 @@ impl Default for Script {
             skip_unchanged: false,
             spawn_child: false,
             server_requests: true,
+            malformed_params: false,
             log_file: None,
             config_section: "fake".to_owned(),
             check_on_save: false,

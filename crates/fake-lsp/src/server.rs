@@ -165,6 +165,11 @@ impl FakeServer {
 
     async fn publish(&self, uri: &str, version: Option<i64>, diags: &[Value]) {
         let mut params = json!({ "uri": uri, "diagnostics": diags });
+        if self.script.malformed_params
+            && let Some(items) = params["diagnostics"].as_array_mut()
+        {
+            items.push(json!({ "message": "a diagnostic without a range" }));
+        }
         if let Some(v) = version {
             params["version"] = json!(v);
         }
@@ -246,16 +251,17 @@ impl FakeServer {
     }
 
     /// The requests and notifications a real server sends after `initialized`. The requests
-    /// are sent by a task of their own, numbered 1 to 6 in this order, without holding up the
-    /// messages behind this one; their answers are logged as they arrive (by the in pump) and
-    /// otherwise dropped.
+    /// are sent by a task of their own, numbered 1 to 6 in this order (then 7 to 12, see
+    /// [`Script::malformed_params`]), without holding up the messages behind this one; their
+    /// answers are logged as they arrive (by the in pump) and otherwise dropped.
     async fn send_server_requests(&self) {
         let section = self.script.config_section.clone();
+        let malformed = self.script.malformed_params;
         let c = self.client.clone();
         tokio::spawn(async move {
             // `join_all` polls them in order: each takes its id and queues its message.
             type Sent<'a> = Pin<Box<dyn Future<Output = Result<Value>> + Send + 'a>>;
-            let requests: Vec<Sent<'_>> = vec![
+            let mut requests: Vec<Sent<'_>> = vec![
                 Box::pin(c.send_request::<Configuration>(
                     json!({ "items": [ { "section": section }, { "section": "absent.section" }, {} ] }),
                 )),
@@ -267,6 +273,20 @@ impl FakeServer {
                 Box::pin(c.send_request::<DiagnosticRefresh>(Value::Null)),
                 Box::pin(c.send_request::<UnknownRequest>(json!({}))),
             ];
+            if malformed {
+                requests.extend::<[Sent<'_>; 6]>([
+                    Box::pin(c.send_request::<Configuration>(
+                        json!({ "items": [ { "section": 5 }, { "section": section } ] }),
+                    )),
+                    Box::pin(c.send_request::<Configuration>(json!({ "items": "none" }))),
+                    Box::pin(c.send_request::<RegisterCapability>(
+                        json!({ "registrations": [ { "method": "workspace/didChangeWatchedFiles" } ] }),
+                    )),
+                    Box::pin(c.send_request::<WorkspaceFolders>(json!({ "unexpected": true }))),
+                    Box::pin(c.send_request::<ProgressCreate>(json!({}))),
+                    Box::pin(c.send_request::<ApplyEdit>(json!({ "label": 5 }))),
+                ]);
+            }
             futures::future::join_all(requests).await
         });
         self.notify::<LogMessage>(json!({ "type": 3, "message": "fake server up" }))
@@ -280,6 +300,21 @@ impl FakeServer {
         .await;
         self.notify::<Progress>(json!({ "token": "fake/progress", "value": { "kind": "end" } }))
             .await;
+        if self.script.malformed_params {
+            self.notify::<LogMessage>(json!({ "message": "fake server up, untyped" }))
+                .await;
+            self.notify::<ServerStatus>(json!({ "quiescent": "yes" }))
+                .await;
+            self.notify::<Progress>(
+                json!({ "token": "fake/untyped", "value": { "kind": "begin" } }),
+            )
+            .await;
+            self.notify::<Progress>(json!({ "token": "fake/untyped", "value": { "kind": "end" } }))
+                .await;
+            self.notify::<Publish>(json!({ "uri": "not a uri", "diagnostics": [] }))
+                .await;
+            self.notify::<Publish>(json!("garbage")).await;
+        }
     }
 
     /// Runs [`Script::probes`], once per process.

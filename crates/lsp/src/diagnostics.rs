@@ -11,31 +11,7 @@ use std::time::Duration;
 use async_lsp::lsp_types;
 
 use crate::position::PositionEncoding;
-
-/// Severity of a diagnostic. A server that sends none means an error (the common reading of
-/// the spec, and what editors show). In configs (`severity_overrides`) it is spelled `error`,
-/// `warning`, `info` (or `information`) and `hint`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Error,
-    Warning,
-    #[serde(alias = "info")]
-    Information,
-    Hint,
-}
-
-impl Severity {
-    /// Upper-case label: `ERROR`, `WARNING`, `INFO`, `HINT`.
-    pub fn label(self) -> &'static str {
-        match self {
-            Severity::Error => "ERROR",
-            Severity::Warning => "WARNING",
-            Severity::Information => "INFO",
-            Severity::Hint => "HINT",
-        }
-    }
-}
+use lspedit_servers::{Severity, SeverityOverrides};
 
 /// One diagnostic. `line`/`column` and `end_line`/`end_column` are **1-based**; columns count
 /// Unicode scalar values of the checked text.
@@ -161,32 +137,6 @@ pub(crate) fn convert(
     });
     out.dedup();
     out
-}
-
-/// Per diagnostic code (as in [`Diagnostic::code`]), the severity to report instead of the
-/// server's: a server declaration's `severity_overrides`.
-pub type SeverityOverrides = std::collections::BTreeMap<String, SeverityOverride>;
-
-/// One entry of [`SeverityOverrides`]: `"6133" = "error"` ([`SeverityOverride::Always`]) or
-/// `"6133" = { from = "warning", to = "error" }` ([`SeverityOverride::From`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
-#[serde(untagged)]
-pub enum SeverityOverride {
-    /// Every diagnostic with the code gets this severity.
-    Always(Severity),
-    /// Only those the server reports as `from` get `to`; the others keep theirs.
-    From { from: Severity, to: Severity },
-}
-
-impl SeverityOverride {
-    /// The severity a diagnostic the server reported as `reported` is shown with.
-    pub fn apply(self, reported: Severity) -> Severity {
-        match self {
-            SeverityOverride::Always(s) => s,
-            SeverityOverride::From { from, to } if from == reported => to,
-            SeverityOverride::From { .. } => reported,
-        }
-    }
 }
 
 /// Maps LSP positions (0-based line, column in the server's encoding) to 1-based line and char

@@ -125,7 +125,41 @@ fn tail_suffix(tail: &str) -> String {
     }
 }
 
+/// A refusal of the policy layer keeps its meaning here: a config error stays a config error,
+/// a refused start a refused start.
+impl From<lspedit_servers::ServersError> for LspError {
+    fn from(e: lspedit_servers::ServersError) -> Self {
+        use lspedit_servers::ServersError;
+        match e {
+            ServersError::Config { path, message } => LspError::Config { path, message },
+            ServersError::Refused { server, reason } => LspError::Refused { server, reason },
+        }
+    }
+}
+
 impl LspError {
+    /// The pool's error for the server `server` that [`lspedit_process::spawn`] could not
+    /// start: a sandbox that cannot be set up is a refusal (lspedit's own words), the rest a
+    /// failed spawn.
+    pub(crate) fn from_process(server: &str, e: lspedit_process::ProcessError) -> Self {
+        use lspedit_process::ProcessError;
+        let server = server.to_owned();
+        match e {
+            ProcessError::Sandbox { reason } => LspError::Refused {
+                server,
+                reason: format!("its sandbox could not be set up ({reason})"),
+            },
+            ProcessError::Spawn { program, source } => LspError::Spawn {
+                server,
+                message: format!("{}: {source}", program.display()),
+            },
+            ProcessError::PipesMissing => LspError::Spawn {
+                server,
+                message: "stdio pipes missing".to_owned(),
+            },
+        }
+    }
+
     /// True when the error means the result did not arrive in time (the server may still be
     /// healthy and warming up).
     pub fn is_timeout(&self) -> bool {

@@ -7,11 +7,13 @@
 //!   `didChange` with increasing versions, `didSave` where the server checks on save) and waits
 //!   until the result for *that* text is settled, per the server's [`Strategy`]. It never
 //!   returns diagnostics older than the text it was given.
-//! - Servers are declared in `configs/*.toml` of this crate (embedded, see [`config::BUNDLED`]) and
-//!   overridden by the person's config and per workspace in `.lspedit/config.toml`
-//!   ([`PoolConfig::load`]); a workspace file chooses no program to run unless the person
-//!   trusted it ([`trust`]). [`install`] installs the pinned servers and tells whether each
-//!   configured one can be used (`lspedit servers install|status`).
+//! - Which servers exist and how each may start is the policy crate's, `lspedit-servers`:
+//!   servers are declared in `lsp-configs/*.toml` (embedded) and overridden by the person's
+//!   config and per workspace in `.lspedit/config.toml` ([`PoolConfig::load`]); a workspace
+//!   file chooses no program to run unless the person trusted it ([`lspedit_servers::trust`]);
+//!   [`lspedit_servers::install`] installs the pinned servers and tells whether each configured
+//!   one can be used (`lspedit servers install|status`). Every server process is started by
+//!   `lspedit-process` ([`lspedit_process::spawn`]).
 //!
 //! Positions in [`Diagnostic`] are 1-based (line, and column in Unicode scalar values).
 //!
@@ -56,21 +58,15 @@
 //! # Ok(()) }
 //! ```
 
-pub mod config;
 mod diagnostics;
 mod error;
 mod importers;
-pub mod install;
-pub mod launch;
 mod pool;
 mod position;
-pub mod process;
 mod requests;
 mod root;
-pub mod sandbox;
 mod server;
 mod transport;
-pub mod trust;
 mod tsserver;
 mod watcher;
 
@@ -81,14 +77,14 @@ use std::time::Instant;
 /// The LSP types the requests beyond diagnostics return ([`Pool::rename`],
 /// [`Pool::code_actions`], [`Pool::references`], …): `WorkspaceEdit`, `CodeAction`, `Location`.
 pub use async_lsp::lsp_types;
-pub use config::{
-    DiagnosticsConfig, InstallRecipe, PolicyLayer, PoolConfig, ServerConfig, Strategy,
-};
-pub use diagnostics::{
-    CheckOutcome, Diagnostic, FileDiagnostics, OtherFileDiagnostics, Severity, SeverityOverride,
-    SeverityOverrides,
-};
+pub use diagnostics::{CheckOutcome, Diagnostic, FileDiagnostics, OtherFileDiagnostics};
 pub use error::LspError;
+/// What the pool is configured with, from the policy crate (`lspedit-servers`): an embedder
+/// builds a [`Pool`] from a [`PoolConfig`] and reads [`Severity`] in every [`Diagnostic`].
+pub use lspedit_servers::{
+    DiagnosticsConfig, InstallRecipe, PolicyLayer, PoolConfig, ServerConfig, Severity,
+    SeverityOverride, SeverityOverrides, Strategy,
+};
 pub use pool::{ChangedFile, Pool, ServerKey, ServerState, ServerStatus};
 pub use position::PositionEncoding;
 pub use requests::{CodeActions, Locations, ServerEdit};

@@ -10,15 +10,15 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
-use crate::config::{PoolConfig, ServerConfig};
+use crate::LspError;
 use crate::diagnostics::{
     CheckOutcome, Diagnostic, FileDiagnostics, OtherFileDiagnostics, convert,
 };
-use crate::process::Groups;
 use crate::root::detect_root;
 use crate::server::Server;
 use crate::watcher::{self, Watcher};
-use crate::{LspError, process};
+use lspedit_process::{self as process, Groups};
+use lspedit_servers::{PoolConfig, ServerConfig};
 
 /// Identity of a server process: which server, started in which root.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -1514,7 +1514,8 @@ impl Pool {
                 server: key.server.clone(),
                 command: slot.cfg.command.clone(),
             })?;
-        let launch = crate::launch::prepare(cfg, &slot.cfg, &self.inner.root, &key.root, program)?;
+        let launch =
+            lspedit_servers::launch::prepare(cfg, &slot.cfg, &self.inner.root, &key.root, program)?;
         let (tx, rx) = watch::channel(None);
         slot.generation += 1;
         slot.state = SlotState::Starting(rx.clone());

@@ -8,7 +8,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
-use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -21,16 +20,19 @@ use async_lsp::lsp_types::notification::{
 };
 use async_lsp::lsp_types::request::{Request, Shutdown};
 use async_lsp::lsp_types::{self, NumberOrString, Url};
-use async_lsp::router::Router;
-use async_lsp::{AnyNotification, AnyRequest, ErrorCode, MainLoop, ResponseError, ServerSocket};
+use async_lsp::panic::CatchUnwindLayer;
+use async_lsp::{ErrorCode, MainLoop, ServerSocket};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
+use tower::ServiceBuilder;
 
 use crate::LspError;
-use crate::config::{ServerConfig, Strategy};
 use crate::diagnostics::{FileDiagnostics, convert};
-use crate::process::{self, GroupGuard, Groups, StderrTail};
 use crate::transport::{FrameReader, StdinWriter, sanitize};
+use lspedit_process::{self as process, GroupGuard, Groups, StderrTail};
+use lspedit_servers::{ServerConfig, Strategy};
+
+mod router;
 
 /// Event that stops the main loop (after flushing what is queued, e.g. `exit`).
 struct Stop;
@@ -147,208 +149,6 @@ impl Shared {
             if st.dead.is_none() {
                 st.dead = Some(format!("process exited ({status})"));
             }
-        }
-        self.bump();
-    }
-
-    /// Answers a request from the server. The ones servers block on get success; anything
-    /// else gets MethodNotFound as JSON-RPC requires.
-    fn answer(&self, req: &AnyRequest) -> Result<Value, ResponseError> {
-        match req.method.as_str() {
-            "workspace/configuration" => {
-                let items = req
-                    .params
-                    .get("items")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_default();
-                Ok(Value::Array(
-                    items
-                        .iter()
-                        .map(|item| {
-                            self.cfg
-                                .setting(item.get("section").and_then(Value::as_str))
-                        })
-                        .collect(),
-                ))
-            }
-            "client/registerCapability" => {
-                let mut st = self.lock();
-                for r in req
-                    .params
-                    .get("registrations")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    if let Some(m) = r.get("method").and_then(Value::as_str) {
-                        st.registrations.insert(m.to_owned());
-                    }
-                }
-                Ok(Value::Null)
-            }
-            // The edit goes through the caller's planner instead (requests.rs collects it): the
-            // server is told it was applied, as the caller applies it right after.
-            "workspace/applyEdit" => {
-                let edit = req.params.get("edit").cloned().unwrap_or(Value::Null);
-                {
-                    let mut st = self.lock();
-                    st.seq += 1;
-                    let seq = st.seq;
-                    // Bounded: a server that sends edits nobody asked for cannot grow it.
-                    if st.applied_edits.len() >= 64 {
-                        st.applied_edits.remove(0);
-                    }
-                    st.applied_edits.push((seq, edit));
-                }
-                self.bump();
-                Ok(json!({ "applied": true }))
-            }
-            "workspace/workspaceFolders" => Ok(json!([{
-                "uri": self.root_uri.as_str(),
-                "name": self.root_uri.path_segments().and_then(|mut s| s.next_back()).unwrap_or("root"),
-            }])),
-            "window/workDoneProgress/create"
-            | "client/unregisterCapability"
-            | "workspace/diagnostic/refresh"
-            | "workspace/semanticTokens/refresh"
-            | "workspace/inlayHint/refresh"
-            | "workspace/inlineValue/refresh"
-            | "workspace/codeLens/refresh" => Ok(Value::Null),
-            other => {
-                tracing::debug!(server = %self.name, method = other, "unhandled server request");
-                Err(ResponseError::new(
-                    ErrorCode::METHOD_NOT_FOUND,
-                    format!("lspedit does not handle {other}"),
-                ))
-            }
-        }
-    }
-
-    /// Records a notification. Never fails: an unknown or malformed notification is logged and
-    /// ignored, so it cannot stop the main loop.
-    fn on_notification(&self, n: &AnyNotification) {
-        match n.method.as_str() {
-            "textDocument/publishDiagnostics" => self.on_publish(&n.params),
-            "$/progress" => {
-                tracing::trace!(server = %self.name, params = %n.params, "progress");
-                let token = match n.params.get("token") {
-                    Some(Value::String(s)) => s.clone(),
-                    Some(Value::Number(x)) => x.to_string(),
-                    _ => return,
-                };
-                let kind = n
-                    .params
-                    .pointer("/value/kind")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                let prefix = self.cfg.diagnostics.check_progress.as_deref();
-                if !prefix.is_some_and(|p| token.starts_with(p)) {
-                    {
-                        let mut st = self.lock();
-                        match kind {
-                            "begin" => {
-                                st.loading.insert(token);
-                            }
-                            "end" => {
-                                st.loading.remove(&token);
-                            }
-                            _ => return,
-                        }
-                    }
-                    self.bump();
-                    return;
-                }
-                {
-                    let mut st = self.lock();
-                    st.seq += 1;
-                    match kind {
-                        "begin" => {
-                            st.check_begins += 1;
-                            st.check_active.insert(token);
-                        }
-                        "end" => {
-                            st.check_active.remove(&token);
-                        }
-                        _ => {}
-                    }
-                }
-                self.bump();
-            }
-            "experimental/serverStatus" => {
-                let quiescent = n.params.get("quiescent").and_then(Value::as_bool);
-                tracing::trace!(server = %self.name, ?quiescent, "server status");
-                {
-                    let mut st = self.lock();
-                    st.seq += 1;
-                    st.quiescent = quiescent;
-                }
-                self.bump();
-            }
-            "window/logMessage" | "window/showMessage" => {
-                let msg = n
-                    .params
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                tracing::debug!(server = %self.name, "{}: {msg}", n.method);
-                let loaded = &self.cfg.diagnostics.loaded_log;
-                if n.method == "window/logMessage"
-                    && loaded.iter().any(|p| msg.starts_with(p.as_str()))
-                {
-                    self.lock().loaded_log_seen = true;
-                    self.bump();
-                }
-            }
-            other => tracing::trace!(server = %self.name, method = other, "ignored notification"),
-        }
-    }
-
-    fn on_publish(&self, params: &Value) {
-        let Some(uri) = params
-            .get("uri")
-            .and_then(Value::as_str)
-            .and_then(|u| Url::parse(u).ok())
-        else {
-            tracing::debug!(server = %self.name, "publishDiagnostics without a valid uri");
-            return;
-        };
-        let version = params
-            .get("version")
-            .and_then(Value::as_i64)
-            .and_then(|v| i32::try_from(v).ok());
-        // Item by item, so one odd diagnostic does not lose the others.
-        let diagnostics: Vec<lsp_types::Diagnostic> = params
-            .get("diagnostics")
-            .and_then(Value::as_array)
-            .map(|items| {
-                items
-                    .iter()
-                    .filter_map(|d| serde_json::from_value(d.clone()).ok())
-                    .collect()
-            })
-            .unwrap_or_default();
-        {
-            let mut st = self.lock();
-            st.seq += 1;
-            let seq = st.seq;
-            if let (Some(old), Some(new)) =
-                (st.publishes.get(&uri).and_then(|p| p.version), version)
-                && new < old
-            {
-                tracing::debug!(server = %self.name, %uri, old, new, "dropping publish for an older version");
-                return;
-            }
-            tracing::trace!(server = %self.name, %uri, ?version, count = diagnostics.len(), "publish");
-            st.publishes.insert(
-                uri,
-                Published {
-                    version,
-                    diagnostics,
-                    seq,
-                    at: Instant::now(),
-                },
-            );
         }
         self.bump();
     }
@@ -516,7 +316,7 @@ impl std::fmt::Debug for Server {
 impl Server {
     /// Spawns and initializes a server. `startup_timeout` bounds `initialize`.
     pub(crate) async fn start(
-        launch: crate::launch::Launch,
+        launch: lspedit_servers::launch::Launch,
         root: PathBuf,
         startup_timeout: Duration,
         groups: &Arc<Groups>,
@@ -525,7 +325,14 @@ impl Server {
         let id = cfg.id.clone();
         let root_uri = Url::from_directory_path(&root)
             .map_err(|()| LspError::BadPath { path: root.clone() })?;
-        let spawned = process::spawn(&id, launch, &root, groups)?;
+        let program = process::Program {
+            path: &launch.program,
+            args: &launch.cfg.args,
+            env: &launch.env,
+            confinement: launch.confinement.as_ref(),
+        };
+        let spawned = process::spawn(&id, program, &root, groups)
+            .map_err(|e| LspError::from_process(&id, e))?;
         let (changed, _) = watch::channel(0u64);
         let shared = Arc::new(Shared {
             name: id.clone(),
@@ -542,16 +349,11 @@ impl Server {
 
         let router_state = shared.clone();
         let (mainloop, socket) = MainLoop::new_client(move |_| {
-            let mut router = Router::new(router_state);
-            router
-                .unhandled_request(|st: &mut Arc<Shared>, req| std::future::ready(st.answer(&req)))
-                .unhandled_notification(|st: &mut Arc<Shared>, n| {
-                    st.on_notification(&n);
-                    ControlFlow::Continue(())
-                })
-                .event(|_, _: Stop| ControlFlow::Break(Ok(())))
-                .unhandled_event(|_, _| ControlFlow::Continue(()));
-            router
+            // A panic in a request handler is answered as an internal error instead of
+            // unwinding through the main loop.
+            ServiceBuilder::new()
+                .layer(CatchUnwindLayer::default())
+                .service(router::router(router_state))
         });
         let loop_shared = shared.clone();
         let stdin = spawned.stdin;

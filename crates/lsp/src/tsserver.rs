@@ -144,8 +144,9 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::{Refusal, diagnostics};
-    use crate::diagnostics::{Severity, SeverityOverrides, convert};
+    use crate::diagnostics::convert;
     use crate::position::PositionEncoding;
+    use crate::{Severity, SeverityOverrides};
 
     /// The diagnostics of a tsserver answer as the pool hands them out for `text`:
     /// `line:column-end_line:end_column severity code message` (1-based, columns in `char`s).

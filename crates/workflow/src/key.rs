@@ -110,7 +110,7 @@ pub(crate) struct KeySource {
 impl KeySource {
     pub(crate) fn new(dir: Option<PathBuf>, root: &Path) -> KeySource {
         KeySource {
-            dir: dir.or_else(lspedit_lsp::trust::user_config_dir_from_env),
+            dir: dir.or_else(lspedit_servers::trust::user_config_dir_from_env),
             root: root.to_path_buf(),
             key: OnceLock::new(),
         }

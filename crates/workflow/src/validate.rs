@@ -182,10 +182,10 @@ fn run_with_deadline(
     let shown = cmd.display();
     let mut command = Command::new(&cmd.program);
     command.args(&cmd.args).current_dir(cwd);
-    let run = lspedit_lsp::process::run_bounded(
+    let run = lspedit_process::run_bounded(
         &mut command,
         timeout,
-        lspedit_lsp::process::Capture::Merged,
+        lspedit_process::Capture::Merged,
         TAIL_MAX_BYTES * 4,
     )
     .map_err(|e| {

@@ -73,7 +73,7 @@ async fn tsserver_pull_cycle() {
     cycle("tsserver-pull", Mode::TsserverPull).await;
 }
 
-/// The on-save strategy as rust-analyzer needs it (`configs/rust-analyzer.toml`), over a fake that
+/// The on-save strategy as rust-analyzer needs it (`lsp-configs/rust-analyzer.toml`), over a fake that
 /// checks on save and, like rust-analyzer, hands the check's publish to a worker: it reaches
 /// the client after the progress `end` and after answers to requests the main loop gives itself.
 fn on_save_config(ws: &FakeWs, hover_barrier: bool) -> lspedit_lsp::PoolConfig {
@@ -186,6 +186,57 @@ async fn server_requests_are_answered_and_unknown_notifications_ignored() {
     assert!(by_id(5).get("error").is_none());
     // 6: an unknown request → MethodNotFound.
     assert_eq!(by_id(6)["error"]["code"], -32601);
+    let groups = pgids(&pool);
+    pool.shutdown().await;
+    assert_gone(&groups);
+}
+
+// Regression: params that do not fit their LSP types (a sloppy or hostile server) are read
+// field by field as they always were: the same answers, no INVALID_PARAMS, the main loop goes
+// on, and a publish with one malformed diagnostic keeps the well-formed ones.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_server_params_get_the_same_answers() {
+    let ws = FakeWs::new(Script {
+        malformed_params: true,
+        ..script(Mode::Push)
+    });
+    let pool = ws.pool("push-versioned");
+    let f = ws.file("a.fk");
+    let r = check_timed(&pool, &f, BAD, 5000).await.unwrap();
+    assert_eq!(messages(&r), vec!["2:14 found ERROR"]);
+    // As in `server_requests_are_answered_and_unknown_notifications_ignored`, this second check
+    // fences the log.
+    let r = check_timed(&pool, &f, OK, 3000).await.unwrap();
+    assert!(r.diagnostics.is_empty());
+    let log = ws.log();
+    let responses: Vec<serde_json::Value> = log
+        .lines()
+        .filter_map(|l| l.strip_prefix("response "))
+        .map(|j| serde_json::from_str(j).unwrap())
+        .collect();
+    let by_id = |id: i64| {
+        responses
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap_or_else(|| panic!("no response to request {id}; log:\n{log}"))
+    };
+    // 7: a numeric section reads as none (everything); the next item still gets its section.
+    assert_eq!(
+        by_id(7)["result"],
+        serde_json::json!([{ "fake": { "answer": 42 } }, { "answer": 42 }])
+    );
+    // 8: no item list, no items.
+    assert_eq!(by_id(8)["result"], serde_json::json!([]));
+    // 9, 11: a registration without an id, a progress token missing: acknowledged.
+    assert!(by_id(9).get("error").is_none(), "{}", by_id(9));
+    assert!(by_id(11).get("error").is_none(), "{}", by_id(11));
+    // 10: odd params do not hide the folders.
+    assert_eq!(
+        by_id(10)["result"][0]["uri"],
+        format!("file://{}/", ws.root().display())
+    );
+    // 12: an edit request without an edit is still answered as applied (nothing is applied).
+    assert_eq!(by_id(12)["result"], serde_json::json!({ "applied": true }));
     let groups = pgids(&pool);
     pool.shutdown().await;
     assert_gone(&groups);
@@ -418,7 +469,7 @@ async fn ignored_shutdown_is_killed_after_grace() {
     check_timed(&pool, &f, BAD, 5000).await.unwrap();
     let groups = pgids(&pool);
     assert_eq!(
-        lspedit_lsp::process::live_group_members(groups[0]).len(),
+        lspedit_process::live_group_members(groups[0]).len(),
         2,
         "server and its grandchild"
     );

@@ -5,7 +5,8 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use lspedit_fake_lsp::Script;
-use lspedit_lsp::{FileDiagnostics, Pool, PoolConfig, ServerConfig, process};
+use lspedit_lsp::{FileDiagnostics, Pool, PoolConfig, ServerConfig};
+use lspedit_process as process;
 
 /// Slack allowed past a deadline before a call counts as late.
 pub const SLACK: Duration = Duration::from_millis(700);

@@ -1,5 +1,6 @@
-//! The sandbox every server runs in (`sandbox.rs`, `launch.rs`), seen from inside: the fake
-//! server, started by a pool, tries things at startup ([`Probe`]) and logs what happened.
+//! The sandbox every server runs in (`crates/process/src/sandbox.rs`,
+//! `crates/servers/src/launch.rs`), seen from inside: the fake server, started by a pool, tries
+//! things at startup ([`Probe`]) and logs what happened.
 //! Each forbidden attempt must fail with the kernel's EACCES and leave no trace (no file, no
 //! marker, no connection), the check must still report the right diagnostics, and a positive
 //! control in the same server must succeed, so that no test passes because the probe itself
@@ -11,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use lspedit_fake_lsp::{Probe, Script};
-use lspedit_lsp::sandbox::{self, Support};
+use lspedit_process::sandbox::{self, Support};
 
 use crate::harness::*;
 
@@ -69,7 +70,7 @@ fn sandboxed() -> bool {
         Support::Landlock { .. } => true,
         Support::Unavailable => {
             eprintln!(
-                "SKIPPED: this kernel has no Landlock (lspedit_lsp::sandbox::support() is Unavailable); servers run unconfined here"
+                "SKIPPED: this kernel has no Landlock (lspedit_process::sandbox::support() is Unavailable); servers run unconfined here"
             );
             false
         }

@@ -79,7 +79,7 @@ async fn edit_reports_the_error_and_the_fix_clears_it() {
     drop(provider);
     for g in groups {
         assert!(
-            tokio::task::spawn_blocking(move || lspedit_lsp::process::wait_group_gone(
+            tokio::task::spawn_blocking(move || lspedit_process::wait_group_gone(
                 g,
                 Duration::from_secs(10)
             ))

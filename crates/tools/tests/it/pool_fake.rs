@@ -310,7 +310,7 @@ fn dropping_the_tools_leaves_no_server_process() {
     drop(provider);
     for pgid in pgids {
         assert!(
-            lspedit_lsp::process::wait_group_gone(pgid, Duration::from_secs(5)),
+            lspedit_process::wait_group_gone(pgid, Duration::from_secs(5)),
             "server group {pgid} survived"
         );
     }
@@ -681,9 +681,9 @@ fn a_server_hung_in_initialize_dies_with_its_owner_process() {
         assert_eq!(pgids.len(), 1, "run {run}: {stdout}");
         for pgid in pgids {
             assert!(
-                lspedit_lsp::process::wait_group_gone(pgid, Duration::from_secs(5)),
+                lspedit_process::wait_group_gone(pgid, Duration::from_secs(5)),
                 "run {run}: group {pgid} outlived its owner: {:?}",
-                lspedit_lsp::process::live_group_members(pgid)
+                lspedit_process::live_group_members(pgid)
             );
         }
     }

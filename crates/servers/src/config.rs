@@ -1,4 +1,4 @@
-//! Server declarations (`configs/*.toml` of this crate, embedded) and pool settings, with
+//! Server declarations (`lsp-configs/*.toml`, embedded by `lspedit-lsp-configs`) and pool settings, with
 //! overrides from two files of the same format, applied in this order ([`PoolConfig::load`]):
 //!
 //! 1. The person's own `$XDG_CONFIG_HOME/lspedit/config.toml` (`~/.config/lspedit/config.toml`):
@@ -55,30 +55,8 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::LspError;
+use crate::ServersError;
 use crate::trust::{self, TrustState, WORKSPACE_CONFIG, WorkspaceRead};
-
-/// The bundled server declarations (`crates/lsp/configs/*.toml`, the one copy), embedded so
-/// the pool needs no file at run time. Order does not matter; `priority` decides between servers for the same extension.
-pub const BUNDLED: &[(&str, &str)] = &[
-    ("configs/tsc7.toml", include_str!("../configs/tsc7.toml")),
-    (
-        "configs/typescript-language-server.toml",
-        include_str!("../configs/typescript-language-server.toml"),
-    ),
-    (
-        "configs/rust-analyzer.toml",
-        include_str!("../configs/rust-analyzer.toml"),
-    ),
-    (
-        "configs/pyright.toml",
-        include_str!("../configs/pyright.toml"),
-    ),
-    (
-        "configs/clangd.toml",
-        include_str!("../configs/clangd.toml"),
-    ),
-];
 
 /// Environment variable naming the directory that holds the servers installed for lspedit
 /// (`node_modules/.bin` and `bin/` below it); see [`default_servers_dir`] for the default.
@@ -238,7 +216,7 @@ pub struct ServerConfig {
     /// although the server reports them milder. Applied before anything is filtered by
     /// severity, so a promoted diagnostic shows up among the errors.
     #[serde(default)]
-    pub severity_overrides: crate::diagnostics::SeverityOverrides,
+    pub severity_overrides: crate::SeverityOverrides,
     /// What restricted mode changes for this server (`launch.rs`); only trusted files set it.
     #[serde(default)]
     pub restricted: RestrictedConfig,
@@ -276,8 +254,8 @@ fn yes() -> bool {
 
 impl ServerConfig {
     /// Parses one declaration from TOML.
-    pub fn from_toml(text: &str) -> Result<Self, LspError> {
-        toml::from_str(text).map_err(|e| LspError::Config {
+    pub fn from_toml(text: &str) -> Result<Self, ServersError> {
+        toml::from_str(text).map_err(|e| ServersError::Config {
             path: PathBuf::from("<inline>"),
             message: e.to_string(),
         })
@@ -293,7 +271,7 @@ impl ServerConfig {
     }
 
     /// The value answered for a `workspace/configuration` item.
-    pub(crate) fn setting(&self, section: Option<&str>) -> Value {
+    pub fn setting(&self, section: Option<&str>) -> Value {
         let Some(section) = section.filter(|s| !s.is_empty()) else {
             return self.settings.clone();
         };
@@ -454,14 +432,14 @@ impl PoolConfig {
     }
 
     /// The bundled servers with default limits.
-    pub fn bundled() -> Result<Self, LspError> {
+    pub fn bundled() -> Result<Self, ServersError> {
         Layers::bundled()?.finish()
     }
 
     /// The pool configuration of the workspace at `workspace_root`: the bundled servers, then
     /// the person's own `config.toml` in [`user_config_dir_from_env`](crate::trust::user_config_dir_from_env),
     /// then `<workspace_root>/.lspedit/config.toml`, trusted or not (see the module docs).
-    pub fn load(workspace_root: &Path) -> Result<Self, LspError> {
+    pub fn load(workspace_root: &Path) -> Result<Self, ServersError> {
         Self::load_with(
             workspace_root,
             crate::trust::user_config_dir_from_env().as_deref(),
@@ -473,7 +451,7 @@ impl PoolConfig {
     pub fn load_with(
         workspace_root: &Path,
         user_config_dir: Option<&Path>,
-    ) -> Result<Self, LspError> {
+    ) -> Result<Self, ServersError> {
         let root = workspace_root
             .canonicalize()
             .unwrap_or_else(|_| workspace_root.to_owned());
@@ -523,7 +501,7 @@ impl PoolConfig {
         }
         let mut cfg = layers.finish()?;
         if !cfg.trusted
-            && !crate::sandbox::support().is_available()
+            && !lspedit_process::sandbox::support().is_available()
             && cfg
                 .servers
                 .iter()
@@ -539,7 +517,7 @@ impl PoolConfig {
     /// The bundled servers with an override file's text applied as trusted (`path` is for
     /// messages and resolves a relative `servers_dir` against its folder's parent, the
     /// workspace root for `.lspedit/config.toml`). For embedders that vetted the text.
-    pub fn bundled_with_overrides(path: &Path, text: &str) -> Result<Self, LspError> {
+    pub fn bundled_with_overrides(path: &Path, text: &str) -> Result<Self, ServersError> {
         let mut layers = Layers::bundled()?;
         let base = path
             .parent()
@@ -700,10 +678,10 @@ struct Layers {
 }
 
 impl Layers {
-    fn bundled() -> Result<Self, LspError> {
+    fn bundled() -> Result<Self, ServersError> {
         let mut servers = Vec::new();
-        for (path, text) in BUNDLED {
-            let table: toml::Table = toml::from_str(text).map_err(|e| LspError::Config {
+        for (path, text) in lspedit_lsp_configs::BUNDLED {
+            let table: toml::Table = toml::from_str(text).map_err(|e| ServersError::Config {
                 path: PathBuf::from(path),
                 message: e.to_string(),
             })?;
@@ -723,12 +701,12 @@ impl Layers {
 
     /// The person's `<dir>/config.toml`, when present: trusted, and a relative `servers_dir`
     /// is resolved against `dir`. Symlinks are followed (the person's dotfiles often are).
-    fn apply_user(&mut self, dir: &Path) -> Result<(), LspError> {
+    fn apply_user(&mut self, dir: &Path) -> Result<(), ServersError> {
         let path = dir.join(trust::USER_CONFIG_FILE);
         match std::fs::read_to_string(&path) {
             Ok(text) => self.apply(&path, &text, true, dir).map(drop),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(LspError::Config {
+            Err(e) => Err(ServersError::Config {
                 path,
                 message: e.to_string(),
             }),
@@ -744,8 +722,8 @@ impl Layers {
         text: &str,
         trusted: bool,
         base: &Path,
-    ) -> Result<Vec<String>, LspError> {
-        let err = |message: String| LspError::Config {
+    ) -> Result<Vec<String>, ServersError> {
+        let err = |message: String| ServersError::Config {
             path: path.to_owned(),
             message,
         };
@@ -846,14 +824,14 @@ impl Layers {
         Ok(ignored)
     }
 
-    fn finish(self) -> Result<PoolConfig, LspError> {
+    fn finish(self) -> Result<PoolConfig, ServersError> {
         let servers = self
             .servers
             .into_iter()
             .map(|(id, table, origin)| {
                 toml::Value::Table(table)
                     .try_into()
-                    .map_err(|e: toml::de::Error| LspError::Config {
+                    .map_err(|e: toml::de::Error| ServersError::Config {
                         path: origin,
                         message: format!("servers.{id}: {e}"),
                     })
@@ -873,7 +851,7 @@ impl Layers {
 pub(crate) fn program_keys(
     user_config_dir: Option<&Path>,
     file: &trust::WorkspaceFile,
-) -> Result<Vec<String>, LspError> {
+) -> Result<Vec<String>, ServersError> {
     let mut layers = Layers::bundled()?;
     if let Some(dir) = user_config_dir {
         layers.apply_user(dir)?;
@@ -1017,6 +995,6 @@ mod tests {
     fn bad_override_is_a_config_error() {
         let err = PoolConfig::bundled_with_overrides(Path::new("c.toml"), "[pool]\nbogus = 1\n")
             .unwrap_err();
-        assert!(matches!(err, LspError::Config { .. }));
+        assert!(matches!(err, ServersError::Config { .. }));
     }
 }

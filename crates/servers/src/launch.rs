@@ -9,7 +9,7 @@
 //!   workspace, `HOME`, `TMPDIR` and the XDG directories in its own scratch directory outside
 //!   the workspace, the person's toolchain homes (`RUSTUP_HOME`, `CARGO_HOME`, `PYENV_ROOT`),
 //!   locale variables, and the declaration's `env`; nothing else of lspedit's environment;
-//! - runs under the Landlock ruleset of [`crate::sandbox`] where the kernel has it;
+//! - runs under the Landlock ruleset of [`lspedit_process::sandbox`] where the kernel has it;
 //! - gets the bundled TypeScript when its declaration names `tsserver.path` relative to the
 //!   servers dir (typescript-language-server would otherwise load the workspace's
 //!   `node_modules/typescript` or `.yarn/sdks`).
@@ -37,8 +37,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::config::{PoolConfig, ServerConfig, is_executable};
-use crate::sandbox::{self, Confinement, Support};
-use crate::{LspError, trust};
+use crate::{ServersError, trust};
+use lspedit_process::sandbox::{self, Confinement, Support};
 
 /// Whether the workspace may choose what its servers run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,9 +59,9 @@ impl Mode {
     }
 }
 
-/// Everything [`crate::process::spawn`] needs to start one server.
+/// Everything [`lspedit_process::spawn`] needs to start one server.
 #[derive(Debug)]
-pub(crate) struct Launch {
+pub struct Launch {
     /// The declaration as the server gets it (initialization options and settings adjusted).
     pub cfg: Arc<ServerConfig>,
     pub program: PathBuf,
@@ -123,14 +123,14 @@ fn tsserver_path(cfg: &ServerConfig) -> Option<&str> {
 
 /// Decides how the server `cfg` starts for `root` inside `workspace` (both canonical or not;
 /// they are canonicalized here). `program` is what [`PoolConfig::resolve_command`] found.
-pub(crate) fn prepare(
+pub fn prepare(
     pool: &PoolConfig,
     cfg: &Arc<ServerConfig>,
     workspace: &Path,
     root: &Path,
     program: PathBuf,
-) -> Result<Launch, LspError> {
-    let refuse = |reason: String| LspError::Refused {
+) -> Result<Launch, ServersError> {
+    let refuse = |reason: String| ServersError::Refused {
         server: cfg.id.clone(),
         reason,
     };
@@ -411,10 +411,10 @@ fn resolve_rust_toolchain() -> Option<RustToolchain> {
         if let Some(tc) = toolchain {
             cmd.env("RUSTUP_TOOLCHAIN", tc);
         }
-        let r = crate::process::run_bounded(
+        let r = lspedit_process::run_bounded(
             &mut cmd,
             Duration::from_secs(30),
-            crate::process::Capture::StdoutOnly,
+            lspedit_process::Capture::StdoutOnly,
             64 * 1024,
         )
         .ok()?;
@@ -591,7 +591,7 @@ mod tests {
         id: &str,
         trusted: bool,
         program: &Path,
-    ) -> (tempfile::TempDir, Result<Launch, LspError>) {
+    ) -> (tempfile::TempDir, Result<Launch, ServersError>) {
         let t = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(t.path().join("ws")).unwrap();
         let ws = t.path().join("ws").canonicalize().unwrap();

@@ -1,9 +1,23 @@
-//! The one place that spawns server processes: own process group, piped stdio, stderr drained
-//! into a bounded buffer, and the whole group killed on every way out.
+//! lspedit-process: how lspedit runs a program, the one rule for every child it starts.
+//!
+//! - Language servers ([`spawn`]): own process group, piped stdio, only the environment given,
+//!   stderr drained into a bounded buffer, the parent-death signal and the Landlock ruleset of
+//!   [`sandbox`] applied between fork and exec, and the whole group killed on every way out
+//!   ([`GroupGuard`], [`Groups`], and a watchdog for when lspedit itself is killed).
+//! - Short-lived children ([`run_bounded`]: an installer step, a validation command, a
+//!   benchmarked tool): stdin closed, own process group, output capped, the group killed at its
+//!   timeout and on return.
+//! - What a caller verifies with (`/proc`): [`live_group_members`], [`wait_group_gone`],
+//!   [`group_cpu_ticks`], [`group_rss_kib`].
 //!
 //! A language server is rarely one process (typescript-language-server runs tsserver, the
 //! TypeScript 7 launcher runs the native binary, rust-analyzer runs cargo), so killing the pid
-//! we spawned is not enough: each server gets its own process group and we kill the group.
+//! we spawned is not enough: each child gets its own process group and we kill the group.
+//!
+//! Knows nothing of LSP or of which program may run: the caller decides that (`lspedit-servers`)
+//! and hands over the program, its arguments, its environment and its [`sandbox::Confinement`].
+
+pub mod sandbox;
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -15,11 +29,30 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
-use crate::LspError;
+use crate::sandbox::Confinement;
+
+/// Why a server could not be started. Closed: the pool converts every variant into its own
+/// error by an exhaustive `match`, so a new one must be handled there.
+#[derive(Debug, thiserror::Error)]
+pub enum ProcessError {
+    /// The Landlock ruleset could not be built (`reason` names what failed); the program is not
+    /// started unconfined.
+    #[error("its sandbox could not be set up ({reason})")]
+    Sandbox { reason: String },
+    /// The fork or the exec failed.
+    #[error("{}: {source}", program.display())]
+    Spawn {
+        program: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    /// The child was started without the stdio pipes asked for.
+    #[error("stdio pipes missing")]
+    PipesMissing,
+}
 
 /// Last lines a server wrote on stderr, bounded in lines and bytes.
 #[derive(Debug, Default)]
-pub(crate) struct StderrTail {
+pub struct StderrTail {
     lines: VecDeque<String>,
     bytes: usize,
 }
@@ -48,7 +81,7 @@ impl StderrTail {
     }
 
     /// The last `n` lines joined with ` | `.
-    pub(crate) fn last(&self, n: usize) -> String {
+    pub fn last(&self, n: usize) -> String {
         let skip = self.lines.len().saturating_sub(n);
         self.lines
             .iter()
@@ -66,18 +99,18 @@ impl StderrTail {
 /// The group is signalled once: after SIGKILL every member is gone, and signalling the same
 /// number later could hit an unrelated group that reused it.
 #[derive(Debug)]
-pub(crate) struct GroupGuard {
+pub struct GroupGuard {
     pgid: u32,
     killed: AtomicBool,
     groups: Arc<Groups>,
 }
 
 impl GroupGuard {
-    pub(crate) fn pgid(&self) -> u32 {
+    pub fn pgid(&self) -> u32 {
         self.pgid
     }
 
-    pub(crate) fn kill(&self) {
+    pub fn kill(&self) {
         if !self.killed.swap(true, Ordering::SeqCst) {
             kill_group(self.pgid);
             self.groups.remove(self.pgid);
@@ -92,7 +125,7 @@ impl GroupGuard {
 /// down in the background does not drop its tasks before the process ends. The pool kills
 /// what is listed here on shutdown and on drop, so no server outlives its owner.
 #[derive(Debug, Default)]
-pub(crate) struct Groups {
+pub struct Groups {
     live: Mutex<std::collections::BTreeSet<u32>>,
 }
 
@@ -114,7 +147,7 @@ impl Groups {
     }
 
     /// The groups spawned and not yet killed.
-    pub(crate) fn list(&self) -> Vec<u32> {
+    pub fn list(&self) -> Vec<u32> {
         self.live
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -124,7 +157,7 @@ impl Groups {
     }
 
     /// SIGKILLs every listed group; returns the groups signalled.
-    pub(crate) fn kill_all(&self) -> Vec<u32> {
+    pub fn kill_all(&self) -> Vec<u32> {
         let groups: Vec<u32> =
             std::mem::take(&mut *self.live.lock().unwrap_or_else(|e| e.into_inner()))
                 .into_iter()
@@ -208,14 +241,17 @@ impl Drop for GroupGuard {
 }
 
 /// Sends SIGKILL to every process in the group. Errors (already gone) are ignored.
-pub(crate) fn kill_group(pgid: u32) {
+pub fn kill_group(pgid: u32) {
     let Ok(raw) = i32::try_from(pgid) else { return };
     if let Some(pid) = rustix::process::Pid::from_raw(raw) {
         let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
     }
 }
 
-pub(crate) struct Spawned {
+/// A started server: its pipes, the guard that owns its process group, and the tail of its
+/// stderr.
+#[derive(Debug)]
+pub struct Spawned {
     pub child: Child,
     pub stdin: ChildStdin,
     pub stdout: ChildStdout,
@@ -223,37 +259,45 @@ pub(crate) struct Spawned {
     pub stderr: Arc<Mutex<StderrTail>>,
 }
 
-/// Spawns the server `launch` describes in `cwd`: a new process group, piped stdio, only the
-/// launch's environment, and between fork and exec `PR_SET_PDEATHSIG` (SIGKILL when lspedit
-/// dies, even by SIGKILL) and the Landlock ruleset (`sandbox.rs`). Stderr is drained by a task
-/// into a bounded buffer and logged at debug level under `server`.
+/// What [`spawn`] starts: the program, its arguments, its whole environment (nothing else is
+/// inherited) and, where the kernel has Landlock, its confinement.
+#[derive(Debug, Clone, Copy)]
+pub struct Program<'a> {
+    pub path: &'a Path,
+    pub args: &'a [String],
+    pub env: &'a std::collections::BTreeMap<String, String>,
+    /// `None` where the kernel has no Landlock.
+    pub confinement: Option<&'a Confinement>,
+}
+
+/// Spawns `program` in `cwd` as the server `server` (the name its logs carry): a new process
+/// group, piped stdio, only the program's environment, and between fork and exec
+/// `PR_SET_PDEATHSIG` (SIGKILL when lspedit dies, even by SIGKILL) and the Landlock ruleset
+/// ([`sandbox`]). Stderr is drained by a task into a bounded buffer and logged at debug level
+/// under `server`.
 ///
-/// The fork happens on one long-lived thread of the process ([`on_spawner`]): the parent-death
+/// The fork happens on one long-lived thread of the process (`on_spawner`): the parent-death
 /// signal fires when the *thread* that forked exits, and a runtime's blocking threads come and
 /// go.
-pub(crate) fn spawn(
+pub fn spawn(
     server: &str,
-    launch: crate::launch::Launch,
+    program: Program<'_>,
     cwd: &Path,
     groups: &Arc<Groups>,
-) -> Result<Spawned, LspError> {
-    let spawn_err = |message: String| LspError::Spawn {
-        server: server.to_owned(),
-        message,
-    };
-    let prepared = match &launch.confinement {
-        Some(c) => Some(c.prepare().map_err(|e| LspError::Refused {
-            server: server.to_owned(),
-            reason: format!("its sandbox could not be set up ({e})"),
-        })?),
+) -> Result<Spawned, ProcessError> {
+    let prepared = match program.confinement {
+        Some(c) => Some(
+            c.prepare()
+                .map_err(|reason| ProcessError::Sandbox { reason })?,
+        ),
         None => None,
     };
-    tracing::debug!(server, env = ?launch.env, confinement = ?launch.confinement, "launching");
-    let program = launch.program.clone();
-    let mut cmd = Command::new(&program);
-    cmd.args(&launch.cfg.args)
+    tracing::debug!(server, env = ?program.env, confinement = ?program.confinement, "launching");
+    let path = program.path.to_owned();
+    let mut cmd = Command::new(&path);
+    cmd.args(program.args)
         .env_clear()
-        .envs(&launch.env)
+        .envs(program.env)
         .current_dir(cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -262,7 +306,7 @@ pub(crate) fn spawn(
         .kill_on_drop(true);
     let parent = rustix::process::getpid();
     let mut prepared = prepared;
-    // The one unsafe block of the pool: `pre_exec` is how a child is confined before it runs
+    // The one unsafe block of a spawn: `pre_exec` is how a child is confined before it runs
     // anything of its own.
     // SAFETY: runs in the child between fork and exec, where only async-signal-safe work is
     // allowed: prctl, getppid and the Landlock syscalls on a ruleset built in the parent; no
@@ -286,7 +330,10 @@ pub(crate) fn spawn(
         let _rt = handle.enter();
         cmd.spawn()
     })
-    .map_err(|e| spawn_err(format!("{}: {e}", program.display())))?;
+    .map_err(|source| ProcessError::Spawn {
+        program: path.clone(),
+        source,
+    })?;
     let pid = child.id().unwrap_or(0);
     // From here on the guard owns the group: any early return kills it. Listed at once, so an
     // owner that exits while the server starts still kills it (see [`Groups`]).
@@ -301,10 +348,7 @@ pub(crate) fn spawn(
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
-        return Err(LspError::Spawn {
-            server: server.to_owned(),
-            message: "stdio pipes missing".to_owned(),
-        });
+        return Err(ProcessError::PipesMissing);
     };
     let tail = Arc::new(Mutex::new(StderrTail::default()));
     let tail2 = tail.clone();
@@ -326,8 +370,8 @@ pub(crate) fn spawn(
             }
         }
     });
-    tracing::debug!(server, pid, program = %program.display(), cwd = %cwd.display(),
-        sandboxed = launch.confinement.is_some(), "spawned");
+    tracing::debug!(server, pid, program = %path.display(), cwd = %cwd.display(),
+        sandboxed = program.confinement.is_some(), "spawned");
     Ok(Spawned {
         child,
         stdin,

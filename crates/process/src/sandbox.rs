@@ -188,7 +188,7 @@ impl Confinement {
 /// `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`: no symlink on the way (a workspace
 /// directory swapped for a link to elsewhere) and no `..` leads it out of `base`. `None` when
 /// `path` is not beneath `base` or the open fails.
-pub(crate) fn open_beneath(
+pub fn open_beneath(
     base: &Path,
     path: &Path,
     flags: rustix::fs::OFlags,
@@ -265,7 +265,7 @@ pub(crate) fn restrict_self(prepared: Prepared) -> std::io::Result<()> {
 }
 
 /// The system directories a server may read and execute from, those of them that exist.
-pub(crate) fn system_exec_dirs() -> Vec<PathBuf> {
+pub fn system_exec_dirs() -> Vec<PathBuf> {
     existing(&[
         "/usr",
         "/bin",
@@ -281,7 +281,7 @@ pub(crate) fn system_exec_dirs() -> Vec<PathBuf> {
 
 /// What a server may read of `/etc` (loader, name service, time zone, certificates, the
 /// alternatives links), not all of it: as root, `/etc` holds secrets (`shadow`, keys).
-pub(crate) fn system_read_paths() -> Vec<PathBuf> {
+pub fn system_read_paths() -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = [
         "/etc/ld.so.cache",
         "/etc/ld.so.conf",
@@ -333,7 +333,7 @@ fn existing(paths: &[&str]) -> Vec<PathBuf> {
 }
 
 /// The device files a server may write.
-pub(crate) fn device_paths() -> Vec<PathBuf> {
+pub fn device_paths() -> Vec<PathBuf> {
     existing(&[
         "/dev/null",
         "/dev/zero",

