@@ -10,7 +10,7 @@
 //! The stdio transport ([`LineTransport`]) answers oversized and malformed messages with
 //! JSON-RPC errors.
 //!
-//! The server runs over a [`Session`](lspedit_session::Session) of the tools crate (the tools,
+//! The server runs over a [`Session`](lspedit_session::Session) (the tools,
 //! the workflow and the language-server pool of one workspace, shared with the CLI); this crate
 //! adds the MCP surface: argument schemas, and structured results built from the session's.
 //!
@@ -21,7 +21,9 @@
 //! use std::sync::Arc;
 //! use lspedit_lsp::PoolConfig;
 //! use lspedit_mcp::serve_stdio;
-//! use lspedit_tools::{Session, ToolsConfig, Workspace};
+//! use lspedit_session::Session;
+//! use lspedit_tools::ToolsConfig;
+//! use lspedit_write::Workspace;
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let ws = Workspace::open("/path/to/repo")?;
