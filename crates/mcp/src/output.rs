@@ -442,7 +442,7 @@ impl ProposeOutput {
                     added: f.added,
                     removed: f.removed,
                     changes: f.changes,
-                    reason: f.problem.as_ref().map(|p| p.reason.clone()),
+                    reason: f.problem.as_ref().map(|p| p.reason.as_str().to_string()),
                     message: f.problem.as_ref().map(|p| p.message.clone()),
                 })
                 .collect(),

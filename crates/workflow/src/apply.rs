@@ -9,6 +9,7 @@ use std::sync::MutexGuard;
 use std::time::{Duration, Instant};
 
 use lspedit_engine::{Patch, parse_patch};
+use serde::{Deserialize, Serialize};
 
 use super::approval::{ApprovalRequest, Approver};
 use super::checkpoint::CheckpointManifest;
@@ -28,8 +29,9 @@ use lspedit_write::commit::{CommitResult, PathChange};
 use lspedit_write::patch::FileStatus;
 use lspedit_write::{Reason, ToolError};
 
-/// How an apply ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How an apply ended; serialized (evidence) as its [`ApplyStatus::as_str`] code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ApplyStatus {
     /// Every file was written.
     Applied,
@@ -44,6 +46,14 @@ pub enum ApplyStatus {
 }
 
 impl ApplyStatus {
+    /// Every status, in the order docs/design.md §9 lists them.
+    pub const ALL: &'static [ApplyStatus] = &[
+        ApplyStatus::Applied,
+        ApplyStatus::PartiallyApplied,
+        ApplyStatus::Rejected,
+        ApplyStatus::Refused,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             ApplyStatus::Applied => "applied",
@@ -189,11 +199,7 @@ impl ApplyRun<'_> {
                 FileApplyResult {
                     path: f.path.clone(),
                     applied: false,
-                    reason: Some(
-                        f.problem
-                            .as_ref()
-                            .map_or(e.reason, |p| util::reason_from_code(&p.reason)),
-                    ),
+                    reason: Some(f.problem.as_ref().map_or(e.reason, |p| p.reason)),
                     message: "not applied".into(),
                 }
             })
@@ -453,7 +459,7 @@ impl Workflow {
             && let Some(p) = &f.problem
         {
             let e = ToolError::new(
-                util::reason_from_code(&p.reason),
+                p.reason,
                 Some(&f.path),
                 format!(
                     "{}; all_or_nothing applies no file when one is refused",
@@ -773,8 +779,8 @@ impl Workflow {
         self.evidence.write_apply(&ApplyRecord {
             patch_id: stored.patch_id.clone(),
             evidence_id: stored.evidence_id().to_string(),
-            status: status.as_str().into(),
-            reason: reason.map(|r| r.as_str().to_string()),
+            status,
+            reason,
             message: message.to_string(),
             atomicity: run.plan.atomicity.as_str().into(),
             files: files
@@ -782,7 +788,7 @@ impl Workflow {
                 .map(|f| FileRecord {
                     path: f.path.clone(),
                     applied: f.applied,
-                    reason: f.reason.map(|r| r.as_str().to_string()),
+                    reason: f.reason,
                     message: f.message.clone(),
                 })
                 .collect(),

@@ -12,7 +12,9 @@ use serde::{Deserialize, Serialize};
 use super::model::{ProposeStats, ProposedFile, StageReport};
 use super::util::{Layout, evict_oldest, write_json_atomic};
 use super::validate::ValidationReport;
+use crate::ApplyStatus;
 use crate::excerpt::ExcerptSet;
+use lspedit_write::Reason;
 use lspedit_write::workspace::write_atomic_abs;
 
 /// `<id>.manifest.json`: the pipeline report of a proposal (rewritten with the apply-time stages
@@ -38,7 +40,7 @@ pub struct Manifest {
 pub struct FileRecord {
     pub path: String,
     pub applied: bool,
-    pub reason: Option<String>,
+    pub reason: Option<Reason>,
     pub message: String,
 }
 
@@ -48,8 +50,8 @@ pub struct ApplyRecord {
     pub patch_id: String,
     pub evidence_id: String,
     /// `applied`, `partially_applied`, `rejected`, `refused`.
-    pub status: String,
-    pub reason: Option<String>,
+    pub status: ApplyStatus,
+    pub reason: Option<Reason>,
     pub message: String,
     pub atomicity: String,
     pub files: Vec<FileRecord>,

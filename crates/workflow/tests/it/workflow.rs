@@ -622,7 +622,7 @@ fn all_or_nothing_with_a_mismatching_hunk_applies_nothing() {
         .problem
         .clone()
         .unwrap();
-    assert_eq!(problem.reason, "hunk_mismatch");
+    assert_eq!(problem.reason, Reason::HunkMismatch);
     assert!(
         p.llm_content().contains("FAILED c.txt: hunk_mismatch"),
         "{}",
