@@ -157,7 +157,7 @@ pub struct LspEditOutput {
     /// `refused` (nothing written).
     pub status: String,
     /// The refusal's reason code (`stale_context`, `symbol_not_found`, `ambiguous_match`,
-    /// `path_outside_workspace`, `protected_path`, `no_server`, `lsp_timeout`, `lsp_declined`,
+    /// `path_outside_workspace`, `protected_path`, `no_server`, `timed_out`, `lsp_declined`,
     /// `invalid_server_edit`, `action_not_found`, ...).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -199,7 +199,7 @@ impl LspEditOutput {
         LspEditOutput {
             success: matches!(r.status.as_str(), "applied" | "proposed"),
             status: r.status.as_str().to_string(),
-            reason: r.reason.clone(),
+            reason: r.reason.map(|r| r.as_str().to_string()),
             server: r.server.clone(),
             server_time_ms: r
                 .server_time
