@@ -10,8 +10,8 @@ pub mod events;
 mod lsp_provider;
 
 pub use agent::{
-    DiagnosticsFeedback, MAX_ECHOED_LINE_CHARS, ToolResult, Tools, ToolsConfig, WrittenFile,
-    cap_line, offset_past_end, sync_text,
+    DiagnosticsFeedback, MAX_ECHOED_LINE_CHARS, ToolResult, Tools, ToolsConfig, WriteFileReport,
+    WrittenFile, cap_line, offset_past_end, sync_text,
 };
 pub use asynchronous::AsyncTools;
 pub use diagnostics::{
