@@ -36,6 +36,8 @@ pub mod output;
 pub mod schema;
 mod server;
 mod transport;
+#[cfg(test)]
+mod documented_codes;
 
 pub use server::{
     ApplyEditArgs, ApplyPatchArgs, DiagnosticsArgs, EditArgs, LspeditServer, MAX_MESSAGE_BYTES_ENV,
