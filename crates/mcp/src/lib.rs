@@ -21,7 +21,9 @@
 //! use std::sync::Arc;
 //! use lspedit_lsp::PoolConfig;
 //! use lspedit_mcp::serve_stdio;
-//! use lspedit_tools::{Session, ToolsConfig, Workspace};
+//! use lspedit_session::Session;
+//! use lspedit_tools::ToolsConfig;
+//! use lspedit_write::Workspace;
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let ws = Workspace::open("/path/to/repo")?;
@@ -31,13 +33,13 @@
 //! # Ok(()) }
 //! ```
 
+#[cfg(test)]
+mod documented_codes;
 pub mod lsp_tools;
 pub mod output;
 pub mod schema;
 mod server;
 mod transport;
-#[cfg(test)]
-mod documented_codes;
 
 pub use server::{
     ApplyEditArgs, ApplyPatchArgs, DiagnosticsArgs, EditArgs, LspeditServer, MAX_MESSAGE_BYTES_ENV,
