@@ -93,6 +93,42 @@ fn every_reason_code_is_documented() {
     }
 }
 
+/// The events' closed values are the schema's (`docs/events.schema.json`): a pause's reason, and
+/// a failure's reason code, which is a wire reason.
+#[test]
+fn the_events_schema_lists_every_pause_reason() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/events.schema.json");
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    fn find<'a>(v: &'a Value, event: &str) -> Option<&'a Value> {
+        if v.pointer("/properties/event/const") == Some(&Value::from(event)) {
+            return Some(v);
+        }
+        match v {
+            Value::Object(m) => m.values().find_map(|c| find(c, event)),
+            Value::Array(a) => a.iter().find_map(|c| find(c, event)),
+            _ => None,
+        }
+    }
+    let paused = find(&schema, "execution_paused").expect("execution_paused in the schema");
+    let listed: BTreeSet<String> = paused["properties"]["reason"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        listed,
+        codes(lspedit_tools::PauseReason::ALL.iter().map(|r| r.as_str()))
+    );
+    for &r in Reason::ALL {
+        let failure = lspedit_tools::Event::FailureDetected {
+            reason: r,
+            details: lspedit_tools::events::FailureDetails::message(String::new()),
+        };
+        assert_eq!(failure.fields()["reason"], Value::from(r.as_str()));
+    }
+}
+
 #[test]
 fn every_status_is_documented_and_converted_code_for_code() {
     let design = listed(&section("docs/design.md", "### Reason codes"));

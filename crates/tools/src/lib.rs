@@ -18,5 +18,5 @@ pub use diagnostics::{
     CheckError, CheckReport, Deadlines, DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider,
     DiagnosticsStatus, Feedback, FileDiagnosticsStatus, FileText, OtherFile,
 };
-pub use events::{Event, EventSink, FanOut, JsonlSink, NullSink, RecordingSink};
+pub use events::{Event, EventSink, FanOut, JsonlSink, NullSink, PauseReason, RecordingSink};
 pub use lsp_provider::LspProvider;

@@ -23,7 +23,9 @@ use super::util::{self, is_valid_id, new_id, now_ms};
 use super::validate::{self, ValidationCommand, ValidationReport};
 use super::{Workflow, lock};
 use lspedit_tools::diagnostics::FileDiagnosticsStatus;
-use lspedit_tools::events::{Event, FailureDetails, LimitKind, RollbackStatus, ScopeBreach};
+use lspedit_tools::events::{
+    Event, FailureDetails, LimitKind, PauseReason, RollbackStatus, ScopeBreach,
+};
 use lspedit_tools::{WrittenFile, sync_text};
 use lspedit_write::commit::{CommitResult, PathChange};
 use lspedit_write::patch::FileStatus;
@@ -392,11 +394,12 @@ impl Workflow {
             && out.status == ApplyStatus::PartiallyApplied
         {
             self.emit(Event::FailureDetected {
-                reason: f.reason.map_or("io_error", Reason::as_str).to_string(),
+                // Every file an apply refuses has its reason; io_error only if one had none.
+                reason: f.reason.unwrap_or(Reason::IoError),
                 details: FailureDetails::message(f.message.clone()),
             });
             self.emit(Event::ExecutionPaused {
-                reason: "needs_user_decision".into(),
+                reason: PauseReason::NeedsUserDecision,
                 diff_id: Some(out.patch_id.clone()),
             });
         }
@@ -868,7 +871,7 @@ impl Workflow {
             .collect();
         self.record(run, ApplyStatus::Rejected, None, &text, &files);
         self.emit(Event::ExecutionPaused {
-            reason: "diff_rejected".into(),
+            reason: PauseReason::DiffRejected,
             diff_id: Some(stored.patch_id.clone()),
         });
         ApplyOutcome {

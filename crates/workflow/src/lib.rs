@@ -71,7 +71,7 @@ use self::util::{
     Layout, WorkspaceLock, is_valid_id, lock_workspace, new_id, now_ms, show_sha, state_error,
 };
 use lspedit_tools::Tools;
-use lspedit_tools::events::{Event, EventSink, FailureDetails, FanOut, JsonlSink};
+use lspedit_tools::events::{Event, EventSink, FailureDetails, FanOut, JsonlSink, PauseReason};
 use lspedit_write::commit::{
     CommitResult, CommitUnit, OnChanged, PathChange, Policy as CommitPolicy, Staging, commit,
 };
@@ -387,11 +387,11 @@ impl Workflow {
     /// `failure_detected` with `details`, then `execution_paused` (naming the diff when known).
     fn failure_with(&self, e: &ToolError, details: FailureDetails, diff_id: Option<&str>) {
         self.emit(Event::FailureDetected {
-            reason: e.reason.as_str().to_string(),
+            reason: e.reason,
             details,
         });
         self.emit(Event::ExecutionPaused {
-            reason: "needs_user_decision".into(),
+            reason: PauseReason::NeedsUserDecision,
             diff_id: diff_id.map(str::to_string),
         });
     }
