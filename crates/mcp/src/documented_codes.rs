@@ -93,10 +93,10 @@ fn every_reason_code_is_documented() {
     }
 }
 
-/// The events' closed values are the schema's (`docs/events.schema.json`): a pause's reason, and
-/// a failure's reason code, which is a wire reason.
+/// The events' closed values are the schema's (`docs/events.schema.json`): a pause's reason, a
+/// completed step's status, and a failure's reason code, which is a wire reason.
 #[test]
-fn the_events_schema_lists_every_pause_reason() {
+fn the_events_schema_lists_every_pause_reason_and_step_status() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/events.schema.json");
     let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     fn find<'a>(v: &'a Value, event: &str) -> Option<&'a Value> {
@@ -109,16 +109,22 @@ fn the_events_schema_lists_every_pause_reason() {
             _ => None,
         }
     }
-    let paused = find(&schema, "execution_paused").expect("execution_paused in the schema");
-    let listed: BTreeSet<String> = paused["properties"]["reason"]["enum"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap().to_string())
-        .collect();
+    let listed = |event: &str, field: &str| -> BTreeSet<String> {
+        let e = find(&schema, event).unwrap_or_else(|| panic!("{event} not in the schema"));
+        e["properties"][field]["enum"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{event}.{field} lists no values"))
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect()
+    };
     assert_eq!(
-        listed,
+        listed("execution_paused", "reason"),
         codes(lspedit_tools::PauseReason::ALL.iter().map(|r| r.as_str()))
+    );
+    assert_eq!(
+        listed("step_completed", "status"),
+        codes(lspedit_tools::StepStatus::ALL.iter().map(|r| r.as_str()))
     );
     for &r in Reason::ALL {
         let failure = lspedit_tools::Event::FailureDetected {

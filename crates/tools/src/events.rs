@@ -42,7 +42,7 @@ pub enum Event {
     StepCompleted {
         step_id: String,
         diff_id: String,
-        status: String,
+        status: StepStatus,
     },
     DiffProposed {
         diff_id: String,
@@ -126,6 +126,29 @@ pub enum Event {
         reason: String,
         progress: f64,
     },
+}
+
+/// How a completed step's diff was written (`step_completed`'s `status`, the closed list of
+/// `docs/events.schema.json`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StepStatus {
+    /// Every file was written.
+    Applied,
+    /// Per-file atomicity: some files were written, others refused.
+    PartiallyApplied,
+}
+
+impl StepStatus {
+    /// Every status, in the order the schema lists them.
+    pub const ALL: &'static [StepStatus] = &[StepStatus::Applied, StepStatus::PartiallyApplied];
+
+    /// `applied`, `partially_applied`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepStatus::Applied => "applied",
+            StepStatus::PartiallyApplied => "partially_applied",
+        }
+    }
 }
 
 /// Why the workflow paused (`execution_paused`'s `reason`, the closed list of
@@ -284,7 +307,7 @@ impl Event {
                 step_id,
                 diff_id,
                 status,
-            } => json!({ "step_id": step_id, "diff_id": diff_id, "status": status }),
+            } => json!({ "step_id": step_id, "diff_id": diff_id, "status": status.as_str() }),
             Event::DiffProposed {
                 diff_id,
                 files_changed,

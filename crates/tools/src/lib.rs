@@ -18,5 +18,7 @@ pub use diagnostics::{
     CheckError, CheckReport, Deadlines, DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider,
     DiagnosticsStatus, Feedback, FileDiagnosticsStatus, FileText, OtherFile,
 };
-pub use events::{Event, EventSink, FanOut, JsonlSink, NullSink, PauseReason, RecordingSink};
+pub use events::{
+    Event, EventSink, FanOut, JsonlSink, NullSink, PauseReason, RecordingSink, StepStatus,
+};
 pub use lsp_provider::LspProvider;

@@ -24,7 +24,7 @@ use super::validate::{self, ValidationCommand, ValidationReport};
 use super::{Workflow, lock};
 use lspedit_tools::diagnostics::FileDiagnosticsStatus;
 use lspedit_tools::events::{
-    Event, FailureDetails, LimitKind, PauseReason, RollbackStatus, ScopeBreach,
+    Event, FailureDetails, LimitKind, PauseReason, RollbackStatus, ScopeBreach, StepStatus,
 };
 use lspedit_tools::{WrittenFile, sync_text};
 use lspedit_write::commit::{CommitResult, PathChange};
@@ -380,14 +380,17 @@ impl Workflow {
     /// The events that end an apply step: `step_completed` when files were written, the first
     /// refused file of a partial apply, `tool_end`.
     fn emit_apply_end(&self, out: &ApplyOutcome, step_id: String) {
-        if matches!(
-            out.status,
-            ApplyStatus::Applied | ApplyStatus::PartiallyApplied
-        ) {
+        let completed = match out.status {
+            ApplyStatus::Applied => Some(StepStatus::Applied),
+            ApplyStatus::PartiallyApplied => Some(StepStatus::PartiallyApplied),
+            // Nothing was written: the step did not complete.
+            ApplyStatus::Rejected | ApplyStatus::Refused => None,
+        };
+        if let Some(status) = completed {
             self.emit(Event::StepCompleted {
                 step_id,
                 diff_id: out.patch_id.clone(),
-                status: out.status.as_str().into(),
+                status,
             });
         }
         if let Some(f) = out.files.iter().find(|f| !f.applied)
