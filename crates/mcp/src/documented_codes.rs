@@ -150,6 +150,11 @@ fn every_status_is_documented_and_converted_code_for_code() {
             Value::from(s.as_str()),
             "evidence spells it the same"
         );
+        assert_eq!(
+            json(lspedit_workflow::Outcome::from(s)),
+            Value::from(s.as_str()),
+            "the evidence manifest too"
+        );
         codes.push(s.as_str());
     }
     for &s in LspEditStatus::ALL {

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::approval::{ApprovalRequest, Approver};
 use super::checkpoint::CheckpointManifest;
-use super::evidence::{ApplyRecord, FileRecord, Manifest};
+use super::evidence::{ApplyRecord, FileRecord, Manifest, Phase};
 use super::fresh::{check_fresh, stale_check};
 use super::model::{Pipeline, ProposedFile, affected};
 use super::plan::{ApplyPlan, Atomicity, RollbackStrategy, ValidationStage};
@@ -774,9 +774,9 @@ impl Workflow {
         self.evidence.write_manifest(&Manifest {
             evidence_id: stored.evidence_id().to_string(),
             patch_id: Some(stored.patch_id.clone()),
-            phase: "apply".into(),
+            phase: Phase::Apply,
             source: stored.source.clone(),
-            outcome: status.as_str().into(),
+            outcome: status.into(),
             created_ms: now_ms(),
             stages: run.pipeline.reports(),
             stats: stored.stats,

@@ -24,15 +24,46 @@ pub struct Manifest {
     pub evidence_id: String,
     pub patch_id: Option<String>,
     /// `propose` or `apply`: which step wrote this version of the manifest.
-    pub phase: String,
+    pub phase: Phase,
     /// `regex` or `patch`.
     pub source: String,
     /// `proposed`, `refused`, `applied`, `partially_applied`, `rejected`.
-    pub outcome: String,
+    pub outcome: Outcome,
     pub created_ms: u64,
     pub stages: Vec<StageReport>,
     pub stats: ProposeStats,
     pub files: Vec<ProposedFile>,
+}
+
+/// Which step wrote a manifest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    Propose,
+    Apply,
+}
+
+/// How the step that wrote a manifest ended: a proposal stored or refused, or an apply's
+/// [`ApplyStatus`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Proposed,
+    Refused,
+    Applied,
+    PartiallyApplied,
+    Rejected,
+}
+
+impl From<ApplyStatus> for Outcome {
+    fn from(s: ApplyStatus) -> Outcome {
+        match s {
+            ApplyStatus::Applied => Outcome::Applied,
+            ApplyStatus::PartiallyApplied => Outcome::PartiallyApplied,
+            ApplyStatus::Rejected => Outcome::Rejected,
+            ApplyStatus::Refused => Outcome::Refused,
+        }
+    }
 }
 
 /// One file's line of `<id>.apply.json`.

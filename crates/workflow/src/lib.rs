@@ -44,7 +44,7 @@ use lspedit_engine::parse_patch;
 
 pub use apply::{ApplyOutcome, ApplyStatus, FileApplyResult};
 pub use approval::{ApprovalRequest, Approver, AutoApprove, Callback, Deny};
-pub use evidence::{ApplyRecord, FileRecord, Manifest};
+pub use evidence::{ApplyRecord, FileRecord, Manifest, Outcome, Phase};
 pub use excerpt::{
     ExcerptCandidates, ExcerptLimits, ExcerptSet, FileExcerpt, SkippedCandidate, select_excerpts,
 };
@@ -310,9 +310,9 @@ impl Workflow {
         self.evidence.write_manifest(&Manifest {
             evidence_id,
             patch_id: Some(stored.patch_id.clone()),
-            phase: "propose".into(),
+            phase: Phase::Propose,
             source: stored.source.clone(),
-            outcome: "proposed".into(),
+            outcome: Outcome::Proposed,
             created_ms: now_ms(),
             stages: stored.stages.clone(),
             stats: stored.stats,
@@ -340,9 +340,9 @@ impl Workflow {
         self.evidence.write_manifest(&Manifest {
             evidence_id: ev.clone(),
             patch_id: None,
-            phase: "propose".into(),
+            phase: Phase::Propose,
             source: refused.source.into(),
-            outcome: "refused".into(),
+            outcome: Outcome::Refused,
             created_ms: now_ms(),
             stages: refused.stages,
             stats: refused.stats,
