@@ -334,7 +334,7 @@ fn proposed_files(p: &Proposal) -> Vec<FileJson> {
             };
             FileJson {
                 new_path: f.new_path.clone(),
-                reason: f.problem.as_ref().map(|x| x.reason.clone()),
+                reason: f.problem.as_ref().map(|x| x.reason.as_str().to_string()),
                 message: f.problem.as_ref().map(|x| x.message.clone()),
                 base_sha: f.base_sha.clone(),
                 added: Some(f.added),

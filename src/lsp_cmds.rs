@@ -166,7 +166,7 @@ fn finish_edit(result: Result<LspEditResult, LspEditError>, json: bool) -> Resul
     });
     print(
         r.is_error,
-        r.reason.as_deref(),
+        r.reason.map(|r| r.as_str()),
         &r.llm_content,
         files,
         data,

@@ -700,6 +700,7 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
                 };
             }
             let r = ToolResult {
+                written: None,
                 reason: None,
                 llm_content: session.with_late_feedback(&text),
                 display: String::new(),

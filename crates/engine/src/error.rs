@@ -8,8 +8,10 @@ use std::fmt;
 ///
 /// The snake_case names returned by [`Reason::as_str`] are part of the protocol (docs/design.md
 /// §9): tools, the CLI and the MCP server print them verbatim.
+///
+/// Closed on purpose (not `#[non_exhaustive]`): the tools convert it with an exhaustive
+/// `match`, so a reason added here fails to compile there until it has a wire code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
 pub enum Reason {
     InvalidDiffFormat,
     UnsafeDiff,

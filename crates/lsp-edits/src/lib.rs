@@ -31,7 +31,7 @@ use lspedit_tools::diagnostics::FileDiagnosticsStatus;
 use lspedit_workflow::{
     ApplyPlan, ApplyStatus, Atomicity, FileApplyResult, ProposeRequest, Workflow,
 };
-use lspedit_write::ToolError;
+use lspedit_write::{Reason, ToolError};
 
 /// The requests beyond diagnostics, as the tools need them: positions are byte offsets of the
 /// text given (the file as read), answers LSP-level data with the server's position encoding.
@@ -138,7 +138,93 @@ impl LspEditProvider for BlockingPool {
     }
 }
 
-/// Why an LSP edit or lookup was refused. [`LspEditError::code`] is the stable reason code.
+/// Why an LSP edit or lookup was refused: a reason of the write layer, or one of the LSP edit
+/// tools' own. [`LspEditReason::as_str`] is the reason code of the wire (docs/design.md §9,
+/// README "Reason codes"), printed verbatim by the CLI and the MCP server.
+///
+/// Closed on purpose (not `#[non_exhaustive]`): the MCP server and the CLI match it exhaustively,
+/// so a reason added here does not compile until each of them gives it a place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LspEditReason {
+    /// A refusal of the write layer: confinement, protected path, stale anchor, missing file,
+    /// an ambiguous symbol (`ambiguous_match`), ...
+    Tool(Reason),
+    /// The symbol's text is not on the line.
+    SymbolNotFound,
+    /// No language server is configured or installed for the file. The diagnostics status of
+    /// the same name states the same fact.
+    NoServer,
+    /// The server did not answer within the deadline. The diagnostics status of the same name
+    /// states the same fact (both come from the pool's `LspError::Timeout`), so it has the same
+    /// code; this code was `lsp_timeout` before.
+    TimedOut,
+    /// The server answered but declined: no symbol to rename there, an action with no edit.
+    LspDeclined,
+    /// The server does not offer the request.
+    LspUnsupported,
+    /// The server failed otherwise: it crashed, answered with an error, could not be started
+    /// or was not started. The diagnostics status `failed` states the same fact; the reason
+    /// keeps its prefix because the CLI's bare reason `failed` is its own failure, not a
+    /// server's.
+    LspFailed,
+    /// The server's edit cannot be applied as given (overlapping edits, positions past the
+    /// end, a file that does not exist).
+    InvalidServerEdit,
+    /// No code action of that title or index.
+    ActionNotFound,
+}
+
+impl LspEditReason {
+    /// The LSP edit tools' own reasons (every [`Reason`] is one too, as [`LspEditReason::Tool`]),
+    /// in the order docs/design.md §9 lists them.
+    pub const OWN: &'static [LspEditReason] = &[
+        LspEditReason::SymbolNotFound,
+        LspEditReason::NoServer,
+        LspEditReason::TimedOut,
+        LspEditReason::LspDeclined,
+        LspEditReason::LspUnsupported,
+        LspEditReason::LspFailed,
+        LspEditReason::InvalidServerEdit,
+        LspEditReason::ActionNotFound,
+    ];
+
+    /// Every reason: the write layer's, then [`LspEditReason::OWN`].
+    pub fn all() -> impl Iterator<Item = LspEditReason> {
+        Reason::ALL
+            .iter()
+            .map(|&r| LspEditReason::Tool(r))
+            .chain(LspEditReason::OWN.iter().copied())
+    }
+
+    /// The stable reason code.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LspEditReason::Tool(r) => r.as_str(),
+            LspEditReason::SymbolNotFound => "symbol_not_found",
+            LspEditReason::NoServer => "no_server",
+            LspEditReason::TimedOut => "timed_out",
+            LspEditReason::LspDeclined => "lsp_declined",
+            LspEditReason::LspUnsupported => "lsp_unsupported",
+            LspEditReason::LspFailed => "lsp_failed",
+            LspEditReason::InvalidServerEdit => "invalid_server_edit",
+            LspEditReason::ActionNotFound => "action_not_found",
+        }
+    }
+}
+
+impl From<Reason> for LspEditReason {
+    fn from(r: Reason) -> LspEditReason {
+        LspEditReason::Tool(r)
+    }
+}
+
+impl std::fmt::Display for LspEditReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why an LSP edit or lookup was refused. [`LspEditError::reason`] is its reason.
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum LspEditError {
@@ -192,25 +278,33 @@ impl LspEditError {
         }
     }
 
-    /// The reason code: a tools reason (`stale_context`, `path_outside_workspace`,
-    /// `protected_path`, `ambiguous_match`, ...) or one of `symbol_not_found`, `no_server`,
-    /// `lsp_timeout`, `lsp_declined`, `lsp_unsupported`, `lsp_failed`, `invalid_server_edit`,
-    /// `action_not_found`.
-    pub fn code(&self) -> &'static str {
+    /// The reason: the tool error's (`stale_context`, `path_outside_workspace`,
+    /// `protected_path`, ...), `ambiguous_match` for an ambiguous symbol, or one of the LSP edit
+    /// tools' own ([`LspEditReason::OWN`]).
+    pub fn reason(&self) -> LspEditReason {
         match self {
-            LspEditError::Tool(e) => e.reason.as_str(),
-            LspEditError::SymbolNotFound { .. } => "symbol_not_found",
-            LspEditError::AmbiguousSymbol { .. } => "ambiguous_match",
+            LspEditError::Tool(e) => LspEditReason::Tool(e.reason),
+            LspEditError::SymbolNotFound { .. } => LspEditReason::SymbolNotFound,
+            LspEditError::AmbiguousSymbol { .. } => LspEditReason::Tool(Reason::AmbiguousMatch),
             LspEditError::Server { error, .. } => match error {
-                LspError::NoServer { .. } | LspError::CommandNotFound { .. } => "no_server",
-                LspError::Timeout { .. } => "lsp_timeout",
-                LspError::Declined { .. } => "lsp_declined",
-                LspError::Unsupported { .. } => "lsp_unsupported",
-                _ => "lsp_failed",
+                LspError::NoServer { .. } | LspError::CommandNotFound { .. } => {
+                    LspEditReason::NoServer
+                }
+                LspError::Timeout { .. } => LspEditReason::TimedOut,
+                LspError::Declined { .. } => LspEditReason::LspDeclined,
+                LspError::Unsupported { .. } => LspEditReason::LspUnsupported,
+                // The pool's error is open (`#[non_exhaustive]`): whatever else it reports is
+                // the server failing.
+                _ => LspEditReason::LspFailed,
             },
-            LspEditError::BadServerEdit { .. } => "invalid_server_edit",
-            LspEditError::ActionNotFound { .. } => "action_not_found",
+            LspEditError::BadServerEdit { .. } => LspEditReason::InvalidServerEdit,
+            LspEditError::ActionNotFound { .. } => LspEditReason::ActionNotFound,
         }
+    }
+
+    /// The reason code ([`LspEditError::reason`]'s).
+    pub fn code(&self) -> &'static str {
+        self.reason().as_str()
     }
 }
 
@@ -269,6 +363,15 @@ pub enum LspEditStatus {
 }
 
 impl LspEditStatus {
+    /// Every status, in the order docs/design.md §9 lists them.
+    pub const ALL: &'static [LspEditStatus] = &[
+        LspEditStatus::Applied,
+        LspEditStatus::PartiallyApplied,
+        LspEditStatus::Proposed,
+        LspEditStatus::Rejected,
+        LspEditStatus::Refused,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             LspEditStatus::Applied => "applied",
@@ -290,8 +393,8 @@ pub struct LspEditResult {
     pub display: String,
     pub is_error: bool,
     pub status: LspEditStatus,
-    /// The refusal's reason code ([`LspEditError::code`] or the apply's reason).
-    pub reason: Option<String>,
+    /// The refusal's reason ([`LspEditError::reason`] or the apply's reason).
+    pub reason: Option<LspEditReason>,
     /// The server that computed the edit.
     pub server: Option<String>,
     /// The server's own time for the request(s).
@@ -316,7 +419,7 @@ impl LspEditResult {
             display: text,
             is_error: true,
             status: LspEditStatus::Refused,
-            reason: Some(e.code().to_string()),
+            reason: Some(e.reason()),
             server: None,
             server_time: None,
             server_edit,
@@ -677,7 +780,7 @@ impl<'a> LspEdits<'a> {
                 display: format!("{head}\n{}", out.display),
                 is_error: out.is_error,
                 status,
-                reason: out.reason.map(|r| r.as_str().to_string()),
+                reason: out.reason.map(LspEditReason::Tool),
                 server: None,
                 server_time: None,
                 server_edit: ops,
@@ -780,4 +883,47 @@ fn choose(list: &CodeActionList, pick: &ActionPick) -> Result<usize, LspEditErro
                 .join("; ")
         },
     })
+}
+
+#[cfg(test)]
+mod reason_tests {
+    use super::*;
+    use lspedit_tools::DiagnosticsStatus;
+
+    #[test]
+    fn every_reason_has_its_own_code() {
+        let codes: std::collections::BTreeSet<&str> =
+            LspEditReason::all().map(LspEditReason::as_str).collect();
+        assert_eq!(
+            codes.len(),
+            LspEditReason::all().count(),
+            "two reasons share a code"
+        );
+        for r in Reason::ALL {
+            assert_eq!(LspEditReason::from(*r).as_str(), r.as_str());
+        }
+    }
+
+    /// One name per fact: a server that did not answer in time, or none for the file, is said
+    /// the same way by a refused LSP edit and by a write's diagnostics status.
+    #[test]
+    fn the_facts_diagnostics_also_report_have_their_names() {
+        assert_eq!(
+            LspEditReason::TimedOut.as_str(),
+            DiagnosticsStatus::TimedOut.as_str()
+        );
+        assert_eq!(
+            LspEditReason::NoServer.as_str(),
+            DiagnosticsStatus::NoServer.as_str()
+        );
+        let timeout = LspEditError::Server {
+            path: "a.rs".into(),
+            error: LspError::Timeout {
+                server: "s".into(),
+                stage: "rename",
+                waited: Duration::from_secs(1),
+            },
+        };
+        assert_eq!(timeout.code(), "timed_out");
+    }
 }

@@ -33,6 +33,8 @@
 //! # Ok(()) }
 //! ```
 
+#[cfg(test)]
+mod documented_codes;
 pub mod lsp_tools;
 pub mod output;
 pub mod schema;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use lspedit_lsp_edits::{ActionPick, CodeActionList, EditOptions, LineRef, LspEditError, SymbolAt};
 use lspedit_lsp_edits::{
-    CodeActionInfo, FoundLocation, LocationsReport, LspEditResult, ServerFileOp,
+    CodeActionInfo, FoundLocation, LocationsReport, LspEditResult, LspEditStatus, ServerFileOp,
 };
 use lspedit_tools::ToolResult;
 use rmcp::handler::server::wrapper::Parameters;
@@ -16,7 +16,7 @@ use rmcp::{ErrorData as McpError, tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::output::{FileDiagnosticsState, Reply};
+use crate::output::{FileDiagnosticsState, ReasonCode, Reply};
 use crate::schema::portable;
 use crate::server::LspeditServer;
 use lspedit_session::Session;
@@ -120,11 +120,46 @@ impl SymbolArgs {
     }
 }
 
+/// What one operation of a server's edit does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ServerOpKind {
+    Edit,
+    Create,
+    Rename,
+    Delete,
+}
+
+/// How an LSP edit ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LspEditState {
+    Applied,
+    PartiallyApplied,
+    // Preview: stored as a proposal, nothing written. (Plain comments: a doc comment on a
+    // variant would make the schema a `oneOf` instead of one `enum`.)
+    Proposed,
+    Rejected,
+    Refused,
+}
+
+impl From<LspEditStatus> for LspEditState {
+    fn from(s: LspEditStatus) -> LspEditState {
+        match s {
+            LspEditStatus::Applied => LspEditState::Applied,
+            LspEditStatus::PartiallyApplied => LspEditState::PartiallyApplied,
+            LspEditStatus::Proposed => LspEditState::Proposed,
+            LspEditStatus::Rejected => LspEditState::Rejected,
+            LspEditStatus::Refused => LspEditState::Refused,
+        }
+    }
+}
+
 /// One operation of the server's edit.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ServerOpOutput {
     /// `edit`, `create`, `rename` or `delete`.
-    pub op: String,
+    pub op: ServerOpKind,
     pub path: String,
     /// The destination of a rename.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -140,7 +175,7 @@ pub struct LspEditFileOutput {
     pub path: String,
     pub applied: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<ReasonCode>,
     /// `M a.ts (1 hunk)` or the refusal.
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -155,12 +190,12 @@ pub struct LspEditOutput {
     pub success: bool,
     /// `applied`, `partially_applied`, `proposed` (preview: nothing written), `rejected` or
     /// `refused` (nothing written).
-    pub status: String,
+    pub status: LspEditState,
     /// The refusal's reason code (`stale_context`, `symbol_not_found`, `ambiguous_match`,
-    /// `path_outside_workspace`, `protected_path`, `no_server`, `lsp_timeout`, `lsp_declined`,
+    /// `path_outside_workspace`, `protected_path`, `no_server`, `timed_out`, `lsp_declined`,
     /// `invalid_server_edit`, `action_not_found`, ...).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<ReasonCode>,
     /// The language server that computed the edit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server: Option<String>,
@@ -181,10 +216,10 @@ pub struct LspEditOutput {
 
 impl LspEditOutput {
     /// Nothing was written or proposed.
-    fn refused(reason: Option<String>) -> LspEditOutput {
+    fn refused(reason: Option<ReasonCode>) -> LspEditOutput {
         LspEditOutput {
             success: false,
-            status: "refused".into(),
+            status: LspEditState::Refused,
             reason,
             server: None,
             server_time_ms: None,
@@ -197,9 +232,9 @@ impl LspEditOutput {
 
     pub fn new(r: &LspEditResult) -> LspEditOutput {
         LspEditOutput {
-            success: matches!(r.status.as_str(), "applied" | "proposed"),
-            status: r.status.as_str().to_string(),
-            reason: r.reason.clone(),
+            success: matches!(r.status, LspEditStatus::Applied | LspEditStatus::Proposed),
+            status: r.status.into(),
+            reason: r.reason.map(ReasonCode::from),
             server: r.server.clone(),
             server_time_ms: r
                 .server_time
@@ -213,7 +248,7 @@ impl LspEditOutput {
                 .map(|f| LspEditFileOutput {
                     path: f.path.clone(),
                     applied: f.applied,
-                    reason: f.reason.map(|r| r.as_str().to_string()),
+                    reason: f.reason.map(ReasonCode::from),
                     message: f.message.clone(),
                     diagnostics: r
                         .diagnostics
@@ -228,13 +263,13 @@ impl LspEditOutput {
 
 fn op_output(op: &ServerFileOp) -> ServerOpOutput {
     let (kind, path, to, edits) = match op {
-        ServerFileOp::Edit { path, edits } => ("edit", path, None, Some(*edits)),
-        ServerFileOp::Create { path } => ("create", path, None, None),
-        ServerFileOp::Rename { from, to } => ("rename", from, Some(to.clone()), None),
-        ServerFileOp::Delete { path } => ("delete", path, None, None),
+        ServerFileOp::Edit { path, edits } => (ServerOpKind::Edit, path, None, Some(*edits)),
+        ServerFileOp::Create { path } => (ServerOpKind::Create, path, None, None),
+        ServerFileOp::Rename { from, to } => (ServerOpKind::Rename, from, Some(to.clone()), None),
+        ServerFileOp::Delete { path } => (ServerOpKind::Delete, path, None, None),
     };
     ServerOpOutput {
-        op: kind.to_string(),
+        op: kind,
         path: path.clone(),
         to,
         edits,
@@ -258,7 +293,7 @@ pub struct CodeActionOutput {
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct CodeActionsOutput {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<ReasonCode>,
     pub actions: Vec<CodeActionOutput>,
 }
 
@@ -298,7 +333,7 @@ pub struct LocationOutput {
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct LocationsOutput {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<ReasonCode>,
     /// Every location, sorted by path, line, column.
     pub locations: Vec<LocationOutput>,
     /// How many locations the text shows with their lines (the rest as `path:line:column`).
@@ -332,6 +367,7 @@ fn location_output(l: &FoundLocation) -> LocationOutput {
 
 fn text(llm: String, display: String, is_error: bool) -> ToolResult {
     ToolResult {
+        written: None,
         llm_content: llm,
         display,
         files: Vec::new(),
@@ -354,10 +390,7 @@ fn edit_reply(r: LspEditResult) -> Reply {
 }
 
 fn edit_refused(e: &LspEditError) -> Reply {
-    Reply::new(
-        refusal(e),
-        &LspEditOutput::refused(Some(e.code().to_string())),
-    )
+    Reply::new(refusal(e), &LspEditOutput::refused(Some(e.reason().into())))
 }
 
 fn options(preview: Option<bool>, all_or_nothing: Option<bool>) -> EditOptions {
@@ -396,7 +429,7 @@ pub fn code_actions(session: &Session, a: &CodeActionsArgs) -> Reply {
         Err(e) => Reply::new(
             refusal(&e),
             &CodeActionsOutput {
-                reason: Some(e.code().to_string()),
+                reason: Some(e.reason().into()),
                 actions: Vec::new(),
             },
         ),
@@ -442,7 +475,7 @@ pub fn locations(session: &Session, a: &SymbolArgs, definition: bool) -> Reply {
         Err(e) => Reply::new(
             refusal(&e),
             &LocationsOutput {
-                reason: Some(e.code().to_string()),
+                reason: Some(e.reason().into()),
                 locations: Vec::new(),
                 with_context: 0,
                 partial: false,

@@ -7,14 +7,17 @@
 //! ([`ToolResult`], [`FileReport`], [`Proposal`], [`ApplyOutcome`], [`UndoOutcome`], and the
 //! session's [`DiagnosticsReport`]): these are the MCP adapters of the tools' own results.
 
+use std::borrow::Cow;
+
 use lspedit_engine::FileAction;
 use lspedit_lsp::Severity;
+use lspedit_lsp_edits::LspEditReason;
 use lspedit_session::{DiagnosticsReport, FileCheck};
 use lspedit_tools::{DiagnosticsStatus, FileDiagnosticsStatus, ToolResult};
-use lspedit_workflow::{ApplyOutcome, Proposal, UndoOutcome};
+use lspedit_workflow::{ApplyOutcome, ApplyStatus, Proposal, UndoOutcome};
 use lspedit_write::{FileReport, FileStatus, Reason, ToolError};
-use schemars::JsonSchema;
-use serde::Serialize;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::{Serialize, Serializer};
 
 /// A tool's text result and its structured twin.
 #[derive(Debug)]
@@ -35,8 +38,114 @@ impl Reply {
     }
 }
 
-fn code(reason: Option<Reason>) -> Option<String> {
-    reason.map(|r| r.as_str().to_string())
+/// A reason code of the wire (docs/design.md §9): any [`LspEditReason`], which holds every
+/// write-layer [`Reason`] too. Serialized as the bare code, as before it was typed; its schema
+/// lists every code, so a client sees the closed set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReasonCode(pub LspEditReason);
+
+impl From<Reason> for ReasonCode {
+    fn from(r: Reason) -> ReasonCode {
+        ReasonCode(LspEditReason::Tool(r))
+    }
+}
+
+impl From<LspEditReason> for ReasonCode {
+    fn from(r: LspEditReason) -> ReasonCode {
+        ReasonCode(r)
+    }
+}
+
+impl Serialize for ReasonCode {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0.as_str())
+    }
+}
+
+impl JsonSchema for ReasonCode {
+    fn schema_name() -> Cow<'static, str> {
+        "ReasonCode".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let codes: Vec<&str> = LspEditReason::all().map(LspEditReason::as_str).collect();
+        schemars::json_schema!({ "type": "string", "enum": codes })
+    }
+}
+
+fn code(reason: Option<Reason>) -> Option<ReasonCode> {
+    reason.map(ReasonCode::from)
+}
+
+/// A written file's diagnostics status (docs/design.md §7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckStatus {
+    // Plain comments on the variants: a doc comment would make the schema a `oneOf` instead of
+    // one `enum`. The server answered for the file's new text.
+    Checked,
+    // No answer in time; a later answer starts the next tool result.
+    TimedOut,
+    // No language server configured or installed for the file.
+    NoServer,
+    // The server failed or crashed.
+    Failed,
+}
+
+impl From<DiagnosticsStatus> for CheckStatus {
+    fn from(s: DiagnosticsStatus) -> CheckStatus {
+        match s {
+            DiagnosticsStatus::Checked => CheckStatus::Checked,
+            DiagnosticsStatus::TimedOut => CheckStatus::TimedOut,
+            DiagnosticsStatus::NoServer => CheckStatus::NoServer,
+            DiagnosticsStatus::Failed => CheckStatus::Failed,
+        }
+    }
+}
+
+/// How an `apply_edit` ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ApplyState {
+    Applied,
+    // Per-file atomicity: some files refused.
+    PartiallyApplied,
+    // The approver said no; nothing written.
+    Rejected,
+    // Nothing written (or what was written rolled back).
+    Refused,
+}
+
+impl From<ApplyStatus> for ApplyState {
+    fn from(s: ApplyStatus) -> ApplyState {
+        match s {
+            ApplyStatus::Applied => ApplyState::Applied,
+            ApplyStatus::PartiallyApplied => ApplyState::PartiallyApplied,
+            ApplyStatus::Rejected => ApplyState::Rejected,
+            ApplyStatus::Refused => ApplyState::Refused,
+        }
+    }
+}
+
+/// A diagnostic's severity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SeverityName {
+    Error,
+    Warning,
+    Info,
+    Hint,
+}
+
+impl From<Severity> for SeverityName {
+    fn from(s: Severity) -> SeverityName {
+        match s {
+            Severity::Error => SeverityName::Error,
+            Severity::Warning => SeverityName::Warning,
+            Severity::Information => SeverityName::Info,
+            Severity::Hint => SeverityName::Hint,
+        }
+    }
 }
 
 /// `read_file`'s structured result.
@@ -54,7 +163,7 @@ pub struct ReadFileOutput {
     /// The reason code when the read was refused (`file_not_found`, `path_outside_workspace`,
     /// `binary_file`, ...).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<ReasonCode>,
 }
 
 /// The lines a `read_file` view shows.
@@ -126,7 +235,7 @@ pub struct WriteOutput {
     pub success: bool,
     /// The reason code of the refusal: of the whole call, or of the first refused file.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<ReasonCode>,
     /// One entry per file (per patch section), in the order of the text result.
     pub files: Vec<FileResult>,
 }
@@ -155,7 +264,7 @@ pub struct FileResult {
     pub new_path: Option<String>,
     /// The reason code when `status` is `failed`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<ReasonCode>,
     /// What went wrong and what to do, when `status` is `failed`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
@@ -177,7 +286,7 @@ pub struct FileDiagnosticsState {
     /// has none; if errors arrive later, the next tool result starts with them), `no_server`
     /// (no language server configured or installed for the file) or `failed` (the server
     /// failed or crashed).
-    pub status: String,
+    pub status: CheckStatus,
     /// When `checked`: how many diagnostics the text reports for the file (errors by default).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub errors: Option<usize>,
@@ -186,7 +295,7 @@ pub struct FileDiagnosticsState {
 impl FileDiagnosticsState {
     pub fn new(s: &FileDiagnosticsStatus) -> FileDiagnosticsState {
         FileDiagnosticsState {
-            status: s.status.as_str().to_string(),
+            status: s.status.into(),
             errors: (s.status == DiagnosticsStatus::Checked).then_some(s.reported.len()),
         }
     }
@@ -278,7 +387,7 @@ impl FileResult {
             path: e.path.clone().unwrap_or_else(|| path.to_string()),
             status: FileState::Failed,
             new_path: None,
-            reason: Some(e.reason.as_str().to_string()),
+            reason: Some(e.reason.into()),
             message: Some(e.message.clone()),
             hunks: Vec::new(),
             changed: Vec::new(),
@@ -311,12 +420,13 @@ impl WriteOutput {
             files.push(if r.is_error {
                 FileResult::bare(path.to_string(), FileState::Failed, r.reason)
             } else {
-                // write_file reports no FileReport; its display starts `A <path>` or `M <path>`.
-                let first = r.display.lines().next().unwrap_or_default();
-                match first.split_once(' ') {
-                    Some(("A", shown)) => FileResult::bare(shown.into(), FileState::Added, None),
-                    Some(("M", shown)) => FileResult::bare(shown.into(), FileState::Modified, None),
-                    _ => FileResult::bare(path.to_string(), FileState::Modified, None),
+                // write_file reports no FileReport; it says what it did in `written`.
+                match &r.written {
+                    Some(w) if w.created => {
+                        FileResult::bare(w.path.clone(), FileState::Added, None)
+                    }
+                    Some(w) => FileResult::bare(w.path.clone(), FileState::Modified, None),
+                    None => FileResult::bare(path.to_string(), FileState::Modified, None),
                 }
             });
         }
@@ -359,7 +469,7 @@ pub struct ProposeOutput {
     /// The reason code when the proposal was refused (`invalid_diff_format`, `empty_diff`,
     /// `sha_mismatch`, ...).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<ReasonCode>,
 }
 
 /// What a proposal covers.
@@ -406,7 +516,7 @@ pub struct ProposedFileOutput {
     pub changes: usize,
     /// The reason code when this file would be refused (the rest can still apply per file).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<ReasonCode>,
     /// Why this file would be refused.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
@@ -442,7 +552,7 @@ impl ProposeOutput {
                     added: f.added,
                     removed: f.removed,
                     changes: f.changes,
-                    reason: f.problem.as_ref().map(|p| p.reason.clone()),
+                    reason: f.problem.as_ref().map(|p| p.reason.into()),
                     message: f.problem.as_ref().map(|p| p.message.clone()),
                 })
                 .collect(),
@@ -474,7 +584,7 @@ pub struct ApplyEditOutput {
     pub success: bool,
     /// `applied`, `partially_applied` (per-file atomicity: some files refused), `rejected` or
     /// `refused` (nothing written).
-    pub status: String,
+    pub status: ApplyState,
     pub patch_id: String,
     /// The files written, in path order.
     pub modified_files: Vec<String>,
@@ -487,7 +597,7 @@ pub struct ApplyEditOutput {
     /// The reason code of the refusal (`patch_not_found`: call propose_edit again;
     /// `stale_context`, `scope_violation`, `unsafe_diff`, `hunk_mismatch`, ...).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<ReasonCode>,
     /// An all-or-nothing commit failed part-way and every written file was restored.
     pub rolled_back: bool,
     /// Each file's outcome.
@@ -500,7 +610,7 @@ pub struct AppliedFile {
     pub path: String,
     pub applied: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<ReasonCode>,
     /// `M a.ts (1 hunk)` or the refusal.
     pub message: String,
     /// Whether the language server checked the file's new text; absent when no diagnostics
@@ -520,7 +630,7 @@ impl ApplyEditOutput {
         modified_files.sort();
         ApplyEditOutput {
             success: !o.is_error,
-            status: o.status.as_str().to_string(),
+            status: o.status.into(),
             patch_id: o.patch_id.clone(),
             modified_files,
             checkpoint_id: o.checkpoint_id.clone(),
@@ -560,7 +670,7 @@ impl ApplyEditOutput {
     pub fn unavailable(patch_id: &str, reason: Option<Reason>) -> ApplyEditOutput {
         ApplyEditOutput {
             success: false,
-            status: "refused".into(),
+            status: ApplyState::Refused,
             patch_id: patch_id.to_string(),
             modified_files: Vec::new(),
             checkpoint_id: None,
@@ -585,7 +695,7 @@ pub struct UndoOutput {
     pub redo_checkpoint_id: Option<String>,
     /// The reason code of the refusal (`checkpoint_not_found`, `stale_context`, ...).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<ReasonCode>,
 }
 
 impl UndoOutput {
@@ -646,7 +756,7 @@ pub struct FileDiagnosticsOutput {
     /// (none configured or installed, or diagnostics off) or `failed`; absent when the path
     /// was refused.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub status: Option<String>,
+    pub status: Option<CheckStatus>,
     /// The reported diagnostics of the severities shown (errors by default), sorted by
     /// line and column; absent when the file could not be checked.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -656,7 +766,7 @@ pub struct FileDiagnosticsOutput {
     pub text: String,
     /// The reason code when the path itself was refused (`file_not_found`, ...).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<ReasonCode>,
 }
 
 impl DiagnosticsOutput {
@@ -675,13 +785,13 @@ impl FileDiagnosticsOutput {
         FileDiagnosticsOutput {
             path: f.path.clone(),
             server: f.server.clone(),
-            status: f.status.map(|s| s.as_str().to_string()),
+            status: f.status.map(CheckStatus::from),
             diagnostics: f.diagnostics.as_ref().map(|ds| {
                 ds.iter()
                     .map(|d| DiagnosticOutput {
                         line: d.line,
                         column: d.column,
-                        severity: severity_name(d.severity).to_string(),
+                        severity: d.severity.into(),
                         code: d.code.clone(),
                         message: d.message.clone(),
                     })
@@ -693,15 +803,6 @@ impl FileDiagnosticsOutput {
     }
 }
 
-fn severity_name(s: Severity) -> &'static str {
-    match s {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-        Severity::Information => "info",
-        Severity::Hint => "hint",
-    }
-}
-
 /// One diagnostic.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct DiagnosticOutput {
@@ -710,7 +811,7 @@ pub struct DiagnosticOutput {
     /// 1-based column.
     pub column: u32,
     /// `error`, `warning`, `info` or `hint`.
-    pub severity: String,
+    pub severity: SeverityName,
     /// The server's code (`2322` for TypeScript, `E0308` for rustc), when it gives one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
@@ -754,6 +855,7 @@ mod tests {
     #[test]
     fn each_written_file_carries_its_diagnostics_status_never_the_detail() {
         let mut r = ToolResult {
+            written: None,
             reason: None,
             llm_content: String::new(),
             display: "M a.ts".into(),
@@ -777,6 +879,33 @@ mod tests {
         r.diagnostics.clear();
         let out = serde_json::to_value(WriteOutput::new(&r, Some("a.ts"))).unwrap();
         assert!(out["files"][0].get("diagnostics").is_none(), "{out}");
+    }
+
+    /// write_file's state comes from its typed report, whatever its display text says.
+    #[test]
+    fn write_file_says_added_or_modified_from_its_report() {
+        let mut r = ToolResult {
+            written: Some(lspedit_tools::WriteFileReport {
+                path: "src/a b.ts".into(),
+                created: true,
+            }),
+            reason: None,
+            llm_content: String::new(),
+            display: "M other.ts".into(),
+            files: Vec::new(),
+            is_error: false,
+            diagnostics: Vec::new(),
+        };
+        let out = serde_json::to_value(WriteOutput::new(&r, Some("./src/a b.ts"))).unwrap();
+        assert_eq!(out["files"][0]["path"], "src/a b.ts", "{out}");
+        assert_eq!(out["files"][0]["status"], "added", "{out}");
+        r.written = Some(lspedit_tools::WriteFileReport {
+            path: "src/a b.ts".into(),
+            created: false,
+        });
+        r.display = "A other.ts".into();
+        let out = serde_json::to_value(WriteOutput::new(&r, Some("./src/a b.ts"))).unwrap();
+        assert_eq!(out["files"][0]["status"], "modified", "{out}");
     }
 
     #[test]
@@ -820,6 +949,7 @@ mod tests {
     #[test]
     fn the_window_says_what_follows() {
         let r = ToolResult {
+            written: None,
             reason: None,
             llm_content: String::new(),
             display: "Read a.ts (10 lines, base_sha abc)".into(),

@@ -44,8 +44,9 @@ pub fn portable<T: JsonSchema>() -> Arc<JsonObject> {
 }
 
 /// Rewrites `schema` in place into the portable subset: no `$schema`, no type arrays (the
-/// `null` member dropped), no `{"type": "null"}` alternative in `anyOf`/`oneOf`, no
-/// `default: null`, no integer `format`s (unsigned ones become `minimum: 0`).
+/// `null` member dropped), no `{"type": "null"}` alternative in `anyOf`/`oneOf`, no `null`
+/// among an `enum`'s values, no `default: null`, no integer `format`s (unsigned ones become
+/// `minimum: 0`).
 pub fn make_portable(schema: &mut Value) {
     let Value::Object(map) = schema else {
         return;
@@ -78,6 +79,11 @@ pub fn make_portable(schema: &mut Value) {
                 map.insert("anyOf".into(), Value::Array(alternatives));
             }
         }
+    }
+    // An `Option` of an enum lists `null` among its values; absent is how a portable schema
+    // says optional, so the value goes with the `null` type.
+    if let Some(Value::Array(values)) = map.get_mut("enum") {
+        values.retain(|v| !v.is_null());
     }
     if let Some(Value::String(format)) = map.get("format") {
         let unsigned = format.starts_with("uint");
@@ -263,7 +269,8 @@ mod tests {
                 "drift": {"type": "integer", "format": "int64"},
                 "name": {"anyOf": [{"type": "string", "description": "d"}, {"type": "null"}]},
                 "default": {"type": "string"},
-                "tags": {"type": "array", "items": {"type": ["string", "null"]}}
+                "tags": {"type": "array", "items": {"type": ["string", "null"]}},
+                "status": {"type": ["string", "null"], "enum": ["checked", "failed", null]}
             }
         });
         make_portable(&mut s);
@@ -276,7 +283,8 @@ mod tests {
                     "drift": {"type": "integer"},
                     "name": {"type": "string", "description": "d"},
                     "default": {"type": "string"},
-                    "tags": {"type": "array", "items": {"type": "string"}}
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                    "status": {"type": "string", "enum": ["checked", "failed"]}
                 }
             })
         );

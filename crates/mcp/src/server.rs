@@ -287,6 +287,7 @@ fn late_first(session: &Session, mut r: ToolResult) -> ToolResult {
 /// A refusal with `reason` whose text the model reads is `text`.
 fn refusal(reason: Reason, text: String) -> ToolResult {
     ToolResult {
+        written: None,
         reason: Some(reason),
         llm_content: text.clone(),
         display: text,
@@ -299,6 +300,7 @@ fn refusal(reason: Reason, text: String) -> ToolResult {
 fn usage_error(text: String) -> ToolResult {
     let text = format!("Error: invalid arguments: {text}");
     ToolResult {
+        written: None,
         reason: None,
         llm_content: text.clone(),
         display: text,

@@ -523,6 +523,7 @@ fn split_blocks(text: &str) -> Vec<&str> {
 
 fn text_result(llm_content: String, display: String, is_error: bool) -> ToolResult {
     ToolResult {
+        written: None,
         reason: None,
         llm_content,
         display,

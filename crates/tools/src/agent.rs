@@ -42,6 +42,18 @@ pub struct ToolResult {
     /// in path order (`checked`, `timed_out`, `no_server`, `failed`; docs/design.md §7). Empty when
     /// nothing was asked (no provider, diagnostics off, binary files, refusals).
     pub diagnostics: Vec<FileDiagnosticsStatus>,
+    /// What `write_file` did to its file (the patching tools report theirs in `files`); `None`
+    /// for every other tool and for a refusal.
+    pub written: Option<WriteFileReport>,
+}
+
+/// The one file `write_file` wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteFileReport {
+    /// Workspace-relative path, as shown.
+    pub path: String,
+    /// The file did not exist before (else it was overwritten).
+    pub created: bool,
 }
 
 impl ToolResult {
@@ -49,6 +61,7 @@ impl ToolResult {
     pub fn error(e: &ToolError) -> ToolResult {
         let text = format!("Error: {e}");
         ToolResult {
+            written: None,
             reason: Some(e.reason),
             llm_content: text.clone(),
             display: text,
@@ -257,6 +270,7 @@ impl Tools {
             base_sha(&bytes)
         );
         Ok(ToolResult {
+            written: None,
             reason: None,
             llm_content: view,
             display,
@@ -383,6 +397,7 @@ impl Tools {
             }];
             Ok((
                 ToolResult {
+                    written: None,
                     reason: None,
                     llm_content: msg,
                     display,
@@ -484,6 +499,10 @@ impl Tools {
             );
             Ok((
                 ToolResult {
+                    written: Some(WriteFileReport {
+                        path: shown.clone(),
+                        created: old.is_none(),
+                    }),
                     reason: None,
                     llm_content: msg,
                     display,
@@ -617,6 +636,7 @@ impl Tools {
             FileStatus::Applied(_) => None,
         });
         ToolResult {
+            written: None,
             reason,
             llm_content: llm,
             display,

@@ -85,6 +85,14 @@ pub enum DiagnosticsStatus {
 }
 
 impl DiagnosticsStatus {
+    /// Every status, in the order docs/design.md lists them.
+    pub const ALL: &'static [DiagnosticsStatus] = &[
+        DiagnosticsStatus::Checked,
+        DiagnosticsStatus::TimedOut,
+        DiagnosticsStatus::NoServer,
+        DiagnosticsStatus::Failed,
+    ];
+
     /// `checked`, `timed_out`, `no_server`, `failed`.
     pub fn as_str(self) -> &'static str {
         match self {

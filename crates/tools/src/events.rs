@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use lspedit_write::Reason;
 use serde_json::{Map, Value, json};
 
 /// One event of the workflow. Field names are those of the JSON form.
@@ -41,7 +42,7 @@ pub enum Event {
     StepCompleted {
         step_id: String,
         diff_id: String,
-        status: String,
+        status: StepStatus,
     },
     DiffProposed {
         diff_id: String,
@@ -70,12 +71,12 @@ pub enum Event {
         evidence_id: String,
     },
     FailureDetected {
-        reason: String,
+        reason: Reason,
         details: FailureDetails,
     },
     /// `diff_id` names the diff the pause is about (always set for `diff_rejected`).
     ExecutionPaused {
-        reason: String,
+        reason: PauseReason,
         diff_id: Option<String>,
     },
     // The executor's events: names and fields as seed 003 spells them (`docs/events.md`,
@@ -125,6 +126,53 @@ pub enum Event {
         reason: String,
         progress: f64,
     },
+}
+
+/// How a completed step's diff was written (`step_completed`'s `status`, the closed list of
+/// `docs/events.schema.json`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StepStatus {
+    /// Every file was written.
+    Applied,
+    /// Per-file atomicity: some files were written, others refused.
+    PartiallyApplied,
+}
+
+impl StepStatus {
+    /// Every status, in the order the schema lists them.
+    pub const ALL: &'static [StepStatus] = &[StepStatus::Applied, StepStatus::PartiallyApplied];
+
+    /// `applied`, `partially_applied`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepStatus::Applied => "applied",
+            StepStatus::PartiallyApplied => "partially_applied",
+        }
+    }
+}
+
+/// Why the workflow paused (`execution_paused`'s `reason`, the closed list of
+/// `docs/events.schema.json`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PauseReason {
+    /// A refusal or failure: a person decides what next.
+    NeedsUserDecision,
+    /// The approver said no.
+    DiffRejected,
+}
+
+impl PauseReason {
+    /// Every reason, in the order the schema lists them.
+    pub const ALL: &'static [PauseReason] =
+        &[PauseReason::NeedsUserDecision, PauseReason::DiffRejected];
+
+    /// `needs_user_decision`, `diff_rejected`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PauseReason::NeedsUserDecision => "needs_user_decision",
+            PauseReason::DiffRejected => "diff_rejected",
+        }
+    }
 }
 
 /// The structured `details` of a `failure_detected` event.
@@ -259,7 +307,7 @@ impl Event {
                 step_id,
                 diff_id,
                 status,
-            } => json!({ "step_id": step_id, "diff_id": diff_id, "status": status }),
+            } => json!({ "step_id": step_id, "diff_id": diff_id, "status": status.as_str() }),
             Event::DiffProposed {
                 diff_id,
                 files_changed,
@@ -294,10 +342,10 @@ impl Event {
                 "evidence_id": evidence_id,
             }),
             Event::FailureDetected { reason, details } => {
-                json!({ "reason": reason, "details": details.to_json() })
+                json!({ "reason": reason.as_str(), "details": details.to_json() })
             }
             Event::ExecutionPaused { reason, diff_id } => {
-                let mut v = json!({ "reason": reason });
+                let mut v = json!({ "reason": reason.as_str() });
                 if let Some(id) = diff_id {
                     v["diff_id"] = Value::from(id.as_str());
                 }
@@ -578,7 +626,7 @@ mod tests {
             tool: "apply_edit".into(),
         });
         sink.emit(&Event::ExecutionPaused {
-            reason: "diff_rejected".into(),
+            reason: PauseReason::DiffRejected,
             diff_id: Some("patch_1_abcdef01abcdef01abcdef01abcdef01".into()),
         });
         let text = fs::read_to_string(sink.path()).expect("log written");

@@ -10,13 +10,15 @@ pub mod events;
 mod lsp_provider;
 
 pub use agent::{
-    DiagnosticsFeedback, MAX_ECHOED_LINE_CHARS, ToolResult, Tools, ToolsConfig, WrittenFile,
-    cap_line, offset_past_end, sync_text,
+    DiagnosticsFeedback, MAX_ECHOED_LINE_CHARS, ToolResult, Tools, ToolsConfig, WriteFileReport,
+    WrittenFile, cap_line, offset_past_end, sync_text,
 };
 pub use asynchronous::AsyncTools;
 pub use diagnostics::{
     CheckError, CheckReport, Deadlines, DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider,
     DiagnosticsStatus, Feedback, FileDiagnosticsStatus, FileText, OtherFile,
 };
-pub use events::{Event, EventSink, FanOut, JsonlSink, NullSink, RecordingSink};
+pub use events::{
+    Event, EventSink, FanOut, JsonlSink, NullSink, PauseReason, RecordingSink, StepStatus,
+};
 pub use lsp_provider::LspProvider;

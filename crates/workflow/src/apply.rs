@@ -9,10 +9,11 @@ use std::sync::MutexGuard;
 use std::time::{Duration, Instant};
 
 use lspedit_engine::{Patch, parse_patch};
+use serde::{Deserialize, Serialize};
 
 use super::approval::{ApprovalRequest, Approver};
 use super::checkpoint::CheckpointManifest;
-use super::evidence::{ApplyRecord, FileRecord, Manifest};
+use super::evidence::{ApplyRecord, FileRecord, Manifest, Phase};
 use super::fresh::{check_fresh, stale_check};
 use super::model::{Pipeline, ProposedFile, affected};
 use super::plan::{ApplyPlan, Atomicity, RollbackStrategy, ValidationStage};
@@ -22,14 +23,17 @@ use super::util::{self, is_valid_id, new_id, now_ms};
 use super::validate::{self, ValidationCommand, ValidationReport};
 use super::{Workflow, lock};
 use lspedit_tools::diagnostics::FileDiagnosticsStatus;
-use lspedit_tools::events::{Event, FailureDetails, LimitKind, RollbackStatus, ScopeBreach};
+use lspedit_tools::events::{
+    Event, FailureDetails, LimitKind, PauseReason, RollbackStatus, ScopeBreach, StepStatus,
+};
 use lspedit_tools::{WrittenFile, sync_text};
 use lspedit_write::commit::{CommitResult, PathChange};
 use lspedit_write::patch::FileStatus;
 use lspedit_write::{Reason, ToolError};
 
-/// How an apply ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How an apply ended; serialized (evidence) as its [`ApplyStatus::as_str`] code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ApplyStatus {
     /// Every file was written.
     Applied,
@@ -44,6 +48,14 @@ pub enum ApplyStatus {
 }
 
 impl ApplyStatus {
+    /// Every status, in the order docs/design.md §9 lists them.
+    pub const ALL: &'static [ApplyStatus] = &[
+        ApplyStatus::Applied,
+        ApplyStatus::PartiallyApplied,
+        ApplyStatus::Rejected,
+        ApplyStatus::Refused,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             ApplyStatus::Applied => "applied",
@@ -189,11 +201,7 @@ impl ApplyRun<'_> {
                 FileApplyResult {
                     path: f.path.clone(),
                     applied: false,
-                    reason: Some(
-                        f.problem
-                            .as_ref()
-                            .map_or(e.reason, |p| util::reason_from_code(&p.reason)),
-                    ),
+                    reason: Some(f.problem.as_ref().map_or(e.reason, |p| p.reason)),
                     message: "not applied".into(),
                 }
             })
@@ -372,25 +380,29 @@ impl Workflow {
     /// The events that end an apply step: `step_completed` when files were written, the first
     /// refused file of a partial apply, `tool_end`.
     fn emit_apply_end(&self, out: &ApplyOutcome, step_id: String) {
-        if matches!(
-            out.status,
-            ApplyStatus::Applied | ApplyStatus::PartiallyApplied
-        ) {
+        let completed = match out.status {
+            ApplyStatus::Applied => Some(StepStatus::Applied),
+            ApplyStatus::PartiallyApplied => Some(StepStatus::PartiallyApplied),
+            // Nothing was written: the step did not complete.
+            ApplyStatus::Rejected | ApplyStatus::Refused => None,
+        };
+        if let Some(status) = completed {
             self.emit(Event::StepCompleted {
                 step_id,
                 diff_id: out.patch_id.clone(),
-                status: out.status.as_str().into(),
+                status,
             });
         }
         if let Some(f) = out.files.iter().find(|f| !f.applied)
             && out.status == ApplyStatus::PartiallyApplied
         {
             self.emit(Event::FailureDetected {
-                reason: f.reason.map_or("io_error", Reason::as_str).to_string(),
+                // Every file an apply refuses has its reason; io_error only if one had none.
+                reason: f.reason.unwrap_or(Reason::IoError),
                 details: FailureDetails::message(f.message.clone()),
             });
             self.emit(Event::ExecutionPaused {
-                reason: "needs_user_decision".into(),
+                reason: PauseReason::NeedsUserDecision,
                 diff_id: Some(out.patch_id.clone()),
             });
         }
@@ -453,7 +465,7 @@ impl Workflow {
             && let Some(p) = &f.problem
         {
             let e = ToolError::new(
-                util::reason_from_code(&p.reason),
+                p.reason,
                 Some(&f.path),
                 format!(
                     "{}; all_or_nothing applies no file when one is refused",
@@ -762,9 +774,9 @@ impl Workflow {
         self.evidence.write_manifest(&Manifest {
             evidence_id: stored.evidence_id().to_string(),
             patch_id: Some(stored.patch_id.clone()),
-            phase: "apply".into(),
+            phase: Phase::Apply,
             source: stored.source.clone(),
-            outcome: status.as_str().into(),
+            outcome: status.into(),
             created_ms: now_ms(),
             stages: run.pipeline.reports(),
             stats: stored.stats,
@@ -773,8 +785,8 @@ impl Workflow {
         self.evidence.write_apply(&ApplyRecord {
             patch_id: stored.patch_id.clone(),
             evidence_id: stored.evidence_id().to_string(),
-            status: status.as_str().into(),
-            reason: reason.map(|r| r.as_str().to_string()),
+            status,
+            reason,
             message: message.to_string(),
             atomicity: run.plan.atomicity.as_str().into(),
             files: files
@@ -782,7 +794,7 @@ impl Workflow {
                 .map(|f| FileRecord {
                     path: f.path.clone(),
                     applied: f.applied,
-                    reason: f.reason.map(|r| r.as_str().to_string()),
+                    reason: f.reason,
                     message: f.message.clone(),
                 })
                 .collect(),
@@ -862,7 +874,7 @@ impl Workflow {
             .collect();
         self.record(run, ApplyStatus::Rejected, None, &text, &files);
         self.emit(Event::ExecutionPaused {
-            reason: "diff_rejected".into(),
+            reason: PauseReason::DiffRejected,
             diff_id: Some(stored.patch_id.clone()),
         });
         ApplyOutcome {

@@ -12,7 +12,9 @@ use serde::{Deserialize, Serialize};
 use super::model::{ProposeStats, ProposedFile, StageReport};
 use super::util::{Layout, evict_oldest, write_json_atomic};
 use super::validate::ValidationReport;
+use crate::ApplyStatus;
 use crate::excerpt::ExcerptSet;
+use lspedit_write::Reason;
 use lspedit_write::workspace::write_atomic_abs;
 
 /// `<id>.manifest.json`: the pipeline report of a proposal (rewritten with the apply-time stages
@@ -22,15 +24,46 @@ pub struct Manifest {
     pub evidence_id: String,
     pub patch_id: Option<String>,
     /// `propose` or `apply`: which step wrote this version of the manifest.
-    pub phase: String,
+    pub phase: Phase,
     /// `regex` or `patch`.
     pub source: String,
     /// `proposed`, `refused`, `applied`, `partially_applied`, `rejected`.
-    pub outcome: String,
+    pub outcome: Outcome,
     pub created_ms: u64,
     pub stages: Vec<StageReport>,
     pub stats: ProposeStats,
     pub files: Vec<ProposedFile>,
+}
+
+/// Which step wrote a manifest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    Propose,
+    Apply,
+}
+
+/// How the step that wrote a manifest ended: a proposal stored or refused, or an apply's
+/// [`ApplyStatus`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Proposed,
+    Refused,
+    Applied,
+    PartiallyApplied,
+    Rejected,
+}
+
+impl From<ApplyStatus> for Outcome {
+    fn from(s: ApplyStatus) -> Outcome {
+        match s {
+            ApplyStatus::Applied => Outcome::Applied,
+            ApplyStatus::PartiallyApplied => Outcome::PartiallyApplied,
+            ApplyStatus::Rejected => Outcome::Rejected,
+            ApplyStatus::Refused => Outcome::Refused,
+        }
+    }
 }
 
 /// One file's line of `<id>.apply.json`.
@@ -38,7 +71,7 @@ pub struct Manifest {
 pub struct FileRecord {
     pub path: String,
     pub applied: bool,
-    pub reason: Option<String>,
+    pub reason: Option<Reason>,
     pub message: String,
 }
 
@@ -48,8 +81,8 @@ pub struct ApplyRecord {
     pub patch_id: String,
     pub evidence_id: String,
     /// `applied`, `partially_applied`, `rejected`, `refused`.
-    pub status: String,
-    pub reason: Option<String>,
+    pub status: ApplyStatus,
+    pub reason: Option<Reason>,
     pub message: String,
     pub atomicity: String,
     pub files: Vec<FileRecord>,

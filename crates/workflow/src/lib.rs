@@ -44,7 +44,7 @@ use lspedit_engine::parse_patch;
 
 pub use apply::{ApplyOutcome, ApplyStatus, FileApplyResult};
 pub use approval::{ApprovalRequest, Approver, AutoApprove, Callback, Deny};
-pub use evidence::{ApplyRecord, FileRecord, Manifest};
+pub use evidence::{ApplyRecord, FileRecord, Manifest, Outcome, Phase};
 pub use excerpt::{
     ExcerptCandidates, ExcerptLimits, ExcerptSet, FileExcerpt, SkippedCandidate, select_excerpts,
 };
@@ -71,7 +71,7 @@ use self::util::{
     Layout, WorkspaceLock, is_valid_id, lock_workspace, new_id, now_ms, show_sha, state_error,
 };
 use lspedit_tools::Tools;
-use lspedit_tools::events::{Event, EventSink, FailureDetails, FanOut, JsonlSink};
+use lspedit_tools::events::{Event, EventSink, FailureDetails, FanOut, JsonlSink, PauseReason};
 use lspedit_write::commit::{
     CommitResult, CommitUnit, OnChanged, PathChange, Policy as CommitPolicy, Staging, commit,
 };
@@ -310,9 +310,9 @@ impl Workflow {
         self.evidence.write_manifest(&Manifest {
             evidence_id,
             patch_id: Some(stored.patch_id.clone()),
-            phase: "propose".into(),
+            phase: Phase::Propose,
             source: stored.source.clone(),
-            outcome: "proposed".into(),
+            outcome: Outcome::Proposed,
             created_ms: now_ms(),
             stages: stored.stages.clone(),
             stats: stored.stats,
@@ -340,9 +340,9 @@ impl Workflow {
         self.evidence.write_manifest(&Manifest {
             evidence_id: ev.clone(),
             patch_id: None,
-            phase: "propose".into(),
+            phase: Phase::Propose,
             source: refused.source.into(),
-            outcome: "refused".into(),
+            outcome: Outcome::Refused,
             created_ms: now_ms(),
             stages: refused.stages,
             stats: refused.stats,
@@ -387,11 +387,11 @@ impl Workflow {
     /// `failure_detected` with `details`, then `execution_paused` (naming the diff when known).
     fn failure_with(&self, e: &ToolError, details: FailureDetails, diff_id: Option<&str>) {
         self.emit(Event::FailureDetected {
-            reason: e.reason.as_str().to_string(),
+            reason: e.reason,
             details,
         });
         self.emit(Event::ExecutionPaused {
-            reason: "needs_user_decision".into(),
+            reason: PauseReason::NeedsUserDecision,
             diff_id: diff_id.map(str::to_string),
         });
     }

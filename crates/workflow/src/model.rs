@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 
+use lspedit_write::Reason;
 use serde::{Deserialize, Serialize};
 
 /// What a proposed change does to a file.
@@ -19,8 +20,9 @@ pub enum ChangeKind {
 /// Why a file of a proposal would be refused (the rest can still apply per file).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileProblem {
-    /// The reason code (`hunk_mismatch`, ...).
-    pub reason: String,
+    /// Stored as its code (`hunk_mismatch`, ...); a stored code this build does not know makes
+    /// the stored proposal `tampered_state`.
+    pub reason: Reason,
     pub message: String,
 }
 

@@ -490,7 +490,7 @@ impl Review<'_> {
             removed: 0,
             changes: 0,
             problem: Some(FileProblem {
-                reason: e.reason.as_str().to_string(),
+                reason: e.reason,
                 message: e.message.clone(),
             }),
         });
@@ -896,11 +896,7 @@ impl Builder<'_> {
             .collect();
         if good.is_empty() {
             let e = match bad.first().and_then(|f| f.problem.as_ref().map(|p| (f, p))) {
-                Some((f, p)) => ToolError::new(
-                    super::util::reason_from_code(&p.reason),
-                    Some(&f.path),
-                    p.message.clone(),
-                ),
+                Some((f, p)) => ToolError::new(p.reason, Some(&f.path), p.message.clone()),
                 None => ToolError::new(Reason::HunkMismatch, None, "no section applies"),
             };
             return Err(self.refuse("hunk", problems.join("; "), e, files));

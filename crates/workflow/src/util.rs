@@ -439,11 +439,6 @@ fn entry_size(path: &Path) -> u64 {
     }
 }
 
-/// The [`Reason`] of a stored code (`io_error` for a code this build does not know).
-pub(crate) fn reason_from_code(code: &str) -> Reason {
-    Reason::from_code(code).unwrap_or(Reason::IoError)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -473,13 +468,6 @@ mod tests {
         assert_eq!(short_id_note("patch", &format!("patch_1_{t}")), None);
         assert_eq!(short_id_note("patch", "../x"), None);
         assert_eq!(id_ms("patch_42_abcdef01"), 42);
-    }
-
-    #[test]
-    fn every_reason_round_trips() {
-        for r in Reason::ALL {
-            assert_eq!(reason_from_code(r.as_str()), *r);
-        }
     }
 
     #[test]

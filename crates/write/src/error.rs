@@ -12,8 +12,12 @@ use lspedit_engine::EngineError;
 /// The first group is the engine's ([`lspedit_engine::Reason`], converted by `From`, code for
 /// code); the second is the tools' own: the workspace's confinement, the workflow's checks and
 /// stored state, limits, and I/O, which the pure engine never produces.
+///
+/// Closed on purpose (not `#[non_exhaustive]`): the layers above match it exhaustively, so a
+/// reason added here fails to compile wherever it is not yet given a place. It serializes as its
+/// code, and deserializing refuses any other string (stored state read back is untrusted: an
+/// unknown code is an error, never a default).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
 pub enum Reason {
     // The engine's.
     InvalidDiffFormat,
@@ -115,10 +119,41 @@ impl Reason {
 }
 
 impl From<lspedit_engine::Reason> for Reason {
-    /// The wire reason with the engine reason's code (every engine code is one:
-    /// `every_engine_reason_keeps_its_code`).
+    /// The wire reason of the same code (`every_engine_reason_keeps_its_code`). No wildcard arm:
+    /// a new engine reason does not compile until it is given its wire reason here.
     fn from(r: lspedit_engine::Reason) -> Reason {
-        Reason::from_code(r.as_str()).unwrap_or(Reason::IoError)
+        use lspedit_engine::Reason as E;
+        match r {
+            E::InvalidDiffFormat => Reason::InvalidDiffFormat,
+            E::UnsafeDiff => Reason::UnsafeDiff,
+            E::EmptyDiff => Reason::EmptyDiff,
+            E::HunkMismatch => Reason::HunkMismatch,
+            E::AmbiguousMatch => Reason::AmbiguousMatch,
+            E::OutOfBounds => Reason::OutOfBounds,
+            E::TruncatedInput => Reason::TruncatedInput,
+            E::AnchoredAddition => Reason::AnchoredAddition,
+            E::BinaryFile => Reason::BinaryFile,
+            E::NotUtf8 => Reason::NotUtf8,
+            E::FileNotFound => Reason::FileNotFound,
+            E::FileExists => Reason::FileExists,
+            E::AlreadyApplied => Reason::AlreadyApplied,
+        }
+    }
+}
+
+impl serde::Serialize for Reason {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Reason {
+    /// A known code, else an error naming it: stored state with a code this build does not
+    /// know is not what lspedit wrote.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Reason, D::Error> {
+        let code = String::deserialize(d)?;
+        Reason::from_code(&code)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown reason code `{code}`")))
     }
 }
 
@@ -204,5 +239,22 @@ mod tests {
         for &r in lspedit_engine::Reason::ALL {
             assert_eq!(Reason::from(r).as_str(), r.as_str());
         }
+    }
+
+    /// Serialized as its bare code (stored state and JSON unchanged); an unknown code read
+    /// back is an error, never a stand-in reason.
+    #[test]
+    fn serde_uses_the_code_and_refuses_unknown_ones() {
+        for &r in Reason::ALL {
+            let json = serde_json::to_string(&r).unwrap();
+            assert_eq!(json, format!("\"{}\"", r.as_str()));
+            assert_eq!(serde_json::from_str::<Reason>(&json).unwrap(), r);
+        }
+        let e = serde_json::from_str::<Reason>("\"made_up\"").unwrap_err();
+        assert!(
+            e.to_string().contains("unknown reason code `made_up`"),
+            "{e}"
+        );
+        assert!(serde_json::from_str::<Reason>("7").is_err());
     }
 }

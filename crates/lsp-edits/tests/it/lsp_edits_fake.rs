@@ -190,7 +190,7 @@ fn an_edit_into_git_is_refused_and_nothing_is_written() {
     let r = rename(&env, LineRef::Number(1));
     assert!(r.is_error);
     assert_eq!(
-        r.reason.as_deref(),
+        r.reason.map(|r| r.as_str()),
         Some("protected_path"),
         "{}",
         r.llm_content
@@ -216,7 +216,7 @@ fn an_edit_outside_the_root_is_refused_and_nothing_is_written() {
     });
     let r = rename(&env, LineRef::Number(1));
     assert_eq!(
-        r.reason.as_deref(),
+        r.reason.map(|r| r.as_str()),
         Some("path_outside_workspace"),
         "{}",
         r.llm_content
@@ -233,7 +233,7 @@ fn an_edit_outside_the_root_is_refused_and_nothing_is_written() {
     });
     let r = rename(&env2, LineRef::Number(1));
     assert_eq!(
-        r.reason.as_deref(),
+        r.reason.map(|r| r.as_str()),
         Some("path_outside_workspace"),
         "{}",
         r.llm_content
@@ -263,7 +263,7 @@ fn a_stale_anchor_is_refused_before_the_server_is_asked() {
     let anchor = stale.split('|').next().unwrap().to_string();
     let r = rename(&env, LineRef::Anchor(anchor));
     assert_eq!(
-        r.reason.as_deref(),
+        r.reason.map(|r| r.as_str()),
         Some("stale_context"),
         "{}",
         r.llm_content
@@ -288,7 +288,7 @@ fn a_symbol_not_on_the_line_names_file_line_and_symbol() {
         "plus",
         EditOptions::default(),
     );
-    assert_eq!(r.reason.as_deref(), Some("symbol_not_found"));
+    assert_eq!(r.reason.map(|r| r.as_str()), Some("symbol_not_found"));
     assert!(
         r.llm_content.contains("a.ts") && r.llm_content.contains("line 2"),
         "{}",
@@ -437,7 +437,7 @@ fn a_command_action_applies_the_edit_the_server_sends_back() {
         &ActionPick::Index(9),
         EditOptions::default(),
     );
-    assert_eq!(r.reason.as_deref(), Some("action_not_found"));
+    assert_eq!(r.reason.map(|r| r.as_str()), Some("action_not_found"));
     assert!(r.llm_content.contains("1. Resolve me"), "{}", r.llm_content);
 }
 

@@ -764,3 +764,35 @@ fn a_swapped_checkpoint_is_refused_on_undo() {
     assert_eq!(e.read("b.txt"), "a\nB\nc\n", "nothing restored");
     e.assert_outside_untouched();
 }
+
+// Regression: a refused file's reason was stored as a free string and read back with a
+// fallback, so a planted code became `io_error` (or whatever the fallback was) instead of a
+// refusal. It is now a typed reason stored as its code; an unknown code is not lspedit's.
+#[test]
+fn a_stored_file_problem_with_an_unknown_reason_is_tampered_state() {
+    let e = Env::new(&[("a.txt", "a\nb\nc\n"), ("c.txt", "a\nb\nc\n")]);
+    let wf = e.open();
+    let patch = replace_diff("a.txt", "b", "B") + &replace_diff("c.txt", "not there", "X");
+    let p = wf.propose_edit(&ProposeRequest::patch(patch)).unwrap();
+    // Stored exactly as before the reason was typed: the bare code.
+    let stored = std::fs::read_to_string(e.patch_json(&p.patch_id)).unwrap();
+    assert!(stored.contains(r#""reason": "hunk_mismatch""#), "{stored}");
+    edit_json(&e.patch_json(&p.patch_id), |v| {
+        v["files"][1]["problem"]["reason"] = Value::from("made_up");
+    });
+    let plan = ApplyPlan {
+        atomicity: Atomicity::PerFile,
+        ..ApplyPlan::default()
+    };
+    let out = wf.apply_edit(&p.patch_id, &plan);
+    assert_tampered(
+        &out,
+        &[&format!(".lspedit/patches/{}.json", p.patch_id), "made_up"],
+    );
+    assert_eq!(e.read("a.txt"), "a\nb\nc\n", "nothing written");
+    assert_eq!(
+        wf.proposal(&p.patch_id).unwrap_err().reason,
+        Reason::TamperedState
+    );
+    e.assert_outside_untouched();
+}

@@ -318,10 +318,10 @@ fn invalid_diff_is_refused_with_evidence_and_failure_events() {
     let events = e.rec.events();
     assert!(matches!(&events[1], Event::ToolEnd { is_error: true, .. }));
     assert!(
-        matches!(&events[2], Event::FailureDetected { reason, .. } if reason == "invalid_diff_format")
+        matches!(&events[2], Event::FailureDetected { reason, .. } if reason.as_str() == "invalid_diff_format")
     );
     assert!(
-        matches!(&events[3], Event::ExecutionPaused { reason, .. } if reason == "needs_user_decision")
+        matches!(&events[3], Event::ExecutionPaused { reason, .. } if reason.as_str() == "needs_user_decision")
     );
     assert!(listing(&e.root().join(".lspedit/patches")).is_empty());
     let ev = e.root().join(".lspedit/evidence");
@@ -356,12 +356,12 @@ fn assert_refused_before_approval(e: &Env, reason: &str) {
     );
     let events = e.rec.events();
     assert!(
-        matches!(&events[6], Event::FailureDetected { reason: r, .. } if r == reason),
+        matches!(&events[6], Event::FailureDetected { reason: r, .. } if r.as_str() == reason),
         "{:?}",
         events[6]
     );
     assert!(
-        matches!(&events[7], Event::ExecutionPaused { reason, diff_id: Some(_) } if reason == "needs_user_decision")
+        matches!(&events[7], Event::ExecutionPaused { reason, diff_id: Some(_) } if reason.as_str() == "needs_user_decision")
     );
     assert!(
         matches!(&events[8], Event::ToolEnd { is_error: true, .. }),
@@ -525,7 +525,7 @@ fn user_rejects_nothing_applied() {
     // The pause names the rejected diff; the apply ended as failed.
     assert!(matches!(
         &events[8],
-        Event::ExecutionPaused { reason, diff_id: Some(d) } if reason == "diff_rejected" && *d == p.patch_id
+        Event::ExecutionPaused { reason, diff_id: Some(d) } if reason.as_str() == "diff_rejected" && *d == p.patch_id
     ));
     assert_eq!(events[9].to_json(0)["status"], "failed", "{:?}", events[9]);
     assert!(listing(&e.root().join(".lspedit/checkpoints")).is_empty());
@@ -622,7 +622,7 @@ fn all_or_nothing_with_a_mismatching_hunk_applies_nothing() {
         .problem
         .clone()
         .unwrap();
-    assert_eq!(problem.reason, "hunk_mismatch");
+    assert_eq!(problem.reason, Reason::HunkMismatch);
     assert!(
         p.llm_content().contains("FAILED c.txt: hunk_mismatch"),
         "{}",
