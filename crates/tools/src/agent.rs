@@ -21,11 +21,9 @@ use crate::diagnostics::{
     self, CheckError, Diagnostic, DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider,
     DiagnosticsStatus, Feedback, FileDiagnosticsStatus, FileText,
 };
-use lspedit_write::patch::{
-    ApplyPatchOptions, FileReport, FileStatus, MAX_REPLANS, PatchLimits, apply_parsed,
-};
-use lspedit_write::workspace::{Replaced, Workspace, base_sha};
-use lspedit_write::{Reason, ToolError};
+use lspedit_write::patch::{ApplyPatchOptions, FileReport, FileStatus, PatchLimits, apply_parsed};
+use lspedit_write::workspace::{Workspace, base_sha};
+use lspedit_write::{Reason, ToolError, write_planned};
 
 /// What a tool returns. `llm_content` is what the model reads; `display` is a short summary with
 /// a unified diff for a person; `files` the per-file report.
@@ -315,45 +313,37 @@ impl Tools {
                     "no such file; create it with write_file",
                 )
             };
-            let mut bytes = self.ws.read(path)?.ok_or_else(missing)?;
-            self.guard(&shown, &abs, Some(&bytes))?;
+            let current = self.ws.read(path)?.ok_or_else(missing)?;
+            self.guard(&shown, &abs, Some(&current))?;
             // Planned from the bytes as read and written only if the file still holds them;
             // another writer's change in between is planned again from (bounded).
-            let mut tries = 0;
-            let r = loop {
-                // Lines borrowed from the bytes as read, the result rendered from them once:
-                // the old text is those bytes, so a large file is not re-rendered for the
-                // display diff and the diagnostics.
-                let r = search_replace_bytes(
-                    &bytes,
-                    old_text,
-                    new_text,
-                    replace_all,
-                    &self.config.engine,
-                )
-                .map_err(|e| ToolError::from_engine(Some(&shown), e))?;
-                match self
-                    .ws
-                    .replace_verified(&shown, Some(&bytes), Some(&r.new_content), None)?
-                {
-                    Replaced::Done => break r,
-                    Replaced::Changed { current } if tries < MAX_REPLANS => {
-                        tries += 1;
-                        bytes = current.ok_or_else(missing)?;
-                    }
-                    Replaced::Changed { .. } => {
-                        return Err(ToolError::new(
-                            Reason::StaleContext,
-                            Some(&shown),
-                            "the file kept changing on disk while this edit was being written; nothing was written: re-read it and retry",
-                        ));
-                    }
-                }
-            };
+            let written = write_planned(
+                &self.ws,
+                &shown,
+                &abs,
+                Some(current),
+                |bytes| {
+                    // Lines borrowed from the bytes as read, the result rendered from them
+                    // once: the old text is those bytes, so a large file is not re-rendered for
+                    // the display diff and the diagnostics.
+                    let mut r = search_replace_bytes(
+                        bytes.ok_or_else(missing)?,
+                        old_text,
+                        new_text,
+                        replace_all,
+                        &self.config.engine,
+                    )
+                    .map_err(|e| ToolError::from_engine(Some(&shown), e))?;
+                    let content = std::mem::take(&mut r.new_content);
+                    Ok((content, r))
+                },
+                "the file kept changing on disk while this edit was being written; nothing was written: re-read it and retry",
+            )?;
+            let r = written.planned;
             let not_utf8 =
                 |_| ToolError::new(Reason::NotUtf8, Some(&shown), "the file is not valid UTF-8");
-            let new_s = String::from_utf8(r.new_content).map_err(not_utf8)?;
-            let old_s = String::from_utf8(bytes).map_err(not_utf8)?;
+            let new_s = String::from_utf8(written.new).map_err(not_utf8)?;
+            let old_s = String::from_utf8(written.old.ok_or_else(missing)?).map_err(not_utf8)?;
             self.remember(&abs, new_s.as_bytes());
             let places = if r.count == 1 {
                 format!("line {}", r.lines[0])
@@ -443,32 +433,19 @@ impl Tools {
         let _held = lock(&file_lock);
         let shown = self.ws.display_path(&abs);
         let result = (|| -> Result<(ToolResult, Option<String>, bool), ToolError> {
-            let mut old = self.ws.read(path)?;
-            self.guard(&shown, &abs, old.as_deref())?;
+            let current = self.ws.read(path)?;
+            self.guard(&shown, &abs, current.as_deref())?;
             // The whole content is the model's: a change by another writer since the read only
             // changes what is overwritten (and what the report says it was), never the result.
-            let mut tries = 0;
-            loop {
-                match self.ws.replace_verified(
-                    &shown,
-                    old.as_deref(),
-                    Some(content.as_bytes()),
-                    None,
-                )? {
-                    Replaced::Done => break,
-                    Replaced::Changed { current } if tries < MAX_REPLANS => {
-                        tries += 1;
-                        old = current;
-                    }
-                    Replaced::Changed { .. } => {
-                        return Err(ToolError::new(
-                            Reason::StaleContext,
-                            Some(&shown),
-                            "the file kept changing on disk while it was being written; nothing was written: retry",
-                        ));
-                    }
-                }
-            }
+            let old = write_planned(
+                &self.ws,
+                &shown,
+                &abs,
+                current,
+                |_| Ok((content.as_bytes().to_vec(), ())),
+                "the file kept changing on disk while it was being written; nothing was written: retry",
+            )?
+            .old;
             self.remember(&abs, content.as_bytes());
             let binary = has_binary_extension(&shown) || check_text(content.as_bytes()).is_err();
             let lines = content.lines().count();

@@ -10,6 +10,7 @@ pub mod commit;
 mod error;
 pub mod patch;
 pub mod plan;
+mod single;
 pub mod workspace;
 
 pub use error::{Reason, ToolError};
@@ -17,4 +18,5 @@ pub use patch::{
     ApplyPatchOptions, FileReport, FileStatus, MAX_REPLANS, PatchLimits, PatchReport, apply_parsed,
     apply_patch,
 };
+pub use single::{Written, write_planned};
 pub use workspace::{Replaced, Workspace, base_sha, write_atomic_abs};
