@@ -22,8 +22,9 @@ use crate::diagnostics::{
     DiagnosticsStatus, Feedback, FileDiagnosticsStatus, FileText,
 };
 use lspedit_write::patch::{
-    ApplyPatchOptions, FileReport, FileStatus, MAX_REPLANS, PatchLimits, apply_parsed,
+    ApplyPatchOptions, FileReport, FileStatus, MAX_REPLANS, PatchLimits, apply_resolved,
 };
+use lspedit_write::plan::Resolved;
 use lspedit_write::workspace::{Replaced, Workspace, base_sha};
 use lspedit_write::{Reason, ToolError};
 
@@ -528,16 +529,23 @@ impl Tools {
             Ok(p) => p,
             Err(e) => return ToolResult::error(&e),
         };
-        // Lock every file the patch names, in path order (no lock-order inversion).
-        let mut paths: Vec<PathBuf> = Vec::new();
+        // Lock every file the patch names, in path order (no lock-order inversion). Each name
+        // is resolved once, here: the read guard, the plan, the commit and `remember` below use
+        // this resolution. Resolving again later would not make it safer: another program can
+        // change the path at any moment, and every write opens its directory without following
+        // a symlink, so a stale resolution can fail a write but never move it outside the root
+        // or under a protected name (checked by name again at the plan and the commit).
+        let mut resolved = Resolved::new();
         for fp in &patch.files {
             for p in [Some(fp.path()), fp.new_path()].into_iter().flatten() {
-                match self.ws.resolve(p) {
-                    Ok(abs) => paths.push(abs),
-                    Err(_) => continue,
+                if !resolved.contains_key(p)
+                    && let Ok(abs) = self.ws.resolve(p)
+                {
+                    resolved.insert(p.to_string(), abs);
                 }
             }
         }
+        let mut paths: Vec<PathBuf> = resolved.values().cloned().collect();
         paths.sort();
         paths.dedup();
         let file_locks: Vec<Arc<Mutex<()>>> = paths.iter().map(|p| self.file_lock(p)).collect();
@@ -545,9 +553,9 @@ impl Tools {
 
         if self.config.read_guard {
             for fp in &patch.files {
-                if let Ok(abs) = self.ws.resolve(fp.path()) {
-                    let current = self.ws.read(fp.path()).ok().flatten();
-                    if let Err(e) = self.guard(fp.path(), &abs, current.as_deref()) {
+                if let Some(abs) = resolved.get(fp.path()) {
+                    let current = self.ws.read_resolved(abs, fp.path()).ok().flatten();
+                    if let Err(e) = self.guard(fp.path(), abs, current.as_deref()) {
                         return ToolResult::error(&e);
                     }
                 }
@@ -558,7 +566,7 @@ impl Tools {
             dry_run: false,
             limits: self.config.patch_limits,
         };
-        let report = match apply_parsed(&self.ws, &patch, &opts) {
+        let report = match apply_resolved(&self.ws, &patch, &opts, &resolved) {
             Ok(r) => r,
             Err(e) => return ToolResult::error(&e),
         };
@@ -576,7 +584,13 @@ impl Tools {
                 continue;
             };
             llm.push_str(&sync_text(&o.path, &o.sync));
-            if let (Some(content), Ok(abs)) = (&o.new_content, self.ws.resolve(&o.path)) {
+            // The written path is one the patch names, resolved above (by the engine's spelling
+            // of it, else resolved now).
+            let abs = match resolved.get(&o.path) {
+                Some(abs) => Ok(abs.clone()),
+                None => self.ws.resolve(&o.path),
+            };
+            if let (Some(content), Ok(abs)) = (&o.new_content, abs) {
                 self.remember(&abs, content);
                 // `from_utf8` first: its validation is several times faster than the lossy
                 // decoder's, and the engine's output is UTF-8 unless the file was not text.

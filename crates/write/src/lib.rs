@@ -15,6 +15,6 @@ pub mod workspace;
 pub use error::{Reason, ToolError};
 pub use patch::{
     ApplyPatchOptions, FileReport, FileStatus, MAX_REPLANS, PatchLimits, PatchReport, apply_parsed,
-    apply_patch,
+    apply_patch, apply_resolved,
 };
 pub use workspace::{Replaced, Workspace, base_sha, write_atomic_abs};
