@@ -923,12 +923,15 @@ fn switch_verified(
         return Ok(Replaced::Changed { current });
     }
     // The entry and the opened file are one (unless the entry is a symlink): else it was
-    // replaced between the two, and the bytes read are not the entry's.
+    // replaced between the two, and the bytes read are not the entry's. Whether the entry is
+    // a symlink is asked only when they differ, so the usual switch looks the name up once.
     if let (Some(f), Some(e)) = (old.as_ref(), entry) {
         let st = rustix::fs::fstat(f).map_err(|e| io("reading", &e.into()))?;
-        let is_link = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
-            .is_ok_and(|s| rustix::fs::FileType::from_raw_mode(s.st_mode).is_symlink());
-        if ident(&st) != e && !is_link {
+        let is_link = || {
+            rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
+                .is_ok_and(|s| rustix::fs::FileType::from_raw_mode(s.st_mode).is_symlink())
+        };
+        if ident(&st) != e && !is_link() {
             return Ok(Replaced::Changed {
                 current: read_entry(dir, name).map_err(|e| io("reading", &e))?,
             });
