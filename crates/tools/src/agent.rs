@@ -222,7 +222,7 @@ impl Tools {
         let shown = self.ws.display_path(&abs);
         let bytes = self
             .ws
-            .read(path)?
+            .read_resolved(&abs, path)?
             .ok_or_else(|| ToolError::new(Reason::FileNotFound, Some(&shown), "no such file"))?;
         let doc =
             Document::from_bytes(&bytes).map_err(|e| ToolError::from_engine(Some(&shown), e))?;
@@ -302,7 +302,9 @@ impl Tools {
                     "no such file; create it with write_file",
                 )
             };
-            let mut bytes = self.ws.read(path)?.ok_or_else(missing)?;
+            // `abs` as resolved above, for the lock: not walked by name again (see
+            // `Workspace::replace_resolved` for why nothing is lost).
+            let mut bytes = self.ws.read_resolved(&abs, path)?.ok_or_else(missing)?;
             self.guard(&shown, &abs, Some(&bytes))?;
             // Planned from the bytes as read and written only if the file still holds them;
             // another writer's change in between is planned again from (bounded).
@@ -319,10 +321,13 @@ impl Tools {
                     &self.config.engine,
                 )
                 .map_err(|e| ToolError::from_engine(Some(&shown), e))?;
-                match self
-                    .ws
-                    .replace_verified(&shown, Some(&bytes), Some(&r.new_content), None)?
-                {
+                match self.ws.replace_resolved(
+                    &abs,
+                    &shown,
+                    Some(&bytes),
+                    Some(&r.new_content),
+                    None,
+                )? {
                     Replaced::Done => break r,
                     Replaced::Changed { current } if tries < MAX_REPLANS => {
                         tries += 1;
@@ -429,13 +434,15 @@ impl Tools {
         let _held = lock(&file_lock);
         let shown = self.ws.display_path(&abs);
         let result = (|| -> Result<(ToolResult, Option<String>, bool), ToolError> {
-            let mut old = self.ws.read(path)?;
+            // `abs` as resolved above, for the lock: not walked by name again.
+            let mut old = self.ws.read_resolved(&abs, path)?;
             self.guard(&shown, &abs, old.as_deref())?;
             // The whole content is the model's: a change by another writer since the read only
             // changes what is overwritten (and what the report says it was), never the result.
             let mut tries = 0;
             loop {
-                match self.ws.replace_verified(
+                match self.ws.replace_resolved(
+                    &abs,
                     &shown,
                     old.as_deref(),
                     Some(content.as_bytes()),
@@ -664,7 +671,7 @@ impl Tools {
         for path in paths {
             let abs = self.ws.resolve(path)?;
             let shown = self.ws.display_path(&abs);
-            let bytes = self.ws.read(path)?.ok_or_else(|| {
+            let bytes = self.ws.read_resolved(&abs, path)?.ok_or_else(|| {
                 ToolError::new(Reason::FileNotFound, Some(&shown), "no such file")
             })?;
             let text = String::from_utf8(bytes).map_err(|_| {
