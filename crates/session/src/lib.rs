@@ -9,7 +9,7 @@
 //! not installed or a check that times out never fails a tool: the result says why diagnostics
 //! are absent.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use lspedit_lsp::{BlockingPool, Diagnostic, PoolConfig};
@@ -34,9 +34,15 @@ pub struct Session {
     /// What loading the pool configuration ignored ([`PoolConfig::warnings`]): an untrusted
     /// `.lspedit/config.toml` that names a program to run, a symlinked config.
     config_warnings: Vec<String>,
-    /// The workflow, opened with the session so an all-or-nothing commit a crashed process
-    /// left half done is rolled back before anything else touches the workspace.
-    workflow: Result<Workflow, ToolError>,
+    /// The workflow, opened on first use: by a workflow operation, or by the first use of the
+    /// tools when a crashed all-or-nothing commit may have left a journal
+    /// ([`Session::tools`]), so that commit is rolled back before anything else touches the
+    /// workspace. A plain tool call in a workspace without a journal never opens it, and so
+    /// looks under `.lspedit/` only by that one probe.
+    workflow: OnceLock<Result<Workflow, ToolError>>,
+    workflow_config: WorkflowConfig,
+    /// Set once the tools' first use has checked for an interrupted commit.
+    recovery_checked: OnceLock<()>,
 }
 
 impl std::fmt::Debug for Session {
@@ -169,22 +175,47 @@ impl Session {
         no_pool: Option<String>,
         workflow: WorkflowConfig,
     ) -> Session {
-        let workflow = Workflow::open(Arc::clone(&tools), workflow);
-        match &workflow {
-            Ok(wf) => {
-                for r in wf.recovered() {
-                    tracing::warn!(?r, "rolled back an interrupted all-or-nothing commit");
-                }
-            }
-            Err(e) => tracing::warn!("the propose/apply workflow is unavailable: {e}"),
-        }
         Session {
             tools,
             lsp,
             no_pool,
             config_warnings: Vec::new(),
-            workflow,
+            workflow: OnceLock::new(),
+            workflow_config: workflow,
+            recovery_checked: OnceLock::new(),
         }
+    }
+
+    /// The workflow, opened (which rolls back an interrupted all-or-nothing commit) the first
+    /// time it is asked for.
+    fn opened(&self) -> &Result<Workflow, ToolError> {
+        self.workflow.get_or_init(|| {
+            let workflow = Workflow::open(Arc::clone(&self.tools), self.workflow_config.clone());
+            match &workflow {
+                Ok(wf) => {
+                    for r in wf.recovered() {
+                        tracing::warn!(?r, "rolled back an interrupted all-or-nothing commit");
+                    }
+                }
+                Err(e) => tracing::warn!("the propose/apply workflow is unavailable: {e}"),
+            }
+            workflow
+        })
+    }
+
+    /// Once per session, before the tools first touch the workspace: roll back what a crashed
+    /// all-or-nothing commit left half done, so no tool reads or patches a half-new set of
+    /// files. One `lstat` when there is no journal ([`Workflow::may_need_recovery`]); otherwise
+    /// the workflow is opened now, which verifies `.lspedit/` and recovers. (The workflow's own
+    /// operations recover before each of them as well.)
+    fn recover_first(&self) {
+        self.recovery_checked.get_or_init(|| {
+            if self.workflow.get().is_none()
+                && Workflow::may_need_recovery(self.tools.workspace().root())
+            {
+                let _ = self.opened();
+            }
+        });
     }
 
     /// What loading the pool configuration ignored, one sentence each (empty when nothing).
@@ -193,15 +224,18 @@ impl Session {
         &self.config_warnings
     }
 
-    /// The agent tools (`read_file`, `edit`, `write_file`, `apply_patch`).
+    /// The agent tools (`read_file`, `edit`, `write_file`, `apply_patch`). The first call rolls
+    /// back an all-or-nothing commit a crashed process left half done, if there is one: one
+    /// `lstat` of `.lspedit/journal` when there is none ([`Workflow::may_need_recovery`]).
     pub fn tools(&self) -> &Tools {
+        self.recover_first();
         &self.tools
     }
 
     /// The propose → apply → undo workflow over the same tools (and so the same file locks
     /// and diagnostics).
     pub fn workflow(&self) -> Result<&Workflow, ToolError> {
-        self.workflow.as_ref().map_err(Clone::clone)
+        self.opened().as_ref().map_err(Clone::clone)
     }
 
     /// `propose_edit` as a tool result: the proposal's text (patch id, summary, diff), or the
@@ -300,7 +334,7 @@ impl Session {
     /// `check` command puts them in front of its own text, and refuses the whole call for a
     /// path in [`DiagnosticsReport::refused`]).
     pub fn diagnostics_checked(&self, paths: &[String]) -> Answer<DiagnosticsReport> {
-        let ws = self.tools.workspace();
+        let ws = self.tools().workspace();
         let mut report = DiagnosticsReport {
             unavailable: self.unavailable(),
             warnings: self.config_warnings.clone(),

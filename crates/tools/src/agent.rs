@@ -21,7 +21,10 @@ use crate::diagnostics::{
     self, CheckError, Diagnostic, DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider,
     DiagnosticsStatus, Feedback, FileDiagnosticsStatus, FileText,
 };
-use lspedit_write::patch::{ApplyPatchOptions, FileReport, FileStatus, PatchLimits, apply_parsed};
+use lspedit_write::patch::{
+    ApplyPatchOptions, FileReport, FileStatus, PatchLimits, apply_resolved,
+};
+use lspedit_write::plan::Resolved;
 use lspedit_write::workspace::{Workspace, base_sha};
 use lspedit_write::{Reason, ToolError, write_planned};
 
@@ -232,7 +235,7 @@ impl Tools {
         let shown = self.ws.display_path(&abs);
         let bytes = self
             .ws
-            .read(path)?
+            .read_resolved(&abs, path)?
             .ok_or_else(|| ToolError::new(Reason::FileNotFound, Some(&shown), "no such file"))?;
         let doc =
             Document::from_bytes(&bytes).map_err(|e| ToolError::from_engine(Some(&shown), e))?;
@@ -313,7 +316,9 @@ impl Tools {
                     "no such file; create it with write_file",
                 )
             };
-            let current = self.ws.read(path)?.ok_or_else(missing)?;
+            // `abs` as resolved above, for the lock: not walked by name again (see
+            // `Workspace::replace_resolved` for why nothing is lost).
+            let current = self.ws.read_resolved(&abs, path)?.ok_or_else(missing)?;
             self.guard(&shown, &abs, Some(&current))?;
             // Planned from the bytes as read and written only if the file still holds them;
             // another writer's change in between is planned again from (bounded).
@@ -433,7 +438,8 @@ impl Tools {
         let _held = lock(&file_lock);
         let shown = self.ws.display_path(&abs);
         let result = (|| -> Result<(ToolResult, Option<String>, bool), ToolError> {
-            let current = self.ws.read(path)?;
+            // `abs` as resolved above, for the lock: not walked by name again.
+            let current = self.ws.read_resolved(&abs, path)?;
             self.guard(&shown, &abs, current.as_deref())?;
             // The whole content is the model's: a change by another writer since the read only
             // changes what is overwritten (and what the report says it was), never the result.
@@ -524,16 +530,23 @@ impl Tools {
             Ok(p) => p,
             Err(e) => return ToolResult::error(&e),
         };
-        // Lock every file the patch names, in path order (no lock-order inversion).
-        let mut paths: Vec<PathBuf> = Vec::new();
+        // Lock every file the patch names, in path order (no lock-order inversion). Each name
+        // is resolved once, here: the read guard, the plan, the commit and `remember` below use
+        // this resolution. Resolving again later would not make it safer: another program can
+        // change the path at any moment, and every write opens its directory without following
+        // a symlink, so a stale resolution can fail a write but never move it outside the root
+        // or under a protected name (checked by name again at the plan and the commit).
+        let mut resolved = Resolved::new();
         for fp in &patch.files {
             for p in [Some(fp.path()), fp.new_path()].into_iter().flatten() {
-                match self.ws.resolve(p) {
-                    Ok(abs) => paths.push(abs),
-                    Err(_) => continue,
+                if !resolved.contains_key(p)
+                    && let Ok(abs) = self.ws.resolve(p)
+                {
+                    resolved.insert(p.to_string(), abs);
                 }
             }
         }
+        let mut paths: Vec<PathBuf> = resolved.values().cloned().collect();
         paths.sort();
         paths.dedup();
         let file_locks: Vec<Arc<Mutex<()>>> = paths.iter().map(|p| self.file_lock(p)).collect();
@@ -541,9 +554,9 @@ impl Tools {
 
         if self.config.read_guard {
             for fp in &patch.files {
-                if let Ok(abs) = self.ws.resolve(fp.path()) {
-                    let current = self.ws.read(fp.path()).ok().flatten();
-                    if let Err(e) = self.guard(fp.path(), &abs, current.as_deref()) {
+                if let Some(abs) = resolved.get(fp.path()) {
+                    let current = self.ws.read_resolved(abs, fp.path()).ok().flatten();
+                    if let Err(e) = self.guard(fp.path(), abs, current.as_deref()) {
                         return ToolResult::error(&e);
                     }
                 }
@@ -554,7 +567,7 @@ impl Tools {
             dry_run: false,
             limits: self.config.patch_limits,
         };
-        let report = match apply_parsed(&self.ws, &patch, &opts) {
+        let report = match apply_resolved(&self.ws, &patch, &opts, &resolved) {
             Ok(r) => r,
             Err(e) => return ToolResult::error(&e),
         };
@@ -572,7 +585,13 @@ impl Tools {
                 continue;
             };
             llm.push_str(&sync_text(&o.path, &o.sync));
-            if let (Some(content), Ok(abs)) = (&o.new_content, self.ws.resolve(&o.path)) {
+            // The written path is one the patch names, resolved above (by the engine's spelling
+            // of it, else resolved now).
+            let abs = match resolved.get(&o.path) {
+                Some(abs) => Ok(abs.clone()),
+                None => self.ws.resolve(&o.path),
+            };
+            if let (Some(content), Ok(abs)) = (&o.new_content, abs) {
                 self.remember(&abs, content);
                 // `from_utf8` first: its validation is several times faster than the lossy
                 // decoder's, and the engine's output is UTF-8 unless the file was not text.
@@ -647,7 +666,7 @@ impl Tools {
         for path in paths {
             let abs = self.ws.resolve(path)?;
             let shown = self.ws.display_path(&abs);
-            let bytes = self.ws.read(path)?.ok_or_else(|| {
+            let bytes = self.ws.read_resolved(&abs, path)?.ok_or_else(|| {
                 ToolError::new(Reason::FileNotFound, Some(&shown), "no such file")
             })?;
             let text = String::from_utf8(bytes).map_err(|_| {

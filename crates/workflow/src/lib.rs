@@ -208,8 +208,19 @@ impl Workflow {
             events,
             recovered: Mutex::new(Vec::new()),
         };
-        wf.recover_if_needed()?;
+        // The layout was verified above, and nothing under `.lspedit` was touched since.
+        wf.recover_journal()?;
         Ok(wf)
+    }
+
+    /// Whether a crashed all-or-nothing commit may have left a journal in the workspace at
+    /// `root`, in one `lstat` of `.lspedit/journal`: `false` only when it does not exist, so a
+    /// caller that does not need the workflow otherwise (a plain `apply_patch`) opens it, and
+    /// so recovers, only when this says `true`. Anything but "not found" (a journal, a symlink,
+    /// a `.lspedit` that is not a directory, an I/O error) is `true`: [`Workflow::open`] then
+    /// checks the layout and refuses or recovers.
+    pub fn may_need_recovery(root: &std::path::Path) -> bool {
+        Layout::new(root).journal_may_exist()
     }
 
     pub fn tools(&self) -> &Arc<Tools> {
@@ -225,6 +236,11 @@ impl Workflow {
     /// (open, propose, apply): otherwise a half-new set of files would be read as current.
     fn recover_if_needed(&self) -> Result<(), ToolError> {
         self.layout.verify()?;
+        self.recover_journal()
+    }
+
+    /// [`Workflow::recover_if_needed`] once the layout is verified.
+    fn recover_journal(&self) -> Result<(), ToolError> {
         if journal::has_journal(&self.layout) {
             let _lock = self.workspace_lock()?;
             self.recover_pending();

@@ -313,6 +313,7 @@ pub(crate) fn plan_patch(
         &all,
         engine,
         lspedit_write::patch::PatchLimits::default().max_plan_time,
+        &lspedit_write::plan::Resolved::new(),
     )?;
     let units = planned
         .commit_units(ws)

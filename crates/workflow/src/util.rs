@@ -82,6 +82,12 @@ impl Layout {
             .map_err(|e| state_error(&self.rel(&self.lock), "checking", &e))
     }
 
+    /// Whether `.lspedit/journal` may exist: `false` only when an `lstat` of it says it does
+    /// not (see `Workflow::may_need_recovery`).
+    pub fn journal_may_exist(&self) -> bool {
+        !matches!(fs::symlink_metadata(&self.journal), Err(e) if e.kind() == io::ErrorKind::NotFound)
+    }
+
     /// Create `dir` (`.lspedit` or a directory under it) if missing, refusing (`InvalidData`) a
     /// symlink in its place before and after: a link swapped in while creating is caught before
     /// anything is written into it.

@@ -38,7 +38,9 @@ use crate::workspace::{Replaced, Staged, Workspace, show_sha, state_sha, temp_na
 #[derive(Debug, Clone)]
 pub struct PathChange {
     pub path: String,
-    /// `path` resolved inside the workspace.
+    /// `path` resolved inside the workspace, as [`Workspace::check_writable`] (for a removal,
+    /// [`Workspace::resolve_entry`]) gives it: a commit that stages at the switch writes here
+    /// without resolving `path` again.
     pub abs: PathBuf,
     pub old: Option<Vec<u8>>,
     pub new: Option<Vec<u8>>,
@@ -300,7 +302,14 @@ impl<'a> Run<'a> {
     fn switch(&mut self, c: &PathChange, i: usize) -> Result<Replaced, ToolError> {
         let ws = self.ws;
         if !self.ahead {
-            return ws.replace_verified(&c.path, c.old.as_deref(), c.new.as_deref(), c.new_mode);
+            // `c.abs` is `c.path` as the plan resolved it: not walked by name again.
+            return ws.replace_resolved(
+                &c.abs,
+                &c.path,
+                c.old.as_deref(),
+                c.new.as_deref(),
+                c.new_mode,
+            );
         }
         match self.staged(i) {
             Err(e) => Err(e.clone()),

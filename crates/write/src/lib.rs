@@ -16,7 +16,7 @@ pub mod workspace;
 pub use error::{Reason, ToolError};
 pub use patch::{
     ApplyPatchOptions, FileReport, FileStatus, MAX_REPLANS, PatchLimits, PatchReport, apply_parsed,
-    apply_patch,
+    apply_patch, apply_resolved,
 };
 pub use single::{Written, write_planned};
 pub use workspace::{Replaced, Workspace, base_sha, write_atomic_abs};

@@ -11,7 +11,7 @@ use lspedit_engine::{
 
 use crate::commit::{CommitUnit, OnChanged, Policy, Staging, UnitOutcome, commit};
 use crate::error::{Reason, ToolError};
-use crate::plan::{Planned, Section, plan_sections};
+use crate::plan::{Planned, Resolved, Section, plan_sections};
 use crate::workspace::Workspace;
 
 /// Options of [`apply_patch`].
@@ -205,12 +205,24 @@ pub fn apply_parsed(
     patch: &Patch,
     opts: &ApplyPatchOptions,
 ) -> Result<PatchReport, ToolError> {
+    apply_resolved(ws, patch, opts, &Resolved::new())
+}
+
+/// [`apply_parsed`] with the paths the caller has already resolved ([`Workspace::resolve`]
+/// of the patch's spelling, as `apply_patch` does to lock the files): each is resolved once
+/// per call, not again by every pass.
+pub fn apply_resolved(
+    ws: &Workspace,
+    patch: &Patch,
+    opts: &ApplyPatchOptions,
+    resolved: &Resolved,
+) -> Result<PatchReport, ToolError> {
     let all: Vec<usize> = (0..patch.files.len()).collect();
-    let mut run = run_sections(ws, patch, &all, opts)?;
+    let mut run = run_sections(ws, patch, &all, opts, resolved)?;
     let mut tries = 0;
     while !run.conflicted.is_empty() && tries < MAX_REPLANS {
         tries += 1;
-        let again = match run_sections(ws, patch, &run.conflicted, opts) {
+        let again = match run_sections(ws, patch, &run.conflicted, opts, resolved) {
             Ok(r) => r,
             Err(e) => {
                 // Other files may be written already: the refusal is these sections', not the
@@ -270,8 +282,16 @@ fn run_sections(
     patch: &Patch,
     indices: &[usize],
     opts: &ApplyPatchOptions,
+    resolved: &Resolved,
 ) -> Result<Run, ToolError> {
-    let planned = plan_sections(ws, patch, indices, &opts.engine, opts.limits.max_plan_time)?;
+    let planned = plan_sections(
+        ws,
+        patch,
+        indices,
+        &opts.engine,
+        opts.limits.max_plan_time,
+        resolved,
+    )?;
     // Commit each healthy unit's files once, with their final state.
     let mut outcomes: HashMap<usize, UnitOutcome> = HashMap::new();
     if !opts.dry_run {
@@ -434,6 +454,50 @@ mod tests {
         }
         assert!(!dir.path().parent().unwrap().join("escaped.txt").exists());
         assert!(!outside.path().join("escaped.txt").exists());
+    }
+
+    /// A caller's resolution of a path (`apply_patch`'s, made to lock the file) is checked as
+    /// the plan's own would be: one that leads under a protected name is refused, and a
+    /// directory replaced by a symlink since it was resolved is not followed by the write.
+    #[cfg(unix)]
+    #[test]
+    fn a_callers_resolution_is_checked_like_the_plans_own() {
+        let (dir, ws) = workspace(&[("a.txt", "a\n")]);
+        let root = ws.root().to_path_buf();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::write(root.join(".git/f.txt"), "a\n").unwrap();
+        let patch = |path: &str| {
+            parse_patch(&format!(
+                "--- a/{path}\n+++ b/{path}\n@@ -1 +1 @@\n-a\n+b\n"
+            ))
+            .unwrap()
+        };
+        let opts = ApplyPatchOptions::default();
+        let status = |report: &PatchReport| match &report.files[..] {
+            [
+                FileReport {
+                    status: FileStatus::Failed(e),
+                    ..
+                },
+            ] => Some(e.reason),
+            _ => None,
+        };
+
+        let mut resolved = Resolved::new();
+        resolved.insert("a.txt".to_string(), root.join(".git/f.txt"));
+        let report = apply_resolved(&ws, &patch("a.txt"), &opts, &resolved).unwrap();
+        assert_eq!(status(&report), Some(Reason::ProtectedPath));
+
+        std::fs::create_dir(root.join("d")).unwrap();
+        std::fs::write(root.join("d/f.txt"), "a\n").unwrap();
+        let mut resolved = Resolved::new();
+        resolved.insert("d/f.txt".to_string(), ws.resolve("d/f.txt").unwrap());
+        std::fs::rename(root.join("d"), root.join("d.old")).unwrap();
+        std::os::unix::fs::symlink(".git", root.join("d")).unwrap();
+        let report = apply_resolved(&ws, &patch("d/f.txt"), &opts, &resolved).unwrap();
+        assert_eq!(status(&report), Some(Reason::IoError));
+        let read = |p: &str| std::fs::read_to_string(dir.path().join(p)).unwrap();
+        assert_eq!([read(".git/f.txt"), read("a.txt")], ["a\n", "a\n"]);
     }
 
     /// Regression (issue 25): a mode-only git section took the `---`/`+++` of the plain section

@@ -13,6 +13,7 @@
 //! each unit is committed or refused as a whole. Units never share a file.
 
 use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
 
 use lspedit_engine::{ApplyOptions, FileAction, FileChange, FileOutcome, Patch, apply_file_patch};
 
@@ -90,17 +91,33 @@ impl Planned {
     }
 }
 
+/// Paths of one call its caller has already resolved ([`Workspace::resolve`]), by the patch's
+/// spelling of them: the agent's `apply_patch` resolves every path to lock its file, and the
+/// plan reuses those instead of walking the names again.
+pub type Resolved = HashMap<String, PathBuf>;
+
 /// Plan the sections `indices` of `patch` against the workspace as it is now. `Err` only when
 /// a section is cut off (`truncated_input`): then nothing of the patch may be applied.
-/// Plan the sections `indices` of `patch`; past `max_time` (checked between sections) the
-/// patch is refused (`too_large`, nothing written).
+/// Past `max_time` (checked between sections) the patch is refused (`too_large`, nothing
+/// written). A path in `resolved` is not resolved again (its protected names are checked).
 pub fn plan_sections(
     ws: &Workspace,
     patch: &Patch,
     indices: &[usize],
     engine: &ApplyOptions,
     max_time: std::time::Duration,
+    resolved: &Resolved,
 ) -> Result<Planned, ToolError> {
+    // Written to the file's resolved path: the caller's resolution, else the workspace's.
+    let writable = |path: &str| -> Result<PathBuf, ToolError> {
+        match resolved.get(path) {
+            Some(abs) => {
+                ws.check_writable_resolved(abs, path)?;
+                Ok(abs.clone())
+            }
+            None => ws.check_writable(path),
+        }
+    };
     let started = std::time::Instant::now();
     let mut inodes = HashMap::new();
     let mut plan = Plan::default();
@@ -133,23 +150,31 @@ pub fn plan_sections(
                         ..
                     }
             );
-            if entry {
-                ws.resolve_entry(src)?;
+            // Each path is resolved once, here: its key, its read and its commit reuse that.
+            let src_abs = if entry {
+                ws.resolve_entry(src)?
             } else {
-                ws.check_writable(src)?;
-            }
-            let src_key = file_key(ws, src, entry, &mut inodes)?;
-            let dst = match &fp.change {
+                writable(src)?
+            };
+            let src_key = file_key(ws, &src_abs, entry, &mut inodes);
+            let (dst, dst_abs) = match &fp.change {
                 FileChange::Update {
                     move_to: Some(dest),
                     ..
                 } => {
-                    ws.check_writable(dest)?;
-                    Some(file_key(ws, dest, false, &mut inodes)?)
+                    let abs = writable(dest)?;
+                    (Some(file_key(ws, &abs, false, &mut inodes)), Some(abs))
                 }
-                _ => None,
+                _ => (None, None),
             };
-            Ok(Keys { src: src_key, dst })
+            Ok(Keys {
+                src: src_key,
+                dst,
+                // A removed entry is read through its last component, as `Workspace::read` of
+                // its name does (a symlink's target; a dangling one is refused): by name then.
+                src_abs: (!entry).then_some(src_abs),
+                dst_abs,
+            })
         })();
         let keys = match keyed {
             Ok(k) => k,
@@ -202,6 +227,11 @@ pub fn plan_sections(
 pub struct Keys {
     pub src: String,
     pub dst: Option<String>,
+    /// The source as resolved when it was keyed (`None` for a deletion or a rename, which act on
+    /// the entry), so it is read without resolving its name again.
+    pub src_abs: Option<PathBuf>,
+    /// The destination as resolved when it was keyed.
+    pub dst_abs: Option<PathBuf>,
 }
 
 impl Keys {
@@ -212,31 +242,28 @@ impl Keys {
 
 /// A path as a file identity: its workspace-relative form with `.`, `..`, doubled separators
 /// and symlinks resolved, and, for an existing file, the first such form seen for its
-/// device and inode (hard links). With `entry`, the last component is not followed: the
-/// identity of the directory entry a deletion or a rename removes (a symlink itself).
+/// device and inode (hard links). `abs` is the path as resolved: by [`Workspace::resolve`]
+/// (or [`Workspace::check_writable`]), or with `entry` by [`Workspace::resolve_entry`], whose
+/// last component is not followed: the identity of the directory entry a deletion or a rename
+/// removes (a symlink itself).
 pub fn file_key(
     ws: &Workspace,
-    path: &str,
+    abs: &Path,
     entry: bool,
     inodes: &mut HashMap<(u64, u64), String>,
-) -> Result<String, ToolError> {
-    let abs = if entry {
-        ws.resolve_entry(path)?
-    } else {
-        ws.resolve(path)?
-    };
-    let key = ws.display_path(&abs);
+) -> String {
+    let key = ws.display_path(abs);
     let meta = if entry {
-        std::fs::symlink_metadata(&abs)
+        std::fs::symlink_metadata(abs)
     } else {
-        std::fs::metadata(&abs)
+        std::fs::metadata(abs)
     };
     match meta {
         Ok(m) if m.is_file() => {
             use std::os::unix::fs::MetadataExt;
-            Ok(inodes.entry((m.dev(), m.ino())).or_insert(key).clone())
+            inodes.entry((m.dev(), m.ino())).or_insert(key).clone()
         }
-        _ => Ok(key),
+        _ => key,
     }
 }
 
@@ -254,9 +281,20 @@ pub struct Plan {
 }
 
 impl Plan {
-    fn load(&mut self, ws: &Workspace, key: &str, shown: &str) -> Result<(), ToolError> {
+    /// Read the file `key` once (`shown` as the patch spells it; `abs` as resolved, when it was
+    /// resolved through its last component).
+    fn load(
+        &mut self,
+        ws: &Workspace,
+        key: &str,
+        shown: &str,
+        abs: Option<&Path>,
+    ) -> Result<(), ToolError> {
         if !self.base.contains_key(key) {
-            let bytes = ws.read(shown)?;
+            let bytes = match abs {
+                Some(abs) => ws.read_resolved(abs, shown)?,
+                None => ws.read(shown)?,
+            };
             self.state.insert(key.to_string(), bytes.clone());
             self.base.insert(key.to_string(), bytes);
         }
@@ -276,7 +314,7 @@ impl Plan {
         engine: &ApplyOptions,
     ) -> Result<FileOutcome, ToolError> {
         let src = fp.path();
-        self.load(ws, &keys.src, src)?;
+        self.load(ws, &keys.src, src, keys.src_abs.as_deref())?;
         if let (
             Some(dst_key),
             FileChange::Update {
@@ -285,7 +323,7 @@ impl Plan {
             },
         ) = (&keys.dst, &fp.change)
         {
-            self.load(ws, dst_key, dest)?;
+            self.load(ws, dst_key, dest, keys.dst_abs.as_deref())?;
             if dst_key != &keys.src && self.state.get(dst_key).is_some_and(Option::is_some) {
                 return Err(ToolError::new(
                     Reason::FileExists,
@@ -396,6 +434,7 @@ mod tests {
             &[0, 1],
             &ApplyOptions::default(),
             std::time::Duration::from_secs(60),
+            &Resolved::new(),
         )
         .unwrap();
         let units = planned.commit_units(&ws);

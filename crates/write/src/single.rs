@@ -71,7 +71,7 @@ pub fn write_planned<T>(
             }
             (Some(UnitOutcome::Changed), _) if tries < MAX_REPLANS => {
                 tries += 1;
-                current = ws.read(path)?;
+                current = ws.read_resolved(abs, path)?;
             }
             (Some(UnitOutcome::Changed), _) => {
                 return Err(ToolError::new(Reason::StaleContext, Some(path), stale));

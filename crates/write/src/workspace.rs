@@ -280,6 +280,17 @@ impl Workspace {
         Ok(abs)
     }
 
+    /// [`Workspace::check_writable`] of `path` that a caller has already resolved to `abs`
+    /// ([`Workspace::resolve`] of the same `path`), so its components are not walked again: the
+    /// protected names are checked on the path as given and as resolved, by name (no I/O).
+    /// What is written there later is opened one component at a time without following a
+    /// symlink, so a link swapped in since the resolution fails the write.
+    pub fn check_writable_resolved(&self, abs: &Path, path: &str) -> Result<(), ToolError> {
+        let clean = self.lexical(path)?;
+        self.refuse_protected(path, &clean)?;
+        self.refuse_protected(path, self.rel(abs, path)?)
+    }
+
     /// Resolve a path to the directory entry it names: the parent's symlinks are followed, the
     /// last component is not. Delete and rename act on this entry, so a symlink is removed
     /// itself, never its target.
@@ -358,7 +369,15 @@ impl Workspace {
     /// socket or device is refused (reading one would block or never end).
     pub fn read(&self, path: &str) -> Result<Option<Vec<u8>>, ToolError> {
         let abs = self.resolve(path)?;
-        let rel = self.rel(&abs, path)?;
+        self.read_resolved(&abs, path)
+    }
+
+    /// [`Workspace::read`] of a path already resolved ([`Workspace::resolve`] or
+    /// [`Workspace::check_writable`] of `path`, which names it in errors), so a caller that has
+    /// resolved it does not walk its components again. The open is through the root handle, so
+    /// the read stays beneath the root whatever changed since.
+    pub fn read_resolved(&self, abs: &Path, path: &str) -> Result<Option<Vec<u8>>, ToolError> {
+        let rel = self.rel(abs, path)?;
         let file = match open_existing(&self.dir, rel) {
             Ok(Some(f)) => f,
             Ok(None) => return Ok(None),
@@ -611,7 +630,26 @@ impl Workspace {
             Some(_) => self.check_writable(path)?,
             None => self.resolve_entry(path)?,
         };
-        let rel = self.rel(&abs, path)?.to_path_buf();
+        self.replace_resolved(&abs, path, expected, new, new_mode)
+    }
+
+    /// [`Workspace::replace_verified`] of a path already resolved: `abs` is what
+    /// [`Workspace::check_writable`] (for a removal, [`Workspace::resolve_entry`]) gave for
+    /// `path`, so its components are not walked by name again. Nothing is lost by that: the
+    /// protected names are checked on `abs` again (by name, no I/O), and the directory is
+    /// opened one component at a time without following a symlink, so a link swapped in since
+    /// the path was resolved fails the write instead of being followed; the switch acts on the
+    /// directory entry itself, never through a link.
+    pub fn replace_resolved(
+        &self,
+        abs: &Path,
+        path: &str,
+        expected: Option<&[u8]>,
+        new: Option<&[u8]>,
+        new_mode: Option<u32>,
+    ) -> Result<Replaced, ToolError> {
+        let rel = self.rel(abs, path)?.to_path_buf();
+        self.refuse_protected(path, &rel)?;
         let shown = rel.to_string_lossy().into_owned();
         let name = rel
             .file_name()
@@ -885,12 +923,15 @@ fn switch_verified(
         return Ok(Replaced::Changed { current });
     }
     // The entry and the opened file are one (unless the entry is a symlink): else it was
-    // replaced between the two, and the bytes read are not the entry's.
+    // replaced between the two, and the bytes read are not the entry's. Whether the entry is
+    // a symlink is asked only when they differ, so the usual switch looks the name up once.
     if let (Some(f), Some(e)) = (old.as_ref(), entry) {
         let st = rustix::fs::fstat(f).map_err(|e| io("reading", &e.into()))?;
-        let is_link = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
-            .is_ok_and(|s| rustix::fs::FileType::from_raw_mode(s.st_mode).is_symlink());
-        if ident(&st) != e && !is_link {
+        let is_link = || {
+            rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
+                .is_ok_and(|s| rustix::fs::FileType::from_raw_mode(s.st_mode).is_symlink())
+        };
+        if ident(&st) != e && !is_link() {
             return Ok(Replaced::Changed {
                 current: read_entry(dir, name).map_err(|e| io("reading", &e))?,
             });

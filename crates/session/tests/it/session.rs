@@ -2,14 +2,18 @@
 //! `diagnostics` operation's text and report, and the workflow's answers carrying their
 //! outcomes.
 
+use std::panic::AssertUnwindSafe;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use lspedit_fake_lsp::{Mode, Script};
 use lspedit_lsp::{PoolConfig, ServerConfig};
 use lspedit_session::Session;
-use lspedit_tools::{DiagnosticsStatus, ToolsConfig};
-use lspedit_workflow::{ApplyPlan, ProposeRequest};
+use lspedit_tools::{DiagnosticsStatus, Tools, ToolsConfig};
+use lspedit_workflow::{
+    ApplyPlan, Atomicity, CommitObserver, ProposeRequest, Workflow, WorkflowConfig,
+};
 use lspedit_write::{Reason, Workspace};
 
 /// A session over `root` whose `.ts` files are checked by the fake server (pull; an error on
@@ -251,4 +255,94 @@ fn the_workflow_answers_carry_their_outcomes() {
     let e = refused.outcome.unwrap_err();
     assert_eq!(refused.result.reason, Some(e.reason));
     assert_eq!(refused.result.llm_content, format!("Error: {e}"));
+}
+
+/// Dies (panics, unwinding out of the commit without closing its journal) after the commit's
+/// first file is written: a process killed mid-commit, as far as the workspace can tell.
+struct DieAfterFirstFile;
+
+impl CommitObserver for DieAfterFirstFile {
+    fn file_written(&self, _path: &str, index: usize, _total: usize) -> Result<(), String> {
+        assert!(index != 1, "the simulated crash mid-commit");
+        Ok(())
+    }
+}
+
+/// Regression (issue 26): the session opens the workflow only when it is needed, yet an
+/// all-or-nothing commit a crashed process left half done is still rolled back before a plain
+/// `apply_patch` touches the workspace; the patch then applies to the files as they were.
+#[test]
+fn a_crashed_commit_is_rolled_back_before_a_plain_apply() {
+    let (_dir, root) = temp_root();
+    for f in ["a.txt", "b.txt"] {
+        std::fs::write(root.join(f), "a\nb\nc\n").unwrap();
+    }
+    let tools = Arc::new(Tools::new(
+        Workspace::open(&root).unwrap(),
+        None,
+        ToolsConfig::default(),
+    ));
+    let crashing = WorkflowConfig {
+        commit_observer: Some(Arc::new(DieAfterFirstFile)),
+        ..WorkflowConfig::default()
+    };
+    let wf = Workflow::open(tools, crashing).unwrap();
+    let patch = ["a.txt", "b.txt"]
+        .map(|f| format!("--- a/{f}\n+++ b/{f}\n@@ -1,3 +1,3 @@\n a\n-b\n+NEW\n c\n"))
+        .concat();
+    let p = wf.propose_edit(&ProposeRequest::patch(&patch)).unwrap();
+    let all_or_nothing = ApplyPlan {
+        atomicity: Atomicity::AllOrNothing,
+        ..ApplyPlan::default()
+    };
+    let crashed = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        wf.apply_edit(&p.patch_id, &all_or_nothing)
+    }));
+    assert!(crashed.is_err(), "the commit was to die mid-way");
+    drop(wf);
+    let read = |f: &str| std::fs::read_to_string(root.join(f)).unwrap();
+    // Half done: one file new, the journal left behind.
+    assert_eq!([read("a.txt"), read("b.txt")], ["a\nNEW\nc\n", "a\nb\nc\n"]);
+    assert!(
+        root.join(".lspedit/journal")
+            .read_dir()
+            .unwrap()
+            .next()
+            .is_some()
+    );
+
+    let session = Session::new(
+        Workspace::open(&root).unwrap(),
+        None,
+        ToolsConfig::default(),
+    );
+    let r = session
+        .tools()
+        .apply_patch("--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n");
+    assert!(!r.is_error, "{}", r.llm_content);
+    assert_eq!([read("a.txt"), read("b.txt")], ["a\nB\nc\n", "a\nb\nc\n"]);
+    let left = std::fs::read_dir(root.join(".lspedit/journal")).map_or(0, Iterator::count);
+    assert_eq!(left, 0, "the journal was resolved");
+}
+
+/// A plain `apply_patch` in a workspace without lspedit state leaves none behind: the
+/// session's check for an interrupted commit only looks.
+#[test]
+fn a_plain_apply_creates_no_state() {
+    let (_dir, root) = temp_root();
+    std::fs::write(root.join("a.txt"), "one\ntwo\n").unwrap();
+    let session = Session::new(
+        Workspace::open(&root).unwrap(),
+        None,
+        ToolsConfig::default(),
+    );
+    let r = session
+        .tools()
+        .apply_patch("--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+three\n");
+    assert!(!r.is_error, "{}", r.llm_content);
+    assert_eq!(
+        std::fs::read_to_string(root.join("a.txt")).unwrap(),
+        "one\nthree\n"
+    );
+    assert!(!root.join(".lspedit").exists());
 }

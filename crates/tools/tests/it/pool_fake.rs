@@ -673,7 +673,9 @@ fn a_server_hung_in_initialize_dies_with_its_owner_process() {
             .output()
             .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success(), "run {run}: {stdout}");
+        // The owner's own panic (stderr) says why it failed, when it does.
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "run {run}: {stdout}\n{stderr}");
         let pgids: Vec<u32> = stdout
             .lines()
             .filter_map(|l| l.strip_prefix("PGID ")?.trim().parse().ok())
