@@ -244,8 +244,8 @@ fn session(
             let out = pool.check_change_within(
                 vec![ChangedFile {
                     path: path.clone(),
-                    text: text.clone(),
-                    previous: Some(previous.clone()),
+                    text: text.as_str().into(),
+                    previous: Some(previous.as_str().into()),
                 }],
                 Instant::now() + Duration::from_secs(60),
                 Some(Duration::ZERO),

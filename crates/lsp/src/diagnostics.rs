@@ -60,11 +60,13 @@ pub struct OtherFileDiagnostics {
     pub after: Vec<Diagnostic>,
 }
 
-/// The result of [`crate::Pool::check_files`].
-#[derive(Debug)]
-pub struct CheckOutcome {
-    /// One entry per file asked for, in the order given (absolute path, result).
-    pub files: Vec<(PathBuf, Result<FileDiagnostics, crate::LspError>)>,
+/// The result of a check of one change: [`crate::Pool::check_files`] (each file's result
+/// `R` is its absolute path with the pool's own result) and a diagnostics provider's
+/// [`CheckReport`] (each file's result its diagnostics or why they are missing).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckOutcome<R = (PathBuf, Result<FileDiagnostics, crate::LspError>)> {
+    /// One entry per file asked for, in the order given.
+    pub files: Vec<R>,
     /// Other files the change may have affected, sorted by path: for push servers those whose
     /// publish changed since the previous pass, for pull servers every dependent and open
     /// document checked (changed or not: the caller decides what it has not been told yet).
@@ -80,6 +82,102 @@ pub struct CheckOutcome {
     /// The search for files that depend on a changed one stopped at its bounds (too many files
     /// to read, or dependents too many re-exports away): some may not have been checked.
     pub others_bounded: bool,
+}
+
+impl<R> Default for CheckOutcome<R> {
+    /// No files, no other files (derived, it would ask `R: Default` for no use).
+    fn default() -> Self {
+        CheckOutcome {
+            files: Vec::new(),
+            others: Vec::new(),
+            others_pending: 0,
+            others_unchecked: 0,
+            others_bounded: false,
+        }
+    }
+}
+
+impl<R> CheckOutcome<R> {
+    /// The same outcome with each file's result mapped by `f`; the other files are moved.
+    pub fn map_files<S>(self, f: impl FnMut(R) -> S) -> CheckOutcome<S> {
+        CheckOutcome {
+            files: self.files.into_iter().map(f).collect(),
+            others: self.others,
+            others_pending: self.others_pending,
+            others_unchecked: self.others_unchecked,
+            others_bounded: self.others_bounded,
+        }
+    }
+}
+
+/// What a diagnostics provider (the pool, or an embedder's own checker) found for one change:
+/// per file its settled diagnostics or why they are missing.
+pub type CheckReport = CheckOutcome<Result<Vec<Diagnostic>, CheckError>>;
+
+/// Why a file's diagnostics are missing: the closed set of verdicts a caller acts on, of which
+/// every [`crate::LspError`] is one (see its `From`). Closed on purpose (not
+/// `#[non_exhaustive]`): callers map it to their statuses with exhaustive matches.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CheckError {
+    /// No language server is configured (or installed) for the file.
+    #[error("no language server for this file")]
+    NoServer,
+    /// The result did not settle within the call's deadline; it may arrive later (see
+    /// [`crate::Pool::take_late`]).
+    #[error("no result within the deadline")]
+    TimedOut,
+    /// The server failed, crashed, or the provider broke.
+    #[error("{message}")]
+    Failed { message: String },
+    /// lspedit did not start the server (its program is inside the workspace, no TypeScript
+    /// outside it, no sandbox; or it crashed repeatedly and waits out its cooldown): `reason`
+    /// is lspedit's own text, shown to the model. Status `failed`.
+    #[error("not started: {reason}")]
+    Refused { reason: String },
+}
+
+impl From<crate::LspError> for CheckError {
+    /// A missing server is `NoServer`, a deadline `TimedOut`, a server lspedit would not start
+    /// `Refused`, anything else `Failed` with the pool's message (kept for logs and the CLI,
+    /// never put in a model's text). Every variant is named, so a new one must be placed here.
+    fn from(e: crate::LspError) -> CheckError {
+        use crate::LspError as E;
+        match e {
+            E::NoServer { .. } | E::CommandNotFound { .. } => CheckError::NoServer,
+            E::Timeout { .. } => CheckError::TimedOut,
+            E::Refused { reason, .. } => CheckError::Refused { reason },
+            // Not "call again shortly": the cooldown is minutes.
+            E::Broken {
+                crashes, retry_in, ..
+            } => CheckError::Refused {
+                reason: format!(
+                    "it crashed {crashes} times in a row; lspedit starts it again in {} s",
+                    retry_in.as_secs().max(1)
+                ),
+            },
+            // The embedder's mistake, not the server's: said in the log, where its author
+            // looks.
+            e @ E::BlockedRuntime => {
+                tracing::error!("{e}");
+                CheckError::Failed {
+                    message: e.to_string(),
+                }
+            }
+            e @ (E::OutsideWorkspace { .. }
+            | E::Spawn { .. }
+            | E::ServerDied { .. }
+            | E::Request { .. }
+            | E::Backoff { .. }
+            | E::Config { .. }
+            | E::Runtime { .. }
+            | E::PoolClosed
+            | E::Unsupported { .. }
+            | E::Declined { .. }
+            | E::BadPath { .. }) => CheckError::Failed {
+                message: e.to_string(),
+            },
+        }
+    }
 }
 
 impl FileDiagnostics {
@@ -180,6 +278,65 @@ impl<'a> LineIndex<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // The verdicts a caller shows: what was a `check_error` string mapping in the tools is now
+    // one exhaustive `From`; these pin the variants that are not plain `Failed`.
+    #[test]
+    fn every_pool_error_is_one_closed_verdict() {
+        use crate::LspError as E;
+        let check = |e: E| CheckError::from(e);
+        assert_eq!(
+            check(E::NoServer {
+                path: "a.rs".into()
+            }),
+            CheckError::NoServer
+        );
+        assert_eq!(
+            check(E::CommandNotFound {
+                server: "s".into(),
+                command: "c".into()
+            }),
+            CheckError::NoServer
+        );
+        assert_eq!(
+            check(E::Timeout {
+                server: "s".into(),
+                stage: "pull",
+                waited: Duration::from_secs(3)
+            }),
+            CheckError::TimedOut
+        );
+        assert_eq!(
+            check(E::Refused {
+                server: "s".into(),
+                reason: "no sandbox".into()
+            }),
+            CheckError::Refused {
+                reason: "no sandbox".into()
+            }
+        );
+        assert_eq!(
+            check(E::Broken {
+                server: "s".into(),
+                crashes: 3,
+                retry_in: Duration::from_millis(200)
+            }),
+            CheckError::Refused {
+                reason: "it crashed 3 times in a row; lspedit starts it again in 1 s".into()
+            }
+        );
+        let died = E::ServerDied {
+            server: "s".into(),
+            reason: "exit 1".into(),
+            stderr_tail: String::new(),
+        };
+        assert_eq!(
+            check(died.clone()),
+            CheckError::Failed {
+                message: died.to_string()
+            }
+        );
+    }
 
     fn pos(line: u32, character: u32) -> lsp_types::Position {
         lsp_types::Position { line, character }

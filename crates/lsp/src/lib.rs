@@ -77,7 +77,9 @@ use std::time::Instant;
 /// The LSP types the requests beyond diagnostics return ([`Pool::rename`],
 /// [`Pool::code_actions`], [`Pool::references`], …): `WorkspaceEdit`, `CodeAction`, `Location`.
 pub use async_lsp::lsp_types;
-pub use diagnostics::{CheckOutcome, Diagnostic, FileDiagnostics, OtherFileDiagnostics};
+pub use diagnostics::{
+    CheckError, CheckOutcome, CheckReport, Diagnostic, FileDiagnostics, OtherFileDiagnostics,
+};
 pub use error::LspError;
 /// What the pool is configured with, from the policy crate (`lspedit-servers`): an embedder
 /// builds a [`Pool`] from a [`PoolConfig`] and reads [`Severity`] in every [`Diagnostic`].
@@ -236,10 +238,7 @@ impl BlockingPool {
         };
         CheckOutcome {
             files: paths.into_iter().map(|p| (p, Err(error.clone()))).collect(),
-            others: Vec::new(),
-            others_pending: 0,
-            others_unchecked: 0,
-            others_bounded: false,
+            ..CheckOutcome::default()
         }
     }
 

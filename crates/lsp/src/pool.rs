@@ -117,18 +117,19 @@ struct Serials {
 struct Item {
     index: usize,
     path: PathBuf,
-    text: String,
-    previous: Option<String>,
+    text: Arc<str>,
+    previous: Option<Arc<str>>,
     generation: u64,
 }
 
 /// One file of a change: its new text (already on disk) and, when known, the text it had
-/// before (`None` for a new file or when unknown).
+/// before (`None` for a new file or when unknown). The texts are shared, not copied, on their
+/// way to the server: the document the server is sent keeps the same allocation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChangedFile {
     pub path: PathBuf,
-    pub text: String,
-    pub previous: Option<String>,
+    pub text: Arc<str>,
+    pub previous: Option<Arc<str>>,
 }
 
 impl From<(PathBuf, String)> for ChangedFile {
@@ -136,7 +137,7 @@ impl From<(PathBuf, String)> for ChangedFile {
     fn from((path, text): (PathBuf, String)) -> ChangedFile {
         ChangedFile {
             path,
-            text,
+            text: text.into(),
             previous: None,
         }
     }
@@ -629,10 +630,10 @@ impl Pool {
         // then changed, as in an editor: opened straight with its new text, pyright kept its
         // dependents' results computed against the old text on disk (a long session's rename
         // never broke the importer, whose own check then said "no errors").
-        let reopen: Vec<(PathBuf, String)> = items
+        let reopen: Vec<(PathBuf, Arc<str>)> = items
             .iter()
             .filter(|it| !server.is_open(&it.path))
-            .filter_map(|it| Some((it.path.clone(), it.previous.clone()?)))
+            .filter_map(|it| Some((it.path.clone(), Arc::clone(it.previous.as_ref()?))))
             .collect();
         if !reopen.is_empty() {
             drop(server.sync_all(reopen, deadline, &current).await);
@@ -727,7 +728,7 @@ impl Pool {
                     .sync_all(
                         known
                             .iter()
-                            .map(|(p, t, _)| (p.clone(), t.clone()))
+                            .map(|(p, t, _)| (p.clone(), Arc::clone(t)))
                             .collect(),
                         deadline,
                         &|_| true,
@@ -801,8 +802,8 @@ impl Pool {
         skip: &HashSet<PathBuf>,
         carried: &[PathBuf],
         deadline: Instant,
-    ) -> (Vec<(PathBuf, String, Vec<Diagnostic>)>, usize, bool) {
-        let mut open: BTreeMap<PathBuf, (String, Option<Vec<Diagnostic>>)> = server
+    ) -> (Vec<(PathBuf, Arc<str>, Vec<Diagnostic>)>, usize, bool) {
+        let mut open: BTreeMap<PathBuf, (Arc<str>, Option<Vec<Diagnostic>>)> = server
             .open_documents_settled(skip)
             .into_iter()
             .map(|(p, text, cached)| (p, (text, cached)))
@@ -810,7 +811,7 @@ impl Pool {
         let cfg = server.config();
         let extensions: Vec<&str> = cfg.languages.keys().map(String::as_str).collect();
         let changed: Vec<PathBuf> = items.iter().map(|it| it.path.clone()).collect();
-        let mut candidates: Vec<(PathBuf, String, Option<Vec<Diagnostic>>)> = Vec::new();
+        let mut candidates: Vec<(PathBuf, Arc<str>, Option<Vec<Diagnostic>>)> = Vec::new();
         let dependents = {
             let mut scans = self.inner.scans.lock().unwrap_or_else(|e| e.into_inner());
             crate::importers::dependents(
@@ -830,7 +831,7 @@ impl Pool {
             if let Some((text, cached)) = open.remove(&p) {
                 candidates.push((p, text, cached));
             } else if let Ok(text) = std::fs::read_to_string(&p) {
-                candidates.push((p, text, None));
+                candidates.push((p, text.into(), None));
             } else {
                 unchecked += 1;
             }
@@ -846,20 +847,20 @@ impl Pool {
         }
         let room = MAX_OTHER_CANDIDATES - candidates.len();
         candidates.extend(open.into_iter().take(room).map(|(p, (t, c))| (p, t, c)));
-        let unknown: Vec<(PathBuf, String)> = candidates
+        let unknown: Vec<(PathBuf, Arc<str>)> = candidates
             .iter()
             .filter(|(_, _, c)| c.is_none())
-            .map(|(p, t, _)| (p.clone(), t.clone()))
+            .map(|(p, t, _)| (p.clone(), Arc::clone(t)))
             .collect();
         let mut pulled: HashMap<PathBuf, Vec<Diagnostic>> = HashMap::new();
         if !unknown.is_empty() {
             // The server must see the changed files as they were: their previous texts (those
             // with none are new files or unknown, left as the server has them).
             // A pass that a newer check superseded must not send an older text.
-            let previous: Vec<(PathBuf, String)> = items
+            let previous: Vec<(PathBuf, Arc<str>)> = items
                 .iter()
                 .filter(|it| self.is_current_generation(&it.path, it.generation))
-                .filter_map(|it| Some((it.path.clone(), it.previous.clone()?)))
+                .filter_map(|it| Some((it.path.clone(), Arc::clone(it.previous.as_ref()?))))
                 .collect();
             if !previous.is_empty() {
                 drop(server.sync_all(previous, deadline, &|_| true).await);
@@ -876,7 +877,7 @@ impl Pool {
                 pulled.insert(r.path.clone(), r.diagnostics);
             }
         }
-        let known: Vec<(PathBuf, String, Vec<Diagnostic>)> = candidates
+        let known: Vec<(PathBuf, Arc<str>, Vec<Diagnostic>)> = candidates
             .into_iter()
             .filter_map(|(p, t, cached)| {
                 let before = cached.or_else(|| pulled.remove(&p));

@@ -159,7 +159,8 @@ impl Shared {
 pub(crate) struct Doc {
     opened: bool,
     version: i32,
-    text: String,
+    /// Shared with the caller that sent it (and with [`Synced`]): one allocation per text.
+    text: Arc<str>,
     language: String,
     settled: Option<Settled>,
     /// The file on disk when its text was last sent, to notice other programs' writes.
@@ -199,7 +200,7 @@ struct Settled {
 pub(crate) struct Synced {
     pub(crate) path: PathBuf,
     uri: Url,
-    text: String,
+    text: Arc<str>,
     doc: tokio::sync::OwnedMutexGuard<Doc>,
     seq0: u64,
     t0: Instant,
@@ -550,7 +551,7 @@ impl Server {
     pub(crate) fn open_documents_settled(
         &self,
         skip: &HashSet<PathBuf>,
-    ) -> Vec<(PathBuf, String, Option<Vec<crate::Diagnostic>>)> {
+    ) -> Vec<(PathBuf, Arc<str>, Option<Vec<crate::Diagnostic>>)> {
         let docs = self.open_docs();
         let mut out = Vec::new();
         for (uri, doc) in docs {
@@ -567,7 +568,7 @@ impl Server {
                     .as_ref()
                     .filter(|s| s.version == doc.version)
                     .map(|s| s.result.diagnostics.clone());
-                out.push((path, doc.text.clone(), cached));
+                out.push((path, Arc::clone(&doc.text), cached));
             }
         }
         out.sort_by(|a, b| a.0.cmp(&b.0));
@@ -748,7 +749,7 @@ impl Server {
                 Arc::new(tokio::sync::Mutex::new(Doc {
                     opened: false,
                     version: 0,
-                    text: String::new(),
+                    text: Arc::from(""),
                     language: language.to_owned(),
                     settled: None,
                     disk: None,
@@ -760,7 +761,13 @@ impl Server {
 
     /// Sends `text` as the document's whole content (`didOpen` the first time, else a
     /// full-text `didChange` with the next version) and records the file's disk stamp.
-    fn send_text(&self, doc: &mut Doc, path: &Path, uri: &Url, text: &str) -> Result<(), LspError> {
+    fn send_text(
+        &self,
+        doc: &mut Doc,
+        path: &Path,
+        uri: &Url,
+        text: &Arc<str>,
+    ) -> Result<(), LspError> {
         tracing::trace!(server = %self.id, %uri, version = doc.version + 1, "sync");
         // Versions only grow, also across a close and reopen: a publish for an older
         // incarnation of the document can never pass for the result of this text.
@@ -774,7 +781,7 @@ impl Server {
                 content_changes: vec![lsp_types::TextDocumentContentChangeEvent {
                     range: None,
                     range_length: None,
-                    text: text.to_owned(),
+                    text: text.to_string(),
                 }],
             })?;
         } else {
@@ -783,12 +790,12 @@ impl Server {
                     uri: uri.clone(),
                     language_id: doc.language.clone(),
                     version: doc.version,
-                    text: text.to_owned(),
+                    text: text.to_string(),
                 },
             })?;
             doc.opened = true;
         }
-        doc.text = text.to_owned();
+        doc.text = Arc::clone(text);
         doc.disk = DiskStamp::of(path);
         Ok(())
     }
@@ -812,8 +819,8 @@ impl Server {
             .await
             .map_err(|_| self.timeout("waiting for an earlier check of the file", since))?;
         doc.asked = Instant::now();
-        if !(doc.opened && doc.text == text) {
-            self.send_text(&mut doc, path, &uri, text)?;
+        if !(doc.opened && &*doc.text == text) {
+            self.send_text(&mut doc, path, &uri, &Arc::from(text))?;
             self.bump_epoch();
         }
         Ok(uri)
@@ -981,13 +988,13 @@ impl Server {
         uri: &Url,
     ) -> Result<Option<lsp_types::FileChangeType>, LspError> {
         match std::fs::read_to_string(path) {
-            Ok(text) if text == doc.text => {
+            Ok(text) if *text == *doc.text => {
                 doc.disk = DiskStamp::of(path);
                 Ok(None)
             }
             Ok(text) => {
                 tracing::debug!(server = %self.id, %uri, "changed on disk; re-sending");
-                self.send_text(doc, path, uri, &text)?;
+                self.send_text(doc, path, uri, &Arc::from(text))?;
                 Ok(Some(lsp_types::FileChangeType::CHANGED))
             }
             Err(_) if std::fs::symlink_metadata(path).is_err() => {
@@ -1007,7 +1014,7 @@ impl Server {
         doc.opened = false;
         doc.settled = None;
         doc.disk = None;
-        doc.text.clear();
+        doc.text = Arc::from("");
         Ok(())
     }
 
@@ -1061,12 +1068,12 @@ impl Server {
     /// newer one.
     pub(crate) async fn sync_all(
         &self,
-        files: Vec<(PathBuf, String)>,
+        files: Vec<(PathBuf, Arc<str>)>,
         deadline: Instant,
         current: &(dyn Fn(&Path) -> bool + Send + Sync),
     ) -> Vec<Result<Synced, LspError>> {
         let since = Instant::now();
-        let mut order: Vec<(usize, Url, PathBuf, String)> = Vec::with_capacity(files.len());
+        let mut order: Vec<(usize, Url, PathBuf, Arc<str>)> = Vec::with_capacity(files.len());
         let mut out: Vec<Option<Result<Synced, LspError>>> = Vec::new();
         for (i, (path, text)) in files.into_iter().enumerate() {
             out.push(None);

@@ -28,7 +28,9 @@ use std::time::{Duration, Instant};
 
 use lspedit_fake_lsp::support::{copy_project, percentile};
 use lspedit_lsp::{BlockingPool, PoolConfig};
-use lspedit_tools::{CheckError, CheckReport, DiagnosticsProvider, FileText, Tools, ToolsConfig};
+use lspedit_tools::{
+    ChangedFile, CheckError, CheckReport, DiagnosticsProvider, Tools, ToolsConfig,
+};
 use lspedit_write::Workspace;
 
 /// The pool as a provider that also remembers the server's own time of its last check.
@@ -46,14 +48,17 @@ impl DiagnosticsProvider for TimedPool {
         self.pool.is_warm(path)
     }
 
-    fn check_files(&self, files: &[FileText], deadline: Instant) -> CheckReport {
-        let outcome = self.pool.check_files(
-            files
-                .iter()
-                .map(|f| (f.path.clone(), f.text.clone()))
-                .collect(),
-            deadline,
-        );
+    fn check_files(&self, files: &[ChangedFile], deadline: Instant) -> CheckReport {
+        // Without the previous texts, as this benchmark always measured: the edit's own check,
+        // not the pull server's look at the files that import it.
+        let files = files
+            .iter()
+            .map(|f| ChangedFile {
+                previous: None,
+                ..f.clone()
+            })
+            .collect();
+        let outcome = self.pool.check_change(files, deadline);
         let mut report = CheckReport::default();
         for (_, r) in outcome.files {
             report.files.push(match r {
@@ -61,9 +66,7 @@ impl DiagnosticsProvider for TimedPool {
                     *self.last_server_time.lock().unwrap() = r.server_time;
                     Ok(r.diagnostics)
                 }
-                Err(e) => Err(CheckError::Failed {
-                    message: e.to_string(),
-                }),
+                Err(e) => Err(CheckError::from(e)),
             });
         }
         report

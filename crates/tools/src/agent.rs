@@ -19,8 +19,9 @@ use lspedit_engine::{
 use crate::baselines::Baselines;
 use crate::diagnostics::{
     self, CheckError, Diagnostic, DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider,
-    DiagnosticsStatus, Feedback, FileDiagnosticsStatus, FileText,
+    DiagnosticsStatus, Feedback, FileDiagnosticsStatus,
 };
+use lspedit_lsp::ChangedFile;
 use lspedit_write::patch::{
     ApplyPatchOptions, FileReport, FileStatus, PatchLimits, apply_resolved,
 };
@@ -82,12 +83,13 @@ pub struct DiagnosticsFeedback {
 }
 
 /// A file a multi-file operation wrote: workspace-relative path, text before (if it existed) and
-/// after.
+/// after. The texts are shared with the diagnostics provider and the server's document, so
+/// each is copied once, from the written bytes, on its way to the server.
 #[derive(Debug, Clone)]
 pub struct WrittenFile {
     pub path: String,
-    pub old_text: Option<String>,
-    pub new_text: String,
+    pub old_text: Option<Arc<str>>,
+    pub new_text: Arc<str>,
 }
 
 /// Configuration of the tools.
@@ -405,12 +407,13 @@ impl Tools {
             ))
         })();
         match result {
-            Ok((mut r, old_s, new_s)) => {
+            // The texts are copied for the provider only when it will be asked.
+            Ok((mut r, old_s, new_s)) if self.wants_diagnostics() => {
                 let fb = self.feedback(
                     &[WrittenFile {
                         path: shown,
-                        old_text: Some(old_s),
-                        new_text: new_s,
+                        old_text: Some(old_s.into()),
+                        new_text: new_s.into(),
                     }],
                     true,
                 );
@@ -418,6 +421,7 @@ impl Tools {
                 r.diagnostics = fb.statuses;
                 r
             }
+            Ok((r, _, _)) => r,
             Err(e) => ToolResult::error(&e),
         }
     }
@@ -437,7 +441,7 @@ impl Tools {
         let file_lock = self.file_lock(&abs);
         let _held = lock(&file_lock);
         let shown = self.ws.display_path(&abs);
-        let result = (|| -> Result<(ToolResult, Option<String>, bool), ToolError> {
+        let result = (|| -> Result<(ToolResult, Option<Arc<str>>, bool), ToolError> {
             // `abs` as resolved above, for the lock: not walked by name again.
             let current = self.ws.read_resolved(&abs, path)?;
             self.guard(&shown, &abs, current.as_deref())?;
@@ -461,10 +465,10 @@ impl Tools {
                 "Created"
             };
             let msg = format!("{verb} {shown} ({lines} lines).");
-            let old_text = old
+            let old_text: Option<Arc<str>> = old
                 .as_deref()
                 .and_then(|b| std::str::from_utf8(b).ok())
-                .map(str::to_string);
+                .map(Arc::from);
             let display = format!(
                 "{} {shown}\n{}",
                 if old.is_some() { "M" } else { "A" },
@@ -499,12 +503,13 @@ impl Tools {
         })();
         match result {
             Ok((mut r, old_text, binary)) => {
-                if !binary {
+                // The content is copied for the provider only when it will be asked.
+                if !binary && self.wants_diagnostics() {
                     let fb = self.feedback(
                         &[WrittenFile {
                             path: shown,
                             old_text,
-                            new_text: content.to_string(),
+                            new_text: content.into(),
                         }],
                         true,
                     );
@@ -616,8 +621,8 @@ impl Tools {
                         o.path.clone(),
                         WrittenFile {
                             path: o.path.clone(),
-                            old_text: old_s.map(str::to_string),
-                            new_text: new_s.into_owned(),
+                            old_text: old_s.map(Arc::from),
+                            new_text: Arc::from(&*new_s),
                         },
                     );
                 }
@@ -675,7 +680,7 @@ impl Tools {
             written.push(WrittenFile {
                 path: shown,
                 old_text: None,
-                new_text: text,
+                new_text: text.into(),
             });
         }
         let mut fb = self.feedback(&written, false);
@@ -746,7 +751,7 @@ impl Tools {
     /// files in `written` (this call's) are left out.
     fn other_news(
         &self,
-        others: Vec<diagnostics::OtherFile>,
+        others: Vec<diagnostics::OtherFileDiagnostics>,
         written: &[&Path],
     ) -> BTreeMap<String, Vec<Diagnostic>> {
         let cfg = &self.config.diagnostics;
@@ -802,34 +807,33 @@ impl Tools {
         // `New` mode: the old texts first (all of them, like the new ones), as the baseline.
         let before: Option<Vec<Option<Vec<Diagnostic>>>> =
             (cfg.mode == DiagnosticsMode::New).then(|| {
-                let olds: Vec<(usize, FileText)> = files
+                let (indices, batch): (Vec<usize>, Vec<ChangedFile>) = files
                     .iter()
                     .enumerate()
                     .filter_map(|(i, (w, abs))| {
                         Some((
                             i,
-                            FileText {
+                            ChangedFile {
                                 path: abs.clone(),
-                                text: w.old_text.clone()?,
+                                text: Arc::clone(w.old_text.as_ref()?),
                                 previous: None,
                             },
                         ))
                     })
-                    .collect();
-                let batch: Vec<FileText> = olds.iter().map(|(_, f)| f.clone()).collect();
+                    .unzip();
                 let report =
                     diagnostics::fetch_all(provider, &batch, deadline, Some(Duration::ZERO));
                 let mut out = vec![None; files.len()];
-                for ((i, _), r) in olds.into_iter().zip(report.files) {
+                for (i, r) in indices.into_iter().zip(report.files) {
                     out[i] = r.ok();
                 }
                 out
             });
-        let batch: Vec<FileText> = files
+        let batch: Vec<ChangedFile> = files
             .iter()
-            .map(|(w, abs)| FileText {
+            .map(|(w, abs)| ChangedFile {
                 path: abs.clone(),
-                text: w.new_text.clone(),
+                text: Arc::clone(&w.new_text),
                 previous: w.old_text.clone(),
             })
             .collect();

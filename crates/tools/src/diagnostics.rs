@@ -10,65 +10,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-pub use lspedit_lsp::{Diagnostic, Severity};
-
-/// One file of a tool call, as just written: what [`DiagnosticsProvider::check_files`] checks.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileText {
-    pub path: PathBuf,
-    pub text: String,
-    /// The text before this call, when the file existed and it is known: lets the provider
-    /// tell which errors of other files the change caused.
-    pub previous: Option<String>,
-}
-
-/// Why a file's diagnostics are missing.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum CheckError {
-    /// No language server is configured (or installed) for the file.
-    #[error("no language server for this file")]
-    NoServer,
-    /// The result did not settle within the call's deadline; it may arrive later (see
-    /// [`DiagnosticsProvider::take_late`]).
-    #[error("no result within the deadline")]
-    TimedOut,
-    /// The server failed, crashed, or the provider broke.
-    #[error("{message}")]
-    Failed { message: String },
-    /// lspedit did not start the server (its program is inside the workspace, no TypeScript
-    /// outside it, no sandbox; or it crashed repeatedly and waits out its cooldown): `reason`
-    /// is lspedit's own text, shown to the model. Status `failed`.
-    #[error("not started: {reason}")]
-    Refused { reason: String },
-}
-
-/// A file the call did not write whose diagnostics the servers reported before and after it;
-/// the tools show the errors of `after` that `before` does not have.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OtherFile {
-    pub path: PathBuf,
-    pub before: Vec<Diagnostic>,
-    pub after: Vec<Diagnostic>,
-}
-
-/// What [`DiagnosticsProvider::check_files`] found.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct CheckReport {
-    /// One entry per file asked for, in the same order.
-    pub files: Vec<Result<Vec<Diagnostic>, CheckError>>,
-    /// Other files whose diagnostics the change may have changed, with their diagnostics
-    /// before and after it (unchanged ones may be among them).
-    pub others: Vec<OtherFile>,
-    /// Other files still being checked when the call stopped waiting for them; their results
-    /// come from [`DiagnosticsProvider::take_late_others`].
-    pub others_pending: usize,
-    /// Files that depend on a changed one and were not checked (past the provider's cap, or
-    /// no "before" could be had).
-    pub others_unchecked: usize,
-    /// The provider's search for files that depend on a changed one stopped at its bounds.
-    pub others_bounded: bool,
-}
+// The provider speaks the pool's types: one type per fact across the seam, and a provider
+// with no pool (a test's mock, an embedder's checker) builds them as plain structs.
+pub use lspedit_lsp::{
+    ChangedFile, CheckError, CheckReport, Diagnostic, OtherFileDiagnostics, Severity,
+};
 
 /// A written file's diagnostics status, as a structured result shows it (docs/design.md §7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -145,7 +91,7 @@ pub trait DiagnosticsProvider: Send + Sync {
     fn is_warm(&self, path: &Path) -> bool;
     /// The settled diagnostics of every file of one tool call, whose contents are now as given:
     /// all texts are sent before any file is checked, and the whole call ends by `deadline`.
-    fn check_files(&self, files: &[FileText], deadline: Instant) -> CheckReport;
+    fn check_files(&self, files: &[ChangedFile], deadline: Instant) -> CheckReport;
     /// Start the file's server in the background (after a read), without waiting.
     fn touch(&self, path: &Path);
     /// [`DiagnosticsProvider::check_files`] that returns once the files are checked and
@@ -155,7 +101,7 @@ pub trait DiagnosticsProvider: Send + Sync {
     /// as `check_files`.
     fn check_change(
         &self,
-        files: &[FileText],
+        files: &[ChangedFile],
         deadline: Instant,
         others_wait: Option<Duration>,
     ) -> CheckReport {
@@ -168,7 +114,7 @@ pub trait DiagnosticsProvider: Send + Sync {
     }
     /// Other files' results of checks asked for before `asked_before` that returned before
     /// them (see [`DiagnosticsProvider::check_change`]), each once, only while still current.
-    fn take_late_others(&self, asked_before: Instant) -> Vec<OtherFile> {
+    fn take_late_others(&self, asked_before: Instant) -> Vec<OtherFileDiagnostics> {
         let _ = asked_before;
         Vec::new()
     }
@@ -298,7 +244,7 @@ pub(crate) fn budget(
 /// `Failed` or `TimedOut` by the deadline. The caller shows no LSP text for any of those.
 pub(crate) fn fetch_all(
     provider: &Arc<dyn DiagnosticsProvider>,
-    files: &[FileText],
+    files: &[ChangedFile],
     deadline: Instant,
     others_wait: Option<Duration>,
 ) -> CheckReport {
@@ -316,8 +262,8 @@ pub(crate) fn fetch_all(
             ..CheckReport::default()
         };
     }
-    // The texts are copied only when some files have no server.
-    let batch: std::borrow::Cow<'_, [FileText]> = if asked.len() == files.len() {
+    // A subset only when some files have no server (the texts are shared, not copied).
+    let batch: std::borrow::Cow<'_, [ChangedFile]> = if asked.len() == files.len() {
         std::borrow::Cow::Borrowed(files)
     } else {
         asked.iter().map(|&i| files[i].clone()).collect()
@@ -365,7 +311,7 @@ pub(crate) fn take_late(
 pub(crate) fn take_late_others(
     provider: &Arc<dyn DiagnosticsProvider>,
     asked_before: Instant,
-) -> Vec<OtherFile> {
+) -> Vec<OtherFileDiagnostics> {
     catch_unwind(AssertUnwindSafe(|| provider.take_late_others(asked_before))).unwrap_or_default()
 }
 

@@ -15,8 +15,8 @@ pub use agent::{
 };
 pub use asynchronous::AsyncTools;
 pub use diagnostics::{
-    CheckError, CheckReport, Deadlines, DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider,
-    DiagnosticsStatus, Feedback, FileDiagnosticsStatus, FileText, OtherFile,
+    ChangedFile, CheckError, CheckReport, Deadlines, DiagnosticsConfig, DiagnosticsMode,
+    DiagnosticsProvider, DiagnosticsStatus, Feedback, FileDiagnosticsStatus, OtherFileDiagnostics,
 };
 pub use events::{
     Event, EventSink, FanOut, JsonlSink, NullSink, PauseReason, RecordingSink, StepStatus,

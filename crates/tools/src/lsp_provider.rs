@@ -4,10 +4,11 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use lspedit_lsp::{
-    BlockingPool, ChangedFile, Diagnostic, LspError, OtherFileDiagnostics, PoolConfig,
+    BlockingPool, ChangedFile, CheckError, CheckReport, Diagnostic, LspError, OtherFileDiagnostics,
+    PoolConfig,
 };
 
-use crate::diagnostics::{CheckError, CheckReport, DiagnosticsProvider, FileText, OtherFile};
+use crate::diagnostics::DiagnosticsProvider;
 
 /// [`DiagnosticsProvider`] over a [`BlockingPool`]. Dropping it shuts the servers down.
 #[derive(Debug)]
@@ -78,52 +79,30 @@ impl DiagnosticsProvider for LspProvider {
         self.pool.is_warm(path)
     }
 
-    fn check_files(&self, files: &[FileText], deadline: Instant) -> CheckReport {
+    fn check_files(&self, files: &[ChangedFile], deadline: Instant) -> CheckReport {
         self.check_change(files, deadline, None)
     }
 
     fn check_change(
         &self,
-        files: &[FileText],
+        files: &[ChangedFile],
         deadline: Instant,
         others_wait: Option<Duration>,
     ) -> CheckReport {
-        let outcome = self.pool.check_change_within(
-            files
-                .iter()
-                .map(|f| ChangedFile {
-                    path: f.path.clone(),
-                    text: f.text.clone(),
-                    previous: f.previous.clone(),
-                })
-                .collect(),
-            deadline,
-            others_wait,
-        );
+        // The texts are shared: this copies paths and counts references, not the texts.
+        let outcome = self
+            .pool
+            .check_change_within(files.to_vec(), deadline, others_wait);
         *self.server_times.lock().unwrap_or_else(|e| e.into_inner()) = outcome
             .files
             .iter()
             .map(|(_, r)| r.as_ref().ok().and_then(|fd| fd.server_time))
             .collect();
-        CheckReport {
-            files: outcome
-                .files
-                .into_iter()
-                .map(|(_, r)| r.map(|fd| fd.diagnostics).map_err(check_error))
-                .collect(),
-            others: outcome.others.into_iter().map(other_file).collect(),
-            others_pending: outcome.others_pending,
-            others_unchecked: outcome.others_unchecked,
-            others_bounded: outcome.others_bounded,
-        }
+        outcome.map_files(|(_, r)| r.map(|fd| fd.diagnostics).map_err(CheckError::from))
     }
 
-    fn take_late_others(&self, asked_before: Instant) -> Vec<OtherFile> {
-        self.pool
-            .take_late_others(asked_before)
-            .into_iter()
-            .map(other_file)
-            .collect()
+    fn take_late_others(&self, asked_before: Instant) -> Vec<OtherFileDiagnostics> {
+        self.pool.take_late_others(asked_before)
     }
 
     fn server_name(&self, path: &Path) -> Option<String> {
@@ -140,43 +119,5 @@ impl DiagnosticsProvider for LspProvider {
             .into_iter()
             .map(|fd| (fd.path, fd.diagnostics))
             .collect()
-    }
-}
-
-fn other_file(o: OtherFileDiagnostics) -> OtherFile {
-    OtherFile {
-        path: o.path,
-        before: o.before,
-        after: o.after,
-    }
-}
-
-/// The pool's error as the tools' status: a missing server is `NoServer`, a deadline
-/// `TimedOut`, anything else `Failed` with the pool's message (kept for logs and the CLI, never
-/// put in `llm_content`).
-fn check_error(e: LspError) -> CheckError {
-    match e {
-        LspError::NoServer { .. } | LspError::CommandNotFound { .. } => CheckError::NoServer,
-        LspError::Timeout { .. } => CheckError::TimedOut,
-        // The embedder's mistake, not the server's: said in the log, where its author looks.
-        e @ LspError::BlockedRuntime => {
-            tracing::error!("{e}");
-            CheckError::Failed {
-                message: e.to_string(),
-            }
-        }
-        LspError::Refused { reason, .. } => CheckError::Refused { reason },
-        // Not "call again shortly": the cooldown is minutes.
-        LspError::Broken {
-            crashes, retry_in, ..
-        } => CheckError::Refused {
-            reason: format!(
-                "it crashed {crashes} times in a row; lspedit starts it again in {} s",
-                retry_in.as_secs().max(1)
-            ),
-        },
-        other => CheckError::Failed {
-            message: other.to_string(),
-        },
     }
 }

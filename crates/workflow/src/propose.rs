@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use lspedit_engine::{
     ApplyOptions, DiffOptions, Document, FileAction, FileChange, FileOutcome, Patch, PatchFormat,
@@ -515,15 +516,16 @@ fn written_files(
         let Some(k) = key_of.get(&p) else {
             continue;
         };
+        // Borrowed here and copied once, into the texts the diagnostics provider shares.
         let (old, new) = (
-            bases.get(k).cloned().flatten(),
-            state.get(k).cloned().flatten(),
+            bases.get(k).and_then(Option::as_deref),
+            state.get(k).and_then(Option::as_deref),
         );
-        if let Some(new) = new.filter(|n| Some(n) != old.as_ref() && is_text(n)) {
+        if let Some(new) = new.filter(|n| Some(*n) != old && is_text(n)) {
             written.push(WrittenFile {
                 path: k.clone(),
-                old_text: old.and_then(|o| String::from_utf8(o).ok()),
-                new_text: String::from_utf8_lossy(&new).into_owned(),
+                old_text: old.and_then(|o| std::str::from_utf8(o).ok()).map(Arc::from),
+                new_text: Arc::from(&*String::from_utf8_lossy(new)),
             });
         }
     }

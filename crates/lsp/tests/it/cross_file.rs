@@ -52,8 +52,8 @@ async fn run(p: Project) {
         .check_change(
             vec![ChangedFile {
                 path: path.clone(),
-                text: new,
-                previous: Some(old),
+                text: new.into(),
+                previous: Some(old.into()),
             }],
             deadline(60_000),
         )

@@ -463,8 +463,8 @@ async fn typescript_language_server_reports_an_importer_the_change_broke() {
         .check_change(
             vec![lspedit_lsp::ChangedFile {
                 path: util.clone(),
-                text: bad.clone(),
-                previous: Some(good.clone()),
+                text: bad.as_str().into(),
+                previous: Some(good.as_str().into()),
             }],
             deadline(60_000),
         )

@@ -6,7 +6,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use lspedit_tools::diagnostics::{
-    CheckError, CheckReport, Diagnostic, DiagnosticsProvider, FileText, OtherFile, Severity,
+    ChangedFile, CheckError, CheckReport, Diagnostic, DiagnosticsProvider, OtherFileDiagnostics,
+    Severity,
 };
 use lspedit_tools::{Tools, ToolsConfig};
 use lspedit_write::Workspace;
@@ -85,7 +86,7 @@ impl DiagnosticsProvider for Mock {
     fn is_warm(&self, _path: &Path) -> bool {
         true
     }
-    fn check_files(&self, files: &[FileText], deadline: Instant) -> CheckReport {
+    fn check_files(&self, files: &[ChangedFile], deadline: Instant) -> CheckReport {
         let mut report = CheckReport::default();
         self.checked_on
             .lock()
@@ -113,8 +114,9 @@ impl DiagnosticsProvider for Mock {
         report.others = self
             .others
             .iter()
-            .map(|(path, after)| OtherFile {
+            .map(|(path, after)| OtherFileDiagnostics {
                 path: path.clone(),
+                server: "mock".to_string(),
                 before: Vec::new(),
                 after: after.clone(),
             })
