@@ -17,7 +17,7 @@ use lspedit_write::Reason;
 
 use super::LspEditError;
 use lspedit_write::ToolError;
-use lspedit_write::workspace::Workspace;
+use lspedit_write::Workspace;
 
 /// What the server's edit does to one file, as the server said it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -703,7 +703,7 @@ impl<'a> LspEdits<'a> {
         let ws = self.workflow.tools().workspace();
         // Converting is linear in the edits and files; the bound is the planner's (§6), for a
         // server that sends millions of edits.
-        let deadline = Instant::now() + lspedit_write::patch::PatchLimits::default().max_plan_time;
+        let deadline = Instant::now() + lspedit_write::PatchLimits::default().max_plan_time;
         let converted = match convert::to_patch(ws, &edit.edits, edit.encoding, deadline) {
             Ok(c) => c,
             Err(e) => return with_server(LspEditResult::refused(&e, Vec::new()), edit),

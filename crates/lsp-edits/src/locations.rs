@@ -9,7 +9,7 @@ use lspedit_lsp::Locations;
 
 use super::position::line_spans;
 use super::{LspEditsConfig, convert};
-use lspedit_write::workspace::Workspace;
+use lspedit_write::Workspace;
 
 /// One location a server answered, in the model's terms.
 #[derive(Debug, Clone, PartialEq, Eq)]

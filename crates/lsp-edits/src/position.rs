@@ -9,7 +9,7 @@ use lspedit_write::Reason;
 
 use super::LspEditError;
 use lspedit_write::ToolError;
-use lspedit_write::workspace::Workspace;
+use lspedit_write::Workspace;
 
 /// A line as the model names it: its 1-based number, or its anchor (`42abcd`), which is also a
 /// check that the line is still what the model read.

@@ -22,12 +22,10 @@ use crate::diagnostics::{
     DiagnosticsStatus, Feedback, FileDiagnosticsStatus,
 };
 use lspedit_lsp::ChangedFile;
-use lspedit_write::patch::{
-    ApplyPatchOptions, FileReport, FileStatus, PatchLimits, apply_resolved,
-};
 use lspedit_write::plan::Resolved;
-use lspedit_write::workspace::{Workspace, base_sha};
+use lspedit_write::{ApplyPatchOptions, FileReport, FileStatus, PatchLimits, apply_resolved};
 use lspedit_write::{Reason, ToolError, write_planned};
+use lspedit_write::{Workspace, base_sha};
 
 /// What a tool returns. `llm_content` is what the model reads; `display` is a short summary with
 /// a unified diff for a person; `files` the per-file report.

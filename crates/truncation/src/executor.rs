@@ -44,9 +44,9 @@ use super::detect::detect_truncation_with;
 use super::ledger::{ChunkStatus, EditAttemptLedger, LedgerError, LedgerLimits, PauseReason};
 use super::model_edit::{BLOCKING_VALIDATION_STATUSES, ValidateOptions, validate_model_edit_with};
 use lspedit_tools::events::{ChunkProgress, Event, EventSink};
-use lspedit_write::patch::{ApplyPatchOptions, PatchReport, apply_parsed};
-use lspedit_write::workspace::{Workspace, base_sha};
+use lspedit_write::{ApplyPatchOptions, PatchReport, apply_parsed};
 use lspedit_write::{Reason, ToolError};
+use lspedit_write::{Workspace, base_sha};
 
 /// One file as sent to the model.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -890,19 +890,19 @@ pub fn apply_combined(
             ));
         }
     }
-    let patch = lspedit_write::patch::PatchLimits::default().parse(combined_diff)?;
+    let patch = lspedit_write::PatchLimits::default().parse(combined_diff)?;
     let dry = apply_parsed(
         ws,
         &patch,
         &ApplyPatchOptions {
             engine: ApplyOptions::default(),
             dry_run: true,
-            limits: lspedit_write::patch::PatchLimits::default(),
+            limits: lspedit_write::PatchLimits::default(),
         },
     )?;
     if let Some((path, e)) = dry.files.iter().find_map(|f| match &f.status {
-        lspedit_write::patch::FileStatus::Failed(e) => Some((f.path.clone(), e.clone())),
-        lspedit_write::patch::FileStatus::Applied(_) => None,
+        lspedit_write::FileStatus::Failed(e) => Some((f.path.clone(), e.clone())),
+        lspedit_write::FileStatus::Applied(_) => None,
     }) {
         return Err(ToolError::new(
             e.reason,

@@ -27,8 +27,8 @@ use lspedit_tools::events::{
     Event, FailureDetails, LimitKind, PauseReason, RollbackStatus, ScopeBreach, StepStatus,
 };
 use lspedit_tools::{WrittenFile, sync_text};
+use lspedit_write::FileStatus;
 use lspedit_write::commit::{CommitResult, PathChange};
-use lspedit_write::patch::FileStatus;
 use lspedit_write::{Reason, ToolError};
 
 /// How an apply ended; serialized (evidence) as its [`ApplyStatus::as_str`] code.

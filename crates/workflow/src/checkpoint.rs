@@ -31,8 +31,8 @@ use super::util::{
     is_valid_sha, now_ms, read_json, read_state_file, state_error, state_sha, stored_path,
     sync_dir, tampered, write_json_atomic,
 };
+use lspedit_write::Workspace;
 use lspedit_write::commit::PathChange;
-use lspedit_write::workspace::Workspace;
 use lspedit_write::{Reason, ToolError};
 
 /// One file of a checkpoint.

@@ -15,7 +15,7 @@ use super::validate::ValidationReport;
 use crate::ApplyStatus;
 use crate::excerpt::ExcerptSet;
 use lspedit_write::Reason;
-use lspedit_write::workspace::write_atomic_abs;
+use lspedit_write::write_atomic_abs;
 
 /// `<id>.manifest.json`: the pipeline report of a proposal (rewritten with the apply-time stages
 /// when it is applied), its statistics and files.

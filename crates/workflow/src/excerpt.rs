@@ -16,7 +16,7 @@ use std::collections::BTreeSet;
 
 use lspedit_engine::{Document, ViewOptions, hashline_view};
 
-use lspedit_write::workspace::{Workspace, base_sha};
+use lspedit_write::{Workspace, base_sha};
 
 /// Candidate files in priority order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -3,8 +3,8 @@
 
 use super::store::StoredPatch;
 use super::util::{show_sha, state_sha};
+use lspedit_write::Workspace;
 use lspedit_write::commit::CommitUnit;
-use lspedit_write::workspace::Workspace;
 use lspedit_write::{Reason, ToolError};
 
 /// `stale_context` naming the first path whose sha now (per `now`) is not its proposed one.

@@ -36,8 +36,8 @@ use super::util::{
     Layout, check_entry, is_valid_id, is_valid_sha, new_id, now_ms, read_json, state_error,
     state_sha, stored_path, sync_dir, tampered, write_json_atomic,
 };
+use lspedit_write::Workspace;
 use lspedit_write::commit::{Journal, PathChange};
-use lspedit_write::workspace::Workspace;
 use lspedit_write::{Reason, ToolError};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

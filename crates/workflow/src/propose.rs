@@ -21,9 +21,9 @@ use super::store::{STORE_VERSION, StoredPatch, is_valid_label, step_evidence_id}
 use super::util::{now_ms, show_sha, state_sha};
 use crate::excerpt::ExcerptSet;
 use lspedit_tools::WrittenFile;
+use lspedit_write::Workspace;
 use lspedit_write::commit::CommitUnit;
-use lspedit_write::patch::{FileReport, FileStatus};
-use lspedit_write::workspace::Workspace;
+use lspedit_write::{FileReport, FileStatus};
 use lspedit_write::{Reason, ToolError};
 
 /// Where a proposal comes from.
@@ -313,7 +313,7 @@ pub(crate) fn plan_patch(
         patch,
         &all,
         engine,
-        lspedit_write::patch::PatchLimits::default().max_plan_time,
+        lspedit_write::PatchLimits::default().max_plan_time,
         &lspedit_write::plan::Resolved::new(),
     )?;
     let units = planned

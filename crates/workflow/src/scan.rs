@@ -13,7 +13,7 @@ use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use lspedit_engine::check_text;
 use regex::{Captures, Regex};
 
-use lspedit_write::workspace::Workspace;
+use lspedit_write::Workspace;
 use lspedit_write::{Reason, ToolError};
 
 /// A file whose content the replacement changes.

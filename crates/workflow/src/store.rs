@@ -22,7 +22,7 @@ use super::util::{
     ID_HEX, Layout, evict_oldest, id_ms, is_valid_id, is_valid_sha, read_json, short_id_note,
     state_error, stored_path, tampered, write_json_atomic,
 };
-use lspedit_write::workspace::Workspace;
+use lspedit_write::Workspace;
 use lspedit_write::{Reason, ToolError};
 
 /// Format version of a stored patch; a file with another version is refused. Version 2 bound

@@ -19,9 +19,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
 
-use lspedit_write::workspace::{Workspace, write_atomic_abs};
-pub(crate) use lspedit_write::workspace::{show_sha, state_sha};
 use lspedit_write::{Reason, ToolError};
+use lspedit_write::{Workspace, write_atomic_abs};
+pub(crate) use lspedit_write::{show_sha, state_sha};
 
 /// Where the workflow keeps its state under the workspace root. Nothing here is created until
 /// something must be written: opening a workflow or naming an unknown patch creates no directory.

@@ -8,10 +8,10 @@
 
 pub mod commit;
 mod error;
-pub mod patch;
+mod patch;
 pub mod plan;
 mod single;
-pub mod workspace;
+mod workspace;
 
 pub use error::{Reason, ToolError};
 pub use patch::{
@@ -19,4 +19,7 @@ pub use patch::{
     apply_patch, apply_resolved,
 };
 pub use single::{Written, write_planned};
-pub use workspace::{Replaced, Workspace, base_sha, write_atomic_abs};
+pub use workspace::{
+    ALWAYS_PROTECTED, DEFAULT_PROTECTED, Replaced, Staged, Workspace, base_sha, show_sha,
+    state_sha, temp_name, write_atomic_abs,
+};

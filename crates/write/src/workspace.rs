@@ -610,7 +610,7 @@ impl Workspace {
 
     /// Replace the file `path` names with `new` (`None`: delete the entry) only if it still holds
     /// `expected` (`None`: it must not exist), the compare and the switch under the directory's
-    /// cross-process lock ([`DirLock`]), so two lspedit processes never both replace the same
+    /// cross-process lock (`DirLock`), so two lspedit processes never both replace the same
     /// version. `new_mode` is for a file that does not exist yet (masked to `0o777`).
     ///
     /// The new content is staged before the compare, so the compare and the switch are
