@@ -36,9 +36,9 @@ use super::util::{
     Layout, check_entry, is_valid_id, is_valid_sha, new_id, now_ms, read_json, state_error,
     state_sha, stored_path, sync_dir, tampered, write_json_atomic,
 };
-use lspedit_write::Workspace;
 use lspedit_write::commit::{Journal, PathChange};
 use lspedit_write::{Reason, ToolError};
+use lspedit_write::{Workspace, temp_owner_pid};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct JournalEntry {
@@ -272,15 +272,9 @@ fn verify_journal(ws: &Workspace, j: &Record, id: &str, file: &str) -> Result<()
 }
 
 /// Whether `name` is lspedit's temp-file name for a write to `target` (a file name):
-/// `.<target>.lspedit-<pid>-<n>.tmp`.
+/// `.<target>.lspedit-<pid>-<n>.tmp`, read by the write core, which makes it.
 fn is_temp_name_of(name: &str, target: &str) -> bool {
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    name.strip_prefix('.')
-        .and_then(|r| r.strip_prefix(target))
-        .and_then(|r| r.strip_prefix(".lspedit-"))
-        .and_then(|r| r.strip_suffix(".tmp"))
-        .and_then(|r| r.split_once('-'))
-        .is_some_and(|(pid, n)| digits(pid) && digits(n))
+    temp_owner_pid(name, target).is_some()
 }
 
 /// The absolute path of the temp file a journal entry for `target` (a workspace path) names,
@@ -385,6 +379,8 @@ mod tests {
             ".a.txt.lspedit--0.tmp",
             ".a.txt.lspedit-12-.tmp",
             ".a.txt.lspedit-1x-0.tmp",
+            ".a.txt.lspedit-+12-0.tmp",
+            ".a.txt.lspedit-12-+0.tmp",
             "passwd",
         ] {
             assert!(!is_temp_name_of(bad, "a.txt"), "{bad}");

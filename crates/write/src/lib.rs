@@ -21,5 +21,5 @@ pub use patch::{
 pub use single::{Written, write_planned};
 pub use workspace::{
     ALWAYS_PROTECTED, DEFAULT_PROTECTED, Replaced, Staged, Workspace, base_sha, show_sha,
-    state_sha, temp_name, write_atomic_abs,
+    state_sha, temp_name, temp_owner_pid, write_atomic_abs,
 };

@@ -1287,7 +1287,9 @@ fn read_from_start(f: &mut fs::File) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// The pid in `.<target>.lspedit-<pid>-<n>.tmp`, when `name` is that pattern.
+/// The pid in `.<target>.lspedit-<pid>-<n>.tmp` ([`temp_name`]'s pattern), when `name` is
+/// that pattern: both numbers plain decimal digits (`parse` alone would take a sign), as
+/// `temp_name` writes them. The one reading of the pattern: what it accepts may be removed.
 pub fn temp_owner_pid(name: &str, target: &str) -> Option<i32> {
     let rest = name
         .strip_prefix('.')?
@@ -1295,6 +1297,10 @@ pub fn temp_owner_pid(name: &str, target: &str) -> Option<i32> {
         .strip_prefix(".lspedit-")?
         .strip_suffix(".tmp")?;
     let (pid, n) = rest.split_once('-')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(pid) || !digits(n) {
+        return None;
+    }
     n.parse::<u64>().ok()?;
     pid.parse::<i32>().ok()
 }
@@ -1427,6 +1433,28 @@ pub fn write_atomic_abs(abs: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    /// What `temp_name` makes, `temp_owner_pid` reads back (with this process's pid); a name
+    /// it would never make (a signed number, another target) is not a temp name.
+    #[test]
+    fn temp_names_are_read_back_only_in_the_form_they_are_made() {
+        let pid = i32::try_from(std::process::id()).expect("pid fits");
+        assert_eq!(
+            super::temp_owner_pid(&super::temp_name("a.txt"), "a.txt"),
+            Some(pid)
+        );
+        assert_eq!(
+            super::temp_owner_pid(&super::temp_name("a.txt"), "b.txt"),
+            None
+        );
+        for bad in [
+            ".a.txt.lspedit-+12-0.tmp",
+            ".a.txt.lspedit-12-+0.tmp",
+            ".a.txt.lspedit-12-0",
+        ] {
+            assert_eq!(super::temp_owner_pid(bad, "a.txt"), None, "{bad}");
+        }
+    }
+
     // Regression: the directory fsync after a rename was `fsync` of cap-std's `O_PATH` handle,
     // which fails with EBADF, so no rename was ever made durable.
     #[test]
