@@ -190,16 +190,7 @@ pub fn copy_project(name: &str) -> tempfile::TempDir {
 pub fn require_server(server: &str) -> Option<PoolConfig> {
     let cfg = PoolConfig::bundled().unwrap().only(&[server]);
     let decl = cfg.server(server).unwrap();
-    if cfg.resolve_command(decl).is_some() {
-        return Some(cfg);
-    }
-    let msg = format!(
-        "language server `{server}` (`{}`) not installed; run scripts/install-servers",
-        decl.command
-    );
-    if std::env::var("LSPEDIT_REQUIRE_SERVERS").is_ok_and(|v| v == "1") {
-        panic!("{msg} (LSPEDIT_REQUIRE_SERVERS=1)");
-    }
-    eprintln!("SKIPPED: {msg}");
-    None
+    let installed = cfg.resolve_command(decl).is_some();
+    let what = format!("language server `{server}` (`{}`)", decl.command);
+    lspedit_fake_lsp::support::require_installed(&what, installed).then_some(cfg)
 }
