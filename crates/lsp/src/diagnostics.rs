@@ -189,6 +189,20 @@ impl FileDiagnostics {
     }
 }
 
+/// The diagnostics of a server's JSON array (a publish's `diagnostics`, a pull report's
+/// `items`), item by item, so one odd diagnostic does not lose the others; no array, none.
+pub(crate) fn each_diagnostic(items: Option<&serde_json::Value>) -> Vec<lsp_types::Diagnostic> {
+    items
+        .and_then(serde_json::Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|d| serde_json::from_value(d.clone()).ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Converts LSP diagnostics against the text they were computed for, with the server's
 /// severity overrides applied (see [`crate::ServerConfig::severity_overrides`]), positions in
 /// the server's `encoding`.

@@ -27,7 +27,7 @@ use tokio::sync::{mpsc, watch};
 use tower::ServiceBuilder;
 
 use crate::LspError;
-use crate::diagnostics::{FileDiagnostics, convert};
+use crate::diagnostics::{FileDiagnostics, convert, each_diagnostic};
 use crate::transport::{FrameReader, StdinWriter, sanitize};
 use lspedit_process::{self as process, GroupGuard, Groups, StderrTail};
 use lspedit_servers::{ServerConfig, Strategy};
@@ -1242,18 +1242,7 @@ impl Server {
                     let answered_at = Some(Instant::now());
                     let diagnostics = match report.get("kind").and_then(Value::as_str) {
                         Some("unchanged") => None,
-                        _ => Some(
-                            report
-                                .get("items")
-                                .and_then(Value::as_array)
-                                .map(|items| {
-                                    items
-                                        .iter()
-                                        .filter_map(|d| serde_json::from_value(d.clone()).ok())
-                                        .collect()
-                                })
-                                .unwrap_or_default(),
-                        ),
+                        _ => Some(each_diagnostic(report.get("items"))),
                     };
                     return Ok(Outcome {
                         diagnostics,

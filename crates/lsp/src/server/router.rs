@@ -23,9 +23,9 @@ use async_lsp::lsp_types::request::{
     WorkspaceFoldersRequest,
 };
 use async_lsp::lsp_types::{
-    self, ApplyWorkspaceEditParams, ApplyWorkspaceEditResponse, ConfigurationParams,
-    NumberOrString, ProgressParams, ProgressParamsValue, PublishDiagnosticsParams,
-    RegistrationParams, Url, WorkDoneProgress, WorkspaceFolder,
+    ApplyWorkspaceEditParams, ApplyWorkspaceEditResponse, ConfigurationParams, NumberOrString,
+    ProgressParams, ProgressParamsValue, PublishDiagnosticsParams, RegistrationParams, Url,
+    WorkDoneProgress, WorkspaceFolder,
 };
 use async_lsp::router::Router;
 use async_lsp::{ErrorCode, ResponseError};
@@ -34,6 +34,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{Published, Shared, Stop};
+use crate::diagnostics::each_diagnostic;
 
 /// A server's params: `Typed` when they deserialize into `P`, else `Raw`, the JSON as sent.
 /// Deserializing it never fails.
@@ -256,17 +257,7 @@ impl Shared {
                     .get("version")
                     .and_then(Value::as_i64)
                     .and_then(|v| i32::try_from(v).ok());
-                // Item by item, so one odd diagnostic does not lose the others.
-                let diagnostics: Vec<lsp_types::Diagnostic> = params
-                    .get("diagnostics")
-                    .and_then(Value::as_array)
-                    .map(|items| {
-                        items
-                            .iter()
-                            .filter_map(|d| serde_json::from_value(d.clone()).ok())
-                            .collect()
-                    })
-                    .unwrap_or_default();
+                let diagnostics = each_diagnostic(params.get("diagnostics"));
                 (uri, version, diagnostics)
             }
         };
