@@ -23,14 +23,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use lspedit::engine::{ViewOptions, hashline_view};
 use lspedit::lsp::PoolConfig;
 use lspedit::servers::install::{self, InstallError};
 use lspedit::session::Session;
-use lspedit::tools::{Feedback, ToolResult, ToolsConfig};
-use lspedit::write::{
-    ApplyPatchOptions, FileStatus, PatchReport, ToolError, Workspace, apply_patch, base_sha,
-};
+use lspedit::tools::{Feedback, ToolResult, Tools, ToolsConfig, render};
+use lspedit::write::{ApplyPatchOptions, FileStatus, ToolError, Workspace, apply_patch};
 use serde::Serialize;
 
 mod demo;
@@ -700,13 +697,8 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
                 };
             }
             let r = ToolResult {
-                written: None,
-                reason: None,
-                llm_content: session.with_late_feedback(&text),
-                display: String::new(),
-                files: Vec::new(),
-                is_error: false,
                 diagnostics: statuses,
+                ..ToolResult::text(session.with_late_feedback(&text), String::new(), false)
             };
             // Explicitly, not on drop: a diagnostics thread abandoned at its deadline may still
             // hold the pool, and the process would exit before its drop killed the servers.
@@ -812,49 +804,35 @@ fn cmd_read(
     root: Option<PathBuf>,
     json: bool,
 ) -> Result<u8, Failure> {
-    let ws = open_workspace(root)?;
-    let bytes = ws.read(file)?.ok_or_else(|| {
-        ToolError::new(
-            lspedit::write::Reason::FileNotFound,
-            Some(file),
-            "no such file",
-        )
-    })?;
-    let doc = lspedit::engine::Document::from_bytes(&bytes)
-        .map_err(|e| ToolError::from_engine(Some(file), e))?;
-    let texts = doc.texts();
-    if offset > texts.len().max(1) {
-        return Err(Failure::Tool(lspedit::tools::offset_past_end(
-            file,
-            offset,
-            texts.len(),
-        )));
-    }
-    let view = hashline_view(
-        &texts,
-        ViewOptions {
-            offset,
-            limit,
-            ..ViewOptions::default()
-        },
-    );
+    // The agent's `read_file` without servers: the same view in the same words, the whole
+    // file unless `--limit` says otherwise.
+    let config = ToolsConfig {
+        default_read_limit: usize::MAX,
+        ..ToolsConfig::default()
+    };
+    let tools = Tools::new(open_workspace(root)?, None, config);
+    let (read, view) = tools.try_read_file(file, Some(offset), limit)?;
+    let text = render::read_text(view.clone(), &read);
     if json {
-        let sha = base_sha(&bytes);
         print_json(&json::Doc::ok(
-            view.clone(),
+            text.clone(),
             vec![json::FileJson {
-                base_sha: Some(sha.clone()),
-                ..json::FileJson::plain(file, "read", format!("{file} ({} lines)", texts.len()))
+                base_sha: Some(read.base_sha.clone()),
+                ..json::FileJson::plain(
+                    &read.path,
+                    "read",
+                    format!("{} ({} lines)", read.path, read.total_lines),
+                )
             }],
             json::ReadData {
-                path: file,
-                base_sha: sha,
-                total_lines: texts.len(),
+                path: &read.path,
+                base_sha: read.base_sha.clone(),
+                total_lines: read.total_lines,
                 content: &view,
             },
         ))?;
     } else {
-        out(&view);
+        out(&text);
     }
     Ok(0)
 }
@@ -1008,7 +986,7 @@ fn apply_dry_run(
             return Ok(1);
         }
     };
-    let text = render_report(&report);
+    let text = render::patch_text(&report);
     let ok = report.all_applied();
     if json {
         let reason = report.files.iter().find_map(|f| match &f.status {
@@ -1025,7 +1003,7 @@ fn apply_dry_run(
             },
         })?;
     } else {
-        out(&text);
+        out(&format!("{text}\n"));
         if !ok {
             err_summary(&report.files, None, &text);
         }
@@ -1078,38 +1056,6 @@ fn read_input(arg: Option<&str>, what: &str) -> Result<String, Failure> {
             ),
         ))
     })
-}
-
-/// The per-file report, then the fresh anchors of every modified block (live sync).
-fn render_report(report: &PatchReport) -> String {
-    let mut s = report.summary();
-    for f in &report.files {
-        let FileStatus::Applied(o) = &f.status else {
-            continue;
-        };
-        for block in &o.sync {
-            if block.line_count == 0 {
-                continue;
-            }
-            let end = block.start_line + block.line_count - 1;
-            match &block.lines {
-                Some(lines) => {
-                    s.push_str(&format!(
-                        "\n{} lines {}-{}:\n",
-                        o.path, block.start_line, end
-                    ));
-                    for l in lines {
-                        s.push_str(&format!("{}\n", lspedit::tools::cap_line(l)));
-                    }
-                }
-                None => s.push_str(&format!(
-                    "\n{} lines {}-{}: changed; re-read for fresh anchors\n",
-                    o.path, block.start_line, end
-                )),
-            }
-        }
-    }
-    s
 }
 
 fn cmd_servers_status(root: Option<PathBuf>, json: bool, probe: &[String]) -> Result<u8, Failure> {

@@ -39,6 +39,17 @@ fn read_prints_the_hashline_view_and_json() {
     assert_eq!(v["total_lines"], 3);
     assert_eq!(v["base_sha"].as_str().unwrap().len(), 12);
     assert_eq!(v["content"].as_str().unwrap().lines().count(), 1);
+    // For a person, the same words as the model's `read_file`: where a partial view lies.
+    let part = p.run(
+        &["read", "src/greet.ts", "--offset", "2", "--limit", "1"],
+        "",
+    );
+    assert!(
+        part.stdout
+            .ends_with("|  return \"hi \" + name;\n(lines 2-2 of 3; use offset to read more)\n"),
+        "{}",
+        part.stdout
+    );
 
     p.run(&["read", "src/nope.ts"], "").assert_code(1);
     p.run(&["read", "../outside.ts"], "").assert_code(1);
@@ -100,7 +111,7 @@ fn write_takes_content_from_stdin() {
     r.assert_code(0);
     let v = r.json();
     assert_eq!(v["ok"], true);
-    assert_eq!(v["llm_content"], "Created src/new.ts (1 lines).");
+    assert_eq!(v["llm_content"], "Created src/new.ts (1 line).");
     assert_eq!(p.read("src/new.ts"), "export const n = 1;\n");
     p.run(&["write", "../x.ts", "--no-diagnostics"], "x")
         .assert_code(1);
@@ -133,6 +144,15 @@ fn apply_reports_per_file_and_exit_codes() {
     let v = r.json();
     assert_eq!(v["files"][0]["status"], "modified");
     assert_eq!(v["files"][0]["path"], "src/greet.ts");
+    // The dry run words its report as the apply does (per-file line, then the fresh lines).
+    assert_eq!(dry.json()["llm_content"], v["llm_content"]);
+    assert!(
+        v["llm_content"]
+            .as_str()
+            .unwrap()
+            .contains("src/greet.ts lines 2-3 now:\n"),
+        "{v}"
+    );
     assert!(p.read("src/greet.ts").contains("`hi ${name}`"));
 
     // Again (a retried call): the change is in place, the file is refused as already applied

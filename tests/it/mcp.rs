@@ -444,7 +444,7 @@ async fn every_tool_works_and_refusals_are_is_error_results() {
     )
     .await;
     assert!(!is_error(&written), "{}", text(&written));
-    assert_eq!(text(&written), "Created src/extra.ts (1 lines).");
+    assert_eq!(text(&written), "Created src/extra.ts (1 line).");
     assert_eq!(
         structured(&written)["files"],
         json!([{"path": "src/extra.ts", "status": "added", "hunks": [], "changed": []}])
@@ -975,7 +975,7 @@ async fn a_timed_out_write_says_so_and_its_late_answer_starts_the_next_result() 
     // The missing verdict is named in one neutral line, never as a clean result.
     assert_eq!(
         t,
-        "Overwrote a.ts (1 lines).\n\nDiagnostics for a.ts pending: fake is still checking it; errors, if any, will be reported in a later result."
+        "Overwrote a.ts (1 line).\n\nDiagnostics for a.ts pending: fake is still checking it; errors, if any, will be reported in a later result."
     );
     assert_eq!(
         structured(&written)["files"][0]["diagnostics"],

@@ -151,7 +151,7 @@ pub(crate) fn report(
             for n in lo..=hi {
                 if let Some(s) = spans.get(n - 1) {
                     llm.push('\n');
-                    llm.push_str(&lspedit_tools::cap_line(&hashline(
+                    llm.push_str(&lspedit_tools::render::cap_line(&hashline(
                         n,
                         &text[s.start..s.end],
                     )));

@@ -365,26 +365,14 @@ fn location_output(l: &FoundLocation) -> LocationOutput {
     }
 }
 
-fn text(llm: String, display: String, is_error: bool) -> ToolResult {
-    ToolResult {
-        written: None,
-        llm_content: llm,
-        display,
-        files: Vec::new(),
-        is_error,
-        reason: None,
-        diagnostics: Vec::new(),
-    }
-}
-
 fn refusal(e: &LspEditError) -> ToolResult {
     let t = e.refusal_text();
-    text(t.clone(), t, true)
+    ToolResult::text(t.clone(), t, true)
 }
 
 fn edit_reply(r: LspEditResult) -> Reply {
     let out = LspEditOutput::new(&r);
-    let mut t = text(r.llm_content, r.display, r.is_error);
+    let mut t = ToolResult::text(r.llm_content, r.display, r.is_error);
     t.diagnostics = r.diagnostics;
     Reply::new(t, &out)
 }
@@ -423,7 +411,7 @@ pub fn code_actions(session: &Session, a: &CodeActionsArgs) -> Reply {
         .and_then(|e| e.code_actions(&a.path, &a.line.line_ref()))
     {
         Ok(list) => Reply::new(
-            text(list.llm_content.clone(), list.llm_content.clone(), false),
+            ToolResult::text(list.llm_content.clone(), list.llm_content.clone(), false),
             &CodeActionsOutput::new(&list),
         ),
         Err(e) => Reply::new(
@@ -443,7 +431,10 @@ pub fn apply_code_action(session: &Session, a: &ApplyCodeActionArgs) -> Reply {
         (None, Some(t)) => ActionPick::Title(t.clone()),
         _ => {
             let t = "Error: invalid arguments: give either `index` or `title`".to_string();
-            return Reply::new(text(t.clone(), t, true), &LspEditOutput::refused(None));
+            return Reply::new(
+                ToolResult::text(t.clone(), t, true),
+                &LspEditOutput::refused(None),
+            );
         }
     };
     match session.lsp_edits() {
@@ -469,7 +460,7 @@ pub fn locations(session: &Session, a: &SymbolArgs, definition: bool) -> Reply {
     });
     match found {
         Ok(r) => Reply::new(
-            text(r.llm_content.clone(), r.llm_content.clone(), false),
+            ToolResult::text(r.llm_content.clone(), r.llm_content.clone(), false),
             &LocationsOutput::new(&r),
         ),
         Err(e) => Reply::new(

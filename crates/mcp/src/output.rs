@@ -13,7 +13,7 @@ use lspedit_engine::FileAction;
 use lspedit_lsp::Severity;
 use lspedit_lsp_edits::LspEditReason;
 use lspedit_session::{DiagnosticsReport, FileCheck};
-use lspedit_tools::{DiagnosticsStatus, FileDiagnosticsStatus, ToolResult};
+use lspedit_tools::{DiagnosticsStatus, Done, FileDiagnosticsStatus, ToolResult};
 use lspedit_workflow::{ApplyOutcome, ApplyStatus, Proposal, UndoOutcome};
 use lspedit_write::{FileReport, FileStatus, Reason, ToolError};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
@@ -182,35 +182,22 @@ pub struct LineWindow {
 }
 
 impl ReadFileOutput {
-    /// From `read_file`'s result for `path` with the `offset`/`limit` asked (after defaults).
-    /// The tools report the sha and line count only in `display` (`Read <path> (<n> lines,
-    /// base_sha <sha>)`), read from the same bytes as the view.
-    pub fn new(r: &ToolResult, path: &str, offset: usize, limit: usize) -> ReadFileOutput {
-        let parsed = (!r.is_error)
-            .then(|| parse_read_display(&r.display))
-            .flatten();
-        match parsed {
-            Some((shown_path, total, sha)) => {
-                let offset = offset.max(1);
-                let shown = if offset > total {
-                    0
-                } else {
-                    (offset - 1 + limit).min(total) - (offset - 1)
-                };
-                ReadFileOutput {
-                    path: shown_path,
-                    base_sha: Some(sha),
-                    lines: Some(LineWindow {
-                        offset,
-                        limit,
-                        shown,
-                        total,
-                        more: offset - 1 + shown < total,
-                    }),
-                    reason: None,
-                }
-            }
-            None => ReadFileOutput {
+    /// From `read_file`'s result for `path`: its typed report, or the refusal's reason.
+    pub fn new(r: &ToolResult, path: &str) -> ReadFileOutput {
+        match &r.done {
+            Some(Done::Read(read)) => ReadFileOutput {
+                path: read.path.clone(),
+                base_sha: Some(read.base_sha.clone()),
+                lines: Some(LineWindow {
+                    offset: read.offset,
+                    limit: read.limit,
+                    shown: read.shown,
+                    total: read.total_lines,
+                    more: read.more(),
+                }),
+                reason: None,
+            },
+            _ => ReadFileOutput {
                 path: path.to_string(),
                 base_sha: None,
                 lines: None,
@@ -218,14 +205,6 @@ impl ReadFileOutput {
             },
         }
     }
-}
-
-/// `Read src/a.ts (12 lines, base_sha 3f2a9c0b1d4e)` → (path, lines, sha).
-fn parse_read_display(display: &str) -> Option<(String, usize, String)> {
-    let rest = display.strip_prefix("Read ")?.strip_suffix(')')?;
-    let (path, detail) = rest.rsplit_once(" (")?;
-    let (lines, sha) = detail.split_once(" lines, base_sha ")?;
-    Some((path.to_string(), lines.parse().ok()?, sha.to_string()))
 }
 
 /// The structured result of the writing tools `edit`, `write_file` and `apply_patch`.
@@ -420,13 +399,15 @@ impl WriteOutput {
             files.push(if r.is_error {
                 FileResult::bare(path.to_string(), FileState::Failed, r.reason)
             } else {
-                // write_file reports no FileReport; it says what it did in `written`.
-                match &r.written {
-                    Some(w) if w.created => {
+                // write_file reports no FileReport; it says what it did in `done`.
+                match &r.done {
+                    Some(Done::Wrote(w)) if w.created => {
                         FileResult::bare(w.path.clone(), FileState::Added, None)
                     }
-                    Some(w) => FileResult::bare(w.path.clone(), FileState::Modified, None),
-                    None => FileResult::bare(path.to_string(), FileState::Modified, None),
+                    Some(Done::Wrote(w)) => {
+                        FileResult::bare(w.path.clone(), FileState::Modified, None)
+                    }
+                    _ => FileResult::bare(path.to_string(), FileState::Modified, None),
                 }
             });
         }
@@ -822,15 +803,6 @@ pub struct DiagnosticOutput {
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_read_display_gives_path_lines_and_sha() {
-        assert_eq!(
-            parse_read_display("Read src/a (b).ts (12 lines, base_sha 3f2a9c0b1d4e)"),
-            Some(("src/a (b).ts".into(), 12, "3f2a9c0b1d4e".into()))
-        );
-        assert_eq!(parse_read_display("Error: no such file"), None);
-    }
-
     fn status(path: &str, status: DiagnosticsStatus, reported: usize) -> FileDiagnosticsStatus {
         let d = lspedit_lsp::Diagnostic {
             line: 1,
@@ -855,13 +827,8 @@ mod tests {
     #[test]
     fn each_written_file_carries_its_diagnostics_status_never_the_detail() {
         let mut r = ToolResult {
-            written: None,
-            reason: None,
-            llm_content: String::new(),
-            display: "M a.ts".into(),
-            files: Vec::new(),
-            is_error: false,
             diagnostics: vec![status("a.ts", DiagnosticsStatus::TimedOut, 0)],
+            ..ToolResult::text(String::new(), "M a.ts".into(), false)
         };
         let out = serde_json::to_value(WriteOutput::new(&r, Some("a.ts"))).unwrap();
         assert_eq!(
@@ -884,26 +851,24 @@ mod tests {
     /// write_file's state comes from its typed report, whatever its display text says.
     #[test]
     fn write_file_says_added_or_modified_from_its_report() {
-        let mut r = ToolResult {
-            written: Some(lspedit_tools::WriteFileReport {
+        let report = |created| {
+            Some(Done::Wrote(lspedit_tools::WriteFileReport {
                 path: "src/a b.ts".into(),
-                created: true,
-            }),
-            reason: None,
-            llm_content: String::new(),
-            display: "M other.ts".into(),
-            files: Vec::new(),
-            is_error: false,
-            diagnostics: Vec::new(),
+                created,
+                lines: 1,
+                bytes: 2,
+                binary: false,
+            }))
+        };
+        let mut r = ToolResult {
+            done: report(true),
+            ..ToolResult::text("Overwrote other.ts".into(), "M other.ts".into(), false)
         };
         let out = serde_json::to_value(WriteOutput::new(&r, Some("./src/a b.ts"))).unwrap();
         assert_eq!(out["files"][0]["path"], "src/a b.ts", "{out}");
         assert_eq!(out["files"][0]["status"], "added", "{out}");
-        r.written = Some(lspedit_tools::WriteFileReport {
-            path: "src/a b.ts".into(),
-            created: false,
-        });
-        r.display = "A other.ts".into();
+        r.done = report(false);
+        (r.llm_content, r.display) = ("Created other.ts".into(), "A other.ts".into());
         let out = serde_json::to_value(WriteOutput::new(&r, Some("./src/a b.ts"))).unwrap();
         assert_eq!(out["files"][0]["status"], "modified", "{out}");
     }
@@ -944,25 +909,5 @@ mod tests {
                 .contains(&"status".into()),
             "{file}"
         );
-    }
-
-    #[test]
-    fn the_window_says_what_follows() {
-        let r = ToolResult {
-            written: None,
-            reason: None,
-            llm_content: String::new(),
-            display: "Read a.ts (10 lines, base_sha abc)".into(),
-            files: Vec::new(),
-            is_error: false,
-            diagnostics: Vec::new(),
-        };
-        let out = ReadFileOutput::new(&r, "a.ts", 4, 3);
-        let w = out.lines.unwrap();
-        assert_eq!((w.offset, w.shown, w.total, w.more), (4, 3, 10, true));
-        let w = ReadFileOutput::new(&r, "a.ts", 8, 2000).lines.unwrap();
-        assert_eq!((w.shown, w.more), (3, false));
-        let w = ReadFileOutput::new(&r, "a.ts", 11, 5).lines.unwrap();
-        assert_eq!((w.shown, w.more), (0, false));
     }
 }

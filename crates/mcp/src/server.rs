@@ -287,27 +287,14 @@ fn late_first(session: &Session, mut r: ToolResult) -> ToolResult {
 /// A refusal with `reason` whose text the model reads is `text`.
 fn refusal(reason: Reason, text: String) -> ToolResult {
     ToolResult {
-        written: None,
         reason: Some(reason),
-        llm_content: text.clone(),
-        display: text,
-        files: Vec::new(),
-        is_error: true,
-        diagnostics: Vec::new(),
+        ..ToolResult::text(text.clone(), text, true)
     }
 }
 
 fn usage_error(text: String) -> ToolResult {
     let text = format!("Error: invalid arguments: {text}");
-    ToolResult {
-        written: None,
-        reason: None,
-        llm_content: text.clone(),
-        display: text,
-        files: Vec::new(),
-        is_error: true,
-        diagnostics: Vec::new(),
-    }
+    ToolResult::text(text.clone(), text, true)
 }
 
 /// Each tool's input and output schema, portable (see [`crate::schema`]).
@@ -425,8 +412,7 @@ impl LspeditServer {
     ) -> Result<CallToolResult, McpError> {
         self.run(move |s| {
             let r = s.tools().read_file(&a.path, a.offset, a.limit);
-            let limit = a.limit.unwrap_or(s.tools().config().default_read_limit);
-            let out = ReadFileOutput::new(&r, &a.path, a.offset.unwrap_or(1), limit);
+            let out = ReadFileOutput::new(&r, &a.path);
             Reply::new(r, &out)
         })
         .await

@@ -397,10 +397,9 @@ impl Session {
             })
             .collect();
         let is_error = !files.is_empty();
-        let blocks = split_blocks(&feedback.text);
         for (shown, _) in &pending {
             let status = feedback.statuses.iter().find(|s| &s.path == shown);
-            files.push(self.file_check(shown, status, &blocks));
+            files.push(self.file_check(shown, status, feedback.blocks.get(shown)));
         }
         files.sort_by(|a, b| a.path.cmp(&b.path));
         let mut text = files
@@ -430,7 +429,7 @@ impl Session {
         &self,
         shown: &str,
         status: Option<&FileDiagnosticsStatus>,
-        blocks: &[&str],
+        block: Option<&String>,
     ) -> FileCheck {
         let pool = self.pool();
         let server = pool.and_then(|p| {
@@ -446,16 +445,13 @@ impl Session {
                 "{shown}: no errors ({}).",
                 id.as_deref().unwrap_or("language server")
             ),
-            (DiagnosticsStatus::Checked, _) => {
-                let heading = format!("LSP errors detected in {shown}, please fix:\n");
-                match blocks.iter().find(|b| b.starts_with(&heading)) {
-                    Some(block) => (*block).to_string(),
-                    None => format!(
-                        "{shown}: {} errors reported, but they could not be shown; call diagnostics again.",
-                        reported.len()
-                    ),
-                }
-            }
+            (DiagnosticsStatus::Checked, _) => match block {
+                Some(block) => block.clone(),
+                None => format!(
+                    "{shown}: {} errors reported, but they could not be shown; call diagnostics again.",
+                    reported.len()
+                ),
+            },
             (DiagnosticsStatus::NoServer, _) if self.lsp.is_none() => format!(
                 "{shown}: no diagnostics: {}.",
                 self.unavailable().unwrap_or_default()
@@ -545,24 +541,6 @@ impl Session {
     }
 }
 
-/// The blocks of a diagnostics feedback text (each preceded by a blank line, docs/design.md §7),
-/// one per file with errors. A block has no blank line inside: messages are joined into one
-/// line.
-fn split_blocks(text: &str) -> Vec<&str> {
-    text.split("\n\n")
-        .map(str::trim)
-        .filter(|b| !b.is_empty())
-        .collect()
-}
-
 fn text_result(llm_content: String, display: String, is_error: bool) -> ToolResult {
-    ToolResult {
-        written: None,
-        reason: None,
-        llm_content,
-        display,
-        files: Vec::new(),
-        is_error,
-        diagnostics: Vec::new(),
-    }
+    ToolResult::text(llm_content, display, is_error)
 }

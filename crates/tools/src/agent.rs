@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use lspedit_engine::{
-    ApplyOptions, DiffOptions, Document, FileAction, FileOutcome, SyncBlock, ViewOptions,
-    check_text, hashline_view, line_map, search_replace_bytes, unified_diff, unified_diff_blocks,
+    ApplyOptions, Document, FileAction, FileOutcome, ViewOptions, check_text, hashline_view,
+    line_map, search_replace_bytes,
 };
 
 use crate::baselines::Baselines;
@@ -21,6 +21,7 @@ use crate::diagnostics::{
     self, CheckError, Diagnostic, DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider,
     DiagnosticsStatus, Feedback, FileDiagnosticsStatus,
 };
+use crate::render::{self, EditReport, ReadReport, WriteFileReport};
 use lspedit_lsp::ChangedFile;
 use lspedit_write::plan::Resolved;
 use lspedit_write::{ApplyPatchOptions, FileReport, FileStatus, PatchLimits, apply_resolved};
@@ -28,7 +29,8 @@ use lspedit_write::{Reason, ToolError, write_planned};
 use lspedit_write::{Workspace, base_sha};
 
 /// What a tool returns. `llm_content` is what the model reads; `display` is a short summary with
-/// a unified diff for a person; `files` the per-file report.
+/// a unified diff for a person; `files` the per-file report; `done` the typed facts of a
+/// one-file tool. Both texts are rendered from the typed fields by [`crate::render`].
 #[derive(Debug, Clone)]
 pub struct ToolResult {
     pub llm_content: String,
@@ -42,42 +44,52 @@ pub struct ToolResult {
     /// in path order (`checked`, `timed_out`, `no_server`, `failed`; docs/design.md §7). Empty when
     /// nothing was asked (no provider, diagnostics off, binary files, refusals).
     pub diagnostics: Vec<FileDiagnosticsStatus>,
-    /// What `write_file` did to its file (the patching tools report theirs in `files`); `None`
-    /// for every other tool and for a refusal.
-    pub written: Option<WriteFileReport>,
+    /// What `read_file`, `edit` or `write_file` did (the patching tools report theirs in
+    /// `files`); `None` for every other tool and for a refusal.
+    pub done: Option<Done>,
 }
 
-/// The one file `write_file` wrote.
+/// The typed facts of a successful one-file tool call.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WriteFileReport {
-    /// Workspace-relative path, as shown.
-    pub path: String,
-    /// The file did not exist before (else it was overwritten).
-    pub created: bool,
+pub enum Done {
+    Read(ReadReport),
+    Edited(EditReport),
+    Wrote(WriteFileReport),
 }
 
 impl ToolResult {
     /// The result of a refused or failed call: `Error: ` and the error, no files.
     pub fn error(e: &ToolError) -> ToolResult {
-        let text = format!("Error: {e}");
+        let text = render::refusal(e);
         ToolResult {
-            written: None,
             reason: Some(e.reason),
-            llm_content: text.clone(),
-            display: text,
+            ..ToolResult::text(text.clone(), text, true)
+        }
+    }
+
+    /// A result that is only text (the surfaces above the tools word their own results):
+    /// no files, no diagnostics statuses, no reason.
+    pub fn text(llm_content: String, display: String, is_error: bool) -> ToolResult {
+        ToolResult {
+            llm_content,
+            display,
             files: Vec::new(),
-            is_error: true,
+            is_error,
+            reason: None,
             diagnostics: Vec::new(),
+            done: None,
         }
     }
 }
 
 /// The diagnostics part of a writing tool's result: the text to append (each block preceded by
-/// a blank line; empty when there is nothing to report) and each file's status.
+/// a blank line; empty when there is nothing to report), each file's status, and each written
+/// file's block as it stands in `text`, by path (for a surface that shows files one by one).
 #[derive(Debug, Clone, Default)]
 pub struct DiagnosticsFeedback {
     pub text: String,
     pub statuses: Vec<FileDiagnosticsStatus>,
+    pub blocks: BTreeMap<String, String>,
 }
 
 /// A file a multi-file operation wrote: workspace-relative path, text before (if it existed) and
@@ -218,19 +230,29 @@ impl Tools {
     /// `read_file`: the hashline view of a range; warms the file's server in the background.
     pub fn read_file(&self, path: &str, offset: Option<usize>, limit: Option<usize>) -> ToolResult {
         let began = Instant::now();
-        let r = match self.read_file_inner(path, offset, limit) {
-            Ok(r) => r,
+        let r = match self.try_read_file(path, offset, limit) {
+            Ok((report, view)) => {
+                let text = render::read_text(view, &report);
+                let display = render::read_display(&report);
+                ToolResult {
+                    done: Some(Done::Read(report)),
+                    ..ToolResult::text(text, display, false)
+                }
+            }
             Err(e) => ToolResult::error(&e),
         };
         self.with_late(r, began)
     }
 
-    fn read_file_inner(
+    /// [`Tools::read_file`]'s facts and bare hashline view (its text is
+    /// [`render::read_text`] of the two), its refusal as the error, and without the late
+    /// answers of earlier checks in front: for a caller that reports its own way (the CLI).
+    pub fn try_read_file(
         &self,
         path: &str,
         offset: Option<usize>,
         limit: Option<usize>,
-    ) -> Result<ToolResult, ToolError> {
+    ) -> Result<(ReadReport, String), ToolError> {
         let abs = self.ws.resolve(path)?;
         let shown = self.ws.display_path(&abs);
         let bytes = self
@@ -246,7 +268,10 @@ impl Tools {
         let texts = doc.texts();
         let offset = offset.unwrap_or(1).max(1);
         let limit = limit.unwrap_or(self.config.default_read_limit);
-        let mut view = hashline_view(
+        if !texts.is_empty() && offset > texts.len() {
+            return Err(offset_past_end(&shown, offset, texts.len()));
+        }
+        let view = hashline_view(
             &texts,
             ViewOptions {
                 offset,
@@ -254,31 +279,15 @@ impl Tools {
                 ..ViewOptions::default()
             },
         );
-        let last_shown = (offset - 1 + limit).min(texts.len());
-        if texts.is_empty() {
-            view = "(empty file)\n".to_string();
-        } else if offset > texts.len() {
-            return Err(offset_past_end(&shown, offset, texts.len()));
-        } else if offset > 1 || last_shown < texts.len() {
-            view.push_str(&format!(
-                "(lines {offset}-{last_shown} of {}; use offset to read more)\n",
-                texts.len()
-            ));
-        }
-        let display = format!(
-            "Read {shown} ({} lines, base_sha {})",
-            texts.len(),
-            base_sha(&bytes)
-        );
-        Ok(ToolResult {
-            written: None,
-            reason: None,
-            llm_content: view,
-            display,
-            files: Vec::new(),
-            is_error: false,
-            diagnostics: Vec::new(),
-        })
+        let report = ReadReport {
+            path: shown,
+            base_sha: base_sha(&bytes),
+            total_lines: texts.len(),
+            offset,
+            limit,
+            shown: texts.len().saturating_sub(offset - 1).min(limit),
+        };
+        Ok((report, view))
     }
 
     /// `edit`: replace `old_text` by `new_text` (exact first, then the safe fallbacks).
@@ -350,59 +359,33 @@ impl Tools {
             let new_s = String::from_utf8(written.new).map_err(not_utf8)?;
             let old_s = String::from_utf8(written.old.ok_or_else(missing)?).map_err(not_utf8)?;
             self.remember(&abs, new_s.as_bytes());
-            let places = if r.count == 1 {
-                format!("line {}", r.lines[0])
-            } else {
-                format!("{} places", r.count)
+            let report = EditReport {
+                path: shown.clone(),
+                count: r.count,
+                lines: r.lines,
+                strategy: r.strategy,
             };
-            let how = if r.strategy == lspedit_engine::MatchStrategy::Exact {
-                String::new()
-            } else {
-                format!(
-                    ", matched ignoring {}",
-                    r.strategy.as_str().replace('_', " ")
-                )
-            };
-            let mut msg = format!("Edited {shown}: replaced {places}{how}.");
-            msg.push_str(&sync_text(&shown, &r.sync));
+            let text = render::edit_text(&report, &r.sync);
+            let display = render::edit_display(&report, &r.sync, &old_s, &new_s);
             let outcome = FileOutcome {
                 path: shown.clone(),
                 action: FileAction::Modified,
                 new_content: None,
                 content_changed: true,
                 hunks: Vec::new(),
-                sync: r.sync.clone(),
+                sync: r.sync,
                 added: 0,
                 removed: 0,
             };
-            let display = format!(
-                "M {shown} ({places})\n{}",
-                unified_diff_blocks(
-                    &old_s,
-                    &new_s,
-                    &r.sync,
-                    Some(&shown),
-                    Some(&shown),
-                    &DiffOptions::default()
-                )
-            );
-            let files = vec![FileReport {
-                path: shown.clone(),
-                status: FileStatus::Applied(outcome),
-            }];
-            Ok((
-                ToolResult {
-                    written: None,
-                    reason: None,
-                    llm_content: msg,
-                    display,
-                    files,
-                    is_error: false,
-                    diagnostics: Vec::new(),
-                },
-                old_s,
-                new_s,
-            ))
+            let result = ToolResult {
+                files: vec![FileReport {
+                    path: shown.clone(),
+                    status: FileStatus::Applied(outcome),
+                }],
+                done: Some(Done::Edited(report)),
+                ..ToolResult::text(text, display, false)
+            };
+            Ok((result, old_s, new_s))
         })();
         match result {
             // The texts are copied for the provider only when it will be asked.
@@ -455,49 +438,25 @@ impl Tools {
             )?
             .old;
             self.remember(&abs, content.as_bytes());
-            let binary = has_binary_extension(&shown) || check_text(content.as_bytes()).is_err();
-            let lines = content.lines().count();
-            let verb = if old.is_some() {
-                "Overwrote"
-            } else {
-                "Created"
+            let report = WriteFileReport {
+                path: shown.clone(),
+                created: old.is_none(),
+                lines: content.lines().count(),
+                bytes: content.len(),
+                binary: has_binary_extension(&shown) || check_text(content.as_bytes()).is_err(),
             };
-            let msg = format!("{verb} {shown} ({lines} lines).");
             let old_text: Option<Arc<str>> = old
                 .as_deref()
                 .and_then(|b| std::str::from_utf8(b).ok())
                 .map(Arc::from);
-            let display = format!(
-                "{} {shown}\n{}",
-                if old.is_some() { "M" } else { "A" },
-                if binary {
-                    String::new()
-                } else {
-                    unified_diff(
-                        old_text.as_deref().unwrap_or(""),
-                        content,
-                        old.as_ref().map(|_| shown.as_str()),
-                        Some(&shown),
-                        &DiffOptions::default(),
-                    )
-                }
-            );
-            Ok((
-                ToolResult {
-                    written: Some(WriteFileReport {
-                        path: shown.clone(),
-                        created: old.is_none(),
-                    }),
-                    reason: None,
-                    llm_content: msg,
-                    display,
-                    files: Vec::new(),
-                    is_error: false,
-                    diagnostics: Vec::new(),
-                },
-                old_text,
-                binary,
-            ))
+            let text = render::write_text(&report);
+            let display = render::write_display(&report, old_text.as_deref(), content);
+            let binary = report.binary;
+            let result = ToolResult {
+                done: Some(Done::Wrote(report)),
+                ..ToolResult::text(text, display, false)
+            };
+            Ok((result, old_text, binary))
         })();
         match result {
             Ok((mut r, old_text, binary)) => {
@@ -574,7 +533,6 @@ impl Tools {
             Ok(r) => r,
             Err(e) => return ToolResult::error(&e),
         };
-        let mut llm = report.summary().trim_end().to_string();
         let mut display = report.summary();
         // Old text of the content-written files (as the plan read them), for "new" mode and
         // the display diff.
@@ -587,7 +545,6 @@ impl Tools {
             let FileStatus::Applied(o) = &f.status else {
                 continue;
             };
-            llm.push_str(&sync_text(&o.path, &o.sync));
             // The written path is one the patch names, resolved above (by the engine's spelling
             // of it, else resolved now).
             let abs = match resolved.get(&o.path) {
@@ -603,14 +560,7 @@ impl Tools {
                     Err(_) => String::from_utf8_lossy(content),
                 };
                 let old_s = old_text(&f.path);
-                display.push_str(&unified_diff_blocks(
-                    old_s.unwrap_or(""),
-                    &new_s,
-                    &o.sync,
-                    old_s.map(|_| f.path.as_str()),
-                    Some(&o.path),
-                    &DiffOptions::default(),
-                ));
+                display.push_str(&render::patch_file_diff(o, &f.path, old_s, &new_s));
                 if self.wants_diagnostics()
                     && report.classification.content_write_files.contains(&o.path)
                     && !has_binary_extension(&o.path)
@@ -626,7 +576,7 @@ impl Tools {
                 }
             }
         }
-        let mut llm = llm.trim_end().to_string();
+        let mut llm = render::patch_text(&report);
         let written: Vec<WrittenFile> = written.into_values().collect();
         let fb = self.feedback(&written, false);
         llm.push_str(&fb.text);
@@ -634,14 +584,12 @@ impl Tools {
             FileStatus::Failed(e) => Some(e.reason),
             FileStatus::Applied(_) => None,
         });
+        let is_error = !report.all_applied();
         ToolResult {
-            written: None,
             reason,
-            llm_content: llm,
-            display,
-            is_error: !report.all_applied(),
             files: report.files,
             diagnostics: fb.statuses,
+            ..ToolResult::text(llm, display, is_error)
         }
     }
 
@@ -719,9 +667,7 @@ impl Tools {
             .filter_map(|(path, diags)| {
                 let shown = self.ws.display_path(&path);
                 diagnostics::block(
-                    &format!(
-                        "LSP errors detected in {shown} after your earlier change, please fix:"
-                    ),
+                    &render::late_heading(&shown),
                     &shown,
                     &diagnostics::select(&diags, cfg),
                     0,
@@ -733,7 +679,7 @@ impl Tools {
         if !others.is_empty() && cfg.max_other_files > 0 {
             let news = self.other_news(others, &[]);
             if let Some(section) = diagnostics::others_section(
-                "LSP errors detected in other files after your earlier change, please fix:",
+                render::LATE_OTHER_FILES_HEADING,
                 news,
                 diagnostics::Coverage::default(),
                 cfg,
@@ -771,7 +717,7 @@ impl Tools {
     /// of its text.
     fn with_late(&self, mut r: ToolResult, began: Instant) -> ToolResult {
         if let Some(late) = self.take_late_feedback_for_call(began) {
-            r.llm_content = format!("{late}\n\n{}", r.llm_content);
+            r.llm_content = render::with_late(&late, &r.llm_content);
         }
         r
     }
@@ -893,14 +839,11 @@ impl Tools {
             } else {
                 shown_diags
             };
-            let heading = if single {
-                "LSP errors detected in this file, please fix:".to_string()
-            } else {
-                format!("LSP errors detected in {}, please fix:", w.path)
-            };
+            let heading = render::diagnostics_heading(&w.path, single);
             if let Some(block) = diagnostics::block(&heading, &w.path, &shown_diags, hidden, cfg) {
                 out.text.push_str("\n\n");
                 out.text.push_str(&block);
+                out.blocks.insert(w.path.clone(), block);
             }
             status.reported = diagnostics::select(&shown_diags, cfg);
             out.statuses.push(status);
@@ -913,33 +856,14 @@ impl Tools {
                 unchecked: report.others_unchecked,
                 bounded: report.others_bounded,
             };
-            if let Some(section) = diagnostics::others_section(
-                "LSP errors detected in other files:",
-                news,
-                coverage,
-                cfg,
-            ) {
+            if let Some(section) =
+                diagnostics::others_section(render::OTHER_FILES_HEADING, news, coverage, cfg)
+            {
                 out.text.push_str("\n\n");
                 out.text.push_str(&section);
             }
         }
         out
-    }
-}
-
-/// Live sync text: the fresh anchored lines of every modified block, or its range when capped.
-/// Longest line (in characters) a result echoes back; `read_file` cuts at the same length.
-pub const MAX_ECHOED_LINE_CHARS: usize = 2000;
-
-/// `line` cut to [`MAX_ECHOED_LINE_CHARS`] characters, ending with `… [N more chars]` when cut
-/// (the hashline view's marker), so a huge changed line never comes back whole.
-pub fn cap_line(line: &str) -> Cow<'_, str> {
-    match line.char_indices().nth(MAX_ECHOED_LINE_CHARS) {
-        None => Cow::Borrowed(line),
-        Some((at, _)) => {
-            let more = line[at..].chars().count();
-            Cow::Owned(format!("{}… [{more} more chars]", &line[..at]))
-        }
     }
 }
 
@@ -952,26 +876,4 @@ pub fn offset_past_end(path: &str, offset: usize, lines: usize) -> ToolError {
             "offset {offset} is past the end of the file ({lines} lines); read from offset 1 to {lines}"
         ),
     )
-}
-
-pub fn sync_text(path: &str, blocks: &[SyncBlock]) -> String {
-    let mut s = String::new();
-    for b in blocks {
-        if b.line_count == 0 {
-            continue;
-        }
-        let end = b.start_line + b.line_count - 1;
-        match &b.lines {
-            Some(lines) => {
-                s.push_str(&format!("\n\n{path} lines {}-{end} now:\n", b.start_line));
-                let capped: Vec<Cow<'_, str>> = lines.iter().map(|l| cap_line(l)).collect();
-                s.push_str(&capped.join("\n"));
-            }
-            None => s.push_str(&format!(
-                "\n\n{path} lines {}-{end} changed; re-read them for fresh anchors.",
-                b.start_line
-            )),
-        }
-    }
-    s
 }

@@ -8,10 +8,10 @@ mod baselines;
 pub mod diagnostics;
 pub mod events;
 mod lsp_provider;
+pub mod render;
 
 pub use agent::{
-    DiagnosticsFeedback, MAX_ECHOED_LINE_CHARS, ToolResult, Tools, ToolsConfig, WriteFileReport,
-    WrittenFile, cap_line, offset_past_end, sync_text,
+    DiagnosticsFeedback, Done, ToolResult, Tools, ToolsConfig, WrittenFile, offset_past_end,
 };
 pub use asynchronous::AsyncTools;
 pub use diagnostics::{
@@ -22,3 +22,4 @@ pub use events::{
     Event, EventSink, FanOut, JsonlSink, NullSink, PauseReason, RecordingSink, StepStatus,
 };
 pub use lsp_provider::LspProvider;
+pub use render::{EditReport, ReadReport, WriteFileReport};

@@ -22,11 +22,12 @@ use super::store::{self, StoredPatch};
 use super::util::{self, is_valid_id, new_id, now_ms};
 use super::validate::{self, ValidationCommand, ValidationReport};
 use super::{Workflow, lock};
+use lspedit_tools::WrittenFile;
 use lspedit_tools::diagnostics::FileDiagnosticsStatus;
 use lspedit_tools::events::{
     Event, FailureDetails, LimitKind, PauseReason, RollbackStatus, ScopeBreach, StepStatus,
 };
-use lspedit_tools::{WrittenFile, sync_text};
+use lspedit_tools::render::sync_text;
 use lspedit_write::FileStatus;
 use lspedit_write::commit::{CommitResult, PathChange};
 use lspedit_write::{Reason, ToolError};

@@ -9,6 +9,7 @@ mod concurrency;
 mod confinement;
 mod pool_fake;
 mod pool_real;
+mod results;
 mod support;
 mod tools_mock;
 mod workspace_api;
