@@ -61,13 +61,15 @@ pub fn apply_file_patch(
             let sync = vec![SyncBlock {
                 start_line: 1,
                 line_count: doc.len(),
-                lines: (doc.len() <= opts.sync_block_max_lines).then(|| {
-                    doc.lines
-                        .iter()
-                        .enumerate()
-                        .map(|(i, l)| crate::hash::hashline(i + 1, &l.text))
-                        .collect()
-                }),
+                // One block: within the block cap and the file's total alike.
+                lines: (doc.len() <= opts.sync_block_max_lines.min(opts.sync_total_max_lines))
+                    .then(|| {
+                        doc.lines
+                            .iter()
+                            .enumerate()
+                            .map(|(i, l)| crate::hash::hashline(i + 1, &l.text))
+                            .collect()
+                    }),
                 old_start_line: 1,
                 old_line_count: 0,
             }];

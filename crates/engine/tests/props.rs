@@ -11,7 +11,8 @@
 
 use lspedit_engine::{
     ApplyOptions, DiffOptions, Document, EngineError, FileChange, FilePatch, Hunk, LineKind,
-    Reason, apply_file_patch, apply_hunks, line_map, normalize_for_hash, parse_patch, unified_diff,
+    Reason, apply_file_patch, apply_hunks, hashline, line_map, normalize_for_hash, parse_patch,
+    unified_diff,
 };
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -940,5 +941,103 @@ proptest! {
         let again = only_file(&again)?;
         let twice = apply(&again, &first).map_err(|e| TestCaseError::fail(format!("{e}")))?;
         prop_assert_eq!(twice.lines().filter(|l| *l == adds[0]).count(), 2);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { max_global_rejects: 100_000, ..ProptestConfig::with_cases(256) })]
+
+    /// Live sync states the new text, and only it: the blocks lie in order inside the new file;
+    /// a shown block's lines are the new file's lines there, each with its own fresh anchor;
+    /// replacing each block's old range by its new lines turns the old text into the new one
+    /// (so every changed line is inside a block); a block is shown when it fits both the
+    /// per-block and the call's caps, and the shown lines never pass the call's cap.
+    #[test]
+    fn live_sync_states_the_new_text(
+        pair in pair(),
+        context in 0..3usize,
+        anchored: bool,
+        block_max in 0..8usize,
+        total_max in 0..16usize,
+    ) {
+        let (old, new) = (pair.old_text(), pair.new_text());
+        prop_assume!(old != new);
+        let fp = only_file(&diff(&pair, context, anchored))?;
+        let opts = ApplyOptions {
+            sync_block_max_lines: block_max,
+            sync_total_max_lines: total_max,
+            ..ApplyOptions::default()
+        };
+        let out = apply_file_patch(&fp, Some(old.as_bytes()), &opts)
+            .map_err(|e| TestCaseError::fail(format!("own diff refused: {e}")))?;
+        let old_doc = Document::from_bytes(old.as_bytes()).expect("generated texts decode");
+        let new_doc = Document::from_bytes(new.as_bytes()).expect("generated texts decode");
+        let (old_lines, new_lines) = (old_doc.texts(), new_doc.texts());
+        let mut rebuilt: Vec<&str> = Vec::new();
+        let (mut old_at, mut new_at, mut shown) = (0usize, 0usize, 0usize);
+        for b in &out.sync {
+            let (start, old_start) = (b.start_line - 1, b.old_start_line - 1);
+            prop_assert!(start >= new_at && old_start >= old_at, "blocks out of order: {:?}", out.sync);
+            prop_assert_eq!(start - new_at, old_start - old_at, "the gap before a block differs: {:?}", b);
+            prop_assert!(start + b.line_count <= new_lines.len(), "{:?} past the end", b);
+            prop_assert!(old_start + b.old_line_count <= old_lines.len(), "{:?} past the old end", b);
+            rebuilt.extend(&old_lines[old_at..old_start]);
+            rebuilt.extend(&new_lines[start..start + b.line_count]);
+            match &b.lines {
+                Some(lines) => {
+                    let expected: Vec<String> = (start..start + b.line_count)
+                        .map(|i| hashline(i + 1, new_lines[i]))
+                        .collect();
+                    prop_assert_eq!(lines, &expected);
+                    shown += b.line_count;
+                }
+                None => prop_assert!(
+                    b.line_count > block_max || shown + b.line_count > total_max,
+                    "a block within both caps was withheld: {:?} (shown before: {})", b, shown
+                ),
+            }
+            prop_assert!(b.line_count <= block_max || b.lines.is_none(), "{:?} over the block cap", b);
+            old_at = old_start + b.old_line_count;
+            new_at = start + b.line_count;
+        }
+        rebuilt.extend(&old_lines[old_at..]);
+        prop_assert_eq!(rebuilt, new_lines, "the blocks do not account for every change");
+        prop_assert!(shown <= total_max);
+    }
+
+    /// A created file's live sync is one block of all its lines, shown when it fits both caps.
+    #[test]
+    fn a_created_file_syncs_as_one_block(
+        lines in lines(12),
+        block_max in 0..8usize,
+        total_max in 0..8usize,
+    ) {
+        let body: String = lines.iter().map(|l| format!("+{l}\n")).collect();
+        let patch = format!("*** Begin Patch\n*** Add File: n.txt\n{body}*** End Patch\n");
+        let fp = only_file(&patch)?;
+        let opts = ApplyOptions {
+            sync_block_max_lines: block_max,
+            sync_total_max_lines: total_max,
+            ..ApplyOptions::default()
+        };
+        let out = apply_file_patch(&fp, None, &opts)
+            .map_err(|e| TestCaseError::fail(format!("add refused: {e}")))?;
+        let text = String::from_utf8(out.new_content.expect("an added file has content"))
+            .expect("the engine writes UTF-8");
+        let doc = Document::from_bytes(text.as_bytes()).expect("its own output decodes");
+        prop_assert_eq!(out.sync.len(), 1);
+        let b = &out.sync[0];
+        prop_assert_eq!((b.start_line, b.line_count), (1, doc.len()));
+        prop_assert_eq!((b.old_start_line, b.old_line_count), (1, 0));
+        let fits = doc.len() <= block_max && doc.len() <= total_max;
+        match &b.lines {
+            Some(shown) => {
+                prop_assert!(fits, "{:?} shown past a cap", b);
+                let expected: Vec<String> =
+                    doc.texts().iter().enumerate().map(|(i, l)| hashline(i + 1, l)).collect();
+                prop_assert_eq!(shown, &expected);
+            }
+            None => prop_assert!(!fits, "{:?} withheld within both caps", b),
+        }
     }
 }
