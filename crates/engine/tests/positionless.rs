@@ -71,7 +71,11 @@ fn a_second_chunk_is_searched_after_the_first() {
     // above it.
     let body = "@@ def a():\n-    x = 1\n+    x = 10\n@@\n-    x = 1\n+    x = 20\n";
     let e = apply(body, FILE).unwrap_err();
-    assert_eq!(e.reason, Reason::AmbiguousMatch, "lines 5 and 8 remain: {e}");
+    assert_eq!(
+        e.reason,
+        Reason::AmbiguousMatch,
+        "lines 5 and 8 remain: {e}"
+    );
     let body = "@@ def a():\n-    x = 1\n+    x = 10\n@@ def c():\n-    x = 1\n+    x = 30\n";
     assert_eq!(
         apply(body, FILE).unwrap(),
@@ -81,5 +85,9 @@ fn a_second_chunk_is_searched_after_the_first() {
     let body = "@@ def b():\n-    x = 1\n+    x = 2\n@@ def a():\n-    x = 1\n+    x = 3\n";
     let e = apply(body, FILE).unwrap_err();
     assert_eq!(e.reason, Reason::HunkMismatch, "{e}");
-    assert!(e.message.contains("`@@ def a():` is not in the file after line"), "{e}");
+    assert!(
+        e.message
+            .contains("`@@ def a():` is not in the file after line"),
+        "{e}"
+    );
 }

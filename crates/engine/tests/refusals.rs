@@ -119,3 +119,67 @@ fn a_context_line_that_reads_like_a_marker_must_be_in_the_file() {
         "hunk 1 does not match the file",
     );
 }
+
+// A hunk that does not match and whose last line has no newline is a cut-off patch, said so
+// (`truncated_input`, resend it), not a mismatch to re-read the file for; the same hunk with
+// its newline is a plain mismatch, and an unterminated hunk that matches applies.
+#[test]
+fn a_mismatch_cut_off_without_its_last_newline_is_truncated_input() {
+    let file = "a\nb\nc\n";
+    check(
+        "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-x\n+X\n c",
+        Some(file),
+        Reason::TruncatedInput,
+        "the patch's last line has no terminating newline: the patch was probably cut off",
+    );
+    // Past the end of the file (out of bounds when complete): cut off too.
+    check(
+        "--- a/f\n+++ b/f\n@@ -9,2 +9,2 @@\n-x\n+X\n y",
+        Some(file),
+        Reason::TruncatedInput,
+        "probably cut off",
+    );
+    check(
+        "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-x\n+X\n c\n",
+        Some(file),
+        Reason::HunkMismatch,
+        "hunk 1 does not match at line 1",
+    );
+    let parsed = parse_patch("--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c").unwrap();
+    let out = apply_file_patch(
+        &parsed.files[0],
+        Some(file.as_bytes()),
+        &ApplyOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(out.new_content.unwrap(), b"a\nB\nc\n");
+}
+
+// The mismatch names the nearest place that matches best within the radius, how many of the
+// hunk's lines match there, and the first line that differs: the model's way back.
+#[test]
+fn a_mismatch_names_the_closest_place_and_its_first_difference() {
+    // Target line 2; lines 5-7 match 2 of 3 (the best), lines 1-3 match 1.
+    let file = "p\nq\nr\nz\nk\nl\nm\n";
+    check(
+        "--- a/f\n+++ b/f\n@@ -2,3 +2,3 @@\n k\n-l\n+L\n n\n",
+        Some(file),
+        Reason::HunkMismatch,
+        "hunk 1 does not match at line 2 or within 100 lines of it; closest is line 5 (2 of 3 lines match; line 7 is `m` where the hunk expects `n`); re-read the file",
+    );
+    // Equal scores: the one nearer the target wins (line 2 over line 6).
+    let file = "o\nk\nl\nx\no\nk\nl\ny\n";
+    check(
+        "--- a/f\n+++ b/f\n@@ -3,3 +3,3 @@\n k\n-l\n+L\n n\n",
+        Some(file),
+        Reason::HunkMismatch,
+        "closest is line 2 (2 of 3 lines match; line 4 is `x` where the hunk expects `n`)",
+    );
+    // Nothing matches anywhere: no closest line.
+    check(
+        "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n u\n-v\n+V\n",
+        Some("a\nb\n"),
+        Reason::HunkMismatch,
+        "does not match at line 1 or within 100 lines of it; re-read the file",
+    );
+}
