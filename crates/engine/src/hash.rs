@@ -306,6 +306,54 @@ mod tests {
         assert!(is_partial_anchor("42"));
         assert!(!is_partial_anchor("42abcdx"));
         assert!(!is_partial_anchor("x42"));
+        // Four hash letters at most, each `a`-`p`; digits first.
+        assert!(is_partial_anchor("42abcd"));
+        assert!(is_partial_anchor("1p"));
+        assert!(!is_partial_anchor("42xyz"));
+        assert!(!is_partial_anchor("42q"));
+        assert!(!is_partial_anchor("42abcdefgh"));
+        assert!(!is_partial_anchor("42abcde"));
+        assert!(!is_partial_anchor(""));
+    }
+
+    #[test]
+    fn blank_means_whitespace_or_invisible_only() {
+        for blank in [
+            "",
+            " ",
+            "\t \u{a0}",
+            "\u{200B}",
+            "\u{FEFF}\u{00AD} ",
+            "\u{2060}\u{2069}",
+        ] {
+            assert!(is_blank(blank), "{blank:?}");
+        }
+        for text in ["x", " x ", "\u{200B}x", "·", "\u{2070}"] {
+            assert!(!is_blank(text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_line_exactly_at_the_limit_is_shown_whole() {
+        let v = hashline_view(
+            &["abcde", "abcdef"],
+            ViewOptions {
+                max_line_chars: 5,
+                ..ViewOptions::default()
+            },
+        );
+        let lines: Vec<&str> = v.lines().collect();
+        assert!(lines[0].ends_with("|abcde"), "{v}");
+        assert!(lines[1].ends_with("|abcde… [1 more chars]"), "{v}");
+        // Counted in characters, not bytes.
+        let v = hashline_view(
+            &["ééééé"],
+            ViewOptions {
+                max_line_chars: 5,
+                ..ViewOptions::default()
+            },
+        );
+        assert!(v.ends_with("|ééééé\n"), "{v}");
     }
 
     #[test]
