@@ -1582,6 +1582,32 @@ mod tests {
         assert_eq!(applied.doc.to_text(), "top\n\n\na\n\n\na\nz\n");
     }
 
+    // Blank context lines past the end of the file are the file's missing final blank lines,
+    // not a mismatch, also when the hunk only matches with blank runs compared as one: two of
+    // them here, after a run of one blank line where the file has two.
+    #[test]
+    fn blank_context_past_the_end_matches_in_the_collapsed_tier() {
+        let doc = Document::from_text("a\n\n\nb\n");
+        let hunks = hunks_of("--- a/f\n+++ b/f\n@@ -1,5 +1,5 @@\n a\n \n-b\n+B\n \n \n");
+        let applied = apply_hunks(&doc, &hunks, &ApplyOptions::default()).unwrap();
+        assert_eq!(applied.doc.to_text(), "a\n\n\nB\n");
+        assert_eq!(applied.hunks[0].found_line, 1);
+        // A line with content past the end is a mismatch, blank lines or not.
+        let hunks = hunks_of("--- a/f\n+++ b/f\n@@ -1,5 +1,5 @@\n a\n \n-b\n+B\n \n c\n");
+        let e = apply_hunks(&doc, &hunks, &ApplyOptions::default()).unwrap_err();
+        assert_eq!(e.reason, Reason::HunkMismatch, "{e}");
+        // A removal of a blank line the file does not have is a mismatch: only context may
+        // stand for missing lines.
+        let hunks = hunks_of("--- a/f\n+++ b/f\n@@ -1,5 +1,4 @@\n a\n \n-b\n+B\n \n-\n");
+        let e = apply_hunks(&doc, &hunks, &ApplyOptions::default()).map(|a| a.doc.to_text());
+        assert_eq!(e.unwrap_err().reason, Reason::HunkMismatch);
+        // An addition inside the trailing blank run is kept, at the end; the blank lines the
+        // file does not have are not made up.
+        let hunks = hunks_of("--- a/f\n+++ b/f\n@@ -1,5 +1,6 @@\n a\n \n-b\n+B\n \n+c\n \n");
+        let applied = apply_hunks(&doc, &hunks, &ApplyOptions::default()).unwrap();
+        assert_eq!(applied.doc.to_text(), "a\n\n\nB\nc\n");
+    }
+
     // Regression (property `drift_above_hunks_is_followed_exactly`): with one line of drift the
     // hunk matched one line early by collapsing the blank runs at both its ends, and the blank
     // lines below the hunk were emitted above its trailing additions. (Three blank lines above
