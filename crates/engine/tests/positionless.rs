@@ -13,7 +13,10 @@ fn apply(body: &str, current: &str) -> Result<String, lspedit_engine::EngineErro
         Some(current.as_bytes()),
         &ApplyOptions::default(),
     )?;
-    Ok(String::from_utf8(out.new_content.unwrap()).unwrap())
+    let bytes = out
+        .new_content
+        .unwrap_or_else(|| panic!("an update has content"));
+    Ok(String::from_utf8(bytes).unwrap_or_else(|e| panic!("the engine writes UTF-8: {e}")))
 }
 
 const FILE: &str = "def a():\n    x = 1\n\ndef b():\n    x = 1\n\ndef c():\n    x = 1\n";

@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use lspedit_engine::{
-    ApplyOptions, Document, FileAction, FileOutcome, ViewOptions, check_text, hashline_view,
-    line_map, search_replace_bytes,
+    ApplyOptions, Document, FileAction, FileOutcome, MatchStrategy, ViewOptions, check_text,
+    hashline_view, line_map, search_replace_bytes,
 };
 
 use crate::baselines::Baselines;
@@ -21,7 +21,7 @@ use crate::diagnostics::{
     self, CheckError, Diagnostic, DiagnosticsConfig, DiagnosticsMode, DiagnosticsProvider,
     DiagnosticsStatus, Feedback, FileDiagnosticsStatus,
 };
-use crate::render::{self, EditReport, ReadReport, WriteFileReport};
+use crate::render;
 use lspedit_lsp::ChangedFile;
 use lspedit_write::plan::Resolved;
 use lspedit_write::{ApplyPatchOptions, FileReport, FileStatus, PatchLimits, apply_resolved};
@@ -80,6 +80,59 @@ impl ToolResult {
             done: None,
         }
     }
+}
+
+/// What `read_file` showed of one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadReport {
+    /// Workspace-relative path, as shown.
+    pub path: String,
+    /// base_sha of the bytes the view was made from.
+    pub base_sha: String,
+    /// Lines in the file.
+    pub total_lines: usize,
+    /// First line shown, 1-based.
+    pub offset: usize,
+    /// The most lines the view could show.
+    pub limit: usize,
+    /// Lines actually shown.
+    pub shown: usize,
+}
+
+impl ReadReport {
+    /// More lines follow the view.
+    pub fn more(&self) -> bool {
+        self.offset - 1 + self.shown < self.total_lines
+    }
+}
+
+/// What `edit` replaced in its one file (the fresh lines are the file's [`FileOutcome::sync`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EditReport {
+    /// Workspace-relative path, as shown.
+    pub path: String,
+    /// Places replaced.
+    pub count: usize,
+    /// First line (1-based, in the new text) of each replacement.
+    pub lines: Vec<usize>,
+    /// How `old_text` was found.
+    pub strategy: MatchStrategy,
+}
+
+/// The one file `write_file` wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteFileReport {
+    /// Workspace-relative path, as shown.
+    pub path: String,
+    /// The file did not exist before (else it was overwritten).
+    pub created: bool,
+    /// Lines of the content written.
+    pub lines: usize,
+    /// Bytes of the content written.
+    pub bytes: usize,
+    /// The content is not text (a binary extension, or bytes the engine refuses as text): no
+    /// diff is shown and no diagnostics asked.
+    pub binary: bool,
 }
 
 /// The diagnostics part of a writing tool's result: the text to append (each block preceded by

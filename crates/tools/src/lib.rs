@@ -11,7 +11,8 @@ mod lsp_provider;
 pub mod render;
 
 pub use agent::{
-    DiagnosticsFeedback, Done, ToolResult, Tools, ToolsConfig, WrittenFile, offset_past_end,
+    DiagnosticsFeedback, Done, EditReport, ReadReport, ToolResult, Tools, ToolsConfig,
+    WriteFileReport, WrittenFile, offset_past_end,
 };
 pub use asynchronous::AsyncTools;
 pub use diagnostics::{
@@ -22,4 +23,3 @@ pub use events::{
     Event, EventSink, FanOut, JsonlSink, NullSink, PauseReason, RecordingSink, StepStatus,
 };
 pub use lsp_provider::LspProvider;
-pub use render::{EditReport, ReadReport, WriteFileReport};

@@ -11,61 +11,10 @@ use lspedit_engine::unified_diff_blocks;
 use lspedit_engine::{DiffOptions, FileOutcome, MatchStrategy, SyncBlock, unified_diff};
 use lspedit_write::{FileStatus, PatchReport, ToolError};
 
+use crate::{EditReport, ReadReport, WriteFileReport};
+
 /// Longest line (in characters) a result echoes back; `read_file` cuts at the same length.
 pub const MAX_ECHOED_LINE_CHARS: usize = 2000;
-
-/// What `read_file` showed of one file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReadReport {
-    /// Workspace-relative path, as shown.
-    pub path: String,
-    /// base_sha of the bytes the view was made from.
-    pub base_sha: String,
-    /// Lines in the file.
-    pub total_lines: usize,
-    /// First line shown, 1-based.
-    pub offset: usize,
-    /// The most lines the view could show.
-    pub limit: usize,
-    /// Lines actually shown.
-    pub shown: usize,
-}
-
-impl ReadReport {
-    /// More lines follow the view.
-    pub fn more(&self) -> bool {
-        self.offset - 1 + self.shown < self.total_lines
-    }
-}
-
-/// What `edit` replaced in its one file (the fresh lines are the file's [`FileOutcome::sync`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EditReport {
-    /// Workspace-relative path, as shown.
-    pub path: String,
-    /// Places replaced.
-    pub count: usize,
-    /// First line (1-based, in the new text) of each replacement.
-    pub lines: Vec<usize>,
-    /// How `old_text` was found.
-    pub strategy: MatchStrategy,
-}
-
-/// The one file `write_file` wrote.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WriteFileReport {
-    /// Workspace-relative path, as shown.
-    pub path: String,
-    /// The file did not exist before (else it was overwritten).
-    pub created: bool,
-    /// Lines of the content written.
-    pub lines: usize,
-    /// Bytes of the content written.
-    pub bytes: usize,
-    /// The content is not text (a binary extension, or bytes the engine refuses as text): no
-    /// diff is shown and no diagnostics asked.
-    pub binary: bool,
-}
 
 /// The model's text of a refusal: `Error: ` and the error.
 pub fn refusal(e: &ToolError) -> String {
