@@ -102,6 +102,12 @@ pub struct Script {
     /// without a title, publishes without a valid URI); and every publish carries one extra
     /// diagnostic without a range.
     pub malformed_params: bool,
+    /// Before every publish and every pull answer, notifications carrying this text where a
+    /// client reads or logs their params, as a hostile server sends them: a `$/progress` begin
+    /// and end with it as the token, a `window/logMessage` with it as the message, a publish
+    /// for the URI `file:///<text>` without diagnostics. A client must drop them and go on
+    /// whatever its handlers make of them (a test makes its own handlers panic on the text).
+    pub hostile_text: Option<String>,
     /// Append one line per received message and per answer to this file.
     pub log_file: Option<PathBuf>,
     /// Settings section asked for in `workspace/configuration`.
@@ -272,6 +278,7 @@ impl Default for Script {
             spawn_child: false,
             server_requests: true,
             malformed_params: false,
+            hostile_text: None,
             log_file: None,
             config_section: "fake".to_owned(),
             check_on_save: false,

@@ -163,7 +163,26 @@ impl FakeServer {
         self.client.send_notification::<N>(params).await;
     }
 
+    /// The notifications of [`Script::hostile_text`], if any.
+    async fn send_hostile(&self) {
+        let Some(text) = &self.script.hostile_text else {
+            return;
+        };
+        self.log.line("hostile");
+        self.notify::<Progress>(
+            json!({ "token": text, "value": { "kind": "begin", "title": "hostile" } }),
+        )
+        .await;
+        self.notify::<Progress>(json!({ "token": text, "value": { "kind": "end" } }))
+            .await;
+        self.notify::<LogMessage>(json!({ "type": 3, "message": text }))
+            .await;
+        self.notify::<Publish>(json!({ "uri": format!("file:///{text}"), "diagnostics": [] }))
+            .await;
+    }
+
     async fn publish(&self, uri: &str, version: Option<i64>, diags: &[Value]) {
+        self.send_hostile().await;
         let mut params = json!({ "uri": uri, "diagnostics": diags });
         if self.script.malformed_params
             && let Some(items) = params["diagnostics"].as_array_mut()
@@ -525,6 +544,7 @@ impl LanguageServer for FakeServer {
         {
             self.pause(self.script.slow_ms).await;
         }
+        self.send_hostile().await;
         let mut items = self
             .diagnostics_of(&uri)
             .map(|(_, d)| d)

@@ -293,9 +293,20 @@ impl LspEditError {
                 LspError::Timeout { .. } => LspEditReason::TimedOut,
                 LspError::Declined { .. } => LspEditReason::LspDeclined,
                 LspError::Unsupported { .. } => LspEditReason::LspUnsupported,
-                // The pool's error is open (`#[non_exhaustive]`): whatever else it reports is
-                // the server failing.
-                _ => LspEditReason::LspFailed,
+                // Every other way the pool fails is the server failing, named one by one so a
+                // new pool error does not compile until it is placed here.
+                LspError::OutsideWorkspace { .. }
+                | LspError::Refused { .. }
+                | LspError::Spawn { .. }
+                | LspError::ServerDied { .. }
+                | LspError::Request { .. }
+                | LspError::Broken { .. }
+                | LspError::Backoff { .. }
+                | LspError::Config { .. }
+                | LspError::Runtime { .. }
+                | LspError::PoolClosed
+                | LspError::BlockedRuntime
+                | LspError::BadPath { .. } => LspEditReason::LspFailed,
             },
             LspEditError::BadServerEdit { .. } => LspEditReason::InvalidServerEdit,
             LspEditError::ActionNotFound { .. } => LspEditReason::ActionNotFound,
@@ -925,5 +936,125 @@ mod reason_tests {
             },
         };
         assert_eq!(timeout.code(), "timed_out");
+    }
+
+    /// Every pool error has its reason, named in the exhaustive match of
+    /// [`LspEditError::reason`]: the missing server and the deadline by the diagnostics' names,
+    /// a declined or unsupported request by their own, everything else the server failing.
+    #[test]
+    fn every_pool_error_has_its_reason() {
+        use std::path::PathBuf;
+        let server = || "s".to_owned();
+        let path = || PathBuf::from("a.rs");
+        let cases = [
+            (LspError::NoServer { path: path() }, "no_server"),
+            (
+                LspError::CommandNotFound {
+                    server: server(),
+                    command: "c".into(),
+                },
+                "no_server",
+            ),
+            (
+                LspError::Timeout {
+                    server: server(),
+                    stage: "rename",
+                    waited: Duration::from_secs(1),
+                },
+                "timed_out",
+            ),
+            (
+                LspError::Declined {
+                    server: server(),
+                    method: "textDocument/rename",
+                    message: "no symbol".into(),
+                },
+                "lsp_declined",
+            ),
+            (
+                LspError::Unsupported {
+                    server: server(),
+                    method: "textDocument/rename",
+                },
+                "lsp_unsupported",
+            ),
+            (
+                LspError::OutsideWorkspace {
+                    path: path(),
+                    root: PathBuf::from("/w"),
+                },
+                "lsp_failed",
+            ),
+            (
+                LspError::Refused {
+                    server: server(),
+                    reason: "no sandbox".into(),
+                },
+                "lsp_failed",
+            ),
+            (
+                LspError::Spawn {
+                    server: server(),
+                    message: "ENOENT".into(),
+                },
+                "lsp_failed",
+            ),
+            (
+                LspError::ServerDied {
+                    server: server(),
+                    reason: "exit 1".into(),
+                    stderr_tail: String::new(),
+                },
+                "lsp_failed",
+            ),
+            (
+                LspError::Request {
+                    server: server(),
+                    method: "textDocument/rename",
+                    code: -32603,
+                    message: "internal".into(),
+                },
+                "lsp_failed",
+            ),
+            (
+                LspError::Broken {
+                    server: server(),
+                    crashes: 3,
+                    retry_in: Duration::from_secs(60),
+                },
+                "lsp_failed",
+            ),
+            (
+                LspError::Backoff {
+                    server: server(),
+                    retry_in: Duration::from_secs(1),
+                },
+                "lsp_failed",
+            ),
+            (
+                LspError::Config {
+                    path: path(),
+                    message: "bad toml".into(),
+                },
+                "lsp_failed",
+            ),
+            (
+                LspError::Runtime {
+                    message: "no threads".into(),
+                },
+                "lsp_failed",
+            ),
+            (LspError::PoolClosed, "lsp_failed"),
+            (LspError::BlockedRuntime, "lsp_failed"),
+            (LspError::BadPath { path: path() }, "lsp_failed"),
+        ];
+        for (error, code) in cases {
+            let what = format!("{error:?}");
+            let e = LspEditError::Server {
+                path: "a.rs".into(),
+                error,
+            };
+            assert_eq!(e.code(), code, "{what}");
+        }
     }
 }

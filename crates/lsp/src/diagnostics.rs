@@ -115,8 +115,9 @@ impl<R> CheckOutcome<R> {
 pub type CheckReport = CheckOutcome<Result<Vec<Diagnostic>, CheckError>>;
 
 /// Why a file's diagnostics are missing: the closed set of verdicts a caller acts on, of which
-/// every [`crate::LspError`] is one (see its `From`). Closed on purpose (not
-/// `#[non_exhaustive]`): callers map it to their statuses with exhaustive matches.
+/// every [`crate::LspError`] is one (see its exhaustive `From`). Closed on purpose, like
+/// `LspError` (neither is `#[non_exhaustive]`): callers map it to their statuses with
+/// exhaustive matches.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CheckError {
     /// No language server is configured (or installed) for the file.

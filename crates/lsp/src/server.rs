@@ -349,11 +349,13 @@ impl Server {
         tokio::spawn(async move { sanitize(&name, stdout, frames_tx).await });
 
         let router_state = shared.clone();
+        let guard = router::CatchNotificationUnwindLayer { server: id.clone() };
         let (mainloop, socket) = MainLoop::new_client(move |_| {
-            // A panic in a request handler is answered as an internal error instead of
-            // unwinding through the main loop.
+            // A panic in a handler never unwinds through the main loop: a request's is
+            // answered as an internal error, a notification's drops the notification.
             ServiceBuilder::new()
                 .layer(CatchUnwindLayer::default())
+                .layer(guard)
                 .service(router::router(router_state))
         });
         let loop_shared = shared.clone();

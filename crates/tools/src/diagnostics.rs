@@ -216,6 +216,19 @@ impl Default for DiagnosticsConfig {
     }
 }
 
+/// One call into the provider, `call` naming it in the log: the one place a provider's panic
+/// is caught. The panic is logged without its text (the provider's, never shown) and is
+/// [`CheckError::Failed`]: the `failed` status of every file of a check, and for the other
+/// calls their neutral answer (not warm, no server, nothing late, no name).
+fn guarded<T>(call: &'static str, f: impl FnOnce() -> T) -> Result<T, CheckError> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|_| {
+        tracing::warn!(call, "diagnostics provider panicked");
+        CheckError::Failed {
+            message: "the provider panicked".to_owned(),
+        }
+    })
+}
+
 /// The deadline budget of a call over `paths`: the short one only when every file's server has
 /// already answered a check.
 pub(crate) fn budget(
@@ -223,11 +236,8 @@ pub(crate) fn budget(
     cfg: &DiagnosticsConfig,
     paths: &[&Path],
 ) -> Duration {
-    let warm = catch_unwind(AssertUnwindSafe(|| {
-        paths.iter().all(|p| provider.is_warm(p))
-    }))
-    .unwrap_or(false);
-    let own = catch_unwind(AssertUnwindSafe(|| provider.deadlines()))
+    let warm = guarded("is_warm", || paths.iter().all(|p| provider.is_warm(p))).unwrap_or(false);
+    let own = guarded("deadlines", || provider.deadlines())
         .ok()
         .flatten()
         .unwrap_or_default();
@@ -252,7 +262,7 @@ pub(crate) fn fetch_all(
         vec![Err(CheckError::NoServer); files.len()];
     let mut asked: Vec<usize> = Vec::new();
     for (i, f) in files.iter().enumerate() {
-        if catch_unwind(AssertUnwindSafe(|| provider.handles(&f.path))).unwrap_or(false) {
+        if guarded("handles", || provider.handles(&f.path)).unwrap_or(false) {
             asked.push(i);
         }
     }
@@ -271,24 +281,23 @@ pub(crate) fn fetch_all(
     // The deadline lives in the provider (the pool bounds every wait by it and cancels what is
     // still pending), so the call runs on the caller's thread: no thread per call. A panic is
     // caught and is `Failed` for every file it had.
-    let failed = |message: &str| CheckError::Failed {
-        message: message.to_string(),
-    };
-    let mut report = match catch_unwind(AssertUnwindSafe(|| {
+    let mut report = match guarded("check_change", || {
         provider.check_change(&batch, deadline, others_wait)
-    })) {
+    }) {
         Ok(report) if report.files.len() == asked.len() => report,
         Ok(_) => CheckReport {
-            files: vec![Err(failed("the provider answered for other files")); asked.len()],
+            files: vec![
+                Err(CheckError::Failed {
+                    message: "the provider answered for other files".to_owned(),
+                });
+                asked.len()
+            ],
             ..CheckReport::default()
         },
-        Err(_) => {
-            tracing::warn!("diagnostics provider panicked");
-            CheckReport {
-                files: vec![Err(failed("the provider panicked")); asked.len()],
-                ..CheckReport::default()
-            }
-        }
+        Err(panicked) => CheckReport {
+            files: vec![Err(panicked); asked.len()],
+            ..CheckReport::default()
+        },
     };
     for (i, r) in asked.into_iter().zip(std::mem::take(&mut report.files)) {
         if let Err(e) = &r {
@@ -304,7 +313,7 @@ pub(crate) fn fetch_all(
 pub(crate) fn take_late(
     provider: &Arc<dyn DiagnosticsProvider>,
 ) -> Vec<(PathBuf, Vec<Diagnostic>)> {
-    catch_unwind(AssertUnwindSafe(|| provider.take_late())).unwrap_or_default()
+    guarded("take_late", || provider.take_late()).unwrap_or_default()
 }
 
 /// Late other files, guarded.
@@ -312,12 +321,15 @@ pub(crate) fn take_late_others(
     provider: &Arc<dyn DiagnosticsProvider>,
     asked_before: Instant,
 ) -> Vec<OtherFileDiagnostics> {
-    catch_unwind(AssertUnwindSafe(|| provider.take_late_others(asked_before))).unwrap_or_default()
+    guarded("take_late_others", || {
+        provider.take_late_others(asked_before)
+    })
+    .unwrap_or_default()
 }
 
 /// The file's server name, guarded.
 pub(crate) fn server_name(provider: &Arc<dyn DiagnosticsProvider>, path: &Path) -> Option<String> {
-    catch_unwind(AssertUnwindSafe(|| provider.server_name(path)))
+    guarded("server_name", || provider.server_name(path))
         .ok()
         .flatten()
 }
@@ -346,11 +358,11 @@ pub(crate) fn missing_verdict(
 
 /// Warm a server, guarded.
 pub(crate) fn touch(provider: &Arc<dyn DiagnosticsProvider>, path: &Path) {
-    let _ = catch_unwind(AssertUnwindSafe(|| {
+    let _ = guarded("touch", || {
         if provider.handles(path) {
             provider.touch(path);
         }
-    }));
+    });
 }
 
 /// The code as printed: TypeScript's numeric codes get a `ts` prefix (`ts2322`), others as given.
@@ -668,5 +680,69 @@ mod tests {
         assert_eq!(hidden, 1);
         assert_eq!(introduced.len(), 1);
         assert_eq!(introduced[0].message, "new problem");
+    }
+
+    /// A provider that panics in every call; `handles` answers `Some` when it does not.
+    struct Exploding {
+        handles: Option<bool>,
+    }
+
+    impl DiagnosticsProvider for Exploding {
+        fn handles(&self, _: &Path) -> bool {
+            self.handles.unwrap_or_else(|| panic!("handles exploded"))
+        }
+        fn is_warm(&self, _: &Path) -> bool {
+            panic!("is_warm exploded")
+        }
+        fn check_files(&self, _: &[ChangedFile], _: Instant) -> CheckReport {
+            panic!("check_files exploded")
+        }
+        fn touch(&self, _: &Path) {
+            panic!("touch exploded")
+        }
+        fn take_late(&self) -> Vec<(PathBuf, Vec<Diagnostic>)> {
+            panic!("take_late exploded")
+        }
+        fn take_late_others(&self, _: Instant) -> Vec<OtherFileDiagnostics> {
+            panic!("take_late_others exploded")
+        }
+        fn server_name(&self, _: &Path) -> Option<String> {
+            panic!("server_name exploded")
+        }
+        fn deadlines(&self) -> Option<Deadlines> {
+            panic!("deadlines exploded")
+        }
+    }
+
+    // Every call into a provider is guarded, not only the check: a panic anywhere is the
+    // neutral answer of that call (the cold budget, no server, nothing late, no name), or
+    // `failed` with lspedit's own words for a check, never the panic's text.
+    #[test]
+    fn a_provider_panicking_anywhere_gives_neutral_answers() {
+        let file = ChangedFile::from((PathBuf::from("/w/a.ts"), "b\n".to_owned()));
+        let deadline = Instant::now() + Duration::from_secs(1);
+        let everywhere: Arc<dyn DiagnosticsProvider> = Arc::new(Exploding { handles: None });
+        let cfg = DiagnosticsConfig::default();
+        assert_eq!(
+            budget(&everywhere, &cfg, &[file.path.as_path()]),
+            Deadlines::default().cold
+        );
+        let report = fetch_all(&everywhere, std::slice::from_ref(&file), deadline, None);
+        assert_eq!(report.files, vec![Err(CheckError::NoServer)]);
+        assert!(take_late(&everywhere).is_empty());
+        assert!(take_late_others(&everywhere, Instant::now()).is_empty());
+        assert_eq!(server_name(&everywhere, &file.path), None);
+        touch(&everywhere, &file.path);
+
+        let in_the_check: Arc<dyn DiagnosticsProvider> = Arc::new(Exploding {
+            handles: Some(true),
+        });
+        touch(&in_the_check, &file.path);
+        let report = fetch_all(&in_the_check, &[file.clone(), file], deadline, None);
+        let failed = Err(CheckError::Failed {
+            message: "the provider panicked".to_owned(),
+        });
+        assert_eq!(report.files, vec![failed.clone(), failed]);
+        assert!(report.others.is_empty());
     }
 }

@@ -6,11 +6,19 @@
 //! params do not deserialize with `InvalidParams`, and ends the main loop on such a
 //! notification; a sloppy or hostile server must get neither. For params that fit, both
 //! readings give the same values, so a server gets the same answer either way.
+//!
+//! A handler that panics all the same costs its message only: async-lsp's `CatchUnwindLayer`
+//! answers a request whose handler panicked with an internal error, and
+//! [`CatchNotificationUnwind`] drops a notification whose handler panicked (async-lsp's layer
+//! passes notifications through unguarded: the panic would end the main loop, and with it the
+//! connection, unnoticed).
 
 use std::future::{Ready, ready};
 use std::marker::PhantomData;
 use std::ops::ControlFlow;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Instant;
 
 use async_lsp::lsp_types::notification::{
@@ -28,7 +36,7 @@ use async_lsp::lsp_types::{
     WorkDoneProgress, WorkspaceFolder,
 };
 use async_lsp::router::Router;
-use async_lsp::{ErrorCode, ResponseError};
+use async_lsp::{AnyEvent, AnyNotification, AnyRequest, ErrorCode, LspService, ResponseError};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -151,6 +159,71 @@ pub(super) fn router(shared: Arc<Shared>) -> Router<Arc<Shared>> {
         .event(|_, _: Stop| ControlFlow::Break(Ok(())))
         .unhandled_event(|_, _| ControlFlow::Continue(()));
     router
+}
+
+/// The layer under which every notification handler runs: a panic in one is logged and the
+/// notification dropped; the main loop goes on. Requests and events pass through (requests
+/// are `CatchUnwindLayer`'s; the only event is lspedit's own `Stop`).
+#[derive(Clone)]
+pub(super) struct CatchNotificationUnwindLayer {
+    /// The server's name, for the log.
+    pub(super) server: String,
+}
+
+impl<S> tower::Layer<S> for CatchNotificationUnwindLayer {
+    type Service = CatchNotificationUnwind<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        CatchNotificationUnwind {
+            inner,
+            server: self.server.clone(),
+        }
+    }
+}
+
+/// See [`CatchNotificationUnwindLayer`].
+pub(super) struct CatchNotificationUnwind<S> {
+    inner: S,
+    server: String,
+}
+
+impl<S: LspService> tower::Service<AnyRequest> for CatchNotificationUnwind<S> {
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: AnyRequest) -> Self::Future {
+        self.inner.call(req)
+    }
+}
+
+impl<S: LspService> LspService for CatchNotificationUnwind<S> {
+    fn notify(&mut self, notif: AnyNotification) -> ControlFlow<async_lsp::Result<()>> {
+        let method = notif.method.clone();
+        // Unwind safe enough: the handlers keep their state behind `Shared`'s mutex, whose
+        // poisoning is ignored, and the router holds nothing a handler changes; a handler
+        // stopped half-way costs what losing its notification would.
+        match catch_unwind(AssertUnwindSafe(|| self.inner.notify(notif))) {
+            Ok(flow) => flow,
+            Err(payload) => {
+                let why = payload
+                    .downcast_ref::<&str>()
+                    .copied()
+                    .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+                    .unwrap_or("a panic");
+                tracing::error!(server = %self.server, %method, "notification handler panicked; notification dropped: {why}");
+                ControlFlow::Continue(())
+            }
+        }
+    }
+
+    fn emit(&mut self, event: AnyEvent) -> ControlFlow<async_lsp::Result<()>> {
+        self.inner.emit(event)
+    }
 }
 
 /// Answers `R` with success and nothing more: requests a server blocks on whose content

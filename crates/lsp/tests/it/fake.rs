@@ -2,10 +2,13 @@
 //! call returns within its deadline (+ slack), that a later call works, and that no process of
 //! the server's group is left behind.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use lspedit_fake_lsp::{Event, Mode, Script};
 use lspedit_lsp::{BlockingPool, LspError, Pool, ServerState, Severity};
+use tracing_subscriber::layer::SubscriberExt;
 
 use crate::harness::*;
 
@@ -240,6 +243,95 @@ async fn malformed_server_params_get_the_same_answers() {
     let groups = pgids(&pool);
     pool.shutdown().await;
     assert_gone(&groups);
+}
+
+/// The fake's [`Script::hostile_text`] in these tests: a handler that logs it panics.
+const HOSTILE: &str = "lspedit-hostile-params";
+
+/// A tracing layer that panics on every event one of whose fields shows `text`, counting the
+/// panics: a bug in the very handler that reads a server's params, set off by what the server
+/// put there (no handler of the client has such a bug today; this one lets a test plant it).
+struct PanicOn {
+    text: &'static str,
+    panics: Arc<AtomicUsize>,
+}
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for PanicOn {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        struct Shows<'a>(&'a str, bool);
+        impl tracing::field::Visit for Shows<'_> {
+            fn record_debug(&mut self, _: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+                self.1 |= format!("{value:?}").contains(self.0);
+            }
+        }
+        let mut shows = Shows(self.text, false);
+        event.record(&mut shows);
+        if shows.1 {
+            self.panics.fetch_add(1, Ordering::SeqCst);
+            panic!("a notification handler choked on its params");
+        }
+    }
+}
+
+/// A server whose notifications make the client's handlers panic (`$/progress`,
+/// `window/logMessage`, `publishDiagnostics`, before every result): each panic is dropped with
+/// its notification, the connection stays up, and the result right behind them arrives (for
+/// `strategy`, a publish or the answer to a pull request), from the one server started.
+async fn hostile_notifications(strategy: &str, mode: Mode) {
+    let ws = FakeWs::new(Script {
+        hostile_text: Some(HOSTILE.to_owned()),
+        ..script(mode)
+    });
+    let panics = Arc::new(AtomicUsize::new(0));
+    // Set for this thread only, which runs the pool (a single-threaded test runtime): no
+    // other test meets it.
+    let _planted = tracing::subscriber::set_default(tracing_subscriber::registry().with(PanicOn {
+        text: HOSTILE,
+        panics: panics.clone(),
+    }));
+    let pool = ws.pool(strategy);
+    let f = ws.file("a.fk");
+    let r = check_timed(&pool, &f, BAD, 5000).await.unwrap();
+    assert_eq!(messages(&r), vec!["2:14 found ERROR"], "{strategy}");
+    let r = check_timed(&pool, &f, OK, 3000).await.unwrap();
+    assert!(r.diagnostics.is_empty(), "{strategy}: {r:?}");
+    let r = check_timed(&pool, &f, BAD2, 3000).await.unwrap();
+    assert_eq!(
+        messages(&r),
+        vec!["1:1 found ERROR", "3:4 found ERROR"],
+        "{strategy}"
+    );
+    // Not vacuous: the server sent them before every result and the handlers did panic.
+    let log = ws.log();
+    assert!(
+        log.lines().filter(|l| *l == "hostile").count() >= 3,
+        "{log}"
+    );
+    assert!(
+        panics.load(Ordering::SeqCst) >= 3,
+        "{strategy}: no handler panicked"
+    );
+    let status = pool.status();
+    assert_eq!(status.len(), 1);
+    assert_eq!(status[0].state, ServerState::Running, "{strategy}");
+    pool.shutdown().await;
+    let started = ws.started_pgids();
+    assert_eq!(started.len(), 1, "{strategy}: the server was restarted");
+    assert_gone(&started);
+}
+
+// Regression: async-lsp's `CatchUnwindLayer` guards request handlers only; a panic in a
+// notification handler unwound through the main loop and ended the connection unnoticed, so
+// the publish right behind it was lost and the check waited out its deadline.
+#[tokio::test]
+async fn a_panicking_notification_handler_loses_no_publish() {
+    hostile_notifications("push-versioned", Mode::Push).await;
+}
+
+// As above, with the result as the answer to a request (`textDocument/diagnostic`).
+#[tokio::test]
+async fn a_panicking_notification_handler_loses_no_later_request() {
+    hostile_notifications("pull", Mode::Pull).await;
 }
 
 /// A crash at `event` fails the pending call fast; after the script is fixed, the next call

@@ -1,7 +1,7 @@
 //! The tools over the real pool with the scripted fake server: faults never fail or slow an edit
 //! beyond its timeout, and never leak text.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -47,6 +47,27 @@ impl FakeEnv {
         pool: Option<(Duration, Duration)>,
         tweak: impl FnOnce(&mut ToolsConfig),
     ) -> FakeEnv {
+        FakeEnv::assemble(script, tools, pool, tweak, Vec::new())
+    }
+
+    /// [`FakeEnv::new`] whose fake server logs what it does to `log`, a file outside the
+    /// workspace (whose changes the pool would announce to the server, which would log them),
+    /// created here so the sandbox lets the server write it.
+    fn logged(mut script: Script, timeout: Duration, log: &Path) -> FakeEnv {
+        std::fs::write(log, "").unwrap();
+        script.log_file = Some(log.to_path_buf());
+        let timeouts = Some((timeout, timeout));
+        FakeEnv::assemble(script, timeouts, None, |_| {}, vec![log.to_path_buf()])
+    }
+
+    /// [`FakeEnv::configured`], the server also allowed to write `sandbox_allow`.
+    fn assemble(
+        script: Script,
+        tools: Option<(Duration, Duration)>,
+        pool: Option<(Duration, Duration)>,
+        tweak: impl FnOnce(&mut ToolsConfig),
+        sandbox_allow: Vec<PathBuf>,
+    ) -> FakeEnv {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         let script_file = root.join("script.json");
@@ -75,6 +96,7 @@ impl FakeEnv {
             restart_backoff: Duration::from_millis(50),
             startup_timeout: Duration::from_secs(3),
             request_timeout: Duration::from_secs(2),
+            sandbox_allow,
             ..PoolConfig::default()
         };
         if let Some((warm, cold)) = pool {
@@ -635,23 +657,46 @@ fn a_read_before_the_first_edit_does_not_shorten_the_budget() {
 const OWNER_ENV: &str = "LSPEDIT_TEST_SHORT_OWNER";
 
 // The short-lived owner: tools over a server that hangs in `initialize`, one edit that times
-// out, the process groups printed, then the process ends. Does nothing in a normal test run.
+// out, the process groups printed once the server hangs, then the process ends. Does nothing
+// in a normal test run.
 #[test]
 fn short_owner_process() {
     if std::env::var_os(OWNER_ENV).is_none() {
         return;
     }
-    let env = FakeEnv::new(
+    let log_dir = tempfile::tempdir().unwrap();
+    let log = log_dir.path().join("fake.log");
+    let env = FakeEnv::logged(
         Script {
             hang_on: Some(Event::Initialize),
             spawn_child: true,
             ..script(Mode::Pull)
         },
         Duration::from_millis(300),
+        &log,
     );
     env.write("a.ts", "let a = 1;\n");
     let r = env.tools.edit("a.ts", "let a = 1;", "let a = 2;", false);
     assert_eq!(r.diagnostics[0].status, DiagnosticsStatus::TimedOut);
+    // Regression: the edit's deadline does not wait for the server's start. On a loaded
+    // machine the start (the launch's checks, the spawn) was still under way when the edit
+    // timed out, no group was listed yet, and the owner printed none. Waits, up to a bound,
+    // for what the test is about: the server's group listed and the server hung in
+    // `initialize` (its log says so), its grandchild started before.
+    let hung = || {
+        let log = std::fs::read_to_string(&log).unwrap_or_default();
+        log.lines().any(|l| l == "hang initialize") && !env.pgids_listed().is_empty()
+    };
+    let until = Instant::now() + Duration::from_secs(30);
+    while !hung() && Instant::now() < until {
+        std::thread::park_timeout(Duration::from_millis(10));
+    }
+    assert!(
+        hung(),
+        "the server did not hang in initialize within 30 s; groups {:?}, log:\n{}",
+        env.pgids_listed(),
+        std::fs::read_to_string(&log).unwrap_or_default()
+    );
     for pgid in env.pgids_listed() {
         println!("PGID {pgid}");
     }
