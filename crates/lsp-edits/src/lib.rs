@@ -224,9 +224,10 @@ impl std::fmt::Display for LspEditReason {
     }
 }
 
-/// Why an LSP edit or lookup was refused. [`LspEditError::reason`] is its reason.
+/// Why an LSP edit or lookup was refused. [`LspEditError::reason`] is its reason, by an
+/// exhaustive match: closed on purpose (not `#[non_exhaustive]`), so a new refusal does not
+/// compile until it has its reason code.
 #[derive(Debug, Clone, thiserror::Error)]
-#[non_exhaustive]
 pub enum LspEditError {
     /// A refusal of the tools (confinement, protected path, stale anchor, missing file, ...).
     #[error("{0}")]
