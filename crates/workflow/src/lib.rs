@@ -52,7 +52,7 @@ pub use journal::RecoveryReport;
 #[doc(hidden)]
 pub use lspedit_write::commit::CommitObserver;
 pub use model::{
-    ChangeKind, FileProblem, ProposeStats, ProposedFile, STAGES, StageReport, StageStatus,
+    ChangeKind, FileProblem, ProposeStats, ProposedFile, STAGES, Stage, StageReport, StageStatus,
 };
 pub use plan::{ApplyPlan, Atomicity, RollbackStrategy, ValidationStage};
 pub use policy::{Approve, Operation, PlanRequest, Policy, PolicyError};
