@@ -7,8 +7,11 @@ use std::collections::BTreeSet;
 use lspedit_write::Reason;
 use serde::{Deserialize, Serialize};
 
+// Stored under `.lspedit/` and sent as it is in the MCP server's structured output (`kind`),
+// hence its schema under the `schema` feature. The doc line below is the schema's description.
 /// What a proposed change does to a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ChangeKind {
     Create,
