@@ -448,8 +448,8 @@ impl Workflow {
     /// stored description of it.
     fn review(&self, run: &mut ApplyRun<'_>, patch: &Patch) -> Result<PatchPlan, ToolError> {
         let ws = self.tools.workspace();
-        let reviewed = plan_patch(ws, patch, &self.tools.config().engine)
-            .map_err(|e| run.failed(Stage::Hunk, e))?;
+        let reviewed =
+            plan_patch(ws, patch, self.tools.engine()).map_err(|e| run.failed(Stage::Hunk, e))?;
         self.check_still_proposed(run, &reviewed)?;
         let changing: Vec<&ProposedFile> = reviewed
             .files
@@ -538,7 +538,7 @@ impl Workflow {
         patch: &Patch,
         reviewed: &PatchPlan,
     ) -> Result<PatchPlan, ToolError> {
-        let planned = plan_patch(self.tools.workspace(), patch, &self.tools.config().engine)?;
+        let planned = plan_patch(self.tools.workspace(), patch, self.tools.engine())?;
         self.check_still_proposed(run, &planned)?;
         if planned.diff != reviewed.diff {
             let e = ToolError::new(
@@ -930,7 +930,7 @@ impl Workflow {
             .filter(|w| applied_paths.contains(&w.path))
             .cloned()
             .collect();
-        let feedback = self.tools.diagnostics_feedback_with_status(&written);
+        let feedback = self.tools.written_feedback(&written);
         llm.push_str(&feedback.text);
         let display = format!("{summary}{}", planned.diff);
         let first_failure = files.iter().find(|f| !f.applied);
