@@ -14,7 +14,7 @@ use lspedit::workflow::{ApplyPlan, PlanRequest, Policy, ProposeRequest};
 use lspedit::write::ToolError;
 use serde::Serialize;
 
-use crate::json::{DiagnosticsJson, Doc, FileJson};
+use crate::json::{DiagnosticsJson, Doc, DocReason, FileJson};
 use crate::{Failure, err_text, open_session, out, print_json, read_input};
 
 /// Where a proposal comes from, as given on the command line.
@@ -246,7 +246,7 @@ pub fn cmd_apply_id(
     if json {
         print_json(&Doc {
             ok: !o.is_error,
-            reason: o.reason.map(|r| r.as_str().to_string()),
+            reason: o.reason.map(DocReason::Tool),
             llm_content: o.llm_content.clone(),
             files: o
                 .files
@@ -254,7 +254,7 @@ pub fn cmd_apply_id(
                 .map(|f| {
                     let status = if f.applied { "applied" } else { "failed" };
                     FileJson {
-                        reason: f.reason.map(|r| r.as_str().to_string()),
+                        reason: f.reason,
                         message: Some(f.message.clone()),
                         ..FileJson::plain(&f.path, status, format!("{status} {}", f.path))
                     }
@@ -334,7 +334,7 @@ fn proposed_files(p: &Proposal) -> Vec<FileJson> {
             };
             FileJson {
                 new_path: f.new_path.clone(),
-                reason: f.problem.as_ref().map(|x| x.reason.as_str().to_string()),
+                reason: f.problem.as_ref().map(|x| x.reason),
                 message: f.problem.as_ref().map(|x| x.message.clone()),
                 base_sha: f.base_sha.clone(),
                 added: Some(f.added),

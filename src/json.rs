@@ -8,8 +8,48 @@ use lspedit::engine::FileAction;
 use lspedit::lsp::{ServerState, ServerStatus};
 use lspedit::servers::install::{Installed, ServerInfo};
 use lspedit::tools::{FileDiagnosticsStatus, ToolResult};
-use lspedit::write::{FileReport, FileStatus, ToolError};
+use lspedit::write::{FileReport, FileStatus, Reason, ToolError};
 use serde::Serialize;
+
+/// The `reason` of a `--json` document, serialized as its bare code: a tool's refusal (the wire
+/// codes of docs/design.md §9) or one of the CLI's own verdicts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum DocReason {
+    /// A tool's refusal.
+    Tool(Reason),
+    /// Outside the tools, or `check`'s verdict.
+    Cli(CliReason),
+}
+
+impl From<Reason> for DocReason {
+    fn from(r: Reason) -> DocReason {
+        DocReason::Tool(r)
+    }
+}
+
+impl From<CliReason> for DocReason {
+    fn from(r: CliReason) -> DocReason {
+        DocReason::Cli(r)
+    }
+}
+
+/// The CLI's own reason codes, beside the tools' (none of them is a tool's code: docs/design.md
+/// §9 keeps `failed` for this one fact).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CliReason {
+    /// The command line is wrong (exit 2).
+    UsageError,
+    /// `servers install` could not install a server.
+    InstallFailed,
+    /// lspedit itself failed outside the tools.
+    Failed,
+    /// `check`: a file has errors (exit 1).
+    LspErrors,
+    /// `check`: a file could not be checked (exit 3).
+    NotChecked,
+}
 
 /// Every `--json` document: the same four keys, then the command's own fields (`data`,
 /// flattened). `reason` is `null` when `ok`; `llm_content` is the text a person or a model reads
@@ -18,7 +58,7 @@ use serde::Serialize;
 #[derive(Serialize)]
 pub struct Doc<T: Serialize> {
     pub ok: bool,
-    pub reason: Option<String>,
+    pub reason: Option<DocReason>,
     pub llm_content: String,
     pub files: Vec<FileJson>,
     #[serde(flatten)]
@@ -61,7 +101,7 @@ impl Doc<ToolData> {
     pub fn tool(r: &ToolResult) -> Self {
         Doc {
             ok: !r.is_error,
-            reason: r.reason.map(|x| x.as_str().to_string()),
+            reason: r.reason.map(DocReason::Tool),
             llm_content: r.llm_content.clone(),
             files: files_json(&r.files),
             data: ToolData {
@@ -80,10 +120,10 @@ pub struct ErrorData {
 impl Doc<ErrorData> {
     /// A refusal before or outside a tool (`reason` is its code), or a usage error
     /// (`usage_error`), an install failure (`install_failed`), a broken session (`failed`).
-    pub fn error(reason: &str, path: Option<String>, message: String) -> Self {
+    pub fn error(reason: impl Into<DocReason>, path: Option<String>, message: String) -> Self {
         Doc {
             ok: false,
-            reason: Some(reason.to_string()),
+            reason: Some(reason.into()),
             llm_content: message,
             files: Vec::new(),
             data: ErrorData { path },
@@ -91,7 +131,7 @@ impl Doc<ErrorData> {
     }
 
     pub fn tool_error(e: &ToolError) -> Self {
-        Self::error(e.reason.as_str(), e.path.clone(), format!("Error: {e}"))
+        Self::error(e.reason, e.path.clone(), format!("Error: {e}"))
     }
 }
 
@@ -138,7 +178,7 @@ pub struct FileJson {
     /// The destination of a rename.
     pub new_path: Option<String>,
     /// The refusal's reason code, for `failed`.
-    pub reason: Option<String>,
+    pub reason: Option<Reason>,
     pub message: Option<String>,
     /// First 12 hex digits of the SHA-256 of the file as read (`read`, `propose`).
     pub base_sha: Option<String>,
@@ -191,7 +231,7 @@ pub fn files_json(files: &[FileReport]) -> Vec<FileJson> {
             let summary = f.summary_line();
             match &f.status {
                 FileStatus::Failed(e) => FileJson {
-                    reason: Some(e.reason.as_str().to_string()),
+                    reason: Some(e.reason),
                     message: Some(e.message.clone()),
                     ..FileJson::plain(&f.path, "failed", summary)
                 },
@@ -376,5 +416,58 @@ impl InstalledJson {
                 })
                 .collect(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    fn reason_of<T: Serialize>(doc: &Doc<T>) -> Value {
+        serde_json::to_value(doc).unwrap()["reason"].clone()
+    }
+
+    // The reason codes are the CLI's protocol (README, docs/design.md §9): typing them must not
+    // change one byte of them.
+    #[test]
+    fn reasons_serialize_to_their_codes() {
+        for &r in Reason::ALL {
+            let doc = Doc::error(r, None, String::new());
+            assert_eq!(reason_of(&doc), Value::from(r.as_str()));
+            let file = FileJson {
+                reason: Some(r),
+                ..FileJson::plain("a.txt", "failed", String::new())
+            };
+            assert_eq!(
+                serde_json::to_value(&file).unwrap()["reason"],
+                Value::from(r.as_str())
+            );
+        }
+        for (r, code) in [
+            (CliReason::UsageError, "usage_error"),
+            (CliReason::InstallFailed, "install_failed"),
+            (CliReason::Failed, "failed"),
+            (CliReason::LspErrors, "lsp_errors"),
+            (CliReason::NotChecked, "not_checked"),
+        ] {
+            assert_eq!(
+                reason_of(&Doc::error(r, None, String::new())),
+                Value::from(code)
+            );
+            assert!(
+                Reason::from_code(code).is_none(),
+                "`{code}` is a tool's code too"
+            );
+        }
+    }
+
+    #[test]
+    fn an_ok_document_has_a_null_reason() {
+        let doc = Doc::ok(String::new(), Vec::new(), NoData {});
+        assert_eq!(
+            serde_json::to_value(&doc).unwrap(),
+            json!({"ok": true, "reason": null, "llm_content": "", "files": []})
+        );
     }
 }

@@ -392,7 +392,7 @@ fn main() -> ExitCode {
             // Under --json, even a usage error is the one JSON document on stdout.
             if std::env::args_os().any(|a| a == "--json") {
                 let doc = json::Doc::error(
-                    "usage_error",
+                    json::CliReason::UsageError,
                     None,
                     e.render().to_string().trim_end().to_string(),
                 );
@@ -418,18 +418,23 @@ fn main() -> ExitCode {
     let json = ctx.json;
     let (code, reason, path, msg) = match run(cli.command, ctx) {
         Ok(code) => return ExitCode::from(code),
-        Err(Failure::Usage(msg)) => (2, "usage_error".to_string(), None, msg),
+        Err(Failure::Usage(msg)) => (
+            2,
+            json::DocReason::Cli(json::CliReason::UsageError),
+            None,
+            msg,
+        ),
         // A refusal before any tool ran (the input is not UTF-8, ...): its reason code.
         Err(Failure::Tool(e)) => (
             1,
-            e.reason.as_str().to_string(),
+            json::DocReason::Tool(e.reason),
             e.path.clone(),
             e.to_string(),
         ),
-        Err(Failure::Failed(msg)) => (1, "failed".to_string(), None, msg),
+        Err(Failure::Failed(msg)) => (1, json::DocReason::Cli(json::CliReason::Failed), None, msg),
     };
     if json {
-        let _ = print_json(&json::Doc::error(&reason, path, msg.clone()));
+        let _ = print_json(&json::Doc::error(reason, path, msg.clone()));
     }
     err_line(&msg);
     ExitCode::from(code)
@@ -715,20 +720,21 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
                 0
             };
             if json {
-                let mut v = serde_json::to_value(json::Doc::tool(&r))
-                    .map_err(|e| Failure::Failed(e.to_string()))?;
+                let mut doc = json::Doc::tool(&r);
+                // `ok` is the exit code's verdict, as for every command.
+                doc.ok = code == 0;
+                // Not a tool refusal: the check's own verdicts.
+                if !r.is_error && code != 0 {
+                    let reason = if code == 3 {
+                        json::CliReason::NotChecked
+                    } else {
+                        json::CliReason::LspErrors
+                    };
+                    doc.reason = Some(reason.into());
+                }
+                let mut v =
+                    serde_json::to_value(doc).map_err(|e| Failure::Failed(e.to_string()))?;
                 if let Some(map) = v.as_object_mut() {
-                    // `ok` is the exit code's verdict, as for every command.
-                    map.insert("ok".into(), serde_json::Value::Bool(code == 0));
-                    // Not a tool refusal: the check's own verdicts.
-                    if !r.is_error && code != 0 {
-                        let reason = if code == 3 {
-                            "not_checked"
-                        } else {
-                            "lsp_errors"
-                        };
-                        map.insert("reason".into(), serde_json::Value::from(reason));
-                    }
                     map.insert(
                         "diagnostics".into(),
                         serde_json::Value::Array(
@@ -976,7 +982,7 @@ fn apply_dry_run(
             let text = format!("FAILED: {}: {}\n", e.reason, e.message);
             if json {
                 print_json(&json::Doc::error(
-                    e.reason.as_str(),
+                    e.reason,
                     e.path.clone(),
                     text.trim_end().to_string(),
                 ))?;
@@ -990,7 +996,7 @@ fn apply_dry_run(
     let ok = report.all_applied();
     if json {
         let reason = report.files.iter().find_map(|f| match &f.status {
-            FileStatus::Failed(e) => Some(e.reason.as_str().to_string()),
+            FileStatus::Failed(e) => Some(json::DocReason::Tool(e.reason)),
             FileStatus::Applied(_) => None,
         });
         print_json(&json::Doc {
@@ -1268,7 +1274,11 @@ fn cmd_servers_install(ids: &[String], json: bool) -> Result<u8, Failure> {
         Err(e) => {
             let text = format!("install failed: {e}");
             if json {
-                print_json(&json::Doc::error("install_failed", None, text.clone()))?;
+                print_json(&json::Doc::error(
+                    json::CliReason::InstallFailed,
+                    None,
+                    text.clone(),
+                ))?;
             }
             err_line(&text);
             Ok(1)

@@ -219,14 +219,14 @@ pub fn run(quick: bool) -> Result<String> {
             ToolsConfig::default(),
         ));
         let wf = Workflow::open(
-            tools,
+            tools.clone(),
             WorkflowConfig {
                 event_log: false,
                 ..WorkflowConfig::default()
             },
         )?;
         let provider = Scripted { edit };
-        let edits = LspEdits::new(&wf, Some(&provider), LspEditsConfig::default());
+        let edits = LspEdits::new(&tools, &wf, Some(&provider), LspEditsConfig::default());
         let mut times = Vec::new();
         for _ in 0..runs {
             fs::write(root.join("big.rs"), &text)?;

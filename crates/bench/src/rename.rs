@@ -85,13 +85,14 @@ fn bench(repo: &Path, case: &Case, iterations: usize) -> Result<Option<Row>> {
         tcfg,
     ));
     let wf = Workflow::open(
-        tools,
+        tools.clone(),
         WorkflowConfig {
             event_log: false,
             ..WorkflowConfig::default()
         },
     )?;
     let edits = LspEdits::new(
+        &tools,
         &wf,
         Some(provider.pool() as &dyn LspEditProvider),
         LspEditsConfig {

@@ -27,6 +27,7 @@ pub use convert::ServerFileOp;
 pub use locations::{FoundLocation, LocationsReport};
 pub use position::{LineRef, SymbolAt};
 
+use lspedit_tools::Tools;
 use lspedit_tools::diagnostics::FileDiagnosticsStatus;
 use lspedit_workflow::{
     ApplyPlan, ApplyStatus, Atomicity, FileApplyResult, ProposeRequest, Workflow,
@@ -479,9 +480,11 @@ pub enum ActionPick {
     Title(String),
 }
 
-/// The LSP edit tools over a workflow (its tools' workspace, its propose/apply path) and a
-/// provider, both borrowed: cheap to build for each call.
+/// The LSP edit tools over the agent tools (their workspace, the late diagnostics answers), the
+/// workflow over them (its propose/apply path) and a provider, all borrowed: cheap to build for
+/// each call.
 pub struct LspEdits<'a> {
+    tools: &'a Tools,
     workflow: &'a Workflow,
     provider: Option<&'a dyn LspEditProvider>,
     config: LspEditsConfig,
@@ -497,13 +500,16 @@ impl std::fmt::Debug for LspEdits<'_> {
 }
 
 impl<'a> LspEdits<'a> {
-    /// The tools over `workflow`, asking `provider` (none: every request is `no_server`).
+    /// The LSP edit tools over `tools` and the `workflow` opened over them, asking `provider`
+    /// (none: every request is `no_server`).
     pub fn new(
+        tools: &'a Tools,
         workflow: &'a Workflow,
         provider: Option<&'a dyn LspEditProvider>,
         config: LspEditsConfig,
     ) -> LspEdits<'a> {
         LspEdits {
+            tools,
             workflow,
             provider,
             config,
@@ -541,7 +547,7 @@ impl<'a> LspEdits<'a> {
         self.list_actions(path, line)
             .map(|(list, _, _)| list)
             .map(|mut list| {
-                if let Some(late) = self.workflow.tools().take_late_feedback() {
+                if let Some(late) = self.tools.take_late_feedback() {
                     list.llm_content = format!("{late}\n\n{}", list.llm_content);
                 }
                 list
@@ -609,8 +615,8 @@ impl<'a> LspEdits<'a> {
     }
 
     fn report(&self, found: &Locations, what: &str) -> LocationsReport {
-        let mut r = locations::report(self.workflow.tools().workspace(), found, what, &self.config);
-        if let Some(late) = self.workflow.tools().take_late_feedback() {
+        let mut r = locations::report(self.tools.workspace(), found, what, &self.config);
+        if let Some(late) = self.tools.take_late_feedback() {
             r.llm_content = format!("{late}\n\n{}", r.llm_content);
         }
         r
@@ -630,7 +636,7 @@ impl<'a> LspEdits<'a> {
         &self,
         path: &str,
     ) -> Result<(&'a dyn LspEditProvider, position::FileText), LspEditError> {
-        let file = position::read_text(self.workflow.tools().workspace(), path)?;
+        let file = position::read_text(self.tools.workspace(), path)?;
         let provider = self
             .provider
             .filter(|p| p.handles(&file.abs))
@@ -712,7 +718,7 @@ impl<'a> LspEdits<'a> {
     /// The server's edit through the workflow: confined and converted to a patch, proposed
     /// (stored), then applied unless `opts.preview`.
     fn apply_server_edit(&self, edit: &ServerEdit, what: &str, opts: EditOptions) -> LspEditResult {
-        let ws = self.workflow.tools().workspace();
+        let ws = self.tools.workspace();
         // Converting is linear in the edits and files; the bound is the planner's (§6), for a
         // server that sends millions of edits.
         let deadline = Instant::now() + lspedit_write::PatchLimits::default().max_plan_time;
@@ -808,7 +814,7 @@ impl<'a> LspEdits<'a> {
 
     /// `r`, the result of a call that began at `began`, with the late answers in front.
     fn with_late(&self, mut r: LspEditResult, began: Instant) -> LspEditResult {
-        if let Some(late) = self.workflow.tools().take_late_feedback_for_call(began) {
+        if let Some(late) = self.tools.take_late_feedback_for_call(began) {
             r.llm_content = format!("{late}\n\n{}", r.llm_content);
         }
         r

@@ -15,7 +15,8 @@ use serde_json::Value;
 
 use crate::lsp_tools::{LspEditOutput, LspEditState};
 use crate::output::{
-    ApplyEditOutput, ApplyState, CheckStatus, DiagnosticsOutput, ReasonCode, WriteOutput,
+    ApplyEditOutput, ApplyState, CheckStatus, DiagnosticsOutput, ProposeOutput, ReasonCode,
+    WriteOutput,
 };
 use crate::schema::portable;
 
@@ -219,4 +220,29 @@ fn the_output_schemas_enumerate_every_status_and_reason() {
         reasons
     );
     assert_eq!(schema_enum::<LspEditOutput>("/properties/reason"), reasons);
+}
+
+// `propose_edit`'s `kind` is the workflow's own `ChangeKind`, sent as it is: its schema and its
+// codes are the ones the MCP crate declared when it kept a copy.
+#[test]
+fn a_proposed_files_kind_is_the_workflows_change_kind() {
+    use lspedit_workflow::ChangeKind;
+    let kinds = [
+        (ChangeKind::Create, "create"),
+        (ChangeKind::Modify, "modify"),
+        (ChangeKind::Delete, "delete"),
+        (ChangeKind::Rename, "rename"),
+    ];
+    for (kind, code) in kinds {
+        assert_eq!(json(kind), Value::from(code));
+    }
+    assert_eq!(
+        schema_enum::<ProposeOutput>("/properties/files/items/properties/kind"),
+        codes(kinds.map(|(_, code)| code))
+    );
+    let schema = Value::Object(portable::<ProposeOutput>().as_ref().clone());
+    assert_eq!(
+        schema.pointer("/properties/files/items/properties/kind/description"),
+        Some(&Value::from("What a proposed change does to a file."))
+    );
 }

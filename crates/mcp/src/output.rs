@@ -14,7 +14,7 @@ use lspedit_lsp::Severity;
 use lspedit_lsp_edits::LspEditReason;
 use lspedit_session::{DiagnosticsReport, FileCheck};
 use lspedit_tools::{DiagnosticsStatus, Done, FileDiagnosticsStatus, ToolResult};
-use lspedit_workflow::{ApplyOutcome, ApplyStatus, Proposal, UndoOutcome};
+use lspedit_workflow::{ApplyOutcome, ApplyStatus, ChangeKind, Proposal, UndoOutcome};
 use lspedit_write::{FileReport, FileStatus, Reason, ToolError};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Serialize, Serializer};
@@ -466,16 +466,6 @@ pub struct Statistics {
     pub files_skipped: usize,
 }
 
-/// What a proposed change does to a file.
-#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ChangeKind {
-    Create,
-    Modify,
-    Delete,
-    Rename,
-}
-
 /// One file of a proposal.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ProposedFileOutput {
@@ -522,12 +512,7 @@ impl ProposeOutput {
                 .map(|f| ProposedFileOutput {
                     path: f.path.clone(),
                     new_path: f.new_path.clone(),
-                    kind: match f.kind {
-                        lspedit_workflow::ChangeKind::Create => ChangeKind::Create,
-                        lspedit_workflow::ChangeKind::Modify => ChangeKind::Modify,
-                        lspedit_workflow::ChangeKind::Delete => ChangeKind::Delete,
-                        lspedit_workflow::ChangeKind::Rename => ChangeKind::Rename,
-                    },
+                    kind: f.kind,
                     base_sha: f.base_sha.clone(),
                     new_sha: f.new_sha.clone(),
                     added: f.added,

@@ -190,7 +190,7 @@ impl Session {
     /// time it is asked for.
     fn opened(&self) -> &Result<Workflow, ToolError> {
         self.workflow.get_or_init(|| {
-            let workflow = Workflow::open(Arc::clone(&self.tools), self.workflow_config.clone());
+            let workflow = Workflow::open(self.tools.clone(), self.workflow_config.clone());
             match &workflow {
                 Ok(wf) => {
                     for r in wf.recovered() {
@@ -530,7 +530,12 @@ impl Session {
     pub fn lsp_edits(&self) -> Result<LspEdits<'_>, LspEditError> {
         let wf = self.workflow()?;
         let provider = self.pool().map(|p| p as &dyn LspEditProvider);
-        Ok(LspEdits::new(wf, provider, LspEditsConfig::default()))
+        Ok(LspEdits::new(
+            &self.tools,
+            wf,
+            provider,
+            LspEditsConfig::default(),
+        ))
     }
 
     /// Stops the language servers (also done on drop).

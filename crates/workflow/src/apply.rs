@@ -15,7 +15,7 @@ use super::approval::{ApprovalRequest, Approver};
 use super::checkpoint::CheckpointManifest;
 use super::evidence::{ApplyRecord, FileRecord, Manifest, Phase};
 use super::fresh::{check_fresh, stale_check};
-use super::model::{Pipeline, ProposedFile, affected};
+use super::model::{Pipeline, ProposedFile, Stage, affected};
 use super::plan::{ApplyPlan, Atomicity, RollbackStrategy, ValidationStage};
 use super::propose::{PatchPlan, plan_patch};
 use super::store::{self, StoredPatch};
@@ -172,7 +172,7 @@ impl ApplyRun<'_> {
     }
 
     /// `e`, recorded as the verdict of `stage`.
-    fn failed(&mut self, stage: &str, e: ToolError) -> ToolError {
+    fn failed(&mut self, stage: Stage, e: ToolError) -> ToolError {
         self.pipeline.fail(stage, e.to_string());
         e
     }
@@ -422,7 +422,7 @@ impl Workflow {
     ) -> Result<ApplyOutcome, ToolError> {
         self.recover_if_needed()?;
         let patch = parse_patch(&run.stored.patch_text)
-            .map_err(|e| run.failed("parse", ToolError::from_engine(None, e)))?;
+            .map_err(|e| run.failed(Stage::Parse, ToolError::from_engine(None, e)))?;
         let reviewed = self.review(run, &patch)?;
         if !self.approve(run, approver, &reviewed)? {
             return Ok(self.rejected(run));
@@ -448,8 +448,8 @@ impl Workflow {
     /// stored description of it.
     fn review(&self, run: &mut ApplyRun<'_>, patch: &Patch) -> Result<PatchPlan, ToolError> {
         let ws = self.tools.workspace();
-        let reviewed = plan_patch(ws, patch, &self.tools.config().engine)
-            .map_err(|e| run.failed("hunk", e))?;
+        let reviewed =
+            plan_patch(ws, patch, self.tools.engine()).map_err(|e| run.failed(Stage::Hunk, e))?;
         self.check_still_proposed(run, &reviewed)?;
         let changing: Vec<&ProposedFile> = reviewed
             .files
@@ -458,9 +458,9 @@ impl Workflow {
             .collect();
         let scope = run.plan.check(&changing).map_err(|e| {
             run.breach = run.plan.breach(&changing);
-            run.failed("scope", e)
+            run.failed(Stage::Scope, e)
         })?;
-        run.pipeline.pass("scope", scope);
+        run.pipeline.pass(Stage::Scope, scope);
         if run.plan.atomicity == Atomicity::AllOrNothing
             && let Some(f) = reviewed.files.iter().find(|f| f.problem.is_some())
             && let Some(p) = &f.problem
@@ -473,7 +473,7 @@ impl Workflow {
                     p.message
                 ),
             );
-            return Err(run.failed("hunk", e));
+            return Err(run.failed(Stage::Hunk, e));
         }
         Ok(reviewed)
     }
@@ -490,11 +490,11 @@ impl Workflow {
                 planned.bases.get(p).and_then(|b| b.as_deref()),
             ))
         })
-        .map_err(|e| run.failed("stale", e))?;
+        .map_err(|e| run.failed(Stage::Stale, e))?;
         run.pipeline
-            .pass("stale", "every file is as it was when proposed");
+            .pass(Stage::Stale, "every file is as it was when proposed");
         self.check_same_plan(run.stored, planned)
-            .map_err(|e| run.failed("hunk", e))
+            .map_err(|e| run.failed(Stage::Hunk, e))
     }
 
     /// Ask `approver` about the reviewed diff (within the plan's timeout), with its events.
@@ -538,7 +538,7 @@ impl Workflow {
         patch: &Patch,
         reviewed: &PatchPlan,
     ) -> Result<PatchPlan, ToolError> {
-        let planned = plan_patch(self.tools.workspace(), patch, &self.tools.config().engine)?;
+        let planned = plan_patch(self.tools.workspace(), patch, self.tools.engine())?;
         self.check_still_proposed(run, &planned)?;
         if planned.diff != reviewed.diff {
             let e = ToolError::new(
@@ -546,11 +546,11 @@ impl Workflow {
                 None,
                 "the patch no longer plans as the diff that was approved; propose the edit again",
             );
-            return Err(run.failed("hunk", e));
+            return Err(run.failed(Stage::Hunk, e));
         }
         if planned.units.is_empty() {
             let e = ToolError::new(Reason::EmptyDiff, None, "the patch changes nothing");
-            return Err(run.failed("empty", e));
+            return Err(run.failed(Stage::Empty, e));
         }
         Ok(planned)
     }
@@ -577,7 +577,7 @@ impl Workflow {
             .collect();
         self.validate(run, cmd, &changes, "nothing was applied")?;
         run.check_deadline("after validation")?;
-        check_fresh(self.tools.workspace(), &planned.units).map_err(|e| run.failed("stale", e))
+        check_fresh(self.tools.workspace(), &planned.units).map_err(|e| run.failed(Stage::Stale, e))
     }
 
     /// The checkpoint of every file the commit writes, with its event.
@@ -930,7 +930,7 @@ impl Workflow {
             .filter(|w| applied_paths.contains(&w.path))
             .cloned()
             .collect();
-        let feedback = self.tools.diagnostics_feedback_with_status(&written);
+        let feedback = self.tools.written_feedback(&written);
         llm.push_str(&feedback.text);
         let display = format!("{summary}{}", planned.diff);
         let first_failure = files.iter().find(|f| !f.applied);

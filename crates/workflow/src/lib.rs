@@ -3,8 +3,9 @@
 //! the plan's limits and an [`Approver`], optionally validates it in a temporary copy, takes a
 //! checkpoint and commits it per file or all-or-nothing; `undo` restores a checkpoint.
 //!
-//! Built over [`Tools`]: it shares the workspace, the per-file locks and the diagnostics
-//! feedback. Between processes, a lock file (`.lspedit/lock`) serializes commits, undos and the
+//! Built beside the agent tools, through [`WorkflowTools`] (implemented by
+//! [`Tools`](lspedit_tools::Tools)): it shares their workspace, per-file locks, read guard and
+//! diagnostics feedback. Between processes, a lock file (`.lspedit/lock`) serializes commits, undos and the
 //! journal recovery that [`Workflow::open`] runs. Every step is reported as an [`Event`] (to
 //! `.lspedit/events.jsonl` and the configured sinks) and leaves evidence under
 //! `.lspedit/evidence/`.
@@ -33,6 +34,7 @@ mod policy;
 mod propose;
 mod scan;
 mod store;
+mod tools;
 mod util;
 mod validate;
 
@@ -52,12 +54,13 @@ pub use journal::RecoveryReport;
 #[doc(hidden)]
 pub use lspedit_write::commit::CommitObserver;
 pub use model::{
-    ChangeKind, FileProblem, ProposeStats, ProposedFile, STAGES, StageReport, StageStatus,
+    ChangeKind, FileProblem, ProposeStats, ProposedFile, STAGES, Stage, StageReport, StageStatus,
 };
 pub use plan::{ApplyPlan, Atomicity, RollbackStrategy, ValidationStage};
 pub use policy::{Approve, Operation, PlanRequest, Policy, PolicyError};
 pub use propose::{Proposal, ProposeRequest, ProposeSource};
 pub use scan::language_globs;
+pub use tools::WorkflowTools;
 pub use validate::{CopyScope, ValidationCommand, ValidationReport};
 
 use self::checkpoint::{CheckpointManifest, Checkpoints};
@@ -70,7 +73,6 @@ use self::store::PatchStore;
 use self::util::{
     Layout, WorkspaceLock, is_valid_id, lock_workspace, new_id, now_ms, show_sha, state_error,
 };
-use lspedit_tools::Tools;
 use lspedit_tools::events::{Event, EventSink, FailureDetails, FanOut, JsonlSink, PauseReason};
 use lspedit_write::commit::{
     CommitResult, CommitUnit, OnChanged, PathChange, Policy as CommitPolicy, Staging, commit,
@@ -152,7 +154,7 @@ pub struct UndoOutcome {
 
 /// The workflow over one workspace.
 pub struct Workflow {
-    tools: Arc<Tools>,
+    tools: Arc<dyn WorkflowTools>,
     config: WorkflowConfig,
     layout: Layout,
     events: FanOut,
@@ -181,7 +183,10 @@ impl Workflow {
     ///
     /// Refused (`tampered_state`) when `.lspedit` or an entry under it is a symlink: before the
     /// event log is opened, so nothing is written through it.
-    pub fn open(tools: Arc<Tools>, config: WorkflowConfig) -> Result<Workflow, ToolError> {
+    pub fn open(
+        tools: Arc<dyn WorkflowTools>,
+        config: WorkflowConfig,
+    ) -> Result<Workflow, ToolError> {
         let root = tools.workspace().root().to_path_buf();
         let layout = Layout::new(&root);
         layout.verify()?;
@@ -221,10 +226,6 @@ impl Workflow {
     /// checks the layout and refuses or recovers.
     pub fn may_need_recovery(root: &std::path::Path) -> bool {
         Layout::new(root).journal_may_exist()
-    }
-
-    pub fn tools(&self) -> &Arc<Tools> {
-        &self.tools
     }
 
     /// The interrupted commits this workflow rolled back (when opened, or before a commit).
@@ -293,7 +294,7 @@ impl Workflow {
         let built = propose::build(
             self.tools.workspace(),
             request,
-            &self.tools.config().engine,
+            self.tools.engine(),
             self.config.max_scan_file_bytes,
         );
         match built {
@@ -387,7 +388,7 @@ impl Workflow {
         self.layout.verify()?;
         let stored = self.store.load(self.tools.workspace(), patch_id)?;
         let patch = parse_patch(&stored.patch_text).map_err(|e| ToolError::from_engine(None, e))?;
-        let planned = plan_patch(self.tools.workspace(), &patch, &self.tools.config().engine)?;
+        let planned = plan_patch(self.tools.workspace(), &patch, self.tools.engine())?;
         stale_check(&stored, |p| {
             Ok(util::state_sha(
                 planned.bases.get(p).and_then(|b| b.as_deref()),

@@ -7,8 +7,11 @@ use std::collections::BTreeSet;
 use lspedit_write::Reason;
 use serde::{Deserialize, Serialize};
 
+// Stored under `.lspedit/` and sent as it is in the MCP server's structured output (`kind`),
+// hence its schema under the `schema` feature. The doc line below is the schema's description.
 /// What a proposed change does to a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ChangeKind {
     Create,
@@ -70,15 +73,36 @@ pub(crate) fn affected(files: &[ProposedFile]) -> Vec<String> {
     set.into_iter().collect()
 }
 
+/// A stage of the validation pipeline. Stored (evidence manifests, stored proposals) as its
+/// snake_case code: `parse`, `safety`, `sha_match`, `scope`, `empty`, `stale`, `hunk`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// The patch text parses (or the regex compiles).
+    Parse,
+    /// Every path stays inside the workspace and off protected paths.
+    Safety,
+    /// The files are at the `base_sha` the caller gave.
+    ShaMatch,
+    /// The change stays within the apply plan's limits.
+    Scope,
+    /// The change changes something.
+    Empty,
+    /// No file changed since the proposal.
+    Stale,
+    /// Every hunk (or replacement) applies.
+    Hunk,
+}
+
 /// The stages of the validation pipeline, in the order they run and are reported.
-pub const STAGES: [&str; 7] = [
-    "parse",
-    "safety",
-    "sha_match",
-    "scope",
-    "empty",
-    "stale",
-    "hunk",
+pub const STAGES: [Stage; 7] = [
+    Stage::Parse,
+    Stage::Safety,
+    Stage::ShaMatch,
+    Stage::Scope,
+    Stage::Empty,
+    Stage::Stale,
+    Stage::Hunk,
 ];
 
 /// The verdict of one stage.
@@ -93,7 +117,7 @@ pub enum StageStatus {
 /// One stage of the pipeline report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StageReport {
-    pub stage: String,
+    pub stage: Stage,
     pub status: StageStatus,
     pub detail: String,
 }
@@ -112,9 +136,9 @@ impl Pipeline {
         }
     }
 
-    pub fn set(&mut self, stage: &str, status: StageStatus, detail: impl Into<String>) {
+    pub fn set(&mut self, stage: Stage, status: StageStatus, detail: impl Into<String>) {
         let report = StageReport {
-            stage: stage.to_string(),
+            stage,
             status,
             detail: detail.into(),
         };
@@ -124,28 +148,28 @@ impl Pipeline {
         }
     }
 
-    pub fn pass(&mut self, stage: &str, detail: impl Into<String>) {
+    pub fn pass(&mut self, stage: Stage, detail: impl Into<String>) {
         self.set(stage, StageStatus::Pass, detail);
     }
 
-    pub fn fail(&mut self, stage: &str, detail: impl Into<String>) {
+    pub fn fail(&mut self, stage: Stage, detail: impl Into<String>) {
         self.set(stage, StageStatus::Fail, detail);
     }
 
-    pub fn skip(&mut self, stage: &str, detail: impl Into<String>) {
+    pub fn skip(&mut self, stage: Stage, detail: impl Into<String>) {
         self.set(stage, StageStatus::Skipped, detail);
     }
 
     pub fn reports(&self) -> Vec<StageReport> {
         STAGES
             .iter()
-            .map(|name| {
+            .map(|&stage| {
                 self.stages
                     .iter()
-                    .find(|s| s.stage == *name)
+                    .find(|s| s.stage == stage)
                     .cloned()
                     .unwrap_or_else(|| StageReport {
-                        stage: (*name).to_string(),
+                        stage,
                         status: StageStatus::Skipped,
                         detail: "not reached".to_string(),
                     })
@@ -161,10 +185,10 @@ mod tests {
     #[test]
     fn pipeline_reports_every_stage_in_order() {
         let mut p = Pipeline::default();
-        p.fail("hunk", "b.txt: hunk_mismatch");
-        p.pass("parse", "unified diff");
+        p.fail(Stage::Hunk, "b.txt: hunk_mismatch");
+        p.pass(Stage::Parse, "unified diff");
         let r = p.reports();
-        let names: Vec<&str> = r.iter().map(|s| s.stage.as_str()).collect();
+        let names: Vec<Stage> = r.iter().map(|s| s.stage).collect();
         assert_eq!(names, STAGES);
         assert_eq!(r[0].status, StageStatus::Pass);
         assert_eq!(r[1].status, StageStatus::Skipped);
@@ -173,5 +197,33 @@ mod tests {
             serde_json::to_value(&r[6]).unwrap()["status"],
             serde_json::json!("fail")
         );
+    }
+
+    // The stage codes are stored under `.lspedit/` and read by other processes: they must not
+    // change with the enum's variant names.
+    #[test]
+    fn stages_serialize_to_their_stored_codes() {
+        let codes: Vec<serde_json::Value> = STAGES
+            .iter()
+            .map(|s| serde_json::to_value(s).unwrap())
+            .collect();
+        assert_eq!(
+            codes,
+            [
+                "parse",
+                "safety",
+                "sha_match",
+                "scope",
+                "empty",
+                "stale",
+                "hunk"
+            ]
+            .map(serde_json::Value::from)
+        );
+        for s in STAGES {
+            let back: Stage = serde_json::from_value(serde_json::to_value(s).unwrap()).unwrap();
+            assert_eq!(back, s);
+        }
+        assert!(serde_json::from_value::<Stage>(serde_json::json!("lint")).is_err());
     }
 }

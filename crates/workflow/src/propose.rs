@@ -14,7 +14,7 @@ use lspedit_engine::{
 };
 
 use super::model::{
-    ChangeKind, FileProblem, Pipeline, ProposeStats, ProposedFile, StageReport, affected,
+    ChangeKind, FileProblem, Pipeline, ProposeStats, ProposedFile, Stage, StageReport, affected,
 };
 use super::scan;
 use super::store::{STORE_VERSION, StoredPatch, is_valid_label, step_evidence_id};
@@ -583,12 +583,12 @@ pub(crate) fn build(
     b.check_safety(&patch)?;
     b.check_shas()?;
     b.pipeline
-        .skip("scope", "checked by apply_edit against its plan");
+        .skip(Stage::Scope, "checked by apply_edit against its plan");
     b.pipeline
-        .skip("stale", "checked by apply_edit right before writing");
+        .skip(Stage::Stale, "checked by apply_edit right before writing");
     let plan = match plan_patch(ws, &patch, engine) {
         Ok(p) => p,
-        Err(e) => return Err(b.refuse("hunk", e.to_string(), e, vec![])),
+        Err(e) => return Err(b.refuse(Stage::Hunk, e.to_string(), e, vec![])),
     };
     let files = b.judge(patch.files.len(), plan.files, &replacements)?;
     Ok(b.finish(&describe, files, &plan.bases, plan.diff))
@@ -598,7 +598,7 @@ impl Builder<'_> {
     /// Fail `stage` with `detail` and refuse the proposal with `error`.
     fn refuse(
         &mut self,
-        stage: &str,
+        stage: Stage,
         detail: String,
         error: ToolError,
         files: Vec<ProposedFile>,
@@ -631,7 +631,7 @@ impl Builder<'_> {
                 "the task or step id `{bad}` is not 1 to 64 ASCII letters, digits or `-`; name the step with those"
             ),
         );
-        Err(self.refuse("parse", e.message.clone(), e, vec![]))
+        Err(self.refuse(Stage::Parse, e.message.clone(), e, vec![]))
     }
 
     /// A regex request's patch text: the scan of its scope (the language's files when it gives
@@ -657,7 +657,7 @@ impl Builder<'_> {
         );
         let mut out = match scan::scan(self.ws, pattern, replacement, scope, max_file_bytes) {
             Ok(o) => o,
-            Err(e) => return Err(self.refuse("parse", e.message.clone(), e, vec![])),
+            Err(e) => return Err(self.refuse(Stage::Parse, e.message.clone(), e, vec![])),
         };
         // A scope and a language: only the scope's files of that language change.
         if let (None, Some(lang)) = (&language_scope, &self.req.language) {
@@ -686,15 +686,15 @@ impl Builder<'_> {
             self.raw.push_str(&diff);
         }
         if self.raw.is_empty() {
-            self.pipeline.pass("parse", describe);
+            self.pipeline.pass(Stage::Parse, describe);
             self.pipeline
-                .pass("safety", "the scan stays inside the workspace");
+                .pass(Stage::Safety, "the scan stays inside the workspace");
             let msg = format!(
                 "the pattern changes nothing in the {} file(s) of the scope; check the pattern and the scope",
                 self.stats.files_scanned
             );
             let e = ToolError::new(Reason::EmptyDiff, None, msg.clone());
-            return Err(self.refuse("empty", msg, e, vec![]));
+            return Err(self.refuse(Stage::Empty, msg, e, vec![]));
         }
         Ok((describe, replacements))
     }
@@ -721,7 +721,7 @@ impl Builder<'_> {
                 scan::LANGUAGES.join(", ")
             ),
         );
-        Err(self.refuse("parse", e.message.clone(), e, vec![]))
+        Err(self.refuse(Stage::Parse, e.message.clone(), e, vec![]))
     }
 
     /// The patch text, parsed (`parse`; a text with no file section is `empty`).
@@ -729,13 +729,23 @@ impl Builder<'_> {
         let patch = match parse_patch(&self.raw) {
             Ok(p) => p,
             Err(e) if e.reason == lspedit_engine::Reason::EmptyDiff => {
-                self.pipeline.pass("parse", "no file section");
+                self.pipeline.pass(Stage::Parse, "no file section");
                 let detail = e.message.clone();
-                return Err(self.refuse("empty", detail, ToolError::from_engine(None, e), vec![]));
+                return Err(self.refuse(
+                    Stage::Empty,
+                    detail,
+                    ToolError::from_engine(None, e),
+                    vec![],
+                ));
             }
             Err(e) => {
                 let detail = e.to_string();
-                return Err(self.refuse("parse", detail, ToolError::from_engine(None, e), vec![]));
+                return Err(self.refuse(
+                    Stage::Parse,
+                    detail,
+                    ToolError::from_engine(None, e),
+                    vec![],
+                ));
             }
         };
         let format = match patch.format {
@@ -743,7 +753,7 @@ impl Builder<'_> {
             PatchFormat::Codex => "Codex envelope",
         };
         self.pipeline.pass(
-            "parse",
+            Stage::Parse,
             format!("{format}, {} file section(s)", patch.files.len()),
         );
         Ok(patch)
@@ -770,7 +780,7 @@ impl Builder<'_> {
                                 fp.patch_line
                             ),
                         );
-                        return Err(self.refuse("scope", e.to_string(), e, vec![]));
+                        return Err(self.refuse(Stage::Scope, e.to_string(), e, vec![]));
                     }
                     None => {
                         let e = ToolError::new(
@@ -781,7 +791,7 @@ impl Builder<'_> {
                                 scan::LANGUAGES.join(", ")
                             ),
                         );
-                        return Err(self.refuse("parse", e.message.clone(), e, vec![]));
+                        return Err(self.refuse(Stage::Parse, e.message.clone(), e, vec![]));
                     }
                 }
             }
@@ -811,17 +821,17 @@ impl Builder<'_> {
                     fp.patch_line
                 ),
             );
-            return Err(self.refuse("safety", e.to_string(), e, vec![]));
+            return Err(self.refuse(Stage::Safety, e.to_string(), e, vec![]));
         }
         for fp in &patch.files {
             for p in std::iter::once(fp.path()).chain(fp.new_path()) {
                 if let Err(e) = key(self.ws, p) {
-                    return Err(self.refuse("safety", e.to_string(), e, vec![]));
+                    return Err(self.refuse(Stage::Safety, e.to_string(), e, vec![]));
                 }
             }
         }
         self.pipeline.pass(
-            "safety",
+            Stage::Safety,
             "every path is inside the workspace and outside .lspedit/ and version-control state",
         );
         Ok(())
@@ -831,7 +841,7 @@ impl Builder<'_> {
     fn check_shas(&mut self) -> Step<()> {
         let (ws, expected_shas) = (self.ws, &self.req.expected_base_shas);
         if expected_shas.is_empty() {
-            self.pipeline.skip("sha_match", "no base_sha given");
+            self.pipeline.skip(Stage::ShaMatch, "no base_sha given");
             return Ok(());
         }
         for (path, expected) in expected_shas {
@@ -840,7 +850,7 @@ impl Builder<'_> {
                 .map(|b| state_sha(b.as_deref()));
             let now = match now {
                 Ok(n) => n,
-                Err(e) => return Err(self.refuse("sha_match", e.to_string(), e, vec![])),
+                Err(e) => return Err(self.refuse(Stage::ShaMatch, e.to_string(), e, vec![])),
             };
             if now.as_deref() != Some(expected.as_str()) {
                 let e = ToolError::new(
@@ -851,11 +861,11 @@ impl Builder<'_> {
                         show_sha(now.as_deref())
                     ),
                 );
-                return Err(self.refuse("sha_match", e.to_string(), e, vec![]));
+                return Err(self.refuse(Stage::ShaMatch, e.to_string(), e, vec![]));
             }
         }
         self.pipeline.pass(
-            "sha_match",
+            Stage::ShaMatch,
             format!("{} base_sha(s) match", expected_shas.len()),
         );
         Ok(())
@@ -883,12 +893,12 @@ impl Builder<'_> {
         self.stats.total_changes = good.iter().map(|f| f.changes).sum();
         if files.is_empty() {
             let msg = "the patch changes nothing: every section leaves its file as it is";
-            self.pipeline.pass("hunk", "every section matches");
+            self.pipeline.pass(Stage::Hunk, "every section matches");
             let e = ToolError::new(Reason::EmptyDiff, None, msg);
-            return Err(self.refuse("empty", msg.to_string(), e, files));
+            return Err(self.refuse(Stage::Empty, msg.to_string(), e, files));
         }
         self.pipeline
-            .pass("empty", format!("{} file(s) change", good.len()));
+            .pass(Stage::Empty, format!("{} file(s) change", good.len()));
         let problems: Vec<String> = bad
             .iter()
             .filter_map(|f| {
@@ -902,10 +912,10 @@ impl Builder<'_> {
                 Some((f, p)) => ToolError::new(p.reason, Some(&f.path), p.message.clone()),
                 None => ToolError::new(Reason::HunkMismatch, None, "no section applies"),
             };
-            return Err(self.refuse("hunk", problems.join("; "), e, files));
+            return Err(self.refuse(Stage::Hunk, problems.join("; "), e, files));
         } else if bad.is_empty() {
             self.pipeline
-                .pass("hunk", format!("{} file(s) planned", good.len()));
+                .pass(Stage::Hunk, format!("{} file(s) planned", good.len()));
         } else {
             let detail = format!(
                 "{} of {} file(s) would be refused: {}",
@@ -913,7 +923,7 @@ impl Builder<'_> {
                 files.len(),
                 problems.join("; ")
             );
-            self.pipeline.fail("hunk", detail);
+            self.pipeline.fail(Stage::Hunk, detail);
         }
         Ok(files)
     }

@@ -21,6 +21,7 @@ use serde_json::{Value, json};
 struct Env {
     dir: tempfile::TempDir,
     root: std::path::PathBuf,
+    tools: Arc<Tools>,
     wf: Workflow,
     provider: Arc<LspProvider>,
     log: std::path::PathBuf,
@@ -29,6 +30,7 @@ struct Env {
 impl Env {
     fn edits(&self) -> LspEdits<'_> {
         LspEdits::new(
+            &self.tools,
             &self.wf,
             Some(self.provider.pool() as &dyn LspEditProvider),
             LspEditsConfig {
@@ -100,10 +102,11 @@ fn env(f: impl FnOnce(&Path, &mut Script)) -> Env {
         Some(provider.clone() as Arc<dyn DiagnosticsProvider>),
         ToolsConfig::default(),
     ));
-    let wf = Workflow::open(tools, WorkflowConfig::default()).unwrap();
+    let wf = Workflow::open(tools.clone(), WorkflowConfig::default()).unwrap();
     Env {
         dir,
         root,
+        tools,
         wf,
         provider,
         log,

@@ -28,6 +28,7 @@ fn require_server(server: &str) -> Option<lspedit_lsp::PoolConfig> {
 
 pub struct Real {
     pub dir: tempfile::TempDir,
+    pub tools: Arc<Tools>,
     pub wf: Workflow,
     pub provider: Arc<LspProvider>,
 }
@@ -35,6 +36,7 @@ pub struct Real {
 impl Real {
     pub fn edits(&self) -> LspEdits<'_> {
         LspEdits::new(
+            &self.tools,
             &self.wf,
             Some(self.provider.pool() as &dyn LspEditProvider),
             LspEditsConfig {
@@ -71,8 +73,13 @@ pub fn open_real(server: &str, project: &str) -> Option<Real> {
         Some(provider.clone() as Arc<dyn DiagnosticsProvider>),
         tcfg,
     ));
-    let wf = Workflow::open(tools, WorkflowConfig::default()).unwrap();
-    Some(Real { dir, wf, provider })
+    let wf = Workflow::open(tools.clone(), WorkflowConfig::default()).unwrap();
+    Some(Real {
+        dir,
+        tools,
+        wf,
+        provider,
+    })
 }
 
 /// The paths the server's edit names, and the files lspedit reports: the same set.

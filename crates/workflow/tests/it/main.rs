@@ -8,6 +8,7 @@ mod state_tamper;
 #[path = "../../../tools/tests/it/support.rs"]
 #[allow(dead_code)]
 mod support;
+mod tools_seam;
 mod workflow;
 mod workflow_scan;
 mod workflow_validation;
