@@ -150,10 +150,8 @@ pub struct Anchor {
 impl Anchor {
     /// Parse exactly `<digits><4 letters a-p>`.
     pub fn parse(s: &str) -> Option<Anchor> {
+        // No digits fail the number's parse, anything but four letters the hash's.
         let digits = s.bytes().take_while(u8::is_ascii_digit).count();
-        if digits == 0 || s.len() != digits + 4 {
-            return None;
-        }
         let line: usize = s[..digits].parse().ok()?;
         if line == 0 {
             return None;
