@@ -563,3 +563,27 @@ async fn requests_a_server_does_not_offer_are_unsupported() {
     );
     pool.shutdown().await;
 }
+
+/// The blocking facade hands the pool's answer through, error included.
+#[test]
+fn blocking_pool_answers_the_symbol_requests() {
+    let ws = FakeWs::new(lspedit_fake_lsp::Script::default());
+    std::fs::write(ws.file("fake.root"), "").unwrap();
+    let path = ws.file("a.fk");
+    std::fs::write(&path, "one\n").unwrap();
+    let pool = lspedit_lsp::BlockingPool::new(ws.root(), ws.config("push-versioned")).unwrap();
+    let got = pool.document_symbols(&path, "one\n", deadline(5_000));
+    assert!(
+        matches!(
+            got,
+            Err(LspError::Unsupported {
+                method: "textDocument/documentSymbol",
+                ..
+            })
+        ),
+        "{got:?}"
+    );
+    let got = pool.hover(&path, "one\n", 0, deadline(5_000));
+    assert!(matches!(got, Err(LspError::Unsupported { .. })), "{got:?}");
+    pool.shutdown();
+}
