@@ -880,6 +880,26 @@ mod tests {
     }
 
     #[test]
+    fn flat_selection_range_counts_in_the_negotiated_encoding() {
+        // "é" is two UTF-8 bytes and one UTF-16 unit; "😀" four bytes and two units.
+        let text = "/* é😀 */ class Cart {}\n";
+        let (utf8, utf16) = (PositionEncoding::Utf8, PositionEncoding::Utf16);
+        for (encoding, end, name_at) in [(utf8, 26, 19), (utf16, 23, 16)] {
+            let answer = json!([flat("Cart", 5, r(0, 0, 0, end), None)]);
+            let got = read_document_symbols(&answer, text, encoding);
+            assert_eq!(
+                got[0].selection_range,
+                serde_json::from_value(r(0, name_at, 0, name_at + 4)).unwrap(),
+                "{encoding:?}"
+            );
+        }
+        // A name the range does not hold: the range stands for it.
+        let answer = json!([flat("Other", 5, r(0, 0, 0, 26), None)]);
+        let got = read_document_symbols(&answer, text, utf8);
+        assert_eq!(got[0].selection_range, got[0].range);
+    }
+
+    #[test]
     fn flat_symbols_of_the_same_range_nest_by_container_name() {
         // A module and the one class it holds, both spanning the whole text.
         let text = "class A {}\n";
