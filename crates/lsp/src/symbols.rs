@@ -47,7 +47,9 @@ pub struct Symbol {
 
 impl Symbol {
     /// Every symbol of `symbols` and below, depth first in position order, with its name path
-    /// (the names from the top joined by `/`, as `Cart/total`).
+    /// (the names from the top joined by `/`, as `Cart/total`). Names are the server's:
+    /// rust-analyzer's impl blocks are `impl Cart`, so a method's path is `impl Cart/total`;
+    /// a name holding a `/` (a quoted TypeScript key) is not escaped.
     pub fn walk(symbols: &[Symbol]) -> Vec<(String, &Symbol)> {
         fn go<'a>(prefix: &str, symbols: &'a [Symbol], out: &mut Vec<(String, &'a Symbol)>) {
             for s in symbols {
@@ -114,9 +116,14 @@ pub struct HoverText {
     pub range: Option<Range>,
     pub encoding: PositionEncoding,
     pub server_time: Duration,
+    /// The server had not finished loading the project: a type from a file it had not read
+    /// yet may show as unknown.
+    pub partial: bool,
 }
 
-/// An item of a call hierarchy: a function, method or constructor a server identified.
+/// An item of a call hierarchy: a function, method or constructor a server identified. Made
+/// only by [`Pool::prepare_call_hierarchy`] and the calls it leads to, since it names the
+/// server process to ask about it; its positions are in that server's encoding.
 #[derive(Debug, Clone)]
 pub struct CallItem {
     pub name: String,
@@ -269,7 +276,7 @@ impl Pool {
         offset: usize,
         deadline: Instant,
     ) -> Result<Option<HoverText>, LspError> {
-        let (server, _, uri, _) = self
+        let (server, _, uri, loaded) = self
             .synced_server(path, text, load_by(deadline), deadline)
             .await?;
         let _busy = BusyGuard::new(&server);
@@ -291,6 +298,7 @@ impl Pool {
             range,
             encoding,
             server_time,
+            partial: !loaded,
         }))
     }
 
