@@ -626,3 +626,67 @@ fn blocking_pool_answers_the_symbol_requests() {
     assert!(matches!(got, Err(LspError::Unsupported { .. })), "{got:?}");
     pool.shutdown();
 }
+
+/// clangd on the C project as it is (no classes in C): the functions as symbols, `add` found by
+/// name, its signature on hover, `main` as its caller.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clangd_symbols() {
+    let Some(cfg) = require_server("clangd") else {
+        return;
+    };
+    let dir = copy_project("c-basic");
+    let root = dir.path().canonicalize().unwrap();
+    let path = root.join("main.c");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let pool = Pool::new(&root, cfg).unwrap();
+
+    let symbols = pool
+        .document_symbols(&path, &text, deadline(60_000))
+        .await
+        .unwrap();
+    assert_eq!(
+        tree(&symbols.symbols),
+        [
+            ("add".to_owned(), SymbolKind::FUNCTION),
+            ("main".to_owned(), SymbolKind::FUNCTION)
+        ],
+        "{symbols:#?}"
+    );
+    let found = pool
+        .workspace_symbols(&path, "add", deadline(30_000))
+        .await
+        .unwrap();
+    assert!(
+        found
+            .symbols
+            .iter()
+            .any(|s| s.name == "add" && file_name(&s.uri) == "main.c"),
+        "{found:#?}"
+    );
+    let add_at = at(&text, "add(");
+    let hover = pool
+        .hover(&path, &text, add_at, deadline(30_000))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(hover.text.contains("int add(int a, int b)"), "{hover:#?}");
+    let items = pool
+        .prepare_call_hierarchy(&path, &text, add_at, deadline(30_000))
+        .await
+        .unwrap();
+    assert_eq!(items.items.len(), 1, "{items:#?}");
+    let incoming = pool
+        .incoming_calls(&items.items[0], deadline(30_000))
+        .await
+        .unwrap();
+    let callers: Vec<(&str, Vec<u32>)> = incoming
+        .calls
+        .iter()
+        .map(|c| {
+            let lines = c.from_ranges.iter().map(|r| r.start.line).collect();
+            (c.item.name.as_str(), lines)
+        })
+        .collect();
+    assert_eq!(callers, [("main", vec![line_of(&text, "add(40")])]);
+    pool.shutdown().await;
+}
