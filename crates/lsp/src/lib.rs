@@ -21,7 +21,10 @@
 //! [`Pool::references`] and [`Pool::definition`] (`requests.rs`) take a byte offset of the
 //! caller's text and return LSP-level data ([`lsp_types::WorkspaceEdit`], `CodeAction`,
 //! `Location`) with the server's negotiated [`PositionEncoding`]; an edit is returned, never
-//! applied (a server's `workspace/applyEdit` is collected, not carried out).
+//! applied (a server's `workspace/applyEdit` is collected, not carried out). By symbol
+//! (`symbols.rs`): [`Pool::document_symbols`] (a [`Symbol`] tree), [`Pool::workspace_symbols`],
+//! [`Pool::hover`], [`Pool::prepare_call_hierarchy`] with [`Pool::incoming_calls`] /
+//! [`Pool::outgoing_calls`], [`Pool::implementations`] and [`Pool::type_definition`].
 //!
 //! Write the file to disk *before* calling `check_file`: servers that check on save
 //! (rust-analyzer runs `cargo check`) read the disk, not the text sent. Deadlines: callers
@@ -66,6 +69,7 @@ mod position;
 mod requests;
 mod root;
 mod server;
+mod symbols;
 mod transport;
 mod tsserver;
 mod watcher;
@@ -91,6 +95,9 @@ pub use pool::{ChangedFile, Pool, ServerKey, ServerState, ServerStatus};
 pub use position::PositionEncoding;
 pub use requests::{CodeActions, Locations, ServerEdit};
 pub use root::detect_root;
+pub use symbols::{
+    Call, CallItem, CallItems, Calls, HoverText, Symbol, SymbolMatch, Symbols, WorkspaceSymbols,
+};
 
 /// How long past its deadline [`BlockingPool::check_change`] waits for the pool's own
 /// deadline handling before it drops the check.

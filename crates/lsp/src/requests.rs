@@ -37,6 +37,7 @@ macro_rules! raw_request {
         }
     };
 }
+pub(crate) use raw_request;
 
 raw_request!(RawPrepareRename, "textDocument/prepareRename");
 raw_request!(RawRename, "textDocument/rename");
@@ -109,7 +110,7 @@ impl Pool {
 
     /// The running server for `path` with `text` as its document and the stat check done,
     /// waiting for its loading to finish until `load_by`; with whether it did.
-    async fn synced_server(
+    pub(crate) async fn synced_server(
         &self,
         path: &Path,
         text: &str,
@@ -362,7 +363,9 @@ impl Pool {
         .await
     }
 
-    async fn locations<R>(
+    /// A request at a position whose answer is locations (`capability` offered, else
+    /// [`LspError::Unsupported`]), `extra` merged into its params; see `symbols.rs` too.
+    pub(crate) async fn locations<R>(
         &self,
         path: &Path,
         text: &str,
@@ -374,11 +377,9 @@ impl Pool {
     where
         R: Request<Params = Value, Result = Value>,
     {
-        // A list is still worth having when the project is not loaded yet, marked partial: the
-        // loading may take two thirds of the time, the request the rest.
-        let now = Instant::now();
-        let load_by = now + deadline.saturating_duration_since(now) * 2 / 3;
-        let (server, _, uri, loaded) = self.synced_server(path, text, load_by, deadline).await?;
+        let (server, _, uri, loaded) = self
+            .synced_server(path, text, load_by(deadline), deadline)
+            .await?;
         let _busy = BusyGuard::new(&server);
         let cap = server
             .capabilities()
@@ -410,6 +411,14 @@ impl Pool {
     }
 }
 
+/// When to stop waiting for a server to load the project, for a request whose answer is still
+/// worth having before (marked partial): the loading may take two thirds of the time left, the
+/// request the rest.
+pub(crate) fn load_by(deadline: Instant) -> Instant {
+    let now = Instant::now();
+    now + deadline.saturating_duration_since(now) * 2 / 3
+}
+
 /// `Location`, `Location[]` or `LocationLink[]` (or `null`), each item read on its own.
 fn read_locations(answer: &Value) -> Vec<Location> {
     let items: Vec<&Value> = match answer {
@@ -437,7 +446,7 @@ fn read_locations(answer: &Value) -> Vec<Location> {
 
 /// Sends a request again while the server drops it because its state moved on (it is still
 /// loading or the document changed under it); the spec asks the client to ask again.
-async fn retry<F, Fut>(server: &Server, mut send: F) -> Result<Value, LspError>
+pub(crate) async fn retry<F, Fut>(server: &Server, mut send: F) -> Result<Value, LspError>
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Result<Value, LspError>>,
@@ -472,7 +481,7 @@ fn bad_answer(server: &Server, method: &'static str, message: &str) -> LspError 
     }
 }
 
-fn unsupported(server: &Server, method: &'static str) -> LspError {
+pub(crate) fn unsupported(server: &Server, method: &'static str) -> LspError {
     LspError::Unsupported {
         server: server.id.clone(),
         method,

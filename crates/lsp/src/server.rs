@@ -1683,6 +1683,10 @@ fn initialize_params(cfg: &ServerConfig, root: &Path, root_uri: &Url) -> Value {
                 "relativePatternSupport": true,
             },
             "diagnostics": { "refreshSupport": true },
+            "symbol": {
+                "dynamicRegistration": false,
+                "symbolKind": { "valueSet": (1..=26).collect::<Vec<u32>>() },
+            },
         },
         "textDocument": {
             "synchronization": { "dynamicRegistration": false, "didSave": true },
@@ -1711,6 +1715,18 @@ fn initialize_params(cfg: &ServerConfig, root: &Path, root_uri: &Url) -> Value {
             },
             "references": { "dynamicRegistration": false },
             "definition": { "dynamicRegistration": false, "linkSupport": true },
+            // The symbol requests (symbols.rs). Without `hierarchicalDocumentSymbolSupport`
+            // servers answer the flat list, which has no selection ranges; without the kinds
+            // listed, a server may fold those past `Array` (struct, type parameter) into others.
+            "documentSymbol": {
+                "dynamicRegistration": false,
+                "hierarchicalDocumentSymbolSupport": true,
+                "symbolKind": { "valueSet": (1..=26).collect::<Vec<u32>>() },
+            },
+            "hover": { "dynamicRegistration": false, "contentFormat": ["markdown", "plaintext"] },
+            "callHierarchy": { "dynamicRegistration": false },
+            "implementation": { "dynamicRegistration": false, "linkSupport": true },
+            "typeDefinition": { "dynamicRegistration": false, "linkSupport": true },
         },
     });
     if let Some(exp) = &cfg.experimental_capabilities {

@@ -16,4 +16,5 @@ mod fake;
 mod harness;
 mod real;
 mod sandbox;
+mod symbols;
 mod watch;
