@@ -127,6 +127,10 @@ fn the_events_schema_lists_every_pause_reason_and_step_status() {
         listed("step_completed", "status"),
         codes(lspedit_tools::StepStatus::ALL.iter().map(|r| r.as_str()))
     );
+    assert_eq!(
+        listed("stage_changed", "stage"),
+        codes(lspedit_tools::StepStage::ALL.iter().map(|r| r.as_str()))
+    );
     for &r in Reason::ALL {
         let failure = lspedit_tools::Event::FailureDetected {
             reason: r,

@@ -33,10 +33,10 @@ pub enum Event {
         step_id: String,
         diff_id: String,
     },
-    /// The step entered a stage (`edit`: the diff is reviewed, approved and written).
+    /// The step entered a stage.
     StageChanged {
         step_id: String,
-        stage: String,
+        stage: StepStage,
     },
     /// The step's diff was written (`status`: `applied` or `partially_applied`).
     StepCompleted {
@@ -147,6 +147,26 @@ impl StepStatus {
         match self {
             StepStatus::Applied => "applied",
             StepStatus::PartiallyApplied => "partially_applied",
+        }
+    }
+}
+
+/// The stage a step entered (`stage_changed`'s `stage`, the closed list of
+/// `docs/events.schema.json`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StepStage {
+    /// The diff is reviewed, approved and written.
+    Edit,
+}
+
+impl StepStage {
+    /// Every stage, in the order the schema lists them.
+    pub const ALL: &'static [StepStage] = &[StepStage::Edit];
+
+    /// `edit`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepStage::Edit => "edit",
         }
     }
 }
@@ -301,7 +321,7 @@ impl Event {
                 json!({ "step_id": step_id, "diff_id": diff_id })
             }
             Event::StageChanged { step_id, stage } => {
-                json!({ "step_id": step_id, "stage": stage })
+                json!({ "step_id": step_id, "stage": stage.as_str() })
             }
             Event::StepCompleted {
                 step_id,

@@ -20,6 +20,7 @@ pub use diagnostics::{
     DiagnosticsProvider, DiagnosticsStatus, Feedback, FileDiagnosticsStatus, OtherFileDiagnostics,
 };
 pub use events::{
-    Event, EventSink, FanOut, JsonlSink, NullSink, PauseReason, RecordingSink, StepStatus,
+    Event, EventSink, FanOut, JsonlSink, NullSink, PauseReason, RecordingSink, StepStage,
+    StepStatus,
 };
 pub use lsp_provider::LspProvider;

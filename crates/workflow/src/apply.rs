@@ -25,7 +25,8 @@ use super::{Workflow, lock};
 use lspedit_tools::WrittenFile;
 use lspedit_tools::diagnostics::FileDiagnosticsStatus;
 use lspedit_tools::events::{
-    Event, FailureDetails, LimitKind, PauseReason, RollbackStatus, ScopeBreach, StepStatus,
+    Event, FailureDetails, LimitKind, PauseReason, RollbackStatus, ScopeBreach, StepStage,
+    StepStatus,
 };
 use lspedit_tools::render::sync_text;
 use lspedit_write::FileStatus;
@@ -340,7 +341,7 @@ impl Workflow {
         });
         self.emit(Event::StageChanged {
             step_id: step_id.clone(),
-            stage: "edit".into(),
+            stage: StepStage::Edit,
         });
         let out = match self.apply_inner(&mut run, approver) {
             Ok(out) => out,
