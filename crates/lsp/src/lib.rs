@@ -350,6 +350,23 @@ impl BlockingPool {
     /// worker of a multi-threaded one hands its other tasks over while it waits
     /// (`block_in_place`). A task of a single-threaded runtime cannot be told from its
     /// `spawn_blocking` threads: there `bound` is the last word, never a hang.
+    /// The request `f` makes of the pool, run on the pool's runtime and bounded by its
+    /// `deadline` plus [`CHECK_GRACE`]: the synchronous face of each `Pool` request.
+    pub(crate) fn request<T, F, Fut>(
+        &self,
+        deadline: Instant,
+        stage: &'static str,
+        f: F,
+    ) -> Result<T, LspError>
+    where
+        F: FnOnce(Pool) -> Fut,
+        Fut: Future<Output = Result<T, LspError>> + Send + 'static,
+        T: Send + 'static,
+    {
+        self.run(deadline + CHECK_GRACE, stage, f(self.pool.clone()))
+            .and_then(|r| r)
+    }
+
     fn run<F>(&self, bound: Instant, stage: &'static str, fut: F) -> Result<F::Output, LspError>
     where
         F: Future + Send + 'static,

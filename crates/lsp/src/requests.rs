@@ -499,16 +499,10 @@ impl BlockingPool {
         new_name: &str,
         deadline: Instant,
     ) -> Result<ServerEdit, LspError> {
-        let (pool, path, text, new_name) = (
-            self.pool().clone(),
-            path.to_owned(),
-            text.to_owned(),
-            new_name.to_owned(),
-        );
-        self.run(deadline + crate::CHECK_GRACE, "rename", async move {
+        let (path, text, new_name) = (path.to_owned(), text.to_owned(), new_name.to_owned());
+        self.request(deadline, "rename", move |pool| async move {
             pool.rename(&path, &text, offset, &new_name, deadline).await
         })
-        .and_then(|r| r)
     }
 
     /// See [`Pool::code_actions`].
@@ -519,11 +513,10 @@ impl BlockingPool {
         range: std::ops::Range<usize>,
         deadline: Instant,
     ) -> Result<CodeActions, LspError> {
-        let (pool, path, text) = (self.pool().clone(), path.to_owned(), text.to_owned());
-        self.run(deadline + crate::CHECK_GRACE, "code actions", async move {
+        let (path, text) = (path.to_owned(), text.to_owned());
+        self.request(deadline, "code actions", move |pool| async move {
             pool.code_actions(&path, &text, range, deadline).await
         })
-        .and_then(|r| r)
     }
 
     /// See [`Pool::code_action_edit`].
@@ -534,11 +527,10 @@ impl BlockingPool {
         action: CodeActionOrCommand,
         deadline: Instant,
     ) -> Result<ServerEdit, LspError> {
-        let (pool, path, text) = (self.pool().clone(), path.to_owned(), text.to_owned());
-        self.run(deadline + crate::CHECK_GRACE, "code action", async move {
+        let (path, text) = (path.to_owned(), text.to_owned());
+        self.request(deadline, "code action", move |pool| async move {
             pool.code_action_edit(&path, &text, action, deadline).await
         })
-        .and_then(|r| r)
     }
 
     /// See [`Pool::references`].
@@ -550,12 +542,11 @@ impl BlockingPool {
         include_declaration: bool,
         deadline: Instant,
     ) -> Result<Locations, LspError> {
-        let (pool, path, text) = (self.pool().clone(), path.to_owned(), text.to_owned());
-        self.run(deadline + crate::CHECK_GRACE, "references", async move {
+        let (path, text) = (path.to_owned(), text.to_owned());
+        self.request(deadline, "references", move |pool| async move {
             pool.references(&path, &text, offset, include_declaration, deadline)
                 .await
         })
-        .and_then(|r| r)
     }
 
     /// See [`Pool::definition`].
@@ -566,11 +557,10 @@ impl BlockingPool {
         offset: usize,
         deadline: Instant,
     ) -> Result<Locations, LspError> {
-        let (pool, path, text) = (self.pool().clone(), path.to_owned(), text.to_owned());
-        self.run(deadline + crate::CHECK_GRACE, "definition", async move {
+        let (path, text) = (path.to_owned(), text.to_owned());
+        self.request(deadline, "definition", move |pool| async move {
             pool.definition(&path, &text, offset, deadline).await
         })
-        .and_then(|r| r)
     }
 }
 

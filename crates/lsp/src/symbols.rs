@@ -679,13 +679,10 @@ impl BlockingPool {
         text: &str,
         deadline: Instant,
     ) -> Result<Symbols, LspError> {
-        let (pool, path, text) = (self.pool().clone(), path.to_owned(), text.to_owned());
-        self.run(
-            deadline + crate::CHECK_GRACE,
-            "document symbols",
-            async move { pool.document_symbols(&path, &text, deadline).await },
-        )
-        .and_then(|r| r)
+        let (path, text) = (path.to_owned(), text.to_owned());
+        self.request(deadline, "document symbols", move |pool| async move {
+            pool.document_symbols(&path, &text, deadline).await
+        })
     }
 
     /// See [`Pool::workspace_symbols`].
@@ -695,13 +692,10 @@ impl BlockingPool {
         query: &str,
         deadline: Instant,
     ) -> Result<WorkspaceSymbols, LspError> {
-        let (pool, path, query) = (self.pool().clone(), path_hint.to_owned(), query.to_owned());
-        self.run(
-            deadline + crate::CHECK_GRACE,
-            "workspace symbols",
-            async move { pool.workspace_symbols(&path, &query, deadline).await },
-        )
-        .and_then(|r| r)
+        let (path, query) = (path_hint.to_owned(), query.to_owned());
+        self.request(deadline, "workspace symbols", move |pool| async move {
+            pool.workspace_symbols(&path, &query, deadline).await
+        })
     }
 
     /// See [`Pool::hover`].
@@ -712,11 +706,10 @@ impl BlockingPool {
         offset: usize,
         deadline: Instant,
     ) -> Result<Option<HoverText>, LspError> {
-        let (pool, path, text) = (self.pool().clone(), path.to_owned(), text.to_owned());
-        self.run(deadline + crate::CHECK_GRACE, "hover", async move {
+        let (path, text) = (path.to_owned(), text.to_owned());
+        self.request(deadline, "hover", move |pool| async move {
             pool.hover(&path, &text, offset, deadline).await
         })
-        .and_then(|r| r)
     }
 
     /// See [`Pool::prepare_call_hierarchy`].
@@ -727,38 +720,27 @@ impl BlockingPool {
         offset: usize,
         deadline: Instant,
     ) -> Result<CallItems, LspError> {
-        let (pool, path, text) = (self.pool().clone(), path.to_owned(), text.to_owned());
-        self.run(
-            deadline + crate::CHECK_GRACE,
-            "call hierarchy",
-            async move {
-                pool.prepare_call_hierarchy(&path, &text, offset, deadline)
-                    .await
-            },
-        )
-        .and_then(|r| r)
+        let (path, text) = (path.to_owned(), text.to_owned());
+        self.request(deadline, "call hierarchy", move |pool| async move {
+            pool.prepare_call_hierarchy(&path, &text, offset, deadline)
+                .await
+        })
     }
 
     /// See [`Pool::incoming_calls`].
     pub fn incoming_calls(&self, item: &CallItem, deadline: Instant) -> Result<Calls, LspError> {
-        let (pool, item) = (self.pool().clone(), item.clone());
-        self.run(
-            deadline + crate::CHECK_GRACE,
-            "incoming calls",
-            async move { pool.incoming_calls(&item, deadline).await },
-        )
-        .and_then(|r| r)
+        let item = item.clone();
+        self.request(deadline, "incoming calls", move |pool| async move {
+            pool.incoming_calls(&item, deadline).await
+        })
     }
 
     /// See [`Pool::outgoing_calls`].
     pub fn outgoing_calls(&self, item: &CallItem, deadline: Instant) -> Result<Calls, LspError> {
-        let (pool, item) = (self.pool().clone(), item.clone());
-        self.run(
-            deadline + crate::CHECK_GRACE,
-            "outgoing calls",
-            async move { pool.outgoing_calls(&item, deadline).await },
-        )
-        .and_then(|r| r)
+        let item = item.clone();
+        self.request(deadline, "outgoing calls", move |pool| async move {
+            pool.outgoing_calls(&item, deadline).await
+        })
     }
 
     /// See [`Pool::implementations`].
@@ -769,13 +751,10 @@ impl BlockingPool {
         offset: usize,
         deadline: Instant,
     ) -> Result<Locations, LspError> {
-        let (pool, path, text) = (self.pool().clone(), path.to_owned(), text.to_owned());
-        self.run(
-            deadline + crate::CHECK_GRACE,
-            "implementations",
-            async move { pool.implementations(&path, &text, offset, deadline).await },
-        )
-        .and_then(|r| r)
+        let (path, text) = (path.to_owned(), text.to_owned());
+        self.request(deadline, "implementations", move |pool| async move {
+            pool.implementations(&path, &text, offset, deadline).await
+        })
     }
 
     /// See [`Pool::type_definition`].
@@ -786,13 +765,10 @@ impl BlockingPool {
         offset: usize,
         deadline: Instant,
     ) -> Result<Locations, LspError> {
-        let (pool, path, text) = (self.pool().clone(), path.to_owned(), text.to_owned());
-        self.run(
-            deadline + crate::CHECK_GRACE,
-            "type definition",
-            async move { pool.type_definition(&path, &text, offset, deadline).await },
-        )
-        .and_then(|r| r)
+        let (path, text) = (path.to_owned(), text.to_owned());
+        self.request(deadline, "type definition", move |pool| async move {
+            pool.type_definition(&path, &text, offset, deadline).await
+        })
     }
 }
 
