@@ -168,6 +168,26 @@ fn file_markers_must_name_a_file() {
     assert!(err.message.contains("names a directory"), "{}", err.message);
 }
 
+// The text after a numbered header's closing `@@` (git's function context) is kept as the
+// hunk's hint, trimmed; none when nothing follows.
+#[test]
+fn a_numbered_header_keeps_the_text_after_it_as_the_hint() {
+    for (header, hint) in [
+        ("@@ -1,3 +1,3 @@ fn main() {", Some("fn main() {")),
+        ("@@ -1,3 +1,3 @@\tclass A:  ", Some("class A:")),
+        ("@@ -1,3 +1,3 @@", None),
+        ("@@ -1,3 +1,3 @@   ", None),
+    ] {
+        let patch = format!("--- a/f\n+++ b/f\n{header}\n a\n-b\n+B\n c\n");
+        let parsed = parse_patch(&patch).unwrap();
+        let FileChange::Update { hunks, .. } = &parsed.files[0].change else {
+            panic!("expected an update");
+        };
+        assert_eq!(hunks[0].old_start, Some(1), "{header}");
+        assert_eq!(hunks[0].context_hint.as_deref(), hint, "{header}");
+    }
+}
+
 // Aider's udiff writes `@@ ... @@` headers: numberless like `@@ @@`, located by content.
 #[test]
 fn aider_ellipsis_headers_are_numberless() {
