@@ -508,3 +508,20 @@ fn parse_hunk<'a>(
     check_hunk(&mut hunk, index, last_line)?;
     Ok((hunk, i))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::unescape_git;
+
+    // Git writes three octal digits; fewer (a hand-written or cut escape) are read as far as
+    // they go, and a backslash at the end stays.
+    #[test]
+    fn git_escapes_are_undone() {
+        assert_eq!(unescape_git(r"caf\303\251"), "café");
+        assert_eq!(unescape_git(r#"a\tb\nc\\d\"e"#), "a\tb\nc\\d\"e");
+        assert_eq!(unescape_git(r"x\7"), "x\u{7}");
+        assert_eq!(unescape_git(r"x\101\60"), "xA0");
+        assert_eq!(unescape_git(r"x\1012"), "xA2");
+        assert_eq!(unescape_git("end\\"), "end\\");
+    }
+}
