@@ -625,6 +625,12 @@ fn each_section_keeps_its_own_hunks_in_any_order() {
     // Quoted paths in the git header are compared unquoted.
     let quoted = "diff --git \"a/sp ace\" \"b/sp ace\"\nold mode 100644\nnew mode 100755\n--- \"a/sp ace\"\n+++ \"b/sp ace\"\n@@ -1 +1 @@\n-a\n+b\n";
     assert_eq!(sections(quoted), [s("sp ace", Some("sp ace"), 1)]);
+    // A quoted path ends at the first quote not escaped: an escaped quote is part of the name,
+    // an escaped backslash before the closing quote is not an escape of it.
+    let escaped = "diff --git \"a/say \\\"hi\\\"\" \"b/say \\\"hi\\\"\"\nold mode 100644\nnew mode 100755\n";
+    assert_eq!(sections(escaped), [s("say \"hi\"", Some("say \"hi\""), 0)]);
+    let backslash = "diff --git \"a/x\\\\\" \"b/x\\\\\"\nold mode 100644\nnew mode 100755\n";
+    assert_eq!(sections(backslash), [s("x\\", Some("x\\"), 0)]);
 }
 
 // Regression (issue 25): `+9abcd|B` among plain `+` lines lost its anchor-like prefix without a
