@@ -625,6 +625,7 @@ fn outline_dir(
     let mut out_files = Vec::new();
     let mut left_out = Vec::new();
     let mut failed: Vec<String> = Vec::new();
+    let mut past_cap: Vec<String> = Vec::new();
     let mut loading = BTreeSet::new();
     let mut server_time = Duration::ZERO;
     let mut lines = 0;
@@ -633,6 +634,7 @@ fn outline_dir(
     for (i, abs) in served.iter().enumerate() {
         let rel = ws.display_path(abs);
         if i >= MAX_OUTLINE_FILES || lines >= MAX_OUTLINE_LINES {
+            past_cap.push(rel.clone());
             left_out.push(rel);
             continue;
         }
@@ -686,10 +688,6 @@ fn outline_dir(
     llm.push_str(&partial_note(&loading));
     llm.push_str(&body);
     let mut notes = Vec::new();
-    let past_cap: Vec<&String> = left_out
-        .iter()
-        .filter(|p| !failed.iter().any(|f| f.starts_with(p.as_str())))
-        .collect();
     if !past_cap.is_empty() {
         notes.push(format!(
             "{} more file{} past the cap: {}",
@@ -885,9 +883,10 @@ pub(crate) fn find(
     };
     let files = match &dir {
         None => files,
+        // Kinds are compared in the document symbols only: a server may call a symbol one kind
+        // in `workspace/symbol` and another in `documentSymbol`.
         Some(d) => search.ask(&reps, d, &leaf_query, &|m| {
-            kind_ok(kind_name(m.kind))
-                && leaf_matches(container_name(&m.name), &leaf_query, q.exact)
+            leaf_matches(container_name(&m.name), &leaf_query, q.exact)
         })?,
     };
 
@@ -1168,5 +1167,223 @@ mod tests {
         assert_eq!(lines_of(r(1, 0, 1, 0), &spans), (2, 2));
         // Past the end: clamped.
         assert_eq!(lines_of(r(3, 0, 9, 0), &spans), (4, 4));
+    }
+
+    /// A provider answering from a script: the `.ts` files are its, each document has
+    /// `symbols`, `workspace/symbol` answers `matches`; `partial` marks every answer.
+    struct Scripted {
+        symbols: Vec<Symbol>,
+        matches: Vec<lspedit_lsp::SymbolMatch>,
+        partial: bool,
+    }
+
+    impl LspEditProvider for Scripted {
+        fn handles(&self, path: &Path) -> bool {
+            path.extension().is_some_and(|e| e == "ts")
+        }
+        fn server_id(&self, path: &Path) -> Option<String> {
+            self.handles(path).then(|| "fake".to_owned())
+        }
+        fn document_symbols(
+            &self,
+            _: &Path,
+            _: &str,
+            _: Instant,
+        ) -> Result<lspedit_lsp::Symbols, lspedit_lsp::LspError> {
+            Ok(lspedit_lsp::Symbols {
+                server: "fake".into(),
+                symbols: self.symbols.clone(),
+                encoding: lspedit_lsp::PositionEncoding::Utf16,
+                server_time: Duration::ZERO,
+                partial: self.partial,
+            })
+        }
+        fn workspace_symbols(
+            &self,
+            _: &Path,
+            _: &str,
+            _: Instant,
+        ) -> Result<lspedit_lsp::WorkspaceSymbols, lspedit_lsp::LspError> {
+            Ok(lspedit_lsp::WorkspaceSymbols {
+                server: "fake".into(),
+                symbols: self.matches.clone(),
+                encoding: lspedit_lsp::PositionEncoding::Utf16,
+                server_time: Duration::ZERO,
+                partial: self.partial,
+            })
+        }
+        fn rename(
+            &self,
+            _: &Path,
+            _: &str,
+            _: usize,
+            _: &str,
+            _: Instant,
+        ) -> Result<lspedit_lsp::ServerEdit, lspedit_lsp::LspError> {
+            Err(lspedit_lsp::LspError::PoolClosed)
+        }
+        fn code_actions(
+            &self,
+            _: &Path,
+            _: &str,
+            _: std::ops::Range<usize>,
+            _: Instant,
+        ) -> Result<lspedit_lsp::CodeActions, lspedit_lsp::LspError> {
+            Err(lspedit_lsp::LspError::PoolClosed)
+        }
+        fn code_action_edit(
+            &self,
+            _: &Path,
+            _: &str,
+            _: lspedit_lsp::lsp_types::CodeActionOrCommand,
+            _: Instant,
+        ) -> Result<lspedit_lsp::ServerEdit, lspedit_lsp::LspError> {
+            Err(lspedit_lsp::LspError::PoolClosed)
+        }
+        fn references(
+            &self,
+            _: &Path,
+            _: &str,
+            _: usize,
+            _: bool,
+            _: Instant,
+        ) -> Result<lspedit_lsp::Locations, lspedit_lsp::LspError> {
+            Err(lspedit_lsp::LspError::PoolClosed)
+        }
+        fn definition(
+            &self,
+            _: &Path,
+            _: &str,
+            _: usize,
+            _: Instant,
+        ) -> Result<lspedit_lsp::Locations, lspedit_lsp::LspError> {
+            Err(lspedit_lsp::LspError::PoolClosed)
+        }
+    }
+
+    fn sym(name: &str, kind: SymbolKind, lines: (u32, u32), children: Vec<Symbol>) -> Symbol {
+        let range = Range {
+            start: lspedit_lsp::lsp_types::Position::new(lines.0, 0),
+            end: lspedit_lsp::lsp_types::Position::new(lines.1, 1),
+        };
+        Symbol {
+            name: name.into(),
+            detail: None,
+            kind,
+            range,
+            selection_range: range,
+            children,
+        }
+    }
+
+    const CART: &str = "impl Cart {\n    fn total() {\n    }\n}\n";
+
+    fn workspace() -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src/deep")).unwrap();
+        std::fs::write(dir.path().join("src/cart.ts"), CART).unwrap();
+        std::fs::write(dir.path().join("src/notes.md"), "x\n").unwrap();
+        let ws = Workspace::open(dir.path().canonicalize().unwrap()).unwrap();
+        (dir, ws)
+    }
+
+    fn later() -> Instant {
+        Instant::now() + Duration::from_secs(5)
+    }
+
+    fn cart() -> Vec<Symbol> {
+        vec![sym(
+            "impl Cart",
+            SymbolKind::OBJECT,
+            (0, 3),
+            vec![sym("total", SymbolKind::METHOD, (1, 2), Vec::new())],
+        )]
+    }
+
+    /// Regression guard: a server still loading answers nothing; the answer must say it may be
+    /// incomplete, never read as "no such symbol".
+    #[test]
+    fn nothing_found_while_loading_is_partial_and_says_so() {
+        let (_dir, ws) = workspace();
+        let p = Scripted {
+            symbols: cart(),
+            matches: Vec::new(),
+            partial: true,
+        };
+        let q = FindQuery {
+            name: "Cart".into(),
+            ..FindQuery::default()
+        };
+        let r = find(&ws, Some(&p), &q, later()).unwrap();
+        assert!(r.matches.is_empty() && r.partial, "{}", r.llm_content);
+        assert_eq!(
+            r.llm_content,
+            "No symbols match `Cart` in the workspace (fake).\nfake was still loading the project: this answer may be incomplete; ask again shortly."
+        );
+    }
+
+    #[test]
+    fn a_name_path_through_an_impl_block_in_a_file() {
+        let (_dir, ws) = workspace();
+        let p = Scripted {
+            symbols: cart(),
+            matches: Vec::new(),
+            partial: false,
+        };
+        let q = FindQuery {
+            name: "Cart/total".into(),
+            path: Some("src/cart.ts".into()),
+            exact: true,
+            include_body: true,
+            ..FindQuery::default()
+        };
+        let r = find(&ws, Some(&p), &q, later()).unwrap();
+        let anchor = hashline(2, "    fn total() {");
+        let anchor = anchor.split('|').next().unwrap();
+        assert_eq!(
+            r.llm_content,
+            format!(
+                "1 symbol matches `Cart/total` exactly in src/cart.ts (fake):\nsrc/cart.ts:2 method Cart/total {anchor} lines 2-3\n{}\n{}",
+                hashline(2, "    fn total() {"),
+                hashline(3, "    }")
+            )
+        );
+        assert!(!r.partial);
+        // A kind that does not fit: nothing, and the nearest name.
+        let q = FindQuery {
+            kind: Some("class".into()),
+            include_body: false,
+            ..q
+        };
+        let r = find(&ws, Some(&p), &q, later()).unwrap();
+        assert!(r.matches.is_empty());
+        assert_eq!(r.suggestions, ["Cart/total"], "{}", r.llm_content);
+    }
+
+    #[test]
+    fn a_directory_outline_names_what_it_left_out() {
+        let (dir, ws) = workspace();
+        let p = Scripted {
+            symbols: cart(),
+            matches: Vec::new(),
+            partial: false,
+        };
+        let r = outline(&ws, Some(&p), "src", later()).unwrap();
+        let line = hashline(1, "impl Cart {");
+        let anchor = line.split('|').next().unwrap();
+        assert_eq!(
+            r.llm_content,
+            format!(
+                "src/: top-level symbols of 1 file (fake)\nsrc/cart.ts\n  object Cart {anchor} lines 1-4 [impl Cart]\n\nNot shown: 1 file no server reads: notes.md; subdirectories (outline each on its own): src/deep/."
+            )
+        );
+        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+        std::fs::write(dir.path().join(".git/a.ts"), "x\n").unwrap();
+        let e = outline(&ws, Some(&p), ".git/a.ts", later()).unwrap_err();
+        assert_eq!(e.code(), "protected_path");
+        let e = outline(&ws, Some(&p), "src/notes.md", later()).unwrap_err();
+        assert_eq!(e.code(), "no_server");
+        let e = outline(&ws, None, "src", later()).unwrap_err();
+        assert_eq!(e.code(), "no_server");
     }
 }
