@@ -87,8 +87,12 @@ struct Case {
 }
 
 fn ts() -> Case {
+    ts_on("typescript-language-server")
+}
+
+fn ts_on(server: &'static str) -> Case {
     Case {
-        server: "typescript-language-server",
+        server,
         project: "ts-basic",
         file: "src/cart.ts",
         text: TS_CART,
@@ -347,6 +351,11 @@ fn typescript_language_server_outline_and_find_symbol() {
 }
 
 #[test]
+fn tsc7_outline_and_find_symbol() {
+    run(ts_on("tsc7"));
+}
+
+#[test]
 fn pyright_outline_and_find_symbol() {
     run(python());
 }
@@ -380,7 +389,7 @@ fn outline_refuses_what_it_may_not_read() {
 #[test]
 #[ignore = "a measurement, not a check"]
 fn symbol_tool_latency() {
-    for case in [ts(), python(), rust()] {
+    for case in [ts(), ts_on("tsc7"), python(), rust()] {
         let Some(env) = setup(&case) else {
             continue;
         };
@@ -404,6 +413,12 @@ fn symbol_tool_latency() {
             );
         };
         measure("outline file", &|| drop(e.outline(case.file).unwrap()));
+        let dir = std::path::Path::new(case.file)
+            .parent()
+            .unwrap()
+            .to_str()
+            .unwrap();
+        measure("outline dir", &|| drop(e.outline(dir).unwrap()));
         measure("find_symbol total", &|| {
             drop(e.find_symbol(&query("total")).unwrap())
         });
