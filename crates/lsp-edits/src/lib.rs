@@ -30,7 +30,8 @@ pub use convert::ServerFileOp;
 pub use locations::{FoundLocation, LocationsReport};
 pub use position::{LineRef, SymbolAt};
 pub use symbols::{
-    FindQuery, FindReport, OutlineFile, OutlineReport, SymbolEntry, SymbolHit, container_name,
+    FindQuery, FindReport, MAX_BODIES, MAX_BODY_LINES, MAX_FILES, MAX_MATCHES, MAX_OUTLINE_FILES,
+    MAX_OUTLINE_LINES, OutlineFile, OutlineReport, SymbolEntry, SymbolHit, container_name,
     kind_name, kind_names, matches as name_path_matches, suggest,
 };
 
