@@ -212,7 +212,7 @@ pub struct FindQuery {
     pub kind: Option<String>,
     /// A file or directory to look in (relative to the root); the workspace when none.
     pub path: Option<String>,
-    /// The name must be equal, not contained (case-insensitive).
+    /// The name must be equal (case-sensitive), not merely contain the text (case-insensitive).
     pub exact: bool,
     /// Each match's whole declaration as a hashline excerpt.
     pub include_body: bool,
