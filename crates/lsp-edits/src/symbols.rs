@@ -14,10 +14,13 @@
 //! **Where `find_symbol` looks:** a file scope is read by `documentSymbol` alone. Otherwise the
 //! query's last segment goes to `workspace/symbol` on each server that serves a file of the scope
 //! (the scope directory, else the workspace: the first file each server handles in a bounded
-//! walk, [`representatives`]), the files it names (inside the scope, at most
-//! [`MAX_FILES`]) are read by `documentSymbol`, and the name paths there are matched: the query's
-//! last segment against the symbol's own name (case-insensitive substring, or `exact`), the
-//! segments before it equal to the path's parent segments at their end.
+//! walk, [`representatives`]), and for a name path its parent segment too; the files it names
+//! (inside the scope, at most [`MAX_FILES`]) are read by `documentSymbol`, and the name paths
+//! there are matched: the query's last segment against the symbol's own name (case-insensitive
+//! substring, or `exact`), the segments before it equal to the path's parent segments at their
+//! end. A server's `workspace/symbol` may leave matches out (rust-analyzer answered `price`
+//! with the trait `Priced` alone, without the two methods `price`): a name path (`Cart/price`)
+//! still finds a member through its parent's file, and a path scope reads the files itself.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -883,11 +886,22 @@ pub(crate) fn find(
     };
     let files = match &dir {
         None => files,
-        // Kinds are compared in the document symbols only: a server may call a symbol one kind
-        // in `workspace/symbol` and another in `documentSymbol`.
-        Some(d) => search.ask(&reps, d, &leaf_query, &|m| {
-            leaf_matches(container_name(&m.name), &leaf_query, q.exact)
-        })?,
+        // The files are chosen loosely (a name containing the segment, any kind) and the
+        // document symbols decide: a server may call a symbol one kind in `workspace/symbol`
+        // and another in `documentSymbol`. For a name path, the files holding its parent are
+        // read too: a server's `workspace/symbol` may leave the member out (rust-analyzer
+        // answered `price` with the trait `Priced` alone, without the methods `price`).
+        Some(d) => {
+            let mut files = search.ask(&reps, d, &leaf_query, &|m| {
+                leaf_matches(container_name(&m.name), &leaf_query, false)
+            })?;
+            if let Some(parent) = q.name.rsplit('/').nth(1).filter(|p| !p.is_empty()) {
+                files.extend(search.ask(&reps, d, parent, &|m| {
+                    leaf_matches(container_name(&m.name), parent, false)
+                })?);
+            }
+            files
+        }
     };
 
     let mut hits: Vec<SymbolEntry> = Vec::new();
@@ -1201,12 +1215,17 @@ mod tests {
         fn workspace_symbols(
             &self,
             _: &Path,
-            _: &str,
+            query: &str,
             _: Instant,
         ) -> Result<lspedit_lsp::WorkspaceSymbols, lspedit_lsp::LspError> {
             Ok(lspedit_lsp::WorkspaceSymbols {
                 server: "fake".into(),
-                symbols: self.matches.clone(),
+                symbols: self
+                    .matches
+                    .iter()
+                    .filter(|m| m.name.contains(query))
+                    .cloned()
+                    .collect(),
                 encoding: lspedit_lsp::PositionEncoding::Utf16,
                 server_time: Duration::ZERO,
                 partial: self.partial,
@@ -1385,5 +1404,35 @@ mod tests {
         assert_eq!(e.code(), "no_server");
         let e = outline(&ws, None, "src", later()).unwrap_err();
         assert_eq!(e.code(), "no_server");
+    }
+
+    /// Regression guard: `workspace/symbol` that does not know the member (as rust-analyzer
+    /// answers `price` with `Priced` alone) still finds `Cart/total` through `Cart`'s file.
+    #[test]
+    fn a_name_path_is_found_through_its_parent_when_the_server_omits_the_member() {
+        let (_dir, ws) = workspace();
+        let uri =
+            lspedit_lsp::lsp_types::Url::from_file_path(ws.root().join("src/cart.ts")).unwrap();
+        let p = Scripted {
+            symbols: cart(),
+            matches: vec![lspedit_lsp::SymbolMatch {
+                name: "impl Cart".into(),
+                kind: SymbolKind::OBJECT,
+                container_name: None,
+                uri,
+                range: None,
+            }],
+            partial: false,
+        };
+        let q = |name: &str| FindQuery {
+            name: name.into(),
+            exact: true,
+            ..FindQuery::default()
+        };
+        let r = find(&ws, Some(&p), &q("Cart/total"), later()).unwrap();
+        assert_eq!(r.matches.len(), 1, "{}", r.llm_content);
+        // A plain name the server does not know is not found (nothing to read).
+        let r = find(&ws, Some(&p), &q("total"), later()).unwrap();
+        assert!(r.matches.is_empty(), "{}", r.llm_content);
     }
 }

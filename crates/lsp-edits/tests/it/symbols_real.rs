@@ -272,29 +272,32 @@ fn run(case: Case) {
         "{server}: {body}"
     );
 
-    // An ambiguous name: both candidates, by name path.
-    let r = find(
-        &env,
-        FindQuery {
-            name: "price".into(),
-            exact: true,
-            kind: Some("method".into()),
-            path: Some(case.file.into()),
-            ..FindQuery::default()
-        },
-    );
-    let mut got: Vec<&str> = r
-        .matches
-        .iter()
-        .map(|m| m.symbol.name_path.as_str())
-        .collect();
-    got.sort_unstable();
-    assert_eq!(
-        got,
-        ["Cart/price", "Priced/price"],
-        "{server}: {}",
-        r.llm_content
-    );
+    // An ambiguous name: both candidates, by name path, in the file and across the workspace.
+    for path in [Some(case.file.to_owned()), None] {
+        let r = find(
+            &env,
+            FindQuery {
+                name: "price".into(),
+                exact: true,
+                kind: Some("method".into()),
+                path,
+                ..FindQuery::default()
+            },
+        );
+        eprintln!("{server} find price:\n{}", r.llm_content);
+        let mut got: Vec<&str> = r
+            .matches
+            .iter()
+            .map(|m| m.symbol.name_path.as_str())
+            .collect();
+        got.sort_unstable();
+        assert_eq!(
+            got,
+            ["Cart/price", "Priced/price"],
+            "{server}: {}",
+            r.llm_content
+        );
+    }
 
     // The class by kind.
     let r = find(
