@@ -1435,4 +1435,27 @@ mod tests {
         let r = find(&ws, Some(&p), &q("total"), later()).unwrap();
         assert!(r.matches.is_empty(), "{}", r.llm_content);
     }
+
+    /// A file with more symbols than an outline shows: the first ones, then how many more and
+    /// how to reach them; the structured result keeps them all.
+    #[test]
+    fn a_long_outline_is_capped_and_says_so() {
+        let (_dir, ws) = workspace();
+        let many = (0..MAX_OUTLINE_LINES as u32 + 3)
+            .map(|i| sym(&format!("f{i}"), SymbolKind::FUNCTION, (0, 0), Vec::new()))
+            .collect();
+        let p = Scripted {
+            symbols: many,
+            matches: Vec::new(),
+            partial: false,
+        };
+        let r = outline(&ws, Some(&p), "src/cart.ts", later()).unwrap();
+        let lines: Vec<&str> = r.llm_content.lines().collect();
+        assert_eq!(lines.len(), 1 + MAX_OUTLINE_LINES + 1, "{}", r.llm_content);
+        assert_eq!(
+            lines.last().copied(),
+            Some("... and 3 more symbols (find_symbol with path=\"src/cart.ts\" reaches them).")
+        );
+        assert_eq!(r.files[0].symbols.len(), MAX_OUTLINE_LINES + 3);
+    }
 }
