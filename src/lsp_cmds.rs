@@ -1,12 +1,14 @@
-//! `lspedit rename`, `lspedit fix` and `lspedit refs`: the LSP edit tools from the shell, the
-//! same session methods ([`lspedit::session::Session::lsp_edits`]) and text as the MCP tools
-//! `rename_symbol`, `code_actions` / `apply_code_action`, `references` / `definition`.
+//! `lspedit rename`, `lspedit fix`, `lspedit refs`, `lspedit outline` and `lspedit
+//! find-symbol`: the LSP edit tools from the shell, the same session methods
+//! ([`lspedit::session::Session::lsp_edits`]) and text as the MCP tools `rename_symbol`,
+//! `code_actions` / `apply_code_action`, `references` / `definition`, `outline`, `find_symbol`.
 
 use std::path::PathBuf;
 
 use lspedit::lsp_edits::{
     ActionPick, CodeActionList, EditOptions, LineRef, LspEditError, SymbolAt,
 };
+use lspedit::lsp_edits::{FindQuery, FindReport, OutlineReport, SymbolEntry};
 use lspedit::lsp_edits::{LocationsReport, LspEditResult, ServerFileOp};
 use lspedit::tools::ToolsConfig;
 use serde_json::{Value, json};
@@ -85,6 +87,102 @@ pub struct RefsInput {
     /// Leave the declaration out of the references.
     #[arg(long)]
     no_declaration: bool,
+}
+
+/// `lspedit outline FILE|DIR`.
+#[derive(clap::Args)]
+pub struct OutlineInput {
+    /// A file (its symbols as a tree) or a directory (each file's top-level symbols; not
+    /// recursive), relative to the root.
+    path: String,
+}
+
+/// `lspedit find-symbol NAME [--path P] [--kind K] [--exact] [--body]`.
+#[derive(clap::Args)]
+pub struct FindSymbolInput {
+    /// A name (`total`) or a name path (`Cart/total`).
+    name: String,
+    /// Search this file or directory only (default: the workspace).
+    #[arg(long)]
+    path: Option<String>,
+    /// Only symbols of this kind (`class`, `method`, `function`, `struct`, ...).
+    #[arg(long)]
+    kind: Option<String>,
+    /// The name must be equal, not merely contain the text.
+    #[arg(long)]
+    exact: bool,
+    /// Print each match's whole declaration (the first 5) as hashline lines.
+    #[arg(long)]
+    body: bool,
+}
+
+pub fn cmd_outline(input: OutlineInput, root: Option<PathBuf>, json: bool) -> Result<u8, Failure> {
+    let session = open_session(root, true, ToolsConfig::default())?;
+    let r = session.lsp_edits().and_then(|e| e.outline(&input.path));
+    finish_outline(r, json)
+}
+
+pub fn cmd_find_symbol(
+    input: FindSymbolInput,
+    root: Option<PathBuf>,
+    json: bool,
+) -> Result<u8, Failure> {
+    let session = open_session(root, true, ToolsConfig::default())?;
+    let q = FindQuery {
+        name: input.name,
+        kind: input.kind,
+        path: input.path,
+        exact: input.exact,
+        include_body: input.body,
+    };
+    let r = session.lsp_edits().and_then(|e| e.find_symbol(&q));
+    finish_find(r, json)
+}
+
+fn symbol_json(e: &SymbolEntry) -> Value {
+    json!({
+        "path": e.path,
+        "name_path": e.name_path,
+        "name": e.name,
+        "kind": e.kind,
+        "depth": e.depth,
+        "line": e.line,
+        "anchor": e.anchor,
+        "start_line": e.start_line,
+        "end_line": e.end_line,
+        "detail": e.detail,
+    })
+}
+
+/// `lspedit outline`: the text, or `symbols`, `left_out`, `partial` in JSON.
+fn finish_outline(r: Result<OutlineReport, LspEditError>, json: bool) -> Result<u8, Failure> {
+    let r = match r {
+        Ok(r) => r,
+        Err(e) => return refused(&e, json, json!({ "symbols": [] })),
+    };
+    let symbols: Vec<Value> = r
+        .files
+        .iter()
+        .flat_map(|f| f.symbols.iter().map(symbol_json))
+        .collect();
+    let data = json!({ "symbols": symbols, "left_out": r.left_out, "partial": r.partial });
+    print(false, None, &r.llm_content, Vec::new(), data, json)
+}
+
+/// `lspedit find-symbol`: the text, or `matches`, `more`, `suggestions`, `partial` in JSON.
+fn finish_find(r: Result<FindReport, LspEditError>, json: bool) -> Result<u8, Failure> {
+    let r = match r {
+        Ok(r) => r,
+        Err(e) => return refused(&e, json, json!({ "matches": [] })),
+    };
+    let matches: Vec<Value> = r.matches.iter().map(|m| symbol_json(&m.symbol)).collect();
+    let data = json!({
+        "matches": matches,
+        "more": r.more,
+        "suggestions": r.suggestions,
+        "partial": r.partial,
+    });
+    print(false, None, &r.llm_content, Vec::new(), data, json)
 }
 
 pub fn cmd_rename(input: RenameInput, root: Option<PathBuf>, json: bool) -> Result<u8, Failure> {

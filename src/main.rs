@@ -296,6 +296,18 @@ enum Command {
         #[command(flatten)]
         input: lsp_cmds::RefsInput,
     },
+    /// A file's symbols as a tree (kind, name path, anchor, line range), or the top-level
+    /// symbols of each file of a directory.
+    Outline {
+        #[command(flatten)]
+        input: lsp_cmds::OutlineInput,
+    },
+    /// Find symbols by name or name path (`Cart/total`), as anchored locations; with --body,
+    /// their text.
+    FindSymbol {
+        #[command(flatten)]
+        input: lsp_cmds::FindSymbolInput,
+    },
     /// Undo an `apply-id` by its checkpoint id (refused when a file changed since).
     Undo {
         /// The checkpoint id `apply-id` printed.
@@ -769,6 +781,8 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
         Command::Rename { input } => lsp_cmds::cmd_rename(input, root, json),
         Command::Fix { input } => lsp_cmds::cmd_fix(input, root, json),
         Command::Refs { input } => lsp_cmds::cmd_refs(input, root, json),
+        Command::Outline { input } => lsp_cmds::cmd_outline(input, root, json),
+        Command::FindSymbol { input } => lsp_cmds::cmd_find_symbol(input, root, json),
         Command::Servers { command } => match command {
             ServersCommand::Status { probe } => cmd_servers_status(root, json, &probe),
             ServersCommand::Install { ids } => cmd_servers_install(&ids, json),

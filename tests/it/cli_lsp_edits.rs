@@ -47,3 +47,67 @@ fn rename_refs_and_fix_from_the_shell() {
         missing.stderr
     );
 }
+
+/// `lspedit outline` and `lspedit find-symbol`: text, `--json`, exit codes.
+#[test]
+fn outline_and_find_symbol_from_the_shell() {
+    if !have_server(TS_SERVERS) {
+        return;
+    }
+    let p = Project::copy("ts-basic");
+    std::fs::write(
+        p.root.join("src/cart.ts"),
+        "export class Cart {\n  total(): number {\n    return 1;\n  }\n}\n",
+    )
+    .unwrap();
+    let o = p.run(&["outline", "src/cart.ts"], "");
+    o.assert_code(0);
+    assert!(o.stdout.starts_with("src/cart.ts ("), "{}", o.stdout);
+    assert!(o.stdout.contains("\n  method Cart/total 2"), "{}", o.stdout);
+    let dir = p.run(&["outline", "src", "--json"], "");
+    dir.assert_code(0);
+    let v = dir.json();
+    assert_eq!(v["ok"], true);
+    assert!(
+        v["symbols"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["name_path"] == "Cart" && s["path"] == "src/cart.ts"),
+        "{v}"
+    );
+
+    let f = p.run(&["find-symbol", "Cart/total", "--exact", "--body"], "");
+    f.assert_code(0);
+    assert!(
+        f.stdout
+            .starts_with("1 symbol matches `Cart/total` exactly"),
+        "{}",
+        f.stdout
+    );
+    assert!(f.stdout.contains("|    return 1;"), "{}", f.stdout);
+    let k = p.run(
+        &[
+            "find-symbol",
+            "add",
+            "--kind",
+            "function",
+            "--path",
+            "src",
+            "--json",
+        ],
+        "",
+    );
+    k.assert_code(0);
+    assert_eq!(k.json()["matches"][0]["path"], "src/util.ts");
+    let none = p.run(&["find-symbol", "totl", "--json"], "");
+    none.assert_code(0);
+    assert_eq!(none.json()["suggestions"][0], "Cart/total");
+    let refused = p.run(&["outline", "../x.ts"], "");
+    refused.assert_code(1);
+    assert!(
+        refused.stderr.contains("path_outside_workspace"),
+        "{}",
+        refused.stderr
+    );
+}

@@ -71,6 +71,8 @@ async fn lists_tools_with_teaching_schemas_and_names_itself() {
             "definition",
             "diagnostics",
             "edit",
+            "find_symbol",
+            "outline",
             "propose_edit",
             "read_file",
             "references",

@@ -127,3 +127,61 @@ async fn rename_references_definition_and_a_quick_fix_over_mcp() {
     assert!(!text(&fixed).contains("LSP errors"), "{}", text(&fixed));
     client.cancel().await.unwrap();
 }
+
+const CART: &str = "export class Cart {\n  items: number[] = [];\n\n  total(): number {\n    return this.items.length;\n  }\n}\n";
+
+/// `outline` and `find_symbol` over MCP: the tree with anchors read_file agrees with, a name
+/// path found with its body, an unknown name with a suggestion, a refusal as a reason.
+#[tokio::test]
+async fn outline_and_find_symbol_over_mcp() {
+    if !have_server(TS_SERVERS) {
+        return;
+    }
+    let project = Project::copy("ts-basic");
+    std::fs::write(project.root.join("src/cart.ts"), CART).unwrap();
+    let client = connect(&project.root, &[]).await;
+    let view = text(&call(&client, "read_file", json!({ "path": "src/cart.ts" })).await);
+    let total_anchor = anchor_in(&view, 4);
+
+    let o = call(&client, "outline", json!({ "path": "src/cart.ts" })).await;
+    assert!(!is_error(&o), "{}", text(&o));
+    assert!(
+        text(&o).contains(&format!("  method Cart/total {total_anchor} lines 4-6")),
+        "{}",
+        text(&o)
+    );
+    let symbols = structured(&o)["symbols"].as_array().unwrap();
+    let total = symbols
+        .iter()
+        .find(|s| s["name_path"] == "Cart/total")
+        .unwrap();
+    assert_eq!(total["anchor"], total_anchor.as_str());
+    assert_eq!(
+        (total["start_line"].as_u64(), total["end_line"].as_u64()),
+        (Some(4), Some(6))
+    );
+    assert_eq!(total["kind"], "method");
+
+    let f = call(
+        &client,
+        "find_symbol",
+        json!({ "name": "Cart/total", "exact": true, "include_body": true }),
+    )
+    .await;
+    assert!(!is_error(&f), "{}", text(&f));
+    assert_eq!(structured(&f)["matches"][0]["path"], "src/cart.ts");
+    assert!(
+        text(&f).contains(&format!("{total_anchor}|  total(): number {{")),
+        "{}",
+        text(&f)
+    );
+
+    let none = call(&client, "find_symbol", json!({ "name": "Cart/totl" })).await;
+    assert!(!is_error(&none), "{}", text(&none));
+    assert_eq!(structured(&none)["matches"], json!([]));
+    assert_eq!(structured(&none)["suggestions"][0], "Cart/total");
+
+    let outside = call(&client, "outline", json!({ "path": "../x.ts" })).await;
+    assert!(is_error(&outside));
+    assert_eq!(structured(&outside)["reason"], "path_outside_workspace");
+}

@@ -72,6 +72,25 @@ impl LspEditProvider for Scripted {
     fn handles(&self, _: &Path) -> bool {
         true
     }
+    fn server_id(&self, _: &Path) -> Option<String> {
+        Some("scripted".into())
+    }
+    fn document_symbols(
+        &self,
+        _: &Path,
+        _: &str,
+        _: Instant,
+    ) -> Result<lspedit_lsp::Symbols, LspError> {
+        Err(unsupported("documentSymbol"))
+    }
+    fn workspace_symbols(
+        &self,
+        _: &Path,
+        _: &str,
+        _: Instant,
+    ) -> Result<lspedit_lsp::WorkspaceSymbols, LspError> {
+        Err(unsupported("workspace/symbol"))
+    }
     fn rename(
         &self,
         _: &Path,

@@ -16,16 +16,24 @@
 mod convert;
 mod locations;
 mod position;
+mod symbols;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use lspedit_lsp::lsp_types::{CodeActionOrCommand, NumberOrString};
-use lspedit_lsp::{BlockingPool, CodeActions, Locations, LspError, ServerEdit};
+use lspedit_lsp::{
+    BlockingPool, CodeActions, Locations, LspError, ServerEdit, Symbols, WorkspaceSymbols,
+};
 
 pub use convert::ServerFileOp;
 pub use locations::{FoundLocation, LocationsReport};
 pub use position::{LineRef, SymbolAt};
+pub use symbols::{
+    FindQuery, FindReport, MAX_BODIES, MAX_BODY_LINES, MAX_FILES, MAX_MATCHES, MAX_OUTLINE_FILES,
+    MAX_OUTLINE_LINES, OutlineFile, OutlineReport, SymbolEntry, SymbolHit, container_name,
+    kind_name, kind_names, matches as name_path_matches, suggest,
+};
 
 use lspedit_tools::Tools;
 use lspedit_tools::diagnostics::FileDiagnosticsStatus;
@@ -40,6 +48,22 @@ use lspedit_write::{Reason, ToolError};
 pub trait LspEditProvider: Send + Sync {
     /// Whether a server is configured for `path`.
     fn handles(&self, path: &Path) -> bool;
+    /// The id of the server configured for `path`.
+    fn server_id(&self, path: &Path) -> Option<String>;
+    /// The symbols of `path` as a tree (`textDocument/documentSymbol`).
+    fn document_symbols(
+        &self,
+        path: &Path,
+        text: &str,
+        deadline: Instant,
+    ) -> Result<Symbols, LspError>;
+    /// The symbols matching `query` in the project of `path_hint` (`workspace/symbol`).
+    fn workspace_symbols(
+        &self,
+        path_hint: &Path,
+        query: &str,
+        deadline: Instant,
+    ) -> Result<WorkspaceSymbols, LspError>;
     fn rename(
         &self,
         path: &Path,
@@ -84,6 +108,28 @@ pub trait LspEditProvider: Send + Sync {
 impl LspEditProvider for BlockingPool {
     fn handles(&self, path: &Path) -> bool {
         self.server_for(path).is_some()
+    }
+
+    fn server_id(&self, path: &Path) -> Option<String> {
+        self.server_for(path).map(|s| s.id.clone())
+    }
+
+    fn document_symbols(
+        &self,
+        path: &Path,
+        text: &str,
+        deadline: Instant,
+    ) -> Result<Symbols, LspError> {
+        BlockingPool::document_symbols(self, path, text, deadline)
+    }
+
+    fn workspace_symbols(
+        &self,
+        path_hint: &Path,
+        query: &str,
+        deadline: Instant,
+    ) -> Result<WorkspaceSymbols, LspError> {
+        BlockingPool::workspace_symbols(self, path_hint, query, deadline)
     }
 
     fn rename(
@@ -612,6 +658,30 @@ impl<'a> LspEdits<'a> {
             .definition(&file.abs, &file.text, offset, deadline)
             .map_err(|error| server_error(&file.rel, error))?;
         Ok(self.report(&found, &format!("definitions of `{}`", at.symbol)))
+    }
+
+    /// `outline` (read-only): a file's symbols as a tree, or the top-level symbols of each file
+    /// of a directory a server reads (non-recursive, capped), with name paths, anchors and line
+    /// ranges (`symbols.rs`).
+    pub fn outline(&self, path: &str) -> Result<OutlineReport, LspEditError> {
+        let deadline = Instant::now() + self.config.timeout;
+        let mut r = symbols::outline(self.tools.workspace(), self.provider, path, deadline)?;
+        if let Some(late) = self.tools.take_late_feedback() {
+            r.llm_content = format!("{late}\n\n{}", r.llm_content);
+        }
+        Ok(r)
+    }
+
+    /// `find_symbol` (read-only): symbols by name or name path (`Cart/total`), in a file, a
+    /// directory or the workspace, as anchored locations, optionally with their text; nothing
+    /// found names the nearest names seen (`symbols.rs`).
+    pub fn find_symbol(&self, query: &FindQuery) -> Result<FindReport, LspEditError> {
+        let deadline = Instant::now() + self.config.timeout;
+        let mut r = symbols::find(self.tools.workspace(), self.provider, query, deadline)?;
+        if let Some(late) = self.tools.take_late_feedback() {
+            r.llm_content = format!("{late}\n\n{}", r.llm_content);
+        }
+        Ok(r)
     }
 
     fn report(&self, found: &Locations, what: &str) -> LocationsReport {

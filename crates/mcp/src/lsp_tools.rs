@@ -1,5 +1,5 @@
 //! The LSP edit tools over MCP: `rename_symbol`, `code_actions`, `apply_code_action`,
-//! `references`, `definition` ([`lspedit_lsp_edits::LspEdits`] over the session's workflow and
+//! `references`, `definition`, `outline`, `find_symbol` ([`lspedit_lsp_edits::LspEdits`] over the session's workflow and
 //! pool, [`Session::lsp_edits`]), with their arguments, structured results and schemas. The
 //! CLI calls the same session methods (`src/lsp_cmds.rs`), not this module.
 
@@ -9,6 +9,7 @@ use lspedit_lsp_edits::{ActionPick, CodeActionList, EditOptions, LineRef, LspEdi
 use lspedit_lsp_edits::{
     CodeActionInfo, FoundLocation, LocationsReport, LspEditResult, LspEditStatus, ServerFileOp,
 };
+use lspedit_lsp_edits::{FindQuery, FindReport, OutlineReport, SymbolEntry};
 use lspedit_tools::ToolResult;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, JsonObject};
@@ -118,6 +119,33 @@ impl SymbolArgs {
             occurrence: self.occurrence,
         }
     }
+}
+
+/// Arguments of `outline`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct OutlineArgs {
+    /// Workspace-relative path of a file (its symbols as a tree) or a directory (the top-level
+    /// symbols of each file in it; not recursive).
+    pub path: String,
+}
+
+/// Arguments of `find_symbol`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct FindSymbolArgs {
+    /// A name (`total`) or a name path (`Cart/total`: parents, then the name, joined by `/`).
+    pub name: String,
+    /// Only symbols of this kind: `class`, `method`, `function`, `struct`, `interface`, ...
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// A file or directory to search (default: the workspace).
+    #[serde(default)]
+    pub path: Option<String>,
+    /// The name must be equal (default: contained, case-insensitive).
+    #[serde(default)]
+    pub exact: Option<bool>,
+    /// Show each match's whole declaration as read_file lines (first 5 matches).
+    #[serde(default)]
+    pub include_body: Option<bool>,
 }
 
 /// What one operation of a server's edit does.
@@ -365,6 +393,108 @@ fn location_output(l: &FoundLocation) -> LocationOutput {
     }
 }
 
+/// One symbol of `outline` or `find_symbol`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SymbolOutput {
+    /// Workspace-relative path of its file.
+    pub path: String,
+    /// `Cart/total` (a Rust impl block stands for its type).
+    pub name_path: String,
+    /// Its own name as the server gave it (`impl Priced for Cart`).
+    pub name: String,
+    /// Lowercase: `class`, `method`, `function`, ...
+    pub kind: String,
+    /// 0 for a top-level symbol.
+    pub depth: usize,
+    /// The 1-based line holding its name, and that line's anchor (`42abcd`).
+    pub line: usize,
+    pub anchor: String,
+    /// The 1-based lines of the whole declaration.
+    pub start_line: usize,
+    pub end_line: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+fn symbol_output(e: &SymbolEntry) -> SymbolOutput {
+    SymbolOutput {
+        path: e.path.clone(),
+        name_path: e.name_path.clone(),
+        name: e.name.clone(),
+        kind: e.kind.to_owned(),
+        depth: e.depth,
+        line: e.line,
+        anchor: e.anchor.clone(),
+        start_line: e.start_line,
+        end_line: e.end_line,
+        detail: e.detail.clone(),
+    }
+}
+
+/// The structured result of `outline`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct OutlineOutput {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<ReasonCode>,
+    /// The symbols, depth first (a directory's: the top level of each file), by file.
+    pub symbols: Vec<SymbolOutput>,
+    /// Files of a directory not outlined (past the cap, or their server failed).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<String>,
+    /// A server was still loading the project when it answered.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
+}
+
+impl OutlineOutput {
+    fn new(r: &OutlineReport) -> OutlineOutput {
+        OutlineOutput {
+            reason: None,
+            symbols: r
+                .files
+                .iter()
+                .flat_map(|f| f.symbols.iter().map(symbol_output))
+                .collect(),
+            left_out: r.left_out.clone(),
+            partial: r.partial,
+        }
+    }
+}
+
+/// The structured result of `find_symbol`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FindSymbolOutput {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<ReasonCode>,
+    /// The matches, by path and line (at most 50).
+    pub matches: Vec<SymbolOutput>,
+    /// Matches past the 50 listed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more: usize,
+    /// When nothing matches: the nearest names seen, best first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suggestions: Vec<String>,
+    /// A server was still loading the project: the list may be incomplete.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl FindSymbolOutput {
+    fn new(r: &FindReport) -> FindSymbolOutput {
+        FindSymbolOutput {
+            reason: None,
+            matches: r.matches.iter().map(|m| symbol_output(&m.symbol)).collect(),
+            more: r.more,
+            suggestions: r.suggestions.clone(),
+            partial: r.partial,
+        }
+    }
+}
+
 fn refusal(e: &LspEditError) -> ToolResult {
     let t = e.refusal_text();
     ToolResult::text(t.clone(), t, true)
@@ -475,6 +605,52 @@ pub fn locations(session: &Session, a: &SymbolArgs, definition: bool) -> Reply {
     }
 }
 
+/// `outline` over `session`.
+pub fn outline(session: &Session, a: &OutlineArgs) -> Reply {
+    match session.lsp_edits().and_then(|e| e.outline(&a.path)) {
+        Ok(r) => Reply::new(
+            ToolResult::text(r.llm_content.clone(), r.llm_content.clone(), false),
+            &OutlineOutput::new(&r),
+        ),
+        Err(e) => Reply::new(
+            refusal(&e),
+            &OutlineOutput {
+                reason: Some(e.reason().into()),
+                symbols: Vec::new(),
+                left_out: Vec::new(),
+                partial: false,
+            },
+        ),
+    }
+}
+
+/// `find_symbol` over `session`.
+pub fn find_symbol(session: &Session, a: &FindSymbolArgs) -> Reply {
+    let q = FindQuery {
+        name: a.name.clone(),
+        kind: a.kind.clone(),
+        path: a.path.clone(),
+        exact: a.exact.unwrap_or(false),
+        include_body: a.include_body.unwrap_or(false),
+    };
+    match session.lsp_edits().and_then(|e| e.find_symbol(&q)) {
+        Ok(r) => Reply::new(
+            ToolResult::text(r.llm_content.clone(), r.llm_content.clone(), false),
+            &FindSymbolOutput::new(&r),
+        ),
+        Err(e) => Reply::new(
+            refusal(&e),
+            &FindSymbolOutput {
+                reason: Some(e.reason().into()),
+                matches: Vec::new(),
+                more: 0,
+                suggestions: Vec::new(),
+                partial: false,
+            },
+        ),
+    }
+}
+
 /// The schemas of the LSP edit tools (see `server.rs`'s `tool_schemas`).
 pub(crate) fn tool_schemas(name: &str) -> Option<(Arc<JsonObject>, Arc<JsonObject>)> {
     Some(match name {
@@ -488,6 +664,8 @@ pub(crate) fn tool_schemas(name: &str) -> Option<(Arc<JsonObject>, Arc<JsonObjec
             portable::<LspEditOutput>(),
         ),
         "references" | "definition" => (portable::<SymbolArgs>(), portable::<LocationsOutput>()),
+        "outline" => (portable::<OutlineArgs>(), portable::<OutlineOutput>()),
+        "find_symbol" => (portable::<FindSymbolArgs>(), portable::<FindSymbolOutput>()),
         _ => return None,
     })
 }
@@ -550,5 +728,27 @@ impl LspeditServer {
         Parameters(a): Parameters<SymbolArgs>,
     ) -> Result<CallToolResult, McpError> {
         self.run(move |s| locations(s, &a, true)).await
+    }
+
+    /// A file's symbols as a tree, or a directory's top-level symbols per file: per line the
+    /// kind, name path (`Cart/total`), the anchor of the name's line (`42abcd`) and `lines
+    /// A-B`. Read it instead of the whole file. Changes nothing.
+    #[tool(annotations(read_only_hint = true))]
+    async fn outline(
+        &self,
+        Parameters(a): Parameters<OutlineArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        self.run(move |s| outline(s, &a)).await
+    }
+
+    /// Find symbols by name or name path (`Cart/total`) in the workspace or under `path`:
+    /// `path:line kind name_path anchor lines A-B`, with include_body their text as read_file
+    /// lines. Nothing found names the nearest names. Changes nothing.
+    #[tool(annotations(read_only_hint = true))]
+    async fn find_symbol(
+        &self,
+        Parameters(a): Parameters<FindSymbolArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        self.run(move |s| find_symbol(s, &a)).await
     }
 }

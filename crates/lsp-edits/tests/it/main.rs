@@ -5,3 +5,4 @@
 
 mod lsp_edits_fake;
 mod lsp_edits_real;
+mod symbols_real;
