@@ -371,6 +371,9 @@ pub fn install(
             .collect::<Result<_, _>>()?
     };
     let mut steps: Vec<Step> = Vec::new();
+    // Programs servers require (`[[install.requires]]`), installed after every server's own
+    // step: one that fails leaves the others installed (the server then stays missing).
+    let mut required: Vec<Step> = Vec::new();
     let mut already = Vec::new();
     for s in &wanted {
         let info = inspect_with(&config, s, false);
@@ -391,8 +394,8 @@ pub fn install(
                 version: req.version.clone(),
                 command: req.command.clone(),
             };
-            if !steps.contains(&step) {
-                steps.push(step);
+            if !required.contains(&step) {
+                required.push(step);
             }
         }
         if info.is_ready() {
@@ -461,6 +464,18 @@ pub fn install(
                 }
             }
             Step::Apt(package) => install_apt(package, progress)?,
+        }
+    }
+    for step in &required {
+        if let Step::Pypi {
+            package,
+            version,
+            command,
+        } = step
+            && let Err(e) = install_pypi(package, version, command, progress)
+        {
+            // No Debian fallback: the server finds it only as the servers dir's bin/<command>.
+            progress(&format!("{e} (installing {package}=={version})"));
         }
     }
     // Re-inspect: the pool looks in the same directory.
