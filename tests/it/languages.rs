@@ -159,3 +159,25 @@ fn html_embedded_style_errors_come_from_vscode_html_language_server() {
         broke: "ERROR [6:23] Expression expected.",
     });
 }
+
+/// A schema the file names but the sandbox cannot fetch is the server's problem, not the
+/// file's: a warning (`severity_overrides` in `lsp-configs/yaml-language-server.toml`), so
+/// the file has no errors.
+#[test]
+fn a_yaml_schema_that_cannot_be_fetched_is_no_error() {
+    if !have_server(&["yaml-language-server"]) {
+        return;
+    }
+    let p = crate::harness::Project::with_files(&[(
+        "ci.yaml",
+        "# yaml-language-server: $schema=https://json.schemastore.org/github-workflow.json\non: push\n",
+    )]);
+    let r = p.run(&["check", "ci.yaml"], "");
+    r.assert_code(0);
+    assert!(
+        r.stdout
+            .starts_with("ci.yaml: no errors (yaml-language-server)."),
+        "{}",
+        r.stdout
+    );
+}
