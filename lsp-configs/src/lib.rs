@@ -18,6 +18,26 @@ pub const BUNDLED: &[(&str, &str)] = &[
     ),
     ("lsp-configs/pyright.toml", include_str!("../pyright.toml")),
     ("lsp-configs/clangd.toml", include_str!("../clangd.toml")),
+    (
+        "lsp-configs/bash-language-server.toml",
+        include_str!("../bash-language-server.toml"),
+    ),
+    (
+        "lsp-configs/yaml-language-server.toml",
+        include_str!("../yaml-language-server.toml"),
+    ),
+    (
+        "lsp-configs/vscode-json-language-server.toml",
+        include_str!("../vscode-json-language-server.toml"),
+    ),
+    (
+        "lsp-configs/vscode-css-language-server.toml",
+        include_str!("../vscode-css-language-server.toml"),
+    ),
+    (
+        "lsp-configs/vscode-html-language-server.toml",
+        include_str!("../vscode-html-language-server.toml"),
+    ),
 ];
 
 /// The npm manifest of the pinned servers (`package.json`).

@@ -12,6 +12,7 @@ mod bounds;
 mod cli;
 mod cli_lsp_edits;
 mod harness;
+mod languages;
 mod mcp;
 mod mcp_lsp_edits;
 mod mcp_policy;

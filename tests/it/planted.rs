@@ -834,6 +834,62 @@ async fn node_modules_bin_never_runs_repo_shipped() {
     node_modules_bin(Ship::Repo).await;
 }
 
+/// bash-language-server runs `shellcheck`: never one the workspace holds (`node_modules/.bin`,
+/// `bin/`, the root, a relative PATH entry) nor one an untrusted `.lspedit/config.toml` names
+/// (`bashIde.shellcheckPath`, shipped: MCP refuses to write it); the pinned one still reports.
+async fn workspace_shellcheck(how: Ship) {
+    if !have_server(&["bash-language-server"]) {
+        return;
+    }
+    let lab = Lab::new("");
+    lab.ship(&[file(
+        ".lspedit/config.toml",
+        "[servers.bash-language-server.settings.bashIde]\nshellcheckPath = \"./shellcheck\"\n",
+    )]);
+    let plants: Vec<Plant> = [
+        "node_modules/.bin/shellcheck",
+        "bin/shellcheck",
+        "shellcheck",
+    ]
+    .iter()
+    .map(|p| exe(p, lab.sh(&p.replace('/', "-"), "exit 1")))
+    .collect();
+    let client = match how {
+        Ship::Repo => {
+            lab.ship(&plants);
+            lab.connect_with(Some(relative_path()), Some(&lab.root))
+                .await
+        }
+        Ship::Model => {
+            let c = lab
+                .connect_with(Some(relative_path()), Some(&lab.root))
+                .await;
+            lab.plant_through_mcp(&c, &plants).await;
+            c
+        }
+    };
+    let sh = write_checked(&client, "a.sh", "#!/bin/sh\nif true; then\n  echo hi\n").await;
+    client.cancel().await.unwrap();
+    lab.assert_no_marker("a workspace shellcheck");
+    assert_eq!(
+        sh.server.as_deref(),
+        Some("bash-language-server"),
+        "{}",
+        sh.all
+    );
+    sh.assert_code("SC1046", "the pinned shellcheck");
+}
+
+#[tokio::test]
+async fn a_workspace_shellcheck_never_runs_model_written() {
+    workspace_shellcheck(Ship::Model).await;
+}
+
+#[tokio::test]
+async fn a_workspace_shellcheck_never_runs_repo_shipped() {
+    workspace_shellcheck(Ship::Repo).await;
+}
+
 /// The relative PATH entry and `node_modules/.bin/rust-analyzer`, with `lspedit mcp` started in
 /// the workspace: rust-analyzer is looked up on PATH (it is not in the servers dir).
 async fn relative_path_rust_analyzer(how: Ship) {

@@ -155,6 +155,26 @@ pub struct InstallRecipe {
     pub package: String,
     #[serde(default)]
     pub version: Option<String>,
+    /// Programs the server runs and is of little use without, installed with it
+    /// (bash-language-server's diagnostics are shellcheck's). Each is linked as
+    /// `bin/<command>` in the servers dir, which comes first on that server's `PATH`
+    /// (`crate::launch`); `servers status` calls the server missing without them.
+    #[serde(default)]
+    pub requires: Vec<Requirement>,
+}
+
+/// A program a server needs beside its own package (`[[install.requires]]`): for now a PyPI
+/// package at a pinned version, installed like a `pypi` recipe (a venv under the servers dir,
+/// `command` linked as `bin/<command>`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Requirement {
+    /// `pypi`.
+    pub kind: String,
+    pub package: String,
+    pub version: String,
+    /// The program the server runs, found as `bin/<command>` in the servers dir.
+    pub command: String,
 }
 
 /// One language server declaration.

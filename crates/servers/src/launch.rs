@@ -10,6 +10,8 @@
 //!   the workspace, the person's toolchain homes (`RUSTUP_HOME`, `CARGO_HOME`, `PYENV_ROOT`),
 //!   locale variables, and the declaration's `env`; nothing else of lspedit's environment;
 //! - runs under the Landlock ruleset of [`lspedit_process::sandbox`] where the kernel has it;
+//! - finds the programs its declaration requires (`[[install.requires]]`, bash-language-server's
+//!   `shellcheck`) in the servers dir's `bin/`, first on its `PATH`;
 //! - gets the bundled TypeScript when its declaration names `tsserver.path` relative to the
 //!   servers dir (typescript-language-server would otherwise load the workspace's
 //!   `node_modules/typescript` or `.yarn/sdks`).
@@ -275,6 +277,18 @@ pub fn prepare(
         {
             ts.insert("path".into(), Value::String(abs));
         }
+    }
+    // Programs the server needs beside its own package (`[[install.requires]]`:
+    // bash-language-server runs `shellcheck`) are linked in the servers dir's `bin/`, which
+    // comes first on its PATH; never a servers dir inside the workspace.
+    if cfg.install.as_ref().is_some_and(|r| !r.requires.is_empty())
+        && let Some(bin) = pool
+            .servers_dir
+            .as_ref()
+            .map(|d| d.join("bin"))
+            .filter(|b| b.is_absolute() && !trust::is_inside(b, &workspace))
+    {
+        front_path.push(bin);
     }
     let all_path: Vec<PathBuf> = front_path.iter().chain(&path_dirs).cloned().collect();
     if let Ok(joined) = std::env::join_paths(&all_path) {
@@ -675,6 +689,35 @@ mod tests {
         for k in l.env.keys() {
             assert!(allowed.contains(&k.as_str()), "{k} reached the server");
         }
+    }
+
+    #[test]
+    fn a_required_program_is_found_in_the_servers_bin_first() {
+        let (t, l) = prepared("bash-language-server", false, Path::new("/bin/true"));
+        let path = l.unwrap().env["PATH"].clone();
+        let first = std::env::split_paths(&path).next();
+        assert_eq!(first, Some(t.path().join("servers/bin")), "{path}");
+        // Only servers that require a program get it.
+        let (t, l) = prepared("pyright", false, Path::new("/bin/true"));
+        let path = l.unwrap().env["PATH"].clone();
+        assert!(
+            !std::env::split_paths(&path).any(|d| d == t.path().join("servers/bin")),
+            "{path}"
+        );
+        // Never a servers dir inside the workspace.
+        let t = tempfile::tempdir().unwrap();
+        let ws = t.path().canonicalize().unwrap();
+        let mut pool = PoolConfig::bundled().unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        pool.scratch_dir = Some(scratch.path().to_owned());
+        pool.servers_dir = Some(ws.join("tools"));
+        let cfg = Arc::new(pool.server("bash-language-server").unwrap().clone());
+        let l = prepare(&pool, &cfg, &ws, &ws, PathBuf::from("/bin/true")).unwrap();
+        assert!(
+            !std::env::split_paths(&l.env["PATH"]).any(|d| d.starts_with(&ws)),
+            "{}",
+            l.env["PATH"]
+        );
     }
 
     #[test]

@@ -1,0 +1,183 @@
+//! The npm servers beyond TypeScript and Python, each on its real server and its test project
+//! (`test-projects/<lang>-basic`, a `broken` file with a planted error and a `clean` one):
+//! `lspedit check` reports the planted error (exit 1, the diagnostics block), an `edit` that
+//! fixes it comes back checked and clean, and an `edit` that breaks the clean file reports the
+//! new error in the same result. Skipped (see `have_server`) when the server is not installed.
+
+use crate::harness::{Project, have_server};
+
+/// One language: its server, project, files and the edits that fix and break them.
+struct Case {
+    server: &'static str,
+    project: &'static str,
+    broken: &'static str,
+    /// The diagnostic line `check` shows for the planted error.
+    planted: &'static str,
+    /// `--old`, `--new` of the edit that fixes `broken`.
+    fix: (&'static str, &'static str),
+    clean: &'static str,
+    /// `--old`, `--new` of the edit that breaks `clean`.
+    breaks: (&'static str, &'static str),
+    /// The diagnostic line the breaking edit's result shows.
+    broke: &'static str,
+}
+
+fn check_edit_cycle(c: &Case) {
+    if !have_server(&[c.server]) {
+        return;
+    }
+    let p = Project::copy(c.project);
+
+    let broken = p.run(&["check", c.broken], "");
+    broken.assert_code(1);
+    let block = format!("<diagnostics file=\"{}\">", c.broken);
+    assert!(
+        broken.stdout.contains(&block) && broken.stdout.contains(c.planted),
+        "{:?} not reported:\n{}",
+        c.planted,
+        broken.stdout
+    );
+
+    let clean = p.run(&["check", c.clean], "");
+    clean.assert_code(0);
+    let no_errors = format!("{}: no errors ({}).", c.clean, c.server);
+    assert!(clean.stdout.starts_with(&no_errors), "{}", clean.stdout);
+
+    let fixed = p.run(
+        &[
+            "edit", c.broken, "--old", c.fix.0, "--new", c.fix.1, "--json",
+        ],
+        "",
+    );
+    fixed.assert_code(0);
+    let v = fixed.json();
+    assert_eq!(
+        v["diagnostics"],
+        serde_json::json!([{ "path": c.broken, "status": "checked" }]),
+        "{v}"
+    );
+    let llm = v["llm_content"].as_str().unwrap();
+    assert!(
+        !llm.contains("<diagnostics"),
+        "the fix is not clean:\n{llm}"
+    );
+
+    let broke = p.run(
+        &[
+            "edit", c.clean, "--old", c.breaks.0, "--new", c.breaks.1, "--json",
+        ],
+        "",
+    );
+    broke.assert_code(0);
+    let v = broke.json();
+    assert_eq!(
+        v["diagnostics"],
+        serde_json::json!([{ "path": c.clean, "status": "checked" }]),
+        "{v}"
+    );
+    let llm = v["llm_content"].as_str().unwrap();
+    let block = format!("<diagnostics file=\"{}\">", c.clean);
+    assert!(
+        llm.contains(&block) && llm.contains(c.broke),
+        "{:?} not in the edit's result:\n{llm}",
+        c.broke
+    );
+}
+
+/// bash-language-server's diagnostics are shellcheck's (installed with it, see
+/// `lsp-configs/bash-language-server.toml`).
+#[test]
+fn shell_errors_come_from_bash_language_server_and_shellcheck() {
+    check_edit_cycle(&Case {
+        server: "bash-language-server",
+        project: "shell-basic",
+        broken: "broken.sh",
+        planted: "ERROR [4:1] Couldn't find 'fi' for this 'if'. (SC1046)",
+        fix: ("  echo \"hello $name\"\n", "  echo \"hello $name\"\nfi\n"),
+        clean: "clean.sh",
+        breaks: ("echo \"hello $name\"", "if true; then echo \"hello $name\""),
+        broke: "Couldn't find 'fi' for this 'if'. (SC1046)",
+    });
+}
+
+#[test]
+fn yaml_syntax_errors_come_from_yaml_language_server() {
+    check_edit_cycle(&Case {
+        server: "yaml-language-server",
+        project: "yaml-basic",
+        broken: "broken.yaml",
+        planted: "ERROR [4:1] Flow sequence in block collection must be sufficiently indented and end with a ]",
+        fix: ("[one, two", "[one, two]"),
+        clean: "clean.yaml",
+        breaks: ("[one, two]", "[one, two"),
+        broke: "ERROR [3:1] Flow sequence in block collection must be sufficiently indented and end with a ]",
+    });
+}
+
+#[test]
+fn json_errors_come_from_vscode_json_language_server() {
+    check_edit_cycle(&Case {
+        server: "vscode-json-language-server",
+        project: "json-basic",
+        broken: "broken.json",
+        planted: "ERROR [4:1] Value expected (516)",
+        fix: ("\"version\": ", "\"version\": 1"),
+        clean: "clean.json",
+        breaks: ("\"version\": 1", "\"version\": "),
+        broke: "ERROR [4:1] Value expected (516)",
+    });
+}
+
+#[test]
+fn css_errors_come_from_vscode_css_language_server() {
+    check_edit_cycle(&Case {
+        server: "vscode-css-language-server",
+        project: "css-basic",
+        broken: "broken.css",
+        planted: "ERROR [4:1] } expected (css-rcurlyexpected)",
+        fix: ("  color: red;\n", "  color: red;\n}\n"),
+        clean: "clean.css",
+        breaks: ("color: red;", "color: ;"),
+        broke: "ERROR [2:10] property value expected (css-propertyvalueexpected)",
+    });
+}
+
+/// The HTML server checks the embedded CSS and JavaScript, not the markup.
+#[test]
+fn html_embedded_style_errors_come_from_vscode_html_language_server() {
+    check_edit_cycle(&Case {
+        server: "vscode-html-language-server",
+        project: "html-basic",
+        broken: "broken.html",
+        planted: "ERROR [4:15] property value expected (css-propertyvalueexpected)",
+        fix: ("color: }", "color: red; }"),
+        clean: "clean.html",
+        breaks: (
+            "<body><p class=\"box\">hi</p></body>",
+            "<body><script>let n = ;</script></body>",
+        ),
+        broke: "ERROR [6:23] Expression expected.",
+    });
+}
+
+/// A schema the file names but the sandbox cannot fetch is the server's problem, not the
+/// file's: a warning (`severity_overrides` in `lsp-configs/yaml-language-server.toml`), so
+/// the file has no errors.
+#[test]
+fn a_yaml_schema_that_cannot_be_fetched_is_no_error() {
+    if !have_server(&["yaml-language-server"]) {
+        return;
+    }
+    let p = crate::harness::Project::with_files(&[(
+        "ci.yaml",
+        "# yaml-language-server: $schema=https://json.schemastore.org/github-workflow.json\non: push\n",
+    )]);
+    let r = p.run(&["check", "ci.yaml"], "");
+    r.assert_code(0);
+    assert!(
+        r.stdout
+            .starts_with("ci.yaml: no errors (yaml-language-server)."),
+        "{}",
+        r.stdout
+    );
+}
