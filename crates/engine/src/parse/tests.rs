@@ -627,7 +627,8 @@ fn each_section_keeps_its_own_hunks_in_any_order() {
     assert_eq!(sections(quoted), [s("sp ace", Some("sp ace"), 1)]);
     // A quoted path ends at the first quote not escaped: an escaped quote is part of the name,
     // an escaped backslash before the closing quote is not an escape of it.
-    let escaped = "diff --git \"a/say \\\"hi\\\"\" \"b/say \\\"hi\\\"\"\nold mode 100644\nnew mode 100755\n";
+    let escaped =
+        "diff --git \"a/say \\\"hi\\\"\" \"b/say \\\"hi\\\"\"\nold mode 100644\nnew mode 100755\n";
     assert_eq!(sections(escaped), [s("say \"hi\"", Some("say \"hi\""), 0)]);
     let backslash = "diff --git \"a/x\\\\\" \"b/x\\\\\"\nold mode 100644\nnew mode 100755\n";
     assert_eq!(sections(backslash), [s("x\\", Some("x\\"), 0)]);
