@@ -1286,26 +1286,31 @@ fn locate_at_eof(
         while lowest > from && norm.is_blank(lowest - 1) {
             lowest -= 1;
         }
-        // A match made only of blank context lines past the end (`Slot::Beyond`, for a model
-        // that counted the final newline) covers no line of the file: it is taken only when no
-        // position covering file lines matches, else an all-blank old side landed after the
-        // blank last line it names.
-        let mut beyond = None;
+        // A match with blank context lines past the end (`Slot::Beyond`, for a model that
+        // counted the final newline) stands for lines the file does not have: it is taken only
+        // when no position matches every old line to a line of the file, and then the one with
+        // the fewest lines past the end. Else an all-blank old side would land after the blank
+        // lines it names (regression: `\t`, `+a`, `\t` at the file's last two blank lines put
+        // `a` after both).
+        let mut beyond: Option<(usize, Alignment)> = None;
         for tier in Tier::ALL {
             for p in (lowest.max(from)..=first).rev() {
                 if let Some(a) = norm.match_at(old, p, tier)
                     && a.range.end == len
                     && claimed.is_free(&a.range)
                 {
-                    if a.range.is_empty() {
-                        beyond.get_or_insert(a);
+                    let past = a.slots.iter().filter(|s| matches!(s, Slot::Beyond)).count();
+                    if past > 0 {
+                        if beyond.as_ref().is_none_or(|(fewest, _)| past < *fewest) {
+                            beyond = Some((past, a));
+                        }
                         continue;
                     }
                     return Ok(a);
                 }
             }
         }
-        if let Some(a) = beyond {
+        if let Some((_, a)) = beyond {
             return Ok(a);
         }
     }
@@ -1580,6 +1585,20 @@ mod tests {
         let hunks = hunks_of("--- a/f\n+++ b/f\n@@ -2,3 +2,6 @@\n \n+a\n+\n \n+a\n z\n");
         let applied = apply_hunks(&doc, &hunks, &ApplyOptions::default()).unwrap();
         assert_eq!(applied.doc.to_text(), "top\n\n\na\n\n\na\nz\n");
+    }
+
+    // Regression (property `drift_never_misapplies`, a CI run's random seed): an all-blank old
+    // side at the file's last two blank lines (no final newline) matched one line late, its
+    // second line taken as past the end, so the addition between them went after both.
+    #[test]
+    fn blank_lines_at_the_end_are_matched_in_the_file_before_past_it() {
+        let doc = Document::from_text("a\n\t\n\t");
+        let hunks = hunks_of(
+            "--- a/f\n+++ b/f\n@@ -2,2 +2,3 @@\n \t\n+a\n \t\n\\ No newline at end of file\n",
+        );
+        let applied = apply_hunks(&doc, &hunks, &ApplyOptions::default()).unwrap();
+        assert_eq!(applied.hunks[0].found_line, 2);
+        assert_eq!(applied.doc.to_text(), "a\n\t\na\n\t");
     }
 
     // Blank context lines past the end of the file are the file's missing final blank lines,
