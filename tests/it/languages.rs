@@ -43,45 +43,33 @@ fn check_edit_cycle(c: &Case) {
     let no_errors = format!("{}: no errors ({}).", c.clean, c.server);
     assert!(clean.stdout.starts_with(&no_errors), "{}", clean.stdout);
 
-    let fixed = p.run(
-        &[
-            "edit", c.broken, "--old", c.fix.0, "--new", c.fix.1, "--json",
-        ],
-        "",
-    );
-    fixed.assert_code(0);
-    let v = fixed.json();
-    assert_eq!(
-        v["diagnostics"],
-        serde_json::json!([{ "path": c.broken, "status": "checked" }]),
-        "{v}"
-    );
-    let llm = v["llm_content"].as_str().unwrap();
+    let llm = checked_edit(&p, c.broken, c.fix);
     assert!(
         !llm.contains("<diagnostics"),
         "the fix is not clean:\n{llm}"
     );
 
-    let broke = p.run(
-        &[
-            "edit", c.clean, "--old", c.breaks.0, "--new", c.breaks.1, "--json",
-        ],
-        "",
-    );
-    broke.assert_code(0);
-    let v = broke.json();
-    assert_eq!(
-        v["diagnostics"],
-        serde_json::json!([{ "path": c.clean, "status": "checked" }]),
-        "{v}"
-    );
-    let llm = v["llm_content"].as_str().unwrap();
+    let llm = checked_edit(&p, c.clean, c.breaks);
     let block = format!("<diagnostics file=\"{}\">", c.clean);
     assert!(
         llm.contains(&block) && llm.contains(c.broke),
         "{:?} not in the edit's result:\n{llm}",
         c.broke
     );
+}
+
+/// `lspedit edit FILE --old --new --json` in `p`: it applies, its one file is `checked`, and its
+/// text is returned.
+fn checked_edit(p: &Project, file: &str, (old, new): (&str, &str)) -> String {
+    let r = p.run(&["edit", file, "--old", old, "--new", new, "--json"], "");
+    r.assert_code(0);
+    let v = r.json();
+    assert_eq!(
+        v["diagnostics"],
+        serde_json::json!([{ "path": file, "status": "checked" }]),
+        "{v}"
+    );
+    v["llm_content"].as_str().unwrap().to_string()
 }
 
 /// bash-language-server's diagnostics are shellcheck's (installed with it, see

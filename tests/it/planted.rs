@@ -217,13 +217,24 @@ impl Lab {
     /// Plants `files` the way `how` says and returns the session: shipped before the server
     /// starts, or written by the model through MCP after.
     async fn start(&self, how: Ship, files: &[Plant]) -> Client {
+        self.start_with(how, files, None, None).await
+    }
+
+    /// [`Lab::start`] with the server's `PATH` and working directory (see `connect_with`).
+    async fn start_with(
+        &self,
+        how: Ship,
+        files: &[Plant],
+        path: Option<OsString>,
+        cwd: Option<&Path>,
+    ) -> Client {
         match how {
             Ship::Repo => {
                 self.ship(files);
-                self.connect_with(None, None).await
+                self.connect_with(path, cwd).await
             }
             Ship::Model => {
-                let client = self.connect_with(None, None).await;
+                let client = self.connect_with(path, cwd).await;
                 self.plant_through_mcp(&client, files).await;
                 client
             }
@@ -789,20 +800,14 @@ async fn node_modules_bin(how: Ship) {
     // PATH holding relative entries and `lspedit mcp` started in the workspace: a lookup by
     // name must still never resolve to the workspace's node_modules/.bin.
     let lab2 = Lab::new(DISABLE_TSC7);
-    let client = match how {
-        Ship::Repo => {
-            lab2.ship(&dot_bin(&lab2));
-            lab2.connect_with(Some(relative_path()), Some(&lab2.root))
-                .await
-        }
-        Ship::Model => {
-            let c = lab2
-                .connect_with(Some(relative_path()), Some(&lab2.root))
-                .await;
-            lab2.plant_through_mcp(&c, &dot_bin(&lab2)).await;
-            c
-        }
-    };
+    let client = lab2
+        .start_with(
+            how,
+            &dot_bin(&lab2),
+            Some(relative_path()),
+            Some(&lab2.root),
+        )
+        .await;
     let ts = write_checked(&client, "a.ts", TS_ERROR).await;
     let py = write_checked(&client, "a.py", PY_ERROR).await;
     client.cancel().await.unwrap();
@@ -854,20 +859,9 @@ async fn workspace_shellcheck(how: Ship) {
     .iter()
     .map(|p| exe(p, lab.sh(&p.replace('/', "-"), "exit 1")))
     .collect();
-    let client = match how {
-        Ship::Repo => {
-            lab.ship(&plants);
-            lab.connect_with(Some(relative_path()), Some(&lab.root))
-                .await
-        }
-        Ship::Model => {
-            let c = lab
-                .connect_with(Some(relative_path()), Some(&lab.root))
-                .await;
-            lab.plant_through_mcp(&c, &plants).await;
-            c
-        }
-    };
+    let client = lab
+        .start_with(how, &plants, Some(relative_path()), Some(&lab.root))
+        .await;
     let sh = write_checked(&client, "a.sh", "#!/bin/sh\nif true; then\n  echo hi\n").await;
     client.cancel().await.unwrap();
     lab.assert_no_marker("a workspace shellcheck");
@@ -905,20 +899,9 @@ async fn relative_path_rust_analyzer(how: Ship) {
         ),
         exe("rust-analyzer", lab.sh("dot-rust-analyzer", "exit 1")),
     ];
-    let client = match how {
-        Ship::Repo => {
-            lab.ship(&plants);
-            lab.connect_with(Some(relative_path()), Some(&lab.root))
-                .await
-        }
-        Ship::Model => {
-            let c = lab
-                .connect_with(Some(relative_path()), Some(&lab.root))
-                .await;
-            lab.plant_through_mcp(&c, &plants).await;
-            c
-        }
-    };
+    let client = lab
+        .start_with(how, &plants, Some(relative_path()), Some(&lab.root))
+        .await;
     let c = write_checked(&client, "src/lib.rs", LIB_RS).await;
     client.cancel().await.unwrap();
     lab.assert_no_marker("rust-analyzer by a relative PATH");

@@ -163,8 +163,8 @@ pub struct InstallRecipe {
     pub requires: Vec<Requirement>,
 }
 
-/// A program a server needs beside its own package (`[[install.requires]]`): for now a PyPI
-/// package at a pinned version, installed like a `pypi` recipe (a venv under the servers dir,
+/// A program a server needs beside its own package (`[[install.requires]]`): a PyPI package
+/// at a pinned version (the one kind supported), installed like a `pypi` recipe (a venv under the servers dir,
 /// `command` linked as `bin/<command>`).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
