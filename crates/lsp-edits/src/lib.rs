@@ -16,6 +16,7 @@
 mod convert;
 mod locations;
 mod position;
+mod symbol_edits;
 mod symbols;
 
 use std::path::Path;
@@ -29,6 +30,7 @@ use lspedit_lsp::{
 pub use convert::ServerFileOp;
 pub use locations::{FoundLocation, LocationsReport};
 pub use position::{LineRef, SymbolAt};
+pub use symbol_edits::{SymbolEdit, SymbolEditKind};
 pub use symbols::{
     FindQuery, FindReport, MAX_BODIES, MAX_BODY_LINES, MAX_FILES, MAX_MATCHES, MAX_OUTLINE_FILES,
     MAX_OUTLINE_LINES, OutlineFile, OutlineReport, SymbolEntry, SymbolHit, container_name,
@@ -306,6 +308,14 @@ pub enum LspEditError {
     /// a file that does not exist).
     #[error("{path}: {message}; nothing was written")]
     BadServerEdit { path: String, message: String },
+    /// No symbol of the file has that name path.
+    #[error("{path}: no symbol `{name_path}`{}", nearest_text(nearest))]
+    NoSuchSymbol {
+        path: String,
+        name_path: String,
+        /// The nearest name paths of the file, best first.
+        nearest: Vec<String>,
+    },
     /// No code action of that title or index.
     #[error("{path}: no code action {wanted} on line {line}; the server offers: {available}")]
     ActionNotFound {
@@ -332,7 +342,9 @@ impl LspEditError {
     pub fn reason(&self) -> LspEditReason {
         match self {
             LspEditError::Tool(e) => LspEditReason::Tool(e.reason),
-            LspEditError::SymbolNotFound { .. } => LspEditReason::SymbolNotFound,
+            LspEditError::SymbolNotFound { .. } | LspEditError::NoSuchSymbol { .. } => {
+                LspEditReason::SymbolNotFound
+            }
             LspEditError::AmbiguousSymbol { .. } => LspEditReason::Tool(Reason::AmbiguousMatch),
             LspEditError::Server { error, .. } => match error {
                 LspError::NoServer { .. } | LspError::CommandNotFound { .. } => {
@@ -364,6 +376,14 @@ impl LspEditError {
     /// The reason code ([`LspEditError::reason`]'s).
     pub fn code(&self) -> &'static str {
         self.reason().as_str()
+    }
+}
+
+fn nearest_text(nearest: &[String]) -> String {
+    if nearest.is_empty() {
+        "; outline the file to see its symbols".to_owned()
+    } else {
+        format!("; nearest names: {}", nearest.join(", "))
     }
 }
 
@@ -684,6 +704,81 @@ impl<'a> LspEdits<'a> {
         Ok(r)
     }
 
+    /// `replace_symbol_body`, `insert_before_symbol`, `insert_after_symbol`: the symbol found by
+    /// name path in the file's `documentSymbol` tree, the change computed (indentation, line
+    /// endings, BOM and blank lines fitted to the place, `symbol_edits.rs`) and applied (or,
+    /// with `preview`, proposed) through the workflow as an anchored patch.
+    pub fn edit_symbol(&self, edit: &SymbolEdit, opts: EditOptions) -> LspEditResult {
+        let began = Instant::now();
+        let deadline = Instant::now() + self.config.timeout;
+        let r = symbol_edits::resolve(
+            self.tools.workspace(),
+            self.provider,
+            &edit.path,
+            &edit.name_path,
+            edit.anchor.as_deref(),
+            deadline,
+        )
+        .and_then(|found| {
+            let target = symbol_edits::Target::of(&found);
+            let new = symbol_edits::plan(edit.kind, &found.file.text, &target, &edit.body)
+                .map_err(|why| {
+                    LspEditError::Tool(ToolError::new(
+                        Reason::EmptyDiff,
+                        Some(&found.file.rel),
+                        why,
+                    ))
+                })?;
+            Ok((found, new))
+        });
+        let r = match r {
+            Ok((found, new)) => {
+                let e = &found.entry;
+                let head = format!(
+                    "{} `{}` ({}, {} {}).",
+                    match edit.kind {
+                        SymbolEditKind::Replace => "Replace",
+                        SymbolEditKind::InsertBefore => "Insert before",
+                        SymbolEditKind::InsertAfter => "Insert after",
+                    },
+                    e.name_path,
+                    e.kind,
+                    found.file.rel,
+                    symbols::line_range(e)
+                );
+                let patch = lspedit_engine::unified_diff(
+                    &found.file.text,
+                    &new,
+                    Some(&found.file.rel),
+                    Some(&found.file.rel),
+                    &lspedit_engine::DiffOptions {
+                        context: 3,
+                        anchored: true,
+                    },
+                );
+                let ops = vec![ServerFileOp::Edit {
+                    path: found.file.rel.clone(),
+                    edits: 1,
+                }];
+                let mut r = if patch.is_empty() {
+                    let e = LspEditError::Tool(ToolError::new(
+                        Reason::EmptyDiff,
+                        Some(&found.file.rel),
+                        "the body is the symbol's text as it is; nothing to change",
+                    ));
+                    LspEditResult::refused(&e, ops)
+                } else {
+                    self.propose_and_apply(patch, &head, ops, opts)
+                };
+                r.server = Some(found.server);
+                r.server_time = Some(found.server_time);
+                r
+            }
+            Err(e) => LspEditResult::refused(&e, Vec::new()),
+        };
+        self.with_late(r, began)
+    }
+
     fn report(&self, found: &Locations, what: &str) -> LocationsReport {
         let mut r = locations::report(self.tools.workspace(), found, what, &self.config);
         if let Some(late) = self.tools.take_late_feedback() {
@@ -815,37 +910,46 @@ impl<'a> LspEdits<'a> {
             ));
             return with_server(LspEditResult::refused(&e, ops), edit);
         }
-        let proposal = match self
-            .workflow
-            .propose_edit(&ProposeRequest::patch(converted.patch))
-        {
+        with_server(
+            self.propose_and_apply(converted.patch, &head, ops, opts),
+            edit,
+        )
+    }
+
+    /// `patch` proposed (stored), then applied unless `opts.preview`; `head` goes in front of
+    /// the workflow's text.
+    fn propose_and_apply(
+        &self,
+        patch: String,
+        head: &str,
+        ops: Vec<ServerFileOp>,
+        opts: EditOptions,
+    ) -> LspEditResult {
+        let proposal = match self.workflow.propose_edit(&ProposeRequest::patch(patch)) {
             Ok(p) => p,
             Err(e) => {
                 let mut r = LspEditResult::refused(&LspEditError::Tool(e), ops);
                 r.llm_content = format!("{head}\n{}", r.llm_content);
-                return with_server(r, edit);
+                return r;
             }
         };
         if opts.preview {
             let llm = format!("{head}\n{}", proposal.llm_content());
-            return with_server(
-                LspEditResult {
-                    display: format!("{head}\n{}", proposal.diff),
-                    llm_content: llm,
-                    is_error: false,
-                    status: LspEditStatus::Proposed,
-                    reason: None,
-                    server: None,
-                    server_time: None,
-                    server_edit: ops,
-                    patch_id: Some(proposal.patch_id.clone()),
-                    checkpoint_id: None,
-                    diff: proposal.diff,
-                    files: Vec::new(),
-                    diagnostics: Vec::new(),
-                },
-                edit,
-            );
+            return LspEditResult {
+                display: format!("{head}\n{}", proposal.diff),
+                llm_content: llm,
+                is_error: false,
+                status: LspEditStatus::Proposed,
+                reason: None,
+                server: None,
+                server_time: None,
+                server_edit: ops,
+                patch_id: Some(proposal.patch_id.clone()),
+                checkpoint_id: None,
+                diff: proposal.diff,
+                files: Vec::new(),
+                diagnostics: Vec::new(),
+            };
         }
         let plan = ApplyPlan {
             atomicity: if opts.all_or_nothing {
@@ -862,24 +966,21 @@ impl<'a> LspEdits<'a> {
             ApplyStatus::Rejected => LspEditStatus::Rejected,
             ApplyStatus::Refused => LspEditStatus::Refused,
         };
-        with_server(
-            LspEditResult {
-                llm_content: format!("{head}\n{}", out.llm_content),
-                display: format!("{head}\n{}", out.display),
-                is_error: out.is_error,
-                status,
-                reason: out.reason.map(LspEditReason::Tool),
-                server: None,
-                server_time: None,
-                server_edit: ops,
-                patch_id: Some(proposal.patch_id),
-                checkpoint_id: out.checkpoint_id,
-                diff: proposal.diff,
-                files: out.files,
-                diagnostics: out.diagnostics,
-            },
-            edit,
-        )
+        LspEditResult {
+            llm_content: format!("{head}\n{}", out.llm_content),
+            display: format!("{head}\n{}", out.display),
+            is_error: out.is_error,
+            status,
+            reason: out.reason.map(LspEditReason::Tool),
+            server: None,
+            server_time: None,
+            server_edit: ops,
+            patch_id: Some(proposal.patch_id),
+            checkpoint_id: out.checkpoint_id,
+            diff: proposal.diff,
+            files: out.files,
+            diagnostics: out.diagnostics,
+        }
     }
 
     /// `r`, the result of a call that began at `began`, with the late answers in front.

@@ -308,14 +308,19 @@ pub fn suggest<'a>(query: &str, seen: impl IntoIterator<Item = &'a str>) -> Vec<
 }
 
 /// Every symbol of `symbols` as an entry of the file `path` (whose text and lines are given),
-/// depth first, with its normalised name path.
-fn entries(path: &str, symbols: &[Symbol], text: &str, spans: &[LineSpan]) -> Vec<SymbolEntry> {
+/// depth first, with its normalised name path, and the server's range of its whole declaration.
+fn entries(
+    path: &str,
+    symbols: &[Symbol],
+    text: &str,
+    spans: &[LineSpan],
+) -> Vec<(SymbolEntry, Range)> {
     fn go(
         prefix: &str,
         depth: usize,
         symbols: &[Symbol],
         ctx: &(&str, &str, &[LineSpan]),
-        out: &mut Vec<SymbolEntry>,
+        out: &mut Vec<(SymbolEntry, Range)>,
     ) {
         let (path, text, spans) = *ctx;
         for s in symbols {
@@ -328,22 +333,25 @@ fn entries(path: &str, symbols: &[Symbol], text: &str, spans: &[LineSpan]) -> Ve
             let line = one_based_line(s.selection_range.start.line, spans);
             let (start_line, end_line) = lines_of(s.range, spans);
             let content = spans.get(line - 1).map_or("", |sp| &text[sp.start..sp.end]);
-            out.push(SymbolEntry {
-                path: path.to_owned(),
-                name_path: name_path.clone(),
-                name: s.name.clone(),
-                kind: kind_name(s.kind),
-                depth,
-                line,
-                anchor: Anchor {
+            out.push((
+                SymbolEntry {
+                    path: path.to_owned(),
+                    name_path: name_path.clone(),
+                    name: s.name.clone(),
+                    kind: kind_name(s.kind),
+                    depth,
                     line,
-                    hash: LineHash::of(content),
-                }
-                .to_string(),
-                start_line,
-                end_line,
-                detail: s.detail.clone(),
-            });
+                    anchor: Anchor {
+                        line,
+                        hash: LineHash::of(content),
+                    }
+                    .to_string(),
+                    start_line,
+                    end_line,
+                    detail: s.detail.clone(),
+                },
+                s.range,
+            ));
             go(&name_path, depth + 1, &s.children, ctx, out);
         }
     }
@@ -489,14 +497,17 @@ pub(crate) fn representatives(
 }
 
 /// The document symbols of `file` as entries, with the answer's facts.
-struct FileSymbols {
-    entries: Vec<SymbolEntry>,
-    server: String,
-    partial: bool,
-    server_time: Duration,
+pub(crate) struct FileSymbols {
+    pub entries: Vec<SymbolEntry>,
+    /// The server's range of each entry's whole declaration, in `encoding`.
+    pub ranges: Vec<Range>,
+    pub encoding: lspedit_lsp::PositionEncoding,
+    pub server: String,
+    pub partial: bool,
+    pub server_time: Duration,
 }
 
-fn file_symbols(
+pub(crate) fn file_symbols(
     provider: &dyn LspEditProvider,
     file: &FileText,
     deadline: Instant,
@@ -505,8 +516,13 @@ fn file_symbols(
         .document_symbols(&file.abs, &file.text, deadline)
         .map_err(|e| server_error(&file.rel, e))?;
     let spans = line_spans(&file.text);
+    let (entries, ranges) = entries(&file.rel, &answer.symbols, &file.text, &spans)
+        .into_iter()
+        .unzip();
     Ok(FileSymbols {
-        entries: entries(&file.rel, &answer.symbols, &file.text, &spans),
+        entries,
+        ranges,
+        encoding: answer.encoding,
         server: answer.server,
         partial: answer.partial,
         server_time: answer.server_time,
@@ -526,7 +542,7 @@ fn partial_note(servers: &BTreeSet<String>) -> String {
 }
 
 /// `lines 3-5`, or `line 4`.
-fn line_range(e: &SymbolEntry) -> String {
+pub(crate) fn line_range(e: &SymbolEntry) -> String {
     if e.start_line == e.end_line {
         format!("line {}", e.start_line)
     } else {
@@ -536,7 +552,7 @@ fn line_range(e: &SymbolEntry) -> String {
 
 /// One outline line: indentation by depth, kind, name path, anchor of the name's line, range;
 /// an impl block's own name in brackets.
-fn outline_line(e: &SymbolEntry, base_depth: usize) -> String {
+pub(crate) fn outline_line(e: &SymbolEntry, base_depth: usize) -> String {
     let mut s = format!(
         "{}{} {} {} {}",
         "  ".repeat(e.depth.saturating_sub(base_depth)),
