@@ -1,7 +1,9 @@
-//! `lspedit rename`, `lspedit fix`, `lspedit refs`, `lspedit outline` and `lspedit
-//! find-symbol`: the LSP edit tools from the shell, the same session methods
-//! ([`lspedit::session::Session::lsp_edits`]) and text as the MCP tools `rename_symbol`,
-//! `code_actions` / `apply_code_action`, `references` / `definition`, `outline`, `find_symbol`.
+//! `lspedit rename`, `lspedit fix`, `lspedit refs`, `lspedit outline`, `lspedit
+//! find-symbol` and `lspedit replace-symbol` / `insert-before` / `insert-after`: the LSP edit
+//! tools from the shell, the same session methods ([`lspedit::session::Session::lsp_edits`])
+//! and text as the MCP tools `rename_symbol`, `code_actions` / `apply_code_action`,
+//! `references` / `definition`, `outline`, `find_symbol`, `replace_symbol_body`,
+//! `insert_before_symbol`, `insert_after_symbol`.
 
 use std::path::PathBuf;
 
@@ -10,6 +12,7 @@ use lspedit::lsp_edits::{
 };
 use lspedit::lsp_edits::{FindQuery, FindReport, OutlineReport, SymbolEntry};
 use lspedit::lsp_edits::{LocationsReport, LspEditResult, ServerFileOp};
+use lspedit::lsp_edits::{SymbolEdit, SymbolEditKind};
 use lspedit::tools::ToolsConfig;
 use serde_json::{Value, json};
 
@@ -114,6 +117,45 @@ pub struct FindSymbolInput {
     /// Print each match's whole declaration (the first 5) as hashline lines.
     #[arg(long)]
     body: bool,
+}
+
+/// `lspedit replace-symbol|insert-before|insert-after PATH NAME_PATH [BODY]`.
+#[derive(clap::Args)]
+pub struct SymbolEditInput {
+    /// The file holding the symbol, relative to the root.
+    path: String,
+    /// The symbol's name path as `outline` prints it (`Cart/total`), or a name unique in the
+    /// file; `/` first for a path from the top (`/total`).
+    name_path: String,
+    /// Where the code comes from: a file, or `-` (the default) for standard input.
+    body: Option<String>,
+    /// The anchor `outline` or `find-symbol` printed for the symbol (`12abcd`): refused as
+    /// `stale_context` when the symbol changed since; picks one of several of the same name.
+    #[arg(long)]
+    anchor: Option<String>,
+    /// Store the edit as a proposal (prints its patch id; `lspedit apply-id` applies it).
+    #[arg(long)]
+    preview: bool,
+}
+
+/// `replace-symbol`, `insert-before`, `insert-after`: the body read, then the session's
+/// `edit_symbol`.
+pub fn cmd_symbol_edit(
+    kind: SymbolEditKind,
+    input: SymbolEditInput,
+    root: Option<PathBuf>,
+    json: bool,
+) -> Result<u8, Failure> {
+    let body = crate::read_input(input.body.as_deref(), "body")?;
+    let session = open_session(root, true, ToolsConfig::default())?;
+    let mut edit = SymbolEdit::new(kind, input.path, input.name_path, body);
+    edit.anchor = input.anchor;
+    let opts = EditOptions {
+        preview: input.preview,
+        all_or_nothing: true,
+    };
+    let result = session.lsp_edits().map(|e| e.edit_symbol(&edit, opts));
+    finish_edit(result, json)
 }
 
 pub fn cmd_outline(input: OutlineInput, root: Option<PathBuf>, json: bool) -> Result<u8, Failure> {

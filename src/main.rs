@@ -24,6 +24,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use lspedit::lsp::PoolConfig;
+use lspedit::lsp_edits::SymbolEditKind;
 use lspedit::servers::install::{self, InstallError};
 use lspedit::session::Session;
 use lspedit::tools::{Feedback, ToolResult, Tools, ToolsConfig, render};
@@ -307,6 +308,23 @@ enum Command {
     FindSymbol {
         #[command(flatten)]
         input: lsp_cmds::FindSymbolInput,
+    },
+    /// Replace a symbol's whole declaration (as `outline` shows its lines) with BODY, found by
+    /// its name path; indentation and line endings fitted, applied like a patch, then its
+    /// diagnostics.
+    ReplaceSymbol {
+        #[command(flatten)]
+        input: lsp_cmds::SymbolEditInput,
+    },
+    /// Insert BODY above a symbol (and its doc comments and attributes), found by its name path.
+    InsertBefore {
+        #[command(flatten)]
+        input: lsp_cmds::SymbolEditInput,
+    },
+    /// Insert BODY below a symbol, found by its name path.
+    InsertAfter {
+        #[command(flatten)]
+        input: lsp_cmds::SymbolEditInput,
     },
     /// Undo an `apply-id` by its checkpoint id (refused when a file changed since).
     Undo {
@@ -783,6 +801,15 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
         Command::Refs { input } => lsp_cmds::cmd_refs(input, root, json),
         Command::Outline { input } => lsp_cmds::cmd_outline(input, root, json),
         Command::FindSymbol { input } => lsp_cmds::cmd_find_symbol(input, root, json),
+        Command::ReplaceSymbol { input } => {
+            lsp_cmds::cmd_symbol_edit(SymbolEditKind::Replace, input, root, json)
+        }
+        Command::InsertBefore { input } => {
+            lsp_cmds::cmd_symbol_edit(SymbolEditKind::InsertBefore, input, root, json)
+        }
+        Command::InsertAfter { input } => {
+            lsp_cmds::cmd_symbol_edit(SymbolEditKind::InsertAfter, input, root, json)
+        }
         Command::Servers { command } => match command {
             ServersCommand::Status { probe } => cmd_servers_status(root, json, &probe),
             ServersCommand::Install { ids } => cmd_servers_install(&ids, json),

@@ -111,3 +111,56 @@ fn outline_and_find_symbol_from_the_shell() {
         refused.stderr
     );
 }
+
+/// `lspedit replace-symbol`, `insert-after`, `insert-before`: the body from standard input or a
+/// file, the text and `--json`, exit 1 on a refusal with nothing written.
+#[test]
+fn symbol_edits_from_the_shell() {
+    if !have_server(TS_SERVERS) {
+        return;
+    }
+    let p = Project::copy("ts-basic");
+    let cart = p.root.join("src/cart.ts");
+    std::fs::write(
+        &cart,
+        "export class Cart {\n  total(): number {\n    return 1;\n  }\n}\n",
+    )
+    .unwrap();
+    let r = p.run(
+        &["replace-symbol", "src/cart.ts", "Cart/total"],
+        "total(): number {\n  return 2;\n}\n",
+    );
+    r.assert_code(0);
+    assert!(
+        r.stdout
+            .starts_with("Replace `Cart/total` (method, src/cart.ts lines 2-4)."),
+        "{}",
+        r.stdout
+    );
+    let body = p.root.join("body.txt");
+    std::fs::write(&body, "size(): number {\n  return 0;\n}").unwrap();
+    let r = p.run(
+        &[
+            "insert-after",
+            "src/cart.ts",
+            "Cart/total",
+            body.to_str().unwrap(),
+            "--json",
+        ],
+        "",
+    );
+    r.assert_code(0);
+    let v = r.json();
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["status"], "applied", "{v}");
+    assert_eq!(
+        std::fs::read_to_string(&cart).unwrap(),
+        "export class Cart {\n  total(): number {\n    return 2;\n  }\n\n  size(): number {\n    return 0;\n  }\n}\n"
+    );
+    let before = std::fs::read_to_string(&cart).unwrap();
+    let r = p.run(&["insert-before", "src/cart.ts", "Cart/totl"], "x = 1;\n");
+    r.assert_code(1);
+    assert!(r.stderr.contains("symbol_not_found"), "{}", r.stderr);
+    assert!(r.stderr.contains("Cart/total"), "{}", r.stderr);
+    assert_eq!(std::fs::read_to_string(&cart).unwrap(), before);
+}

@@ -72,11 +72,14 @@ async fn lists_tools_with_teaching_schemas_and_names_itself() {
             "diagnostics",
             "edit",
             "find_symbol",
+            "insert_after_symbol",
+            "insert_before_symbol",
             "outline",
             "propose_edit",
             "read_file",
             "references",
             "rename_symbol",
+            "replace_symbol_body",
             "undo",
             "write_file"
         ]

@@ -185,3 +185,104 @@ async fn outline_and_find_symbol_over_mcp() {
     assert!(is_error(&outside));
     assert_eq!(structured(&outside)["reason"], "path_outside_workspace");
 }
+
+/// `replace_symbol_body`, `insert_after_symbol` and `insert_before_symbol` over MCP: a broken
+/// body is written with its error in the same result (`files[].diagnostics`), the fix comes back
+/// clean at the method's indentation, an insertion lands between members with one blank line,
+/// and an ambiguous name is a refusal with nothing written.
+#[tokio::test]
+async fn symbol_edits_over_mcp() {
+    if !have_server(TS_SERVERS) {
+        return;
+    }
+    let project = Project::copy("ts-basic");
+    let cart = project.root.join("src/cart.ts");
+    std::fs::write(&cart, CART).unwrap();
+    let client = connect(&project.root, &[]).await;
+    let args =
+        |name: &str, body: &str| json!({ "path": "src/cart.ts", "name_path": name, "body": body });
+
+    let broken = call(
+        &client,
+        "replace_symbol_body",
+        args(
+            "Cart/total",
+            "total(): number {\n  return this.items.length +;\n}",
+        ),
+    )
+    .await;
+    assert!(!is_error(&broken), "{}", text(&broken));
+    assert_eq!(structured(&broken)["status"], "applied");
+    assert!(text(&broken).contains("LSP errors"), "{}", text(&broken));
+
+    let fixed = call(
+        &client,
+        "replace_symbol_body",
+        args(
+            "Cart/total",
+            "total(): number {\n  return this.items.length + 1;\n}",
+        ),
+    )
+    .await;
+    assert!(!is_error(&fixed), "{}", text(&fixed));
+    assert!(!text(&fixed).contains("LSP errors"), "{}", text(&fixed));
+    assert!(structured(&fixed)["checkpoint_id"].is_string());
+
+    let after = call(
+        &client,
+        "insert_after_symbol",
+        args("Cart/items", "count = 0;"),
+    )
+    .await;
+    assert!(!is_error(&after), "{}", text(&after));
+    assert_eq!(
+        std::fs::read_to_string(&cart).unwrap(),
+        "export class Cart {\n  items: number[] = [];\n  count = 0;\n\n  total(): number {\n    return this.items.length + 1;\n  }\n}\n"
+    );
+
+    let before = call(
+        &client,
+        "insert_before_symbol",
+        args("Cart", "export const LIMIT = 3;"),
+    )
+    .await;
+    assert!(!is_error(&before), "{}", text(&before));
+    assert!(
+        std::fs::read_to_string(&cart)
+            .unwrap()
+            .starts_with("export const LIMIT = 3;\n\nexport class Cart {\n"),
+    );
+
+    std::fs::write(
+        project.root.join("src/two.ts"),
+        "export function a() {\n  return 1;\n}\nexport namespace N {\n  export function a() {\n    return 2;\n  }\n}\n",
+    )
+    .unwrap();
+    let before = std::fs::read_to_string(project.root.join("src/two.ts")).unwrap();
+    let ambiguous = call(
+        &client,
+        "replace_symbol_body",
+        json!({ "path": "src/two.ts", "name_path": "a", "body": "function a() {}" }),
+    )
+    .await;
+    assert!(is_error(&ambiguous), "{}", text(&ambiguous));
+    assert_eq!(structured(&ambiguous)["reason"], "ambiguous_match");
+    assert!(text(&ambiguous).contains("N/a"), "{}", text(&ambiguous));
+    assert_eq!(
+        std::fs::read_to_string(project.root.join("src/two.ts")).unwrap(),
+        before
+    );
+    // A leading `/` names the top-level one.
+    let top = call(
+        &client,
+        "replace_symbol_body",
+        json!({ "path": "src/two.ts", "name_path": "/a", "body": "export function a() {\n  return 3;\n}" }),
+    )
+    .await;
+    assert!(!is_error(&top), "{}", text(&top));
+    assert!(
+        std::fs::read_to_string(project.root.join("src/two.ts"))
+            .unwrap()
+            .starts_with("export function a() {\n  return 3;\n}\nexport namespace N {\n  export function a() {\n    return 2;"),
+    );
+}

@@ -734,7 +734,7 @@ impl<'a> LspEdits<'a> {
         let r = match r {
             Ok((found, new)) => {
                 let e = &found.entry;
-                let head = format!(
+                let mut head = format!(
                     "{} `{}` ({}, {} {}).",
                     match edit.kind {
                         SymbolEditKind::Replace => "Replace",
@@ -746,6 +746,14 @@ impl<'a> LspEdits<'a> {
                     found.file.rel,
                     symbols::line_range(e)
                 );
+                if let Some((server_end, line)) = found.cut {
+                    head.push_str(&format!(
+                        " {} gave lines {}-{server_end}, running into the declaration on line {line} (a syntax error before it?): taken as {}.",
+                        found.server,
+                        e.start_line,
+                        symbols::line_range(e)
+                    ));
+                }
                 let patch = lspedit_engine::unified_diff(
                     &found.file.text,
                     &new,

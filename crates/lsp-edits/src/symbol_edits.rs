@@ -4,8 +4,9 @@
 //! becomes an anchored unified diff that the workflow proposes and applies like any patch — the
 //! one planner and committer: confined, atomic, undoable, with fresh anchors and diagnostics.
 //!
-//! **Which symbol** (docs/design.md §13): the symbols whose name path equals `name_path`, else
-//! those it names at segment boundaries (`total` names `Cart/total`). More than one is
+//! **Which symbol** (docs/design.md §13): the symbols whose name path ends with `name_path` at a
+//! segment boundary (`total` names `Cart/total` and a top-level `total` alike); a leading `/`
+//! asks for the path from the top exactly (`/total` is the top-level one). More than one is
 //! `ambiguous_match`, listing each by name path, anchor and lines — unless `anchor` (the anchor
 //! `outline` or `find_symbol` gave, `12abcd`) picks one: the candidate on its line, else the
 //! one line holding its text. An anchor whose line no candidate holds any more is
@@ -99,6 +100,10 @@ pub(crate) struct Resolved {
     pub entry: SymbolEntry,
     /// The byte range of the whole declaration in `file.text`.
     pub range: std::ops::Range<usize>,
+    /// The server's range ran into the next declaration (a file with a syntax error: the
+    /// server's parse swallowed what follows) and was cut before it: the server's last line
+    /// and the 1-based line it ran into.
+    pub cut: Option<(usize, usize)>,
     pub server: String,
     pub server_time: std::time::Duration,
 }
@@ -122,20 +127,19 @@ pub(crate) fn resolve(
         )
     })?;
     let found = symbols::file_symbols(provider, &file, deadline)?;
+    // `/Cart/total` is the path from the top, exactly; `Cart/total` any path ending so.
+    let from_top = name_path.trim().starts_with('/');
     let query = name_path.trim().trim_matches('/');
-    let exact: Vec<usize> = (0..found.entries.len())
-        .filter(|&i| found.entries[i].name_path == query)
-        .collect();
-    let mut candidates = if exact.is_empty() {
-        (0..found.entries.len())
-            .filter(|&i| {
-                let e = &found.entries[i];
+    let mut candidates: Vec<usize> = (0..found.entries.len())
+        .filter(|&i| {
+            let e = &found.entries[i];
+            if from_top {
+                e.name_path == query
+            } else {
                 symbols::matches(&e.name_path, symbols::container_name(&e.name), query, true)
-            })
-            .collect()
-    } else {
-        exact
-    };
+            }
+        })
+        .collect();
     if candidates.is_empty() {
         return Err(LspEditError::NoSuchSymbol {
             path: file.rel.clone(),
@@ -155,14 +159,14 @@ pub(crate) fn resolve(
             Reason::AmbiguousMatch,
             Some(&file.rel),
             format!(
-                "`{query}` names {} symbols: {}; give the full name path, or the anchor of the one you mean",
+                "`{query}` names {} symbols: {}; give the full name path (`/` first for a path from the top), or the anchor of the one you mean",
                 candidates.len(),
                 listed.join("; ")
             ),
         )));
     }
     let i = candidates[0];
-    let range = byte_range(&file.text, found.ranges[i], found.encoding).ok_or_else(|| {
+    let mut range = byte_range(&file.text, found.ranges[i], found.encoding).ok_or_else(|| {
         LspEditError::BadServerEdit {
             path: file.rel.clone(),
             message: format!(
@@ -171,9 +175,18 @@ pub(crate) fn resolve(
             ),
         }
     })?;
+    let mut entry = found.entries[i].clone();
+    let python = is_python(&file.rel);
+    let cut = cut_at_next_declaration(&file.text, &range, entry.line, python).map(|(end, line)| {
+        let server_end = entry.end_line;
+        range.end = end;
+        entry.end_line = line_spans(&file.text[..end]).len().max(entry.start_line);
+        (server_end, line)
+    });
     Ok(Resolved {
-        entry: found.entries[i].clone(),
+        entry,
         range,
+        cut,
         server: found.server,
         server_time: found.server_time,
         file,
@@ -348,11 +361,91 @@ pub(crate) struct Target {
     pub python: bool,
 }
 
+fn is_python(rel: &str) -> bool {
+    std::path::Path::new(rel)
+        .extension()
+        .is_some_and(|e| e == "py" || e == "pyi")
+}
+
+/// Lines that start a declaration in the languages lspedit serves (after indentation).
+const DECLARATION_STARTS: &[&str] = &[
+    "def ",
+    "async ",
+    "class ",
+    "@",
+    "fn ",
+    "pub ",
+    "pub(",
+    "impl ",
+    "impl<",
+    "struct ",
+    "enum ",
+    "trait ",
+    "mod ",
+    "#[",
+    "function ",
+    "export ",
+    "interface ",
+    "type ",
+    "const ",
+    "let ",
+    "var ",
+    "static ",
+    "func ",
+    "abstract ",
+    "public ",
+    "private ",
+    "protected ",
+];
+
+/// Where the server's `range` of a symbol whose name is on line `name_line` (1-based) runs into
+/// the next declaration: the byte end of the last non-blank line before it, and that line's
+/// number. A line after the name's, inside the range, is taken for the next declaration when it
+/// is indented no deeper than the name's line and starts a declaration; or, for a symbol that
+/// is itself indented, when it sits exactly at its indentation and is not a closing bracket,
+/// an opening brace, a `where` clause, a comment or a continuation. A complete declaration
+/// holds no such line (its body is deeper, its end a closer); a server whose parse of a broken
+/// file swallowed the next declaration (pyright ran `def total` with an unclosed `(` through
+/// the `def price` after it, which vanished from the tree) gives one.
+fn cut_at_next_declaration(
+    text: &str,
+    range: &std::ops::Range<usize>,
+    name_line: usize,
+    python: bool,
+) -> Option<(usize, usize)> {
+    let lines = line_spans(text);
+    let name = lines.get(name_line.checked_sub(1)?)?;
+    let own = indentation(&text[name.start..name.end]).len();
+    let mut last_content = name.end;
+    for l in &lines[name_line..] {
+        if l.start >= range.end {
+            break;
+        }
+        let line = &text[l.start..l.end];
+        let t = line.trim_start_matches([' ', '\t']);
+        if t.is_empty() {
+            continue;
+        }
+        let depth = line.len() - t.len();
+        let declaration = depth <= own && DECLARATION_STARTS.iter().any(|p| t.starts_with(p));
+        let continuation = [
+            "}", ")", "]", "{", "where", "//", "/*", "*", "->", "=>", ".", "?",
+        ]
+        .iter()
+        .any(|p| t.starts_with(p))
+            || (python && t.starts_with('#') && !t.starts_with("#["));
+        let sibling = own > 0 && depth == own && !continuation;
+        if declaration || sibling {
+            return Some((last_content.min(range.end), l.number));
+        }
+        last_content = l.end;
+    }
+    None
+}
+
 impl Target {
     pub(crate) fn of(r: &Resolved) -> Target {
-        let python = std::path::Path::new(&r.file.rel)
-            .extension()
-            .is_some_and(|e| e == "py" || e == "pyi");
+        let python = is_python(&r.file.rel);
         Target {
             range: r.range.clone(),
             depth: r.entry.depth,
@@ -590,6 +683,65 @@ mod tests {
         let t = target(text, "fn a() {}", 0, false);
         let new = plan(SymbolEditKind::InsertAfter, text, &t, "fn b() {}\n").unwrap();
         assert_eq!(new, "fn a() {}\n\nfn b() {}");
+    }
+
+    #[test]
+    fn a_range_that_runs_into_the_next_declaration_is_cut_before_it() {
+        // pyright on an unclosed `(`: `total` runs to the end of the class.
+        let text = "class Cart:\n    def total(self):\n        return add(1,\n\n    def price(self):\n        return 2\n";
+        let start = text.find("    def total").unwrap() + 4;
+        let cut = cut_at_next_declaration(text, &(start..text.len()), 2, true);
+        let end = text.find("add(1,").unwrap() + "add(1,".len();
+        assert_eq!(cut, Some((end, 5)));
+        // A decorator of the next method, at the method's indentation.
+        let text = "class K:\n    def a(self):\n        x = (1,\n    @property\n    def b(self):\n        return 2\n";
+        let start = text.find("def a").unwrap();
+        assert_eq!(
+            cut_at_next_declaration(text, &(start..text.len()), 2, true).map(|c| c.1),
+            Some(4)
+        );
+        // TypeScript: an unclosed method runs into the next one.
+        let text = "class C {\n  a() {\n    return 1;\n\n  b() {\n    return 2;\n  }\n}\n";
+        let start = text.find("a()").unwrap();
+        let end = text.rfind('}').unwrap();
+        assert_eq!(
+            cut_at_next_declaration(text, &(start..end), 2, false).map(|c| c.1),
+            Some(5)
+        );
+    }
+
+    #[test]
+    fn complete_declarations_are_not_cut() {
+        for (text, decl, line) in [
+            // rustfmt's long signature and where clause; K&R braces; a top-level raw string.
+            (
+                "impl X {\n    fn f(\n        a: i32,\n    ) -> i32\n    where\n        T: Y,\n    {\n        a\n    }\n}\n",
+                "fn f(\n        a: i32,\n    ) -> i32\n    where\n        T: Y,\n    {\n        a\n    }",
+                2,
+            ),
+            (
+                "int main()\n{\n    return 0;\n}\n",
+                "int main()\n{\n    return 0;\n}",
+                1,
+            ),
+            (
+                "fn t() {\n    let s = r#\"\nhello\n  world\n\"#;\n}\n",
+                "fn t() {\n    let s = r#\"\nhello\n  world\n\"#;\n}",
+                1,
+            ),
+            (
+                "class K:\n    def f(\n        self,\n    ) -> int:\n        # note\n        return 1\n",
+                "def f(\n        self,\n    ) -> int:\n        # note\n        return 1",
+                2,
+            ),
+        ] {
+            let start = text.find(decl).unwrap();
+            assert_eq!(
+                cut_at_next_declaration(text, &(start..start + decl.len()), line, false),
+                None,
+                "{text}"
+            );
+        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The LSP edit tools over MCP: `rename_symbol`, `code_actions`, `apply_code_action`,
-//! `references`, `definition`, `outline`, `find_symbol` ([`lspedit_lsp_edits::LspEdits`] over the session's workflow and
+//! `references`, `definition`, `outline`, `find_symbol`, `replace_symbol_body`,
+//! `insert_before_symbol`, `insert_after_symbol` ([`lspedit_lsp_edits::LspEdits`] over the session's workflow and
 //! pool, [`Session::lsp_edits`]), with their arguments, structured results and schemas. The
 //! CLI calls the same session methods (`src/lsp_cmds.rs`), not this module.
 
@@ -10,6 +11,7 @@ use lspedit_lsp_edits::{
     CodeActionInfo, FoundLocation, LocationsReport, LspEditResult, LspEditStatus, ServerFileOp,
 };
 use lspedit_lsp_edits::{FindQuery, FindReport, OutlineReport, SymbolEntry};
+use lspedit_lsp_edits::{SymbolEdit, SymbolEditKind};
 use lspedit_tools::ToolResult;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, JsonObject};
@@ -146,6 +148,26 @@ pub struct FindSymbolArgs {
     /// Show each match's whole declaration as read_file lines (first 5 matches).
     #[serde(default)]
     pub include_body: Option<bool>,
+}
+
+/// Arguments of `replace_symbol_body`, `insert_before_symbol` and `insert_after_symbol`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SymbolBodyArgs {
+    /// Workspace-relative path of the file holding the symbol.
+    pub path: String,
+    /// The symbol's name path as outline shows it (`Cart/total`), or a name unique in the file;
+    /// `/` first for a path from the top (`/total`: the top-level one only).
+    pub name_path: String,
+    /// The code: the whole new declaration (signature and body), or the code to insert. Indent
+    /// it as at its first line; it is moved to the symbol's indentation.
+    pub body: String,
+    /// The symbol's anchor from outline or find_symbol (`"12abcd"`): refused as stale_context
+    /// when the symbol changed since; picks one of several symbols of the same name path.
+    #[serde(default)]
+    pub anchor: Option<String>,
+    /// Store the edit as a proposal (patch_id, diff) instead of applying it. Default false.
+    #[serde(default)]
+    pub preview: Option<bool>,
 }
 
 /// What one operation of a server's edit does.
@@ -651,6 +673,16 @@ pub fn find_symbol(session: &Session, a: &FindSymbolArgs) -> Reply {
     }
 }
 
+/// `replace_symbol_body`, `insert_before_symbol` or `insert_after_symbol` over `session`.
+pub fn symbol_edit(session: &Session, kind: SymbolEditKind, a: &SymbolBodyArgs) -> Reply {
+    let mut edit = SymbolEdit::new(kind, &a.path, &a.name_path, &a.body);
+    edit.anchor = a.anchor.clone();
+    match session.lsp_edits() {
+        Ok(e) => edit_reply(e.edit_symbol(&edit, options(a.preview, Some(true)))),
+        Err(e) => edit_refused(&e),
+    }
+}
+
 /// The schemas of the LSP edit tools (see `server.rs`'s `tool_schemas`).
 pub(crate) fn tool_schemas(name: &str) -> Option<(Arc<JsonObject>, Arc<JsonObject>)> {
     Some(match name {
@@ -666,6 +698,9 @@ pub(crate) fn tool_schemas(name: &str) -> Option<(Arc<JsonObject>, Arc<JsonObjec
         "references" | "definition" => (portable::<SymbolArgs>(), portable::<LocationsOutput>()),
         "outline" => (portable::<OutlineArgs>(), portable::<OutlineOutput>()),
         "find_symbol" => (portable::<FindSymbolArgs>(), portable::<FindSymbolOutput>()),
+        "replace_symbol_body" | "insert_before_symbol" | "insert_after_symbol" => {
+            (portable::<SymbolBodyArgs>(), portable::<LspEditOutput>())
+        }
         _ => return None,
     })
 }
@@ -750,5 +785,40 @@ impl LspeditServer {
         Parameters(a): Parameters<FindSymbolArgs>,
     ) -> Result<CallToolResult, McpError> {
         self.run(move |s| find_symbol(s, &a)).await
+    }
+
+    /// Replace a symbol's whole declaration (signature and body; the lines outline shows) with
+    /// `body`, found by name path. Indentation and line endings are fitted; the change is applied
+    /// like a patch (atomic, undoable) with fresh anchors and the errors it causes. Ambiguous
+    /// names are refused with the candidates.
+    #[tool(annotations(destructive_hint = true))]
+    async fn replace_symbol_body(
+        &self,
+        Parameters(a): Parameters<SymbolBodyArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        self.run(move |s| symbol_edit(s, SymbolEditKind::Replace, &a))
+            .await
+    }
+
+    /// Insert `body` above a symbol (and its doc comments and attributes), found by name path,
+    /// with the blank lines the place wants; applied like replace_symbol_body.
+    #[tool(annotations(destructive_hint = true))]
+    async fn insert_before_symbol(
+        &self,
+        Parameters(a): Parameters<SymbolBodyArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        self.run(move |s| symbol_edit(s, SymbolEditKind::InsertBefore, &a))
+            .await
+    }
+
+    /// Insert `body` below a symbol, found by name path, with the blank lines the place wants;
+    /// applied like replace_symbol_body.
+    #[tool(annotations(destructive_hint = true))]
+    async fn insert_after_symbol(
+        &self,
+        Parameters(a): Parameters<SymbolBodyArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        self.run(move |s| symbol_edit(s, SymbolEditKind::InsertAfter, &a))
+            .await
     }
 }

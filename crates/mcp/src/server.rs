@@ -62,7 +62,9 @@ Fix those errors before moving on. To review a change before it is made, use pro
 With a language server, rename_symbol renames across files, code_actions / apply_code_action \
 apply its quick fixes, and references / definition show where a symbol is used or defined, as \
 read_file lines with anchors; name a symbol by path, line (number or anchor) and its text. \
-outline lists a file's symbols and find_symbol finds them by name or name path (`Cart/total`). \
+outline lists a file's symbols and find_symbol finds them by name or name path (`Cart/total`); \
+replace_symbol_body, insert_before_symbol and insert_after_symbol change code by name path, \
+applied and reported like apply_patch. \
 A result with isError names a reason code \
 (hunk_mismatch, ambiguous_match, stale_context, truncated_input, ...) and what to do: usually \
 re-read the file and resend with fresh anchors. Nothing is written by a refused file.";
@@ -846,7 +848,7 @@ mod tests {
     #[test]
     fn every_tool_has_portable_input_and_output_schemas() {
         let tools = LspeditServer::router().list_all();
-        assert_eq!(tools.len(), 15);
+        assert_eq!(tools.len(), 18);
         for tool in tools {
             let input = serde_json::Value::Object(tool.input_schema.as_ref().clone());
             assert_eq!(

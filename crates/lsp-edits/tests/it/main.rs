@@ -5,4 +5,5 @@
 
 mod lsp_edits_fake;
 mod lsp_edits_real;
+mod symbol_edits_real;
 mod symbols_real;

@@ -10,7 +10,7 @@ use lspedit_lsp_edits::{FindQuery, FindReport};
 
 use crate::lsp_edits_real::{Real, open_real};
 
-const TS_CART: &str = r#"import { add } from "./util";
+pub(crate) const TS_CART: &str = r#"import { add } from "./util";
 
 export interface Priced {
   price(): number;
@@ -29,7 +29,7 @@ export class Cart implements Priced {
 }
 "#;
 
-const PY_CART: &str = r#"from app.main import add
+pub(crate) const PY_CART: &str = r#"from app.main import add
 
 
 class Priced:
@@ -48,7 +48,7 @@ class Cart(Priced):
         return self.total()
 "#;
 
-const RS_CART: &str = r#"use crate::add;
+pub(crate) const RS_CART: &str = r#"use crate::add;
 
 pub trait Priced {
     fn price(&self) -> i32;
@@ -71,11 +71,11 @@ impl Priced for Cart {
 }
 "#;
 
-struct Case {
-    server: &'static str,
-    project: &'static str,
-    file: &'static str,
-    text: &'static str,
+pub(crate) struct Case {
+    pub server: &'static str,
+    pub project: &'static str,
+    pub file: &'static str,
+    pub text: &'static str,
     /// A line to add to an existing file so the new one is part of the project.
     register: Option<(&'static str, &'static str)>,
     /// Outline lines (kind and name path) that must appear, in this order, with their depth.
@@ -86,11 +86,11 @@ struct Case {
     total_decl: &'static str,
 }
 
-fn ts() -> Case {
+pub(crate) fn ts() -> Case {
     ts_on("typescript-language-server")
 }
 
-fn ts_on(server: &'static str) -> Case {
+pub(crate) fn ts_on(server: &'static str) -> Case {
     Case {
         server,
         project: "ts-basic",
@@ -110,7 +110,7 @@ fn ts_on(server: &'static str) -> Case {
     }
 }
 
-fn python() -> Case {
+pub(crate) fn python() -> Case {
     Case {
         server: "pyright",
         project: "python-basic",
@@ -130,7 +130,7 @@ fn python() -> Case {
     }
 }
 
-fn rust() -> Case {
+pub(crate) fn rust() -> Case {
     Case {
         server: "rust-analyzer",
         project: "rust-basic",
@@ -152,7 +152,7 @@ fn rust() -> Case {
     }
 }
 
-fn setup(case: &Case) -> Option<Real> {
+pub(crate) fn setup(case: &Case) -> Option<Real> {
     let env = open_real(case.server, case.project)?;
     let root = env.dir.path();
     std::fs::write(root.join(case.file), case.text).unwrap();
