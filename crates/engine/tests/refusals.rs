@@ -183,3 +183,22 @@ fn a_mismatch_names_the_closest_place_and_its_first_difference() {
         "does not match at line 1 or within 100 lines of it; re-read the file",
     );
 }
+
+// Blank lines past the end of the file stand in only for context a generator padded; a blank
+// line the patch removes must be in the file.
+#[test]
+fn a_removed_blank_line_past_the_end_of_the_file_is_not_there() {
+    let patch = "--- a/f\n+++ b/f\n@@ -1,3 +1,1 @@\n a\n-b\n-\n";
+    let parsed = parse_patch(patch).unwrap();
+    let r = apply_file_patch(&parsed.files[0], Some(b"a\nb\n"), &ApplyOptions::default());
+    match r {
+        Ok(out) => panic!("applied: {:?}", out.new_content),
+        Err(e) => assert_eq!(e.reason, Reason::HunkMismatch, "{e}"),
+    }
+    // The same blank line as context past the end matches.
+    let patch = "--- a/f\n+++ b/f\n@@ -1,3 +1,2 @@\n a\n-b\n \n";
+    let parsed = parse_patch(patch).unwrap();
+    let out = apply_file_patch(&parsed.files[0], Some(b"a\nb\n"), &ApplyOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.new_content.as_deref(), Some(&b"a\n"[..]));
+}
