@@ -11,6 +11,7 @@
 //! cargo run --release -p lspedit-bench -- crash   [--write] [--quick]
 //! cargo run --release -p lspedit-bench -- concurrency [--write] [--quick]
 //! cargo run --release -p lspedit-bench -- rename  [--write] [--quick]
+//! cargo run --release -p lspedit-bench -- symbols [--write] [--quick]
 //! cargo run --release -p lspedit-bench -- real    [--write] [--quick]
 //! cargo run --release -p lspedit-bench -- retry   [--quick]
 //! cargo run --release -p lspedit-bench -- large   [--quick]
@@ -40,6 +41,7 @@ mod rename;
 mod servers;
 mod sources;
 mod suites;
+mod symbols;
 mod timing;
 mod workflow_tree;
 
@@ -50,7 +52,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail, ensure};
 
-const USAGE: &str = "usage: lspedit-bench <engine|process|servers|workflow|rename|real|all|reliability|corpus|crash> [--write] [--quick] [--runs N] [--no-build]
+const USAGE: &str = "usage: lspedit-bench <engine|process|servers|workflow|rename|symbols|real|all|reliability|corpus|crash> [--write] [--quick] [--runs N] [--no-build]
 
   engine     parse + apply a 10-hunk patch in memory (1k..1M lines, spiral search)
   scaling    parse + apply one patch of 10k, 100k and 1M hunks in memory, numbered and
@@ -62,6 +64,8 @@ const USAGE: &str = "usage: lspedit-bench <engine|process|servers|workflow|renam
   workflow   propose (regex over 1,000 files) and apply, per file and all or nothing
   rename     rename_symbol across two modules on real servers: end-to-end latency beside the
              server's own rename time (not part of `all`)
+  symbols    outline, find_symbol, replace_symbol_body, insert_after_symbol on real servers,
+             warm: end-to-end latency beside the server's own time (not part of `all`)
   real       pinned real projects (zod, requests, memchr) through the agent tools on real
              servers: cold start, warm edit -> result next to the server's own time, wrong or
              stale results, and the cross-file score against each language's own checker
@@ -356,6 +360,42 @@ fn run_rename(options: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// `symbols [--write] [--quick]`: the symbol tools section (see `symbols.rs`).
+fn run_symbols(options: &[String]) -> Result<()> {
+    let (write, quick) = write_quick(options)?;
+    let root = workspace_root();
+    let (machine, date, start) = (machine(&root), today(), load());
+    let table = symbols::run(&root, quick)?;
+    let body = format!(
+        "Command (release build):\n\n```\ncargo run --release -p lspedit-bench -- symbols --write\n```\n\n\
+         Measured {date} on: {machine}; 1-minute load average {start:.2} at the start, {:.2} at \
+         the end.\n\n\
+         The symbol tools on `test-projects/fixtures/symbols/cart.*` (a class and its methods) \
+         in each test project, warm (a first round, which starts the server and loads the \
+         project, is not counted), 20 rounds. *End-to-end*: the whole call as an agent sees \
+         it. `outline`: the file read, `documentSymbol`, the tree worded. `find_symbol`: \
+         `workspace/symbol` for the name and its parent, then `documentSymbol` of the files \
+         named. `replace_symbol_body` (two bodies of `Cart/total` in turn) and \
+         `insert_after_symbol` (a method after it, undone untimed after each round): \
+         `documentSymbol`, the change fitted and proposed and applied through the workflow \
+         (checkpoint, atomic write) and the file's diagnostics, which are most of the time. \
+         *Server's requests*: the server's own time for the symbol requests (not the \
+         diagnostics). Every edit is checked to apply and to leave no error.\n\n{table}",
+        load()
+    );
+    println!("{}\n\n{body}", symbols::HEADING);
+    if write {
+        let path = root.join("BENCHMARKS.md");
+        let doc = fs::read_to_string(&path).unwrap_or_default();
+        fs::write(
+            &path,
+            replace_section(&doc, symbols::HEADING, &body, Some(rename::HEADING)),
+        )?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
 /// `real [--write] [--quick]`: the real-projects section (see `real.rs`).
 fn run_real(options: &[String]) -> Result<()> {
     let (write, quick) = write_quick(options)?;
@@ -505,6 +545,9 @@ fn run() -> Result<()> {
     }
     if argv.first().map(String::as_str) == Some("rename") {
         return run_rename(&argv[1..]);
+    }
+    if argv.first().map(String::as_str) == Some("symbols") {
+        return run_symbols(&argv[1..]);
     }
     if argv.first().map(String::as_str) == Some("real") {
         return run_real(&argv[1..]);

@@ -10,66 +10,11 @@ use lspedit_lsp_edits::{FindQuery, FindReport};
 
 use crate::lsp_edits_real::{Real, open_real};
 
-pub(crate) const TS_CART: &str = r#"import { add } from "./util";
+pub(crate) const TS_CART: &str = include_str!("../../../../test-projects/fixtures/symbols/cart.ts");
 
-export interface Priced {
-  price(): number;
-}
+pub(crate) const PY_CART: &str = include_str!("../../../../test-projects/fixtures/symbols/cart.py");
 
-export class Cart implements Priced {
-  items: number[] = [];
-
-  total(): number {
-    return add(this.items.length, 0);
-  }
-
-  price(): number {
-    return this.total();
-  }
-}
-"#;
-
-pub(crate) const PY_CART: &str = r#"from app.main import add
-
-
-class Priced:
-    def price(self) -> int:
-        return 0
-
-
-class Cart(Priced):
-    def __init__(self) -> None:
-        self.items: list[int] = []
-
-    def total(self) -> int:
-        return add(len(self.items), 0)
-
-    def price(self) -> int:
-        return self.total()
-"#;
-
-pub(crate) const RS_CART: &str = r#"use crate::add;
-
-pub trait Priced {
-    fn price(&self) -> i32;
-}
-
-pub struct Cart {
-    pub items: Vec<i32>,
-}
-
-impl Cart {
-    pub fn total(&self) -> i32 {
-        add(self.items.len() as i32, 0)
-    }
-}
-
-impl Priced for Cart {
-    fn price(&self) -> i32 {
-        self.total()
-    }
-}
-"#;
+pub(crate) const RS_CART: &str = include_str!("../../../../test-projects/fixtures/symbols/cart.rs");
 
 pub(crate) struct Case {
     pub server: &'static str,
