@@ -243,14 +243,19 @@ fn by_anchor(
     )))
 }
 
-/// The byte range of `range` in `text`; an end just past a `\r` of a CRLF ends before it.
+/// The byte range of `range` in `text`; an end just past a `\r` of a CRLF ends before it, and
+/// neither end is inside or before a BOM (servers differ on whether it counts as a character).
 fn byte_range(
     text: &str,
     range: Range,
     encoding: PositionEncoding,
 ) -> Option<std::ops::Range<usize>> {
-    let start = encoding.offset(text, range.start)?;
-    let mut end = encoding.offset(text, range.end).unwrap_or(text.len());
+    let bom = bom_len(text);
+    let start = encoding.offset(text, range.start)?.max(bom);
+    let mut end = encoding
+        .offset(text, range.end)
+        .unwrap_or(text.len())
+        .max(start);
     if end > start && text[..end].ends_with('\r') && text[end..].starts_with('\n') {
         end -= 1;
     }
@@ -741,6 +746,29 @@ mod tests {
                 None,
                 "{text}"
             );
+        }
+    }
+
+    #[test]
+    fn a_range_from_the_files_first_character_leaves_the_bom_in_place() {
+        use lspedit_lsp::lsp_types::Position;
+        let text = "\u{feff}def a():\n    return 1\n";
+        let range = Range::new(Position::new(0, 0), Position::new(1, 12));
+        for encoding in [
+            PositionEncoding::Utf8,
+            PositionEncoding::Utf16,
+            PositionEncoding::Utf32,
+        ] {
+            let r = byte_range(text, range, encoding).unwrap();
+            assert_eq!(&text[r.clone()], "def a():\n    return 1", "{encoding:?}");
+            let t = Target {
+                range: r,
+                depth: 0,
+                one_line_member: false,
+                python: true,
+            };
+            let new = plan(SymbolEditKind::Replace, text, &t, "def a():\n    return 2").unwrap();
+            assert_eq!(new, "\u{feff}def a():\n    return 2\n");
         }
     }
 
