@@ -155,11 +155,21 @@ pub(crate) fn resolve(
             .iter()
             .map(|&i| symbols::outline_line(&found.entries[i], found.entries[i].depth))
             .collect();
+        // Symbols of one name path (a C prototype and its definition, two impl blocks' methods)
+        // differ only by their anchors.
+        let one_path = candidates
+            .iter()
+            .all(|&i| found.entries[i].name_path == found.entries[candidates[0]].name_path);
+        let how = if one_path {
+            "give the anchor of the one you mean"
+        } else {
+            "give the full name path (`/` first for a path from the top), or the anchor of the one you mean"
+        };
         return Err(LspEditError::Tool(ToolError::new(
             Reason::AmbiguousMatch,
             Some(&file.rel),
             format!(
-                "`{query}` names {} symbols: {}; give the full name path (`/` first for a path from the top), or the anchor of the one you mean",
+                "`{query}` names {} symbols: {}; {how}",
                 candidates.len(),
                 listed.join("; ")
             ),

@@ -313,3 +313,75 @@ fn symbol_edits_keep_a_crlf_file_crlf() {
         env.provider.pool().shutdown();
     }
 }
+
+/// clangd: a C prototype and its definition share the name path, so the name alone is
+/// ambiguous and the refusal asks for the anchor; with it, a broken body's error comes back in
+/// the same result, the fix clean, and a function inserted after another gets one blank line.
+#[test]
+fn clangd_symbol_edits_pick_by_anchor() {
+    let Some(env) = crate::lsp_edits_real::open_real("clangd", "c-basic") else {
+        return;
+    };
+    let text = include_str!("../../../../test-projects/fixtures/symbols/cart.c");
+    std::fs::write(env.dir.path().join("cart.c"), text).unwrap();
+    let r = edit(
+        &env,
+        SymbolEditKind::Replace,
+        "cart.c",
+        "cart_total",
+        "int x;",
+    );
+    assert_eq!(
+        r.reason.unwrap().as_str(),
+        "ambiguous_match",
+        "{}",
+        r.llm_content
+    );
+    assert!(
+        r.llm_content
+            .contains("give the anchor of the one you mean")
+            && !r.llm_content.contains("full name path"),
+        "{}",
+        r.llm_content
+    );
+    assert_eq!(env.read("cart.c"), text);
+
+    let o = env.edits().outline("cart.c").unwrap();
+    let definition = o.files[0]
+        .symbols
+        .iter()
+        .find(|s| s.name_path == "cart_total" && s.end_line > s.line)
+        .unwrap()
+        .anchor
+        .clone();
+    let by_anchor = |body: &str| {
+        env.edits().edit_symbol(
+            &SymbolEdit::new(SymbolEditKind::Replace, "cart.c", "cart_total", body)
+                .anchor(definition.clone()),
+            EditOptions::default(),
+        )
+    };
+    let r = by_anchor("int cart_total(const struct cart *c) {\n    return c->count +;\n}");
+    assert_eq!(r.status, LspEditStatus::Applied, "{}", r.llm_content);
+    assert!(r.llm_content.contains("LSP errors"), "{}", r.llm_content);
+    let r = by_anchor("int cart_total(const struct cart *c) {\n    return (int)c->count;\n}");
+    assert_eq!(r.status, LspEditStatus::Applied, "{}", r.llm_content);
+    assert!(!r.llm_content.contains("LSP errors"), "{}", r.llm_content);
+    let r = edit(
+        &env,
+        SymbolEditKind::InsertAfter,
+        "cart.c",
+        "cart_price",
+        "int cart_empty(const struct cart *c) {\n    return c->count == 0;\n}\n",
+    );
+    assert_eq!(r.status, LspEditStatus::Applied, "{}", r.llm_content);
+    assert!(!r.llm_content.contains("LSP errors"), "{}", r.llm_content);
+    assert!(
+        env.read("cart.c").ends_with(
+            "int cart_total(const struct cart *c);\n\nint cart_total(const struct cart *c) {\n    return (int)c->count;\n}\n\nint cart_price(const struct cart *c) {\n    return cart_total(c);\n}\n\nint cart_empty(const struct cart *c) {\n    return c->count == 0;\n}\n"
+        ),
+        "{}",
+        env.read("cart.c")
+    );
+    env.provider.pool().shutdown();
+}
