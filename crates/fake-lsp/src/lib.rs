@@ -132,6 +132,25 @@ pub struct Script {
     pub command_edit: Option<Value>,
     /// The answer to `textDocument/references` and `textDocument/definition`.
     pub locations: Option<Value>,
+    /// The answer to `textDocument/documentSymbol` (sent as given); with it the server offers
+    /// document symbols.
+    pub document_symbols: Option<Value>,
+    /// The answer to `textDocument/hover` (a `Hover`, sent as given); with it the server offers
+    /// hover. Without it a hover is answered `null` (as the on-save emulation needs).
+    pub hover: Option<Value>,
+    /// The answer to `textDocument/prepareCallHierarchy` (a list of items); with it the server
+    /// offers the call hierarchy, and answers `callHierarchy/incomingCalls` with
+    /// [`Script::incoming_calls`] and `callHierarchy/outgoingCalls` with
+    /// [`Script::outgoing_calls`] (`null` when unset).
+    pub call_items: Option<Value>,
+    /// See [`Script::call_items`].
+    pub incoming_calls: Option<Value>,
+    /// See [`Script::call_items`].
+    pub outgoing_calls: Option<Value>,
+    /// The answer to `textDocument/implementation`; with it the server offers the request.
+    pub implementations: Option<Value>,
+    /// The answer to `textDocument/typeDefinition`; with it the server offers the request.
+    pub type_definitions: Option<Value>,
     /// The `positionEncoding` the server picks (e.g. `utf-8`); none by default (UTF-16).
     pub position_encoding: Option<String>,
     /// What the server tries once, right after answering `initialize`, to show what its
@@ -287,6 +306,13 @@ impl Default for Script {
             resolve_edit: None,
             command_edit: None,
             locations: None,
+            document_symbols: None,
+            hover: None,
+            call_items: None,
+            incoming_calls: None,
+            outgoing_calls: None,
+            implementations: None,
+            type_definitions: None,
             position_encoding: None,
             probes: Vec::new(),
             slow_suffix: None,

@@ -20,6 +20,10 @@ use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::notification::Notification;
 use tower_lsp_server::ls_types::request::Request;
+use tower_lsp_server::ls_types::request::{
+    GotoImplementationParams, GotoImplementationResponse, GotoTypeDefinitionParams,
+    GotoTypeDefinitionResponse,
+};
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
@@ -370,6 +374,27 @@ impl FakeServer {
             caps["referencesProvider"] = json!(true);
             caps["definitionProvider"] = json!(true);
         }
+        let offers = [
+            (
+                self.script.document_symbols.is_some(),
+                "documentSymbolProvider",
+            ),
+            (self.script.hover.is_some(), "hoverProvider"),
+            (self.script.call_items.is_some(), "callHierarchyProvider"),
+            (
+                self.script.implementations.is_some(),
+                "implementationProvider",
+            ),
+            (
+                self.script.type_definitions.is_some(),
+                "typeDefinitionProvider",
+            ),
+        ];
+        for (offered, capability) in offers {
+            if offered {
+                caps[capability] = json!(true);
+            }
+        }
         if let Some(enc) = &self.script.position_encoding {
             caps["positionEncoding"] = json!(enc);
         }
@@ -529,7 +554,7 @@ impl LanguageServer for FakeServer {
         self.control
             .wait_published(self.publishes.load(Ordering::SeqCst))
             .await;
-        Ok(None)
+        typed(self.script.hover.clone().unwrap_or(Value::Null))
     }
 
     async fn diagnostic(
@@ -602,5 +627,47 @@ impl LanguageServer for FakeServer {
         _: GotoDefinitionParams,
     ) -> Result<Option<GotoDefinitionResponse>> {
         typed(self.script.locations.clone().unwrap_or(Value::Null))
+    }
+
+    async fn document_symbol(
+        &self,
+        _: DocumentSymbolParams,
+    ) -> Result<Option<DocumentSymbolResponse>> {
+        typed(self.script.document_symbols.clone().unwrap_or(Value::Null))
+    }
+
+    async fn prepare_call_hierarchy(
+        &self,
+        _: CallHierarchyPrepareParams,
+    ) -> Result<Option<Vec<CallHierarchyItem>>> {
+        typed(self.script.call_items.clone().unwrap_or(Value::Null))
+    }
+
+    async fn incoming_calls(
+        &self,
+        _: CallHierarchyIncomingCallsParams,
+    ) -> Result<Option<Vec<CallHierarchyIncomingCall>>> {
+        typed(self.script.incoming_calls.clone().unwrap_or(Value::Null))
+    }
+
+    async fn outgoing_calls(
+        &self,
+        _: CallHierarchyOutgoingCallsParams,
+    ) -> Result<Option<Vec<CallHierarchyOutgoingCall>>> {
+        typed(self.script.outgoing_calls.clone().unwrap_or(Value::Null))
+    }
+
+    async fn goto_implementation(
+        &self,
+        _: GotoImplementationParams,
+    ) -> Result<Option<GotoImplementationResponse>> {
+        typed(self.script.implementations.clone().unwrap_or(Value::Null))
+    }
+
+    async fn goto_type_definition(
+        &self,
+        _: GotoTypeDefinitionParams,
+    ) -> Result<Option<GotoTypeDefinitionResponse>> {
+        typed(self.script.type_definitions.clone().unwrap_or(Value::Null))
     }
 }
