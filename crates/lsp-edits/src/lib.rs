@@ -14,6 +14,7 @@
 //! tools stay testable without servers.
 
 mod convert;
+mod inspect;
 mod locations;
 mod position;
 mod symbol_edits;
@@ -26,8 +27,13 @@ use lspedit_lsp::lsp_types::{CodeActionOrCommand, NumberOrString};
 use lspedit_lsp::{
     BlockingPool, CodeActions, Locations, LspError, ServerEdit, Symbols, WorkspaceSymbols,
 };
+use lspedit_lsp::{CallItem, CallItems, Calls, HoverText};
 
 pub use convert::ServerFileOp;
+pub use inspect::{
+    CallDirection, CallSite, CalledItem, CallsReport, HoverReport, LookupAt, MAX_CALLS,
+    MAX_HOVER_LINES, MAX_SITES,
+};
 pub use locations::{FoundLocation, LocationsReport};
 pub use position::{LineRef, SymbolAt};
 pub use symbol_edits::{SymbolEdit, SymbolEditKind};
@@ -103,6 +109,82 @@ pub trait LspEditProvider: Send + Sync {
         offset: usize,
         deadline: Instant,
     ) -> Result<Locations, LspError>;
+
+    // The lookups of `inspect.rs`. Each defaults to `Unsupported` (a provider that answers
+    // only what it was written for keeps compiling; the pool answers them all).
+
+    /// `textDocument/hover` at `offset`; `None` when the server has nothing to say there.
+    fn hover(
+        &self,
+        path: &Path,
+        text: &str,
+        offset: usize,
+        deadline: Instant,
+    ) -> Result<Option<HoverText>, LspError> {
+        let _ = (text, offset, deadline);
+        Err(unsupported_by(self, path, "textDocument/hover"))
+    }
+    /// `textDocument/prepareCallHierarchy` at `offset`.
+    fn prepare_call_hierarchy(
+        &self,
+        path: &Path,
+        text: &str,
+        offset: usize,
+        deadline: Instant,
+    ) -> Result<CallItems, LspError> {
+        let _ = (text, offset, deadline);
+        Err(unsupported_by(
+            self,
+            path,
+            "textDocument/prepareCallHierarchy",
+        ))
+    }
+    /// `callHierarchy/incomingCalls` of an item [`LspEditProvider::prepare_call_hierarchy`] gave.
+    fn incoming_calls(&self, item: &CallItem, deadline: Instant) -> Result<Calls, LspError> {
+        let _ = deadline;
+        let path = item.uri.to_file_path().unwrap_or_default();
+        Err(unsupported_by(self, &path, "callHierarchy/incomingCalls"))
+    }
+    /// `callHierarchy/outgoingCalls` of an item [`LspEditProvider::prepare_call_hierarchy`] gave.
+    fn outgoing_calls(&self, item: &CallItem, deadline: Instant) -> Result<Calls, LspError> {
+        let _ = deadline;
+        let path = item.uri.to_file_path().unwrap_or_default();
+        Err(unsupported_by(self, &path, "callHierarchy/outgoingCalls"))
+    }
+    /// `textDocument/implementation` at `offset`.
+    fn implementations(
+        &self,
+        path: &Path,
+        text: &str,
+        offset: usize,
+        deadline: Instant,
+    ) -> Result<Locations, LspError> {
+        let _ = (text, offset, deadline);
+        Err(unsupported_by(self, path, "textDocument/implementation"))
+    }
+    /// `textDocument/typeDefinition` at `offset`.
+    fn type_definition(
+        &self,
+        path: &Path,
+        text: &str,
+        offset: usize,
+        deadline: Instant,
+    ) -> Result<Locations, LspError> {
+        let _ = (text, offset, deadline);
+        Err(unsupported_by(self, path, "textDocument/typeDefinition"))
+    }
+}
+
+/// `method` unsupported by the server configured for `path` (the defaults of the lookups).
+fn unsupported_by<P: LspEditProvider + ?Sized>(
+    provider: &P,
+    path: &Path,
+    method: &'static str,
+) -> LspError {
+    LspError::Unsupported {
+        server: provider.server_id(path).unwrap_or_default(),
+        method,
+    }
 }
 
 /// The pool (what a session holds; an [`LspProvider`](lspedit_tools::LspProvider) hands its own out
@@ -184,6 +266,54 @@ impl LspEditProvider for BlockingPool {
         deadline: Instant,
     ) -> Result<Locations, LspError> {
         BlockingPool::definition(self, path, text, offset, deadline)
+    }
+
+    fn hover(
+        &self,
+        path: &Path,
+        text: &str,
+        offset: usize,
+        deadline: Instant,
+    ) -> Result<Option<HoverText>, LspError> {
+        BlockingPool::hover(self, path, text, offset, deadline)
+    }
+
+    fn prepare_call_hierarchy(
+        &self,
+        path: &Path,
+        text: &str,
+        offset: usize,
+        deadline: Instant,
+    ) -> Result<CallItems, LspError> {
+        BlockingPool::prepare_call_hierarchy(self, path, text, offset, deadline)
+    }
+
+    fn incoming_calls(&self, item: &CallItem, deadline: Instant) -> Result<Calls, LspError> {
+        BlockingPool::incoming_calls(self, item, deadline)
+    }
+
+    fn outgoing_calls(&self, item: &CallItem, deadline: Instant) -> Result<Calls, LspError> {
+        BlockingPool::outgoing_calls(self, item, deadline)
+    }
+
+    fn implementations(
+        &self,
+        path: &Path,
+        text: &str,
+        offset: usize,
+        deadline: Instant,
+    ) -> Result<Locations, LspError> {
+        BlockingPool::implementations(self, path, text, offset, deadline)
+    }
+
+    fn type_definition(
+        &self,
+        path: &Path,
+        text: &str,
+        offset: usize,
+        deadline: Instant,
+    ) -> Result<Locations, LspError> {
+        BlockingPool::type_definition(self, path, text, offset, deadline)
     }
 }
 

@@ -203,6 +203,48 @@ pub(crate) fn resolve(
     })
 }
 
+/// The byte offset of the resolved symbol's name, where a position request (hover, call
+/// hierarchy, implementations, ...) about it is asked: on the line holding its name (the
+/// server's selection range), the first appearance of its own name (an impl block's: its type)
+/// as a whole identifier, at or after the declaration's start when that is on the same line;
+/// else any appearance there; else the line's first non-blank character.
+pub(crate) fn name_offset(found: &Resolved) -> usize {
+    let text = &found.file.text;
+    let spans = line_spans(text);
+    let Some(span) = spans.get(found.entry.line.saturating_sub(1)) else {
+        return found.range.start;
+    };
+    let from = if (span.start..=span.end).contains(&found.range.start) {
+        found.range.start
+    } else {
+        span.start
+    };
+    let line = &text[span.start..span.end];
+    let name = symbols::container_name(&found.entry.name);
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let all: Vec<usize> = if name.is_empty() {
+        Vec::new()
+    } else {
+        line.match_indices(name)
+            .map(|(i, _)| span.start + i)
+            .collect()
+    };
+    let whole = |&at: &usize| {
+        !text[..at].chars().next_back().is_some_and(word)
+            && !text[at + name.len()..].chars().next().is_some_and(word)
+    };
+    all.iter()
+        .copied()
+        .filter(|at| *at >= from)
+        .find(whole)
+        .or_else(|| all.iter().copied().find(whole))
+        .or_else(|| all.first().copied())
+        .unwrap_or_else(|| {
+            let rest = &text[from..span.end];
+            from + (rest.len() - rest.trim_start().len())
+        })
+}
+
 /// The candidates `anchor` picks: the one on its line, else those whose name line holds its
 /// text; none is `stale_context`.
 fn by_anchor(

@@ -18,9 +18,9 @@ use lspedit_workflow::{Workflow, WorkflowConfig};
 use lspedit_write::Workspace;
 use serde_json::{Value, json};
 
-struct Env {
+pub(crate) struct Env {
     dir: tempfile::TempDir,
-    root: std::path::PathBuf,
+    pub(crate) root: std::path::PathBuf,
     tools: Arc<Tools>,
     wf: Workflow,
     provider: Arc<LspProvider>,
@@ -28,7 +28,7 @@ struct Env {
 }
 
 impl Env {
-    fn edits(&self) -> LspEdits<'_> {
+    pub(crate) fn edits(&self) -> LspEdits<'_> {
         LspEdits::new(
             &self.tools,
             &self.wf,
@@ -44,7 +44,7 @@ impl Env {
         std::fs::read_to_string(self.root.join(rel)).unwrap()
     }
 
-    fn asked(&self, method: &str) -> bool {
+    pub(crate) fn asked(&self, method: &str) -> bool {
         std::fs::read_to_string(&self.log)
             .unwrap_or_default()
             .lines()
@@ -52,12 +52,12 @@ impl Env {
     }
 }
 
-const A: &str = "export function add(a: number): number {\n  return a;\n}\n";
-const B: &str = "import { add } from \"./a\";\nadd(1);\n";
+pub(crate) const A: &str = "export function add(a: number): number {\n  return a;\n}\n";
+pub(crate) const B: &str = "import { add } from \"./a\";\nadd(1);\n";
 
 /// A workspace with `a.ts`, `b.ts` and `.git/config`; `script` is completed by `f(root)` (the
 /// edits name absolute URIs).
-fn env(f: impl FnOnce(&Path, &mut Script)) -> Env {
+pub(crate) fn env(f: impl FnOnce(&Path, &mut Script)) -> Env {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     std::fs::write(root.join("a.ts"), A).unwrap();

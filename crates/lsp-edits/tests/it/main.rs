@@ -3,6 +3,8 @@
 // Test code: a failed unwrap is a failed test, and skipped real-server tests say why on stderr.
 #![allow(clippy::unwrap_used, clippy::print_stderr, clippy::type_complexity)]
 
+mod lookups_fake;
+mod lookups_real;
 mod lsp_edits_fake;
 mod lsp_edits_real;
 mod symbol_edits_real;

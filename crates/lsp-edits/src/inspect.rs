@@ -1,0 +1,821 @@
+//! `hover`, `call_hierarchy`, `implementations` and `type_definition` (issue 27): read-only
+//! lookups at a symbol, worded here (as `locations.rs` words references).
+//!
+//! **Where** ([`LookupAt`]): a symbol on a line, exactly as `references` takes it ([`SymbolAt`]:
+//! path, line number or anchor, the symbol's text, occurrence), or a name path in a file
+//! (`Cart/total`), resolved by the symbol edits' resolver (`symbol_edits::resolve`: exact name
+//! path first, ambiguity refused with the candidates, unknown names with the nearest ones; an
+//! anchor picks one of several) and asked at the symbol's name (`symbol_edits::name_offset`).
+//!
+//! **Answers** (docs/design.md §13): a hover is the server's text, markdown and code fences as
+//! the server wrote them, cut at [`MAX_HOVER_LINES`] lines (a cut inside a code fence closes the
+//! fence) with a note. A call hierarchy lists each caller (incoming) or callee (outgoing) as
+//! `path:line kind name anchor` (the line holding its name), followed by its call sites as
+//! hashline lines (`42abcd|text`): for a caller the lines in its own file that call, for a callee
+//! the lines of the asked function that call it. Items outside the workspace are named by their
+//! path with `(outside the workspace)` and no anchor, and their files are never read.
+//! Implementations and type definitions are locations, worded as `references` and `definition`
+//! word theirs. A server without the request is `lsp_unsupported`, naming the server and the
+//! request.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use lspedit_engine::{Anchor, LineHash, hashline};
+use lspedit_lsp::{CallItem, Calls};
+
+use super::position::{self, FileText, LineRef, SymbolAt, line_spans};
+use super::symbol_edits;
+use super::symbols::kind_name;
+use super::{LocationsReport, LspEditError, LspEditProvider, LspEdits, convert, server_error};
+
+/// Lines of a hover shown; the rest are cut, with a note.
+pub const MAX_HOVER_LINES: usize = 60;
+/// Characters of a hover shown (a server's long documentation), at a line's end.
+const MAX_HOVER_CHARS: usize = 6_000;
+/// Callers or callees listed with their call sites; the rest are counted.
+pub const MAX_CALLS: usize = 50;
+/// Call-site lines shown per caller or callee; the rest are named by line number.
+pub const MAX_SITES: usize = 10;
+/// Items of one `prepareCallHierarchy` answer followed (servers give one; an overloaded name
+/// may give a few).
+const MAX_TARGETS: usize = 5;
+
+/// Where a lookup is asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LookupAt {
+    /// A symbol on a line, as `references` takes it.
+    Text(SymbolAt),
+    /// The symbol of `path` whose name path is `name_path` (`Cart/total`, or a name unique in
+    /// the file); `anchor` (`12abcd`, as `outline` or `find_symbol` gave it) picks one of several
+    /// and checks it is still what was read.
+    NamePath {
+        path: String,
+        name_path: String,
+        anchor: Option<String>,
+    },
+}
+
+impl LookupAt {
+    /// A lookup from a tool's arguments: `line` and `symbol` (and `occurrence`), or
+    /// `name_path` (with `line`, when given, as the anchor that picks one of several symbols of
+    /// that name path). The error is what the caller gets wrong, worded for it.
+    pub fn from_args(
+        path: &str,
+        line: Option<LineRef>,
+        symbol: Option<&str>,
+        occurrence: Option<usize>,
+        name_path: Option<&str>,
+    ) -> Result<LookupAt, String> {
+        match (name_path, line, symbol) {
+            (Some(np), line, None) => {
+                if occurrence.is_some() {
+                    return Err("`occurrence` goes with `symbol`, not with `name_path`".into());
+                }
+                let anchor = match line {
+                    None => None,
+                    Some(LineRef::Anchor(a)) => Some(a),
+                    Some(LineRef::Number(n)) => {
+                        return Err(format!(
+                            "with `name_path`, `line` is the anchor outline or find_symbol gave (`{n}abcd`), not a line number; or give `line` and `symbol` instead of `name_path`"
+                        ));
+                    }
+                };
+                Ok(LookupAt::NamePath {
+                    path: path.to_owned(),
+                    name_path: np.to_owned(),
+                    anchor,
+                })
+            }
+            (Some(_), _, Some(_)) => {
+                Err("give either `line` and `symbol`, or `name_path`, not both".into())
+            }
+            (None, Some(line), Some(symbol)) => Ok(LookupAt::Text(SymbolAt {
+                path: path.to_owned(),
+                line,
+                symbol: symbol.to_owned(),
+                occurrence,
+            })),
+            (None, None, _) | (None, _, None) => Err(
+                "name the symbol by `line` and `symbol` (its text on that line), or by `name_path` (`Cart/total`)".into(),
+            ),
+        }
+    }
+
+    /// The file, as given.
+    pub fn path(&self) -> &str {
+        match self {
+            LookupAt::Text(at) => &at.path,
+            LookupAt::NamePath { path, .. } => path,
+        }
+    }
+}
+
+/// Which calls `call_hierarchy` lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallDirection {
+    /// The callers of the symbol, with their call sites.
+    Incoming,
+    /// What the symbol calls, with the call sites in it.
+    Outgoing,
+}
+
+impl CallDirection {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallDirection::Incoming => "incoming",
+            CallDirection::Outgoing => "outgoing",
+        }
+    }
+
+    /// `incoming` or `outgoing` (case-insensitive).
+    pub fn parse(s: &str) -> Option<CallDirection> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "incoming" => Some(CallDirection::Incoming),
+            "outgoing" => Some(CallDirection::Outgoing),
+            _ => None,
+        }
+    }
+}
+
+/// The answer of `hover`.
+#[derive(Debug, Clone)]
+pub struct HoverReport {
+    pub llm_content: String,
+    /// The file and the 1-based line asked at.
+    pub path: String,
+    pub line: usize,
+    /// The server's text as shown (cut at [`MAX_HOVER_LINES`]); `None`: nothing to say there.
+    pub text: Option<String>,
+    /// The text was cut.
+    pub truncated: bool,
+    pub server: String,
+    pub server_time: Duration,
+    /// The server was still loading the project: a type may show as unknown.
+    pub partial: bool,
+}
+
+/// A function, method or constructor of a call hierarchy, in the model's terms.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CalledItem {
+    /// The name as the server gives it.
+    pub name: String,
+    /// Lowercase, as `outline` says it (`function`, `method`, ...).
+    pub kind: &'static str,
+    /// The server's detail (a signature, a container or a module, by server).
+    pub detail: Option<String>,
+    /// Workspace-relative path, or the absolute path of a file outside the workspace.
+    pub path: String,
+    /// The 1-based line holding its name, and (in the workspace) that line's anchor.
+    pub line: usize,
+    pub anchor: Option<String>,
+    pub in_workspace: bool,
+}
+
+/// A caller (incoming) or callee (outgoing) with its call sites.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallSite {
+    /// The caller or callee.
+    pub item: CalledItem,
+    /// The file of the call sites: the caller's (incoming) or the asked function's (outgoing).
+    pub sites_path: String,
+    /// The 1-based lines of the calls, sorted, each once.
+    pub sites: Vec<usize>,
+    /// Which of [`CallsReport::targets`] it is a call of.
+    pub target: usize,
+}
+
+/// The answer of `call_hierarchy`.
+#[derive(Debug, Clone)]
+pub struct CallsReport {
+    pub llm_content: String,
+    pub direction: CallDirection,
+    /// What the server identified at the position (usually one function).
+    pub targets: Vec<CalledItem>,
+    /// The calls, per target: workspace files first, by path and line; at most [`MAX_CALLS`] in all.
+    pub calls: Vec<CallSite>,
+    /// Calls past [`MAX_CALLS`].
+    pub more: usize,
+    pub server: String,
+    pub server_time: Duration,
+    /// The server was still loading the project: the list may be incomplete.
+    pub partial: bool,
+}
+
+/// A resolved position: the file as read, the byte offset asked at, its 1-based line and what
+/// the model called the symbol.
+struct Spot {
+    file: FileText,
+    offset: usize,
+    line: usize,
+    what: String,
+}
+
+impl<'a> LspEdits<'a> {
+    /// `hover` (read-only): the server's type and signature text at a symbol.
+    pub fn hover(&self, at: &LookupAt) -> Result<HoverReport, LspEditError> {
+        let deadline = Instant::now() + self.config.timeout;
+        let (provider, spot) = self.locate(at, deadline)?;
+        let answer = provider
+            .hover(&spot.file.abs, &spot.file.text, spot.offset, deadline)
+            .map_err(|e| server_error(&spot.file.rel, e))?;
+        let server = match &answer {
+            Some(h) => h.server.clone(),
+            None => provider.server_id(&spot.file.abs).unwrap_or_default(),
+        };
+        let (text, truncated) = match &answer {
+            Some(h) => {
+                let (t, cut) = cap_hover(&h.text);
+                (Some(t), cut)
+            }
+            None => (None, false),
+        };
+        let partial = answer.as_ref().is_some_and(|h| h.partial);
+        let mut llm = match &text {
+            Some(t) => format!(
+                "Hover on `{}` at {}:{} ({server}):\n{t}",
+                spot.what, spot.file.rel, spot.line
+            ),
+            None => format!(
+                "No hover for `{}` at {}:{}: {server} has nothing to say there.",
+                spot.what, spot.file.rel, spot.line
+            ),
+        };
+        if partial {
+            llm.push_str(&loading_note(&server));
+        }
+        Ok(HoverReport {
+            llm_content: self.late_first(llm),
+            path: spot.file.rel,
+            line: spot.line,
+            text,
+            truncated,
+            server,
+            server_time: answer.as_ref().map_or(Duration::ZERO, |h| h.server_time),
+            partial,
+        })
+    }
+
+    /// `call_hierarchy` (read-only): the callers of a function (`Incoming`) or what it calls
+    /// (`Outgoing`), each with its call sites as hashline lines.
+    pub fn call_hierarchy(
+        &self,
+        at: &LookupAt,
+        direction: CallDirection,
+    ) -> Result<CallsReport, LspEditError> {
+        let deadline = Instant::now() + self.config.timeout;
+        let (provider, spot) = self.locate(at, deadline)?;
+        let rel = spot.file.rel.clone();
+        let prepared = provider
+            .prepare_call_hierarchy(&spot.file.abs, &spot.file.text, spot.offset, deadline)
+            .map_err(|e| server_error(&rel, e))?;
+        let mut server_time = prepared.server_time;
+        let mut partial = prepared.partial;
+        let mut answers: Vec<(CallItem, Calls)> = Vec::new();
+        for item in prepared.items.iter().take(MAX_TARGETS) {
+            let calls = match direction {
+                CallDirection::Incoming => provider.incoming_calls(item, deadline),
+                CallDirection::Outgoing => provider.outgoing_calls(item, deadline),
+            }
+            .map_err(|e| server_error(&rel, e))?;
+            server_time += calls.server_time;
+            partial |= calls.partial;
+            answers.push((item.clone(), calls));
+        }
+        let ws = self.tools.workspace();
+        let mut files = Files::default();
+        let targets: Vec<CalledItem> = answers
+            .iter()
+            .map(|(item, _)| files.called(ws, item))
+            .collect();
+        let mut calls: Vec<CallSite> = Vec::new();
+        for (target, (item, answer)) in answers.iter().enumerate() {
+            let mut these: Vec<CallSite> = answer
+                .calls
+                .iter()
+                .map(|call| {
+                    let sites_uri = match direction {
+                        CallDirection::Incoming => &call.item.uri,
+                        CallDirection::Outgoing => &item.uri,
+                    };
+                    let mut sites: Vec<usize> = call
+                        .from_ranges
+                        .iter()
+                        .map(|r| r.start.line as usize + 1)
+                        .collect();
+                    sites.sort_unstable();
+                    sites.dedup();
+                    CallSite {
+                        item: files.called(ws, &call.item),
+                        sites_path: files.shown_path(ws, sites_uri),
+                        sites,
+                        target,
+                    }
+                })
+                .collect();
+            // The workspace's first, then by path and line.
+            these.sort_by(|a, b| {
+                let key = |c: &CallSite| (!c.item.in_workspace, c.item.path.clone(), c.item.line);
+                key(a)
+                    .cmp(&key(b))
+                    .then_with(|| a.item.name.cmp(&b.item.name))
+            });
+            these.dedup();
+            calls.extend(these);
+        }
+        let more = calls.len().saturating_sub(MAX_CALLS);
+        calls.truncate(MAX_CALLS);
+        let llm = calls_text(
+            &spot,
+            direction,
+            &prepared.server,
+            &targets,
+            &calls,
+            more,
+            partial,
+            &files,
+        );
+        Ok(CallsReport {
+            llm_content: self.late_first(llm),
+            direction,
+            targets,
+            calls,
+            more,
+            server: prepared.server,
+            server_time,
+            partial,
+        })
+    }
+
+    /// `implementations` (read-only): where the interface, trait or abstract member at a symbol
+    /// is implemented, as hashline excerpts grouped by file (as `references` words them).
+    pub fn implementations(&self, at: &LookupAt) -> Result<LocationsReport, LspEditError> {
+        let deadline = Instant::now() + self.config.timeout;
+        let (provider, spot) = self.locate(at, deadline)?;
+        let found = provider
+            .implementations(&spot.file.abs, &spot.file.text, spot.offset, deadline)
+            .map_err(|e| server_error(&spot.file.rel, e))?;
+        Ok(self.report(&found, &format!("implementations of `{}`", spot.what)))
+    }
+
+    /// `type_definition` (read-only): where the type of the symbol (a variable's, a
+    /// parameter's, a function's result) is declared, as hashline excerpts.
+    pub fn type_definition(&self, at: &LookupAt) -> Result<LocationsReport, LspEditError> {
+        let deadline = Instant::now() + self.config.timeout;
+        let (provider, spot) = self.locate(at, deadline)?;
+        let found = provider
+            .type_definition(&spot.file.abs, &spot.file.text, spot.offset, deadline)
+            .map_err(|e| server_error(&spot.file.rel, e))?;
+        Ok(self.report(&found, &format!("type definitions of `{}`", spot.what)))
+    }
+
+    /// The provider and the position `at` names.
+    fn locate(
+        &self,
+        at: &LookupAt,
+        deadline: Instant,
+    ) -> Result<(&'a dyn LspEditProvider, Spot), LspEditError> {
+        match at {
+            LookupAt::Text(s) => {
+                let (provider, file) = self.prepare(&s.path)?;
+                let offset = position::symbol_offset(&file, s)?;
+                let line = line_at(&file.text, offset);
+                Ok((
+                    provider,
+                    Spot {
+                        file,
+                        offset,
+                        line,
+                        what: s.symbol.clone(),
+                    },
+                ))
+            }
+            LookupAt::NamePath {
+                path,
+                name_path,
+                anchor,
+            } => {
+                let found = symbol_edits::resolve(
+                    self.tools.workspace(),
+                    self.provider,
+                    path,
+                    name_path,
+                    anchor.as_deref(),
+                    deadline,
+                )?;
+                let offset = symbol_edits::name_offset(&found);
+                let provider = self.provider()?;
+                Ok((
+                    provider,
+                    Spot {
+                        offset,
+                        line: line_at(&found.file.text, offset),
+                        what: found.entry.name_path,
+                        file: found.file,
+                    },
+                ))
+            }
+        }
+    }
+
+    /// `llm` with the late diagnostics answers in front.
+    fn late_first(&self, llm: String) -> String {
+        match self.tools.take_late_feedback() {
+            Some(late) => format!("{late}\n\n{llm}"),
+            None => llm,
+        }
+    }
+}
+
+/// The 1-based line of byte `offset` of `text`.
+fn line_at(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+fn loading_note(server: &str) -> String {
+    format!(
+        "\n{server} was still loading the project: this answer may be incomplete; ask again shortly."
+    )
+}
+
+/// The hover text as shown: at most [`MAX_HOVER_LINES`] lines and about [`MAX_HOVER_CHARS`]
+/// characters (each line capped as every echoed line is), a code fence left open by the cut
+/// closed, and a note saying how much was left out; whether it was cut.
+fn cap_hover(text: &str) -> (String, bool) {
+    let lines: Vec<&str> = text.trim_end().lines().collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut chars = 0;
+    let mut in_fence = false;
+    for line in &lines {
+        if out.len() == MAX_HOVER_LINES || (chars > MAX_HOVER_CHARS && !out.is_empty()) {
+            break;
+        }
+        let shown = lspedit_tools::render::cap_line(line);
+        chars += shown.chars().count() + 1;
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+        }
+        out.push(shown.into_owned());
+    }
+    let shown = out.len();
+    if shown == lines.len() {
+        return (out.join("\n"), false);
+    }
+    if in_fence {
+        out.push("```".to_owned());
+    }
+    out.push(format!("(hover cut at {shown} of {} lines)", lines.len()));
+    (out.join("\n"), true)
+}
+
+/// The workspace files a call hierarchy names, read once each (`None`: outside the workspace
+/// or unreadable, never read).
+#[derive(Default)]
+struct Files {
+    texts: BTreeMap<String, Option<String>>,
+}
+
+impl Files {
+    /// The path shown for `uri` (workspace-relative, else absolute), and the file's text when
+    /// it is a readable workspace file.
+    fn get(
+        &mut self,
+        ws: &lspedit_write::Workspace,
+        uri: &lspedit_lsp::lsp_types::Url,
+    ) -> (String, Option<&str>) {
+        match convert::confine_read(ws, uri) {
+            Some(rel) => {
+                let text = self
+                    .texts
+                    .entry(rel.clone())
+                    .or_insert_with(|| {
+                        ws.read(&rel)
+                            .ok()
+                            .flatten()
+                            .and_then(|b| String::from_utf8(b).ok())
+                    })
+                    .as_deref();
+                (rel, text)
+            }
+            None => (
+                uri.to_file_path()
+                    .map_or_else(|()| uri.to_string(), |p| p.display().to_string()),
+                None,
+            ),
+        }
+    }
+
+    fn shown_path(
+        &mut self,
+        ws: &lspedit_write::Workspace,
+        uri: &lspedit_lsp::lsp_types::Url,
+    ) -> String {
+        self.get(ws, uri).0
+    }
+
+    /// The text of a workspace file already named (`None` outside the workspace).
+    fn text(&self, path: &str) -> Option<&str> {
+        self.texts.get(path).and_then(Option::as_deref)
+    }
+
+    fn called(&mut self, ws: &lspedit_write::Workspace, item: &CallItem) -> CalledItem {
+        let line = item.selection_range.start.line as usize + 1;
+        let (path, text) = self.get(ws, &item.uri);
+        let in_workspace = convert::confine_read(ws, &item.uri).is_some();
+        let anchor = text.and_then(|t| {
+            let spans = line_spans(t);
+            spans.get(line - 1).map(|s| {
+                Anchor {
+                    line,
+                    hash: LineHash::of(&t[s.start..s.end]),
+                }
+                .to_string()
+            })
+        });
+        CalledItem {
+            name: item.name.clone(),
+            kind: kind_name(item.kind),
+            detail: item.detail.clone(),
+            path,
+            line,
+            anchor,
+            in_workspace,
+        }
+    }
+}
+
+/// `path:line kind name anchor`, or `path:line kind name (outside the workspace)`.
+fn item_line(i: &CalledItem) -> String {
+    let mut s = format!("{}:{} {} {}", i.path, i.line, i.kind, i.name);
+    match &i.anchor {
+        Some(a) => {
+            s.push(' ');
+            s.push_str(a);
+        }
+        None if !i.in_workspace => s.push_str(" (outside the workspace)"),
+        None => {}
+    }
+    s
+}
+
+#[allow(clippy::too_many_arguments)] // reason: the facts of one answer, worded in one place
+fn calls_text(
+    spot: &Spot,
+    direction: CallDirection,
+    server: &str,
+    targets: &[CalledItem],
+    calls: &[CallSite],
+    more: usize,
+    partial: bool,
+    files: &Files,
+) -> String {
+    let what = &spot.what;
+    if targets.is_empty() {
+        let mut llm = format!(
+            "No call hierarchy for `{what}` at {}:{}: {server} finds no function, method or constructor there.",
+            spot.file.rel, spot.line
+        );
+        if partial {
+            llm.push_str(&loading_note(server));
+        }
+        return llm;
+    }
+    let (one, many) = match direction {
+        CallDirection::Incoming => ("caller", "callers"),
+        CallDirection::Outgoing => ("callee", "callees"),
+    };
+    let mut sections = Vec::new();
+    for (t, target) in targets.iter().enumerate() {
+        let mine: Vec<&CallSite> = calls.iter().filter(|c| c.target == t).collect();
+        let n = mine.len() + if t + 1 == targets.len() { more } else { 0 };
+        let mut s = if n == 0 {
+            format!(
+                "No {many} of `{what}` ({}) found ({server}).",
+                item_line(target)
+            )
+        } else {
+            let sites_in = match direction {
+                CallDirection::Incoming => String::new(),
+                CallDirection::Outgoing => format!(" in {}", target.path),
+            };
+            format!(
+                "{n} {} of `{what}` ({}) ({server}), each with its call sites{sites_in}:",
+                if n == 1 { one } else { many },
+                item_line(target)
+            )
+        };
+        if t == 0 && partial {
+            s.push_str(&loading_note(server));
+        }
+        for c in mine {
+            s.push('\n');
+            s.push_str(&item_line(&c.item));
+            // The sites' file was read when the call was named (never outside the workspace).
+            let Some(text) = files.text(&c.sites_path) else {
+                if !c.sites.is_empty() {
+                    s.push_str(&format!(
+                        "\ncalls at {} line {}",
+                        c.sites_path,
+                        join_lines(&c.sites)
+                    ));
+                }
+                continue;
+            };
+            let spans = line_spans(text);
+            for &n in c.sites.iter().take(MAX_SITES) {
+                if let Some(sp) = spans.get(n - 1) {
+                    s.push('\n');
+                    s.push_str(&lspedit_tools::render::cap_line(&hashline(
+                        n,
+                        &text[sp.start..sp.end],
+                    )));
+                }
+            }
+            if c.sites.len() > MAX_SITES {
+                s.push_str(&format!(
+                    "\n... {} more call sites at line {}",
+                    c.sites.len() - MAX_SITES,
+                    join_lines(&c.sites[MAX_SITES..])
+                ));
+            }
+        }
+        if t + 1 == targets.len() && more > 0 {
+            s.push_str(&format!(
+                "\n... and {more} more {many}; ask about a narrower symbol."
+            ));
+        }
+        sections.push(s);
+    }
+    sections.join("\n\n")
+}
+
+fn join_lines(lines: &[usize]) -> String {
+    lines
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_hover_is_cut_and_an_open_fence_closed() {
+        let long: String = std::iter::once("```rust".to_owned())
+            .chain((1..=100).map(|i| format!("field_{i}: i32,")))
+            .chain(std::iter::once("```".to_owned()))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let (shown, cut) = cap_hover(&long);
+        assert!(cut);
+        let lines: Vec<&str> = shown.lines().collect();
+        assert_eq!(lines.len(), MAX_HOVER_LINES + 2, "{shown}");
+        assert_eq!(lines[MAX_HOVER_LINES - 1], "field_59: i32,");
+        assert_eq!(lines[MAX_HOVER_LINES], "```", "the fence is closed");
+        assert_eq!(lines[MAX_HOVER_LINES + 1], "(hover cut at 60 of 102 lines)");
+        // Short: as the server wrote it, trailing blank lines aside.
+        assert_eq!(cap_hover("a\n\nb\n\n"), ("a\n\nb".to_owned(), false));
+        // A cut outside a fence adds no fence.
+        let prose = vec!["word"; 70].join("\n");
+        let (shown, cut) = cap_hover(&prose);
+        assert!(cut && !shown.contains("```"), "{shown}");
+    }
+
+    #[test]
+    fn a_long_hover_is_cut_by_characters_too() {
+        let line = "x".repeat(1_000);
+        let text = vec![line.as_str(); 20].join("\n");
+        let (shown, cut) = cap_hover(&text);
+        assert!(cut);
+        assert!(
+            shown.ends_with("(hover cut at 6 of 20 lines)"),
+            "{}",
+            &shown[shown.len() - 40..]
+        );
+    }
+
+    #[test]
+    fn arguments_name_a_symbol_one_way() {
+        let line = |s: &str| Some(LineRef::parse(s));
+        assert_eq!(
+            LookupAt::from_args("a.ts", line("3"), Some("add"), Some(2), None),
+            Ok(LookupAt::Text(
+                SymbolAt::new("a.ts", LineRef::Number(3), "add").occurrence(2)
+            ))
+        );
+        assert_eq!(
+            LookupAt::from_args("a.ts", None, None, None, Some("Cart/total")),
+            Ok(LookupAt::NamePath {
+                path: "a.ts".into(),
+                name_path: "Cart/total".into(),
+                anchor: None
+            })
+        );
+        assert_eq!(
+            LookupAt::from_args("a.ts", line("12abcd"), None, None, Some("total")),
+            Ok(LookupAt::NamePath {
+                path: "a.ts".into(),
+                name_path: "total".into(),
+                anchor: Some("12abcd".into())
+            })
+        );
+        for (l, sym, occ, np, says) in [
+            (line("3"), None, None, Some("total"), "not a line number"),
+            (line("3"), Some("add"), None, Some("total"), "not both"),
+            (
+                None,
+                None,
+                Some(1),
+                Some("total"),
+                "`occurrence` goes with `symbol`",
+            ),
+            (line("3"), None, None, None, "name the symbol"),
+            (None, Some("add"), None, None, "name the symbol"),
+        ] {
+            let e = LookupAt::from_args("a.ts", l, sym, occ, np).unwrap_err();
+            assert!(e.contains(says), "{e}");
+        }
+        assert_eq!(
+            CallDirection::parse(" Outgoing"),
+            Some(CallDirection::Outgoing)
+        );
+        assert_eq!(CallDirection::parse("up"), None);
+    }
+
+    fn resolved(
+        text: &str,
+        name: &str,
+        line: usize,
+        range: std::ops::Range<usize>,
+    ) -> symbol_edits::Resolved {
+        symbol_edits::Resolved {
+            file: FileText {
+                rel: "a.rs".into(),
+                abs: "/w/a.rs".into(),
+                text: text.into(),
+            },
+            entry: crate::SymbolEntry {
+                path: "a.rs".into(),
+                name_path: name.into(),
+                name: name.into(),
+                kind: "function",
+                depth: 0,
+                line,
+                anchor: String::new(),
+                start_line: line,
+                end_line: line,
+                detail: None,
+            },
+            range,
+            cut: None,
+            server: "s".into(),
+            server_time: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn a_name_path_is_asked_at_the_name() {
+        // The name as a whole word, not inside `total_of` nor the doc comment above.
+        let text = "/// total\nfn total_of(total: i32) {}\nfn total() {}\n";
+        let at = |name: &str, line: usize, range: std::ops::Range<usize>| {
+            symbol_edits::name_offset(&resolved(text, name, line, range))
+        };
+        assert_eq!(at("total_of", 2, 0..36), 13);
+        assert_eq!(at("total", 3, 37..50), 40);
+        // An impl block's name stands for its type.
+        let imp = "impl Priced for Cart {}\n";
+        assert_eq!(
+            symbol_edits::name_offset(&resolved(imp, "impl Priced for Cart", 1, 0..23)),
+            16
+        );
+        // A name not on its line: the line's first non-blank character.
+        let odd = "x\n    [computed]() {}\n";
+        assert_eq!(
+            symbol_edits::name_offset(&resolved(odd, "other", 2, 2..21)),
+            6
+        );
+    }
+
+    #[test]
+    fn items_outside_the_workspace_have_no_anchor() {
+        let mut i = CalledItem {
+            name: "far".into(),
+            kind: "function",
+            detail: None,
+            path: "/x/far.ts".into(),
+            line: 5,
+            anchor: None,
+            in_workspace: false,
+        };
+        assert_eq!(
+            item_line(&i),
+            "/x/far.ts:5 function far (outside the workspace)"
+        );
+        i.path = "b.ts".into();
+        i.in_workspace = true;
+        i.anchor = Some("5abcd".into());
+        assert_eq!(item_line(&i), "b.ts:5 function far 5abcd");
+    }
+}
