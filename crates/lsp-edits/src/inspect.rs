@@ -289,6 +289,8 @@ impl<'a> LspEdits<'a> {
             .map(|(item, _)| files.called(ws, item))
             .collect();
         let mut calls: Vec<CallSite> = Vec::new();
+        // Per target, the calls past [`MAX_CALLS`] in all.
+        let mut unlisted: Vec<usize> = Vec::new();
         for (target, (item, answer)) in answers.iter().enumerate() {
             let mut these: Vec<CallSite> = answer
                 .calls
@@ -321,17 +323,19 @@ impl<'a> LspEdits<'a> {
                     .then_with(|| a.item.name.cmp(&b.item.name))
             });
             these.dedup();
+            let room = MAX_CALLS - calls.len();
+            unlisted.push(these.len().saturating_sub(room));
+            these.truncate(room);
             calls.extend(these);
         }
-        let more = calls.len().saturating_sub(MAX_CALLS);
-        calls.truncate(MAX_CALLS);
+        let more = unlisted.iter().sum();
         let llm = calls_text(
             &spot,
             direction,
             &prepared.server,
             &targets,
             &calls,
-            more,
+            &unlisted,
             partial,
             &files,
         );
@@ -565,7 +569,7 @@ fn calls_text(
     server: &str,
     targets: &[CalledItem],
     calls: &[CallSite],
-    more: usize,
+    unlisted: &[usize],
     partial: bool,
     files: &Files,
 ) -> String {
@@ -587,7 +591,8 @@ fn calls_text(
     let mut sections = Vec::new();
     for (t, target) in targets.iter().enumerate() {
         let mine: Vec<&CallSite> = calls.iter().filter(|c| c.target == t).collect();
-        let n = mine.len() + if t + 1 == targets.len() { more } else { 0 };
+        let more = unlisted.get(t).copied().unwrap_or(0);
+        let n = mine.len() + more;
         let mut s = if n == 0 {
             format!(
                 "No {many} of `{what}` ({}) found ({server}).",
@@ -639,7 +644,7 @@ fn calls_text(
                 ));
             }
         }
-        if t + 1 == targets.len() && more > 0 {
+        if more > 0 {
             s.push_str(&format!(
                 "\n... and {more} more {many}; ask about a narrower symbol."
             ));

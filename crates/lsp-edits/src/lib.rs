@@ -1,5 +1,6 @@
 //! Edits and lookups a language server computes — rename a symbol, apply a quick fix, find
-//! references or a definition — through the same safe path as every other edit.
+//! references or a definition, hover, callers and callees, implementations and type
+//! definitions (`inspect.rs`) — through the same safe path as every other edit.
 //!
 //! The model names a position as a file, a line (number or anchor `42abcd`, stale anchors are
 //! `stale_context`) and the symbol's text on it ([`SymbolAt`]); the server's `WorkspaceEdit` is

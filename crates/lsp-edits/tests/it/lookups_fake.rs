@@ -243,3 +243,47 @@ fn a_name_path_is_resolved_or_refused_before_the_request() {
     assert_eq!(r.line, 2, "{}", r.llm_content);
     assert!(env.asked("textDocument/hover"));
 }
+
+#[test]
+fn long_call_lists_are_capped_and_say_what_was_left_out() {
+    let c: String = (1..=15).map(|i| format!("add({i});\n")).collect();
+    let env = env(|root, s| {
+        let c_uri = uri(root, "c.ts");
+        let mut calls = vec![json!({
+            "from": item(&c_uri, "many", 0, 0),
+            "fromRanges": (0..12).map(|l| range(l, 0, l, 3)).collect::<Vec<_>>(),
+        })];
+        calls.extend((0..54).map(|i| {
+            json!({ "from": item(&format!("file:///elsewhere/f{i:02}.ts"), "far", 0, 9), "fromRanges": [] })
+        }));
+        s.call_items = Some(json!([item(&uri(root, "a.ts"), "add", 0, 16)]));
+        s.incoming_calls = Some(json!(calls));
+    });
+    std::fs::write(env.root.join("c.ts"), &c).unwrap();
+    let r = env
+        .edits()
+        .call_hierarchy(&by_line(), CallDirection::Incoming)
+        .unwrap();
+    assert_eq!((r.calls.len(), r.more), (50, 5));
+    let text = &r.llm_content;
+    assert!(text.starts_with("55 callers of `add` ("), "{}", &text[..80]);
+    // The workspace's caller first, its first 10 call sites, the rest by line.
+    assert!(
+        text.contains(&format!(
+            "\nc.ts:1 function many {}\n{}\n",
+            anchor(&c, 1),
+            hashline(1, "add(1);")
+        )),
+        "{text}"
+    );
+    assert!(text.contains(&hashline(10, "add(10);")), "{text}");
+    assert!(!text.contains(&hashline(11, "add(11);")), "{text}");
+    assert!(
+        text.contains("\n... 2 more call sites at line 11, 12\n"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("\n... and 5 more callers; ask about a narrower symbol."),
+        "{text}"
+    );
+}
