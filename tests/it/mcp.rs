@@ -67,11 +67,14 @@ async fn lists_tools_with_teaching_schemas_and_names_itself() {
             "apply_code_action",
             "apply_edit",
             "apply_patch",
+            "call_hierarchy",
             "code_actions",
             "definition",
             "diagnostics",
             "edit",
             "find_symbol",
+            "hover",
+            "implementations",
             "insert_after_symbol",
             "insert_before_symbol",
             "outline",
@@ -80,6 +83,7 @@ async fn lists_tools_with_teaching_schemas_and_names_itself() {
             "references",
             "rename_symbol",
             "replace_symbol_body",
+            "type_definition",
             "undo",
             "write_file"
         ]

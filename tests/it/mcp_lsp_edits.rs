@@ -286,3 +286,102 @@ async fn symbol_edits_over_mcp() {
             .starts_with("export function a() {\n  return 3;\n}\nexport namespace N {\n  export function a() {\n    return 2;"),
     );
 }
+
+const PRICED: &str = "import { add } from \"./util\";\n\nexport interface Priced {\n  price(): number;\n}\n\nexport class Cart implements Priced {\n  total(): number {\n    return add(1, 2);\n  }\n\n  price(): number {\n    return this.total();\n  }\n}\n\nexport const cart: Cart = new Cart();\n";
+
+/// `hover`, `call_hierarchy`, `implementations` and `type_definition` over MCP: by line and
+/// symbol and by name path, the text is the library's and the structured result agrees; a
+/// position named two ways at once is an invalid argument.
+#[tokio::test]
+async fn lookups_over_mcp() {
+    if !have_server(TS_SERVERS) {
+        return;
+    }
+    let project = Project::copy("ts-basic");
+    std::fs::write(project.root.join("src/cart.ts"), PRICED).unwrap();
+    let client = connect(&project.root, &[]).await;
+    let view = text(&call(&client, "read_file", json!({ "path": "src/cart.ts" })).await);
+
+    let h = call(
+        &client,
+        "hover",
+        json!({ "path": "src/cart.ts", "line": anchor_in(&view, 9), "symbol": "add" }),
+    )
+    .await;
+    assert!(!is_error(&h), "{}", text(&h));
+    assert!(
+        text(&h).starts_with("Hover on `add` at src/cart.ts:9 (")
+            && text(&h).contains("add(a: number, b: number): number"),
+        "{}",
+        text(&h)
+    );
+    assert_eq!(structured(&h)["line"], 9);
+    assert!(structured(&h)["hover"].as_str().unwrap().contains("```"));
+
+    let calls = call(
+        &client,
+        "call_hierarchy",
+        json!({ "path": "src/cart.ts", "name_path": "Cart/total", "direction": "incoming" }),
+    )
+    .await;
+    assert!(!is_error(&calls), "{}", text(&calls));
+    let s = structured(&calls);
+    assert_eq!(s["targets"][0]["name"], "total", "{s}");
+    assert_eq!(s["calls"][0]["item"]["name"], "price", "{s}");
+    assert_eq!(s["calls"][0]["sites"], json!([13]), "{s}");
+    assert!(
+        text(&calls).contains(&format!(
+            "{}|    return this.total();",
+            anchor_in(&view, 13)
+        )),
+        "{}",
+        text(&calls)
+    );
+
+    let imp = call(
+        &client,
+        "implementations",
+        json!({ "path": "src/cart.ts", "name_path": "Priced" }),
+    )
+    .await;
+    assert!(!is_error(&imp), "{}", text(&imp));
+    assert_eq!(
+        structured(&imp)["locations"][0]["line"],
+        7,
+        "{}",
+        text(&imp)
+    );
+    let ty = call(
+        &client,
+        "type_definition",
+        json!({ "path": "src/cart.ts", "line": 17, "symbol": "cart" }),
+    )
+    .await;
+    assert!(!is_error(&ty), "{}", text(&ty));
+    assert!(
+        text(&ty).starts_with("1 type definitions of `cart` in 1 file:"),
+        "{}",
+        text(&ty)
+    );
+
+    let both = call(
+        &client,
+        "hover",
+        json!({ "path": "src/cart.ts", "line": 9, "symbol": "add", "name_path": "Cart/total" }),
+    )
+    .await;
+    assert!(is_error(&both));
+    assert_eq!(
+        text(&both),
+        "Error: invalid arguments: give either `line` and `symbol`, or `name_path`, not both"
+    );
+    let unknown = call(
+        &client,
+        "hover",
+        json!({ "path": "src/cart.ts", "name_path": "Cart/totl" }),
+    )
+    .await;
+    assert!(is_error(&unknown));
+    assert_eq!(structured(&unknown)["reason"], "symbol_not_found");
+    client.cancel().await.unwrap();
+}

@@ -3,7 +3,9 @@
 //! Tools: `read_file`, `edit`, `write_file`, `apply_patch`, `propose_edit`, `apply_edit`,
 //! `undo`, `diagnostics`, and the LSP edit tools `rename_symbol`, `code_actions`,
 //! `apply_code_action`, `references`, `definition`, `outline`, `find_symbol`,
-//! `replace_symbol_body`, `insert_before_symbol`, `insert_after_symbol` ([`lsp_tools`]).
+//! `replace_symbol_body`, `insert_before_symbol`, `insert_after_symbol` ([`lsp_tools`]), and
+//! the lookups `hover`, `call_hierarchy`, `implementations`, `type_definition`
+//! ([`lookup_tools`]).
 //! Their JSON schemas carry field descriptions that teach a model the anchor format, the patch
 //! formats and what each refusal means. Refusals are `isError` results whose text is the tool's `llm_content`.
 //! Every result also carries `structuredContent` matching the tool's `outputSchema`
@@ -36,6 +38,7 @@
 
 #[cfg(test)]
 mod documented_codes;
+pub mod lookup_tools;
 pub mod lsp_tools;
 pub mod output;
 pub mod schema;

@@ -394,7 +394,7 @@ pub struct LocationsOutput {
 }
 
 impl LocationsOutput {
-    fn new(r: &LocationsReport) -> LocationsOutput {
+    pub(crate) fn new(r: &LocationsReport) -> LocationsOutput {
         LocationsOutput {
             reason: None,
             locations: r.locations.iter().map(location_output).collect(),
@@ -517,7 +517,7 @@ impl FindSymbolOutput {
     }
 }
 
-fn refusal(e: &LspEditError) -> ToolResult {
+pub(crate) fn refusal(e: &LspEditError) -> ToolResult {
     let t = e.refusal_text();
     ToolResult::text(t.clone(), t, true)
 }

@@ -65,6 +65,8 @@ read_file lines with anchors; name a symbol by path, line (number or anchor) and
 outline lists a file's symbols and find_symbol finds them by name or name path (`Cart/total`); \
 replace_symbol_body, insert_before_symbol and insert_after_symbol change code by name path, \
 applied and reported like apply_patch. \
+hover, call_hierarchy, implementations and type_definition answer about a symbol named either \
+way (path, line and text, or path and name_path). \
 A result with isError names a reason code \
 (hunk_mismatch, ambiguous_match, stale_context, truncated_input, ...) and what to do: usually \
 re-read the file and resend with fresh anchors. Nothing is written by a refused file.";
@@ -314,7 +316,10 @@ fn tool_schemas(name: &str) -> Option<(Arc<JsonObject>, Arc<JsonObject>)> {
             portable::<DiagnosticsArgs>(),
             portable::<DiagnosticsOutput>(),
         ),
-        other => return crate::lsp_tools::tool_schemas(other),
+        other => {
+            return crate::lsp_tools::tool_schemas(other)
+                .or_else(|| crate::lookup_tools::tool_schemas(other));
+        }
     })
 }
 
@@ -375,7 +380,8 @@ impl LspeditServer {
 
     /// The tools with their portable input and output schemas.
     fn router() -> ToolRouter<LspeditServer> {
-        let mut tool_router = Self::tool_router() + Self::lsp_tool_router();
+        let mut tool_router =
+            Self::tool_router() + Self::lsp_tool_router() + Self::lookup_tool_router();
         for route in tool_router.map.values_mut() {
             match tool_schemas(&route.attr.name) {
                 Some((input, output)) => {
@@ -848,7 +854,7 @@ mod tests {
     #[test]
     fn every_tool_has_portable_input_and_output_schemas() {
         let tools = LspeditServer::router().list_all();
-        assert_eq!(tools.len(), 18);
+        assert_eq!(tools.len(), 22);
         for tool in tools {
             let input = serde_json::Value::Object(tool.input_schema.as_ref().clone());
             assert_eq!(
