@@ -347,7 +347,7 @@ fn finish_list(list: Result<CodeActionList, LspEditError>, json: bool) -> Result
 }
 
 /// `lspedit refs`: the excerpts (`locations` and `with_context` in JSON).
-fn finish_locations(
+pub(crate) fn finish_locations(
     found: Result<LocationsReport, LspEditError>,
     json: bool,
 ) -> Result<u8, Failure> {
@@ -373,7 +373,7 @@ fn finish_locations(
     print(false, None, &r.llm_content, Vec::new(), data, json)
 }
 
-fn refused(e: &LspEditError, json: bool, data: Value) -> Result<u8, Failure> {
+pub(crate) fn refused(e: &LspEditError, json: bool, data: Value) -> Result<u8, Failure> {
     print(
         true,
         Some(e.code()),
@@ -386,7 +386,7 @@ fn refused(e: &LspEditError, json: bool, data: Value) -> Result<u8, Failure> {
 
 /// The text (stdout, or stderr for a refusal), or with `--json` one document: `ok`, `reason`,
 /// `llm_content`, `files`, then the command's own fields. Exit 1 on a refusal.
-fn print(
+pub(crate) fn print(
     is_error: bool,
     reason: Option<&str>,
     llm: &str,

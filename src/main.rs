@@ -34,6 +34,7 @@ use serde::Serialize;
 mod demo;
 mod flow;
 mod json;
+mod lookup_cmds;
 mod lsp_cmds;
 
 #[derive(Parser)]
@@ -325,6 +326,28 @@ enum Command {
     InsertAfter {
         #[command(flatten)]
         input: lsp_cmds::SymbolEditInput,
+    },
+    /// The language server's type and signature of a symbol (LINE and SYMBOL, or
+    /// --name-path), as it writes them.
+    Hover {
+        #[command(flatten)]
+        input: lookup_cmds::LookupInput,
+    },
+    /// The callers of a function (or, with --direction outgoing, what it calls), each with its
+    /// call sites as hashline lines.
+    Calls {
+        #[command(flatten)]
+        input: lookup_cmds::CallsInput,
+    },
+    /// Where an interface, trait or abstract method is implemented, as hashline excerpts.
+    Implementations {
+        #[command(flatten)]
+        input: lookup_cmds::LookupInput,
+    },
+    /// Where the type of a symbol is declared, as hashline excerpts.
+    TypeDefinition {
+        #[command(flatten)]
+        input: lookup_cmds::LookupInput,
     },
     /// Undo an `apply-id` by its checkpoint id (refused when a file changed since).
     Undo {
@@ -810,6 +833,20 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
         Command::InsertAfter { input } => {
             lsp_cmds::cmd_symbol_edit(SymbolEditKind::InsertAfter, input, root, json)
         }
+        Command::Hover { input } => lookup_cmds::cmd_hover(input, root, json),
+        Command::Calls { input } => lookup_cmds::cmd_calls(input, root, json),
+        Command::Implementations { input } => lookup_cmds::cmd_locations(
+            input,
+            lookup_cmds::LocationsKind::Implementations,
+            root,
+            json,
+        ),
+        Command::TypeDefinition { input } => lookup_cmds::cmd_locations(
+            input,
+            lookup_cmds::LocationsKind::TypeDefinition,
+            root,
+            json,
+        ),
         Command::Servers { command } => match command {
             ServersCommand::Status { probe } => cmd_servers_status(root, json, &probe),
             ServersCommand::Install { ids } => cmd_servers_install(&ids, json),

@@ -1,5 +1,5 @@
-//! `lspedit rename`, `lspedit fix` and `lspedit refs` with a real TypeScript server: output,
-//! `--json`, exit codes (0 done, 1 refused).
+//! `lspedit rename`, `lspedit fix`, `lspedit refs`, the symbol commands and the lookups with a
+//! real TypeScript server: output, `--json`, exit codes (0 done, 1 refused).
 
 use crate::harness::{Project, TS_SERVERS, have_server};
 
@@ -163,4 +163,104 @@ fn symbol_edits_from_the_shell() {
     assert!(r.stderr.contains("symbol_not_found"), "{}", r.stderr);
     assert!(r.stderr.contains("Cart/total"), "{}", r.stderr);
     assert_eq!(std::fs::read_to_string(&cart).unwrap(), before);
+}
+
+/// `lspedit hover`, `calls`, `implementations` and `type-definition`: text, `--json`, exit
+/// codes (0 answered, 1 refused, 2 a position named two ways).
+#[test]
+fn lookups_from_the_shell() {
+    if !have_server(TS_SERVERS) {
+        return;
+    }
+    let p = Project::copy("ts-basic");
+    std::fs::write(
+        p.root.join("src/cart.ts"),
+        "import { add } from \"./util\";\n\nexport class Cart {\n  total(): number {\n    return add(1, 2);\n  }\n}\n",
+    )
+    .unwrap();
+    let h = p.run(&["hover", "src/cart.ts", "5", "add"], "");
+    h.assert_code(0);
+    assert!(
+        h.stdout.starts_with("Hover on `add` at src/cart.ts:5 (")
+            && h.stdout.contains("add(a: number, b: number): number"),
+        "{}",
+        h.stdout
+    );
+    let out = p.run(
+        &[
+            "calls",
+            "src/cart.ts",
+            "--name-path",
+            "Cart/total",
+            "--direction",
+            "outgoing",
+            "--json",
+        ],
+        "",
+    );
+    out.assert_code(0);
+    let v = out.json();
+    assert_eq!(v["direction"], "outgoing", "{v}");
+    assert_eq!(v["calls"][0]["item"]["name"], "add", "{v}");
+    assert_eq!(v["calls"][0]["item"]["path"], "src/util.ts", "{v}");
+    assert_eq!(v["calls"][0]["sites"], serde_json::json!([5]), "{v}");
+    assert!(
+        v["llm_content"]
+            .as_str()
+            .unwrap()
+            .contains("|    return add(1, 2);"),
+        "{v}"
+    );
+    let inc = p.run(&["calls", "src/util.ts", "1", "add"], "");
+    inc.assert_code(0);
+    assert!(inc.stdout.contains("callers of `add`"), "{}", inc.stdout);
+    assert!(
+        inc.stdout.contains("\nsrc/cart.ts:4 method total "),
+        "{}",
+        inc.stdout
+    );
+    let ty = p.run(
+        &["type-definition", "src/cart.ts", "5", "add", "--json"],
+        "",
+    );
+    ty.assert_code(0);
+    let v = ty.json();
+    assert!(
+        v["llm_content"]
+            .as_str()
+            .unwrap()
+            .contains("type definitions of `add`")
+            && v["locations"].is_array(),
+        "{v}"
+    );
+    let imp = p.run(
+        &["implementations", "src/cart.ts", "--name-path", "Cart"],
+        "",
+    );
+    imp.assert_code(0);
+    assert!(
+        imp.stdout.contains("implementations of `Cart`"),
+        "{}",
+        imp.stdout
+    );
+    let both = p.run(
+        &[
+            "hover",
+            "src/cart.ts",
+            "5",
+            "add",
+            "--name-path",
+            "Cart/total",
+        ],
+        "",
+    );
+    both.assert_code(2);
+    assert!(both.stderr.contains("not both"), "{}", both.stderr);
+    let refused = p.run(&["hover", "src/cart.ts", "--name-path", "Cart/totl"], "");
+    refused.assert_code(1);
+    assert!(
+        refused.stderr.contains("symbol_not_found"),
+        "{}",
+        refused.stderr
+    );
 }
