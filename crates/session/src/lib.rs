@@ -524,7 +524,8 @@ impl Session {
     }
 
     /// The LSP edit tools (`rename_symbol`, `code_actions`, `apply_code_action`, `references`,
-    /// `definition`, `outline`, `find_symbol`) over this session's workflow and pool: the server's edits go through the
+    /// `definition`, `outline`, `find_symbol`, and the lookups `hover`, `call_hierarchy`,
+    /// `implementations`, `type_definition`) over this session's workflow and pool: the server's edits go through the
     /// same planner, commit and diagnostics as a patch. Without a pool, every call is refused
     /// as `no_server`.
     pub fn lsp_edits(&self) -> Result<LspEdits<'_>, LspEditError> {
