@@ -113,9 +113,14 @@ pub fn cmd_calls(input: CallsInput, root: Option<PathBuf>, json: bool) -> Result
     let calls: Vec<Value> = r
         .calls
         .iter()
-        .map(
-            |c| json!({ "item": item_json(&c.item), "sites_path": c.sites_path, "sites": c.sites }),
-        )
+        .map(|c| {
+            json!({
+                "item": item_json(&c.item),
+                "sites_path": c.sites_path,
+                "sites": c.sites,
+                "target": c.target,
+            })
+        })
         .collect();
     let data = json!({
         "direction": r.direction.as_str(),

@@ -329,6 +329,7 @@ async fn lookups_over_mcp() {
     assert_eq!(s["targets"][0]["name"], "total", "{s}");
     assert_eq!(s["calls"][0]["item"]["name"], "price", "{s}");
     assert_eq!(s["calls"][0]["sites"], json!([13]), "{s}");
+    assert_eq!(s["calls"][0]["target"], 0, "{s}");
     assert!(
         text(&calls).contains(&format!(
             "{}|    return this.total();",

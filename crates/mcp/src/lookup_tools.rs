@@ -191,6 +191,8 @@ pub struct CallOutput {
     pub sites_path: String,
     /// The 1-based lines of the calls.
     pub sites: Vec<usize>,
+    /// Which of `targets` it is a call of (0-based; servers usually give one target).
+    pub target: usize,
 }
 
 /// The structured result of `call_hierarchy`.
@@ -226,6 +228,7 @@ impl CallHierarchyOutput {
                     item: item_output(&c.item),
                     sites_path: c.sites_path.clone(),
                     sites: c.sites.clone(),
+                    target: c.target,
                 })
                 .collect(),
             more: r.more,
