@@ -287,3 +287,31 @@ fn long_call_lists_are_capped_and_say_what_was_left_out() {
         "{text}"
     );
 }
+
+#[test]
+fn positions_outside_the_workspace_or_in_protected_paths_are_refused() {
+    let env = scripted();
+    let e = env.edits();
+    let name = |path: &str| LookupAt::NamePath {
+        path: path.into(),
+        name_path: "add".into(),
+        anchor: None,
+    };
+    let text = |path: &str| LookupAt::Text(SymbolAt::new(path, LineRef::Number(1), "add"));
+    assert_eq!(
+        e.hover(&name("../a.ts")).unwrap_err().code(),
+        "path_outside_workspace"
+    );
+    assert_eq!(
+        e.hover(&text("../a.ts")).unwrap_err().code(),
+        "path_outside_workspace"
+    );
+    assert_eq!(
+        e.call_hierarchy(&name(".git/config"), CallDirection::Incoming)
+            .unwrap_err()
+            .code(),
+        "protected_path"
+    );
+    assert!(!env.asked("textDocument/hover"));
+    assert!(!env.asked("textDocument/prepareCallHierarchy"));
+}
