@@ -202,13 +202,15 @@ pub struct CallsReport {
     pub partial: bool,
 }
 
-/// A resolved position: the file as read, the byte offset asked at, its 1-based line and what
-/// the model called the symbol.
+/// A resolved position: the file as read, the byte offset asked at, its 1-based line, what
+/// the model called the symbol, and the server's time resolving a name path (its
+/// `documentSymbol`; zero for a line and text).
 struct Spot {
     file: FileText,
     offset: usize,
     line: usize,
     what: String,
+    server_time: Duration,
 }
 
 impl<'a> LspEdits<'a> {
@@ -251,7 +253,8 @@ impl<'a> LspEdits<'a> {
             text,
             truncated,
             server,
-            server_time: answer.as_ref().map_or(Duration::ZERO, |h| h.server_time),
+            server_time: spot.server_time
+                + answer.as_ref().map_or(Duration::ZERO, |h| h.server_time),
             partial,
         })
     }
@@ -269,7 +272,7 @@ impl<'a> LspEdits<'a> {
         let prepared = provider
             .prepare_call_hierarchy(&spot.file.abs, &spot.file.text, spot.offset, deadline)
             .map_err(|e| server_error(&rel, e))?;
-        let mut server_time = prepared.server_time;
+        let mut server_time = spot.server_time + prepared.server_time;
         let mut partial = prepared.partial;
         let mut answers: Vec<(CallItem, Calls)> = Vec::new();
         for item in prepared.items.iter().take(MAX_TARGETS) {
@@ -359,7 +362,9 @@ impl<'a> LspEdits<'a> {
         let found = provider
             .implementations(&spot.file.abs, &spot.file.text, spot.offset, deadline)
             .map_err(|e| server_error(&spot.file.rel, e))?;
-        Ok(self.report(&found, &format!("implementations of `{}`", spot.what)))
+        let mut r = self.report(&found, &format!("implementations of `{}`", spot.what));
+        r.server_time += spot.server_time;
+        Ok(r)
     }
 
     /// `type_definition` (read-only): where the type of the symbol (a variable's, a
@@ -370,7 +375,9 @@ impl<'a> LspEdits<'a> {
         let found = provider
             .type_definition(&spot.file.abs, &spot.file.text, spot.offset, deadline)
             .map_err(|e| server_error(&spot.file.rel, e))?;
-        Ok(self.report(&found, &format!("type definitions of `{}`", spot.what)))
+        let mut r = self.report(&found, &format!("type definitions of `{}`", spot.what));
+        r.server_time += spot.server_time;
+        Ok(r)
     }
 
     /// The provider and the position `at` names.
@@ -391,6 +398,7 @@ impl<'a> LspEdits<'a> {
                         offset,
                         line,
                         what: s.symbol.clone(),
+                        server_time: Duration::ZERO,
                     },
                 ))
             }
@@ -415,6 +423,7 @@ impl<'a> LspEdits<'a> {
                         offset,
                         line: line_at(&found.file.text, offset),
                         what: found.entry.name_path,
+                        server_time: found.server_time,
                         file: found.file,
                     },
                 ))
