@@ -64,8 +64,9 @@ const USAGE: &str = "usage: lspedit-bench <engine|process|servers|workflow|renam
   workflow   propose (regex over 1,000 files) and apply, per file and all or nothing
   rename     rename_symbol across two modules on real servers: end-to-end latency beside the
              server's own rename time (not part of `all`)
-  symbols    outline, find_symbol, replace_symbol_body, insert_after_symbol on real servers,
-             warm: end-to-end latency beside the server's own time (not part of `all`)
+  symbols    outline, find_symbol, hover, call_hierarchy, replace_symbol_body,
+             insert_after_symbol on real servers, warm: end-to-end latency beside the
+             server's own time (not part of `all`)
   real       pinned real projects (zod, requests, memchr) through the agent tools on real
              servers: cold start, warm edit -> result next to the server's own time, wrong or
              stale results, and the cross-file score against each language's own checker
@@ -375,7 +376,10 @@ fn run_symbols(options: &[String]) -> Result<()> {
          project, is not counted), 20 rounds. *End-to-end*: the whole call as an agent sees \
          it. `outline`: the file read, `documentSymbol`, the tree worded. `find_symbol`: \
          `workspace/symbol` for the name and its parent, then `documentSymbol` of the files \
-         named. `replace_symbol_body` (two bodies of `Cart/total` in turn) and \
+         named. `hover` and `call_hierarchy` (`Cart/total` by name path): `documentSymbol` \
+         to resolve it, then `hover`, or `prepareCallHierarchy` and `incomingCalls` / \
+         `outgoingCalls`, worded with the call sites read. \
+         `replace_symbol_body` (two bodies of `Cart/total` in turn) and \
          `insert_after_symbol` (a method after it, undone untimed after each round): \
          `documentSymbol`, the change fitted and proposed and applied through the workflow \
          (checkpoint, atomic write) and the file's diagnostics, which are most of the time. \

@@ -3,7 +3,8 @@
 //! `test-projects/fixtures/symbols/cart.*` (a class and its methods) in the test projects.
 //!
 //! Each tool is called once to warm the server (the project loaded), then `iterations` times.
-//! `outline` and `find_symbol` are read-only; `replace_symbol_body` alternates two bodies of
+//! `outline`, `find_symbol`, `hover` and `call_hierarchy` (both directions, `Cart/total` by
+//! name path) are read-only; `replace_symbol_body` alternates two bodies of
 //! `Cart/total`, and `insert_after_symbol` adds a method after it that `undo` then removes (not
 //! timed), so every call sees the same file. Every edit is checked to apply and to leave no
 //! error.
@@ -16,7 +17,8 @@ use anyhow::{Context, Result, ensure};
 use lspedit_fake_lsp::support::{copy_project, percentile};
 use lspedit_lsp::{BlockingPool, PoolConfig};
 use lspedit_lsp_edits::{
-    EditOptions, FindQuery, LspEditProvider, LspEdits, LspEditsConfig, SymbolEdit, SymbolEditKind,
+    CallDirection, EditOptions, FindQuery, LookupAt, LspEditProvider, LspEdits, LspEditsConfig,
+    SymbolEdit, SymbolEditKind,
 };
 use lspedit_tools::{DiagnosticsProvider, LspProvider, Tools, ToolsConfig};
 use lspedit_workflow::{Workflow, WorkflowConfig};
@@ -90,6 +92,9 @@ const CASES: &[Case] = &[
 const TOOLS: &[&str] = &[
     "outline (file)",
     "find_symbol Cart/total (workspace)",
+    "hover Cart/total",
+    "call_hierarchy incoming Cart/total",
+    "call_hierarchy outgoing Cart/total",
     "replace_symbol_body",
     "insert_after_symbol",
 ];
@@ -172,6 +177,37 @@ fn bench(repo: &Path, case: &Case, iterations: usize) -> Result<Option<Vec<Times
             case.server,
             f.llm_content
         );
+
+        // The lookups, by name path (the symbols read, then the request at the name).
+        let total = LookupAt::NamePath {
+            path: case.file.into(),
+            name_path: "Cart/total".into(),
+            anchor: None,
+        };
+        let t0 = Instant::now();
+        let h = edits.hover(&total)?;
+        took.push((t0.elapsed(), h.server_time));
+        ensure!(
+            h.text.as_deref().is_some_and(|t| t.contains("total")),
+            "{}: hover Cart/total:\n{}",
+            case.server,
+            h.llm_content
+        );
+        for (direction, callee) in [
+            (CallDirection::Incoming, "price"),
+            (CallDirection::Outgoing, "add"),
+        ] {
+            let t0 = Instant::now();
+            let c = edits.call_hierarchy(&total, direction)?;
+            took.push((t0.elapsed(), c.server_time));
+            ensure!(
+                c.calls.iter().any(|c| c.item.name == callee),
+                "{}: call_hierarchy {} Cart/total:\n{}",
+                case.server,
+                direction.as_str(),
+                c.llm_content
+            );
+        }
 
         let edit = |kind, body: &str| SymbolEdit::new(kind, case.file, "Cart/total", body);
         let t0 = Instant::now();
