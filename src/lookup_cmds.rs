@@ -31,7 +31,7 @@ pub struct LookupInput {
 }
 
 impl LookupInput {
-    fn at(&self) -> Result<LookupAt, Failure> {
+    pub(crate) fn at(&self) -> Result<LookupAt, Failure> {
         LookupAt::from_args(
             &self.path,
             self.line.as_deref().map(LineRef::parse),

@@ -79,11 +79,11 @@ pub struct FixInput {
     per_file: bool,
 }
 
-/// `lspedit refs PATH LINE SYMBOL [--definition]`.
+/// `lspedit refs PATH [LINE SYMBOL | --name-path P] [--definition]`.
 #[derive(clap::Args)]
 pub struct RefsInput {
     #[command(flatten)]
-    at: SymbolInput,
+    at: crate::lookup_cmds::LookupInput,
     /// Show where the symbol is defined instead of its references.
     #[arg(long)]
     definition: bool,
@@ -263,8 +263,8 @@ pub fn cmd_fix(input: FixInput, root: Option<PathBuf>, json: bool) -> Result<u8,
 }
 
 pub fn cmd_refs(input: RefsInput, root: Option<PathBuf>, json: bool) -> Result<u8, Failure> {
+    let at = input.at.at()?;
     let session = open_session(root, true, ToolsConfig::default())?;
-    let at = input.at.at();
     let found = session.lsp_edits().and_then(|e| {
         if input.definition {
             e.definition(&at)

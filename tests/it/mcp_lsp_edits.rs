@@ -272,6 +272,28 @@ async fn symbol_edits_over_mcp() {
         std::fs::read_to_string(project.root.join("src/two.ts")).unwrap(),
         before
     );
+    // references, definition and rename_symbol take a name path too.
+    let refs = call(
+        &client,
+        "references",
+        json!({ "path": "src/two.ts", "name_path": "N/a" }),
+    )
+    .await;
+    assert!(!is_error(&refs), "{}", text(&refs));
+    assert_eq!(
+        structured(&refs)["locations"][0]["line"],
+        5,
+        "{}",
+        text(&refs)
+    );
+    let both = call(
+        &client,
+        "definition",
+        json!({ "path": "src/two.ts", "name_path": "N/a", "symbol": "a", "line": 5 }),
+    )
+    .await;
+    assert!(is_error(&both), "{}", text(&both));
+    assert!(text(&both).contains("invalid arguments"), "{}", text(&both));
     // A leading `/` names the top-level one.
     let top = call(
         &client,

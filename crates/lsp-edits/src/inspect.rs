@@ -56,6 +56,24 @@ pub enum LookupAt {
     },
 }
 
+impl From<SymbolAt> for LookupAt {
+    fn from(at: SymbolAt) -> LookupAt {
+        LookupAt::Text(at)
+    }
+}
+
+impl From<&SymbolAt> for LookupAt {
+    fn from(at: &SymbolAt) -> LookupAt {
+        LookupAt::Text(at.clone())
+    }
+}
+
+impl From<&LookupAt> for LookupAt {
+    fn from(at: &LookupAt) -> LookupAt {
+        at.clone()
+    }
+}
+
 impl LookupAt {
     /// A lookup from a tool's arguments: `line` and `symbol` (and `occurrence`), or
     /// `name_path` (with `line`, when given, as the anchor that picks one of several symbols of
@@ -205,12 +223,12 @@ pub struct CallsReport {
 /// A resolved position: the file as read, the byte offset asked at, its 1-based line, what
 /// the model called the symbol, and the server's time resolving a name path (its
 /// `documentSymbol`; zero for a line and text).
-struct Spot {
-    file: FileText,
-    offset: usize,
-    line: usize,
-    what: String,
-    server_time: Duration,
+pub(crate) struct Spot {
+    pub file: FileText,
+    pub offset: usize,
+    pub line: usize,
+    pub what: String,
+    pub server_time: Duration,
 }
 
 impl<'a> LspEdits<'a> {
@@ -381,7 +399,7 @@ impl<'a> LspEdits<'a> {
     }
 
     /// The provider and the position `at` names.
-    fn locate(
+    pub(crate) fn locate(
         &self,
         at: &LookupAt,
         deadline: Instant,

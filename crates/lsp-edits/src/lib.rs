@@ -719,21 +719,31 @@ impl<'a> LspEdits<'a> {
 
     /// `rename_symbol`: `textDocument/prepareRename`, then `textDocument/rename`, and the
     /// server's edit applied (or, with `preview`, proposed) through the workflow.
-    pub fn rename_symbol(&self, at: &SymbolAt, new_name: &str, opts: EditOptions) -> LspEditResult {
+    pub fn rename_symbol(
+        &self,
+        at: impl Into<LookupAt>,
+        new_name: &str,
+        opts: EditOptions,
+    ) -> LspEditResult {
         let began = Instant::now();
-        let r = self.prepare(&at.path).and_then(|(provider, file)| {
-            let offset = position::symbol_offset(&file, at)?;
-            let deadline = Instant::now() + self.config.timeout;
-            provider
-                .rename(&file.abs, &file.text, offset, new_name, deadline)
-                .map_err(|error| server_error(&file.rel, error))
+        let at = at.into();
+        let deadline = Instant::now() + self.config.timeout;
+        let r = self.locate(&at, deadline).and_then(|(provider, spot)| {
+            let edit = provider
+                .rename(
+                    &spot.file.abs,
+                    &spot.file.text,
+                    spot.offset,
+                    new_name,
+                    deadline,
+                )
+                .map_err(|error| server_error(&spot.file.rel, error))?;
+            Ok((spot.what, edit))
         });
         let r = match r {
-            Ok(edit) => self.apply_server_edit(
-                &edit,
-                &format!("Rename `{}` to `{new_name}`", at.symbol),
-                opts,
-            ),
+            Ok((what, edit)) => {
+                self.apply_server_edit(&edit, &format!("Rename `{what}` to `{new_name}`"), opts)
+            }
             Err(e) => LspEditResult::refused(&e, Vec::new()),
         };
         self.with_late(r, began)
@@ -788,27 +798,33 @@ impl<'a> LspEdits<'a> {
     /// by file.
     pub fn references(
         &self,
-        at: &SymbolAt,
+        at: impl Into<LookupAt>,
         include_declaration: bool,
     ) -> Result<LocationsReport, LspEditError> {
-        let (provider, file) = self.prepare(&at.path)?;
-        let offset = position::symbol_offset(&file, at)?;
         let deadline = Instant::now() + self.config.timeout;
+        let (provider, spot) = self.locate(&at.into(), deadline)?;
+        let file = &spot.file;
         let found = provider
-            .references(&file.abs, &file.text, offset, include_declaration, deadline)
+            .references(
+                &file.abs,
+                &file.text,
+                spot.offset,
+                include_declaration,
+                deadline,
+            )
             .map_err(|error| server_error(&file.rel, error))?;
-        Ok(self.report(&found, &format!("references to `{}`", at.symbol)))
+        Ok(self.report(&found, &format!("references to `{}`", spot.what)))
     }
 
     /// `definition` (read-only): where the symbol is defined, as hashline excerpts.
-    pub fn definition(&self, at: &SymbolAt) -> Result<LocationsReport, LspEditError> {
-        let (provider, file) = self.prepare(&at.path)?;
-        let offset = position::symbol_offset(&file, at)?;
+    pub fn definition(&self, at: impl Into<LookupAt>) -> Result<LocationsReport, LspEditError> {
         let deadline = Instant::now() + self.config.timeout;
+        let (provider, spot) = self.locate(&at.into(), deadline)?;
+        let file = &spot.file;
         let found = provider
-            .definition(&file.abs, &file.text, offset, deadline)
+            .definition(&file.abs, &file.text, spot.offset, deadline)
             .map_err(|error| server_error(&file.rel, error))?;
-        Ok(self.report(&found, &format!("definitions of `{}`", at.symbol)))
+        Ok(self.report(&found, &format!("definitions of `{}`", spot.what)))
     }
 
     /// `outline` (read-only): a file's symbols as a tree, or the top-level symbols of each file

@@ -87,7 +87,7 @@ pub struct CallHierarchyArgs {
     pub name_path: Option<String>,
 }
 
-fn lookup_at(
+pub(crate) fn lookup_at(
     path: &str,
     line: &Option<LineArg>,
     symbol: &Option<String>,
@@ -237,7 +237,7 @@ impl CallHierarchyOutput {
     }
 }
 
-fn invalid<T: Serialize>(why: &str, empty: &T) -> Reply {
+pub(crate) fn invalid<T: Serialize>(why: &str, empty: &T) -> Reply {
     let t = format!("Error: invalid arguments: {why}");
     Reply::new(ToolResult::text(t.clone(), t, true), empty)
 }

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use lspedit_lsp_edits::{ActionPick, CodeActionList, EditOptions, LineRef, LspEditError, SymbolAt};
+use lspedit_lsp_edits::{ActionPick, CodeActionList, EditOptions, LineRef, LookupAt, LspEditError};
 use lspedit_lsp_edits::{
     CodeActionInfo, FoundLocation, LocationsReport, LspEditResult, LspEditStatus, ServerFileOp,
 };
@@ -19,6 +19,7 @@ use rmcp::{ErrorData as McpError, tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::lookup_tools::{invalid, lookup_at};
 use crate::output::{FileDiagnosticsState, ReasonCode, Reply};
 use crate::schema::portable;
 use crate::server::LspeditServer;
@@ -47,13 +48,19 @@ impl LineArg {
 pub struct RenameSymbolArgs {
     /// Workspace-relative path of the file where the symbol appears (a definition or any use).
     pub path: String,
-    /// The line: a 1-based number, or the anchor read_file shows (`"42abcd"`).
-    pub line: LineArg,
+    /// The line where `symbol` appears: a 1-based number, or the anchor read_file shows
+    /// (`"42abcd"`). With `name_path`: the anchor outline gave, to pick one of several.
+    #[serde(default)]
+    pub line: Option<LineArg>,
     /// The symbol's text exactly as it appears on that line (e.g. `add`). Never a column.
-    pub symbol: String,
+    #[serde(default)]
+    pub symbol: Option<String>,
     /// Which appearance on the line, 1-based, when the symbol appears more than once.
     #[serde(default)]
     pub occurrence: Option<usize>,
+    /// Instead of `line` and `symbol`: the symbol's name path in the file (`Cart/total`).
+    #[serde(default)]
+    pub name_path: Option<String>,
     /// The new name.
     pub new_name: String,
     /// Store the rename as a proposal (patch_id, diff) instead of applying it; apply it with
@@ -100,26 +107,33 @@ pub struct ApplyCodeActionArgs {
 pub struct SymbolArgs {
     /// Workspace-relative path of the file where the symbol appears.
     pub path: String,
-    /// The line: a 1-based number, or the anchor read_file shows (`"42abcd"`).
-    pub line: LineArg,
+    /// The line where `symbol` appears: a 1-based number, or the anchor read_file shows
+    /// (`"42abcd"`). With `name_path`: the anchor outline gave, to pick one of several.
+    #[serde(default)]
+    pub line: Option<LineArg>,
     /// The symbol's text exactly as it appears on that line.
-    pub symbol: String,
+    #[serde(default)]
+    pub symbol: Option<String>,
     /// Which appearance on the line, 1-based, when the symbol appears more than once.
     #[serde(default)]
     pub occurrence: Option<usize>,
+    /// Instead of `line` and `symbol`: the symbol's name path in the file (`Cart/total`).
+    #[serde(default)]
+    pub name_path: Option<String>,
     /// references only: include the declaration itself (default true).
     #[serde(default)]
     pub include_declaration: Option<bool>,
 }
 
 impl SymbolArgs {
-    fn at(&self) -> SymbolAt {
-        SymbolAt {
-            path: self.path.clone(),
-            line: self.line.line_ref(),
-            symbol: self.symbol.clone(),
-            occurrence: self.occurrence,
-        }
+    fn at(&self) -> Result<LookupAt, String> {
+        lookup_at(
+            &self.path,
+            &self.line,
+            &self.symbol,
+            self.occurrence,
+            &self.name_path,
+        )
     }
 }
 
@@ -542,11 +556,9 @@ fn options(preview: Option<bool>, all_or_nothing: Option<bool>) -> EditOptions {
 
 /// `rename_symbol` over `session`.
 pub fn rename_symbol(session: &Session, a: &RenameSymbolArgs) -> Reply {
-    let at = SymbolAt {
-        path: a.path.clone(),
-        line: a.line.line_ref(),
-        symbol: a.symbol.clone(),
-        occurrence: a.occurrence,
+    let at = match lookup_at(&a.path, &a.line, &a.symbol, a.occurrence, &a.name_path) {
+        Ok(at) => at,
+        Err(why) => return invalid(&why, &LspEditOutput::refused(None)),
     };
     match session.lsp_edits() {
         Ok(e) => {
@@ -602,7 +614,16 @@ pub fn apply_code_action(session: &Session, a: &ApplyCodeActionArgs) -> Reply {
 
 /// `references` (`definition: false`) or `definition` over `session`.
 pub fn locations(session: &Session, a: &SymbolArgs, definition: bool) -> Reply {
-    let at = a.at();
+    let empty = LocationsOutput {
+        reason: None,
+        locations: Vec::new(),
+        with_context: 0,
+        partial: false,
+    };
+    let at = match a.at() {
+        Ok(at) => at,
+        Err(why) => return invalid(&why, &empty),
+    };
     let found = session.lsp_edits().and_then(|e| {
         if definition {
             e.definition(&at)

@@ -385,3 +385,62 @@ fn clangd_symbol_edits_pick_by_anchor() {
     );
     env.provider.pool().shutdown();
 }
+
+/// `references`, `definition` and `rename_symbol` take a name path as the lookups do: asked at
+/// the symbol's name, so `Cart/total` finds the call in `price` and renames both.
+#[test]
+fn rename_references_and_definition_by_name_path() {
+    use lspedit_lsp_edits::LookupAt;
+    for case in [ts(), python(), rust()] {
+        let Some(env) = setup(&case) else {
+            continue;
+        };
+        let at = LookupAt::NamePath {
+            path: case.file.into(),
+            name_path: "Cart/total".into(),
+            anchor: None,
+        };
+        let server = case.server;
+        let refs = env.edits().references(&at, true).unwrap();
+        eprintln!("{server} refs:\n{}", refs.llm_content);
+        assert!(
+            refs.llm_content.starts_with("2 references to `Cart/total`"),
+            "{server}: {}",
+            refs.llm_content
+        );
+        let def = env.edits().definition(&at).unwrap();
+        let total_line = case
+            .text
+            .lines()
+            .position(|l| {
+                l.contains("fn total") || l.contains("def total") || l.contains("total(): number")
+            })
+            .unwrap()
+            + 1;
+        assert!(
+            def.locations
+                .iter()
+                .any(|l| l.path == case.file && l.line == total_line),
+            "{server}: {}",
+            def.llm_content
+        );
+        let r = env
+            .edits()
+            .rename_symbol(&at, "sum", EditOptions::default());
+        assert_eq!(
+            r.status,
+            LspEditStatus::Applied,
+            "{server}: {}",
+            r.llm_content
+        );
+        assert!(
+            r.llm_content.starts_with("Rename `Cart/total` to `sum`"),
+            "{}",
+            r.llm_content
+        );
+        let text = env.read(case.file);
+        assert!(!text.contains("total"), "{server}:\n{text}");
+        assert_eq!(text.matches("sum").count(), 2, "{server}:\n{text}");
+        env.provider.pool().shutdown();
+    }
+}
