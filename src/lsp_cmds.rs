@@ -235,7 +235,7 @@ pub fn cmd_rename(input: RenameInput, root: Option<PathBuf>, json: bool) -> Resu
     };
     let result = session
         .lsp_edits()
-        .map(|e| e.rename_symbol(&input.at.at(), &input.new_name, opts));
+        .map(|e| e.rename_symbol(input.at.at(), &input.new_name, opts));
     finish_edit(result, json)
 }
 

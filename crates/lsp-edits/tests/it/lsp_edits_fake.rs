@@ -140,7 +140,7 @@ fn rename_edit(root: &Path, extra: Vec<Value>) -> Value {
 
 fn rename(env: &Env, line: LineRef) -> lspedit_lsp_edits::LspEditResult {
     env.edits().rename_symbol(
-        &SymbolAt::new("a.ts", line, "add"),
+        SymbolAt::new("a.ts", line, "add"),
         "plus",
         EditOptions::default(),
     )
@@ -287,7 +287,7 @@ fn a_stale_anchor_is_refused_before_the_server_is_asked() {
 fn a_symbol_not_on_the_line_names_file_line_and_symbol() {
     let env = env(|root, s| s.rename_edit = Some(rename_edit(root, vec![])));
     let r = env.edits().rename_symbol(
-        &SymbolAt::new("a.ts", LineRef::Number(2), "add"),
+        SymbolAt::new("a.ts", LineRef::Number(2), "add"),
         "plus",
         EditOptions::default(),
     );
@@ -372,7 +372,7 @@ fn resource_operations_on_empty_files_apply_and_undo() {
 fn a_preview_stores_a_proposal_and_writes_nothing() {
     let env = env(|root, s| s.rename_edit = Some(rename_edit(root, vec![])));
     let r = env.edits().rename_symbol(
-        &SymbolAt::new("a.ts", LineRef::Number(1), "add"),
+        SymbolAt::new("a.ts", LineRef::Number(1), "add"),
         "plus",
         EditOptions {
             preview: true,
@@ -454,7 +454,7 @@ fn utf8_positions_are_converted_as_negotiated() {
     });
     std::fs::write(env.root.join("a.ts"), "// é😀 add\n").unwrap();
     let r = env.edits().rename_symbol(
-        &SymbolAt::new("a.ts", LineRef::Number(1), "add"),
+        SymbolAt::new("a.ts", LineRef::Number(1), "add"),
         "plus",
         EditOptions::default(),
     );
@@ -474,7 +474,7 @@ fn references_outside_the_workspace_are_listed_without_lines() {
     });
     let refs = env
         .edits()
-        .references(&SymbolAt::new("b.ts", LineRef::Number(2), "add"), true)
+        .references(SymbolAt::new("b.ts", LineRef::Number(2), "add"), true)
         .unwrap();
     assert_eq!(refs.locations.len(), 3);
     assert_eq!(refs.with_context, 2);
