@@ -155,6 +155,11 @@ pub struct InstallRecipe {
     pub package: String,
     #[serde(default)]
     pub version: Option<String>,
+    /// `npm`: other dependencies of the bundled npm manifest the server needs, installed with
+    /// it (`servers install typescript-language-server` also installs `typescript`, the
+    /// tsserver it is given); `servers status` calls the server missing without them.
+    #[serde(default)]
+    pub npm_with: Vec<String>,
     /// Programs the server runs and is of little use without, installed with it
     /// (bash-language-server's diagnostics are shellcheck's). Each is linked as
     /// `bin/<command>` in the servers dir, which comes first on that server's `PATH`
