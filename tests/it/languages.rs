@@ -169,3 +169,63 @@ fn a_yaml_schema_that_cannot_be_fetched_is_no_error() {
         r.stdout
     );
 }
+
+/// A `Dockerfile` has no extension: the declaration names it (`file_names`).
+#[test]
+fn dockerfile_errors_come_from_dockerfile_language_server() {
+    check_edit_cycle(&Case {
+        server: "dockerfile-language-server",
+        project: "dockerfile-basic",
+        broken: "broken/Dockerfile",
+        planted: "ERROR [3:6] COPY requires at least two arguments (7)",
+        fix: ("COPY app.sh\n", "COPY app.sh /app.sh\n"),
+        clean: "clean/Dockerfile",
+        breaks: ("COPY app.sh /app.sh", "COPY app.sh"),
+        broke: "ERROR [2:6] COPY requires at least two arguments (7)",
+    });
+}
+
+#[test]
+fn php_errors_come_from_intelephense() {
+    check_edit_cycle(&Case {
+        server: "intelephense",
+        project: "php-basic",
+        broken: "broken.php",
+        planted: "ERROR [6:5] Unexpected 'return'. Expected ';'. (P1001)",
+        fix: ("\"hello \" . $name\n", "\"hello \" . $name;\n"),
+        clean: "clean.php",
+        breaks: ("$loud = $name . \"!\";", "$loud = $name . \"!\""),
+        broke: "ERROR [6:5] Unexpected 'return'. Expected ';'. (P1001)",
+    });
+}
+
+/// The Svelte compiler's error, through the server's pull diagnostics (in restricted mode,
+/// sandboxed: the server imports workspace JavaScript).
+#[test]
+fn svelte_errors_come_from_svelte_language_server() {
+    check_edit_cycle(&Case {
+        server: "svelte-language-server",
+        project: "svelte-basic",
+        broken: "src/Broken.svelte",
+        planted: "ERROR [6:1] Block was left open (unclosed-block)",
+        fix: ("  <p>{name}</p>\n", "  <p>{name}</p>\n{/if}\n"),
+        clean: "src/Clean.svelte",
+        breaks: ("<p>{count}</p>", "{#if count}<p>{count}</p>"),
+        broke: "Block was left open (unclosed-block)",
+    });
+}
+
+/// taplo, built from crates.io (`lsp-configs/taplo.toml`: no registry ships its LSP prebuilt).
+#[test]
+fn toml_errors_come_from_taplo() {
+    check_edit_cycle(&Case {
+        server: "taplo",
+        project: "toml-basic",
+        broken: "broken.toml",
+        planted: "ERROR [4:7] expected \"]\"",
+        fix: ("[owner\n", "[owner]\n"),
+        clean: "clean.toml",
+        breaks: ("[owner]", "[owner"),
+        broke: "ERROR [3:7] expected \"]\"",
+    });
+}

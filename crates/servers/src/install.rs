@@ -14,7 +14,9 @@
 //!   command linked as `bin/<command>`; when Python cannot do it, the Debian package of the same
 //!   name (`apt-get`, as root or through `sudo -n`);
 //! - rustup components (rust-analyzer, with rust-src) into the active toolchain, so their
-//!   version is the toolchain's.
+//!   version is the toolchain's;
+//! - crates.io crates (taplo) with `cargo install --locked` into `cargo/<crate>`, the command
+//!   linked as `bin/<command>`.
 //!
 //! A binary counts as installed only if it runs: `<binary> --version` must exit 0 within a few
 //! seconds (a rustup proxy without its component behind it does not). npm servers are checked
@@ -415,6 +417,13 @@ enum Step {
         command: String,
     },
     Apt(String),
+    /// A crate of crates.io at a pinned version, built with its own lockfile, and the command
+    /// to link from its install root.
+    Cargo {
+        package: String,
+        version: String,
+        command: String,
+    },
 }
 
 /// Installs the servers `ids` (all enabled servers with a recipe when empty) that are missing
@@ -560,6 +569,11 @@ pub fn install(
                 }
             },
             Step::Apt(package) => install_apt(package, progress),
+            Step::Cargo {
+                package,
+                version,
+                command,
+            } => install_cargo(package, version, command, progress),
         };
         if let Err(e) = &r {
             progress(&e.to_string());
@@ -639,6 +653,14 @@ fn own_steps(s: &ServerConfig) -> Result<Vec<Step>, InstallError> {
             None => return Err(no_recipe("a pypi recipe needs a pinned version".into())),
         },
         "apt" => vec![Step::Apt(recipe.package.clone())],
+        "cargo" => match &recipe.version {
+            Some(version) => vec![Step::Cargo {
+                package: recipe.package.clone(),
+                version: version.clone(),
+                command: s.command.clone(),
+            }],
+            None => return Err(no_recipe("a cargo recipe needs a pinned version".into())),
+        },
         other => {
             return Err(no_recipe(format!(
                 "install kind '{other}' is not supported"
@@ -1020,6 +1042,54 @@ fn install_pypi(
     )))?;
     progress(&format!(
         "pip: done in {:.1} s",
+        started.elapsed().as_secs_f64()
+    ));
+    Ok(())
+}
+
+/// `cargo install --locked package@version` into `<servers dir>/cargo/<package>`, then links
+/// `<servers dir>/bin/<command>` to the binary it installed. `--locked` builds with the
+/// `Cargo.lock` the crate was published with, so every dependency is at the version its
+/// authors released it with (taplo-cli 0.10.0 ships one); cargo builds in a temporary directory
+/// of its own (`CARGO_TARGET_DIR` is not passed on), removed when it is done. Needs cargo (the
+/// Rust toolchain), no root; a build from source, so minutes (see BENCHMARKS.md).
+fn install_cargo(
+    package: &str,
+    version: &str,
+    command: &str,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(), InstallError> {
+    let dir = default_servers_dir().ok_or(InstallError::NoInstallDir)?;
+    let root = dir.join("cargo").join(package);
+    std::fs::create_dir_all(dir.join("bin")).map_err(|e| InstallError::Step {
+        step: format!("creating {}", dir.join("bin").display()),
+        message: e.to_string(),
+    })?;
+    progress(&format!(
+        "cargo install --locked {package}@{version} into {} (a build from source: minutes)",
+        root.display()
+    ));
+    let started = Instant::now();
+    run_step(
+        Command::new("cargo")
+            .args(["install", "--locked", "--root"])
+            .arg(&root)
+            .arg(format!("{package}@{version}"))
+            .env_remove("CARGO_TARGET_DIR")
+            .env_remove("CARGO_BUILD_TARGET_DIR"),
+        "cargo install",
+        Duration::from_secs(3600),
+    )?;
+    let binary = root
+        .join("bin")
+        .join(format!("{command}{}", std::env::consts::EXE_SUFFIX));
+    let link = dir.join("bin").join(command);
+    link_command(&binary, &link).map_err(|e| InstallError::Step {
+        step: format!("linking {} to {}", link.display(), binary.display()),
+        message: e.to_string(),
+    })?;
+    progress(&format!(
+        "cargo: {package} done in {:.1} s",
         started.elapsed().as_secs_f64()
     ));
     Ok(())

@@ -26,7 +26,9 @@
 //!   environment variables, which cargo ranks above config files;
 //! - `without_sandbox`: where Landlock is unavailable, settings merged over the declaration that
 //!   turn off what would run workspace code (rust-analyzer: cargo check on save, whose build
-//!   scripts are workspace code).
+//!   scripts are workspace code), or, with `refuse`, the server is not started
+//!   (svelte-language-server imports the workspace's `svelte.config.js`, and nothing turns
+//!   that off).
 //!
 //! Both modes build in the scratch directory (`CARGO_TARGET_DIR`), never in the workspace.
 
@@ -99,6 +101,11 @@ pub fn describe(pool: &PoolConfig, cfg: &ServerConfig) -> LaunchInfo {
         if let Some(w) = &cfg.restricted.without_sandbox {
             if sandbox.is_available() {
                 limits.push(format!("{} runs sandboxed", w.runs));
+            } else if w.refuse {
+                limits.push(format!(
+                    "not started: it would run {} (no sandbox on this kernel)",
+                    w.runs
+                ));
             } else {
                 limits.push(format!("{} is off (no sandbox on this kernel)", w.runs));
             }
@@ -246,6 +253,12 @@ pub fn prepare(
         && !support.is_available()
         && let Some(w) = &cfg.restricted.without_sandbox
     {
+        if w.refuse {
+            return Err(refuse(format!(
+                "restricted mode on a kernel without Landlock: it would run {} unconfined and no setting turns that off (`lspedit trust` the workspace to run it)",
+                w.runs
+            )));
+        }
         if let Some(over) = &w.initialization_options {
             let base = decl.initialization_options.get_or_insert(Value::Null);
             merge_json(base, over);
