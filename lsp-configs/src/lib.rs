@@ -51,6 +51,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../svelte-language-server.toml"),
     ),
     ("lsp-configs/taplo.toml", include_str!("../taplo.toml")),
+    (
+        "lsp-configs/vue-typescript.toml",
+        include_str!("../vue-typescript.toml"),
+    ),
 ];
 
 /// The npm manifest of the pinned servers (`package.json`).

@@ -229,3 +229,25 @@ fn toml_errors_come_from_taplo() {
         broke: "ERROR [3:7] expected \"]\"",
     });
 }
+
+/// `.vue` files: typescript-language-server with the Vue TypeScript plugin checks the
+/// `<script setup lang="ts">` block. `@vue/language-server` (3.x) gives no diagnostics alone (it
+/// forwards everything to a tsserver running this plugin through the editor, which lspedit's
+/// pool does not do), so template syntax errors are not reported: see
+/// `lsp-configs/vue-typescript.toml`.
+#[test]
+fn vue_script_errors_come_from_typescript_with_the_vue_plugin() {
+    check_edit_cycle(&Case {
+        server: "vue-typescript",
+        project: "vue-basic",
+        broken: "src/Broken.vue",
+        planted: "ERROR [3:7] Type 'string' is not assignable to type 'number'. (ts2322)",
+        fix: ("const count: number = \"one\";", "const count: number = 1;"),
+        clean: "src/Clean.vue",
+        breaks: (
+            "const label: string = \"basic\";",
+            "const label: string = 1;",
+        ),
+        broke: "ERROR [2:7] Type 'number' is not assignable to type 'string'. (ts2322)",
+    });
+}
