@@ -552,10 +552,7 @@ pub fn install(
                 Ok(()) => Ok(()),
                 // A required program has no Debian fallback: the server finds it only as the
                 // servers dir's bin/<command>.
-                Err(e) if !own => {
-                    progress(&format!("{e} (installing {package}=={version})"));
-                    Err(e)
-                }
+                Err(e) if !own => Err(e),
                 Err(e) => {
                     progress(&format!(
                         "{e}; falling back to the Debian package `{package}` (not pinned)"
@@ -747,7 +744,8 @@ fn install_npm_subset(
             step: step("reading the bundled npm lockfile"),
             message,
         })?;
-    let staging = dir.join(format!(".npm-staging-{}", std::process::id()));
+    clear_stale_staging(dir);
+    let staging = dir.join(format!("{STAGING_PREFIX}{}", std::process::id()));
     match std::fs::remove_dir_all(&staging) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
             return Err(io("clearing the staging directory", e));
@@ -795,6 +793,33 @@ fn install_npm_subset(
     // Best effort: a staging directory left behind is cleared by the next install.
     let _ = std::fs::remove_dir_all(&staging);
     result
+}
+
+/// `<servers dir>/.npm-staging-<pid>`: where one install process stages its `npm ci`.
+const STAGING_PREFIX: &str = ".npm-staging-";
+
+/// Removes the staging directories of install processes that no longer run (killed midway):
+/// on Linux, those whose pid has no `/proc/<pid>`; elsewhere none.
+fn clear_stale_staging(dir: &Path) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(STAGING_PREFIX))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new("/proc").join(pid.to_string()).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// The manifest and lockfile that install the dependencies `keys` of `manifest` (and nothing
@@ -1305,13 +1330,17 @@ echo '{}' > node_modules/.package-lock.json
 
     /// Installing one npm server adds its packages and leaves those installed before; a
     /// package whose `npm ci` fails fails alone, the others of the same run installed.
-    #[cfg(unix)]
+    // Linux: the stale staging directory is told by /proc.
+    #[cfg(target_os = "linux")]
     #[test]
     fn npm_packages_install_one_at_a_time_and_a_failure_fails_only_its_own() {
         let tools = tempfile::tempdir().unwrap();
         let npm = fake_npm(tools.path());
         let dir = tempfile::tempdir().unwrap();
         let nm = dir.path().join("node_modules");
+        // Left by an install killed midway (no process has pid 4194304, above Linux's
+        // pid_max): cleared.
+        std::fs::create_dir_all(dir.path().join(".npm-staging-4194304/node_modules")).unwrap();
         let mut lines = Vec::new();
         let r = install_npm(
             &npm,
