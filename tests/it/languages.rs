@@ -251,3 +251,75 @@ fn vue_script_errors_come_from_typescript_with_the_vue_plugin() {
         broke: "ERROR [2:7] Type 'number' is not assignable to type 'string'. (ts2322)",
     });
 }
+
+/// svelte-language-server imports the workspace's `svelte.config.js`, and no setting stops it:
+/// that code runs only inside the sandbox. The planted config writes a file outside the
+/// workspace: refused by the sandbox, and written once the person's config grants that
+/// directory (`[pool] sandbox_allow`), which shows the config ran both times. Without Landlock,
+/// restricted mode does not start the server at all.
+#[test]
+fn svelte_config_js_runs_only_inside_the_sandbox() {
+    if !have_server(&["svelte-language-server"]) {
+        return;
+    }
+    let p = Project::copy("svelte-basic");
+    let outside = tempfile::tempdir().unwrap();
+    let outside = outside.path().canonicalize().unwrap();
+    let marker = outside.join("escaped");
+    let literal = serde_json::to_string(marker.to_str().unwrap()).unwrap();
+    std::fs::write(
+        p.root.join("svelte.config.js"),
+        format!(
+            "import {{ writeFileSync }} from \"node:fs\";\n\
+             try {{ writeFileSync({literal}, \"svelte.config.js ran\\n\"); }} catch {{}}\n\
+             export default {{}};\n"
+        ),
+    )
+    .unwrap();
+    let config_home = tempfile::tempdir().unwrap();
+    let check = || {
+        let out = std::process::Command::new(crate::harness::bin())
+            .args(["check", "src/Broken.svelte", "--root"])
+            .arg(&p.root)
+            .env("XDG_CONFIG_HOME", config_home.path())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+
+    let (code, stdout) = check();
+    assert!(
+        !marker.exists(),
+        "svelte.config.js wrote outside the sandbox"
+    );
+    if !lspedit::process::sandbox::support().is_available() {
+        assert_eq!(code, Some(3), "not started without a sandbox:\n{stdout}");
+        return;
+    }
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        stdout.contains("Block was left open (unclosed-block)"),
+        "{stdout}"
+    );
+
+    std::fs::create_dir_all(config_home.path().join("lspedit")).unwrap();
+    std::fs::write(
+        config_home.path().join("lspedit/config.toml"),
+        format!(
+            "[pool]\nsandbox_allow = [{}]\n",
+            serde_json::to_string(outside.to_str().unwrap()).unwrap()
+        ),
+    )
+    .unwrap();
+    let (code, stdout) = check();
+    assert_eq!(code, Some(1), "{stdout}");
+    assert_eq!(
+        std::fs::read_to_string(&marker).unwrap_or_default(),
+        "svelte.config.js ran\n",
+        "the config did not run where it was allowed to write"
+    );
+}
