@@ -77,8 +77,9 @@ pub struct ServerInfo {
     pub binary: Option<PathBuf>,
     /// The installed version (from the npm package, else `--version`), if known.
     pub version: Option<String>,
-    /// `kind package@version` of the install recipe, then ` + kind package@version (command)`
-    /// of each program it requires.
+    /// `kind package@version` of the install recipe, then ` + npm package@version` of each
+    /// npm package installed with it (`npm_with`) and ` + kind package@version (command)` of
+    /// each program it requires.
     pub recipe: Option<String>,
     /// The pinned version, for recipes that pin one (a rustup component has the toolchain's).
     pub pinned: Option<String>,
@@ -126,11 +127,19 @@ fn inspect_with(config: &PoolConfig, s: &ServerConfig, requirements: bool) -> Se
                 (None, _) => format!("{} {}", r.kind, r.package),
             })
             .map(|own| {
+                let deps = npm_dependencies();
+                let npm_with = s.install.iter().flat_map(|r| &r.npm_with).map(|k| {
+                    let spec = deps.get(k).and_then(|v| v.as_str()).unwrap_or("?");
+                    format!(" + npm {k}@{spec}")
+                });
                 let with =
                     s.install.iter().flat_map(|r| &r.requires).map(|q| {
                         format!(" + {} {}@{} ({})", q.kind, q.package, q.version, q.command)
                     });
-                std::iter::once(own).chain(with).collect::<String>()
+                std::iter::once(own)
+                    .chain(npm_with)
+                    .chain(with)
+                    .collect::<String>()
             });
     let pinned = s.install.as_ref().and_then(|r| r.version.clone());
     let is_npm = s.install.as_ref().is_some_and(|r| r.kind == "npm");
@@ -1207,6 +1216,14 @@ mod tests {
         for k in npm_dependencies().keys() {
             assert!(claimed.contains(k), "`{k}` is installed by no server");
         }
+        let infos = inspect(&config);
+        let vue = infos.iter().find(|i| i.id == "vue-typescript").unwrap();
+        assert_eq!(
+            vue.recipe.as_deref(),
+            Some(
+                "npm typescript-language-server@5.3.0 + npm typescript@5.9.3 + npm @vue/typescript-plugin@3.3.11"
+            )
+        );
     }
 
     fn lock_paths(lock: &str) -> Vec<String> {
