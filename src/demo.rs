@@ -230,11 +230,14 @@ fn ensure_servers(progress: &Progress) -> Result<Vec<String>, Failure> {
         match install::install(&ids, &mut |line| progress.line(line)) {
             Ok(done) => {
                 for d in done {
-                    out(&format!(
-                        "  {}: {}\n",
-                        d.id,
-                        d.info.version.as_deref().unwrap_or("installed")
-                    ));
+                    match &d.failure {
+                        None => out(&format!(
+                            "  {}: {}\n",
+                            d.id,
+                            d.info.version.as_deref().unwrap_or("installed")
+                        )),
+                        Some(e) => out(&format!("  {}: install failed: {e}\n", d.id)),
+                    }
                 }
             }
             Err(e) => out(&format!("  {}: install failed: {e}\n", scene.title)),

@@ -401,6 +401,8 @@ pub struct InstalledServerJson {
     pub changed: bool,
     pub binary: Option<String>,
     pub version: Option<String>,
+    /// Why it is not usable after the install, `null` when it is.
+    pub error: Option<String>,
 }
 
 impl InstalledJson {
@@ -413,6 +415,7 @@ impl InstalledJson {
                     changed: d.changed,
                     binary: d.info.binary.as_deref().map(|b| b.display().to_string()),
                     version: d.info.version.clone(),
+                    error: d.failure.as_ref().map(ToString::to_string),
                 })
                 .collect(),
         }

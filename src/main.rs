@@ -1318,33 +1318,50 @@ fn cmd_servers_install(ids: &[String], json: bool) -> Result<u8, Failure> {
     let result = install::install(ids, &mut |line| err_line(line));
     match result {
         Ok(done) => {
+            // Every server's line, installed or not: one failing install leaves the others
+            // installed, and the exit code says whether all are usable.
             let mut s = String::new();
             for d in &done {
-                s.push_str(&format!(
-                    "{}: {} {} at {}\n",
-                    d.id,
-                    if d.changed {
-                        "installed"
-                    } else {
-                        "already installed"
-                    },
-                    d.info.version.as_deref().unwrap_or("(version unknown)"),
-                    d.info
-                        .binary
-                        .as_deref()
-                        .map_or_else(|| "-".into(), |b| b.display().to_string())
-                ));
+                match &d.failure {
+                    None => s.push_str(&format!(
+                        "{}: {} {} at {}\n",
+                        d.id,
+                        if d.changed {
+                            "installed"
+                        } else {
+                            "already installed"
+                        },
+                        d.info.version.as_deref().unwrap_or("(version unknown)"),
+                        d.info
+                            .binary
+                            .as_deref()
+                            .map_or_else(|| "-".into(), |b| b.display().to_string())
+                    )),
+                    Some(e) => s.push_str(&format!("{}: install failed: {e}\n", d.id)),
+                }
             }
+            let failed: Vec<&str> = done
+                .iter()
+                .filter(|d| d.failure.is_some())
+                .map(|d| d.id.as_str())
+                .collect();
             if json {
-                print_json(&json::Doc::ok(
-                    s,
-                    Vec::new(),
-                    json::InstalledJson::list(&done),
-                ))?;
+                let mut doc =
+                    json::Doc::ok(s.clone(), Vec::new(), json::InstalledJson::list(&done));
+                if !failed.is_empty() {
+                    doc.ok = false;
+                    doc.reason = Some(json::CliReason::InstallFailed.into());
+                }
+                print_json(&doc)?;
             } else {
                 out(&s);
             }
-            Ok(0)
+            if failed.is_empty() {
+                Ok(0)
+            } else {
+                err_line(&format!("install failed: {}", failed.join(", ")));
+                Ok(1)
+            }
         }
         Err(InstallError::UnknownServer { id }) => Err(Failure::Usage(format!(
             "no server named '{id}' is configured (see `lspedit servers status`)"

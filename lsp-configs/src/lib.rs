@@ -38,6 +38,23 @@ pub const BUNDLED: &[(&str, &str)] = &[
         "lsp-configs/vscode-html-language-server.toml",
         include_str!("../vscode-html-language-server.toml"),
     ),
+    (
+        "lsp-configs/dockerfile-language-server.toml",
+        include_str!("../dockerfile-language-server.toml"),
+    ),
+    (
+        "lsp-configs/intelephense.toml",
+        include_str!("../intelephense.toml"),
+    ),
+    (
+        "lsp-configs/svelte-language-server.toml",
+        include_str!("../svelte-language-server.toml"),
+    ),
+    ("lsp-configs/taplo.toml", include_str!("../taplo.toml")),
+    (
+        "lsp-configs/vue-typescript.toml",
+        include_str!("../vue-typescript.toml"),
+    ),
 ];
 
 /// The npm manifest of the pinned servers (`package.json`).

@@ -169,3 +169,157 @@ fn a_yaml_schema_that_cannot_be_fetched_is_no_error() {
         r.stdout
     );
 }
+
+/// A `Dockerfile` has no extension: the declaration names it (`file_names`).
+#[test]
+fn dockerfile_errors_come_from_dockerfile_language_server() {
+    check_edit_cycle(&Case {
+        server: "dockerfile-language-server",
+        project: "dockerfile-basic",
+        broken: "broken/Dockerfile",
+        planted: "ERROR [3:6] COPY requires at least two arguments (7)",
+        fix: ("COPY app.sh\n", "COPY app.sh /app.sh\n"),
+        clean: "clean/Dockerfile",
+        breaks: ("COPY app.sh /app.sh", "COPY app.sh"),
+        broke: "ERROR [2:6] COPY requires at least two arguments (7)",
+    });
+}
+
+#[test]
+fn php_errors_come_from_intelephense() {
+    check_edit_cycle(&Case {
+        server: "intelephense",
+        project: "php-basic",
+        broken: "broken.php",
+        planted: "ERROR [6:5] Unexpected 'return'. Expected ';'. (P1001)",
+        fix: ("\"hello \" . $name\n", "\"hello \" . $name;\n"),
+        clean: "clean.php",
+        breaks: ("$loud = $name . \"!\";", "$loud = $name . \"!\""),
+        broke: "ERROR [6:5] Unexpected 'return'. Expected ';'. (P1001)",
+    });
+}
+
+/// The Svelte compiler's error, through the server's pull diagnostics (in restricted mode,
+/// sandboxed: the server imports workspace JavaScript).
+#[test]
+fn svelte_errors_come_from_svelte_language_server() {
+    check_edit_cycle(&Case {
+        server: "svelte-language-server",
+        project: "svelte-basic",
+        broken: "src/Broken.svelte",
+        planted: "ERROR [6:1] Block was left open (unclosed-block)",
+        fix: ("  <p>{name}</p>\n", "  <p>{name}</p>\n{/if}\n"),
+        clean: "src/Clean.svelte",
+        breaks: ("<p>{count}</p>", "{#if count}<p>{count}</p>"),
+        broke: "Block was left open (unclosed-block)",
+    });
+}
+
+/// taplo, built from crates.io (`lsp-configs/taplo.toml`: no registry ships its LSP prebuilt).
+#[test]
+fn toml_errors_come_from_taplo() {
+    check_edit_cycle(&Case {
+        server: "taplo",
+        project: "toml-basic",
+        broken: "broken.toml",
+        planted: "ERROR [4:7] expected \"]\"",
+        fix: ("[owner\n", "[owner]\n"),
+        clean: "clean.toml",
+        breaks: ("[owner]", "[owner"),
+        broke: "ERROR [3:7] expected \"]\"",
+    });
+}
+
+/// `.vue` files: typescript-language-server with the Vue TypeScript plugin checks the
+/// `<script setup lang="ts">` block. `@vue/language-server` (3.x) gives no diagnostics alone (it
+/// forwards everything to a tsserver running this plugin through the editor, which lspedit's
+/// pool does not do), so template syntax errors are not reported: see
+/// `lsp-configs/vue-typescript.toml`.
+#[test]
+fn vue_script_errors_come_from_typescript_with_the_vue_plugin() {
+    check_edit_cycle(&Case {
+        server: "vue-typescript",
+        project: "vue-basic",
+        broken: "src/Broken.vue",
+        planted: "ERROR [3:7] Type 'string' is not assignable to type 'number'. (ts2322)",
+        fix: ("const count: number = \"one\";", "const count: number = 1;"),
+        clean: "src/Clean.vue",
+        breaks: (
+            "const label: string = \"basic\";",
+            "const label: string = 1;",
+        ),
+        broke: "ERROR [2:7] Type 'number' is not assignable to type 'string'. (ts2322)",
+    });
+}
+
+/// svelte-language-server imports the workspace's `svelte.config.js`, and no setting stops it:
+/// that code runs only inside the sandbox. The planted config writes a file outside the
+/// workspace: refused by the sandbox, and written once the person's config grants that
+/// directory (`[pool] sandbox_allow`), which shows the config ran both times. Without Landlock,
+/// restricted mode does not start the server at all.
+#[test]
+fn svelte_config_js_runs_only_inside_the_sandbox() {
+    if !have_server(&["svelte-language-server"]) {
+        return;
+    }
+    let p = Project::copy("svelte-basic");
+    let outside = tempfile::tempdir().unwrap();
+    let outside = outside.path().canonicalize().unwrap();
+    let marker = outside.join("escaped");
+    let literal = serde_json::to_string(marker.to_str().unwrap()).unwrap();
+    std::fs::write(
+        p.root.join("svelte.config.js"),
+        format!(
+            "import {{ writeFileSync }} from \"node:fs\";\n\
+             try {{ writeFileSync({literal}, \"svelte.config.js ran\\n\"); }} catch {{}}\n\
+             export default {{}};\n"
+        ),
+    )
+    .unwrap();
+    let config_home = tempfile::tempdir().unwrap();
+    let check = || {
+        let out = std::process::Command::new(crate::harness::bin())
+            .args(["check", "src/Broken.svelte", "--root"])
+            .arg(&p.root)
+            .env("XDG_CONFIG_HOME", config_home.path())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+
+    let (code, stdout) = check();
+    assert!(
+        !marker.exists(),
+        "svelte.config.js wrote outside the sandbox"
+    );
+    if !lspedit::process::sandbox::support().is_available() {
+        assert_eq!(code, Some(3), "not started without a sandbox:\n{stdout}");
+        return;
+    }
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        stdout.contains("Block was left open (unclosed-block)"),
+        "{stdout}"
+    );
+
+    std::fs::create_dir_all(config_home.path().join("lspedit")).unwrap();
+    std::fs::write(
+        config_home.path().join("lspedit/config.toml"),
+        format!(
+            "[pool]\nsandbox_allow = [{}]\n",
+            serde_json::to_string(outside.to_str().unwrap()).unwrap()
+        ),
+    )
+    .unwrap();
+    let (code, stdout) = check();
+    assert_eq!(code, Some(1), "{stdout}");
+    assert_eq!(
+        std::fs::read_to_string(&marker).unwrap_or_default(),
+        "svelte.config.js ran\n",
+        "the config did not run where it was allowed to write"
+    );
+}

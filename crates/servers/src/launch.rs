@@ -14,7 +14,9 @@
 //!   `shellcheck`) in the servers dir's `bin/`, first on its `PATH`;
 //! - gets the bundled TypeScript when its declaration names `tsserver.path` relative to the
 //!   servers dir (typescript-language-server would otherwise load the workspace's
-//!   `node_modules/typescript` or `.yarn/sdks`).
+//!   `node_modules/typescript` or `.yarn/sdks`), and the bundled tsserver plugins its
+//!   declaration names by a `plugins[].location` relative to the servers dir
+//!   (`@vue/typescript-plugin` for `.vue` files).
 //!
 //! In restricted mode (the workspace is not trusted, [`PoolConfig::trusted`]), additionally, per
 //! the declaration's `[restricted]` table:
@@ -26,7 +28,9 @@
 //!   environment variables, which cargo ranks above config files;
 //! - `without_sandbox`: where Landlock is unavailable, settings merged over the declaration that
 //!   turn off what would run workspace code (rust-analyzer: cargo check on save, whose build
-//!   scripts are workspace code).
+//!   scripts are workspace code), or, with `refuse`, the server is not started
+//!   (svelte-language-server imports the workspace's `svelte.config.js`, and nothing turns
+//!   that off).
 //!
 //! Both modes build in the scratch directory (`CARGO_TARGET_DIR`), never in the workspace.
 
@@ -99,6 +103,11 @@ pub fn describe(pool: &PoolConfig, cfg: &ServerConfig) -> LaunchInfo {
         if let Some(w) = &cfg.restricted.without_sandbox {
             if sandbox.is_available() {
                 limits.push(format!("{} runs sandboxed", w.runs));
+            } else if w.refuse {
+                limits.push(format!(
+                    "not started: it would run {} (no sandbox on this kernel)",
+                    w.runs
+                ));
             } else {
                 limits.push(format!("{} is off (no sandbox on this kernel)", w.runs));
             }
@@ -246,6 +255,12 @@ pub fn prepare(
         && !support.is_available()
         && let Some(w) = &cfg.restricted.without_sandbox
     {
+        if w.refuse {
+            return Err(refuse(format!(
+                "restricted mode on a kernel without Landlock: it would run {} unconfined and no setting turns that off (`lspedit trust` the workspace to run it)",
+                w.runs
+            )));
+        }
         if let Some(over) = &w.initialization_options {
             let base = decl.initialization_options.get_or_insert(Value::Null);
             merge_json(base, over);
@@ -276,6 +291,37 @@ pub fn prepare(
             .and_then(Value::as_object_mut)
         {
             ts.insert("path".into(), Value::String(abs));
+        }
+    }
+    // tsserver plugins the declaration names by a location relative to the servers dir
+    // (vue-typescript's `@vue/typescript-plugin`), made absolute the same way: tsserver loads
+    // a plugin from the locations it is given, and a relative one would be the workspace's.
+    if let Some(plugins) = decl
+        .initialization_options
+        .as_mut()
+        .and_then(|o| o.pointer_mut("/plugins"))
+        .and_then(Value::as_array_mut)
+    {
+        for plugin in plugins {
+            let Some(rel) = plugin
+                .get("location")
+                .and_then(Value::as_str)
+                .filter(|l| Path::new(l).is_relative())
+                .map(str::to_owned)
+            else {
+                continue;
+            };
+            let abs = pool
+                .servers_dir
+                .as_ref()
+                .map(|d| d.join(&rel))
+                .filter(|p| !trust::is_inside(p, &workspace))
+                .ok_or_else(|| {
+                    refuse(format!(
+                        "no tsserver plugin outside the workspace to give it ({rel} needs a servers dir outside the workspace; see `lspedit servers status`)"
+                    ))
+                })?;
+            plugin["location"] = Value::String(abs.to_string_lossy().into_owned());
         }
     }
     // Programs the server needs beside its own package (`[[install.requires]]`:
@@ -646,6 +692,35 @@ mod tests {
         assert!(!l.env.contains_key("RUSTC_WRAPPER"));
         // Both modes build outside the workspace.
         assert!(l.env.contains_key("CARGO_TARGET_DIR"));
+    }
+
+    #[test]
+    fn the_vue_plugin_is_the_bundled_one_at_an_absolute_path() {
+        let (t, l) = prepared("vue-typescript", false, Path::new("/bin/true"));
+        let l = l.unwrap();
+        let opts = l.cfg.initialization_options.as_ref().unwrap();
+        assert_eq!(
+            opts.pointer("/plugins/0/location").and_then(Value::as_str),
+            Some(
+                t.path()
+                    .join("servers/node_modules/@vue/typescript-plugin")
+                    .to_str()
+                    .unwrap()
+            )
+        );
+        assert_eq!(
+            opts.pointer("/plugins/0/name").and_then(Value::as_str),
+            Some("@vue/typescript-plugin")
+        );
+        assert_eq!(
+            opts.pointer("/tsserver/path").and_then(Value::as_str),
+            Some(
+                t.path()
+                    .join("servers/node_modules/typescript/lib/tsserver.js")
+                    .to_str()
+                    .unwrap()
+            )
+        );
     }
 
     #[test]

@@ -1,0 +1,7 @@
+<?php
+
+function shout(string $name): string
+{
+    $loud = $name . "!";
+    return $loud;
+}
