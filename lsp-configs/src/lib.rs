@@ -51,6 +51,7 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../svelte-language-server.toml"),
     ),
     ("lsp-configs/taplo.toml", include_str!("../taplo.toml")),
+    ("lsp-configs/gopls.toml", include_str!("../gopls.toml")),
     (
         "lsp-configs/vue-typescript.toml",
         include_str!("../vue-typescript.toml"),

@@ -323,3 +323,19 @@ fn svelte_config_js_runs_only_inside_the_sandbox() {
         "the config did not run where it was allowed to write"
     );
 }
+
+/// Go: Debian's gopls and Go (the module proxy is not reachable from this project's machines;
+/// see `lsp-configs/gopls.toml`), a go/types error with its code.
+#[test]
+fn go_errors_come_from_gopls() {
+    check_edit_cycle(&Case {
+        server: "gopls",
+        project: "go-basic",
+        broken: "broken/broken.go",
+        planted: "ERROR [9:17] cannot use Add(1, 2) (value of type int) as string value in variable declaration (IncompatibleAssign)",
+        fix: ("var s string = Add(1, 2)", "var s string = \"three\""),
+        clean: "clean/clean.go",
+        breaks: ("var n int = Add(1, 2)", "var n string = Add(1, 2)"),
+        broke: "ERROR [9:17] cannot use Add(1, 2) (value of type int) as string value in variable declaration (IncompatibleAssign)",
+    });
+}

@@ -128,6 +128,13 @@ const CASES: &[Case] = &[
         cross: None,
     },
     Case {
+        server: "gopls",
+        project: "go-basic",
+        file: "clean/clean.go",
+        breakage: ("var n int = Add(1, 2)", "var n string = Add(1, 2)"),
+        cross: None,
+    },
+    Case {
         server: "rust-analyzer",
         project: "rust-basic",
         file: "src/lib.rs",

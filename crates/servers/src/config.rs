@@ -167,20 +167,30 @@ pub struct InstallRecipe {
     /// (`crate::launch`); `servers status` calls the server missing without them.
     #[serde(default)]
     pub requires: Vec<Requirement>,
+    /// The arguments that make the program print its version and exit 0 (`--version` when
+    /// empty; gopls and go take `version`): how `servers status` tells that it runs.
+    #[serde(default)]
+    pub version_args: Vec<String>,
 }
 
 /// A program a server needs beside its own package (`[[install.requires]]`): a PyPI package
-/// at a pinned version (the one kind supported), installed like a `pypi` recipe (a venv under the servers dir,
-/// `command` linked as `bin/<command>`).
+/// at a pinned version, installed like a `pypi` recipe (a venv under the servers dir, `command`
+/// linked as `bin/<command>`), or a Debian package at the distribution's version (`apt`,
+/// `command` found on `PATH`; gopls runs Debian's `go`).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Requirement {
-    /// `pypi`.
+    /// `pypi` or `apt`.
     pub kind: String,
     pub package: String,
+    /// `pypi`: the wheel's version; `apt`: the Debian package's (`dpkg-query` must report it).
     pub version: String,
-    /// The program the server runs, found as `bin/<command>` in the servers dir.
+    /// The program the server runs: `bin/<command>` in the servers dir (`pypi`), on `PATH`
+    /// (`apt`).
     pub command: String,
+    /// As [`InstallRecipe::version_args`].
+    #[serde(default)]
+    pub version_args: Vec<String>,
 }
 
 /// One language server declaration.

