@@ -33,6 +33,7 @@ mod drift;
 mod engine;
 mod generate;
 mod large;
+mod lsp_env;
 mod process;
 mod real;
 mod real_projects;

@@ -17,6 +17,7 @@ use lspedit_tools::{DiagnosticsProvider, LspProvider, Tools, ToolsConfig};
 use lspedit_workflow::{Workflow, WorkflowConfig};
 use lspedit_write::Workspace;
 
+use crate::lsp_env::LspEnv;
 use crate::timing::ms;
 
 pub const HEADING: &str = "## LSP rename";
@@ -64,42 +65,10 @@ struct Row {
 }
 
 fn bench(repo: &Path, case: &Case, iterations: usize) -> Result<Option<Row>> {
-    let cfg = PoolConfig::bundled()?.only(&[case.server]);
-    let Some(decl) = cfg.server(case.server) else {
+    let Some(env) = LspEnv::open(repo, case.server, case.project, "rename")? else {
         return Ok(None);
     };
-    if cfg.resolve_command(decl).is_none() {
-        eprintln!("rename: {} is not installed; skipped", case.server);
-        return Ok(None);
-    }
-    let dir = tempfile::tempdir()?;
-    copy_project(&repo.join("test-projects").join(case.project), dir.path())?;
-    let root = dir.path().canonicalize()?;
-    let provider = Arc::new(LspProvider::from_pool(BlockingPool::new(&root, cfg)?));
-    let mut tcfg = ToolsConfig::default();
-    tcfg.diagnostics.timeout = Some(Duration::from_secs(60));
-    tcfg.diagnostics.start_timeout = Some(Duration::from_secs(90));
-    let tools = Arc::new(Tools::new(
-        Workspace::open(&root)?,
-        Some(provider.clone() as Arc<dyn DiagnosticsProvider>),
-        tcfg,
-    ));
-    let wf = Workflow::open(
-        tools.clone(),
-        WorkflowConfig {
-            event_log: false,
-            ..WorkflowConfig::default()
-        },
-    )?;
-    let edits = LspEdits::new(
-        &tools,
-        &wf,
-        Some(provider.pool() as &dyn LspEditProvider),
-        LspEditsConfig {
-            timeout: Duration::from_secs(120),
-            ..LspEditsConfig::default()
-        },
-    );
+    let edits = env.edits();
     let names = ["add", "plus"];
     let mut row = Row {
         server: case.server,
@@ -137,7 +106,7 @@ fn bench(repo: &Path, case: &Case, iterations: usize) -> Result<Option<Row>> {
     }
     row.total.sort();
     row.server_time.sort();
-    provider.pool().shutdown();
+    env.provider.pool().shutdown();
     Ok(Some(row))
 }
 

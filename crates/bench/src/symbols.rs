@@ -24,6 +24,7 @@ use lspedit_tools::{DiagnosticsProvider, LspProvider, Tools, ToolsConfig};
 use lspedit_workflow::{Workflow, WorkflowConfig};
 use lspedit_write::Workspace;
 
+use crate::lsp_env::LspEnv;
 use crate::timing::ms;
 
 pub const HEADING: &str = "## Symbol tools";
@@ -107,17 +108,10 @@ struct Times {
 }
 
 fn bench(repo: &Path, case: &Case, iterations: usize) -> Result<Option<Vec<Times>>> {
-    let cfg = PoolConfig::bundled()?.only(&[case.server]);
-    let Some(decl) = cfg.server(case.server) else {
+    let Some(env) = LspEnv::open(repo, case.server, case.project, "symbols")? else {
         return Ok(None);
     };
-    if cfg.resolve_command(decl).is_none() {
-        eprintln!("symbols: {} is not installed; skipped", case.server);
-        return Ok(None);
-    }
-    let dir = tempfile::tempdir()?;
-    copy_project(&repo.join("test-projects").join(case.project), dir.path())?;
-    let root = dir.path().canonicalize()?;
+    let root = &env.root;
     let fixture = repo
         .join("test-projects/fixtures/symbols")
         .join(case.fixture);
@@ -128,31 +122,7 @@ fn bench(repo: &Path, case: &Case, iterations: usize) -> Result<Option<Vec<Times
         text.push_str(line);
         std::fs::write(root.join(path), text)?;
     }
-    let provider = Arc::new(LspProvider::from_pool(BlockingPool::new(&root, cfg)?));
-    let mut tcfg = ToolsConfig::default();
-    tcfg.diagnostics.timeout = Some(Duration::from_secs(60));
-    tcfg.diagnostics.start_timeout = Some(Duration::from_secs(90));
-    let tools = Arc::new(Tools::new(
-        Workspace::open(&root)?,
-        Some(provider.clone() as Arc<dyn DiagnosticsProvider>),
-        tcfg,
-    ));
-    let wf = Workflow::open(
-        tools.clone(),
-        WorkflowConfig {
-            event_log: false,
-            ..WorkflowConfig::default()
-        },
-    )?;
-    let edits = LspEdits::new(
-        &tools,
-        &wf,
-        Some(provider.pool() as &dyn LspEditProvider),
-        LspEditsConfig {
-            timeout: Duration::from_secs(120),
-            ..LspEditsConfig::default()
-        },
-    );
+    let edits = env.edits();
     let find = FindQuery {
         name: "Cart/total".into(),
         exact: true,
@@ -237,7 +207,7 @@ fn bench(repo: &Path, case: &Case, iterations: usize) -> Result<Option<Vec<Times
             r.llm_content
         );
         took.push((elapsed, r.server_time.context("no server time")?));
-        wf.undo(&r.checkpoint_id.context("no checkpoint")?)?;
+        env.wf.undo(&r.checkpoint_id.context("no checkpoint")?)?;
 
         if i > 0 {
             for (t, (total, server)) in times.iter_mut().zip(took) {
@@ -250,7 +220,7 @@ fn bench(repo: &Path, case: &Case, iterations: usize) -> Result<Option<Vec<Times
         t.total.sort();
         t.server.sort();
     }
-    provider.pool().shutdown();
+    env.provider.pool().shutdown();
     Ok(Some(times))
 }
 

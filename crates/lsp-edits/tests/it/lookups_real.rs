@@ -10,72 +10,7 @@ use lspedit_engine::hashline;
 use lspedit_lsp_edits::{CallDirection, CallsReport, LineRef, LookupAt, SymbolAt};
 
 use crate::lsp_edits_real::{Real, open_real};
-
-const TS_CART: &str = r#"import { add } from "./util";
-
-export interface Priced {
-  price(): number;
-}
-
-export class Cart implements Priced {
-  items: number[] = [];
-
-  total(): number {
-    return add(this.items.length, 0);
-  }
-
-  price(): number {
-    return this.total();
-  }
-}
-
-export const cart: Cart = new Cart();
-"#;
-
-const PY_CART: &str = r#"from app.main import add
-
-
-class Cart:
-    def __init__(self) -> None:
-        self.items: list[int] = []
-
-    def total(self) -> int:
-        return add(len(self.items), 0)
-
-    def price(self) -> int:
-        return self.total()
-
-
-cart = Cart()
-"#;
-
-const RS_CART: &str = r#"use crate::add;
-
-pub trait Priced {
-    fn price(&self) -> i32;
-}
-
-pub struct Cart {
-    pub items: Vec<i32>,
-}
-
-impl Cart {
-    pub fn total(&self) -> i32 {
-        add(self.items.len() as i32, 0)
-    }
-}
-
-impl Priced for Cart {
-    fn price(&self) -> i32 {
-        self.total()
-    }
-}
-
-pub fn cart() -> i32 {
-    let cart: Cart = Cart { items: vec![] };
-    cart.price()
-}
-"#;
+use crate::symbols_real::{PY_CART, RS_CART, TS_CART};
 
 struct Case {
     server: &'static str,
@@ -127,7 +62,7 @@ fn python() -> Case {
         calls_add: "return add(len(self.items), 0)",
         implementation: None,
         cart_value: "cart = Cart()",
-        cart_type: "class Cart:",
+        cart_type: "class Cart(Priced):",
     }
 }
 
