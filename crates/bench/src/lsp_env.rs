@@ -14,8 +14,8 @@ use lspedit_workflow::{Workflow, WorkflowConfig};
 use lspedit_write::Workspace;
 
 pub struct LspEnv {
-    /// The copy of the project (removed on drop).
-    pub dir: tempfile::TempDir,
+    /// The copy of the project, removed on drop (held, never read).
+    _dir: tempfile::TempDir,
     pub root: std::path::PathBuf,
     pub provider: Arc<LspProvider>,
     pub tools: Arc<Tools>,
@@ -54,7 +54,7 @@ impl LspEnv {
             },
         )?;
         Ok(Some(LspEnv {
-            dir,
+            _dir: dir,
             root,
             provider,
             tools,

@@ -4,18 +4,11 @@
 //! diagnostics feedback of both files) beside the server's own time for its requests.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, ensure};
-use lspedit_fake_lsp::support::{copy_project, percentile};
-use lspedit_lsp::{BlockingPool, PoolConfig};
-use lspedit_lsp_edits::{
-    EditOptions, LineRef, LspEditProvider, LspEdits, LspEditsConfig, SymbolAt,
-};
-use lspedit_tools::{DiagnosticsProvider, LspProvider, Tools, ToolsConfig};
-use lspedit_workflow::{Workflow, WorkflowConfig};
-use lspedit_write::Workspace;
+use lspedit_fake_lsp::support::percentile;
+use lspedit_lsp_edits::{EditOptions, LineRef, SymbolAt};
 
 use crate::lsp_env::LspEnv;
 use crate::timing::ms;

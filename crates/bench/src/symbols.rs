@@ -10,19 +10,13 @@
 //! error.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, ensure};
-use lspedit_fake_lsp::support::{copy_project, percentile};
-use lspedit_lsp::{BlockingPool, PoolConfig};
+use lspedit_fake_lsp::support::percentile;
 use lspedit_lsp_edits::{
-    CallDirection, EditOptions, FindQuery, LookupAt, LspEditProvider, LspEdits, LspEditsConfig,
-    SymbolEdit, SymbolEditKind,
+    CallDirection, EditOptions, FindQuery, LookupAt, SymbolEdit, SymbolEditKind,
 };
-use lspedit_tools::{DiagnosticsProvider, LspProvider, Tools, ToolsConfig};
-use lspedit_workflow::{Workflow, WorkflowConfig};
-use lspedit_write::Workspace;
 
 use crate::lsp_env::LspEnv;
 use crate::timing::ms;
