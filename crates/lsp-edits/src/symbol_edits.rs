@@ -187,11 +187,11 @@ pub(crate) fn resolve(
     })?;
     let mut entry = found.entries[i].clone();
     let python = is_python(&file.rel);
-    let cut = cut_at_next_declaration(&file.text, &range, entry.line, python).map(|(end, line)| {
+    let cut = cut_at_next_declaration(&file.text, &range, entry.line, python).map(|cut| {
         let server_end = entry.end_line;
-        range.end = end;
-        entry.end_line = line_spans(&file.text[..end]).len().max(entry.start_line);
-        (server_end, line)
+        range.end = cut.end;
+        entry.end_line = cut.last_line.max(entry.start_line);
+        (server_end, cut.next_line)
     });
     Ok(Resolved {
         entry,
@@ -330,10 +330,9 @@ pub(crate) fn plan(
     } else {
         "\n"
     };
-    let first = line_of(text, &lines, target.range.start);
+    let first = line_of(&lines, target.range.start);
     // The line of the range's last character (an end at a line's start ends the line before).
     let last = line_of(
-        text,
         &lines,
         target.range.end.saturating_sub(1).max(target.range.start),
     );
@@ -455,9 +454,19 @@ const DECLARATION_STARTS: &[&str] = &[
     "protected ",
 ];
 
+/// Where a server's range was cut ([`cut_at_next_declaration`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Cut {
+    /// The byte end of the last non-blank line before the next declaration, and that line's
+    /// 1-based number.
+    end: usize,
+    last_line: usize,
+    /// The 1-based line the range ran into.
+    next_line: usize,
+}
+
 /// Where the server's `range` of a symbol whose name is on line `name_line` (1-based) runs into
-/// the next declaration: the byte end of the last non-blank line before it, and that line's
-/// number. A line after the name's, inside the range, is taken for the next declaration when it
+/// the next declaration ([`Cut`]). A line after the name's, inside the range, is taken for the next declaration when it
 /// is indented no deeper than the name's line and starts a declaration; or, for a symbol that
 /// is itself indented, when it sits exactly at its indentation and is not a closing bracket,
 /// an opening brace, a `where` clause, a comment or a continuation. A complete declaration
@@ -469,11 +478,11 @@ fn cut_at_next_declaration(
     range: &std::ops::Range<usize>,
     name_line: usize,
     python: bool,
-) -> Option<(usize, usize)> {
+) -> Option<Cut> {
     let lines = line_spans(text);
     let name = lines.get(name_line.checked_sub(1)?)?;
     let own = indentation(&text[name.start..name.end]).len();
-    let mut last_content = name.end;
+    let mut last = name;
     for l in &lines[name_line..] {
         if l.start >= range.end {
             break;
@@ -493,9 +502,13 @@ fn cut_at_next_declaration(
             || (python && t.starts_with('#') && !t.starts_with("#["));
         let sibling = own > 0 && depth == own && !continuation;
         if declaration || sibling {
-            return Some((last_content.min(range.end), l.number));
+            return Some(Cut {
+                end: last.end.min(range.end),
+                last_line: last.number,
+                next_line: l.number,
+            });
         }
-        last_content = l.end;
+        last = l;
     }
     None
 }
@@ -550,8 +563,7 @@ fn leads(line: &str, target: &Target) -> bool {
 }
 
 /// The 0-based line holding byte `at`.
-fn line_of(text: &str, lines: &[super::position::LineSpan], at: usize) -> usize {
-    let _ = text;
+fn line_of(lines: &[super::position::LineSpan], at: usize) -> usize {
     lines
         .partition_point(|l| l.start <= at)
         .saturating_sub(1)
@@ -749,12 +761,19 @@ mod tests {
         let start = text.find("    def total").unwrap() + 4;
         let cut = cut_at_next_declaration(text, &(start..text.len()), 2, true);
         let end = text.find("add(1,").unwrap() + "add(1,".len();
-        assert_eq!(cut, Some((end, 5)));
+        assert_eq!(
+            cut,
+            Some(Cut {
+                end,
+                last_line: 3,
+                next_line: 5
+            })
+        );
         // A decorator of the next method, at the method's indentation.
         let text = "class K:\n    def a(self):\n        x = (1,\n    @property\n    def b(self):\n        return 2\n";
         let start = text.find("def a").unwrap();
         assert_eq!(
-            cut_at_next_declaration(text, &(start..text.len()), 2, true).map(|c| c.1),
+            cut_at_next_declaration(text, &(start..text.len()), 2, true).map(|c| c.next_line),
             Some(4)
         );
         // TypeScript: an unclosed method runs into the next one.
@@ -762,7 +781,7 @@ mod tests {
         let start = text.find("a()").unwrap();
         let end = text.rfind('}').unwrap();
         assert_eq!(
-            cut_at_next_declaration(text, &(start..end), 2, false).map(|c| c.1),
+            cut_at_next_declaration(text, &(start..end), 2, false).map(|c| c.next_line),
             Some(5)
         );
     }
