@@ -289,6 +289,8 @@ pub struct ServersJson {
     pub processes: Vec<ProcessJson>,
     /// What loading the configuration left out, and why.
     pub warnings: Vec<String>,
+    /// The workspace's server host, when one runs: its process, idle time and servers.
+    pub host: Option<lspedit::lsp::host::HostStatus>,
 }
 
 #[derive(Serialize)]
@@ -384,8 +386,22 @@ impl ServersJson {
                 })
                 .collect(),
             warnings: warnings.to_vec(),
+            host: None,
         }
     }
+
+    /// With the status of the workspace's server host.
+    pub fn with_host(mut self, host: Option<lspedit::lsp::host::HostStatus>) -> Self {
+        self.host = host;
+        self
+    }
+}
+
+/// `servers stop --json`.
+#[derive(Serialize)]
+pub struct HostStopJson {
+    /// What the stopped host ran; `null` when none ran.
+    pub stopped: Option<lspedit::lsp::host::HostStatus>,
 }
 
 /// `servers install --json`.

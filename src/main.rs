@@ -33,6 +33,7 @@ use serde::Serialize;
 
 mod demo;
 mod flow;
+mod host_cmds;
 mod json;
 mod lookup_cmds;
 mod lsp_cmds;
@@ -64,6 +65,11 @@ struct Cli {
         value_name = "WHEN"
     )]
     color: ColorWhen,
+    /// Run language servers in this process instead of the workspace's shared server host
+    /// (also `LSPEDIT_NO_HOST=1`). The host keeps them warm between commands and shares them
+    /// between `lspedit mcp` sessions; see `lspedit servers status`.
+    #[arg(long, global = true)]
+    no_host: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -407,6 +413,21 @@ enum ServersCommand {
         /// Server ids (see `servers status`); default: every enabled server with a recipe.
         ids: Vec<String>,
     },
+    /// Stop the workspace's server host and every server it runs (the next command that needs
+    /// one starts it again).
+    Stop,
+    /// Run the server host of the workspace (`--root`; started by lspedit itself on first
+    /// use).
+    #[command(hide = true)]
+    Host {
+        /// Stop a server no client used for this long, and exit once idle for this long.
+        #[arg(long, default_value_t = 600)]
+        idle_secs: u64,
+        /// Where its socket goes (default: `$XDG_RUNTIME_DIR/lspedit`, else
+        /// `/tmp/lspedit-UID`).
+        #[arg(long, value_name = "DIR")]
+        runtime_dir: Option<PathBuf>,
+    },
 }
 
 /// `--color` as given on the command line, for clap's own help and errors (which it prints
@@ -464,6 +485,10 @@ fn main() -> ExitCode {
         ColorWhen::Never => (anstream::ColorChoice::Never, anstream::ColorChoice::Never),
     });
     init_logging(cli.verbose);
+    host_cmds::set_enabled(
+        !cli.no_host
+            && std::env::var_os("LSPEDIT_NO_HOST").is_none_or(|v| v.is_empty() || v == "0"),
+    );
     let ctx = Ctx {
         root: cli.root,
         json: cli.json,
@@ -564,10 +589,9 @@ fn open_session(
     config.diagnostics.other_files_wait = None;
     let ws = open_workspace(root)?;
     let pool = if diagnostics {
-        Some(
-            PoolConfig::load(ws.root())
-                .map_err(|e| Failure::Usage(format!("language-server configuration: {e}")))?,
-        )
+        Some(host_cmds::with_host(PoolConfig::load(ws.root()).map_err(
+            |e| Failure::Usage(format!("language-server configuration: {e}")),
+        )?))
     } else {
         None
     };
@@ -850,6 +874,11 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
         Command::Servers { command } => match command {
             ServersCommand::Status { probe } => cmd_servers_status(root, json, &probe),
             ServersCommand::Install { ids } => cmd_servers_install(&ids, json),
+            ServersCommand::Stop => host_cmds::cmd_stop(root, json),
+            ServersCommand::Host {
+                idle_secs,
+                runtime_dir,
+            } => host_cmds::cmd_host(root, idle_secs, runtime_dir),
         },
         Command::Trust { revoke } => cmd_trust(root, revoke, json),
         Command::Mcp {
@@ -1144,6 +1173,7 @@ fn read_input(arg: Option<&str>, what: &str) -> Result<String, Failure> {
 
 fn cmd_servers_status(root: Option<PathBuf>, json: bool, probe: &[String]) -> Result<u8, Failure> {
     let ws = open_workspace(root)?;
+    let ws_root = ws.root().to_path_buf();
     let config = PoolConfig::load(ws.root())
         .map_err(|e| Failure::Usage(format!("language-server configuration: {e}")))?;
     let infos = install::inspect(&config);
@@ -1154,7 +1184,11 @@ fn cmd_servers_status(root: Option<PathBuf>, json: bool, probe: &[String]) -> Re
     let (processes, probed) = if probe.is_empty() {
         (Vec::new(), None)
     } else {
-        let session = Session::new(ws, Some(config), ToolsConfig::default());
+        let session = Session::new(
+            ws,
+            Some(host_cmds::with_host(config)),
+            ToolsConfig::default(),
+        );
         let r = with_progress(true, || session.diagnostics(probe));
         let rows = session.pool().map(|p| p.status()).unwrap_or_default();
         (rows, Some(r))
@@ -1204,9 +1238,11 @@ fn cmd_servers_status(root: Option<PathBuf>, json: bool, probe: &[String]) -> Re
             ids.join(" ")
         ));
     }
+    let host = host_cmds::status_section(ws_root.as_path());
+    s.push_str(&host.text);
     match probed {
         None => s.push_str(
-            "\nServers run inside the process that needs them (`lspedit mcp`, or a command that reports diagnostics) and stop with it; `--probe FILE...` starts them here and lists their processes.\n",
+            "\n`--probe FILE...` starts the servers of those files and lists their processes.\n",
         ),
         Some(r) => {
             s.push_str(&format!("\nProbe:\n{}\n\n", r.llm_content.trim_end()));
@@ -1238,7 +1274,8 @@ fn cmd_servers_status(root: Option<PathBuf>, json: bool, probe: &[String]) -> Re
         print_json(&json::Doc::ok(
             s,
             Vec::new(),
-            json::ServersJson::new(dir.as_deref(), mode, &infos, &processes, &warnings),
+            json::ServersJson::new(dir.as_deref(), mode, &infos, &processes, &warnings)
+                .with_host(host.status),
         ))?;
     } else {
         out(&s);
@@ -1468,7 +1505,7 @@ fn cmd_mcp(
     let policy = policy_opts.apply(policy);
     let session = match (no_diagnostics, loaded) {
         (true, _) => on_rt(ws, None),
-        (false, Ok(pool)) => on_rt(ws, Some(pool)),
+        (false, Ok(pool)) => on_rt(ws, Some(host_cmds::with_host(pool))),
         (false, Err(e)) => {
             let why = format!(
                 "diagnostics are off because the language-server configuration is invalid ({e}); fix it and restart `lspedit mcp`"

@@ -1,8 +1,11 @@
 //! Test harness: copies of the test projects, the binary under test, real-server gating.
 
-use std::io::Write;
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use serde_json::json;
 
 /// The `lspedit` binary cargo built for these tests.
 pub fn bin() -> &'static Path {
@@ -166,4 +169,71 @@ pub fn ts_break_patch(view: &str) -> String {
         anchor_in(view, 3),
         anchor_in(view, 4)
     )
+}
+
+/// `lspedit mcp` over raw stdio lines.
+pub struct Mcp {
+    pub child: std::process::Child,
+    pub stdin: std::process::ChildStdin,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl Mcp {
+    /// Its stderr goes to the file `stderr`.
+    pub fn start(root: &std::path::Path, env: &[(&str, &str)], stderr: &std::path::Path) -> Mcp {
+        Self::start_with(root, &[], env, stderr)
+    }
+
+    /// With `args` after `mcp`.
+    pub fn start_with(
+        root: &std::path::Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+        stderr: &std::path::Path,
+    ) -> Mcp {
+        let mut child = Command::new(bin())
+            .arg("mcp")
+            .args(args)
+            .arg("--root")
+            .arg(root)
+            .envs(env.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(stderr).unwrap())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take().unwrap();
+        let mut mcp = Mcp {
+            child,
+            stdin,
+            lines,
+        };
+        mcp.send(&json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"orphans","version":"0"}}}));
+        assert!(mcp.reply().get("result").is_some());
+        mcp.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+        mcp
+    }
+
+    pub fn send(&mut self, v: &serde_json::Value) {
+        self.stdin.write_all(format!("{v}\n").as_bytes()).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    pub fn reply(&mut self) -> serde_json::Value {
+        let line = self
+            .lines
+            .recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|e| panic!("no reply from lspedit mcp ({e})"));
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
 }

@@ -12,6 +12,7 @@ mod bounds;
 mod cli;
 mod cli_lsp_edits;
 mod harness;
+mod host;
 mod languages;
 mod mcp;
 mod mcp_lsp_edits;

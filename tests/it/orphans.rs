@@ -2,70 +2,14 @@
 //! shutdown, no drop, no `Groups::kill_all`) and the server is wedged (ignores `shutdown` and
 //! `exit`) and has started a child of its own.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use lspedit::process;
 use lspedit::testing::fake;
 use serde_json::json;
 
-use crate::harness::bin;
-
-/// `lspedit mcp` over raw stdio lines.
-struct Mcp {
-    child: std::process::Child,
-    stdin: std::process::ChildStdin,
-    lines: std::sync::mpsc::Receiver<String>,
-}
-
-impl Mcp {
-    /// Its stderr goes to the file `stderr`.
-    fn start(root: &std::path::Path, env: &[(&str, &str)], stderr: &std::path::Path) -> Mcp {
-        let mut child = Command::new(bin())
-            .args(["mcp", "--root"])
-            .arg(root)
-            .envs(env.iter().copied())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(stderr).unwrap())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let stdin = child.stdin.take().unwrap();
-        let mut mcp = Mcp {
-            child,
-            stdin,
-            lines,
-        };
-        mcp.send(&json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"orphans","version":"0"}}}));
-        assert!(mcp.reply().get("result").is_some());
-        mcp.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
-        mcp
-    }
-
-    fn send(&mut self, v: &serde_json::Value) {
-        self.stdin.write_all(format!("{v}\n").as_bytes()).unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn reply(&mut self) -> serde_json::Value {
-        let line = self
-            .lines
-            .recv_timeout(Duration::from_secs(30))
-            .unwrap_or_else(|e| panic!("no reply from lspedit mcp ({e})"));
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
-    }
-}
+use crate::harness::Mcp;
 
 /// The pids logged as `<prefix> <pid>` by the fake server.
 fn logged(log: &str, prefix: &str) -> Vec<u32> {
@@ -77,7 +21,20 @@ fn logged(log: &str, prefix: &str) -> Vec<u32> {
 
 #[test]
 fn a_wedged_server_and_its_child_die_with_a_sigkilled_lspedit_mcp() {
+    sigkilled_owner_leaves_no_server(false);
+}
+
+/// With the server host (docs/host.md), the server is the host's: it outlives the SIGKILLed
+/// `lspedit mcp` (that is the point of the host), and dies with the SIGKILLed host.
+#[test]
+fn a_wedged_server_and_its_child_die_with_a_sigkilled_server_host() {
+    sigkilled_owner_leaves_no_server(true);
+}
+
+fn sigkilled_owner_leaves_no_server(hosted: bool) {
     let dir = tempfile::tempdir().unwrap();
+    let runtime = tempfile::tempdir().unwrap();
+    let runtime_dir = runtime.path().display().to_string();
     let root = dir.path().canonicalize().unwrap();
     let config = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
@@ -114,15 +71,16 @@ fn a_wedged_server_and_its_child_die_with_a_sigkilled_lspedit_mcp() {
     // Scratch dirs under a temp cache, not the person's.
     let xdg_cache = cache.path().display().to_string();
     let stderr = config.path().join("mcp.stderr");
-    let mut mcp = Mcp::start(
-        &root,
-        &[
-            ("XDG_CONFIG_HOME", &xdg_config),
-            ("XDG_CACHE_HOME", &xdg_cache),
-            ("LSPEDIT_LOG", "lspedit_lsp=debug"),
-        ],
-        &stderr,
-    );
+    let mut env = vec![
+        ("XDG_CONFIG_HOME", xdg_config.as_str()),
+        ("XDG_CACHE_HOME", xdg_cache.as_str()),
+        ("XDG_RUNTIME_DIR", runtime_dir.as_str()),
+        ("LSPEDIT_LOG", "lspedit_lsp=debug"),
+    ];
+    if !hosted {
+        env.push(("LSPEDIT_NO_HOST", "1"));
+    }
+    let mut mcp = Mcp::start(&root, &env, &stderr);
     mcp.send(&json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"a.fak","content":"x = BAD\n"}}}));
     let r = mcp.reply();
     let text = r["result"]["content"][0]["text"]
@@ -154,6 +112,28 @@ fn a_wedged_server_and_its_child_die_with_a_sigkilled_lspedit_mcp() {
     mcp.child.kill().unwrap();
     let status = mcp.child.wait().unwrap();
     assert!(!status.success(), "{status:?}");
+    if hosted {
+        let status = Command::new(crate::harness::bin())
+            .args(["servers", "status", "--json", "--root"])
+            .arg(&root)
+            .envs(env.iter().copied())
+            .output()
+            .unwrap();
+        let doc: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+        let host = &doc["host"];
+        assert_eq!(host["servers"][0]["pgid"], json!(pgid), "{doc}");
+        assert_eq!(host["servers"][0]["clients"], json!(0), "{doc}");
+        assert!(
+            !process::live_group_members(pgid).is_empty(),
+            "the host's server lives on without a client"
+        );
+        let host_pid = host["pid"].as_u64().unwrap().to_string();
+        let killed = Command::new("kill")
+            .args(["-KILL", &host_pid])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+    }
 
     let gone = process::wait_group_gone(pgid, Duration::from_secs(10));
     let left = process::live_group_members(pgid);

@@ -63,6 +63,7 @@
 
 mod diagnostics;
 mod error;
+pub mod host;
 mod importers;
 mod pool;
 mod position;
@@ -88,7 +89,7 @@ pub use error::LspError;
 /// What the pool is configured with, from the policy crate (`lspedit-servers`): an embedder
 /// builds a [`Pool`] from a [`PoolConfig`] and reads [`Severity`] in every [`Diagnostic`].
 pub use lspedit_servers::{
-    DiagnosticsConfig, InstallRecipe, PolicyLayer, PoolConfig, ServerConfig, Severity,
+    DiagnosticsConfig, HostConfig, InstallRecipe, PolicyLayer, PoolConfig, ServerConfig, Severity,
     SeverityOverride, SeverityOverrides, Strategy,
 };
 pub use pool::{ChangedFile, Pool, ServerKey, ServerState, ServerStatus};

@@ -1531,9 +1531,20 @@ impl Pool {
         let key = key.clone();
         let startup_timeout = cfg.startup_timeout;
         let groups = Arc::clone(&self.inner.groups);
+        let host = cfg.host.clone().map(|config| crate::server::HostLink {
+            config,
+            workspace: self.inner.root.clone(),
+        });
         // The start runs on its own task so it goes on after a caller's deadline.
         tokio::spawn(async move {
-            let res = Server::start(launch, key.root.clone(), startup_timeout, &groups).await;
+            let res = Server::start(
+                launch,
+                key.root.clone(),
+                startup_timeout,
+                &groups,
+                host.as_ref(),
+            )
+            .await;
             // Running implies watched: a change made once the server is up is not missed.
             if res.is_ok() {
                 let watcher = pool.upgrade().and_then(|inner| pool_watcher(&inner));

@@ -252,8 +252,7 @@ pub(crate) struct Server {
     next_id: Mutex<i32>,
     shared: Arc<Shared>,
     docs: Mutex<HashMap<Url, Arc<tokio::sync::Mutex<Doc>>>>,
-    guard: GroupGuard,
-    stderr: Arc<Mutex<StderrTail>>,
+    link: Link,
     started: Instant,
     /// Checks in flight; maintenance only stops servers at zero.
     pub(crate) busy: AtomicUsize,
@@ -273,6 +272,32 @@ pub(crate) struct Server {
     /// of the next pass's other files, so that what was published between passes (a check
     /// that went on past its caller) still counts as changed.
     given: Mutex<Option<HashMap<PathBuf, Vec<lsp_types::Diagnostic>>>>,
+}
+
+/// Where the server runs.
+enum Link {
+    /// A child of this process: its process group and the tail of its stderr.
+    Local {
+        guard: GroupGuard,
+        stderr: Arc<Mutex<StderrTail>>,
+    },
+    /// In the server host (`crate::host`), shared with other clients; the connection is this
+    /// client's only. `pgid` is the server's process group there.
+    Hosted { pgid: u32 },
+}
+
+/// Asks the host to kill the server (a client found it hung, or over its memory limit).
+enum HostKill {}
+impl lsp_types::notification::Notification for HostKill {
+    type Params = ();
+    const METHOD: &'static str = "$/lspedit/kill";
+}
+
+/// Where a pool runs its servers: in the host of `workspace`, when one can be reached.
+#[derive(Debug, Clone)]
+pub(crate) struct HostLink {
+    pub(crate) config: lspedit_servers::HostConfig,
+    pub(crate) workspace: PathBuf,
 }
 
 /// The last few delays between a change's fence and the server's first publish for it, so the
@@ -309,31 +334,65 @@ impl std::fmt::Debug for Server {
         f.debug_struct("Server")
             .field("id", &self.id)
             .field("root", &self.root)
-            .field("pgid", &self.guard.pgid())
+            .field("pgid", &self.pgid())
             .finish_non_exhaustive()
     }
 }
 
 impl Server {
-    /// Spawns and initializes a server. `startup_timeout` bounds `initialize`.
+    /// Starts and initializes a server: attached in the host when `host` is given and the
+    /// host takes it, else spawned here. `startup_timeout` bounds `initialize`.
     pub(crate) async fn start(
         launch: lspedit_servers::launch::Launch,
         root: PathBuf,
         startup_timeout: Duration,
         groups: &Arc<Groups>,
+        host: Option<&HostLink>,
     ) -> Result<Arc<Server>, LspError> {
         let cfg = launch.cfg.clone();
         let id = cfg.id.clone();
         let root_uri = Url::from_directory_path(&root)
             .map_err(|()| LspError::BadPath { path: root.clone() })?;
-        let program = process::Program {
-            path: &launch.program,
-            args: &launch.cfg.args,
-            env: &launch.env,
-            confinement: launch.confinement.as_ref(),
+        let params = initialize_params(&cfg, &root, &root_uri);
+        let hosted = match host {
+            Some(link) => attach_in_host(link, &launch, &root, &params).await,
+            None => None,
         };
-        let spawned = process::spawn(&id, program, &root, groups)
-            .map_err(|e| LspError::from_process(&id, e))?;
+        let (link, input, output, served, child): (Link, Input, Output, u64, _) = match hosted {
+            Some((stream, attached)) => {
+                let (read, write) = stream.into_split();
+                (
+                    Link::Hosted {
+                        pgid: attached.pgid,
+                    },
+                    Box::new(read),
+                    Box::new(write),
+                    attached.served,
+                    None,
+                )
+            }
+            None => {
+                let program = process::Program {
+                    path: &launch.program,
+                    args: &launch.cfg.args,
+                    env: &launch.env,
+                    confinement: launch.confinement.as_ref(),
+                };
+                let spawned = process::spawn(&id, program, &root, groups)
+                    .map_err(|e| LspError::from_process(&id, e))?;
+                (
+                    Link::Local {
+                        guard: spawned.guard,
+                        stderr: spawned.stderr,
+                    },
+                    Box::new(spawned.stdout),
+                    Box::new(spawned.stdin),
+                    0,
+                    Some(spawned.child),
+                )
+            }
+        };
+        let hosted = matches!(link, Link::Hosted { .. });
         let (changed, _) = watch::channel(0u64);
         let shared = Arc::new(Shared {
             name: id.clone(),
@@ -345,8 +404,7 @@ impl Server {
 
         let (frames_tx, frames_rx) = mpsc::channel(256);
         let name = id.clone();
-        let stdout = spawned.stdout;
-        tokio::spawn(async move { sanitize(&name, stdout, frames_tx).await });
+        tokio::spawn(async move { sanitize(&name, input, frames_tx).await });
 
         let router_state = shared.clone();
         let guard = router::CatchNotificationUnwindLayer { server: id.clone() };
@@ -359,7 +417,6 @@ impl Server {
                 .service(router::router(router_state))
         });
         let loop_shared = shared.clone();
-        let stdin = spawned.stdin;
         // async-lsp's loop panics when every socket is gone while it runs; this clone lives
         // as long as the loop, which ends when the process's stdout closes (it is killed when
         // the `Server` is dropped).
@@ -367,22 +424,27 @@ impl Server {
         tokio::spawn(async move {
             let _socket = loop_socket;
             let res = mainloop
-                .run_buffered(FrameReader::new(frames_rx), StdinWriter(stdin))
+                .run_buffered(FrameReader::new(frames_rx), StdinWriter(output))
                 .await;
             loop_shared.mark_dead(match res {
                 Ok(()) => "connection closed".to_owned(),
                 Err(e) => format!("connection failed: {e}"),
             });
+            if hosted {
+                // The connection was the whole of it here (the host runs the process).
+                loop_shared.mark_exited("detached from the server host".to_owned());
+            }
         });
-        let wait_shared = shared.clone();
-        let mut child = spawned.child;
-        tokio::spawn(async move {
-            let status = match child.wait().await {
-                Ok(s) => s.to_string(),
-                Err(e) => format!("wait failed: {e}"),
-            };
-            wait_shared.mark_exited(status);
-        });
+        if let Some(mut child) = child {
+            let wait_shared = shared.clone();
+            tokio::spawn(async move {
+                let status = match child.wait().await {
+                    Ok(s) => s.to_string(),
+                    Err(e) => format!("wait failed: {e}"),
+                };
+                wait_shared.mark_exited(status);
+            });
+        }
 
         let server = Arc::new(Server {
             id,
@@ -392,19 +454,18 @@ impl Server {
             next_id: Mutex::new(0),
             shared,
             docs: Mutex::new(HashMap::new()),
-            guard: spawned.guard,
-            stderr: spawned.stderr,
+            link,
             started: Instant::now(),
             busy: AtomicUsize::new(0),
             health: Arc::new(tokio::sync::Mutex::new(())),
             publish_delays: Mutex::new(PublishDelays::default()),
             given: Mutex::new(None),
             epoch: AtomicU64::new(0),
-            answered: AtomicBool::new(false),
+            // A server the host has served other clients with has loaded its project.
+            answered: AtomicBool::new(served > 0),
             capabilities: std::sync::OnceLock::new(),
         });
 
-        let params = initialize_params(&cfg, &root, &root_uri);
         let deadline = Instant::now() + startup_timeout;
         match server
             .request::<RawInitialize>(params, deadline, "initialize")
@@ -415,7 +476,7 @@ impl Server {
                 let _ = server.capabilities.set(caps);
             }
             Err(e) => {
-                server.guard.kill();
+                server.abandon();
                 return Err(e);
             }
         }
@@ -430,7 +491,26 @@ impl Server {
     }
 
     pub(crate) fn pgid(&self) -> u32 {
-        self.guard.pgid()
+        match &self.link {
+            Link::Local { guard, .. } => guard.pgid(),
+            Link::Hosted { pgid } => *pgid,
+        }
+    }
+
+    /// True when the server runs in the host, shared with other clients.
+    pub(crate) fn is_hosted(&self) -> bool {
+        matches!(self.link, Link::Hosted { .. })
+    }
+
+    /// Gives the server up at once: a local one is killed; from a hosted one this client
+    /// detaches (others may be using it).
+    fn abandon(&self) {
+        match &self.link {
+            Link::Local { guard, .. } => guard.kill(),
+            Link::Hosted { .. } => {
+                let _ = self.socket.emit(Stop);
+            }
+        }
     }
 
     pub(crate) fn uptime(&self) -> Duration {
@@ -586,15 +666,23 @@ impl Server {
     }
 
     pub(crate) fn stderr_tail(&self, lines: usize) -> String {
-        self.stderr
-            .lock()
-            .map(|t| t.last(lines))
-            .unwrap_or_default()
+        match &self.link {
+            Link::Local { stderr, .. } => stderr.lock().map(|t| t.last(lines)).unwrap_or_default(),
+            // The host keeps it; it never reaches a client.
+            Link::Hosted { .. } => String::new(),
+        }
     }
 
-    /// Kills the process group at once.
+    /// Kills the process group at once (a hosted server by its host, which detaches every
+    /// client; their pools start it again).
     pub(crate) fn kill(&self) {
-        self.guard.kill();
+        match &self.link {
+            Link::Local { guard, .. } => guard.kill(),
+            Link::Hosted { .. } => {
+                let _ = self.socket.notify::<HostKill>(());
+                let _ = self.socket.emit(Stop);
+            }
+        }
         self.shared.mark_dead("killed".to_owned());
     }
 
@@ -1617,8 +1705,17 @@ impl Server {
         })
     }
 
-    /// `shutdown` → `exit` → close stdin → wait up to `grace` → kill the group.
+    /// `shutdown` → `exit` → close stdin → wait up to `grace` → kill the group. A hosted
+    /// server is left running in the host: this client detaches.
     pub(crate) async fn shutdown(&self, grace: Duration) {
+        if self.is_hosted() {
+            let _ = self.socket.emit(Stop);
+            let _ = self
+                .wait_for(Instant::now() + grace, |st| st.exited.as_ref().map(|_| ()))
+                .await;
+            self.shared.mark_dead("detached".to_owned());
+            return;
+        }
         if self.is_alive() {
             let deadline = Instant::now() + grace;
             let _ = self.request::<Shutdown>((), deadline, "shutdown").await;
@@ -1630,7 +1727,7 @@ impl Server {
                 .wait_for(exit_deadline, |st| st.exited.as_ref().map(|_| ()))
                 .await;
         }
-        self.guard.kill();
+        self.abandon();
         self.shared.mark_dead("shut down".to_owned());
         // SIGKILL is asynchronous: return once the group is really gone.
         let pgid = self.pgid();
@@ -1656,6 +1753,62 @@ fn asks_again(e: &LspError) -> bool {
         if *code == ErrorCode::CONTENT_MODIFIED.0
             || *code == ErrorCode::SERVER_CANCELLED.0
             || *code == ErrorCode::REQUEST_CANCELLED.0)
+}
+
+/// The server's stdout, or the host connection's read half.
+type Input = Box<dyn tokio::io::AsyncRead + Send + Unpin>;
+/// The server's stdin, or the host connection's write half.
+type Output = Box<dyn tokio::io::AsyncWrite + Send + Unpin>;
+
+/// The server in the host, when the host takes it (`None`: spawn it here; why is logged).
+async fn attach_in_host(
+    link: &HostLink,
+    launch: &lspedit_servers::launch::Launch,
+    root: &Path,
+    params: &Value,
+) -> Option<(tokio::net::UnixStream, crate::host::Attached)> {
+    let mut session = params.clone();
+    if let Some(o) = session.as_object_mut() {
+        o.remove("processId");
+    }
+    let hello = crate::host::Hello::Connect {
+        v: crate::host::PROTOCOL,
+        server: launch.cfg.id.clone(),
+        root: root.to_owned(),
+        launch: crate::host::launch_fingerprint(launch),
+        session: crate::host::fingerprint(session.to_string().as_bytes()),
+    };
+    let link = link.clone();
+    let attached = tokio::task::spawn_blocking(move || {
+        crate::host::client::attach(&link.config, &link.workspace, &hello)
+    })
+    .await;
+    let server = &launch.cfg.id;
+    match attached {
+        Ok(Ok((stream, attached))) => {
+            let stream = stream
+                .set_nonblocking(true)
+                .and_then(|()| tokio::net::UnixStream::from_std(stream));
+            match stream {
+                Ok(s) => {
+                    tracing::debug!(%server, pgid = attached.pgid, served = attached.served, "attached in the server host");
+                    Some((s, attached))
+                }
+                Err(e) => {
+                    tracing::debug!(%server, "server host connection unusable: {e}");
+                    None
+                }
+            }
+        }
+        Ok(Err(e)) => {
+            tracing::debug!(%server, "server host not used: {e}");
+            None
+        }
+        Err(e) => {
+            tracing::debug!(%server, "server host not used: {e}");
+            None
+        }
+    }
 }
 
 fn initialize_params(cfg: &ServerConfig, root: &Path, root_uri: &Url) -> Value {

@@ -402,6 +402,41 @@ pub struct PoolConfig {
     /// the workspace's), each with whether its file is trusted. Not read here: the operator's
     /// workflow policy is `lspedit_tools::Policy`, which reads them (`docs/policy.md`).
     pub policy: Vec<PolicyLayer>,
+    /// Run servers in the per-workspace server host (`docs/host.md`), shared with every other
+    /// lspedit process on the same workspace, instead of as this process's children. `None`
+    /// (the default, and what `--no-host` gives): this process runs its own servers. The CLI
+    /// and `lspedit mcp` set it to themselves; an embedder names a program that runs
+    /// `lspedit servers host`. No config file can set the program.
+    pub host: Option<HostConfig>,
+}
+
+/// How to reach the server host: the program started when none is listening yet, and how long
+/// it stays up with no client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostConfig {
+    /// A program that serves `servers host --root DIR --idle-secs N` (the `lspedit` binary).
+    pub program: PathBuf,
+    /// Arguments before `servers host` (none for the `lspedit` binary).
+    pub args: Vec<String>,
+    /// A server no client used for this long is stopped, and the host exits once it has no
+    /// server and no client for this long.
+    pub idle: Duration,
+    /// Where the hosts' sockets are (`None`: `$XDG_RUNTIME_DIR/lspedit`, else
+    /// `/tmp/lspedit-UID`); tests give each their own.
+    pub runtime_dir: Option<PathBuf>,
+}
+
+impl HostConfig {
+    /// The `lspedit` binary at `program`, with the default idle time (10 minutes: an agent's
+    /// turns are seconds to minutes apart).
+    pub fn lspedit(program: PathBuf) -> Self {
+        Self {
+            program,
+            args: Vec::new(),
+            idle: Duration::from_secs(600),
+            runtime_dir: None,
+        }
+    }
 }
 
 /// One file's `[policy]` table, as JSON, for `lspedit_tools::Policy`.
@@ -442,6 +477,7 @@ impl Default for PoolConfig {
             sandbox: true,
             warnings: Vec::new(),
             policy: Vec::new(),
+            host: None,
         }
     }
 }

@@ -21,7 +21,8 @@ mod severity;
 pub mod trust;
 
 pub use config::{
-    DiagnosticsConfig, InstallRecipe, PolicyLayer, PoolConfig, Requirement, ServerConfig, Strategy,
+    DiagnosticsConfig, HostConfig, InstallRecipe, PolicyLayer, PoolConfig, Requirement,
+    ServerConfig, Strategy,
 };
 pub use error::ServersError;
 pub use severity::{Severity, SeverityOverride, SeverityOverrides};

@@ -14,6 +14,7 @@ mod concurrency;
 mod cross_file;
 mod fake;
 mod harness;
+mod host;
 mod real;
 mod sandbox;
 mod symbols;

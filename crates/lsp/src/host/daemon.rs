@@ -1,0 +1,359 @@
+//! The host process: `lspedit servers host --root DIR`.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use lspedit_process::Groups;
+use lspedit_servers::PoolConfig;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::{UnixListener, UnixStream};
+use tokio::sync::{mpsc, watch};
+
+use super::mux::{Instance, body};
+use super::{
+    Attached, HANDSHAKE_TIMEOUT, Hello, HostError, HostStatus, HostedServer, MAX_LINE, PROTOCOL,
+    Reply, canonical_root, launch_fingerprint, runtime_dir, socket_path,
+};
+use crate::transport::sanitize;
+
+/// How often the host looks for idle servers and for its workspace being gone.
+const MAINTENANCE: Duration = Duration::from_secs(5);
+
+/// How the host runs.
+#[derive(Debug, Clone)]
+pub struct HostOptions {
+    pub root: PathBuf,
+    /// A server no client used for this long stops; the host exits once it has had no server
+    /// and no client for this long.
+    pub idle: Duration,
+    /// See [`lspedit_servers::HostConfig::runtime_dir`].
+    pub runtime_dir: Option<PathBuf>,
+    /// The configuration servers are launched from (`None`: the workspace's, loaded afresh
+    /// for every server started, as `PoolConfig::load` gives it). An embedder that builds
+    /// its pool's configuration in code hosts it in-process with the same one.
+    pub config: Option<PoolConfig>,
+}
+
+struct Host {
+    root: PathBuf,
+    idle: Duration,
+    config: Option<PoolConfig>,
+    started: Instant,
+    groups: Arc<Groups>,
+    instances: Mutex<HashMap<(String, PathBuf), Arc<Instance>>>,
+    /// Handshakes and attached clients in progress.
+    connections: Mutex<usize>,
+    last_activity: Mutex<Instant>,
+    stop: watch::Sender<bool>,
+}
+
+/// Runs the host of `options.root` until it is stopped, idle, or its workspace is gone.
+/// `ready` is called once it listens (the CLI prints the line its starter waits for).
+pub fn serve(options: &HostOptions, ready: impl FnOnce(&Path)) -> Result<(), HostError> {
+    let root = canonical_root(&options.root);
+    let dir = runtime_dir(options.runtime_dir.as_deref())?;
+    let socket = socket_path(&dir, &root);
+    if std::os::unix::net::UnixStream::connect(&socket).is_ok() {
+        return Err(HostError::Start(format!(
+            "a host for {} is already listening",
+            root.display()
+        )));
+    }
+    // A socket left by a host that died: its starter holds the lock, so no live host owns it.
+    let _ = std::fs::remove_file(&socket);
+    let listener = std::os::unix::net::UnixListener::bind(&socket)?;
+    listener.set_nonblocking(true)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("lspedit-host")
+        .enable_all()
+        .build()?;
+    let (stop, _) = watch::channel(false);
+    let host = Arc::new(Host {
+        root,
+        idle: options.idle,
+        config: options.config.clone(),
+        started: Instant::now(),
+        groups: Arc::new(Groups::default()),
+        instances: Mutex::new(HashMap::new()),
+        connections: Mutex::new(0),
+        last_activity: Mutex::new(Instant::now()),
+        stop,
+    });
+    ready(&socket);
+    let result = rt.block_on(async {
+        let listener = UnixListener::from_std(listener)?;
+        run(&host, listener).await;
+        Ok::<(), HostError>(())
+    });
+    // Only this host's socket: a newer host may have replaced it after a stop.
+    if std::fs::symlink_metadata(&socket).is_ok() {
+        let _ = std::fs::remove_file(&socket);
+    }
+    host.groups.kill_all();
+    rt.shutdown_timeout(Duration::from_secs(2));
+    result
+}
+
+async fn run(host: &Arc<Host>, listener: UnixListener) {
+    let mut stop = host.stop.subscribe();
+    let mut tick = tokio::time::interval(MAINTENANCE);
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                if let Ok((stream, _)) = accepted {
+                    let host = Arc::clone(host);
+                    tokio::spawn(async move { host.connection(stream).await });
+                }
+            }
+            _ = tick.tick() => {
+                if host.maintain().await {
+                    break;
+                }
+            }
+            _ = stop.wait_for(|s| *s) => break,
+        }
+    }
+    host.stop_all().await;
+}
+
+impl Host {
+    fn lock_instances(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<(String, PathBuf), Arc<Instance>>> {
+        self.instances.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn touch(&self) {
+        *self.last_activity.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+    }
+
+    /// Stops servers idle past the idle time; true when the host should exit (idle itself, or
+    /// its workspace is gone).
+    async fn maintain(&self) -> bool {
+        if !self.root.is_dir() {
+            tracing::debug!(root = %self.root.display(), "workspace gone; host exits");
+            return true;
+        }
+        let idle: Vec<Arc<Instance>> = {
+            let mut map = self.lock_instances();
+            map.retain(|_, i| !i.is_dead());
+            let keys: Vec<_> = map
+                .iter()
+                .filter(|(_, i)| {
+                    let (now, _, since) = i.clients();
+                    now == 0 && since.is_some_and(|s| s.elapsed() >= self.idle)
+                })
+                .map(|(k, _)| k.clone())
+                .collect();
+            keys.iter().filter_map(|k| map.remove(k)).collect()
+        };
+        for instance in idle {
+            instance.shutdown(Duration::from_millis(1500)).await;
+            self.touch();
+        }
+        let connections = *self.connections.lock().unwrap_or_else(|e| e.into_inner());
+        let last = *self.last_activity.lock().unwrap_or_else(|e| e.into_inner());
+        self.lock_instances().is_empty() && connections == 0 && last.elapsed() >= self.idle
+    }
+
+    async fn stop_all(&self) {
+        let all: Vec<Arc<Instance>> = self.lock_instances().drain().map(|(_, i)| i).collect();
+        futures::future::join_all(all.iter().map(|i| i.shutdown(Duration::from_millis(1500))))
+            .await;
+    }
+
+    fn status(&self) -> HostStatus {
+        let mut servers: Vec<HostedServer> = self
+            .lock_instances()
+            .values()
+            .filter(|i| !i.is_dead())
+            .map(|i| {
+                let (clients, served, _) = i.clients();
+                HostedServer {
+                    server: i.server.clone(),
+                    root: i.root.clone(),
+                    pgid: i.pgid(),
+                    clients,
+                    served,
+                    uptime_ms: i.started.elapsed().as_millis() as u64,
+                    rss_kib: lspedit_process::group_rss_kib(i.pgid()),
+                }
+            })
+            .collect();
+        servers.sort_by(|a, b| (&a.server, &a.root).cmp(&(&b.server, &b.root)));
+        HostStatus {
+            pid: std::process::id(),
+            root: self.root.clone(),
+            uptime_ms: self.started.elapsed().as_millis() as u64,
+            idle_secs: self.idle.as_secs(),
+            servers,
+        }
+    }
+
+    async fn connection(self: Arc<Self>, stream: UnixStream) {
+        let mine = rustix::process::getuid().as_raw();
+        if !stream.peer_cred().is_ok_and(|c| c.uid() == mine) {
+            return;
+        }
+        *self.connections.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+        self.touch();
+        self.attach(stream).await;
+        *self.connections.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
+        self.touch();
+    }
+
+    async fn attach(&self, stream: UnixStream) {
+        let (read, mut write) = stream.into_split();
+        let mut read = BufReader::new(read);
+        let mut line = Vec::new();
+        let got = tokio::time::timeout(
+            HANDSHAKE_TIMEOUT,
+            (&mut read)
+                .take(MAX_LINE as u64)
+                .read_until(b'\n', &mut line),
+        )
+        .await;
+        if !matches!(got, Ok(Ok(n)) if n > 0) {
+            return;
+        }
+        let reply_line = |reply: &Reply| {
+            let mut l = serde_json::to_vec(reply).unwrap_or_default();
+            l.push(b'\n');
+            l
+        };
+        let hello: Hello = match serde_json::from_slice(&line) {
+            Ok(h) => h,
+            Err(e) => {
+                let _ = write
+                    .write_all(&reply_line(&Reply::Refused(format!("not a hello: {e}"))))
+                    .await;
+                return;
+            }
+        };
+        let (instance, session) = match hello {
+            Hello::Status { .. } => {
+                let _ = write
+                    .write_all(&reply_line(&Reply::Status(self.status())))
+                    .await;
+                return;
+            }
+            Hello::Stop { .. } => {
+                let status = self.status();
+                self.stop_all().await;
+                let _ = write.write_all(&reply_line(&Reply::Stopped(status))).await;
+                self.stop.send_replace(true);
+                return;
+            }
+            Hello::Connect { v, .. } if v != PROTOCOL => {
+                let why = format!("protocol {v}, host speaks {PROTOCOL}");
+                let _ = write.write_all(&reply_line(&Reply::Refused(why))).await;
+                return;
+            }
+            Hello::Connect {
+                server,
+                root,
+                launch,
+                session,
+                ..
+            } => match self.instance(&server, &root, &launch) {
+                Ok(i) => (i, session),
+                Err(why) => {
+                    let _ = write.write_all(&reply_line(&Reply::Refused(why))).await;
+                    return;
+                }
+            },
+        };
+        if !instance.admits(&session) {
+            let why = format!(
+                "{} runs here for clients that initialize it differently (another lspedit version?)",
+                instance.server
+            );
+            let _ = write.write_all(&reply_line(&Reply::Refused(why))).await;
+            return;
+        }
+        let (out, mut outbox) = mpsc::unbounded_channel::<Vec<u8>>();
+        let (client, served) = instance.join(out);
+        let attached = Reply::Attached(Attached {
+            pgid: instance.pgid(),
+            served,
+        });
+        if write.write_all(&reply_line(&attached)).await.is_err() {
+            instance.leave(client);
+            return;
+        }
+        tokio::spawn(async move {
+            while let Some(f) = outbox.recv().await {
+                if write.write_all(&f).await.is_err() {
+                    break;
+                }
+            }
+            let _ = write.shutdown().await;
+        });
+        let (frames_tx, mut frames) = mpsc::channel(256);
+        let name = format!("{} client", instance.server);
+        let reader = tokio::spawn(async move { sanitize(&name, read, frames_tx).await });
+        while let Some(frame) = frames.recv().await {
+            if let Some(msg) = body(&frame) {
+                instance.from_client(client, msg);
+            }
+        }
+        reader.abort();
+        instance.leave(client);
+    }
+
+    /// The running server `server` for `root`, started when there is none; refused unless the
+    /// host's own launch of it has the client's fingerprint.
+    fn instance(&self, server: &str, root: &Path, launch: &str) -> Result<Arc<Instance>, String> {
+        let root = canonical_root(root);
+        if !root.starts_with(&self.root) {
+            return Err(format!(
+                "{} is outside this host's workspace {}",
+                root.display(),
+                self.root.display()
+            ));
+        }
+        let key = (server.to_owned(), root.clone());
+        let mut map = self.lock_instances();
+        if let Some(i) = map.get(&key).filter(|i| !i.is_dead()) {
+            if i.launch != launch {
+                return Err(format!(
+                    "{server} runs here with another launch (configuration or environment); stop the host to change it"
+                ));
+            }
+            return Ok(Arc::clone(i));
+        }
+        let config = match &self.config {
+            Some(c) => c.clone(),
+            None => PoolConfig::load(&self.root).map_err(|e| e.to_string())?,
+        };
+        let cfg = config
+            .servers
+            .iter()
+            .find(|s| s.id == server)
+            .ok_or_else(|| format!("no server {server} in this host's configuration"))?;
+        let cfg = Arc::new(cfg.clone());
+        let program = config
+            .resolve_command(&cfg)
+            .ok_or_else(|| format!("{server}: command {} not found", cfg.command))?;
+        let prepared = lspedit_servers::launch::prepare(&config, &cfg, &self.root, &root, program)
+            .map_err(|e| e.to_string())?;
+        if launch_fingerprint(&prepared) != launch {
+            return Err(format!(
+                "this host's launch of {server} differs from the client's (another configuration or environment)"
+            ));
+        }
+        let instance = Instance::start(
+            &prepared,
+            launch.to_owned(),
+            root,
+            &self.groups,
+            config.watch_debounce,
+        )
+        .map_err(|e| format!("{server}: {e}"))?;
+        map.insert(key, Arc::clone(&instance));
+        Ok(instance)
+    }
+}

@@ -1,0 +1,246 @@
+//! The server host (`docs/host.md`): one process per user and workspace that runs the
+//! workspace's language servers for every lspedit process on it, so a CLI call finds them warm
+//! and two agent sessions on one repository share one rust-analyzer.
+//!
+//! - [`client`]: how a pool reaches it. A server the pool would spawn is asked of the host
+//!   instead ([`client::attach`]): connect to the workspace's socket (starting the host when
+//!   none listens, one starter at a time under a lock file), say which server and root and the
+//!   fingerprints of the launch and of the `initialize` params, and get a stream that speaks
+//!   LSP as the server's stdio would. Any failure there is the caller's cue to spawn the server
+//!   itself, as without a host.
+//! - [`daemon`]: the host. It listens on a Unix socket in the user's runtime directory
+//!   (owner-only directory, peer credentials checked), derives every server's launch itself
+//!   from the workspace's configuration (a client's message never chooses a program: it names
+//!   a server and proves that its own launch is the same by fingerprint), and stops a server no
+//!   client used for the idle time, and itself when it has neither servers nor clients.
+//! - [`mux`]: one server shared by several clients: request ids renumbered per client, each
+//!   client's open documents and versions kept apart (the server sees one document per file,
+//!   its text the last one sent; a client gets the diagnostics of a version only when that
+//!   version's text is its own), what a client joining late has missed replayed to it
+//!   (registrations, progress, status, the latest diagnostics of every file).
+//!
+//! The wire: a client sends one JSON line ([`Hello`]) and reads one JSON line ([`Reply`]);
+//! after a `connect` that was accepted both sides speak LSP base-protocol frames.
+
+pub mod client;
+pub mod daemon;
+mod mux;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// The protocol's version: a host and a client of different versions do not talk (the client
+/// runs its servers itself).
+pub const PROTOCOL: u32 = 1;
+
+/// The longest handshake line either side reads.
+const MAX_LINE: usize = 64 * 1024;
+
+/// How long either side waits for the other's handshake line.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// What a client asks of the host, as its first line.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Hello {
+    /// Attach to the server `server` for `root` (started when it is not running).
+    Connect {
+        v: u32,
+        server: String,
+        root: PathBuf,
+        /// Fingerprint of the client's launch of the server (program, arguments, environment,
+        /// sandbox): the host runs the server only when its own launch has the same.
+        launch: String,
+        /// Fingerprint of the client's `initialize` params without `processId`: clients that
+        /// would initialize the server differently do not share it.
+        session: String,
+    },
+    /// What runs.
+    Status { v: u32 },
+    /// Stop every server and exit.
+    Stop { v: u32 },
+}
+
+/// The host's answer line.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Reply {
+    /// Attached: LSP frames follow.
+    Attached(Attached),
+    /// Not attached; the client runs the server itself. Says why.
+    Refused(String),
+    Status(HostStatus),
+    /// Every server stopped; the host exits.
+    Stopped(HostStatus),
+}
+
+/// The server a client attached to.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Attached {
+    /// Its process group.
+    pub pgid: u32,
+    /// Clients it served before this one: more than zero means it has loaded the project.
+    pub served: u64,
+}
+
+/// What a host runs (`lspedit servers status`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct HostStatus {
+    pub pid: u32,
+    pub root: PathBuf,
+    pub uptime_ms: u64,
+    pub idle_secs: u64,
+    pub servers: Vec<HostedServer>,
+}
+
+/// One server a host runs.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct HostedServer {
+    pub server: String,
+    pub root: PathBuf,
+    pub pgid: u32,
+    /// Clients attached now.
+    pub clients: usize,
+    /// Clients served since it started, those attached now included.
+    pub served: u64,
+    pub uptime_ms: u64,
+    /// Resident memory of its process group, when readable.
+    pub rss_kib: Option<u64>,
+}
+
+/// Why the host could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    #[error("no usable runtime directory: {0}")]
+    RuntimeDir(String),
+    #[error("no host is running for {}", .0.display())]
+    NotRunning(PathBuf),
+    #[error("the host could not be started: {0}")]
+    Start(String),
+    #[error("the host refused: {0}")]
+    Refused(String),
+    #[error("talking to the host: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("the host answered something else: {0}")]
+    Protocol(String),
+}
+
+/// The directory of the user's host sockets: `$XDG_RUNTIME_DIR/lspedit`, else
+/// `/tmp/lspedit-UID`; created owner-only, and refused unless it is a real directory of this
+/// user that nobody else can enter (a socket there is reachable by this user alone).
+/// `given` (a [`lspedit_servers::HostConfig::runtime_dir`]) is used as it is, checked the same
+/// way.
+pub fn runtime_dir(given: Option<&Path>) -> Result<PathBuf, HostError> {
+    let uid = rustix::process::getuid().as_raw();
+    let base = std::env::var_os("XDG_RUNTIME_DIR")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute() && p.is_dir());
+    let dir = match (given, base) {
+        (Some(g), _) => g.to_owned(),
+        (None, Some(b)) => b.join("lspedit"),
+        (None, None) => std::env::temp_dir().join(format!("lspedit-{uid}")),
+    };
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(HostError::RuntimeDir(format!("{}: {e}", dir.display()))),
+    }
+    let meta = std::fs::symlink_metadata(&dir)
+        .map_err(|e| HostError::RuntimeDir(format!("{}: {e}", dir.display())))?;
+    if !meta.file_type().is_dir() || meta.uid() != uid || meta.mode() & 0o077 != 0 {
+        return Err(HostError::RuntimeDir(format!(
+            "{} is not a directory owned by this user and closed to others",
+            dir.display()
+        )));
+    }
+    Ok(dir)
+}
+
+/// The socket of the host for `workspace` (canonical) in `dir`.
+pub fn socket_path(dir: &Path, workspace: &Path) -> PathBuf {
+    dir.join(format!(
+        "{}.sock",
+        fingerprint(workspace.as_os_str().as_encoded_bytes())
+    ))
+}
+
+/// The lock file starters hold while they start the host for that socket.
+fn lock_path(socket: &Path) -> PathBuf {
+    socket.with_extension("lock")
+}
+
+/// 64-bit FNV-1a as 16 hex digits: names a socket after its workspace, and fingerprints a
+/// launch or an `initialize` (stable across processes and builds, unlike std's hasher).
+pub fn fingerprint(bytes: &[u8]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// The fingerprint of a launch as [`Hello::Connect`] carries it: of everything that decides
+/// how the process starts (its `Debug` form: every map in it is ordered).
+pub fn launch_fingerprint(launch: &lspedit_servers::launch::Launch) -> String {
+    fingerprint(format!("{launch:?}").as_bytes())
+}
+
+/// The canonical form of a workspace root, as hosts are named by it.
+pub fn canonical_root(root: &Path) -> PathBuf {
+    root.canonicalize().unwrap_or_else(|_| root.to_owned())
+}
+
+/// The status of the host of `workspace`, if one runs (`runtime_dir`: see [`runtime_dir`]).
+pub fn status(workspace: &Path, runtime_dir: Option<&Path>) -> Result<HostStatus, HostError> {
+    match client::ask(workspace, runtime_dir, &Hello::Status { v: PROTOCOL })? {
+        Reply::Status(s) => Ok(s),
+        other => Err(HostError::Protocol(format!("{other:?}"))),
+    }
+}
+
+/// Stops the host of `workspace` and its servers; returns what it ran. Waits until they are
+/// gone.
+pub fn stop(workspace: &Path, runtime_dir: Option<&Path>) -> Result<HostStatus, HostError> {
+    match client::ask(workspace, runtime_dir, &Hello::Stop { v: PROTOCOL })? {
+        Reply::Stopped(s) => {
+            for server in &s.servers {
+                lspedit_process::wait_group_gone(server.pgid, Duration::from_secs(5));
+            }
+            Ok(s)
+        }
+        other => Err(HostError::Protocol(format!("{other:?}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fingerprints_are_fnv1a() {
+        // FNV-1a 64 of "" and "a" (the published test vectors).
+        assert_eq!(fingerprint(b""), "cbf29ce484222325");
+        assert_eq!(fingerprint(b"a"), "af63dc4c8601ec8c");
+    }
+
+    #[test]
+    fn hello_and_reply_lines_round_trip() {
+        let hello = Hello::Connect {
+            v: PROTOCOL,
+            server: "rust-analyzer".into(),
+            root: "/w".into(),
+            launch: "00".into(),
+            session: "11".into(),
+        };
+        let line = serde_json::to_string(&hello).unwrap();
+        assert!(line.contains(r#""op":"connect""#), "{line}");
+        assert_eq!(serde_json::from_str::<Hello>(&line).unwrap(), hello);
+        let reply = Reply::Attached(Attached { pgid: 7, served: 2 });
+        let line = serde_json::to_string(&reply).unwrap();
+        assert_eq!(serde_json::from_str::<Reply>(&line).unwrap(), reply);
+    }
+}

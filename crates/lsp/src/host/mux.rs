@@ -1,0 +1,887 @@
+//! One language server shared by the clients of a host.
+//!
+//! Every message is routed as JSON by hand (the host never interprets a server's answers
+//! beyond what routing needs):
+//! - a client's request gets a host id, unique per server, and its answer goes back under the
+//!   client's own id; `$/cancelRequest` follows the renumbering;
+//! - `initialize` reaches the server once, with the host's process id (servers exit when the
+//!   `processId` they were given dies); later clients get the first answer, and `initialized`,
+//!   `shutdown` and `exit` of a client never reach the server;
+//! - documents: the server has at most one open document per URI, versioned by the host; a
+//!   client's `didOpen` / `didChange` sends the server its text when it differs from the
+//!   server's (a `didChange` with the host's next version), and the server's `didClose` goes
+//!   when the last client that had the file open closes it. A `publishDiagnostics` of a
+//!   version reaches a client, under the client's own version, only when the text of that
+//!   version is the client's current text: never diagnostics of another client's text as its
+//!   own. Unversioned ones, and those of files a client has not opened (without a version),
+//!   reach every client;
+//! - the server's requests go to the client that sent the last request (the one a
+//!   `workspace/applyEdit` of a command belongs to), else to any; with no client the host
+//!   answers itself (the last answer a client gave to the same `workspace/configuration`);
+//! - a client joining a running server is first told what it missed: the registrations, the
+//!   active progress, the last `experimental/serverStatus`, the log lines saying the project
+//!   is loaded, and the latest diagnostics of every file.
+//!
+//! While no client is attached, the server hears of changes on disk from the host's own
+//! watcher (clients send their watchers' events themselves).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::hash::{Hash, Hasher};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use async_lsp::lsp_types::Url;
+use lspedit_process::{self as process, GroupGuard, Groups};
+use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt;
+use tokio::sync::{mpsc, watch};
+
+use crate::transport::sanitize;
+use crate::watcher::{self, Watcher};
+
+/// Messages to one client or to the server, as whole frames.
+pub(super) type Outbox = mpsc::UnboundedSender<Vec<u8>>;
+
+/// At most this many loaded-log lines are kept for late clients.
+const MAX_LOGS: usize = 16;
+/// Versions of a document whose text hash is remembered (a publish names one of them).
+const MAX_VERSIONS: usize = 32;
+
+/// A body as a frame.
+pub(super) fn frame(msg: &Value) -> Vec<u8> {
+    let body = msg.to_string();
+    let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    out.extend_from_slice(body.as_bytes());
+    out
+}
+
+/// The JSON body of a frame from [`sanitize`].
+pub(super) fn body(frame: &[u8]) -> Option<Value> {
+    let at = frame.windows(4).position(|w| w == b"\r\n\r\n")?;
+    serde_json::from_slice(&frame[at + 4..]).ok()
+}
+
+fn text_hash(text: &str) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
+}
+
+/// A request of a client or of the host in flight at the server.
+enum Pending {
+    Client {
+        client: u64,
+        id: Value,
+    },
+    Initialize,
+    /// The host's own (`shutdown`): its answer is dropped.
+    Host,
+}
+
+/// A server request handed to a client, awaiting its answer.
+struct Forwarded {
+    client: u64,
+    id: Value,
+    method: String,
+    params: Value,
+}
+
+enum Init {
+    NotSent,
+    /// Sent; these clients wait for its answer (client, their id).
+    Waiting(Vec<(u64, Value)>),
+    /// The server's answer (`result` or `error`), as given to every later client.
+    Done(Value),
+}
+
+struct Client {
+    out: Outbox,
+    /// Open documents: URI → (the client's version, its text's hash).
+    docs: HashMap<String, (Value, u64)>,
+    /// The client's request ids (as JSON text) → host ids, for `$/cancelRequest`.
+    requests: HashMap<String, i64>,
+}
+
+/// The server's view of one document.
+struct Doc {
+    version: i64,
+    hash: u64,
+    /// Recent versions and their text's hash, newest last.
+    versions: Vec<(i64, u64)>,
+    open_by: HashSet<u64>,
+    /// An unversioned publish came after the server got the current text: it is of that text.
+    published: bool,
+}
+
+struct Mux {
+    clients: BTreeMap<u64, Client>,
+    next_client: u64,
+    /// Clients served since the start.
+    served: u64,
+    next_id: i64,
+    pending: HashMap<i64, Pending>,
+    next_forward: u64,
+    forwarded: HashMap<String, Forwarded>,
+    init: Init,
+    initialized: bool,
+    settings: Option<Value>,
+    docs: HashMap<String, Doc>,
+    /// The client that sent the last request.
+    active: Option<u64>,
+    registrations: Vec<Value>,
+    status: Option<Value>,
+    progress: BTreeMap<String, Value>,
+    logs: Vec<Value>,
+    publishes: BTreeMap<String, Value>,
+    config_answers: HashMap<String, Value>,
+    no_clients_since: Option<Instant>,
+}
+
+/// One server of the host and the clients attached to it.
+pub(super) struct Instance {
+    pub(super) server: String,
+    pub(super) root: PathBuf,
+    pub(super) launch: String,
+    /// The `initialize` fingerprint of the first client; later ones must match it.
+    session: Mutex<Option<String>>,
+    pub(super) started: Instant,
+    loaded_log: Vec<String>,
+    root_uri: Option<Url>,
+    to_server: Outbox,
+    guard: GroupGuard,
+    mux: Mutex<Mux>,
+    dead: AtomicBool,
+    gone: watch::Sender<bool>,
+    watcher: Mutex<Option<Arc<Watcher>>>,
+    cfg: Arc<crate::ServerConfig>,
+}
+
+impl Instance {
+    /// Spawns the server of `launch` in `root` (the host's runtime must be current).
+    pub(super) fn start(
+        launch: &lspedit_servers::launch::Launch,
+        fingerprint: String,
+        root: PathBuf,
+        groups: &Arc<Groups>,
+        watch_debounce: Duration,
+    ) -> Result<Arc<Instance>, process::ProcessError> {
+        let id = launch.cfg.id.clone();
+        let program = process::Program {
+            path: &launch.program,
+            args: &launch.cfg.args,
+            env: &launch.env,
+            confinement: launch.confinement.as_ref(),
+        };
+        let spawned = process::spawn(&id, program, &root, groups)?;
+        let (to_server, mut outbox) = mpsc::unbounded_channel::<Vec<u8>>();
+        let mut stdin = spawned.stdin;
+        tokio::spawn(async move {
+            while let Some(f) = outbox.recv().await {
+                if stdin.write_all(&f).await.is_err() || stdin.flush().await.is_err() {
+                    break;
+                }
+            }
+        });
+        let (frames_tx, mut frames) = mpsc::channel(256);
+        let name = id.clone();
+        tokio::spawn(async move { sanitize(&name, spawned.stdout, frames_tx).await });
+        let mut child = spawned.child;
+        tokio::spawn(async move {
+            let _ = child.wait().await;
+        });
+        let (gone, _) = watch::channel(false);
+        let instance = Arc::new(Instance {
+            server: id,
+            root_uri: Url::from_directory_path(&root).ok(),
+            root,
+            launch: fingerprint,
+            session: Mutex::new(None),
+            started: Instant::now(),
+            loaded_log: launch.cfg.diagnostics.loaded_log.clone(),
+            to_server,
+            guard: spawned.guard,
+            mux: Mutex::new(Mux {
+                clients: BTreeMap::new(),
+                next_client: 0,
+                served: 0,
+                next_id: 0,
+                pending: HashMap::new(),
+                next_forward: 0,
+                forwarded: HashMap::new(),
+                init: Init::NotSent,
+                initialized: false,
+                settings: None,
+                docs: HashMap::new(),
+                active: None,
+                registrations: Vec::new(),
+                status: None,
+                progress: BTreeMap::new(),
+                logs: Vec::new(),
+                publishes: BTreeMap::new(),
+                config_answers: HashMap::new(),
+                no_clients_since: Some(Instant::now()),
+            }),
+            dead: AtomicBool::new(false),
+            gone,
+            watcher: Mutex::new(None),
+            cfg: launch.cfg.clone(),
+        });
+        let weak = Arc::downgrade(&instance);
+        tokio::spawn(async move {
+            while let Some(frame) = frames.recv().await {
+                let Some(instance) = weak.upgrade() else {
+                    return;
+                };
+                if let Some(msg) = body(&frame) {
+                    instance.from_server(msg);
+                }
+            }
+            if let Some(instance) = weak.upgrade() {
+                instance.died("its output ended");
+            }
+        });
+        instance.watch(watch_debounce);
+        Ok(instance)
+    }
+
+    /// The host's own watcher of the server's root: its batches reach the server only while
+    /// no client is attached.
+    fn watch(self: &Arc<Self>, debounce: Duration) {
+        let weak = Arc::downgrade(self);
+        let started = Watcher::start(debounce, move |changes| {
+            let Some(instance) = weak.upgrade() else {
+                return false;
+            };
+            instance.clientless_changes(&changes);
+            !instance.is_dead()
+        });
+        match started {
+            Ok(w) => {
+                let root = self.root.clone();
+                let walker = Arc::clone(&w);
+                tokio::task::spawn_blocking(move || walker.add_root(&root));
+                *self.watcher.lock().unwrap_or_else(|e| e.into_inner()) = Some(w);
+            }
+            Err(e) => tracing::debug!(server = %self.server, "host watcher not started: {e}"),
+        }
+    }
+
+    fn clientless_changes(&self, changes: &[(PathBuf, watcher::Change)]) {
+        let m = self.lock();
+        if !m.clients.is_empty() {
+            return;
+        }
+        let events: Vec<Value> = changes
+            .iter()
+            .filter(|(p, _)| watcher::concerns(&self.cfg, &self.root, p))
+            .filter_map(|(p, change)| {
+                let uri = Url::from_file_path(p).ok()?;
+                let typ = match change {
+                    watcher::Change::Created => 1,
+                    watcher::Change::Changed => 2,
+                    watcher::Change::Deleted => 3,
+                };
+                Some(json!({ "uri": uri.as_str(), "type": typ }))
+            })
+            .collect();
+        if !events.is_empty() {
+            self.send_server(&json!({
+                "jsonrpc": "2.0",
+                "method": "workspace/didChangeWatchedFiles",
+                "params": { "changes": events },
+            }));
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Mux> {
+        self.mux.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(super) fn pgid(&self) -> u32 {
+        self.guard.pgid()
+    }
+
+    pub(super) fn is_dead(&self) -> bool {
+        self.dead.load(Ordering::SeqCst)
+    }
+
+    /// Clients attached now, clients served, and since when none is attached.
+    pub(super) fn clients(&self) -> (usize, u64, Option<Instant>) {
+        let m = self.lock();
+        (m.clients.len(), m.served, m.no_clients_since)
+    }
+
+    /// Checks the client's `initialize` fingerprint against the first client's.
+    pub(super) fn admits(&self, session: &str) -> bool {
+        let mut s = self.session.lock().unwrap_or_else(|e| e.into_inner());
+        match &*s {
+            Some(first) => first == session,
+            None => {
+                *s = Some(session.to_owned());
+                true
+            }
+        }
+    }
+
+    /// Attaches a client whose messages go to `out`; returns its number and how many clients
+    /// were served before it.
+    pub(super) fn join(&self, out: Outbox) -> (u64, u64) {
+        let mut m = self.lock();
+        let id = m.next_client;
+        m.next_client += 1;
+        let before = m.served;
+        m.served += 1;
+        m.no_clients_since = None;
+        m.clients.insert(
+            id,
+            Client {
+                out,
+                docs: HashMap::new(),
+                requests: HashMap::new(),
+            },
+        );
+        (id, before)
+    }
+
+    /// Detaches a client: its documents are closed where no other client has them open, and
+    /// the server's requests it had not answered are answered by the host.
+    pub(super) fn leave(&self, client: u64) {
+        let mut m = self.lock();
+        let Some(c) = m.clients.remove(&client) else {
+            return;
+        };
+        for uri in c.docs.keys() {
+            self.close_for(&mut m, client, uri);
+        }
+        let unanswered: Vec<String> = m
+            .forwarded
+            .iter()
+            .filter(|(_, f)| f.client == client)
+            .map(|(k, _)| k.clone())
+            .collect();
+        for key in unanswered {
+            if let Some(f) = m.forwarded.remove(&key) {
+                let result = self.own_answer(&m, &f.method, &f.params);
+                self.send_server(&json!({ "jsonrpc": "2.0", "id": f.id, "result": result }));
+            }
+        }
+        if m.active == Some(client) {
+            m.active = None;
+        }
+        if m.clients.is_empty() {
+            m.no_clients_since = Some(Instant::now());
+        }
+    }
+
+    fn send_server(&self, msg: &Value) {
+        let _ = self.to_server.send(frame(msg));
+    }
+
+    fn send_client(m: &Mux, client: u64, msg: &Value) {
+        if let Some(c) = m.clients.get(&client) {
+            let _ = c.out.send(frame(msg));
+        }
+    }
+
+    /// A message from client `client`.
+    pub(super) fn from_client(&self, client: u64, mut msg: Value) {
+        let method = msg.get("method").and_then(Value::as_str).map(str::to_owned);
+        let id = msg.get("id").cloned();
+        let mut m = self.lock();
+        match (method.as_deref(), id) {
+            (Some("initialize"), Some(id)) => match &mut m.init {
+                Init::Done(answer) => {
+                    let answer = answer.clone();
+                    Self::answer_initialize(&m, client, id, &answer);
+                    self.replay(&mut m, client);
+                }
+                Init::Waiting(waiting) => waiting.push((client, id)),
+                Init::NotSent => {
+                    msg["params"]["processId"] = json!(std::process::id());
+                    let hid = Self::next_id(&mut m);
+                    m.pending.insert(hid, Pending::Initialize);
+                    m.init = Init::Waiting(vec![(client, id)]);
+                    msg["id"] = json!(hid);
+                    self.send_server(&msg);
+                }
+            },
+            (Some("shutdown"), Some(id)) => {
+                Self::send_client(
+                    &m,
+                    client,
+                    &json!({ "jsonrpc": "2.0", "id": id, "result": null }),
+                );
+            }
+            (Some(_), Some(id)) => {
+                let hid = Self::next_id(&mut m);
+                m.pending.insert(
+                    hid,
+                    Pending::Client {
+                        client,
+                        id: id.clone(),
+                    },
+                );
+                if let Some(c) = m.clients.get_mut(&client) {
+                    c.requests.insert(id.to_string(), hid);
+                }
+                m.active = Some(client);
+                msg["id"] = json!(hid);
+                self.send_server(&msg);
+            }
+            (Some(method), None) => self.client_notification(&mut m, client, method, msg),
+            (None, Some(id)) => {
+                // The answer to a server request the host handed this client.
+                let key = id.as_str().unwrap_or_default().to_owned();
+                if let Some(f) = m.forwarded.remove(&key) {
+                    if f.method == "workspace/configuration"
+                        && let Some(result) = msg.get("result")
+                    {
+                        m.config_answers
+                            .insert(f.params.to_string(), result.clone());
+                    }
+                    msg["id"] = f.id;
+                    self.send_server(&msg);
+                }
+            }
+            (None, None) => {}
+        }
+    }
+
+    fn next_id(m: &mut Mux) -> i64 {
+        m.next_id += 1;
+        m.next_id
+    }
+
+    fn answer_initialize(m: &Mux, client: u64, id: Value, answer: &Value) {
+        let mut msg = answer.clone();
+        msg["jsonrpc"] = json!("2.0");
+        msg["id"] = id;
+        Self::send_client(m, client, &msg);
+    }
+
+    fn client_notification(&self, m: &mut Mux, client: u64, method: &str, mut msg: Value) {
+        let params = msg.get("params").cloned().unwrap_or(Value::Null);
+        match method {
+            "initialized" => {
+                if !m.initialized {
+                    m.initialized = true;
+                    self.send_server(&msg);
+                }
+            }
+            "exit" => {}
+            "$/cancelRequest" => {
+                let hid = m
+                    .clients
+                    .get(&client)
+                    .and_then(|c| c.requests.get(&params["id"].to_string()))
+                    .copied();
+                if let Some(hid) = hid {
+                    msg["params"]["id"] = json!(hid);
+                    self.send_server(&msg);
+                }
+            }
+            "workspace/didChangeConfiguration" => {
+                if m.settings.as_ref() != Some(&params) {
+                    m.settings = Some(params);
+                    self.send_server(&msg);
+                }
+            }
+            "textDocument/didOpen" => {
+                let doc = &params["textDocument"];
+                let (Some(uri), Some(text)) = (doc["uri"].as_str(), doc["text"].as_str()) else {
+                    return;
+                };
+                let language = doc["languageId"].clone();
+                self.set_text(m, client, uri, doc["version"].clone(), text, language);
+            }
+            "textDocument/didChange" => {
+                let uri = params["textDocument"]["uri"].as_str().unwrap_or_default();
+                let changes = params["contentChanges"].as_array();
+                // lspedit's clients send whole texts; a ranged change cannot be followed here.
+                let text = changes
+                    .and_then(|c| c.last())
+                    .filter(|c| c.get("range").is_none())
+                    .and_then(|c| c["text"].as_str());
+                match text {
+                    Some(text) => {
+                        let version = params["textDocument"]["version"].clone();
+                        self.set_text(m, client, uri, version, text, Value::Null);
+                    }
+                    None => {
+                        tracing::debug!(server = %self.server, "ranged didChange from a client; dropped");
+                    }
+                }
+            }
+            "textDocument/didClose" => {
+                let uri = params["textDocument"]["uri"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned();
+                if let Some(c) = m.clients.get_mut(&client)
+                    && c.docs.remove(&uri).is_some()
+                {
+                    self.close_for(m, client, &uri);
+                }
+            }
+            "$/lspedit/kill" => {
+                tracing::debug!(server = %self.server, "killed at a client's request");
+                self.guard.kill();
+            }
+            _ => self.send_server(&msg),
+        }
+    }
+
+    /// Client `client` now has `text` as version `version` of `uri`.
+    fn set_text(
+        &self,
+        m: &mut Mux,
+        client: u64,
+        uri: &str,
+        version: Value,
+        text: &str,
+        language: Value,
+    ) {
+        let hash = text_hash(text);
+        let Some(c) = m.clients.get_mut(&client) else {
+            return;
+        };
+        let language = if language.is_null() {
+            json!(self.cfg.language_for(&uri_path(uri)).unwrap_or("plaintext"))
+        } else {
+            language
+        };
+        c.docs.insert(uri.to_owned(), (version.clone(), hash));
+        match m.docs.get_mut(uri) {
+            Some(doc) => {
+                doc.open_by.insert(client);
+                if doc.hash != hash {
+                    doc.version += 1;
+                    doc.hash = hash;
+                    doc.published = false;
+                    doc.versions.push((doc.version, hash));
+                    if doc.versions.len() > MAX_VERSIONS {
+                        doc.versions.remove(0);
+                    }
+                    self.send_server(&json!({
+                        "jsonrpc": "2.0",
+                        "method": "textDocument/didChange",
+                        "params": {
+                            "textDocument": { "uri": uri, "version": doc.version },
+                            "contentChanges": [{ "text": text }],
+                        },
+                    }));
+                } else if let Some(p) = m.publishes.get(uri).cloned() {
+                    // The server has this text already: its diagnostics of it, if they are
+                    // in, are this version's too.
+                    let (current, fresh) = m
+                        .docs
+                        .get(uri)
+                        .map_or((None, false), |d| (Some(d.version), d.published));
+                    let of = p.get("version").and_then(Value::as_i64);
+                    if (of.is_none() && fresh) || (of.is_some() && of == current) {
+                        Self::publish_to(m, client, p, Some(version));
+                    }
+                }
+            }
+            None => {
+                m.docs.insert(
+                    uri.to_owned(),
+                    Doc {
+                        version: 1,
+                        hash,
+                        versions: vec![(1, hash)],
+                        open_by: HashSet::from([client]),
+                        published: false,
+                    },
+                );
+                self.send_server(&json!({
+                    "jsonrpc": "2.0",
+                    "method": "textDocument/didOpen",
+                    "params": { "textDocument": {
+                        "uri": uri, "languageId": language, "version": 1, "text": text,
+                    }},
+                }));
+            }
+        }
+    }
+
+    /// `client` closed `uri` (or left): the server's document closes with its last client.
+    fn close_for(&self, m: &mut Mux, client: u64, uri: &str) {
+        let Some(doc) = m.docs.get_mut(uri) else {
+            return;
+        };
+        doc.open_by.remove(&client);
+        if doc.open_by.is_empty() {
+            m.docs.remove(uri);
+            self.send_server(&json!({
+                "jsonrpc": "2.0",
+                "method": "textDocument/didClose",
+                "params": { "textDocument": { "uri": uri } },
+            }));
+        }
+    }
+
+    /// Sends `params` of a publish to `client` under `version` (`None`: unversioned).
+    fn publish_to(m: &Mux, client: u64, mut params: Value, version: Option<Value>) {
+        match version {
+            Some(v) if !v.is_null() => params["version"] = v,
+            _ => {
+                if let Some(o) = params.as_object_mut() {
+                    o.remove("version");
+                }
+            }
+        }
+        Self::send_client(
+            m,
+            client,
+            &json!({ "jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": params }),
+        );
+    }
+
+    /// What a client joining a running server has missed.
+    fn replay(&self, m: &mut Mux, client: u64) {
+        for (n, params) in m.registrations.clone().into_iter().enumerate() {
+            Self::send_client(
+                m,
+                client,
+                &json!({
+                    "jsonrpc": "2.0", "id": format!("lspedit-host-replay-{n}"),
+                    "method": "client/registerCapability", "params": params,
+                }),
+            );
+        }
+        let mut told: Vec<Value> = Vec::new();
+        told.extend(m.status.clone());
+        told.extend(m.progress.values().cloned());
+        told.extend(m.logs.iter().cloned());
+        for msg in told {
+            Self::send_client(m, client, &msg);
+        }
+        for params in m.publishes.values().cloned().collect::<Vec<_>>() {
+            Self::publish_to(m, client, params, None);
+        }
+    }
+
+    /// A message from the server.
+    fn from_server(&self, msg: Value) {
+        let method = msg.get("method").and_then(Value::as_str).map(str::to_owned);
+        let id = msg.get("id").cloned();
+        let mut m = self.lock();
+        match (method, id) {
+            (None, Some(id)) => {
+                let Some(pending) = id.as_i64().and_then(|hid| m.pending.remove(&hid)) else {
+                    return;
+                };
+                match pending {
+                    Pending::Client { client, id } => {
+                        if let Some(c) = m.clients.get_mut(&client) {
+                            c.requests.remove(&id.to_string());
+                        }
+                        let mut msg = msg;
+                        msg["id"] = id;
+                        Self::send_client(&m, client, &msg);
+                    }
+                    Pending::Initialize => {
+                        let mut answer = json!({});
+                        for key in ["result", "error"] {
+                            if let Some(v) = msg.get(key) {
+                                answer[key] = v.clone();
+                            }
+                        }
+                        let waiting =
+                            match std::mem::replace(&mut m.init, Init::Done(answer.clone())) {
+                                Init::Waiting(w) => w,
+                                _ => Vec::new(),
+                            };
+                        for (client, id) in waiting {
+                            Self::answer_initialize(&m, client, id, &answer);
+                            self.replay(&mut m, client);
+                        }
+                    }
+                    Pending::Host => {}
+                }
+            }
+            (Some(method), Some(id)) => self.server_request(&mut m, &method, id, msg),
+            (Some(method), None) => self.server_notification(&mut m, &method, msg),
+            (None, None) => {}
+        }
+    }
+
+    fn server_request(&self, m: &mut Mux, method: &str, id: Value, mut msg: Value) {
+        let params = msg.get("params").cloned().unwrap_or(Value::Null);
+        match method {
+            "client/registerCapability" => m.registrations.push(params.clone()),
+            "client/unregisterCapability" => {
+                let gone: HashSet<String> = params["unregisterations"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|u| u["id"].as_str().map(str::to_owned))
+                    .collect();
+                for reg in &mut m.registrations {
+                    if let Some(list) = reg["registrations"].as_array_mut() {
+                        list.retain(|r| !r["id"].as_str().is_some_and(|i| gone.contains(i)));
+                    }
+                }
+            }
+            _ => {}
+        }
+        let target = m
+            .active
+            .filter(|c| m.clients.contains_key(c))
+            .or_else(|| m.clients.keys().next().copied());
+        match target {
+            Some(client) => {
+                m.next_forward += 1;
+                let key = format!("lspedit-host-{}", m.next_forward);
+                m.forwarded.insert(
+                    key.clone(),
+                    Forwarded {
+                        client,
+                        id,
+                        method: method.to_owned(),
+                        params,
+                    },
+                );
+                msg["id"] = json!(key);
+                Self::send_client(m, client, &msg);
+            }
+            None => {
+                let result = self.own_answer(m, method, &params);
+                self.send_server(&json!({ "jsonrpc": "2.0", "id": id, "result": result }));
+            }
+        }
+    }
+
+    /// The host's answer to a server request no client can take.
+    fn own_answer(&self, m: &Mux, method: &str, params: &Value) -> Value {
+        match method {
+            "workspace/configuration" => m
+                .config_answers
+                .get(&params.to_string())
+                .cloned()
+                .unwrap_or_else(|| {
+                    let n = params["items"].as_array().map_or(0, Vec::len);
+                    Value::Array(vec![Value::Null; n])
+                }),
+            "workspace/workspaceFolders" => match &self.root_uri {
+                Some(uri) => json!([{ "uri": uri.as_str(), "name": "root" }]),
+                None => Value::Null,
+            },
+            "workspace/applyEdit" => json!({ "applied": false }),
+            _ => Value::Null,
+        }
+    }
+
+    fn server_notification(&self, m: &mut Mux, method: &str, msg: Value) {
+        let params = msg.get("params").cloned().unwrap_or(Value::Null);
+        match method {
+            "textDocument/publishDiagnostics" => {
+                let Some(uri) = params["uri"].as_str().map(str::to_owned) else {
+                    return;
+                };
+                m.publishes.insert(uri.clone(), params.clone());
+                let of = params.get("version").and_then(Value::as_i64);
+                if let Some(doc) = m.docs.get_mut(&uri)
+                    && (of.is_none() || of == Some(doc.version))
+                {
+                    doc.published = true;
+                }
+                let hash_of = of.and_then(|v| {
+                    m.docs
+                        .get(&uri)
+                        .and_then(|d| d.versions.iter().find(|(n, _)| *n == v).map(|(_, h)| *h))
+                });
+                let clients: Vec<(u64, Option<(Value, u64)>)> = m
+                    .clients
+                    .iter()
+                    .map(|(id, c)| (*id, c.docs.get(&uri).cloned()))
+                    .collect();
+                for (client, doc) in clients {
+                    match (of, doc) {
+                        (Some(_), Some((version, hash))) => {
+                            if hash_of == Some(hash) {
+                                Self::publish_to(m, client, params.clone(), Some(version));
+                            }
+                        }
+                        (None, Some(_)) => Self::publish_to(m, client, params.clone(), None),
+                        (_, None) => Self::publish_to(m, client, params.clone(), None),
+                    }
+                }
+                return;
+            }
+            "$/progress" => {
+                let token = params["token"].to_string();
+                match params["value"]["kind"].as_str() {
+                    Some("begin") => {
+                        m.progress.insert(token, msg.clone());
+                    }
+                    Some("end") => {
+                        m.progress.remove(&token);
+                    }
+                    _ => {}
+                }
+            }
+            "experimental/serverStatus" => m.status = Some(msg.clone()),
+            "window/logMessage" => {
+                let text = params["message"].as_str().unwrap_or_default();
+                if self.loaded_log.iter().any(|l| text.contains(l.as_str()))
+                    && m.logs.len() < MAX_LOGS
+                {
+                    m.logs.push(msg.clone());
+                }
+            }
+            _ => {}
+        }
+        for client in m.clients.keys().copied().collect::<Vec<_>>() {
+            Self::send_client(m, client, &msg);
+        }
+    }
+
+    /// The server is gone: every client is detached (its connection closes, and its pool
+    /// starts the server again through the host).
+    pub(super) fn died(&self, why: &str) {
+        if self.dead.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        tracing::debug!(server = %self.server, root = %self.root.display(), why, "hosted server gone");
+        self.guard.kill();
+        self.lock().clients.clear();
+        self.watcher
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        self.gone.send_replace(true);
+    }
+
+    /// `shutdown`, `exit`, then the process group is killed after `grace` at the latest.
+    pub(super) async fn shutdown(&self, grace: Duration) {
+        if !self.is_dead() {
+            let hid = {
+                let mut m = self.lock();
+                let hid = Self::next_id(&mut m);
+                m.pending.insert(hid, Pending::Host);
+                hid
+            };
+            self.send_server(&json!({ "jsonrpc": "2.0", "id": hid, "method": "shutdown" }));
+            self.send_server(&json!({ "jsonrpc": "2.0", "method": "exit" }));
+            let mut gone = self.gone.subscribe();
+            let _ = tokio::time::timeout(grace, gone.wait_for(|g| *g)).await;
+        }
+        self.died("shut down");
+        let pgid = self.pgid();
+        let _ = tokio::task::spawn_blocking(move || {
+            process::wait_group_gone(pgid, Duration::from_secs(2))
+        })
+        .await;
+    }
+}
+
+fn uri_path(uri: &str) -> PathBuf {
+    Url::parse(uri)
+        .ok()
+        .and_then(|u| u.to_file_path().ok())
+        .unwrap_or_default()
+}

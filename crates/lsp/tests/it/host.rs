@@ -1,0 +1,255 @@
+//! The server host (`lspedit_lsp::host`), run in-process on a thread of its own with the
+//! pools' configuration, against the scripted fake server: pools of one workspace share one
+//! server, each client's texts stay its own, a client that leaves leaves the server warm, a
+//! stop leaves no process, and without a usable host a pool runs its server itself.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use lspedit_fake_lsp::{Mode, Script};
+use lspedit_lsp::host::daemon::{HostOptions, serve};
+use lspedit_lsp::host::{self, HostStatus};
+use lspedit_lsp::{HostConfig, Pool, PoolConfig};
+
+use crate::harness::*;
+
+const OK: &str = "fine line\nanother fine line\n";
+const BAD: &str = "fine line\n  here is an ERROR\n";
+
+/// A host serving `ws` from `config`, its sockets in a directory of its own.
+struct TestHost {
+    runtime: tempfile::TempDir,
+    root: PathBuf,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl TestHost {
+    fn start(ws: &FakeWs, config: PoolConfig) -> TestHost {
+        let runtime = private_dir();
+        let options = HostOptions {
+            root: ws.root(),
+            idle: Duration::from_secs(120),
+            runtime_dir: Some(runtime.path().to_owned()),
+            config: Some(config),
+        };
+        let (ready_tx, ready) = std::sync::mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            let served = serve(&options, |_| {
+                let _ = ready_tx.send(());
+            });
+            assert!(served.is_ok(), "host: {served:?}");
+        });
+        ready
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the host listens");
+        TestHost {
+            runtime,
+            root: ws.root(),
+            thread: Some(thread),
+        }
+    }
+
+    /// `config` with its servers in this host (never started by a pool: the program is not
+    /// there, so a pool that cannot attach runs the server itself).
+    fn client_config(&self, mut config: PoolConfig) -> PoolConfig {
+        config.host = Some(HostConfig {
+            program: PathBuf::from("/nonexistent/lspedit"),
+            args: Vec::new(),
+            idle: Duration::from_secs(120),
+            runtime_dir: Some(self.runtime.path().to_owned()),
+        });
+        config
+    }
+
+    fn status(&self) -> HostStatus {
+        host::status(&self.root, Some(self.runtime.path())).unwrap()
+    }
+
+    fn stop(mut self) -> HostStatus {
+        let stopped = host::stop(&self.root, Some(self.runtime.path())).unwrap();
+        if let Some(t) = self.thread.take() {
+            t.join().unwrap();
+        }
+        stopped
+    }
+}
+
+impl Drop for TestHost {
+    fn drop(&mut self) {
+        if self.thread.is_some() {
+            let _ = host::stop(&self.root, Some(self.runtime.path()));
+        }
+    }
+}
+
+/// A temp directory only this user can enter (the host refuses any other).
+fn private_dir() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    dir
+}
+
+/// Writes `text` to `path`, then checks it: what a tool does after a write.
+async fn write_check(pool: &Pool, path: &Path, text: &str) -> Vec<String> {
+    std::fs::write(path, text).unwrap();
+    let r = check_timed(pool, path, text, 5000).await.unwrap();
+    messages(&r)
+}
+
+async fn two_pools_share_one_server(strategy: &str, mode: Mode) {
+    let ws = FakeWs::new(Script {
+        mode,
+        ..Script::default()
+    });
+    let host = TestHost::start(&ws, ws.config(strategy));
+    let a = Pool::new(ws.root(), host.client_config(ws.config(strategy))).unwrap();
+    let b = Pool::new(ws.root(), host.client_config(ws.config(strategy))).unwrap();
+    let f = ws.file("a.fk");
+
+    assert_eq!(
+        write_check(&a, &f, BAD).await,
+        vec!["2:14 found ERROR"],
+        "{strategy}"
+    );
+    // B's text is the server's now; B never gets A's error as its own.
+    assert!(write_check(&b, &f, OK).await.is_empty(), "{strategy}");
+    // A's text again: sent again, since the server had B's.
+    assert_eq!(
+        write_check(&a, &f, BAD).await,
+        vec!["2:14 found ERROR"],
+        "{strategy}"
+    );
+    assert!(write_check(&b, &f, OK).await.is_empty(), "{strategy}");
+
+    // One server process for both.
+    assert_eq!(ws.started_pgids().len(), 1, "{strategy}: {}", ws.log());
+    assert_eq!(pgids(&a), pgids(&b));
+    let status = host.status();
+    assert_eq!(status.servers.len(), 1, "{status:?}");
+    assert_eq!(
+        (status.servers[0].clients, status.servers[0].served),
+        (2, 2)
+    );
+
+    a.shutdown().await;
+    b.shutdown().await;
+    let group = status.servers[0].pgid;
+    let stopped = host.stop();
+    assert_eq!(stopped.servers.len(), 1);
+    assert_gone(&[group]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_pools_share_one_server_push_versioned() {
+    two_pools_share_one_server("push-versioned", Mode::Push).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_pools_share_one_server_pull() {
+    two_pools_share_one_server("pull", Mode::Pull).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_pools_share_one_server_push_unversioned() {
+    two_pools_share_one_server("push-unversioned", Mode::PushUnversioned).await;
+}
+
+/// A pool that shuts down detaches: the server stays up, warm, for the next client, with no
+/// document of the first left open in it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_leaves_leaves_the_server_warm_for_the_next() {
+    let ws = FakeWs::new(Script::default());
+    let host = TestHost::start(&ws, ws.config("push-versioned"));
+    let f = ws.file("a.fk");
+
+    let first = Pool::new(ws.root(), host.client_config(ws.config("push-versioned"))).unwrap();
+    assert_eq!(write_check(&first, &f, BAD).await.len(), 1);
+    let group = pgids(&first);
+    first.shutdown().await;
+    let status = host.status();
+    assert_eq!(status.servers.len(), 1, "{status:?}");
+    assert_eq!(status.servers[0].clients, 0);
+    assert!(ws.log().contains("didClose"), "{}", ws.log());
+
+    let second = Pool::new(ws.root(), host.client_config(ws.config("push-versioned"))).unwrap();
+    // Warm from the start: the host has served a client with this server.
+    assert!(write_check(&second, &f, OK).await.is_empty());
+    assert!(second.is_warm(&f));
+    assert_eq!(pgids(&second), group);
+    assert_eq!(ws.started_pgids().len(), 1, "{}", ws.log());
+    second.shutdown().await;
+    host.stop();
+    assert_gone(&group);
+}
+
+/// A host whose launch of the server differs (another environment) refuses it, and a host
+/// nobody listens on cannot be started from a missing program: either way the pool runs the
+/// server itself and the check is answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_usable_host_the_pool_runs_its_own_server() {
+    let ws = FakeWs::new(Script::default());
+    let mut other = ws.config("push-versioned");
+    other.servers[0]
+        .env
+        .insert("SOMETHING_ELSE".into(), "1".into());
+    let host = TestHost::start(&ws, other);
+    let pool = Pool::new(ws.root(), host.client_config(ws.config("push-versioned"))).unwrap();
+    let f = ws.file("a.fk");
+    assert_eq!(write_check(&pool, &f, BAD).await.len(), 1);
+    assert!(host.status().servers.is_empty(), "the host refused it");
+    let mine = pgids(&pool);
+    assert_eq!(mine.len(), 1);
+    pool.shutdown().await;
+    assert_gone(&mine);
+    host.stop();
+
+    // No host at all, and none can be started.
+    let ws = FakeWs::new(Script::default());
+    let runtime = private_dir();
+    let mut config = ws.config("push-versioned");
+    config.host = Some(HostConfig {
+        program: PathBuf::from("/nonexistent/lspedit"),
+        args: Vec::new(),
+        idle: Duration::from_secs(60),
+        runtime_dir: Some(runtime.path().to_owned()),
+    });
+    let pool = Pool::new(ws.root(), config).unwrap();
+    let f = ws.file("a.fk");
+    assert_eq!(write_check(&pool, &f, BAD).await.len(), 1);
+    let mine = pgids(&pool);
+    pool.shutdown().await;
+    assert_gone(&mine);
+}
+
+/// The server dies in the host: the attached pool's check says so (no error text is
+/// invented), and the next check starts it again through the host.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_dies_in_the_host_is_started_again_through_it() {
+    let ws = FakeWs::new(Script::default());
+    let host = TestHost::start(&ws, ws.config("push-versioned"));
+    let pool = Pool::new(ws.root(), host.client_config(ws.config("push-versioned"))).unwrap();
+    let f = ws.file("a.fk");
+    assert_eq!(write_check(&pool, &f, BAD).await.len(), 1);
+    let first = host.status().servers[0].pgid;
+    lspedit_process::kill_group(first);
+    assert_gone(&[first]);
+    // The death reaches the pool when its connection closes; the check after it restarts.
+    let mut answered = None;
+    for _ in 0..5 {
+        std::fs::write(&f, OK).unwrap();
+        if let Ok(r) = pool.check_file(&f, OK, deadline(5000)).await {
+            answered = Some(r);
+            break;
+        }
+    }
+    let r = answered.expect("a check answered after the restart");
+    assert!(r.diagnostics.is_empty());
+    let status = host.status();
+    assert_eq!(status.servers.len(), 1, "{status:?}");
+    assert_ne!(status.servers[0].pgid, first);
+    pool.shutdown().await;
+    let group = status.servers[0].pgid;
+    host.stop();
+    assert_gone(&[group]);
+}

@@ -1,0 +1,162 @@
+//! The server host from the command line (docs/host.md), with the real rust-analyzer: a second
+//! `apply` finds the server of the first warm, two `lspedit mcp` sessions on one root share one
+//! rust-analyzer, and `servers stop` leaves no server process. Each test has a runtime
+//! directory of its own (`XDG_RUNTIME_DIR`), so its host is its own.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use lspedit::process;
+use serde_json::{Value, json};
+
+use crate::harness::{Mcp, Project, Run, bin, have_server};
+
+const BREAK: &str = "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -8,1 +8,1 @@\n-    let value: i32 = add(40, 2);\n+    let value: i32 = \"no\";\n";
+const FIX: &str = "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -8,1 +8,1 @@\n-    let value: i32 = \"no\";\n+    let value: i32 = add(40, 2);\n";
+
+/// Deadlines a loaded test machine cannot miss: a cold rust-analyzer's first check there can
+/// take longer than the default 10 s.
+const PATIENT: [&str; 4] = [
+    "--first-check-timeout-ms",
+    "180000",
+    "--check-timeout-ms",
+    "60000",
+];
+
+/// `lspedit ARGS --root ROOT` with its host's sockets under `runtime`.
+fn lspedit(root: &Path, runtime: &Path, args: &[&str], stdin: &str) -> Run {
+    use std::io::Write;
+    let mut child = Command::new(bin())
+        .args(args)
+        .arg("--root")
+        .arg(root)
+        .env("XDG_RUNTIME_DIR", runtime)
+        .env_remove("LSPEDIT_NO_HOST")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    let out = child.wait_with_output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+/// The host's part of `servers status --json`.
+fn host_status(root: &Path, runtime: &Path) -> Value {
+    let run = lspedit(root, runtime, &["servers", "status", "--json"], "");
+    run.assert_code(0);
+    run.json()["host"].clone()
+}
+
+/// The one rust-analyzer the host runs: (pgid, clients attached, clients served).
+fn hosted_rust_analyzer(host: &Value) -> (u64, u64, u64) {
+    let servers = host["servers"].as_array().cloned().unwrap_or_default();
+    let ra: Vec<&Value> = servers
+        .iter()
+        .filter(|s| s["server"] == "rust-analyzer")
+        .collect();
+    assert_eq!(ra.len(), 1, "one rust-analyzer in the host: {host}");
+    let n = |k: &str| ra[0][k].as_u64().unwrap();
+    (n("pgid"), n("clients"), n("served"))
+}
+
+#[test]
+fn a_second_apply_finds_rust_analyzer_warm_and_servers_stop_leaves_none() {
+    if !have_server(&["rust-analyzer"]) {
+        return;
+    }
+    let project = Project::copy("rust-basic");
+    let runtime = tempfile::tempdir().unwrap();
+    let (root, rt) = (project.root.as_path(), runtime.path());
+
+    let apply: Vec<&str> = std::iter::once("apply").chain(PATIENT).collect();
+    let first = lspedit(root, rt, &apply, BREAK);
+    first.assert_code(0);
+    assert!(first.stdout.contains("(E0308)"), "{}", first.stdout);
+    let (pgid, clients, served) = hosted_rust_analyzer(&host_status(root, rt));
+    assert_eq!((clients, served), (0, 1));
+
+    let fixed = lspedit(root, rt, &apply, FIX);
+    fixed.assert_code(0);
+    assert!(!fixed.stdout.contains("E0308"), "{}", fixed.stdout);
+    let again = lspedit(root, rt, &apply, BREAK);
+    again.assert_code(0);
+    assert!(again.stdout.contains("(E0308)"), "{}", again.stdout);
+    // The same process answered all three.
+    assert_eq!(hosted_rust_analyzer(&host_status(root, rt)), (pgid, 0, 3));
+
+    let stop = lspedit(root, rt, &["servers", "stop"], "");
+    stop.assert_code(0);
+    assert!(
+        stop.stdout.starts_with("Stopped the server host"),
+        "{}",
+        stop.stdout
+    );
+    assert!(
+        process::wait_group_gone(pgid as u32, Duration::from_secs(10)),
+        "rust-analyzer's group {pgid} outlived `servers stop`: {:?}",
+        process::live_group_members(pgid as u32)
+    );
+    assert!(host_status(root, rt).is_null());
+    let none = lspedit(root, rt, &["servers", "stop"], "");
+    none.assert_code(0);
+    assert!(
+        none.stdout.starts_with("No server host runs"),
+        "{}",
+        none.stdout
+    );
+
+    // --no-host: the command's own server, and the host is not started.
+    let own = lspedit(root, rt, &["apply", "--no-host"], FIX);
+    own.assert_code(0);
+    assert!(host_status(root, rt).is_null());
+}
+
+#[test]
+fn two_mcp_sessions_on_one_root_run_one_rust_analyzer() {
+    if !have_server(&["rust-analyzer"]) {
+        return;
+    }
+    let project = Project::copy("rust-basic");
+    let runtime = tempfile::tempdir().unwrap();
+    let (root, rt) = (project.root.as_path(), runtime.path());
+    let rt_text = rt.display().to_string();
+    let logs = tempfile::tempdir().unwrap();
+    let env = [("XDG_RUNTIME_DIR", rt_text.as_str())];
+    let mut sessions: Vec<Mcp> = (0..2)
+        .map(|n| {
+            let stderr = logs.path().join(format!("mcp{n}.stderr"));
+            Mcp::start_with(root, &PATIENT, &env, &stderr)
+        })
+        .collect();
+    for (n, mcp) in sessions.iter_mut().enumerate() {
+        mcp.send(&json!({"jsonrpc":"2.0","id":10 + n,"method":"tools/call","params":{"name":"diagnostics","arguments":{"paths":["src/lib.rs"]}}}));
+        let r = mcp.reply();
+        let text = r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(text.contains("no errors"), "session {n}: {r}");
+    }
+    let (pgid, clients, served) = hosted_rust_analyzer(&host_status(root, rt));
+    assert_eq!((clients, served), (2, 2));
+    let members = process::live_group_members(pgid as u32);
+    assert!(!members.is_empty());
+
+    // Both sessions end; the server stays for the next, until stopped.
+    for mut mcp in sessions {
+        drop(mcp.stdin);
+        assert!(mcp.child.wait().unwrap().success());
+    }
+    assert_eq!(hosted_rust_analyzer(&host_status(root, rt)), (pgid, 0, 2));
+    lspedit(root, rt, &["servers", "stop"], "").assert_code(0);
+    assert!(process::wait_group_gone(
+        pgid as u32,
+        Duration::from_secs(10)
+    ));
+}
