@@ -1072,7 +1072,13 @@ fn one_runtime_and_closing_stdin_stops_the_language_servers() {
     )
     .unwrap();
     let xdg = config.path().display().to_string();
-    let mut raw = Raw::start_with(&root, &[], &[("XDG_CONFIG_HOME", &xdg)]);
+    // The servers of this process (with the server host they outlive it by design: see
+    // tests/it/host.rs and orphans.rs).
+    let mut raw = Raw::start_with(
+        &root,
+        &[],
+        &[("XDG_CONFIG_HOME", &xdg), ("LSPEDIT_NO_HOST", "1")],
+    );
     raw.send_json(&json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"a.fak","content":"x = BAD\n"}}}));
     let r = raw.reply();
     let text = r["result"]["content"][0]["text"]

@@ -128,6 +128,9 @@ struct Mux {
     initialized: bool,
     settings: Option<Value>,
     docs: HashMap<String, Doc>,
+    /// The last document version the server was sent, for any document: versions only grow,
+    /// so a late publish of a closed document's version never names a version of its reopening.
+    last_version: i64,
     /// The client that sent the last request.
     active: Option<u64>,
     registrations: Vec<Value>,
@@ -214,6 +217,7 @@ impl Instance {
                 initialized: false,
                 settings: None,
                 docs: HashMap::new(),
+                last_version: 0,
                 active: None,
                 registrations: Vec::new(),
                 status: None,
@@ -553,11 +557,12 @@ impl Instance {
             language
         };
         c.docs.insert(uri.to_owned(), (version.clone(), hash));
+        let next = m.last_version + 1;
         match m.docs.get_mut(uri) {
             Some(doc) => {
                 doc.open_by.insert(client);
                 if doc.hash != hash {
-                    doc.version += 1;
+                    doc.version = next;
                     doc.hash = hash;
                     doc.published = false;
                     doc.versions.push((doc.version, hash));
@@ -572,6 +577,7 @@ impl Instance {
                             "contentChanges": [{ "text": text }],
                         },
                     }));
+                    m.last_version = next;
                 } else if let Some(p) = m.publishes.get(uri).cloned() {
                     // The server has this text already: its diagnostics of it, if they are
                     // in, are this version's too.
@@ -586,12 +592,13 @@ impl Instance {
                 }
             }
             None => {
+                m.last_version = next;
                 m.docs.insert(
                     uri.to_owned(),
                     Doc {
-                        version: 1,
+                        version: next,
                         hash,
-                        versions: vec![(1, hash)],
+                        versions: vec![(next, hash)],
                         open_by: HashSet::from([client]),
                         published: false,
                     },
@@ -600,7 +607,7 @@ impl Instance {
                     "jsonrpc": "2.0",
                     "method": "textDocument/didOpen",
                     "params": { "textDocument": {
-                        "uri": uri, "languageId": language, "version": 1, "text": text,
+                        "uri": uri, "languageId": language, "version": next, "text": text,
                     }},
                 }));
             }

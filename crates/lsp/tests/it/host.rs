@@ -253,3 +253,41 @@ async fn a_server_that_dies_in_the_host_is_started_again_through_it() {
     host.stop();
     assert_gone(&[group]);
 }
+
+/// Two clients send different texts of one file at once to a slow server: each gets the
+/// diagnostics of its own text, never the other's under its own version.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_texts_of_one_file_each_get_their_own_diagnostics() {
+    for mode in [Mode::Push, Mode::Pull] {
+        let strategy = if mode == Mode::Push {
+            "push-versioned"
+        } else {
+            "pull"
+        };
+        let ws = FakeWs::new(Script {
+            mode,
+            delay_ms: 200,
+            ..Script::default()
+        });
+        let host = TestHost::start(&ws, ws.config(strategy));
+        let a = Pool::new(ws.root(), host.client_config(ws.config(strategy))).unwrap();
+        let b = Pool::new(ws.root(), host.client_config(ws.config(strategy))).unwrap();
+        let f = ws.file("a.fk");
+        std::fs::write(&f, BAD).unwrap();
+        for round in 0..3 {
+            let (ra, rb) = tokio::join!(
+                a.check_file(&f, BAD, deadline(8000)),
+                b.check_file(&f, OK, deadline(8000)),
+            );
+            let (ra, rb) = (ra.unwrap(), rb.unwrap());
+            assert_eq!(messages(&ra), vec!["2:14 found ERROR"], "{strategy} round {round}");
+            assert!(rb.diagnostics.is_empty(), "{strategy} round {round}: {rb:?}");
+        }
+        assert_eq!(ws.started_pgids().len(), 1, "{}", ws.log());
+        a.shutdown().await;
+        b.shutdown().await;
+        let group = host.status().servers[0].pgid;
+        host.stop();
+        assert_gone(&[group]);
+    }
+}
