@@ -133,9 +133,9 @@ fn is_node(exe: &Path) -> bool {
 }
 
 // Issue 29: TypeScript 7 runs as the native binary of its platform package, not through the
-// node launcher `typescript7/bin/tsc`, which on node < 22.15 keeps a node process (~43 MiB)
-// beside every server. The launcher is started too, as the control: a group with node in it
-// is seen as such, so the first assertion cannot pass by not seeing node at all.
+// node launcher `typescript7/bin/tsc`, which on node < 22.15 keeps a node process beside every
+// server (~41 MiB). The launcher is started too, as the control: a group with node in it is
+// seen as such, so the first assertion cannot pass by not seeing node at all.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn typescript_7_runs_its_native_binary_without_node() {
     let Some(cfg) = require_server("tsc7") else {
