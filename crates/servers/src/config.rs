@@ -204,8 +204,9 @@ pub struct ServerConfig {
     /// Per platform as Node names it (`linux-x64`, `darwin-arm64`, `win32-x64`: see
     /// [`node_platform`]), the program to run instead of `command`, written as `command` is.
     /// For npm packages whose `bin` is a node launcher that finds and runs a native binary
-    /// shipped in a platform package (TypeScript 7: `node_modules/@typescript/
-    /// typescript-linux-x64/lib/tsc`): run directly, the server has no node process beside it.
+    /// shipped in a platform package (TypeScript 7's `tsc` in
+    /// `node_modules/@typescript/typescript-linux-x64/lib`): run directly, the server has no
+    /// node process beside it.
     /// `command` runs when the table names nothing for this platform or that program is not
     /// installed ([`PoolConfig::resolve_program`]). It chooses a program, so only trusted files
     /// set it, and a file that sets `command` without it drops the table of the layer below:
