@@ -6,6 +6,7 @@ use std::path::Path;
 
 use lspedit::engine::FileAction;
 use lspedit::lsp::{ServerState, ServerStatus};
+use lspedit::servers::ProgramFrom;
 use lspedit::servers::install::{Installed, ServerInfo};
 use lspedit::tools::{FileDiagnosticsStatus, ToolResult};
 use lspedit::write::{FileReport, FileStatus, Reason, ToolError};
@@ -326,6 +327,12 @@ pub struct ServerJson {
     pub priority: i32,
     pub extensions: Vec<String>,
     pub binary: Option<String>,
+    /// Which key of the declaration named `binary`: `command`, `native` (its
+    /// `platform_commands` entry for `platform`) or `fallback` (`command`, as the native
+    /// program of `platform` is not installed).
+    pub binary_from: Option<&'static str>,
+    /// This machine's platform as Node names it (`linux-x64`), for `native` and `fallback`.
+    pub platform: Option<String>,
     pub version: Option<String>,
     pub pinned: Option<String>,
     pub install: Option<String>,
@@ -348,6 +355,17 @@ impl ServerJson {
             priority: i.priority,
             extensions: i.extensions.clone(),
             binary: i.binary.as_deref().map(|b| b.display().to_string()),
+            binary_from: i.binary_from.as_ref().map(|f| match f {
+                ProgramFrom::Command => "command",
+                ProgramFrom::Platform(_) => "native",
+                ProgramFrom::Fallback { .. } => "fallback",
+            }),
+            platform: i.binary_from.as_ref().and_then(|f| match f {
+                ProgramFrom::Command => None,
+                ProgramFrom::Platform(p) | ProgramFrom::Fallback { platform: p, .. } => {
+                    Some(p.clone())
+                }
+            }),
             version: i.version.clone(),
             pinned: i.pinned.clone(),
             install: i.recipe.clone(),

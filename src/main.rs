@@ -25,6 +25,7 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 use lspedit::lsp::PoolConfig;
 use lspedit::lsp_edits::SymbolEditKind;
+use lspedit::servers::ProgramFrom;
 use lspedit::servers::install::{self, InstallError};
 use lspedit::session::Session;
 use lspedit::tools::{Feedback, ToolResult, Tools, ToolsConfig, render};
@@ -1210,9 +1211,11 @@ fn cmd_servers_status(root: Option<PathBuf>, json: bool, probe: &[String]) -> Re
                 i.id.clone(),
                 state,
                 i.version.clone().unwrap_or_else(|| "-".into()),
-                i.binary
-                    .as_deref()
-                    .map_or_else(|| "-".into(), |b| b.display().to_string()),
+                match (&i.binary, &i.binary_from) {
+                    (None, _) => "-".into(),
+                    (Some(b), None | Some(ProgramFrom::Command)) => b.display().to_string(),
+                    (Some(b), Some(from)) => format!("{} [{}]", b.display(), from.describe()),
+                },
                 i.recipe.clone().unwrap_or_else(|| "-".into()),
             ]
         })

@@ -237,9 +237,34 @@ fn servers_status_lists_every_configured_server() {
         assert_eq!(tsc7["state"], "ready");
         assert_eq!(tsc7["version"], "7.0.2");
     }
+    // Which program runs: the native binary of the platform package when npm installed it
+    // (issue 29), else the launcher, and the text says the same.
+    let native = tsc7["binary_from"] == "native";
+    if native {
+        let platform = lspedit::servers::node_platform();
+        assert_eq!(tsc7["platform"], platform.as_str());
+        assert!(
+            tsc7["binary"]
+                .as_str()
+                .is_some_and(|b| b.ends_with(&format!(
+                    "node_modules/@typescript/typescript-{platform}/lib/tsc"
+                ))),
+            "{tsc7}"
+        );
+    } else if tsc7["binary"].is_string() {
+        assert_eq!(tsc7["binary_from"], "fallback", "{tsc7}");
+    }
     let text = run(&["servers", "status"], "");
     text.assert_code(0);
     assert!(text.stdout.contains("SERVER") && text.stdout.contains("rust-analyzer"));
+    if native {
+        let row = text
+            .stdout
+            .lines()
+            .find(|l| l.starts_with("tsc7 "))
+            .unwrap();
+        assert!(row.contains("[native ("), "{row}");
+    }
 }
 
 #[test]

@@ -995,6 +995,14 @@ fn tools_lsp(lab: &Lab) -> Vec<Plant> {
             "tools/lsp/node_modules/typescript7/bin/tsc",
             lab.sh("tools-tsc7", "exit 1"),
         ),
+        // TypeScript 7's native binary, which wins over the launcher above when present.
+        exe(
+            &format!(
+                "tools/lsp/node_modules/@typescript/typescript-{}/lib/tsc",
+                lspedit::servers::node_platform()
+            ),
+            lab.sh("tools-tsc7-native", "exit 1"),
+        ),
         exe(
             "tools/lsp/node_modules/.bin/pyright-langserver",
             lab.sh("tools-pyright", "exit 1"),
@@ -1063,7 +1071,8 @@ async fn trusted_servers_dir(how: Ship) {
         Some("inside the workspace"),
         "clangd from tools/lsp",
     );
-    // TypeScript 7 (its command is relative to the servers dir) is the planted one, refused.
+    // TypeScript 7 (its programs are relative to the servers dir) is the planted native
+    // binary, refused.
     assert_not_silently_clean(
         &ts,
         "tsc7",

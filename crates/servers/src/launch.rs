@@ -842,6 +842,38 @@ mod tests {
         }
     }
 
+    // The native TypeScript 7 runs from its platform package, below the servers dir, and
+    // reads its `lib.*.d.ts` beside it: the confinement lets it do both.
+    #[test]
+    fn a_native_program_in_the_servers_dir_may_run_and_read_beside_it() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(t.path().join("ws")).unwrap();
+        let ws = t.path().join("ws").canonicalize().unwrap();
+        let mut pool = PoolConfig::bundled().unwrap();
+        pool.scratch_dir = Some(t.path().join("scratch"));
+        pool.servers_dir = Some(t.path().canonicalize().unwrap().join("servers"));
+        let native = pool
+            .servers_dir
+            .as_ref()
+            .unwrap()
+            .join("node_modules/@typescript/typescript-linux-x64/lib/tsc");
+        std::fs::create_dir_all(native.parent().unwrap()).unwrap();
+        std::fs::write(&native, "").unwrap();
+        let cfg = Arc::new(pool.server("tsc7").unwrap().clone());
+        let l = prepare(&pool, &cfg, &ws, &ws, native.clone()).unwrap();
+        assert_eq!(l.program, native);
+        let Some(c) = l.confinement else {
+            assert!(!sandbox::support().is_available());
+            return;
+        };
+        assert!(
+            c.exec.iter().any(|d| native.starts_with(d)),
+            "{native:?} not beneath any of {:?}",
+            c.exec
+        );
+        assert!(c.protected.contains(&ws));
+    }
+
     #[test]
     fn json_merge_is_deep() {
         let mut a = serde_json::json!({"a": {"b": 1, "c": 2}, "d": 3});

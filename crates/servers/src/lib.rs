@@ -21,8 +21,8 @@ mod severity;
 pub mod trust;
 
 pub use config::{
-    DiagnosticsConfig, HostConfig, InstallRecipe, PolicyLayer, PoolConfig, Requirement,
-    ServerConfig, Strategy,
+    DiagnosticsConfig, HostConfig, InstallRecipe, PolicyLayer, PoolConfig, Program, ProgramFrom,
+    Requirement, ServerConfig, Strategy, node_platform,
 };
 pub use error::ServersError;
 pub use severity::{Severity, SeverityOverride, SeverityOverrides};

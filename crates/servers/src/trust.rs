@@ -510,6 +510,48 @@ mod tests {
         );
     }
 
+    // The per-platform programs choose what runs as `command` does: an untrusted file naming
+    // one for this very platform changes nothing, and trusting it lets it apply.
+    #[test]
+    fn untrusted_workspace_config_chooses_no_platform_program() {
+        let platform = crate::node_platform();
+        let text = format!("[servers.tsc7.platform_commands]\n{platform} = \"/bin/sh\"\n");
+        let s = Setup::with(&text);
+        let cfg = s.load();
+        let tsc7 = cfg.server("tsc7").unwrap();
+        assert_eq!(tsc7.platform_commands, bundled("tsc7").platform_commands);
+        assert_ne!(
+            cfg.resolve_command(tsc7).as_deref(),
+            Some(Path::new("/bin/sh"))
+        );
+        assert_one_warning(&cfg, &["servers.tsc7.platform_commands", "is not trusted"]);
+        // Nor by setting `command` alone, which drops the table only for a trusted file.
+        let s = Setup::with("[servers.tsc7]\ncommand = \"/bin/sh\"\n");
+        let tsc7 = s.load().server("tsc7").unwrap().clone();
+        assert_eq!(tsc7.platform_commands, bundled("tsc7").platform_commands);
+        assert_eq!(tsc7.command, bundled("tsc7").command);
+
+        let s = Setup::with(&text);
+        let t = trust(&s.root, &s.user).unwrap();
+        assert!(
+            t.program_keys
+                .contains(&"servers.tsc7.platform_commands".to_string()),
+            "{:?}",
+            t.program_keys
+        );
+        let cfg = s.load();
+        assert!(cfg.warnings.is_empty(), "{:?}", cfg.warnings);
+        let tsc7 = cfg.server("tsc7").unwrap();
+        assert_eq!(tsc7.platform_commands[&platform], "/bin/sh");
+        assert_eq!(
+            cfg.resolve_program(tsc7),
+            Some(crate::Program {
+                path: PathBuf::from("/bin/sh"),
+                from: crate::ProgramFrom::Platform(platform),
+            })
+        );
+    }
+
     #[test]
     fn untrusted_file_without_program_keys_warns_nothing() {
         let cfg =

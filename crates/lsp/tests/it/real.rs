@@ -2,9 +2,10 @@
 //! break again → back. Skipped with a printed reason when a server is not installed, unless
 //! `LSPEDIT_REQUIRE_SERVERS=1` (CI), where a missing server fails.
 
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use lspedit_lsp::{Diagnostic, FileDiagnostics, Pool, Severity};
+use lspedit_lsp::{Diagnostic, FileDiagnostics, Pool, PoolConfig, Severity};
 
 use crate::harness::*;
 
@@ -98,6 +99,88 @@ async fn typescript_7_native() {
         is_expected: ts_2322,
     })
     .await;
+}
+
+/// The programs of the live processes of the server groups of `pool`, and their resident size
+/// in KiB, after a check of ts-basic's `src/index.ts` that must report the planted error.
+async fn ts_basic_group(cfg: PoolConfig) -> (Vec<PathBuf>, u64) {
+    let dir = copy_project("ts-basic");
+    let root = dir.path().canonicalize().unwrap();
+    let path = root.join("src/index.ts");
+    let bad = std::fs::read_to_string(&path)
+        .unwrap()
+        .replacen("add(1, 2)", "\"three\"", 1);
+    std::fs::write(&path, &bad).unwrap();
+    let pool = Pool::new(&root, cfg).unwrap();
+    let r = timed(&pool, &path, &bad, 60_000).await;
+    assert!(errors(&r).iter().any(|d| ts_2322(d)), "{r:#?}");
+    let groups = pgids(&pool);
+    assert_eq!(groups.len(), 1);
+    let exes = lspedit_process::live_group_members(groups[0])
+        .into_iter()
+        .filter_map(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).ok())
+        .collect();
+    let rss = lspedit_process::group_rss_kib(groups[0]).unwrap();
+    pool.shutdown().await;
+    assert_gone(&groups);
+    (exes, rss)
+}
+
+fn is_node(exe: &Path) -> bool {
+    exe.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("node"))
+}
+
+// Issue 29: TypeScript 7 runs as the native binary of its platform package, not through the
+// node launcher `typescript7/bin/tsc`, which on node < 22.15 keeps a node process beside every
+// server (~41 MiB). The launcher is started too, as the control: a group with node in it is
+// seen as such, so the first assertion cannot pass by not seeing node at all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typescript_7_runs_its_native_binary_without_node() {
+    let Some(cfg) = require_server("tsc7") else {
+        return;
+    };
+    let program = cfg.resolve_program(cfg.server("tsc7").unwrap()).unwrap();
+    if program.from == lspedit_servers::ProgramFrom::Command {
+        eprintln!(
+            "skipping: tsc7 declares no native program for {}",
+            lspedit_servers::node_platform()
+        );
+        return;
+    }
+    let native = matches!(program.from, lspedit_servers::ProgramFrom::Platform(_));
+    if !lspedit_fake_lsp::support::require_installed(
+        &format!(
+            "TypeScript 7's platform package (`{}` resolves to {}, {})",
+            lspedit_servers::node_platform(),
+            program.path.display(),
+            program.from.describe()
+        ),
+        native,
+    ) {
+        return;
+    }
+    let (exes, native_kib) = ts_basic_group(cfg.clone()).await;
+    assert_eq!(
+        exes,
+        [program.path.canonicalize().unwrap()],
+        "one process, the native binary"
+    );
+
+    let mut launcher = cfg;
+    launcher
+        .server_mut("tsc7")
+        .unwrap()
+        .platform_commands
+        .clear();
+    let (exes, launcher_kib) = ts_basic_group(launcher).await;
+    assert!(exes.iter().any(|e| is_node(e)), "{exes:?}");
+    assert!(exes.len() >= 2, "{exes:?}");
+    eprintln!(
+        "tsc7 group RSS after a check of ts-basic: native {} KiB, through the node launcher {} KiB ({exes:?})",
+        native_kib, launcher_kib
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
