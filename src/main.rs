@@ -205,6 +205,16 @@ struct WriteOpts {
     diff: bool,
 }
 
+impl WriteOpts {
+    /// The tools' configuration for one writing command: its deadlines, and the display diff
+    /// rendered only when `--diff` prints it.
+    fn tools_config(&self) -> ToolsConfig {
+        let mut config = self.deadlines.apply(ToolsConfig::default());
+        config.display_diff = self.diff;
+        config
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Print a file as hashline view: `42abcd|content`, one line per file line.
@@ -680,11 +690,7 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
             all,
             opts,
         } => {
-            let session = open_session(
-                root,
-                !opts.no_diagnostics,
-                opts.deadlines.apply(ToolsConfig::default()),
-            )?;
+            let session = open_session(root, !opts.no_diagnostics, opts.tools_config())?;
             let r = with_progress(!opts.no_diagnostics, || {
                 session.tools().edit(&file, &old, &new, all)
             });
@@ -703,11 +709,7 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
                     "standard input is empty: nothing was written to {file}; pass --allow-empty to make it an empty file"
                 )));
             }
-            let session = open_session(
-                root,
-                !opts.no_diagnostics,
-                opts.deadlines.apply(ToolsConfig::default()),
-            )?;
+            let session = open_session(root, !opts.no_diagnostics, opts.tools_config())?;
             let r = with_progress(!opts.no_diagnostics, || {
                 session.tools().write_file(&file, &text)
             });
@@ -723,7 +725,7 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
             if dry_run {
                 return apply_dry_run(root, &text, json, search_radius);
             }
-            let mut config = opts.deadlines.apply(ToolsConfig::default());
+            let mut config = opts.tools_config();
             config.engine.search_radius = search_radius;
             let session = open_session(root, !opts.no_diagnostics, config)?;
             let r = with_progress(!opts.no_diagnostics, || session.tools().apply_patch(&text));

@@ -183,6 +183,30 @@ fn apply_reports_per_file_and_exit_codes() {
     assert!(cut.stderr.contains("truncated_input"), "{}", cut.stderr);
 }
 
+/// `apply --diff` prints the change's unified diff before the report; without `--diff` the
+/// CLI does not have the tools render it (`display_diff` off), and the report is the same.
+#[test]
+fn apply_prints_the_diff_only_with_diff() {
+    let patch = "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n";
+    let apply = |extra: &[&str]| {
+        let p = Project::with_files(&[("f.txt", "one\ntwo\nthree\n")]);
+        let mut args = vec!["apply", "--no-diagnostics", "--color", "never"];
+        args.extend(extra);
+        let r = p.run(&args, patch);
+        r.assert_code(0);
+        assert_eq!(p.read("f.txt"), "one\nTWO\nthree\n");
+        r.stdout
+    };
+    let with = apply(&["--diff"]);
+    let without = apply(&[]);
+    assert!(
+        with.contains("\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n"),
+        "{with}"
+    );
+    assert!(!without.contains("@@ -1,3"), "{without}");
+    assert!(with.ends_with(&without), "{with}\n---\n{without}");
+}
+
 #[test]
 fn usage_and_configuration_errors_exit_2() {
     run(&["no-such-command"], "").assert_code(2);

@@ -167,6 +167,11 @@ pub struct ToolsConfig {
     pub default_read_limit: usize,
     /// Bounds on `apply_patch`'s input (`too_large` past them).
     pub patch_limits: PatchLimits,
+    /// Whether the writing tools (`edit`, `write_file`, `apply_patch`) put the unified diff of
+    /// the change into [`ToolResult::display`]. Rendering it costs a scan of the old and new
+    /// texts (for `write_file`, a diff of the whole file), so a caller that never shows it (the
+    /// CLI without `--diff`) turns it off; `display` then holds the per-file summary lines.
+    pub display_diff: bool,
 }
 
 impl Default for ToolsConfig {
@@ -177,6 +182,7 @@ impl Default for ToolsConfig {
             read_guard: false,
             default_read_limit: 2000,
             patch_limits: PatchLimits::default(),
+            display_diff: true,
         }
     }
 }
@@ -419,7 +425,11 @@ impl Tools {
                 strategy: r.strategy,
             };
             let text = render::edit_text(&report, &r.sync);
-            let display = render::edit_display(&report, &r.sync, &old_s, &new_s);
+            let diff = self
+                .config
+                .display_diff
+                .then_some((old_s.as_str(), new_s.as_str()));
+            let display = render::edit_display(&report, &r.sync, diff);
             let outcome = FileOutcome {
                 path: shown.clone(),
                 action: FileAction::Modified,
@@ -503,7 +513,12 @@ impl Tools {
                 .and_then(|b| std::str::from_utf8(b).ok())
                 .map(Arc::from);
             let text = render::write_text(&report);
-            let display = render::write_display(&report, old_text.as_deref(), content);
+            let display = render::write_display(
+                &report,
+                old_text.as_deref(),
+                content,
+                self.config.display_diff,
+            );
             let binary = report.binary;
             let result = ToolResult {
                 done: Some(Done::Wrote(report)),
@@ -606,6 +621,12 @@ impl Tools {
             };
             if let (Some(content), Ok(abs)) = (&o.new_content, abs) {
                 self.remember(&abs, content);
+                let diagnose = self.wants_diagnostics()
+                    && report.classification.content_write_files.contains(&o.path)
+                    && !has_binary_extension(&o.path);
+                if !self.config.display_diff && !diagnose {
+                    continue;
+                }
                 // `from_utf8` first: its validation is several times faster than the lossy
                 // decoder's, and the engine's output is UTF-8 unless the file was not text.
                 let new_s = match std::str::from_utf8(content) {
@@ -613,11 +634,10 @@ impl Tools {
                     Err(_) => String::from_utf8_lossy(content),
                 };
                 let old_s = old_text(&f.path);
-                display.push_str(&render::patch_file_diff(o, &f.path, old_s, &new_s));
-                if self.wants_diagnostics()
-                    && report.classification.content_write_files.contains(&o.path)
-                    && !has_binary_extension(&o.path)
-                {
+                if self.config.display_diff {
+                    display.push_str(&render::patch_file_diff(o, &f.path, old_s, &new_s));
+                }
+                if diagnose {
                     written.insert(
                         o.path.clone(),
                         WrittenFile {

@@ -71,21 +71,20 @@ pub fn edit_text(r: &EditReport, sync: &[SyncBlock]) -> String {
     )
 }
 
-/// `edit`'s display: `M <path> (<places>)` and the diff of the changed blocks.
-pub fn edit_display(r: &EditReport, sync: &[SyncBlock], old: &str, new: &str) -> String {
-    format!(
-        "M {} ({})\n{}",
-        r.path,
-        places(r),
+/// `edit`'s display: `M <path> (<places>)` and, given the old and new texts, the diff of the
+/// changed blocks.
+pub fn edit_display(r: &EditReport, sync: &[SyncBlock], diff: Option<(&str, &str)>) -> String {
+    let diff = diff.map_or_else(String::new, |(old, new)| {
         unified_diff_blocks(
             old,
             new,
             sync,
             Some(&r.path),
             Some(&r.path),
-            &DiffOptions::default()
+            &DiffOptions::default(),
         )
-    )
+    });
+    format!("M {} ({})\n{diff}", r.path, places(r))
 }
 
 /// `write_file`'s text: `Created <path> (<n> lines).` or `Overwrote …`; a binary file's size
@@ -105,9 +104,10 @@ fn count(n: usize, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
-/// `write_file`'s display: `A <path>` or `M <path>`, and the diff (none for binary content).
-pub fn write_display(w: &WriteFileReport, old: Option<&str>, new: &str) -> String {
-    let diff = if w.binary {
+/// `write_file`'s display: `A <path>` or `M <path>`, and with `diff` the diff (none for binary
+/// content).
+pub fn write_display(w: &WriteFileReport, old: Option<&str>, new: &str, diff: bool) -> String {
+    let diff = if w.binary || !diff {
         String::new()
     } else {
         unified_diff(

@@ -311,10 +311,16 @@ impl<'a> Run<'a> {
                 c.new_mode,
             );
         }
-        match self.staged(i) {
-            Err(e) => Err(e.clone()),
-            Ok(Some(s)) => ws.install_if(s, c.old.as_deref()),
-            Ok(None) => ws.replace_verified(&c.path, c.old.as_deref(), None, None),
+        // `stage` gives a staged file exactly when the change has new content.
+        match (self.staged(i), c.new.as_deref()) {
+            (Err(e), _) => Err(e.clone()),
+            (Ok(Some(s)), Some(new)) => ws.install_if(s, c.old.as_deref(), new),
+            (Ok(None), None) => ws.replace_verified(&c.path, c.old.as_deref(), None, None),
+            (Ok(_), _) => Err(ToolError::new(
+                Reason::IoError,
+                Some(&c.path),
+                "the staged content does not match the change; nothing was written",
+            )),
         }
     }
 

@@ -547,8 +547,17 @@ impl Workspace {
             let bytes = read_from_start(&mut file).map_err(|e| err(&e))?;
             let tmp = temp_name(&name.to_string_lossy());
             stage_in(&dir, name, &tmp, &bytes, Some(mode), true).map_err(|e| err(&e))?;
-            let switched =
-                switch_verified(&dir, name, Some(&bytes), Switch::Install(&tmp), path, true);
+            let switched = switch_verified(
+                &dir,
+                name,
+                Some(&bytes),
+                Switch::Install {
+                    tmp: &tmp,
+                    new: &bytes,
+                },
+                path,
+                true,
+            );
             if !matches!(switched, Ok(Replaced::Done)) {
                 let _ = dir.remove_file(&tmp);
             }
@@ -568,17 +577,23 @@ impl Workspace {
     /// exist), by the same compare-and-switch as [`Workspace::replace_verified`] (a late write
     /// to the old file is put back and answered [`Replaced::Changed`]). On
     /// [`Replaced::Changed`] the temp file may stay staged (the caller discards it). The
-    /// directory fsync is the caller's ([`Staged::sync_dir`]).
+    /// directory fsync is the caller's ([`Staged::sync_dir`]). `new` is the content `staged`
+    /// was staged with (the switch needs it only when it has to tell a later write to the new
+    /// file from ours, and does not read the temp file back for it).
     pub fn install_if(
         &self,
         staged: &Staged,
         expected: Option<&[u8]>,
+        new: &[u8],
     ) -> Result<Replaced, ToolError> {
         switch_verified(
             &staged.dir,
             &staged.name,
             expected,
-            Switch::Install(&staged.tmp),
+            Switch::Install {
+                tmp: &staged.tmp,
+                new,
+            },
             &staged.path,
             false,
         )
@@ -665,7 +680,11 @@ impl Workspace {
         };
         let tmp = temp_name(&name.to_string_lossy());
         stage_in(&dir, &name, &tmp, bytes, new_mode, false).map_err(|e| io("writing", &e))?;
-        let replaced = switch_verified(&dir, &name, expected, Switch::Install(&tmp), &shown, true);
+        let install = Switch::Install {
+            tmp: &tmp,
+            new: bytes,
+        };
+        let replaced = switch_verified(&dir, &name, expected, install, &shown, true);
         if !matches!(replaced, Ok(Replaced::Done)) {
             // Not installed (or installed and exchanged back): the temp file is ours.
             let _ = dir.remove_file(&tmp);
@@ -750,8 +769,9 @@ impl Drop for DirLock {
 /// What a verified switch does to its target.
 #[derive(Debug, Clone, Copy)]
 enum Switch<'a> {
-    /// The staged file of this name (in the same directory) replaces the target, or creates it.
-    Install(&'a str),
+    /// The staged file `tmp` (in the same directory), which holds `new` as staged, replaces
+    /// the target, or creates it.
+    Install { tmp: &'a str, new: &'a [u8] },
     /// The target's entry is removed.
     Remove,
 }
@@ -915,11 +935,16 @@ fn switch_verified(
     let _lock = DirLock::exclusive(dir).map_err(|e| io("locking its directory", &e))?;
     let entry = entry_ident(dir, name).map_err(|e| io("reading", &e))?;
     let mut old = open_existing(dir, name).map_err(|e| io("reading", &e))?;
-    let current = match old.as_mut() {
-        Some(f) => Some(read_from_start(f).map_err(|e| io("reading", &e))?),
-        None => None,
+    let same = match (old.as_mut(), expected) {
+        (Some(f), Some(expected)) => holds(f, expected).map_err(|e| io("reading", &e))?,
+        (None, None) => true,
+        _ => false,
     };
-    if current.as_deref() != expected {
+    if !same {
+        let current = match old.as_mut() {
+            Some(f) => Some(read_from_start(f).map_err(|e| io("reading", &e))?),
+            None => None,
+        };
         return Ok(Replaced::Changed { current });
     }
     // The entry and the opened file are one (unless the entry is a symlink): else it was
@@ -940,13 +965,13 @@ fn switch_verified(
     race_point(RacePoint::Compared).map_err(|e| io("writing", &e))?;
     let sw = Switcher { dir, name, durable };
     let result = match (old, entry, expected, switch) {
-        (Some(mut old), Some(entry), Some(expected), Switch::Install(tmp)) => {
-            sw.exchange(tmp.as_ref(), entry, &mut old, expected)
+        (Some(mut old), Some(entry), Some(expected), Switch::Install { tmp, new }) => {
+            sw.exchange(tmp.as_ref(), new, entry, &mut old, expected)
         }
         (Some(mut old), Some(entry), Some(expected), Switch::Remove) => {
             sw.remove(entry, &mut old, expected)
         }
-        (_, _, _, Switch::Install(tmp)) => sw.create(tmp.as_ref()),
+        (_, _, _, Switch::Install { tmp, .. }) => sw.create(tmp.as_ref()),
         (_, _, _, Switch::Remove) => Ok(Replaced::Done),
     };
     result.map_err(|e| io("writing", &e))
@@ -961,10 +986,11 @@ struct Switcher<'a> {
 
 impl Switcher<'_> {
     /// Replace the existing entry `entry` (open as `old`, compared equal to `expected`) with
-    /// the staged `tmp`.
+    /// the staged `tmp`, which holds `new`.
     fn exchange(
         &self,
         tmp: &std::ffi::OsStr,
+        new: &[u8],
         entry: Ident,
         old: &mut fs::File,
         expected: &[u8],
@@ -973,7 +999,6 @@ impl Switcher<'_> {
         let mut ours = open_existing(dir, tmp)?
             .ok_or_else(|| std::io::Error::other("the staged file is gone"))?;
         let ours_id = ident(&rustix::fs::fstat(&ours)?);
-        let new = read_from_start(&mut ours)?;
         match rename_with(dir, tmp, name, rustix::fs::RenameFlags::EXCHANGE) {
             Ok(()) => {}
             Err(rustix::io::Errno::NOENT) => {
@@ -985,7 +1010,7 @@ impl Switcher<'_> {
             Err(e) if unsupported(e) => return self.rename_over(tmp, old, expected),
             Err(e) => return Err(e.into()),
         }
-        self.exchanged(tmp, entry, old, expected, &mut ours, ours_id, &new)
+        self.exchanged(tmp, entry, old, expected, &mut ours, ours_id, new)
             .inspect_err(|_| {
                 // Failed after the exchange: a file displaced under the temp name (the old one,
                 // or theirs) goes back in place rather than out with the temp file.
@@ -1015,10 +1040,7 @@ impl Switcher<'_> {
         let (dir, name) = (self.dir, self.name);
         race_point(RacePoint::Switched)?;
         let displaced = entry_ident(dir, tmp)?;
-        if displaced == Some(entry)
-            && read_from_start(old)? == expected
-            && !open_for_writing_elsewhere(old)
-        {
+        if displaced == Some(entry) && holds(old, expected)? && !open_for_writing_elsewhere(old) {
             rustix::fs::unlinkat(dir, tmp, AtFlags::empty())?;
             return self.settle(old, expected, ours_id);
         }
@@ -1073,10 +1095,10 @@ impl Switcher<'_> {
             sync_dir(self.dir);
         }
         race_point(RacePoint::Checked)?;
-        let late = read_from_start(old)?;
-        if late == expected {
+        if holds(old, expected)? {
             return Ok(Replaced::Done);
         }
+        let late = read_from_start(old)?;
         if let Some(suffix) = late.strip_prefix(expected)
             && append_to(self.dir, self.name, suffix, ours_id)?
         {
@@ -1112,8 +1134,8 @@ impl Switcher<'_> {
     ) -> std::io::Result<Replaced> {
         self.dir.rename(tmp, self.dir, self.name)?;
         race_point(RacePoint::Switched)?;
-        let late = read_from_start(old)?;
-        if late != expected {
+        if !holds(old, expected)? {
+            let late = read_from_start(old)?;
             return self.put_back(&late, old);
         }
         if self.durable {
@@ -1190,16 +1212,16 @@ impl Switcher<'_> {
     ) -> std::io::Result<Replaced> {
         let (dir, name) = (self.dir, self.name);
         race_point(RacePoint::Switched)?;
-        if entry_ident(dir, aside)? == Some(entry) && read_from_start(old)? == expected {
+        if entry_ident(dir, aside)? == Some(entry) && holds(old, expected)? {
             rustix::fs::unlinkat(dir, aside, AtFlags::empty())?;
             if self.durable {
                 sync_dir(dir);
             }
             race_point(RacePoint::Checked)?;
-            let late = read_from_start(old)?;
-            if late == expected {
+            if holds(old, expected)? {
                 return Ok(Replaced::Done);
             }
+            let late = read_from_start(old)?;
             return self.put_back(&late, old);
         }
         // Not the file compared: back in place, unless a newer one was created there since.
@@ -1285,6 +1307,35 @@ fn read_from_start(f: &mut fs::File) -> std::io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     f.read_to_end(&mut bytes)?;
     Ok(bytes)
+}
+
+/// Bytes [`holds`] reads at a time: below malloc's mmap threshold (128 KiB), so the buffer
+/// comes from the heap already mapped instead of fresh pages the kernel must zero.
+const HOLDS_CHUNK: usize = 64 * 1024;
+
+/// Whether the open file `f` holds exactly `want`, from its start (whatever its position):
+/// the verdict of reading it whole and comparing, without a buffer the file's size. The
+/// checks of a switch ask this three times of the old file; only a file that differs is read
+/// whole (for what it holds now).
+fn holds(f: &mut fs::File, want: &[u8]) -> std::io::Result<bool> {
+    use std::io::Seek;
+    f.seek(std::io::SeekFrom::Start(0))?;
+    let mut buf = vec![0u8; HOLDS_CHUNK.min(want.len() + 1)];
+    let mut at = 0;
+    loop {
+        let n = match f.read(&mut buf) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if n == 0 {
+            return Ok(at == want.len());
+        }
+        if want.get(at..at + n) != Some(&buf[..n]) {
+            return Ok(false);
+        }
+        at += n;
+    }
 }
 
 /// The pid in `.<target>.lspedit-<pid>-<n>.tmp` ([`temp_name`]'s pattern), when `name` is
@@ -1433,6 +1484,39 @@ pub fn write_atomic_abs(abs: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    /// `holds` answers what reading the file whole and comparing would, from the start whatever
+    /// the position, across chunk edges: a file one byte longer, shorter or different at any
+    /// chunk's end is not the content, and an empty file holds only the empty content.
+    #[test]
+    fn holds_is_a_whole_file_compare() {
+        use std::io::{Seek, Write};
+        let chunk = super::HOLDS_CHUNK;
+        let long: Vec<u8> = (0..3 * chunk + 7).map(|i| (i % 251) as u8).collect();
+        let mut flipped = long.clone();
+        flipped[2 * chunk - 1] ^= 1;
+        let mut longer = long.clone();
+        longer.push(b'x');
+        let cases: [(&[u8], &[u8], bool); 9] = [
+            (b"", b"", true),
+            (b"", b"a", false),
+            (b"a", b"", false),
+            (b"abc", b"abc", true),
+            (b"abc", b"abd", false),
+            (&long, &long, true),
+            (&long, &flipped, false),
+            (&long, &longer, false),
+            (&longer, &long, false),
+        ];
+        for (i, (file, want, holds)) in cases.into_iter().enumerate() {
+            let mut f = tempfile::tempfile().unwrap();
+            f.write_all(file).unwrap();
+            f.seek(std::io::SeekFrom::Start(1.min(file.len() as u64)))
+                .unwrap();
+            assert_eq!(super::holds(&mut f, want).unwrap(), holds, "case {i}");
+            assert_eq!(super::read_from_start(&mut f).unwrap() == want, holds);
+        }
+    }
+
     /// What `temp_name` makes, `temp_owner_pid` reads back (with this process's pid); a name
     /// it would never make (a signed number, another target) is not a temp name.
     #[test]

@@ -132,3 +132,50 @@ fn one_file_writes_report_what_their_text_says() {
     assert!(r.is_error && r.done.is_none(), "{r:?}");
     assert!(r.llm_content.starts_with("Error: "), "{}", r.llm_content);
 }
+
+/// `display_diff` off (the CLI without `--diff`): each writing tool's display is its summary
+/// lines alone, while the model's text and the file written are what they are with it on.
+#[test]
+fn without_the_display_diff_the_display_is_the_summary_and_nothing_else_changes() {
+    let patch = "--- a/p.txt\n+++ b/p.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n";
+    let mut texts = Vec::new();
+    for diff in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        for p in ["a.txt", "b.txt", "p.txt"] {
+            std::fs::write(dir.path().join(p), "one\ntwo\n").unwrap();
+        }
+        let config = ToolsConfig {
+            display_diff: diff,
+            ..ToolsConfig::default()
+        };
+        let t = Tools::new(Workspace::open(dir.path()).unwrap(), None, config);
+        let results = [
+            t.edit("a.txt", "two", "2", false),
+            t.write_file("b.txt", "three\n"),
+            t.apply_patch(patch),
+        ];
+        for (r, summary) in
+            results
+                .iter()
+                .zip(["M a.txt (line 2)\n", "M b.txt\n", "M p.txt (1 hunk)"])
+        {
+            assert!(!r.is_error, "{}", r.llm_content);
+            assert!(r.display.starts_with(summary), "{}", r.display);
+            let has_diff = r.display.contains("\n@@ ");
+            assert_eq!(has_diff, diff, "display_diff {diff}: {}", r.display);
+            if !diff {
+                assert_eq!(r.display.trim_end(), summary.trim_end());
+            }
+        }
+        let written: Vec<String> = ["a.txt", "b.txt", "p.txt"]
+            .iter()
+            .map(|p| std::fs::read_to_string(dir.path().join(p)).unwrap())
+            .collect();
+        assert_eq!(written, ["one\n2\n", "three\n", "one\nTWO\n"]);
+        texts.push(results.map(|r| r.llm_content));
+    }
+    assert_eq!(
+        texts[0], texts[1],
+        "the model's text depends on display_diff"
+    );
+}
