@@ -15,6 +15,7 @@
 //! cargo run --release -p lspedit-bench -- real    [--write] [--quick]
 //! cargo run --release -p lspedit-bench -- retry   [--quick]
 //! cargo run --release -p lspedit-bench -- large   [--quick]
+//! cargo run --release -p lspedit-bench -- host    [--write] [--quick] [--no-build]
 //! ```
 //!
 //! The reliability suites (`reliability`, `corpus`, `crash`; see `suites.rs`) record their
@@ -32,6 +33,7 @@ mod crash;
 mod drift;
 mod engine;
 mod generate;
+mod host;
 mod large;
 mod lsp_env;
 mod process;
@@ -74,6 +76,8 @@ const USAGE: &str = "usage: lspedit-bench <engine|process|servers|workflow|renam
              (not part of `all`; downloads the projects once into ~/.cache/lspedit/bench)
   retry      every drift case applied in process, then the same patch again (an agent's
              retry): doubled changes vs already_applied refusals (RELIABILITY.md)
+  host       the server host: `lspedit apply` cold (--no-host) and warm through the host per
+             server, and the memory of 1/2/4 `lspedit mcp` sessions with and without it
   large      write_file rewriting every line of 10k/20k/40k lines, a server rename of 20k/200k
              text edits, beside the code they replaced (BENCHMARKS.md)
   all        all four
@@ -91,7 +95,7 @@ const USAGE: &str = "usage: lspedit-bench <engine|process|servers|workflow|renam
   --no-build  do not run `cargo build --release -p lspedit` before `process`
 
   LSPEDIT_BIN=path   time this lspedit binary (no build); default <target>/release/lspedit
-  LSPEDIT_BENCH_SERVERS=a,b   real: only these servers' sessions (not for --write)";
+  LSPEDIT_BENCH_SERVERS=a,b   real, host: only these servers (not for --write)";
 
 const ENGINE_HEADING: &str = "## Engine";
 const SCALING_HEADING: &str = "## Engine: hunks per patch";
@@ -561,6 +565,9 @@ fn run() -> Result<()> {
         let (_, quick) = write_quick(&argv[1..])?;
         println!("{}\n\n{}", large::HEADING, large::run(quick)?);
         return Ok(());
+    }
+    if argv.first().map(String::as_str) == Some("host") {
+        return host::main(&argv[1..]);
     }
     if argv.first().map(String::as_str) == Some("retry") {
         return run_retry(&argv[1..]);
