@@ -434,13 +434,18 @@ fn run_real_large(options: &[String]) -> Result<()> {
          servers' own. *Cold*: from creating the pool to the first edit's result, the server \
          starting and loading the project; *first result*: its status, and whether it came \
          later than the default first-check budget (`first_check_timeout`, 10 s), past which \
-         an agent's first edit returns \"timed out\" with the diagnostics in a later result. \
+         an agent's first edit returns \"pending\" (status `timed_out`), its errors left for a \
+         later result. \
          *Warm*: 10 break → fix cycles of a type error inside a function body (tokio \
          `ReadBuf::remaining`, django `utils.text.capfirst`, effect `Chunk.size`), both edits \
          timed (the first break is the cold one), each result checked: an error on the broken \
          line after the break, none there after the fix; *over the default budget*: warm edits \
          slower than `check_timeout` (3 s), which an agent with the default configuration \
-         gets as \"timed out\". *Memory*: the summed `VmRSS` of the server's process group \
+         gets as \"pending\"; *default budgets*: after the bounded cycles, 5 more \
+         cycles on the same (warm) server through a `Tools` with the default `ToolsConfig`, \
+         each result counted as checked and right, pending (the edited file not checked \
+         within the budget; the text says its errors come in a later result) or checked but \
+         wrong. *Memory*: the summed `VmRSS` of the server's process group \
          (`BlockingPool::process_groups`), sampled every 250 ms from the pool's creation \
          (peak) and read once the server has answered everything (settled); beside the peak, \
          the same with every descendant of the group's processes wherever its group \

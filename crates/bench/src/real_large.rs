@@ -35,6 +35,8 @@ const COLD_BOUND: Duration = Duration::from_secs(900);
 const WARM_BOUND: Duration = Duration::from_secs(180);
 /// How often the memory sampler reads `/proc`.
 const SAMPLE_EVERY: Duration = Duration::from_millis(250);
+/// Break → fix cycles made again with the default budgets.
+const DEFAULT_CYCLES: usize = 5;
 /// How long the session waits for the server's work to finish before the settled reading.
 const SETTLE_BOUND: Duration = Duration::from_secs(120);
 
@@ -49,9 +51,16 @@ struct Row {
     default_warm: Duration,
     warm: Vec<Duration>,
     own: Vec<Duration>,
+    /// Results whose edited file was checked but whose errors were not the edit's.
     wrong: usize,
     /// Results that were not `Checked` (timed out at [`WARM_BOUND`], or failed).
     unchecked: usize,
+    /// The same edits with the default budgets, after the bounded ones: results checked and
+    /// right, pending (timed out), checked but wrong, and all.
+    default_right: usize,
+    default_pending: usize,
+    default_wrong: usize,
+    default_total: usize,
     peak: Rss,
     settled: Rss,
     settled_in_time: bool,
@@ -218,6 +227,10 @@ fn session(project: &Project, server: &'static str, cycles: usize) -> Result<Opt
         own: Vec::new(),
         wrong: 0,
         unchecked: 0,
+        default_right: 0,
+        default_pending: 0,
+        default_wrong: 0,
+        default_total: 0,
         peak: Rss::default(),
         settled: Rss::default(),
         settled_in_time: false,
@@ -247,8 +260,7 @@ fn session(project: &Project, server: &'static str, cycles: usize) -> Result<Opt
             }
             if status != Some(DiagnosticsStatus::Checked) {
                 row.unchecked += 1;
-            }
-            if !right_result(&r, warm.file, line, forward) {
+            } else if !right_result(&r, warm.file, line, forward) {
                 row.wrong += 1;
                 eprintln!(
                     "real --large: {server}: cycle {i} ({}) got a wrong or stale result after {} ms:\n{}",
@@ -259,6 +271,38 @@ fn session(project: &Project, server: &'static str, cycles: usize) -> Result<Opt
             }
         }
     }
+    // The same edits as an agent with the default configuration makes them (the server now
+    // warm): what its results say when the server is slower than the budget.
+    let plain = Tools::new(
+        Workspace::open(&root)?,
+        Some(provider.clone() as Arc<dyn DiagnosticsProvider>),
+        ToolsConfig::default(),
+    );
+    for i in 0..DEFAULT_CYCLES.min(cycles) {
+        for forward in [true, false] {
+            let r = edit(&plain, warm, forward)?;
+            row.default_total += 1;
+            let status = r
+                .diagnostics
+                .iter()
+                .find(|s| s.path == warm.file)
+                .map(|s| s.status);
+            if status != Some(DiagnosticsStatus::Checked) {
+                row.default_pending += 1;
+            } else if right_result(&r, warm.file, line, forward) {
+                row.default_right += 1;
+            } else {
+                row.default_wrong += 1;
+                eprintln!(
+                    "real --large: {server}: default budgets, cycle {i} ({}) got a wrong or stale result:\n{}",
+                    if forward { "break" } else { "fix" },
+                    r.llm_content
+                );
+            }
+        }
+    }
+    plain.take_late_feedback();
+
     // Settled: once the server has answered for everything it was sent.
     row.settled_in_time = provider
         .pool()
@@ -311,8 +355,8 @@ pub fn run(quick: bool) -> Result<String> {
         }
     }
     let mut s = String::from(
-        "| project | server | cold: pool start → first edit's result (ms) | first result | warm edit → result p50 (ms) | p90 | max | server's own time p50 (ms) | warm edits over the default budget | wrong or stale | not checked | peak RSS, group (MiB) | peak, with its own-group children (MiB) | settled RSS, group (MiB) |\n\
-         |---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| project | server | cold: pool start → first edit's result (ms) | first result | warm edit → result p50 (ms) | p90 | max | server's own time p50 (ms) | warm edits over the default budget | wrong or stale | not checked | default budgets: checked and right / pending / wrong | peak RSS, group (MiB) | peak, with its own-group children (MiB) | settled RSS, group (MiB) |\n\
+         |---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in &rows {
         let over = r.warm.iter().filter(|&&d| d > r.default_warm).count();
@@ -326,7 +370,7 @@ pub fn run(quick: bool) -> Result<String> {
         };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {first} | {} | {} | {} | {} | {over}/{} (> {} s) | {} | {} | {} | {} | {}{} |",
+            "| {} | {} | {} | {first} | {} | {} | {} | {} | {over}/{} (> {} s) | {} | {} | {} / {} / {} of {} | {} | {} | {}{} |",
             r.project,
             r.server,
             ms(r.cold),
@@ -338,6 +382,10 @@ pub fn run(quick: bool) -> Result<String> {
             r.default_warm.as_secs(),
             r.wrong,
             r.unchecked,
+            r.default_right,
+            r.default_pending,
+            r.default_wrong,
+            r.default_total,
             mib(r.peak.group),
             mib(r.peak.tree),
             mib(r.settled.group),
