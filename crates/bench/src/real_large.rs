@@ -282,6 +282,20 @@ fn session(project: &Project, server: &'static str, cycles: usize) -> Result<Opt
         for forward in [true, false] {
             let r = edit(&plain, warm, forward)?;
             row.default_total += 1;
+            // A late block about the edited file (the answer to an earlier, pending edit) at
+            // the start of this result: shown in full, the edit having changed the text it is
+            // about.
+            let late = format!(
+                "LSP errors detected in {} after your earlier change",
+                warm.file
+            );
+            if r.llm_content.contains(&late) {
+                eprintln!(
+                    "real --large: {server}: default budgets, cycle {i} ({}) starts with a late block for the file it edits:\n{}",
+                    if forward { "break" } else { "fix" },
+                    r.llm_content
+                );
+            }
             let status = r
                 .diagnostics
                 .iter()
