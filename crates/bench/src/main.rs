@@ -13,6 +13,7 @@
 //! cargo run --release -p lspedit-bench -- rename  [--write] [--quick]
 //! cargo run --release -p lspedit-bench -- symbols [--write] [--quick]
 //! cargo run --release -p lspedit-bench -- real    [--write] [--quick]
+//! cargo run --release -p lspedit-bench -- real --large [--write] [--quick]
 //! cargo run --release -p lspedit-bench -- retry   [--quick]
 //! cargo run --release -p lspedit-bench -- large   [--quick]
 //! cargo run --release -p lspedit-bench -- host    [--write] [--quick] [--no-build]
@@ -38,6 +39,7 @@ mod large;
 mod lsp_env;
 mod process;
 mod real;
+mod real_large;
 mod real_projects;
 mod reliability;
 mod rename;
@@ -74,6 +76,9 @@ const USAGE: &str = "usage: lspedit-bench <engine|process|servers|workflow|renam
              servers: cold start, warm edit -> result next to the server's own time, wrong or
              stale results, and the cross-file score against each language's own checker
              (not part of `all`; downloads the projects once into ~/.cache/lspedit/bench)
+  real --large
+             large pinned projects (tokio, django, effect): cold start, warm edit -> result
+             over 10 break/fix cycles, each result checked, and the servers' memory
   retry      every drift case applied in process, then the same patch again (an agent's
              retry): doubled changes vs already_applied refusals (RELIABILITY.md)
   host       the server host: `lspedit apply` cold (--no-host) and warm through the host per
@@ -95,7 +100,8 @@ const USAGE: &str = "usage: lspedit-bench <engine|process|servers|workflow|renam
   --no-build  do not run `cargo build --release -p lspedit` before `process`
 
   LSPEDIT_BIN=path   time this lspedit binary (no build); default <target>/release/lspedit
-  LSPEDIT_BENCH_SERVERS=a,b   real, host: only these servers (not for --write)";
+  LSPEDIT_BENCH_SERVERS=a,b   real, host: only these servers (not for --write)
+  LSPEDIT_BENCH_PROJECTS=a,b  real --large: only these projects (not for --write)";
 
 const ENGINE_HEADING: &str = "## Engine";
 const SCALING_HEADING: &str = "## Engine: hunks per patch";
@@ -405,8 +411,74 @@ fn run_symbols(options: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// `real --large [--write] [--quick]`: the large-repositories section (see `real_large.rs`).
+fn run_real_large(options: &[String]) -> Result<()> {
+    let (write, quick) = write_quick(options)?;
+    ensure!(
+        !(write && quick),
+        "--quick figures are not written to BENCHMARKS.md"
+    );
+    let root = workspace_root();
+    let (machine, date, start) = (machine(&root), today(), load());
+    let table = real_large::run(quick)?;
+    let body = format!(
+        "Command (after `scripts/install-servers`; release build):\n\n```\ncargo run --release -p lspedit-bench -- real --large --write\n```\n\n\
+         Measured {date} on: {machine}; 1-minute load average {start:.2} at the start, {:.2} at \
+         the end; servers as pinned in `lsp-configs/`.\n\n\
+         Pinned like the `real` projects (downloaded once into `~/.cache/lspedit/bench/`, \
+         checked against a pinned SHA-256, each session on a fresh copy): tokio 1.41.1 \
+         (crates.io; its lock file made once and kept beside the archive, dependencies \
+         fetched from crates.io once; default features, as rust-analyzer loads it), django \
+         5.1.4 (PyPI sdist with its tests), effect 3.19.0 (npm; `src/` with a strict \
+         `nodenext` tsconfig and its two imports, fast-check 3.23.2 with pure-rand 6.1.0 and \
+         @standard-schema/spec 1.0.0, pinned the same way; 61 errors from node's globals \
+         before any edit, `@types/node` not being installed). Driven like `real`: \
+         `Tools::edit` over `LspProvider` on a pool of the one server, with the waits bounded \
+         generously (15 min for the first edit, 3 min for the others) so the figures are the \
+         servers' own. *Cold*: from creating the pool to the first edit's result, the server \
+         starting and loading the project; *first result*: its status, and whether it came \
+         later than the default first-check budget (`first_check_timeout`, 10 s), past which \
+         an agent's first edit returns \"pending\" (status `timed_out`), its errors left for a \
+         later result. \
+         *Warm*: 10 break → fix cycles of a type error inside a function body (tokio \
+         `ReadBuf::remaining`, django `utils.text.capfirst`, effect `Chunk.size`), both edits \
+         timed (the first break is the cold one), each result checked: an error on the broken \
+         line after the break, none there after the fix; *over the default budget*: warm edits \
+         slower than `check_timeout` (3 s), which an agent with the default configuration \
+         gets as \"pending\"; *default budgets*: after the bounded cycles, 5 more \
+         cycles on the same (warm) server through a `Tools` with the default `ToolsConfig`, \
+         each result counted as checked and right, pending (the edited file not checked \
+         within the budget; the text says its errors come in a later result) or checked but \
+         wrong. *Memory*: the summed `VmRSS` of the server's process group \
+         (`BlockingPool::process_groups`), sampled every 250 ms from the pool's creation \
+         (peak) and read once the server has answered everything (settled); beside the peak, \
+         the same with every descendant of the group's processes wherever its group \
+         (rust-analyzer runs `cargo check` in a process group of its own).\n\n{table}",
+        load()
+    );
+    println!("{}\n\n{body}", real_large::HEADING);
+    if write {
+        let path = root.join("BENCHMARKS.md");
+        let doc = fs::read_to_string(&path).unwrap_or_default();
+        fs::write(
+            &path,
+            replace_section(&doc, real_large::HEADING, &body, Some(real::HEADING)),
+        )?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
 /// `real [--write] [--quick]`: the real-projects section (see `real.rs`).
 fn run_real(options: &[String]) -> Result<()> {
+    if options.iter().any(|o| o == "--large") {
+        let rest: Vec<String> = options
+            .iter()
+            .filter(|o| *o != "--large")
+            .cloned()
+            .collect();
+        return run_real_large(&rest);
+    }
     let (write, quick) = write_quick(options)?;
     ensure!(
         !(write && quick),

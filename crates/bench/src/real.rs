@@ -110,7 +110,7 @@ fn says_incomplete(text: &str) -> bool {
     text.contains("not checked (too many for one change)") || text.contains("stopped at its bounds")
 }
 
-fn edit(tools: &Tools, e: &Edit, forward: bool) -> Result<ToolResult> {
+pub(crate) fn edit(tools: &Tools, e: &Edit, forward: bool) -> Result<ToolResult> {
     let (from, to) = if forward {
         (e.from, e.to)
     } else {
@@ -124,7 +124,7 @@ fn edit(tools: &Tools, e: &Edit, forward: bool) -> Result<ToolResult> {
 /// Whether a result is right for the warm edit: the edited file checked, with an error on
 /// `line` shown after the break and none there after the fix. (The text shows all of a written
 /// file's errors, those it had before the session too: requests' `utils.py` has 13.)
-fn right_result(r: &ToolResult, file: &str, line: u32, broken: bool) -> bool {
+pub(crate) fn right_result(r: &ToolResult, file: &str, line: u32, broken: bool) -> bool {
     r.diagnostics
         .iter()
         .find(|s| s.path == file)
@@ -144,12 +144,9 @@ fn late_section(tools: &Tools, provider: &LspProvider, text: &str) -> Option<Str
     tools.take_late_feedback()
 }
 
-fn session(
-    project: &Project,
-    server: &'static str,
-    cycles: usize,
-    cases: &[(&Edit, BTreeSet<String>)],
-) -> Result<Option<Row>> {
+/// The pool's configuration with only `server`; `None` (after saying so) when it is not
+/// installed, an error then with `LSPEDIT_REQUIRE_SERVERS=1`.
+pub(crate) fn pool_config(server: &str) -> Result<Option<PoolConfig>> {
     let cfg = PoolConfig::bundled()?.only(&[server]);
     let decl = cfg
         .server(server)
@@ -161,6 +158,34 @@ fn session(
         eprintln!("real: {server} is not installed (scripts/install-servers); skipped");
         return Ok(None);
     }
+    Ok(Some(cfg))
+}
+
+/// The line (1-based) where the warm edit's broken text first differs from the original in the
+/// copy under `root`: the error is reported there.
+pub(crate) fn warm_line(root: &std::path::Path, warm: &Edit) -> Result<u32> {
+    let original = std::fs::read_to_string(root.join(warm.file))?;
+    let common = warm
+        .from
+        .bytes()
+        .zip(warm.to.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    original
+        .find(warm.from)
+        .map(|at| original[..at + common].matches('\n').count() as u32 + 1)
+        .context("the warm edit's text is not in the file")
+}
+
+fn session(
+    project: &Project,
+    server: &'static str,
+    cycles: usize,
+    cases: &[(&Edit, BTreeSet<String>)],
+) -> Result<Option<Row>> {
+    let Some(cfg) = pool_config(server)? else {
+        return Ok(None);
+    };
     let tmp = tempfile::tempdir()?;
     let root = project.unpack(tmp.path())?;
     eprintln!(
@@ -191,18 +216,7 @@ fn session(
         verdicts: Vec::new(),
     };
     let warm = &project.warm;
-    let original = std::fs::read_to_string(root.join(warm.file))?;
-    // The line where the broken text first differs: the error is reported there.
-    let common = warm
-        .from
-        .bytes()
-        .zip(warm.to.bytes())
-        .take_while(|(a, b)| a == b)
-        .count();
-    let line = original
-        .find(warm.from)
-        .map(|at| original[..at + common].matches('\n').count() as u32 + 1)
-        .context("the warm edit's text is not in the file")?;
+    let line = warm_line(&root, warm)?;
     let mut previous = String::new();
     for i in 0..cycles {
         for forward in [true, false] {

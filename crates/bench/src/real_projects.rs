@@ -1,6 +1,7 @@
-//! The pinned real projects of `lspedit-bench real`: where each archive comes from and its
-//! SHA-256, how a fresh copy is unpacked and made checkable, the edits the benchmark makes, and
-//! each language's own checker (the ground truth of the cross-file score).
+//! The pinned real projects of `lspedit-bench real` (and the large ones of `real --large`):
+//! where each archive comes from and its SHA-256, how a fresh copy is unpacked and made
+//! checkable, the edits the benchmark makes, and each language's own checker (the ground truth
+//! of the cross-file score).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -42,6 +43,14 @@ impl Checker {
     }
 }
 
+/// An npm package a TypeScript project imports, pinned like the project and unpacked into its
+/// `node_modules/<name>` (the registry's tarballs have no dependencies inside them).
+pub struct Dep {
+    pub name: &'static str,
+    pub url: &'static str,
+    pub sha256: &'static str,
+}
+
 pub struct Project {
     pub name: &'static str,
     pub version: &'static str,
@@ -51,6 +60,10 @@ pub struct Project {
     top: &'static str,
     pub servers: &'static [&'static str],
     pub checker: Checker,
+    /// `Checker::Tsc` only: the tsconfig written at the root (the npm packages ship none).
+    tsconfig: &'static str,
+    /// `Checker::Tsc` only: the packages `src/` imports.
+    deps: &'static [Dep],
     /// Introduces a type error in the file's own body (no exported type changes): the warm
     /// edit → fix cycles.
     pub warm: Edit,
@@ -83,6 +96,8 @@ pub const PROJECTS: &[Project] = &[
         top: "package",
         servers: &["tsc7", "typescript-language-server"],
         checker: Checker::Tsc,
+        tsconfig: ZOD_TSCONFIG,
+        deps: &[],
         warm: edit(
             "nullish returns a string",
             ZOD_UTIL,
@@ -178,6 +193,8 @@ pub const PROJECTS: &[Project] = &[
         top: "requests-2.32.3",
         servers: &["pyright"],
         checker: Checker::Pyright,
+        tsconfig: "",
+        deps: &[],
         warm: edit(
             "dotted_netmask adds an int to a str",
             "src/requests/utils.py",
@@ -273,6 +290,8 @@ pub const PROJECTS: &[Project] = &[
         top: "memchr-2.7.4",
         servers: &["rust-analyzer"],
         checker: Checker::Cargo,
+        tsconfig: "",
+        deps: &[],
         warm: edit(
             "is_prefix compares a length with a bool",
             "src/arch/all/mod.rs",
@@ -350,6 +369,83 @@ pub const PROJECTS: &[Project] = &[
     },
 ];
 
+/// The large projects of `real --large`: cold start, warm edit → diagnostics and memory (no
+/// cross-file cases: their ground truth would take the checker minutes per case).
+pub const LARGE_PROJECTS: &[Project] = &[
+    Project {
+        name: "tokio",
+        version: "1.41.1",
+        url: "https://static.crates.io/crates/tokio/tokio-1.41.1.crate",
+        sha256: "22cfb5bee7a6a52939ca9224d6ac897bb669134078daa8735560897f69de4d33",
+        top: "tokio-1.41.1",
+        servers: &["rust-analyzer"],
+        checker: Checker::Cargo,
+        tsconfig: "",
+        deps: &[],
+        // `io::ReadBuf` is compiled without features (tokio's default feature set is empty,
+        // and rust-analyzer reports nothing in code a disabled `cfg` removes).
+        warm: edit(
+            "ReadBuf::remaining subtracts a bool",
+            "src/io/read_buf.rs",
+            "    pub fn remaining(&self) -> usize {\n        self.capacity() - self.filled\n",
+            "    pub fn remaining(&self) -> usize {\n        self.capacity() - true\n",
+        ),
+        cases: &[],
+    },
+    Project {
+        name: "django",
+        version: "5.1.4",
+        url: "https://files.pythonhosted.org/packages/d3/e8/536555596dbb79f6e77418aeb40bdc1758c26725aba31919ba449e6d5e6a/Django-5.1.4.tar.gz",
+        sha256: "de450c09e91879fa5a307f696e57c851955c910a438a35e6b4c895e86bedc82a",
+        top: "Django-5.1.4",
+        servers: &["pyright"],
+        checker: Checker::Pyright,
+        tsconfig: "",
+        deps: &[],
+        warm: edit(
+            "capfirst adds an int to a str",
+            "django/utils/text.py",
+            "    return x[0].upper() + x[1:]\n",
+            "    return x[0].upper() + 1\n",
+        ),
+        cases: &[],
+    },
+    Project {
+        name: "effect",
+        version: "3.19.0",
+        url: "https://registry.npmjs.org/effect/-/effect-3.19.0.tgz",
+        sha256: "e2835a391529928bfcad35c500bc66cba19ceb2733deeb0ea8711cfdb14b4db1",
+        top: "package",
+        servers: &["tsc7", "typescript-language-server"],
+        checker: Checker::Tsc,
+        tsconfig: EFFECT_TSCONFIG,
+        deps: &[
+            Dep {
+                name: "fast-check",
+                url: "https://registry.npmjs.org/fast-check/-/fast-check-3.23.2.tgz",
+                sha256: "e0dc9a854e04856bd9962fc64001a21d609d44a3ef0f3b1b224de5f488334646",
+            },
+            Dep {
+                name: "pure-rand",
+                url: "https://registry.npmjs.org/pure-rand/-/pure-rand-6.1.0.tgz",
+                sha256: "cb9e5ff9b8f365590b793b63a29941913414285a143ba2ac8313f963f7f06fd7",
+            },
+            Dep {
+                name: "@standard-schema/spec",
+                url: "https://registry.npmjs.org/@standard-schema/spec/-/spec-1.0.0.tgz",
+                sha256: "cee8a097e432a6d91226fa49726a830d97c32e8b0bc3c7c0d7766eb2550e7c44",
+            },
+        ],
+        warm: edit(
+            "Chunk.size returns a string",
+            "src/Chunk.ts",
+            "export const size = <A>(self: Chunk<A>): number => self.length\n",
+            "export const size = <A>(self: Chunk<A>): number => \"size\"\n",
+        ),
+        cases: &[],
+    },
+];
+
 /// `~/.cache/lspedit/bench`, beside the servers dir.
 fn cache_root() -> Result<PathBuf> {
     let servers = lspedit_servers::config::default_servers_dir()
@@ -365,6 +461,39 @@ fn sha256_hex(bytes: &[u8]) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+/// `url`, downloaded once into `dir` (under its own file name) and checked against `sha256`.
+fn fetch_pinned(dir: &Path, url: &str, sha256: &str, what: &str) -> Result<PathBuf> {
+    let name = url.rsplit('/').next().context("url without a file name")?;
+    let path = dir.join(name);
+    if !path.exists() {
+        fs::create_dir_all(dir)?;
+        eprintln!("real: downloading {url}");
+        let part = dir.join(format!("{name}.part"));
+        run_ok(
+            Command::new("curl")
+                .args(["-fsSL", "--max-time", "300", "-o"])
+                .arg(&part)
+                .arg(url),
+            Duration::from_secs(320),
+            &format!("curl {url}"),
+        )
+        .with_context(|| {
+            format!(
+                "downloading {what} failed (the registry must be reachable once; the archive is then kept in {})",
+                dir.display()
+            )
+        })?;
+        fs::rename(&part, &path)?;
+    }
+    let got = sha256_hex(&fs::read(&path)?);
+    ensure!(
+        got == sha256,
+        "{}: SHA-256 {got} differs from the pinned {sha256}; delete it to download it again",
+        path.display(),
+    );
+    Ok(path)
 }
 
 fn run_ok(cmd: &mut Command, timeout: Duration, what: &str) -> Result<Vec<u8>> {
@@ -383,43 +512,12 @@ impl Project {
 
     /// The archive, downloaded once into the cache and checked against its pinned SHA-256.
     fn archive(&self) -> Result<PathBuf> {
-        let dir = self.cache_dir()?;
-        let name = self
-            .url
-            .rsplit('/')
-            .next()
-            .context("url without a file name")?;
-        let path = dir.join(name);
-        if !path.exists() {
-            fs::create_dir_all(&dir)?;
-            eprintln!("real: downloading {}", self.url);
-            let part = dir.join(format!("{name}.part"));
-            run_ok(
-                Command::new("curl")
-                    .args(["-fsSL", "--max-time", "300", "-o"])
-                    .arg(&part)
-                    .arg(self.url),
-                Duration::from_secs(320),
-                &format!("curl {}", self.url),
-            )
-            .with_context(|| {
-                format!(
-                    "downloading {} {} failed (the registry must be reachable once; the archive is then kept in {})",
-                    self.name,
-                    self.version,
-                    dir.display()
-                )
-            })?;
-            fs::rename(&part, &path)?;
-        }
-        let got = sha256_hex(&fs::read(&path)?);
-        ensure!(
-            got == self.sha256,
-            "{}: SHA-256 {got} differs from the pinned {}; delete it to download it again",
-            path.display(),
-            self.sha256
-        );
-        Ok(path)
+        fetch_pinned(
+            &self.cache_dir()?,
+            self.url,
+            self.sha256,
+            &format!("{} {}", self.name, self.version),
+        )
     }
 
     /// A fresh, checkable copy under `dst`: the archive unpacked, then made into a project a
@@ -443,8 +541,9 @@ impl Project {
     fn prepare(&self, root: &Path) -> Result<()> {
         match self.checker {
             // The npm package ships its build output (.js, .d.ts) beside `src/`; the
-            // repository has only the sources, and the tests need vitest: keep `src/` without
-            // them, with a tsconfig (the package has none).
+            // repository has only the sources, and zod's tests need vitest: keep `src/`
+            // without them, with a tsconfig (the package has none) and the pinned packages
+            // `src/` imports.
             Checker::Tsc => {
                 for entry in fs::read_dir(root)? {
                     let entry = entry?;
@@ -467,7 +566,22 @@ impl Project {
                         fs::remove_dir_all(&dir)?;
                     }
                 }
-                fs::write(root.join("tsconfig.json"), ZOD_TSCONFIG)?;
+                fs::write(root.join("tsconfig.json"), self.tsconfig)?;
+                for dep in self.deps {
+                    let archive = fetch_pinned(&self.cache_dir()?, dep.url, dep.sha256, dep.name)?;
+                    let into = root.join("node_modules").join(dep.name);
+                    fs::create_dir_all(&into)?;
+                    run_ok(
+                        Command::new("tar")
+                            .arg("xzf")
+                            .arg(&archive)
+                            .arg("--strip-components=1")
+                            .arg("-C")
+                            .arg(&into),
+                        Duration::from_secs(120),
+                        &format!("tar xzf {}", archive.display()),
+                    )?;
+                }
             }
             Checker::Pyright => {}
             // The crate's optional and dev dependencies must resolve offline: the lock file
@@ -685,6 +799,25 @@ const ZOD_TSCONFIG: &str = r#"{
   "compilerOptions": {
     "strict": true,
     "target": "es2022",
+    "module": "nodenext",
+    "moduleResolution": "nodenext",
+    "noEmit": true,
+    "skipLibCheck": true,
+    "types": []
+  },
+  "include": ["src"]
+}
+"#;
+
+/// effect's own compiler options that change what is an error (`exactOptionalPropertyTypes`),
+/// without `@types/node`: the copy has 61 errors from node's globals (`process`,
+/// `Error.stackTraceLimit`) before any edit.
+const EFFECT_TSCONFIG: &str = r#"{
+  "compilerOptions": {
+    "strict": true,
+    "exactOptionalPropertyTypes": true,
+    "target": "es2022",
+    "lib": ["es2022", "dom"],
     "module": "nodenext",
     "moduleResolution": "nodenext",
     "noEmit": true,
