@@ -297,7 +297,7 @@ impl Host {
         let reader = tokio::spawn(async move { sanitize(&name, read, frames_tx).await });
         while let Some(frame) = frames.recv().await {
             if let Some(msg) = body(&frame) {
-                instance.from_client(client, msg);
+                instance.on_client(client, msg);
             }
         }
         reader.abort();

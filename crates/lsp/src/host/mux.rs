@@ -3,7 +3,9 @@
 //! Every message is routed as JSON by hand (the host never interprets a server's answers
 //! beyond what routing needs):
 //! - a client's request gets a host id, unique per server, and its answer goes back under the
-//!   client's own id; `$/cancelRequest` follows the renumbering;
+//!   client's own id; `$/cancelRequest` follows the renumbering. A request about a document
+//!   goes after the client's own text of it, and its answer becomes `ContentModified` when
+//!   another text reached the server meanwhile (a pull answer has no version to route by);
 //! - `initialize` reaches the server once, with the host's process id (servers exit when the
 //!   `processId` they were given dies); later clients get the first answer, and `initialized`,
 //!   `shutdown` and `exit` of a client never reach the server;
@@ -11,10 +13,11 @@
 //!   client's `didOpen` / `didChange` sends the server its text when it differs from the
 //!   server's (a `didChange` with the host's next version), and the server's `didClose` goes
 //!   when the last client that had the file open closes it. A `publishDiagnostics` of a
-//!   version reaches a client, under the client's own version, only when the text of that
-//!   version is the client's current text: never diagnostics of another client's text as its
-//!   own. Unversioned ones, and those of files a client has not opened (without a version),
-//!   reach every client;
+//!   document open in the server reaches only the clients whose current text it is about:
+//!   versioned, under the client's own version, when that version's text is the client's;
+//!   unversioned, when the server's current text is the client's. Never another client's text
+//!   as its own, not even to a client about to open the file. Those of files not open in the
+//!   server reach every client;
 //! - the server's requests go to the client that sent the last request (the one a
 //!   `workspace/applyEdit` of a command belongs to), else to any; with no client the host
 //!   answers itself (the last answer a client gave to the same `workspace/configuration`);
@@ -71,9 +74,11 @@ fn text_hash(text: &str) -> u64 {
 
 /// A request of a client or of the host in flight at the server.
 enum Pending {
+    /// `about`: the document the request is about, with its change count when it was sent.
     Client {
         client: u64,
         id: Value,
+        about: Option<(String, u64)>,
     },
     Initialize,
     /// The host's own (`shutdown`): its answer is dropped.
@@ -100,6 +105,8 @@ struct Client {
     out: Outbox,
     /// Open documents: URI → (the client's version, its text's hash).
     docs: HashMap<String, (Value, u64)>,
+    /// Their texts, to give the server back a client's text before a request about it.
+    texts: HashMap<String, String>,
     /// The client's request ids (as JSON text) → host ids, for `$/cancelRequest`.
     requests: HashMap<String, i64>,
 }
@@ -113,6 +120,9 @@ struct Doc {
     open_by: HashSet<u64>,
     /// An unversioned publish came after the server got the current text: it is of that text.
     published: bool,
+    /// Times the server's text changed: a request's answer is about the client's text only if
+    /// this did not move while it was pending.
+    changes: u64,
 }
 
 struct Mux {
@@ -239,7 +249,7 @@ impl Instance {
                     return;
                 };
                 if let Some(msg) = body(&frame) {
-                    instance.from_server(msg);
+                    instance.on_server(msg);
                 }
             }
             if let Some(instance) = weak.upgrade() {
@@ -343,6 +353,7 @@ impl Instance {
             Client {
                 out,
                 docs: HashMap::new(),
+                texts: HashMap::new(),
                 requests: HashMap::new(),
             },
         );
@@ -390,7 +401,7 @@ impl Instance {
     }
 
     /// A message from client `client`.
-    pub(super) fn from_client(&self, client: u64, mut msg: Value) {
+    pub(super) fn on_client(&self, client: u64, mut msg: Value) {
         let method = msg.get("method").and_then(Value::as_str).map(str::to_owned);
         let id = msg.get("id").cloned();
         let mut m = self.lock();
@@ -398,8 +409,8 @@ impl Instance {
             (Some("initialize"), Some(id)) => match &mut m.init {
                 Init::Done(answer) => {
                     let answer = answer.clone();
-                    Self::answer_initialize(&m, client, id, &answer);
                     self.replay(&mut m, client);
+                    Self::answer_initialize(&m, client, id, &answer);
                 }
                 Init::Waiting(waiting) => waiting.push((client, id)),
                 Init::NotSent => {
@@ -419,12 +430,14 @@ impl Instance {
                 );
             }
             (Some(_), Some(id)) => {
+                let about = self.own_text_first(&mut m, client, &msg);
                 let hid = Self::next_id(&mut m);
                 m.pending.insert(
                     hid,
                     Pending::Client {
                         client,
                         id: id.clone(),
+                        about,
                     },
                 );
                 if let Some(c) = m.clients.get_mut(&client) {
@@ -526,6 +539,7 @@ impl Instance {
                 if let Some(c) = m.clients.get_mut(&client)
                     && c.docs.remove(&uri).is_some()
                 {
+                    c.texts.remove(&uri);
                     self.close_for(m, client, &uri);
                 }
             }
@@ -557,6 +571,7 @@ impl Instance {
             language
         };
         c.docs.insert(uri.to_owned(), (version.clone(), hash));
+        c.texts.insert(uri.to_owned(), text.to_owned());
         let next = m.last_version + 1;
         match m.docs.get_mut(uri) {
             Some(doc) => {
@@ -565,6 +580,7 @@ impl Instance {
                     doc.version = next;
                     doc.hash = hash;
                     doc.published = false;
+                    doc.changes += 1;
                     doc.versions.push((doc.version, hash));
                     if doc.versions.len() > MAX_VERSIONS {
                         doc.versions.remove(0);
@@ -601,6 +617,7 @@ impl Instance {
                         versions: vec![(next, hash)],
                         open_by: HashSet::from([client]),
                         published: false,
+                        changes: 0,
                     },
                 );
                 self.send_server(&json!({
@@ -612,6 +629,26 @@ impl Instance {
                 }));
             }
         }
+    }
+
+    /// Before a request about a document the client has open: when the server has another
+    /// client's text of it, the client's own goes first (the server handles messages in
+    /// order). Returns the document and its change count, to tell at the answer whether the
+    /// text moved meanwhile.
+    fn own_text_first(&self, m: &mut Mux, client: u64, msg: &Value) -> Option<(String, u64)> {
+        let params = &msg["params"];
+        let uri = params["textDocument"]["uri"]
+            .as_str()
+            // typescript-language-server's `typescript.tsserverRequest` names it as `file`.
+            .or_else(|| params["arguments"][1]["file"].as_str())?
+            .to_owned();
+        let c = m.clients.get(&client)?;
+        let (version, hash) = c.docs.get(&uri)?.clone();
+        let text = c.texts.get(&uri)?.clone();
+        if m.docs.get(&uri).is_some_and(|d| d.hash != hash) {
+            self.set_text(m, client, &uri, version, &text, Value::Null);
+        }
+        m.docs.get(&uri).map(|d| (uri, d.changes))
     }
 
     /// `client` closed `uri` (or left): the server's document closes with its last client.
@@ -647,7 +684,9 @@ impl Instance {
         );
     }
 
-    /// What a client joining a running server has missed.
+    /// What a client joining a running server has missed, sent before its `initialize` answer:
+    /// its pool has recorded all of it before it sends any text, so nothing replayed can pass
+    /// for the answer to a text it sends.
     fn replay(&self, m: &mut Mux, client: u64) {
         for (n, params) in m.registrations.clone().into_iter().enumerate() {
             Self::send_client(
@@ -666,13 +705,21 @@ impl Instance {
         for msg in told {
             Self::send_client(m, client, &msg);
         }
-        for params in m.publishes.values().cloned().collect::<Vec<_>>() {
+        // Those of documents open in the server are of another client's text: this client
+        // gets them when it sends the same text (`set_text`).
+        let closed: Vec<Value> = m
+            .publishes
+            .iter()
+            .filter(|(uri, _)| !m.docs.contains_key(*uri))
+            .map(|(_, p)| p.clone())
+            .collect();
+        for params in closed {
             Self::publish_to(m, client, params, None);
         }
     }
 
     /// A message from the server.
-    fn from_server(&self, msg: Value) {
+    fn on_server(&self, msg: Value) {
         let method = msg.get("method").and_then(Value::as_str).map(str::to_owned);
         let id = msg.get("id").cloned();
         let mut m = self.lock();
@@ -682,12 +729,25 @@ impl Instance {
                     return;
                 };
                 match pending {
-                    Pending::Client { client, id } => {
+                    Pending::Client { client, id, about } => {
                         if let Some(c) = m.clients.get_mut(&client) {
                             c.requests.remove(&id.to_string());
                         }
-                        let mut msg = msg;
-                        msg["id"] = id;
+                        let moved = about.is_some_and(|(uri, changes)| {
+                            m.docs.get(&uri).is_none_or(|d| d.changes != changes)
+                        });
+                        let msg = if moved {
+                            // Another client's text reached the server meanwhile: the answer
+                            // may be about it. The client asks again (LSP's ContentModified).
+                            json!({ "jsonrpc": "2.0", "id": id, "error": {
+                                "code": -32801,
+                                "message": "the document changed while the request was pending",
+                            }})
+                        } else {
+                            let mut msg = msg;
+                            msg["id"] = id;
+                            msg
+                        };
                         Self::send_client(&m, client, &msg);
                     }
                     Pending::Initialize => {
@@ -703,8 +763,8 @@ impl Instance {
                                 _ => Vec::new(),
                             };
                         for (client, id) in waiting {
-                            Self::answer_initialize(&m, client, id, &answer);
                             self.replay(&mut m, client);
+                            Self::answer_initialize(&m, client, id, &answer);
                         }
                     }
                     Pending::Host => {}
@@ -801,20 +861,26 @@ impl Instance {
                         .get(&uri)
                         .and_then(|d| d.versions.iter().find(|(n, _)| *n == v).map(|(_, h)| *h))
                 });
+                // A document open in the server: its publishes are of some client's text, and
+                // go only to the clients whose text that is (a client about to open it would
+                // otherwise take another's result, unversioned, as its own). Any other file's
+                // go to every client.
+                let current = m.docs.get(&uri).map(|d| d.hash);
                 let clients: Vec<(u64, Option<(Value, u64)>)> = m
                     .clients
                     .iter()
                     .map(|(id, c)| (*id, c.docs.get(&uri).cloned()))
                     .collect();
                 for (client, doc) in clients {
-                    match (of, doc) {
-                        (Some(_), Some((version, hash))) => {
-                            if hash_of == Some(hash) {
-                                Self::publish_to(m, client, params.clone(), Some(version));
-                            }
+                    match (current, of, doc) {
+                        (Some(_), Some(_), Some((version, hash))) if hash_of == Some(hash) => {
+                            Self::publish_to(m, client, params.clone(), Some(version));
                         }
-                        (None, Some(_)) => Self::publish_to(m, client, params.clone(), None),
-                        (_, None) => Self::publish_to(m, client, params.clone(), None),
+                        (Some(now), None, Some((_, hash))) if now == hash => {
+                            Self::publish_to(m, client, params.clone(), None);
+                        }
+                        (Some(_), _, _) => {}
+                        (None, _, _) => Self::publish_to(m, client, params.clone(), None),
                     }
                 }
                 return;
