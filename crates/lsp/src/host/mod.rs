@@ -3,7 +3,7 @@
 //! and two agent sessions on one repository share one rust-analyzer.
 //!
 //! - [`client`]: how a pool reaches it. A server the pool would spawn is asked of the host
-//!   instead ([`client::attach`]): connect to the workspace's socket (starting the host when
+//!   instead (`client::attach`): connect to the workspace's socket (starting the host when
 //!   none listens, one starter at a time under a lock file), say which server and root and the
 //!   fingerprints of the launch and of the `initialize` params, and get a stream that speaks
 //!   LSP as the server's stdio would. Any failure there is the caller's cue to spawn the server
@@ -13,7 +13,7 @@
 //!   from the workspace's configuration (a client's message never chooses a program: it names
 //!   a server and proves that its own launch is the same by fingerprint), and stops a server no
 //!   client used for the idle time, and itself when it has neither servers nor clients.
-//! - [`mux`]: one server shared by several clients: request ids renumbered per client, each
+//! - `mux`: one server shared by several clients: request ids renumbered per client, each
 //!   client's open documents and versions kept apart (the server sees one document per file,
 //!   its text the last one sent; a client gets the diagnostics of a version only when that
 //!   version's text is its own), what a client joining late has missed replayed to it
