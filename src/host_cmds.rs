@@ -22,7 +22,7 @@ pub(crate) fn set_enabled(on: bool) {
 /// is turned off or this binary's path is unknown.
 pub(crate) fn with_host(mut config: PoolConfig) -> PoolConfig {
     if ENABLED.load(Ordering::SeqCst)
-        && let Some(program) = host::client::this_program()
+        && let Ok(program) = std::env::current_exe()
     {
         config.host = Some(HostConfig::lspedit(program));
     }

@@ -372,13 +372,7 @@ impl Server {
                 )
             }
             None => {
-                let program = process::Program {
-                    path: &launch.program,
-                    args: &launch.cfg.args,
-                    env: &launch.env,
-                    confinement: launch.confinement.as_ref(),
-                };
-                let spawned = process::spawn(&id, program, &root, groups)
+                let spawned = process::spawn(&id, launch.program(), &root, groups)
                     .map_err(|e| LspError::from_process(&id, e))?;
                 (
                     Link::Local {
@@ -1784,31 +1778,28 @@ async fn attach_in_host(
     })
     .await;
     let server = &launch.cfg.id;
-    match attached {
-        Ok(Ok((stream, attached))) => {
-            let stream = stream
-                .set_nonblocking(true)
-                .and_then(|()| tokio::net::UnixStream::from_std(stream));
-            match stream {
-                Ok(s) => {
-                    tracing::debug!(%server, pgid = attached.pgid, served = attached.served, "attached in the server host");
-                    Some((s, attached))
-                }
-                Err(e) => {
-                    tracing::debug!(%server, "server host connection unusable: {e}");
-                    None
-                }
-            }
+    let attached = match attached {
+        Ok(Ok(a)) => a,
+        Ok(Err(e)) => return not_used(server, &e),
+        Err(e) => return not_used(server, &e),
+    };
+    let (stream, attached) = attached;
+    match stream
+        .set_nonblocking(true)
+        .and_then(|()| tokio::net::UnixStream::from_std(stream))
+    {
+        Ok(s) => {
+            tracing::debug!(%server, pgid = attached.pgid, served = attached.served, "attached in the server host");
+            Some((s, attached))
         }
-        Ok(Err(e)) => {
-            tracing::debug!(%server, "server host not used: {e}");
-            None
-        }
-        Err(e) => {
-            tracing::debug!(%server, "server host not used: {e}");
-            None
-        }
+        Err(e) => not_used(server, &e),
     }
+}
+
+/// Logs why the host is not used for `server` (it then runs here).
+fn not_used<T>(server: &str, why: &dyn std::fmt::Display) -> Option<T> {
+    tracing::debug!(%server, "server host not used: {why}");
+    None
 }
 
 fn initialize_params(cfg: &ServerConfig, root: &Path, root_uri: &Url) -> Value {

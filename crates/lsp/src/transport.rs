@@ -55,9 +55,7 @@ pub(crate) async fn sanitize<R: AsyncRead + Unpin>(
                 return;
             }
             if is_jsonrpc(&body) {
-                let mut frame = format!("Content-Length: {len}\r\n\r\n").into_bytes();
-                frame.extend_from_slice(&body);
-                if tx.send(frame).await.is_err() {
+                if tx.send(frame(&body)).await.is_err() {
                     return;
                 }
             } else {
@@ -84,6 +82,13 @@ pub(crate) async fn sanitize<R: AsyncRead + Unpin>(
             content_length = None;
         }
     }
+}
+
+/// `body` with its `Content-Length` header: one base-protocol frame.
+pub(crate) fn frame(body: &[u8]) -> Vec<u8> {
+    let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    out.extend_from_slice(body);
+    out
 }
 
 fn is_header(line: &str) -> bool {

@@ -77,6 +77,18 @@ pub struct Launch {
     pub confinement: Option<Confinement>,
 }
 
+impl Launch {
+    /// What [`lspedit_process::spawn`] starts for it.
+    pub fn program(&self) -> lspedit_process::Program<'_> {
+        lspedit_process::Program {
+            path: &self.program,
+            args: &self.cfg.args,
+            env: &self.env,
+            confinement: self.confinement.as_ref(),
+        }
+    }
+}
+
 /// What `servers status` shows of a server's launch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LaunchInfo {

@@ -3,7 +3,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -177,9 +177,4 @@ fn start(host: &HostConfig, workspace: &Path, socket: &Path) -> Result<(), HostE
         let _ = child.wait();
     });
     started
-}
-
-/// The `lspedit` binary running now, as the host program of the CLI and `lspedit mcp`.
-pub fn this_program() -> Option<PathBuf> {
-    std::env::current_exe().ok()
 }

@@ -2,7 +2,7 @@
 //! workspace's language servers for every lspedit process on it, so a CLI call finds them warm
 //! and two agent sessions on one repository share one rust-analyzer.
 //!
-//! - [`client`]: how a pool reaches it. A server the pool would spawn is asked of the host
+//! - `client`: how a pool reaches it. A server the pool would spawn is asked of the host
 //!   instead (`client::attach`): connect to the workspace's socket (starting the host when
 //!   none listens, one starter at a time under a lock file), say which server and root and the
 //!   fingerprints of the launch and of the `initialize` params, and get a stream that speaks
@@ -22,7 +22,7 @@
 //! The wire: a client sends one JSON line ([`Hello`]) and reads one JSON line ([`Reply`]);
 //! after a `connect` that was accepted both sides speak LSP base-protocol frames.
 
-pub mod client;
+pub(crate) mod client;
 pub mod daemon;
 mod mux;
 

@@ -52,12 +52,9 @@ const MAX_LOGS: usize = 16;
 /// Versions of a document whose text hash is remembered (a publish names one of them).
 const MAX_VERSIONS: usize = 32;
 
-/// A body as a frame.
+/// A message as a frame.
 pub(super) fn frame(msg: &Value) -> Vec<u8> {
-    let body = msg.to_string();
-    let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
-    out.extend_from_slice(body.as_bytes());
-    out
+    crate::transport::frame(msg.to_string().as_bytes())
 }
 
 /// The JSON body of a frame from [`sanitize`].
@@ -181,13 +178,7 @@ impl Instance {
         watch_debounce: Duration,
     ) -> Result<Arc<Instance>, process::ProcessError> {
         let id = launch.cfg.id.clone();
-        let program = process::Program {
-            path: &launch.program,
-            args: &launch.cfg.args,
-            env: &launch.env,
-            confinement: launch.confinement.as_ref(),
-        };
-        let spawned = process::spawn(&id, program, &root, groups)?;
+        let spawned = process::spawn(&id, launch.program(), &root, groups)?;
         let (to_server, mut outbox) = mpsc::unbounded_channel::<Vec<u8>>();
         let mut stdin = spawned.stdin;
         tokio::spawn(async move {
