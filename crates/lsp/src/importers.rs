@@ -137,6 +137,7 @@ struct Stamp {
 }
 
 impl Stamp {
+    #[cfg(unix)]
     fn of(meta: &std::fs::Metadata) -> Stamp {
         use std::os::unix::fs::MetadataExt;
         Stamp {
@@ -144,6 +145,29 @@ impl Stamp {
             modified: (meta.mtime(), meta.mtime_nsec()),
             changed: (meta.ctime(), meta.ctime_nsec()),
             inode: meta.ino(),
+        }
+    }
+
+    /// Std's metadata has neither a change time nor an inode number outside Unix: the last
+    /// write time stands for both times, so a file replaced by one of the same length and write
+    /// time reads as unchanged. No write time (never on NTFS) never settles: the file is read.
+    #[cfg(not(unix))]
+    fn of(meta: &std::fs::Metadata) -> Stamp {
+        let modified = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or((-1, 0), |d| {
+                (
+                    i64::try_from(d.as_secs()).unwrap_or(-1),
+                    i64::from(d.subsec_nanos()),
+                )
+            });
+        Stamp {
+            len: meta.len(),
+            modified,
+            changed: modified,
+            inode: 0,
         }
     }
 

@@ -295,6 +295,13 @@ impl lsp_types::notification::Notification for HostKill {
 
 /// Where a pool runs its servers: in the host of `workspace`, when one can be reached.
 #[derive(Debug, Clone)]
+#[cfg_attr(
+    not(unix),
+    allow(
+        dead_code,
+        reason = "no host outside Unix: a link is only answered `Unsupported`"
+    )
+)]
 pub(crate) struct HostLink {
     pub(crate) config: lspedit_servers::HostConfig,
     pub(crate) workspace: PathBuf,
@@ -359,18 +366,15 @@ impl Server {
             None => None,
         };
         let (link, input, output, served, child): (Link, Input, Output, u64, _) = match hosted {
-            Some((stream, attached)) => {
-                let (read, write) = stream.into_split();
-                (
-                    Link::Hosted {
-                        pgid: attached.pgid,
-                    },
-                    Box::new(read),
-                    Box::new(write),
-                    attached.served,
-                    None,
-                )
-            }
+            Some((input, output, attached)) => (
+                Link::Hosted {
+                    pgid: attached.pgid,
+                },
+                input,
+                output,
+                attached.served,
+                None,
+            ),
             None => {
                 let spawned = process::spawn(&id, launch.program(), &root, groups)
                     .map_err(|e| LspError::from_process(&id, e))?;
@@ -1755,12 +1759,13 @@ type Input = Box<dyn tokio::io::AsyncRead + Send + Unpin>;
 type Output = Box<dyn tokio::io::AsyncWrite + Send + Unpin>;
 
 /// The server in the host, when the host takes it (`None`: spawn it here; why is logged).
+#[cfg(unix)]
 async fn attach_in_host(
     link: &HostLink,
     launch: &lspedit_servers::launch::Launch,
     root: &Path,
     params: &Value,
-) -> Option<(tokio::net::UnixStream, crate::host::Attached)> {
+) -> Option<(Input, Output, crate::host::Attached)> {
     let mut session = params.clone();
     if let Some(o) = session.as_object_mut() {
         o.remove("processId");
@@ -1790,10 +1795,22 @@ async fn attach_in_host(
     {
         Ok(s) => {
             tracing::debug!(%server, pgid = attached.pgid, served = attached.served, "attached in the server host");
-            Some((s, attached))
+            let (read, write) = s.into_split();
+            Some((Box::new(read), Box::new(write), attached))
         }
         Err(e) => not_used(server, &e),
     }
+}
+
+/// The host listens on a Unix socket: elsewhere every server is spawned here (why is logged).
+#[cfg(not(unix))]
+async fn attach_in_host(
+    _link: &HostLink,
+    launch: &lspedit_servers::launch::Launch,
+    _root: &Path,
+    _params: &Value,
+) -> Option<(Input, Output, crate::host::Attached)> {
+    not_used(&launch.cfg.id, &crate::host::HostError::Unsupported)
 }
 
 /// Logs why the host is not used for `server` (it then runs here).

@@ -10,6 +10,10 @@
 //! - What a caller verifies with (`/proc`): [`live_group_members`], [`wait_group_gone`],
 //!   [`group_cpu_ticks`], [`group_rss_kib`].
 //!
+//! On Windows a process group is a Job Object (`os_windows.rs`): the child is created
+//! suspended, put into a kill-on-close job and resumed; killing the group terminates the job,
+//! and the job dies with lspedit. There is no sandbox there ([`sandbox`]).
+//!
 //! A language server is rarely one process (typescript-language-server runs tsserver, the
 //! TypeScript 7 launcher runs the native binary, rust-analyzer runs cargo), so killing the pid
 //! we spawned is not enough: each child gets its own process group and we kill the group.
@@ -18,6 +22,19 @@
 //! and hands over the program, its arguments, its environment and its [`sandbox::Confinement`].
 
 pub mod sandbox;
+
+#[cfg(unix)]
+mod os_unix;
+#[cfg(unix)]
+pub use os_unix::{
+    group_cpu_ticks, group_rss_kib, kill_group, live_group_members, wait_group_gone,
+};
+#[cfg(windows)]
+mod os_windows;
+#[cfg(windows)]
+pub use os_windows::{
+    group_cpu_ticks, group_rss_kib, kill_group, live_group_members, wait_group_gone,
+};
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -135,6 +152,7 @@ impl Groups {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(pgid);
+        #[cfg(unix)]
         watchdog::tell('+', pgid);
     }
 
@@ -143,6 +161,7 @@ impl Groups {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&pgid);
+        #[cfg(unix)]
         watchdog::tell('-', pgid);
     }
 
@@ -164,6 +183,7 @@ impl Groups {
                 .collect();
         for &pgid in &groups {
             kill_group(pgid);
+            #[cfg(unix)]
             watchdog::tell('-', pgid);
         }
         groups
@@ -178,6 +198,10 @@ impl Groups {
 /// exec, so no server inherits it): when lspedit dies the pipe ends, and it kills every group
 /// still listed, then exits. Groups are listed from their spawn and taken off when lspedit
 /// kills them, so a group number reused after that is never signalled.
+///
+/// Unix only: on Windows each group is a kill-on-close job whose only handle lspedit holds
+/// (`os_windows.rs`), which Windows closes, killing the job, when lspedit dies.
+#[cfg(unix)]
 mod watchdog {
     use std::io::Write;
     use std::os::unix::process::CommandExt;
@@ -240,14 +264,6 @@ impl Drop for GroupGuard {
     }
 }
 
-/// Sends SIGKILL to every process in the group. Errors (already gone) are ignored.
-pub fn kill_group(pgid: u32) {
-    let Ok(raw) = i32::try_from(pgid) else { return };
-    if let Some(pid) = rustix::process::Pid::from_raw(raw) {
-        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-    }
-}
-
 /// A started server: its pipes, the guard that owns its process group, and the tail of its
 /// stderr.
 #[derive(Debug)]
@@ -302,28 +318,18 @@ pub fn spawn(
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
         .kill_on_drop(true);
-    let parent = rustix::process::getpid();
-    let mut prepared = prepared;
-    // The one unsafe block of a spawn: `pre_exec` is how a child is confined before it runs
-    // anything of its own.
-    // SAFETY: runs in the child between fork and exec, where only async-signal-safe work is
-    // allowed: prctl, getppid and the Landlock syscalls on a ruleset built in the parent; no
-    // allocation.
-    #[allow(unsafe_code)]
-    unsafe {
-        cmd.pre_exec(move || {
-            rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))?;
-            // The parent may have died before the signal was armed.
-            if rustix::process::getppid() != Some(parent) {
-                return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
-            }
-            if let Some(p) = prepared.take() {
-                crate::sandbox::restrict_self(p)?;
-            }
-            Ok(())
-        });
+    #[cfg(unix)]
+    confine_at_exec(&mut cmd, prepared);
+    #[cfg(windows)]
+    {
+        // Nothing runs between fork and exec on Windows: there is no sandbox to apply (its
+        // preparation fails on every kernel but Linux's, above), and the job made right after
+        // the spawn is what kills the server with lspedit.
+        if let Some(never) = prepared {
+            match never {}
+        }
+        cmd.creation_flags(os_windows::CREATE_FLAGS);
     }
     let handle = tokio::runtime::Handle::current();
     let mut child = on_spawner(move || {
@@ -334,6 +340,21 @@ pub fn spawn(
         program: path.clone(),
         source,
     })?;
+    // Created suspended: it runs only once it is in its job, so whatever it starts is too.
+    #[cfg(windows)]
+    {
+        let adopted = match (child.id(), child.raw_handle()) {
+            (Some(pid), Some(process)) => os_windows::adopt(pid, process),
+            _ => Err(std::io::Error::other("the child has no process handle")),
+        };
+        if let Err(source) = adopted {
+            let _ = child.start_kill();
+            return Err(ProcessError::Spawn {
+                program: path,
+                source,
+            });
+        }
+    }
     let pid = child.id().unwrap_or(0);
     // From here on the guard owns the group: any early return kills it. Listed at once, so an
     // owner that exits while the server starts still kills it (see [`Groups`]).
@@ -381,6 +402,34 @@ pub fn spawn(
     })
 }
 
+/// Makes the child a process group of its own and, between fork and exec, arms
+/// `PR_SET_PDEATHSIG` and applies the Landlock ruleset `prepared` (built in the parent).
+#[cfg(unix)]
+fn confine_at_exec(cmd: &mut Command, prepared: Option<sandbox::Prepared>) {
+    cmd.process_group(0);
+    let parent = rustix::process::getpid();
+    let mut prepared = prepared;
+    // The one unsafe block of a spawn: `pre_exec` is how a child is confined before it runs
+    // anything of its own.
+    // SAFETY: runs in the child between fork and exec, where only async-signal-safe work is
+    // allowed: prctl, getppid and the Landlock syscalls on a ruleset built in the parent; no
+    // allocation.
+    #[allow(unsafe_code)]
+    unsafe {
+        cmd.pre_exec(move || {
+            rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))?;
+            // The parent may have died before the signal was armed.
+            if rustix::process::getppid() != Some(parent) {
+                return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+            }
+            if let Some(p) = prepared.take() {
+                crate::sandbox::restrict_self(p)?;
+            }
+            Ok(())
+        });
+    }
+}
+
 /// Runs `job` on the process's spawner thread, which never exits, and returns its result.
 /// Used for every server fork, so each server's parent-death signal is tied to the process's
 /// life, not to the life of whatever thread asked for the server.
@@ -413,125 +462,6 @@ fn on_spawner<T: Send + 'static>(
         .map_err(|_| std::io::Error::other("the spawner thread is gone"))?;
     rx.recv()
         .unwrap_or_else(|_| Err(std::io::Error::other("the spawner thread is gone")))
-}
-
-/// Pids of the live (not zombie) processes whose process group is `pgid`, from `/proc`.
-/// Used to verify that nothing is left behind; empty on systems without `/proc`.
-pub fn live_group_members(pgid: u32) -> Vec<u32> {
-    group_stats(pgid).into_iter().map(|(pid, _)| pid).collect()
-}
-
-/// Waits until no live process is left in the group, or `timeout` passes; true when gone.
-/// Event-driven: it waits on a pidfd of a remaining member (readable when it exits).
-pub fn wait_group_gone(pgid: u32, timeout: Duration) -> bool {
-    use rustix::event::{PollFd, PollFlags, Timespec, poll};
-    use rustix::process::{Pid, PidfdFlags, pidfd_open};
-    let deadline = Instant::now() + timeout;
-    loop {
-        let members = live_group_members(pgid);
-        let Some(&first) = members.first() else {
-            return true;
-        };
-        let now = Instant::now();
-        if now >= deadline {
-            return false;
-        }
-        let Some(pid) = i32::try_from(first).ok().and_then(Pid::from_raw) else {
-            return false;
-        };
-        match pidfd_open(pid, PidfdFlags::empty()) {
-            Ok(fd) => {
-                let left = deadline - now;
-                let ts = Timespec {
-                    tv_sec: i64::try_from(left.as_secs()).unwrap_or(i64::MAX),
-                    tv_nsec: i64::from(left.subsec_nanos()),
-                };
-                let mut fds = [PollFd::new(&fd, PollFlags::IN)];
-                let _ = poll(&mut fds, Some(&ts));
-            }
-            // Gone between the scan and the open.
-            Err(rustix::io::Errno::SRCH) => {}
-            Err(_) => return false,
-        }
-    }
-}
-
-/// CPU time used so far by the live processes of the group, in clock ticks (`utime + stime`
-/// of each, from `/proc`); `None` when no member is found.
-pub fn group_cpu_ticks(pgid: u32) -> Option<u64> {
-    let mut total = 0u64;
-    let mut found = false;
-    for pid in live_group_members(pgid) {
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        // Fields after the command name: state(3) ... utime(14) stime(15).
-        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
-            continue;
-        };
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        let tick = |i: usize| {
-            fields
-                .get(i)
-                .and_then(|v| v.parse::<u64>().ok())
-                .unwrap_or(0)
-        };
-        // `rest` starts at field 3 (state): utime is field 14, index 11 here.
-        total += tick(11) + tick(12);
-        found = true;
-    }
-    found.then_some(total)
-}
-
-/// Resident memory of all live processes of the group, in KiB (sum of `VmRSS`).
-pub fn group_rss_kib(pgid: u32) -> Option<u64> {
-    let members = group_stats(pgid);
-    if members.is_empty() {
-        return None;
-    }
-    Some(members.iter().map(|(_, rss)| rss).sum())
-}
-
-fn group_stats(pgid: u32) -> Vec<(u32, u64)> {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for entry in dir.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        // Fields after the command name (which may hold spaces and parentheses):
-        // state ppid pgrp ...
-        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
-            continue;
-        };
-        let mut fields = rest.split_whitespace();
-        let state = fields.next().unwrap_or("");
-        let _ppid = fields.next();
-        let pgrp = fields.next().and_then(|s| s.parse::<u32>().ok());
-        if pgrp != Some(pgid) || state == "Z" || state == "X" {
-            continue;
-        }
-        let rss = std::fs::read_to_string(entry.path().join("status"))
-            .ok()
-            .and_then(|s| {
-                s.lines()
-                    .find(|l| l.starts_with("VmRSS:"))
-                    .and_then(|l| l.split_whitespace().nth(1))
-                    .and_then(|v| v.parse::<u64>().ok())
-            })
-            .unwrap_or(0);
-        out.push((pid, rss));
-    }
-    out
 }
 
 #[cfg(test)]
@@ -588,6 +518,10 @@ impl BoundedRun {
 /// threads into bounded buffers, the whole group killed at `timeout`, and whatever it left
 /// running in its group killed on return, so no run leaves an orphan. (Language servers are
 /// long-lived and go through `spawn`'s async path with the same group rule.)
+///
+/// On Unix it makes `cmd` a process group of its own (`process_group(0)`); on Windows it sets
+/// `cmd`'s creation flags to `CREATE_SUSPENDED`, replacing any set before, and puts the child
+/// into a job before it runs (see the crate docs).
 pub fn run_bounded(
     cmd: &mut std::process::Command,
     timeout: Duration,
@@ -595,7 +529,10 @@ pub fn run_bounded(
     max_bytes: usize,
 ) -> std::io::Result<BoundedRun> {
     use std::io::Read;
+    #[cfg(unix)]
     use std::os::unix::process::CommandExt;
+    #[cfg(windows)]
+    use std::os::windows::{io::AsRawHandle, process::CommandExt};
     let start = Instant::now();
     let drain = |mut r: Box<dyn Read + Send>| {
         std::thread::spawn(move || {
@@ -614,7 +551,11 @@ pub fn run_bounded(
             Vec::from(kept)
         })
     };
-    cmd.stdin(Stdio::null()).process_group(0);
+    cmd.stdin(Stdio::null());
+    #[cfg(unix)]
+    cmd.process_group(0);
+    #[cfg(windows)]
+    cmd.creation_flags(os_windows::CREATE_FLAGS);
     let (stdout, stderr, mut child) = match capture {
         Capture::Merged => {
             let (reader, writer) = std::io::pipe()?;
@@ -642,6 +583,13 @@ pub fn run_bounded(
             (out, err, child)
         }
     };
+    // Created suspended: it runs only once it is in its job (see `spawn`).
+    #[cfg(windows)]
+    if let Err(e) = os_windows::adopt(child.id(), child.as_raw_handle()) {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(e);
+    }
     let pgid = child.id();
     let (tx, rx) = std::sync::mpsc::channel();
     let waiter = std::thread::spawn(move || {

@@ -20,11 +20,16 @@
 //!
 //! Where the kernel has no Landlock the server runs without it, and the pool says so
 //! ([`support`]); restricted mode then also turns off what would run workspace code
-//! (`docs/sandbox.md`).
+//! (`docs/sandbox.md`). Landlock is Linux's: on every other system [`support`] is
+//! [`Support::Unavailable`], and a [`Confinement`] handed to the spawner anyway is refused
+//! (the server is not started unconfined).
 
-use std::path::{Path, PathBuf};
+#[cfg(target_os = "linux")]
+use std::path::Path;
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
+#[cfg(target_os = "linux")]
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd,
     Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, Scope,
@@ -32,6 +37,7 @@ use landlock::{
 
 /// The newest Landlock ABI whose rights lspedit asks for. Older kernels get what they support
 /// (best effort); [`support`] tells which ABI is in force.
+#[cfg(target_os = "linux")]
 const WANTED: ABI = ABI::V7;
 
 /// Whether this kernel enforces Landlock, and which ABI.
@@ -112,10 +118,25 @@ pub struct Confinement {
 }
 
 /// A ruleset ready to apply in the child, or why none could be built.
+#[cfg(target_os = "linux")]
 pub(crate) struct Prepared {
     pub ruleset: RulesetCreated,
 }
 
+/// No ruleset exists without Landlock: nothing can be prepared, so nothing is applied.
+#[cfg(not(target_os = "linux"))]
+pub(crate) enum Prepared {}
+
+#[cfg(not(target_os = "linux"))]
+impl Confinement {
+    /// Always `Err`: Landlock is Linux's, and the caller refuses to start the server rather than
+    /// run it unconfined.
+    pub(crate) fn prepare(&self) -> Result<Prepared, String> {
+        Err("Landlock exists only on Linux".into())
+    }
+}
+
+#[cfg(target_os = "linux")]
 impl Confinement {
     /// Builds the Landlock ruleset (in the parent: it opens a handle per path). `Err` names
     /// what failed; the caller refuses to start the server then rather than run it unconfined.
@@ -184,6 +205,7 @@ impl Confinement {
     }
 }
 
+#[cfg(target_os = "linux")]
 /// Opens `path`, which must lie beneath the directory `base`, through a handle of `base` with
 /// `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`: no symlink on the way (a workspace
 /// directory swapped for a link to elsewhere) and no `..` leads it out of `base`. `None` when
@@ -206,6 +228,7 @@ pub fn open_beneath(
     rustix::fs::openat2(&dir, rel, flags | OFlags::CLOEXEC, mode, resolve).ok()
 }
 
+#[cfg(target_os = "linux")]
 /// An `O_PATH` handle of `path`, beneath `base` ([`open_beneath`]), when it is a regular file
 /// with a single link.
 fn open_plain_file(base: &Path, path: &Path) -> Option<rustix::fd::OwnedFd> {
@@ -215,10 +238,12 @@ fn open_plain_file(base: &Path, path: &Path) -> Option<rustix::fd::OwnedFd> {
     (FileType::from_raw_mode(st.st_mode) == FileType::RegularFile && st.st_nlink == 1).then_some(fd)
 }
 
+#[cfg(target_os = "linux")]
 fn is_dir(p: &Path) -> bool {
     std::fs::metadata(p).is_ok_and(|m| m.is_dir())
 }
 
+#[cfg(target_os = "linux")]
 /// Grants `access` on `dir`, except beneath any of `protected`, which gets `fallback` (read)
 /// only: when a protected path lies inside `dir`, every entry of `dir` off the way to it is
 /// granted `access`, and the entry on the way is split the same way, down to the protected
@@ -255,6 +280,7 @@ pub(crate) fn grant_except(
     }
 }
 
+#[cfg(target_os = "linux")]
 /// Applies the ruleset to the calling process; runs in the child between fork and exec, so it
 /// allocates nothing (the ruleset was built in the parent). Also sets `no_new_privs`.
 pub(crate) fn restrict_self(prepared: Prepared) -> std::io::Result<()> {
@@ -262,6 +288,11 @@ pub(crate) fn restrict_self(prepared: Prepared) -> std::io::Result<()> {
         Ok(_) => Ok(()),
         Err(_) => Err(std::io::Error::from(std::io::ErrorKind::PermissionDenied)),
     }
+}
+
+#[cfg(all(unix, not(target_os = "linux")))]
+pub(crate) fn restrict_self(prepared: Prepared) -> std::io::Result<()> {
+    match prepared {}
 }
 
 /// The system directories a server may read and execute from, those of them that exist.
@@ -344,7 +375,7 @@ pub fn device_paths() -> Vec<PathBuf> {
     ])
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
 

@@ -210,6 +210,13 @@ pub fn prepare(
     let mut program = program;
     let mut exec_dirs: Vec<PathBuf> = Vec::new();
     let mut front_path: Vec<PathBuf> = Vec::new();
+    #[cfg_attr(
+        not(target_os = "linux"),
+        allow(
+            unused_mut,
+            reason = "only the Landlock grant of Cargo.lock adds to it"
+        )
+    )]
     let mut rewrite: Vec<PathBuf> = Vec::new();
     if cfg.restricted.toolchain.as_deref() == Some("rustup") {
         // Both modes build outside the workspace.
@@ -217,6 +224,8 @@ pub fn prepare(
         // The one file cargo writes in the workspace: a missing Cargo.lock is created empty
         // here (cargo reads an empty one as none, and would create it anyway), so the sandbox
         // can grant rewriting that file and nothing else of the workspace.
+        // Landlock is Linux's: elsewhere nothing is granted, so nothing is created.
+        #[cfg(target_os = "linux")]
         if support.is_available() {
             let lock = root.join("Cargo.lock");
             create_empty(&workspace, &lock);
@@ -571,13 +580,28 @@ fn collect_scratch(base: &Path) {
             let Ok(root) = std::fs::read(e.path().join(ROOT_FILE)) else {
                 continue;
             };
-            let root =
-                PathBuf::from(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(&root));
+            let Some(root) = root_path(root) else {
+                continue;
+            };
             if !root.exists() {
                 let _ = std::fs::remove_dir_all(e.path());
             }
         }
     });
+}
+
+/// The path a scratch directory's [`ROOT_FILE`] names (written as the path's encoded bytes).
+#[cfg(unix)]
+fn root_path(bytes: Vec<u8>) -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStringExt;
+    Some(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
+}
+
+/// The path a scratch directory's [`ROOT_FILE`] names; `None` (the directory is kept) when it
+/// is not UTF-8, the one encoding Windows' bytes can be turned back from safely.
+#[cfg(windows)]
+fn root_path(bytes: Vec<u8>) -> Option<PathBuf> {
+    String::from_utf8(bytes).ok().map(PathBuf::from)
 }
 
 fn sanitize_id(id: &str) -> String {
@@ -594,6 +618,7 @@ fn sanitize_id(id: &str) -> String {
 
 /// Creates `path` empty unless something (a file, a symlink) is already there, through a
 /// handle of `workspace` that no symlink on the way leads out of.
+#[cfg(target_os = "linux")]
 fn create_empty(workspace: &Path, path: &Path) {
     use rustix::fs::{Mode, OFlags};
     let _ = sandbox::open_beneath(

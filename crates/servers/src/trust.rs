@@ -14,15 +14,15 @@
 //!
 //! The workspace file is read through handles (root, then `.lspedit` without following a
 //! symlink, then `config.toml` without following one), so a symlink cannot point the read, and
-//! the hash, at a file outside the root.
+//! the hash, at a file outside the root. On Windows, which has no `openat`, both components are
+//! checked not to be links and the file is opened by path without following a link at its end
+//! (`FILE_FLAG_OPEN_REPARSE_POINT`): a `.lspedit` swapped for a junction between the check and
+//! the open is not caught there.
 
 use std::ffi::OsStr;
 use std::io::Read;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use rustix::fs::{Mode, OFlags};
-use rustix::io::Errno;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
@@ -105,44 +105,21 @@ pub(crate) fn read_workspace_file(root: &Path) -> Result<WorkspaceRead, ServersE
             }
             Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(WorkspaceRead::Absent),
-            Err(e) if e.raw_os_error() == Some(Errno::NOTDIR.raw_os_error()) => {
+            Err(e) if is_not_dir(&e) => {
                 return Ok(refused(".lspedit is not a directory"));
             }
             Err(e) => return Err(io_err(e)),
         }
     }
-    let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-    let root_fd =
-        rustix::fs::openat(rustix::fs::CWD, root, dir_flags, Mode::empty()).map_err(|e| {
-            ServersError::Config {
-                path: root.to_owned(),
-                message: std::io::Error::from(e).to_string(),
-            }
-        })?;
-    let opened = rustix::fs::openat(
-        &root_fd,
-        ".lspedit",
-        dir_flags | OFlags::NOFOLLOW,
-        Mode::empty(),
-    )
-    .and_then(|dir| {
-        // NONBLOCK: a FIFO put there must not hang the open.
-        rustix::fs::openat(
-            &dir,
-            "config.toml",
-            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-    });
-    let fd = match opened {
-        Ok(fd) => fd,
-        Err(Errno::NOENT) => return Ok(WorkspaceRead::Absent),
-        Err(Errno::LOOP | Errno::NOTDIR) => {
-            return Ok(refused(".lspedit or its config.toml is a symlink"));
-        }
-        Err(e) => return Err(io_err(e.into())),
+    let file = match open_no_follow(root).map_err(|e| ServersError::Config {
+        path: root.to_owned(),
+        message: e.to_string(),
+    })? {
+        Opened::File(file) => file,
+        Opened::Absent => return Ok(WorkspaceRead::Absent),
+        Opened::Link => return Ok(refused(".lspedit or its config.toml is a symlink")),
+        Opened::Failed(e) => return Err(io_err(e)),
     };
-    let file = std::fs::File::from(fd);
     let meta = file.metadata().map_err(io_err)?;
     if !meta.is_file() {
         return Ok(refused("it is not a regular file"));
@@ -164,6 +141,79 @@ pub(crate) fn read_workspace_file(root: &Path) -> Result<WorkspaceRead, ServersE
     Ok(WorkspaceRead::Read(WorkspaceFile { path, text, sha256 }))
 }
 
+/// How opening `<root>/.lspedit/config.toml` without following links ended.
+enum Opened {
+    File(std::fs::File),
+    Absent,
+    /// `.lspedit` or `config.toml` is a link.
+    Link,
+    /// Opening `.lspedit` or `config.toml` failed otherwise.
+    Failed(std::io::Error),
+}
+
+/// ENOTDIR: a component on the way is a file.
+#[cfg(unix)]
+fn is_not_dir(e: &std::io::Error) -> bool {
+    e.raw_os_error() == Some(rustix::io::Errno::NOTDIR.raw_os_error())
+}
+
+/// ERROR_DIRECTORY (267): a component on the way is a file.
+#[cfg(windows)]
+fn is_not_dir(e: &std::io::Error) -> bool {
+    e.raw_os_error() == Some(267)
+}
+
+/// Opens the config through handles: `root` (`Err` when that fails), then `.lspedit` and
+/// `config.toml`, neither followed if a symlink.
+#[cfg(unix)]
+fn open_no_follow(root: &Path) -> std::io::Result<Opened> {
+    use rustix::fs::{Mode, OFlags};
+    use rustix::io::Errno;
+    let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let root_fd = rustix::fs::openat(rustix::fs::CWD, root, dir_flags, Mode::empty())?;
+    let opened = rustix::fs::openat(
+        &root_fd,
+        ".lspedit",
+        dir_flags | OFlags::NOFOLLOW,
+        Mode::empty(),
+    )
+    .and_then(|dir| {
+        // NONBLOCK: a FIFO put there must not hang the open.
+        rustix::fs::openat(
+            &dir,
+            "config.toml",
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+    });
+    Ok(match opened {
+        Ok(fd) => Opened::File(std::fs::File::from(fd)),
+        Err(Errno::NOENT) => Opened::Absent,
+        Err(Errno::LOOP | Errno::NOTDIR) => Opened::Link,
+        Err(e) => Opened::Failed(e.into()),
+    })
+}
+
+/// Opens the config by path, not following a link at its end; the caller checked that neither
+/// component is a link (see the module docs for the race this leaves open on Windows). `Err`
+/// when `root` cannot be read.
+#[cfg(windows)]
+fn open_no_follow(root: &Path) -> std::io::Result<Opened> {
+    use std::os::windows::fs::OpenOptionsExt;
+    use windows_sys::Win32::Storage::FileSystem::FILE_FLAG_OPEN_REPARSE_POINT;
+    std::fs::metadata(root)?;
+    let opened = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT)
+        .open(root.join(WORKSPACE_CONFIG));
+    Ok(match opened {
+        Ok(file) if file.metadata().is_ok_and(|m| m.file_type().is_symlink()) => Opened::Link,
+        Ok(file) => Opened::File(file),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Opened::Absent,
+        Err(e) => Opened::Failed(e),
+    })
+}
+
 /// Whether the person trusts a workspace file with a given hash.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TrustState {
@@ -183,7 +233,7 @@ struct TrustRecord {
 
 /// The trust record of the workspace at canonical `root`.
 fn record_path(user_config_dir: &Path, root: &Path) -> PathBuf {
-    let key = sha256_hex(root.as_os_str().as_bytes());
+    let key = sha256_hex(root.as_os_str().as_encoded_bytes());
     user_config_dir.join(TRUST_DIR).join(format!("{key}.toml"))
 }
 
@@ -728,7 +778,7 @@ mod tests {
         rustix::fs::mkfifoat(
             rustix::fs::CWD,
             s.root.join(WORKSPACE_CONFIG),
-            Mode::RUSR | Mode::WUSR,
+            rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
         )
         .unwrap();
         check(&s, "not a regular file");

@@ -1,24 +1,37 @@
 //! The host process: `lspedit servers host --root DIR`.
 
+#[cfg(unix)]
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+#[cfg(unix)]
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+#[cfg(unix)]
+use std::time::Instant;
 
+#[cfg(unix)]
 use lspedit_process::Groups;
 use lspedit_servers::PoolConfig;
+#[cfg(unix)]
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+#[cfg(unix)]
 use tokio::net::{UnixListener, UnixStream};
+#[cfg(unix)]
 use tokio::sync::{mpsc, watch};
 
+use super::HostError;
+#[cfg(unix)]
 use super::mux::{Instance, body};
+#[cfg(unix)]
 use super::{
-    Attached, HANDSHAKE_TIMEOUT, Hello, HostError, HostStatus, HostedServer, MAX_LINE, PROTOCOL,
-    Reply, canonical_root, launch_fingerprint, runtime_dir, socket_path,
+    Attached, HANDSHAKE_TIMEOUT, Hello, HostStatus, HostedServer, MAX_LINE, PROTOCOL, Reply,
+    canonical_root, launch_fingerprint, runtime_dir, socket_path,
 };
+#[cfg(unix)]
 use crate::transport::sanitize;
 
 /// How often the host looks for idle servers and for its workspace being gone.
+#[cfg(unix)]
 const MAINTENANCE: Duration = Duration::from_secs(5);
 
 /// How the host runs.
@@ -36,6 +49,7 @@ pub struct HostOptions {
     pub config: Option<PoolConfig>,
 }
 
+#[cfg(unix)]
 struct Host {
     root: PathBuf,
     idle: Duration,
@@ -51,6 +65,7 @@ struct Host {
 
 /// Runs the host of `options.root` until it is stopped, idle, or its workspace is gone.
 /// `ready` is called once it listens (the CLI prints the line its starter waits for).
+#[cfg(unix)]
 pub fn serve(options: &HostOptions, ready: impl FnOnce(&Path)) -> Result<(), HostError> {
     let root = canonical_root(&options.root);
     let dir = runtime_dir(options.runtime_dir.as_deref())?;
@@ -97,6 +112,14 @@ pub fn serve(options: &HostOptions, ready: impl FnOnce(&Path)) -> Result<(), Hos
     result
 }
 
+/// Always [`HostError::Unsupported`]: the host listens on a Unix socket, which this platform
+/// lacks.
+#[cfg(not(unix))]
+pub fn serve(_options: &HostOptions, _ready: impl FnOnce(&Path)) -> Result<(), HostError> {
+    Err(HostError::Unsupported)
+}
+
+#[cfg(unix)]
 async fn run(host: &Arc<Host>, listener: UnixListener) {
     let mut stop = host.stop.subscribe();
     let mut tick = tokio::time::interval(MAINTENANCE);
@@ -119,6 +142,7 @@ async fn run(host: &Arc<Host>, listener: UnixListener) {
     host.stop_all().await;
 }
 
+#[cfg(unix)]
 impl Host {
     fn lock_instances(
         &self,

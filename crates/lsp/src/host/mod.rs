@@ -19,14 +19,21 @@
 //!   version's text is its own), what a client joining late has missed replayed to it
 //!   (registrations, progress, status, the latest diagnostics of every file).
 //!
+//! The host needs Unix sockets and peer credentials: on other systems (Windows) it does not
+//! exist, every entry point answers [`HostError::Unsupported`], and a pool spawns its servers
+//! itself, as it does whenever the host cannot be used.
+//!
 //! The wire: a client sends one JSON line ([`Hello`]) and reads one JSON line ([`Reply`]);
 //! after a `connect` that was accepted both sides speak LSP base-protocol frames.
 
+#[cfg(unix)]
 pub(crate) mod client;
 pub mod daemon;
+#[cfg(unix)]
 mod mux;
 
 use std::path::{Path, PathBuf};
+#[cfg(unix)]
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -36,9 +43,11 @@ use serde::{Deserialize, Serialize};
 pub const PROTOCOL: u32 = 1;
 
 /// The longest handshake line either side reads.
+#[cfg(unix)]
 const MAX_LINE: usize = 64 * 1024;
 
 /// How long either side waits for the other's handshake line.
+#[cfg(unix)]
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// What a client asks of the host, as its first line.
@@ -125,6 +134,9 @@ pub enum HostError {
     Io(#[from] std::io::Error),
     #[error("the host answered something else: {0}")]
     Protocol(String),
+    /// Not on this platform: the host listens on a Unix socket.
+    #[error("the server host needs Unix sockets, which this platform lacks")]
+    Unsupported,
 }
 
 /// The directory of the user's host sockets: `$XDG_RUNTIME_DIR/lspedit`, else
@@ -132,6 +144,7 @@ pub enum HostError {
 /// user that nobody else can enter (a socket there is reachable by this user alone).
 /// `given` (a [`lspedit_servers::HostConfig::runtime_dir`]) is used as it is, checked the same
 /// way.
+#[cfg(unix)]
 pub fn runtime_dir(given: Option<&Path>) -> Result<PathBuf, HostError> {
     let uid = rustix::process::getuid().as_raw();
     let base = std::env::var_os("XDG_RUNTIME_DIR")
@@ -159,6 +172,12 @@ pub fn runtime_dir(given: Option<&Path>) -> Result<PathBuf, HostError> {
     Ok(dir)
 }
 
+/// Always [`HostError::Unsupported`]: no host runs on this platform.
+#[cfg(not(unix))]
+pub fn runtime_dir(_given: Option<&Path>) -> Result<PathBuf, HostError> {
+    Err(HostError::Unsupported)
+}
+
 /// The socket of the host for `workspace` (canonical) in `dir`.
 pub fn socket_path(dir: &Path, workspace: &Path) -> PathBuf {
     dir.join(format!(
@@ -168,6 +187,7 @@ pub fn socket_path(dir: &Path, workspace: &Path) -> PathBuf {
 }
 
 /// The lock file starters hold while they start the host for that socket.
+#[cfg(unix)]
 fn lock_path(socket: &Path) -> PathBuf {
     socket.with_extension("lock")
 }
@@ -195,6 +215,7 @@ pub fn canonical_root(root: &Path) -> PathBuf {
 }
 
 /// The status of the host of `workspace`, if one runs (`runtime_dir`: see [`runtime_dir`]).
+#[cfg(unix)]
 pub fn status(workspace: &Path, runtime_dir: Option<&Path>) -> Result<HostStatus, HostError> {
     match client::ask(workspace, runtime_dir, &Hello::Status { v: PROTOCOL })? {
         Reply::Status(s) => Ok(s),
@@ -204,6 +225,7 @@ pub fn status(workspace: &Path, runtime_dir: Option<&Path>) -> Result<HostStatus
 
 /// Stops the host of `workspace` and its servers; returns what it ran. Waits until they are
 /// gone.
+#[cfg(unix)]
 pub fn stop(workspace: &Path, runtime_dir: Option<&Path>) -> Result<HostStatus, HostError> {
     match client::ask(workspace, runtime_dir, &Hello::Stop { v: PROTOCOL })? {
         Reply::Stopped(s) => {
@@ -214,6 +236,18 @@ pub fn stop(workspace: &Path, runtime_dir: Option<&Path>) -> Result<HostStatus, 
         }
         other => Err(HostError::Protocol(format!("{other:?}"))),
     }
+}
+
+/// Always [`HostError::Unsupported`]: no host runs on this platform.
+#[cfg(not(unix))]
+pub fn status(_workspace: &Path, _runtime_dir: Option<&Path>) -> Result<HostStatus, HostError> {
+    Err(HostError::Unsupported)
+}
+
+/// Always [`HostError::Unsupported`]: no host runs on this platform.
+#[cfg(not(unix))]
+pub fn stop(_workspace: &Path, _runtime_dir: Option<&Path>) -> Result<HostStatus, HostError> {
+    Err(HostError::Unsupported)
 }
 
 #[cfg(test)]
