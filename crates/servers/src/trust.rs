@@ -157,10 +157,12 @@ fn is_not_dir(e: &std::io::Error) -> bool {
     e.raw_os_error() == Some(rustix::io::Errno::NOTDIR.raw_os_error())
 }
 
-/// ERROR_DIRECTORY (267): a component on the way is a file.
+/// `ERROR_DIRECTORY`: a name used as a directory is not one. Windows reports most paths
+/// through a file as not found instead, which reads as no workspace config.
 #[cfg(windows)]
 fn is_not_dir(e: &std::io::Error) -> bool {
-    e.raw_os_error() == Some(267)
+    use windows_sys::Win32::Foundation::ERROR_DIRECTORY;
+    e.raw_os_error() == i32::try_from(ERROR_DIRECTORY).ok()
 }
 
 /// Opens the config through handles: `root` (`Err` when that fails), then `.lspedit` and
