@@ -79,7 +79,7 @@ async def main(binary, root):
                     "pattern": "a \\+ b",
                     "replacement": "b + a",
                     "scope": ["src/util.ts"],
-                    "base_shas": {"src/util.ts": util_sha},
+                    "base_shas": [{"path": "src/util.ts", "sha": util_sha}],
                 },
             )
             patch_id = proposed.structured_content["patch_id"]
