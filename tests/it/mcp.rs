@@ -170,7 +170,14 @@ async fn lists_tools_with_teaching_schemas_and_names_itself() {
 fn unportable(schema: &serde_json::Value, path: &str, problems: &mut Vec<String>) {
     match schema {
         serde_json::Value::Object(map) => {
-            for key in ["$schema", "$ref", "$defs", "nullable"] {
+            for key in [
+                "$schema",
+                "$ref",
+                "$defs",
+                "nullable",
+                "additionalProperties",
+                "default",
+            ] {
                 if map.contains_key(key) {
                     problems.push(format!("{path}: {key}"));
                 }

@@ -333,8 +333,9 @@ impl LspeditServer {
         self.run(move |s| hover(s, &a)).await
     }
 
-    /// Who calls a function (incoming) or what it calls (outgoing). Returns each caller or
-    /// callee as `path:line kind name anchor` with its call sites as read_file lines.
+    /// Who calls a function (incoming) or what it calls (outgoing). Use it to see what a
+    /// change to a function affects. Returns each caller or callee as
+    /// `path:line kind name anchor` with its call sites as read_file lines.
     #[tool(annotations(read_only_hint = true))]
     async fn call_hierarchy(
         &self,
@@ -343,8 +344,8 @@ impl LspeditServer {
         self.run(move |s| call_hierarchy(s, &a)).await
     }
 
-    /// Where an interface, trait or abstract method is implemented. Returns each place with
-    /// its lines as read_file shows them.
+    /// Where an interface, trait or abstract method is implemented. Use it to find the code
+    /// behind an abstraction. Returns each place with its lines as read_file shows them.
     #[tool(annotations(read_only_hint = true))]
     async fn implementations(
         &self,
@@ -353,8 +354,8 @@ impl LspeditServer {
         self.run(move |s| lookup_locations(s, &a, false)).await
     }
 
-    /// Where the type of a variable, parameter or result is declared. Returns the place with
-    /// its lines as read_file shows them.
+    /// Where the type of a variable, parameter or result is declared. Use it to read a type
+    /// you only see used. Returns the place with its lines as read_file shows them.
     #[tool(annotations(read_only_hint = true))]
     async fn type_definition(
         &self,

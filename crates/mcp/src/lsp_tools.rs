@@ -720,8 +720,8 @@ pub(crate) fn tool_schemas(name: &str) -> Option<(Arc<JsonObject>, Arc<JsonObjec
 #[tool_router(router = lsp_tool_router, vis = "pub(crate)")]
 impl LspeditServer {
     /// Rename a symbol everywhere with the language server. Use it instead of editing each
-    /// use. Writes every file or none (path_outside_workspace, protected_path: none) and
-    /// returns per file the outcome, fresh anchors and errors.
+    /// use. Writes every file or none (none when the server's edit reaches outside the
+    /// workspace or into a protected path). Returns per file the outcome, anchors and errors.
     #[tool(annotations(destructive_hint = true))]
     async fn rename_symbol(
         &self,
@@ -741,8 +741,8 @@ impl LspeditServer {
         self.run(move |s| code_actions(s, &a)).await
     }
 
-    /// Apply one of code_actions' actions, by index or title. Writes like rename_symbol and
-    /// returns the same.
+    /// Apply one of code_actions' actions, by index or title. Use it after code_actions.
+    /// Writes like rename_symbol. Returns the same as rename_symbol.
     #[tool(annotations(destructive_hint = true))]
     async fn apply_code_action(
         &self,
@@ -761,7 +761,8 @@ impl LspeditServer {
         self.run(move |s| locations(s, &a, false)).await
     }
 
-    /// Where a symbol is defined. Returns the place with its lines as read_file shows them.
+    /// Where a symbol is defined. Use it to read the code a name refers to. Returns the place
+    /// with its lines as read_file shows them.
     #[tool(annotations(read_only_hint = true))]
     async fn definition(
         &self,
@@ -780,8 +781,9 @@ impl LspeditServer {
         self.run(move |s| outline(s, &a)).await
     }
 
-    /// Find symbols by name or name path in the workspace or under path. Returns
-    /// `path:line kind name_path anchor lines A-B` per match (nearest names when none).
+    /// Find symbols by name or name path in the workspace or under path. Use it to locate
+    /// code by name. Returns `path:line kind name_path anchor lines A-B` per match (the
+    /// nearest names when none).
     #[tool(annotations(read_only_hint = true))]
     async fn find_symbol(
         &self,
@@ -791,8 +793,8 @@ impl LspeditServer {
     }
 
     /// Replace a symbol's whole declaration, found by name_path, with body. Use it to rewrite
-    /// a function or class without a patch. Writes like apply_patch and returns the same;
-    /// an ambiguous name is refused with the candidates.
+    /// a function or class without a patch. Returns the same as apply_patch; an ambiguous
+    /// name is refused with the candidates.
     #[tool(annotations(destructive_hint = true))]
     async fn replace_symbol_body(
         &self,
@@ -802,8 +804,8 @@ impl LspeditServer {
             .await
     }
 
-    /// Insert body above a symbol (and its doc comments), found by name_path; as
-    /// replace_symbol_body.
+    /// Insert body above a symbol (and its doc comments), found by name_path. Use it to add
+    /// code before a declaration. Returns the same as replace_symbol_body.
     #[tool(annotations(destructive_hint = true))]
     async fn insert_before_symbol(
         &self,
@@ -813,7 +815,8 @@ impl LspeditServer {
             .await
     }
 
-    /// Insert body below a symbol, found by name_path; as replace_symbol_body.
+    /// Insert body below a symbol, found by name_path. Use it to add code after a
+    /// declaration. Returns the same as replace_symbol_body.
     #[tool(annotations(destructive_hint = true))]
     async fn insert_after_symbol(
         &self,

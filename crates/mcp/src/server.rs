@@ -518,7 +518,8 @@ impl LspeditServer {
     }
 
     /// Apply a proposal by patch_id, after checking no file changed since (else
-    /// stale_context: propose again); a person may be asked to approve. Returns each file's
+    /// stale_context: propose again); a person may be asked to approve. Use it once the
+    /// diff is right. Returns each file's
     /// outcome, a checkpoint_id for undo, and errors. Refusals: patch_not_found,
     /// scope_violation (over the limits), unsafe_diff, approval_required; status `rejected`
     /// when the person said no.
@@ -588,7 +589,8 @@ impl LspeditServer {
     }
 
     /// Undo an apply_edit by its checkpoint_id: restores every file it touched (deleting the
-    /// ones it created). Returns the files restored; stale_context if one changed since.
+    /// ones it created). Use it when an applied change was wrong. Returns the files
+    /// restored; stale_context if one changed since.
     #[tool(annotations(destructive_hint = true))]
     async fn undo(&self, Parameters(a): Parameters<UndoArgs>) -> Result<CallToolResult, McpError> {
         self.run(move |s| {
@@ -920,6 +922,47 @@ mod tests {
             }
             let core = tool_characters(&listed(&[ToolSet::Core], profile));
             assert!(core <= 5000, "{profile}: {core} characters");
+        }
+    }
+
+    /// Every description says what the tool does, when to use it and what it returns, and
+    /// leaves the conventions the instructions state to them.
+    #[test]
+    fn every_description_says_when_and_what_it_returns_and_no_shared_convention() {
+        let all = instructions(&tools_of(&[ToolSet::All]), "");
+        for tool in listed(&[ToolSet::All], SchemaProfile::Default) {
+            let d = tool
+                .description
+                .as_deref()
+                .unwrap_or_default()
+                .replace('\n', " ");
+            assert!(
+                d.contains("Use it") && d.contains("Returns"),
+                "{}: {d}",
+                tool.name
+            );
+            let schema = serde_json::to_string(tool.input_schema.as_ref()).unwrap();
+            for shared in [
+                "orkspace-relative",
+                "LSP errors detected",
+                "path_outside_workspace",
+                "<line><hash>",
+            ] {
+                assert!(!d.contains(shared), "{}: {shared} in {d}", tool.name);
+                assert!(
+                    !schema.contains(shared),
+                    "{}: {shared} in {schema}",
+                    tool.name
+                );
+            }
+        }
+        for shared in [
+            "relative to the workspace root",
+            "LSP errors detected",
+            "path_outside_workspace",
+            "<line><hash>",
+        ] {
+            assert!(all.contains(shared), "{shared} not in the instructions");
         }
     }
 
