@@ -410,6 +410,56 @@ mod tests {
         );
     }
 
+    #[test]
+    fn strict_closes_every_object_and_makes_the_optional_properties_nullable() {
+        let mut s = json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+                "offset": {"type": "integer", "minimum": 0},
+                "line": {"description": "d", "anyOf": [{"type": "integer"}, {"type": "string"}]},
+                "direction": {"type": "string", "enum": ["incoming", "outgoing"]},
+                "base_shas": {"type": "array", "items": {
+                    "type": "object",
+                    "properties": {"path": {"type": "string"}, "sha": {"type": "string"}},
+                    "required": ["path", "sha"]
+                }}
+            },
+            "required": ["path", "direction"]
+        });
+        make_strict(&mut s);
+        let expected = json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+                "offset": {"type": ["integer", "null"], "minimum": 0},
+                "line": {"description": "d", "anyOf": [{"type": "integer"}, {"type": "string"}, {"type": "null"}]},
+                "direction": {"type": "string", "enum": ["incoming", "outgoing"]},
+                "base_shas": {"type": ["array", "null"], "items": {
+                    "type": "object",
+                    "properties": {"path": {"type": "string"}, "sha": {"type": "string"}},
+                    "required": ["path", "sha"],
+                    "additionalProperties": false
+                }}
+            },
+            "required": ["base_shas", "direction", "line", "offset", "path"],
+            "additionalProperties": false
+        });
+        assert_eq!(s, expected);
+        // Applying it again changes nothing: a strict schema is its own strict form.
+        make_strict(&mut s);
+        assert_eq!(s, expected);
+        let mut optional_enum = json!({
+            "type": "object",
+            "properties": {"direction": {"type": "string", "enum": ["incoming"]}}
+        });
+        make_strict(&mut optional_enum);
+        assert_eq!(
+            optional_enum["properties"]["direction"],
+            json!({"type": ["string", "null"], "enum": ["incoming", null]})
+        );
+    }
+
     #[derive(Deserialize)]
     struct Args {
         #[serde(default, deserialize_with = "lenient::offset")]
