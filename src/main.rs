@@ -394,6 +394,17 @@ enum Command {
         /// answers) or `seed` (the written files' errors only; nothing when a check failed).
         #[arg(long, value_enum, default_value = "full")]
         feedback: FeedbackArg,
+        /// The tools to list: `core` (read_file, edit, write_file, apply_patch, diagnostics),
+        /// `lsp` (core and the language-server tools), `workflow` (core and propose_edit,
+        /// apply_edit, undo) or `all`; several, comma-separated, list their union
+        /// (docs/mcp.md).
+        #[arg(long, value_delimiter = ',', value_parser = str::parse::<lspedit::mcp::ToolSet>, default_value = "all")]
+        tools: Vec<lspedit::mcp::ToolSet>,
+        /// The tools' input schemas: `default` (portable: Gemini's function parameters accept
+        /// it) or `strict` (OpenAI strict function calling: closed objects, every argument
+        /// required, an optional one nullable).
+        #[arg(long, value_parser = str::parse::<lspedit::mcp::SchemaProfile>, default_value = "default")]
+        schema_profile: lspedit::mcp::SchemaProfile,
         #[command(flatten)]
         deadlines: DeadlineOpts,
         #[command(flatten)]
@@ -887,6 +898,8 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
         Command::Mcp {
             no_diagnostics,
             feedback,
+            tools,
+            schema_profile,
             deadlines,
             policy,
         } => {
@@ -900,7 +913,11 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
                 FeedbackArg::Full => Feedback::Full,
                 FeedbackArg::Seed => Feedback::Seed,
             };
-            cmd_mcp(root, no_diagnostics, config, &policy)
+            let listed = McpListing {
+                tools,
+                profile: schema_profile,
+            };
+            cmd_mcp(root, no_diagnostics, config, &policy, &listed)
         }
         Command::Demo { keep } => {
             if json || root.is_some() {
@@ -1487,12 +1504,19 @@ fn print_text(text: String, json: bool) -> Result<(), Failure> {
     }
 }
 
+/// What `lspedit mcp` lists: `--tools` and `--schema-profile`.
+struct McpListing {
+    tools: Vec<lspedit::mcp::ToolSet>,
+    profile: lspedit::mcp::SchemaProfile,
+}
+
 #[allow(clippy::print_stderr)] // Configuration warnings, once, for the person who started it.
 fn cmd_mcp(
     root: Option<PathBuf>,
     no_diagnostics: bool,
     config: ToolsConfig,
     policy_opts: &PolicyOpts,
+    listed: &McpListing,
 ) -> Result<u8, Failure> {
     // One runtime for the process: the MCP server and the language servers run on it.
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -1532,8 +1556,11 @@ fn cmd_mcp(
             "lspedit: warning: this kernel has no Landlock: language servers run without a sandbox, and restricted mode turns off what would run workspace code (see `lspedit servers status`)"
         );
     }
-    tracing::info!(root = %session.tools().workspace().root().display(), policy = %policy.describe(), "MCP server on stdio");
-    let server = lspedit::mcp::LspeditServer::new(Arc::clone(&session)).with_policy(policy);
+    tracing::info!(root = %session.tools().workspace().root().display(), policy = %policy.describe(), tools = ?listed.tools, schema_profile = %listed.profile, "MCP server on stdio");
+    let server = lspedit::mcp::LspeditServer::new(Arc::clone(&session))
+        .with_policy(policy)
+        .with_tools(&listed.tools)
+        .with_schema_profile(listed.profile);
     let result = rt.block_on(lspedit::mcp::serve_stdio_with(server));
     // Stop the servers politely while their runtime still runs (a blocking wait, so on a
     // blocking thread); then drop the runtime and every task holding the session.

@@ -79,7 +79,7 @@ async def main(binary, root):
                     "pattern": "a \\+ b",
                     "replacement": "b + a",
                     "scope": ["src/util.ts"],
-                    "base_shas": {"src/util.ts": util_sha},
+                    "base_shas": [{"path": "src/util.ts", "sha": util_sha}],
                 },
             )
             patch_id = proposed.structured_content["patch_id"]
@@ -94,36 +94,63 @@ async def main(binary, root):
                 "edit",
                 {"path": "src/extra.ts", "old_text": "x = 1", "new_text": "x = 2"},
             )
-            print(
-                json.dumps(
+            seen = {
+                "server_name": init.server_info.name,
+                "server_version": init.server_info.version,
+                "tools": sorted(t.name for t in tools.tools),
+                "read": view,
+                "read_is_error": bool(read_result.is_error),
+                "apply": text_of(applied),
+                "apply_is_error": bool(applied.is_error),
+                "diagnostics": text_of(diags),
+                "refused": text_of(refused),
+                "refused_is_error": bool(refused.is_error),
+                "validated": sorted(checked.validated),
+                "structured": {
+                    "read": read_result.structured_content,
+                    "util": util.structured_content,
+                    "apply": applied.structured_content,
+                    "refused": refused.structured_content,
+                    "diagnostics": diags.structured_content,
+                    "propose": proposed.structured_content,
+                    "apply_edit": apply_edit.structured_content,
+                    "undo": undo.structured_content,
+                    "unknown": unknown.structured_content,
+                    "write_file": written.structured_content,
+                    "edit": edited.structured_content,
+                },
+            }
+    # The same server for a host that takes OpenAI's strict schemas and a small tool set: the
+    # calls a strict model makes (every argument, null for the ones left out) are valid against
+    # the input schemas listed, and work.
+    strict_params = StdioServerParameters(
+        command=binary,
+        args=["mcp", "--root", root, "--tools", "core", "--schema-profile", "strict"],
+    )
+    async with stdio_client(strict_params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            strict_tools = (await session.list_tools()).tools
+            inputs = {t.name: t.input_schema for t in strict_tools}
+            strict_checked = Checked(session, strict_tools)
+            results = {}
+            for name, args in [
+                ("read_file", {"path": "src/extra.ts", "offset": None, "limit": None}),
+                (
+                    "edit",
                     {
-                        "server_name": init.server_info.name,
-                        "server_version": init.server_info.version,
-                        "tools": sorted(t.name for t in tools.tools),
-                        "read": view,
-                        "read_is_error": bool(read_result.is_error),
-                        "apply": text_of(applied),
-                        "apply_is_error": bool(applied.is_error),
-                        "diagnostics": text_of(diags),
-                        "refused": text_of(refused),
-                        "refused_is_error": bool(refused.is_error),
-                        "validated": sorted(checked.validated),
-                        "structured": {
-                            "read": read_result.structured_content,
-                            "util": util.structured_content,
-                            "apply": applied.structured_content,
-                            "refused": refused.structured_content,
-                            "diagnostics": diags.structured_content,
-                            "propose": proposed.structured_content,
-                            "apply_edit": apply_edit.structured_content,
-                            "undo": undo.structured_content,
-                            "unknown": unknown.structured_content,
-                            "write_file": written.structured_content,
-                            "edit": edited.structured_content,
-                        },
-                    }
-                )
-            )
+                        "path": "src/extra.ts",
+                        "old_text": "x = 2",
+                        "new_text": "x = 3",
+                        "replace_all": None,
+                    },
+                ),
+            ]:
+                jsonschema.validate(args, inputs[name])
+                result = await strict_checked.call(name, args)
+                results[name] = {"text": text_of(result), "is_error": bool(result.is_error)}
+            seen["strict"] = {"tools": sorted(inputs), "results": results}
+    print(json.dumps(seen))
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ mod languages;
 mod mcp;
 mod mcp_lsp_edits;
 mod mcp_policy;
+mod mcp_profiles;
 mod mcp_python;
 mod orphans;
 mod planted;

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use crate::harness::{Project, TS_SERVERS, bin, have_server, ts_break_patch};
 
-type Client = RunningService<RoleClient, ()>;
+pub(crate) type Client = RunningService<RoleClient, ()>;
 
 pub(crate) async fn connect(root: &std::path::Path, extra: &[&str]) -> Client {
     let root = root.to_path_buf();
@@ -117,18 +117,16 @@ async fn lists_tools_with_teaching_schemas_and_names_itself() {
             .unwrap()
             .contains("WITHOUT the `42abcd|` anchors")
     );
-    let apply_desc = tools
-        .iter()
-        .find(|t| t.name == "apply_patch")
-        .and_then(|t| t.description.as_deref())
-        .unwrap();
+    // The reason codes every writing tool shares are explained once, in the instructions.
+    let instructions = info.instructions.as_deref().unwrap();
     for reason in [
         "hunk_mismatch",
         "ambiguous_match",
         "truncated_input",
         "path_outside_workspace",
+        "stale_context",
     ] {
-        assert!(apply_desc.contains(reason), "{reason} not explained");
+        assert!(instructions.contains(reason), "{reason} not explained");
     }
     assert_eq!(
         schema("diagnostics")["properties"]["paths"]["type"],
@@ -172,7 +170,14 @@ async fn lists_tools_with_teaching_schemas_and_names_itself() {
 fn unportable(schema: &serde_json::Value, path: &str, problems: &mut Vec<String>) {
     match schema {
         serde_json::Value::Object(map) => {
-            for key in ["$schema", "$ref", "$defs", "nullable"] {
+            for key in [
+                "$schema",
+                "$ref",
+                "$defs",
+                "nullable",
+                "additionalProperties",
+                "default",
+            ] {
                 if map.contains_key(key) {
                     problems.push(format!("{path}: {key}"));
                 }
@@ -527,14 +532,15 @@ async fn every_tool_works_and_refusals_are_is_error_results() {
 }
 
 /// The base_sha read_file gives is the one propose_edit's `base_shas` checks: it passes as
-/// read, and is refused as `sha_mismatch` once the file changed.
+/// read, and is refused as `sha_mismatch` once the file changed. The map form of earlier
+/// versions is an invalid argument that shows the list form.
 #[tokio::test]
 async fn read_file_base_sha_guards_propose_edit() {
     let project = Project::copy("ts-basic");
     let client = connect(&project.root, &["--no-diagnostics"]).await;
     let read = call(&client, "read_file", json!({ "path": "src/util.ts" })).await;
     let sha = structured(&read)["base_sha"].as_str().unwrap().to_string();
-    let swap = json!({ "pattern": "a \\+ b", "replacement": "b + a", "scope": ["src/util.ts"], "base_shas": { "src/util.ts": sha } });
+    let swap = json!({ "pattern": "a \\+ b", "replacement": "b + a", "scope": ["src/util.ts"], "base_shas": [{ "path": "src/util.ts", "sha": sha }] });
     let ok = call(&client, "propose_edit", swap.clone()).await;
     assert!(!is_error(&ok), "{}", text(&ok));
     let files = &structured(&ok)["files"];
@@ -548,6 +554,14 @@ async fn read_file_base_sha_guards_propose_edit() {
         "sha_mismatch",
         "{}",
         text(&stale)
+    );
+    let old = json!({ "patch": "x", "base_shas": { "src/util.ts": sha } });
+    let old = call(&client, "propose_edit", old).await;
+    assert!(is_error(&old), "{}", text(&old));
+    assert!(
+        text(&old).contains(r#"`base_shas` must be a list of {"path", "sha"} objects, e.g. [{"path": "src/a.ts", "sha": "3f2a9c0b1d4e"}]"#),
+        "{}",
+        text(&old)
     );
     client.cancel().await.unwrap();
 }

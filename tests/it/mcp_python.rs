@@ -139,5 +139,31 @@ fn python_client_session_reads_patches_and_gets_diagnostics() {
     assert_eq!(s["unknown"]["reason"], "patch_not_found", "{s}");
     assert_eq!(s["write_file"]["files"][0]["status"], "added", "{s}");
     assert_eq!(s["edit"]["files"][0]["status"], "modified", "{s}");
-    assert_eq!(project.read("src/extra.ts"), "export const x = 2;\n");
+    // A strict host listing the core tools: its calls, null for the arguments left out, are
+    // valid against the strict input schemas (jsonschema, in the client) and work.
+    let strict = &seen["strict"];
+    assert_eq!(
+        strict["tools"],
+        serde_json::json!([
+            "apply_patch",
+            "diagnostics",
+            "edit",
+            "read_file",
+            "write_file"
+        ]),
+        "{strict}"
+    );
+    assert_eq!(
+        strict["results"]["read_file"]["is_error"], false,
+        "{strict}"
+    );
+    assert!(
+        strict["results"]["read_file"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("|export const x = 2;"),
+        "{strict}"
+    );
+    assert_eq!(strict["results"]["edit"]["is_error"], false, "{strict}");
+    assert_eq!(project.read("src/extra.ts"), "export const x = 3;\n");
 }

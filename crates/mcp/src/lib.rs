@@ -6,10 +6,14 @@
 //! `replace_symbol_body`, `insert_before_symbol`, `insert_after_symbol` ([`lsp_tools`]), and
 //! the lookups `hover`, `call_hierarchy`, `implementations`, `type_definition`
 //! ([`lookup_tools`]).
-//! Their JSON schemas carry field descriptions that teach a model the anchor format, the patch
-//! formats and what each refusal means. Refusals are `isError` results whose text is the tool's `llm_content`.
-//! Every result also carries `structuredContent` matching the tool's `outputSchema`
-//! ([`output`]); the schemas are the portable subset every model provider accepts ([`schema`]).
+//! Each tool's description says what it does, when to use it and what it returns; the
+//! conventions they share (anchors, workspace-relative paths, the diagnostics block, reason
+//! codes) are stated once, in the server instructions ([`profile`]). A server lists a
+//! [`ToolSet`] (`core`, `lsp`, `workflow` or `all`) with input schemas of a [`SchemaProfile`]:
+//! the portable default, which Gemini's function parameters accept, or `strict`, which OpenAI's
+//! strict function calling accepts ([`schema`]). Refusals are `isError` results whose text is
+//! the tool's `llm_content`. Every result also carries `structuredContent` matching the tool's
+//! `outputSchema` ([`output`]).
 //! The stdio transport ([`LineTransport`]) answers oversized and malformed messages with
 //! JSON-RPC errors.
 //!
@@ -35,19 +39,37 @@
 //! serve_stdio(session).await?;
 //! # Ok(()) }
 //! ```
+//!
+//! The five core tools with strict schemas (`lspedit mcp --tools core --schema-profile strict`):
+//!
+//! ```no_run
+//! # use std::sync::Arc;
+//! # use lspedit_mcp::{LspeditServer, SchemaProfile, ToolSet, serve_stdio_with};
+//! # async fn run(session: Arc<lspedit_session::Session>) -> Result<(), Box<dyn std::error::Error>> {
+//! let server = LspeditServer::new(session)
+//!     .with_tools(&[ToolSet::Core])
+//!     .with_schema_profile(SchemaProfile::Strict);
+//! serve_stdio_with(server).await?;
+//! # Ok(()) }
+//! ```
 
 #[cfg(test)]
 mod documented_codes;
 pub mod lookup_tools;
 pub mod lsp_tools;
 pub mod output;
+pub mod profile;
+#[cfg(test)]
+mod provider_rules;
 pub mod schema;
 mod server;
 mod transport;
 
+pub use profile::{SchemaProfile, ToolSet};
 pub use server::{
-    ApplyEditArgs, ApplyPatchArgs, DiagnosticsArgs, EditArgs, LspeditServer, MAX_MESSAGE_BYTES_ENV,
-    ProposeEditArgs, ReadFileArgs, SERVER_NAME, SERVER_VERSION, ServeError, UndoArgs,
-    WriteFileArgs, max_message_bytes, serve_stdio, serve_stdio_with, to_call_result,
+    ApplyEditArgs, ApplyPatchArgs, BaseShaArg, DiagnosticsArgs, EditArgs, LspeditServer,
+    MAX_MESSAGE_BYTES_ENV, ProposeEditArgs, ReadFileArgs, SERVER_NAME, SERVER_VERSION, ServeError,
+    UndoArgs, WriteFileArgs, max_message_bytes, serve_stdio, serve_stdio_with, to_call_result,
+    tool_characters,
 };
 pub use transport::{DEFAULT_MAX_MESSAGE_BYTES, LineTransport};

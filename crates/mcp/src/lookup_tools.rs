@@ -24,21 +24,17 @@ use lspedit_session::Session;
 /// Arguments of `hover`, `implementations` and `type_definition`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct LookupArgs {
-    /// Workspace-relative path of the file where the symbol appears.
     pub path: String,
-    /// The line where `symbol` appears: a 1-based number, or the anchor read_file shows
-    /// (`"42abcd"`). With `name_path` instead of `symbol`: the anchor outline gave, to pick one
-    /// of several symbols with that name path.
+    /// Where `symbol` appears: a 1-based number or an anchor (`"42abcd"`).
     #[serde(default)]
     pub line: Option<LineArg>,
-    /// The symbol's text exactly as it appears on that line (e.g. `add`). Never a column.
+    /// Its text on that line, never a column.
     #[serde(default)]
     pub symbol: Option<String>,
-    /// Which appearance on the line, 1-based, when the symbol appears more than once.
+    /// Which appearance on the line, 1-based.
     #[serde(default)]
     pub occurrence: Option<usize>,
-    /// Instead of `line` and `symbol`: the symbol's name path in the file, as outline and
-    /// find_symbol show it (`Cart/total`).
+    /// Instead of line and symbol (`Cart/total`).
     #[serde(default)]
     pub name_path: Option<String>,
 }
@@ -66,23 +62,19 @@ impl From<Direction> for CallDirection {
 /// Arguments of `call_hierarchy`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct CallHierarchyArgs {
-    /// Workspace-relative path of the file where the function appears.
     pub path: String,
     /// `incoming`: who calls it; `outgoing`: what it calls.
     pub direction: Direction,
-    /// The line where `symbol` appears: a 1-based number, or the anchor read_file shows
-    /// (`"42abcd"`). With `name_path` instead of `symbol`: the anchor outline gave, to pick one
-    /// of several symbols with that name path.
+    /// Where `symbol` appears: a 1-based number or an anchor (`"42abcd"`).
     #[serde(default)]
     pub line: Option<LineArg>,
-    /// The function's text exactly as it appears on that line (a declaration or a call).
+    /// Its text on that line (a declaration or a call).
     #[serde(default)]
     pub symbol: Option<String>,
-    /// Which appearance on the line, 1-based, when the symbol appears more than once.
+    /// Which appearance on the line, 1-based.
     #[serde(default)]
     pub occurrence: Option<usize>,
-    /// Instead of `line` and `symbol`: the function's name path in the file, as outline and
-    /// find_symbol show it (`Cart/total`).
+    /// Instead of line and symbol (`Cart/total`).
     #[serde(default)]
     pub name_path: Option<String>,
 }
@@ -331,9 +323,8 @@ pub(crate) fn tool_schemas(name: &str) -> Option<(Arc<JsonObject>, Arc<JsonObjec
 
 #[tool_router(router = lookup_tool_router, vis = "pub(crate)")]
 impl LspeditServer {
-    /// The language server's type, signature and documentation of a symbol (named by path,
-    /// line and its text, or by path and name_path such as `Cart/total`), as the server writes
-    /// it. Use it to learn a type without reading the declaration. Changes nothing.
+    /// A symbol's type, signature and documentation from the language server. Use it to learn
+    /// a type without reading the declaration. Returns the server's text.
     #[tool(annotations(read_only_hint = true))]
     async fn hover(
         &self,
@@ -342,10 +333,9 @@ impl LspeditServer {
         self.run(move |s| hover(s, &a)).await
     }
 
-    /// Who calls a function (direction `incoming`) or what it calls (`outgoing`), the function
-    /// named by path, line and its text, or by path and name_path. Each caller or callee as
-    /// `path:line kind name anchor`, then its call sites as read_file lines (`42abcd|...`).
-    /// Changes nothing.
+    /// Who calls a function (incoming) or what it calls (outgoing). Use it to see what a
+    /// change to a function affects. Returns each caller or callee as
+    /// `path:line kind name anchor` with its call sites as read_file lines.
     #[tool(annotations(read_only_hint = true))]
     async fn call_hierarchy(
         &self,
@@ -354,9 +344,8 @@ impl LspeditServer {
         self.run(move |s| call_hierarchy(s, &a)).await
     }
 
-    /// Where an interface, trait or abstract method (named by path, line and its text, or by
-    /// path and name_path) is implemented, each with the lines around it in the read_file
-    /// format. Changes nothing.
+    /// Where an interface, trait or abstract method is implemented. Use it to find the code
+    /// behind an abstraction. Returns each place with its lines as read_file shows them.
     #[tool(annotations(read_only_hint = true))]
     async fn implementations(
         &self,
@@ -365,9 +354,8 @@ impl LspeditServer {
         self.run(move |s| lookup_locations(s, &a, false)).await
     }
 
-    /// Where the type of a variable, parameter or function result (named by path, line and
-    /// its text, or by path and name_path) is declared, with the lines around it in the
-    /// read_file format. Changes nothing.
+    /// Where the type of a variable, parameter or result is declared. Use it to read a type
+    /// you only see used. Returns the place with its lines as read_file shows them.
     #[tool(annotations(read_only_hint = true))]
     async fn type_definition(
         &self,

@@ -46,28 +46,25 @@ impl LineArg {
 /// Arguments of `rename_symbol`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct RenameSymbolArgs {
-    /// Workspace-relative path of the file where the symbol appears (a definition or any use).
+    /// A file where the symbol appears (its definition or a use).
     pub path: String,
-    /// The line where `symbol` appears: a 1-based number, or the anchor read_file shows
-    /// (`"42abcd"`). With `name_path`: the anchor outline gave, to pick one of several.
+    /// Where `symbol` appears: a 1-based number or an anchor (`"42abcd"`).
     #[serde(default)]
     pub line: Option<LineArg>,
-    /// The symbol's text exactly as it appears on that line (e.g. `add`). Never a column.
+    /// Its text on that line (e.g. `add`), never a column.
     #[serde(default)]
     pub symbol: Option<String>,
-    /// Which appearance on the line, 1-based, when the symbol appears more than once.
+    /// Which appearance on the line, 1-based.
     #[serde(default)]
     pub occurrence: Option<usize>,
-    /// Instead of `line` and `symbol`: the symbol's name path in the file (`Cart/total`).
+    /// Instead of line and symbol (`Cart/total`).
     #[serde(default)]
     pub name_path: Option<String>,
-    /// The new name.
     pub new_name: String,
-    /// Store the rename as a proposal (patch_id, diff) instead of applying it; apply it with
-    /// apply_edit(patch_id). Default false.
+    /// Store it as a proposal for apply_edit instead of writing (default false).
     #[serde(default)]
     pub preview: Option<bool>,
-    /// Every file or none (default true). False: each file on its own.
+    /// Every file or none (default true).
     #[serde(default)]
     pub all_or_nothing: Option<bool>,
 }
@@ -75,26 +72,24 @@ pub struct RenameSymbolArgs {
 /// Arguments of `code_actions`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct CodeActionsArgs {
-    /// Workspace-relative path of the file.
     pub path: String,
-    /// The line: a 1-based number, or the anchor read_file shows (`"42abcd"`).
+    /// A 1-based number or an anchor (`"42abcd"`).
     pub line: LineArg,
 }
 
 /// Arguments of `apply_code_action`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ApplyCodeActionArgs {
-    /// Workspace-relative path of the file.
     pub path: String,
-    /// The line, as given to code_actions.
+    /// The line given to code_actions.
     pub line: LineArg,
-    /// The action's number from code_actions (1-based). Give `index` or `title`.
+    /// The action's number from code_actions. Give index or title.
     #[serde(default)]
     pub index: Option<usize>,
-    /// The action's title from code_actions (or a part only one title contains).
+    /// The action's title, or a part only one title contains.
     #[serde(default)]
     pub title: Option<String>,
-    /// Store the edit as a proposal instead of applying it. Default false.
+    /// Store it as a proposal for apply_edit instead of writing (default false).
     #[serde(default)]
     pub preview: Option<bool>,
     /// Every file or none (default true).
@@ -105,22 +100,20 @@ pub struct ApplyCodeActionArgs {
 /// Arguments of `references` and `definition`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SymbolArgs {
-    /// Workspace-relative path of the file where the symbol appears.
     pub path: String,
-    /// The line where `symbol` appears: a 1-based number, or the anchor read_file shows
-    /// (`"42abcd"`). With `name_path`: the anchor outline gave, to pick one of several.
+    /// Where `symbol` appears: a 1-based number or an anchor (`"42abcd"`).
     #[serde(default)]
     pub line: Option<LineArg>,
-    /// The symbol's text exactly as it appears on that line.
+    /// Its text on that line, never a column.
     #[serde(default)]
     pub symbol: Option<String>,
-    /// Which appearance on the line, 1-based, when the symbol appears more than once.
+    /// Which appearance on the line, 1-based.
     #[serde(default)]
     pub occurrence: Option<usize>,
-    /// Instead of `line` and `symbol`: the symbol's name path in the file (`Cart/total`).
+    /// Instead of line and symbol (`Cart/total`).
     #[serde(default)]
     pub name_path: Option<String>,
-    /// references only: include the declaration itself (default true).
+    /// references only: include the declaration (default true).
     #[serde(default)]
     pub include_declaration: Option<bool>,
 }
@@ -140,26 +133,25 @@ impl SymbolArgs {
 /// Arguments of `outline`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct OutlineArgs {
-    /// Workspace-relative path of a file (its symbols as a tree) or a directory (the top-level
-    /// symbols of each file in it; not recursive).
+    /// A file, or a directory (the top-level symbols of its files, not recursive).
     pub path: String,
 }
 
 /// Arguments of `find_symbol`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct FindSymbolArgs {
-    /// A name (`total`) or a name path (`Cart/total`: parents, then the name, joined by `/`).
+    /// A name (`total`) or a name path (`Cart/total`).
     pub name: String,
-    /// Only symbols of this kind: `class`, `method`, `function`, `struct`, `interface`, ...
+    /// Only this kind: `class`, `method`, `function`, `struct`, `interface`, ...
     #[serde(default)]
     pub kind: Option<String>,
-    /// A file or directory to search (default: the workspace).
+    /// A file or directory to search (default the workspace).
     #[serde(default)]
     pub path: Option<String>,
     /// The name must be equal (default: contained, case-insensitive).
     #[serde(default)]
     pub exact: Option<bool>,
-    /// Show each match's whole declaration as read_file lines (first 5 matches).
+    /// Show the first 5 matches' declarations as read_file lines.
     #[serde(default)]
     pub include_body: Option<bool>,
 }
@@ -167,19 +159,18 @@ pub struct FindSymbolArgs {
 /// Arguments of `replace_symbol_body`, `insert_before_symbol` and `insert_after_symbol`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SymbolBodyArgs {
-    /// Workspace-relative path of the file holding the symbol.
     pub path: String,
-    /// The symbol's name path as outline shows it (`Cart/total`), or a name unique in the file;
-    /// `/` first for a path from the top (`/total`: the top-level one only).
+    /// As outline shows it (`Cart/total`), or a name unique in the file; `/total` for the
+    /// top-level one only.
     pub name_path: String,
-    /// The code: the whole new declaration (signature and body), or the code to insert. Indent
-    /// it as at its first line; it is moved to the symbol's indentation.
+    /// The whole new declaration (signature and body), or the code to insert, indented as
+    /// at its first line (it is moved to the symbol's indentation).
     pub body: String,
-    /// The symbol's anchor from outline or find_symbol (`"12abcd"`): refused as stale_context
-    /// when the symbol changed since; picks one of several symbols of the same name path.
+    /// The symbol's anchor from outline or find_symbol: picks one of several, stale_context
+    /// if it changed.
     #[serde(default)]
     pub anchor: Option<String>,
-    /// Store the edit as a proposal (patch_id, diff) instead of applying it. Default false.
+    /// Store it as a proposal for apply_edit instead of writing (default false).
     #[serde(default)]
     pub preview: Option<bool>,
 }
@@ -728,13 +719,9 @@ pub(crate) fn tool_schemas(name: &str) -> Option<(Arc<JsonObject>, Arc<JsonObjec
 
 #[tool_router(router = lsp_tool_router, vis = "pub(crate)")]
 impl LspeditServer {
-    /// Rename a symbol across the workspace with the language server (TypeScript, Python,
-    /// Rust, ...): name it by file, line (number or `42abcd` anchor) and its text on the line.
-    /// The server's edit is applied like a patch: every file inside the workspace (else
-    /// `path_outside_workspace` / `protected_path`, nothing written), all files or none, with
-    /// the per-file result, fresh anchors and the language server's errors afterwards (other
-    /// files included). preview=true stores it as a proposal (patch_id) for apply_edit. A stale
-    /// anchor is `stale_context`: re-read the file.
+    /// Rename a symbol everywhere with the language server. Use it instead of editing each
+    /// use. Writes every file or none (none when the server's edit reaches outside the
+    /// workspace or into a protected path). Returns per file the outcome, anchors and errors.
     #[tool(annotations(destructive_hint = true))]
     async fn rename_symbol(
         &self,
@@ -743,9 +730,9 @@ impl LspeditServer {
         self.run(move |s| rename_symbol(s, &a)).await
     }
 
-    /// The language server's code actions (quick fixes such as "add missing import",
-    /// refactorings) for one line, numbered, with the diagnostics each fixes. Apply one with
-    /// apply_code_action. Changes nothing.
+    /// The language server's code actions for a line (quick fixes such as a missing import,
+    /// refactorings). Use it on a line with an error. Returns them numbered, with the
+    /// diagnostics each fixes, for apply_code_action.
     #[tool(annotations(read_only_hint = true))]
     async fn code_actions(
         &self,
@@ -754,9 +741,8 @@ impl LspeditServer {
         self.run(move |s| code_actions(s, &a)).await
     }
 
-    /// Apply one of the server's code actions for a line (by `index` from code_actions, or
-    /// `title`): its edit goes through the same path as rename_symbol (confined, all or
-    /// nothing, report, fresh anchors, errors afterwards), or is proposed with preview=true.
+    /// Apply one of code_actions' actions, by index or title. Use it after code_actions.
+    /// Writes like rename_symbol. Returns the same as rename_symbol.
     #[tool(annotations(destructive_hint = true))]
     async fn apply_code_action(
         &self,
@@ -765,9 +751,8 @@ impl LspeditServer {
         self.run(move |s| apply_code_action(s, &a)).await
     }
 
-    /// Every reference to a symbol (named by file, line and its text on the line), grouped by
-    /// file: each with the lines around it in the read_file format (`42abcd|...`), so you can
-    /// patch them directly; past 50, the rest as `path:line:column`. Changes nothing.
+    /// Every reference to a symbol. Use it before changing a signature. Returns them by file,
+    /// each with its lines as read_file shows them (past 50, as `path:line:column`).
     #[tool(annotations(read_only_hint = true))]
     async fn references(
         &self,
@@ -776,8 +761,8 @@ impl LspeditServer {
         self.run(move |s| locations(s, &a, false)).await
     }
 
-    /// Where a symbol (named by file, line and its text on the line) is defined, with the lines
-    /// around it in the read_file format. Changes nothing.
+    /// Where a symbol is defined. Use it to read the code a name refers to. Returns the place
+    /// with its lines as read_file shows them.
     #[tool(annotations(read_only_hint = true))]
     async fn definition(
         &self,
@@ -786,9 +771,8 @@ impl LspeditServer {
         self.run(move |s| locations(s, &a, true)).await
     }
 
-    /// A file's symbols as a tree, or a directory's top-level symbols per file: per line the
-    /// kind, name path (`Cart/total`), the anchor of the name's line (`42abcd`) and `lines
-    /// A-B`. Read it instead of the whole file. Changes nothing.
+    /// A file's symbols as a tree, or a directory's per file. Use it instead of reading a
+    /// whole file. Returns per symbol its kind, name_path, anchor and `lines A-B`.
     #[tool(annotations(read_only_hint = true))]
     async fn outline(
         &self,
@@ -797,9 +781,9 @@ impl LspeditServer {
         self.run(move |s| outline(s, &a)).await
     }
 
-    /// Find symbols by name or name path (`Cart/total`) in the workspace or under `path`:
-    /// `path:line kind name_path anchor lines A-B`, with include_body their text as read_file
-    /// lines. Nothing found names the nearest names. Changes nothing.
+    /// Find symbols by name or name path in the workspace or under path. Use it to locate
+    /// code by name. Returns `path:line kind name_path anchor lines A-B` per match (the
+    /// nearest names when none).
     #[tool(annotations(read_only_hint = true))]
     async fn find_symbol(
         &self,
@@ -808,10 +792,9 @@ impl LspeditServer {
         self.run(move |s| find_symbol(s, &a)).await
     }
 
-    /// Replace a symbol's whole declaration (signature and body; the lines outline shows) with
-    /// `body`, found by name path. Indentation and line endings are fitted; the change is applied
-    /// like a patch (atomic, undoable) with fresh anchors and the errors it causes. Ambiguous
-    /// names are refused with the candidates.
+    /// Replace a symbol's whole declaration, found by name_path, with body. Use it to rewrite
+    /// a function or class without a patch. Returns the same as apply_patch; an ambiguous
+    /// name is refused with the candidates.
     #[tool(annotations(destructive_hint = true))]
     async fn replace_symbol_body(
         &self,
@@ -821,8 +804,8 @@ impl LspeditServer {
             .await
     }
 
-    /// Insert `body` above a symbol (and its doc comments and attributes), found by name path,
-    /// with the blank lines the place wants; applied like replace_symbol_body.
+    /// Insert body above a symbol (and its doc comments), found by name_path. Use it to add
+    /// code before a declaration. Returns the same as replace_symbol_body.
     #[tool(annotations(destructive_hint = true))]
     async fn insert_before_symbol(
         &self,
@@ -832,8 +815,8 @@ impl LspeditServer {
             .await
     }
 
-    /// Insert `body` below a symbol, found by name path, with the blank lines the place wants;
-    /// applied like replace_symbol_body.
+    /// Insert body below a symbol, found by name_path. Use it to add code after a
+    /// declaration. Returns the same as replace_symbol_body.
     #[tool(annotations(destructive_hint = true))]
     async fn insert_after_symbol(
         &self,

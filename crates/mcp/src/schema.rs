@@ -1,11 +1,14 @@
 //! Portable JSON Schemas for the tools' inputs and outputs, and lenient number arguments.
 //!
 //! Several model providers reject parts of JSON Schema that schemars emits by default: type
-//! arrays (`"type": ["integer", "null"]` for an `Option`), `format: "uint"`, `default: null`,
-//! `$schema`, `$ref` into `$defs`. A portable schema says an optional field by leaving it out of
-//! `required`, an unsigned integer as `"type": "integer", "minimum": 0`, and inlines every
-//! subschema. [`portable`] builds one from a Rust type; [`make_portable`] is the rewrite,
-//! applied to every tool's schemas by the server.
+//! arrays (`"type": ["integer", "null"]` for an `Option`), `format: "uint"`, `default`,
+//! `$schema`, `$ref` into `$defs`, maps (`additionalProperties` with a schema). A portable
+//! schema says an optional field by leaving it out of `required`, an unsigned integer as
+//! `"type": "integer", "minimum": 0`, and inlines every subschema; the tools' arguments have no
+//! maps (`base_shas` is a list of `{path, sha}`). [`portable`] builds one from a Rust type;
+//! [`make_portable`] is the rewrite, applied to every tool's schemas by the server. It is the
+//! default profile ([`crate::SchemaProfile`]); [`make_strict`] turns a portable input schema
+//! into the strict profile, what OpenAI's strict function calling accepts.
 //!
 //! Some clients send numbers as strings (MCP Inspector sends `offset` as `"2"`): the count
 //! arguments accept both, and name the field when neither fits. `scope` takes one glob or a
@@ -45,16 +48,17 @@ pub fn portable<T: JsonSchema>() -> Arc<JsonObject> {
 
 /// Rewrites `schema` in place into the portable subset: no `$schema`, no type arrays (the
 /// `null` member dropped), no `{"type": "null"}` alternative in `anyOf`/`oneOf`, no `null`
-/// among an `enum`'s values, no `default: null`, no integer `format`s (unsigned ones become
+/// among an `enum`'s values, no `default` (some hosts reject it, on objects and arrays above
+/// all; a description says the default in words), no `title`, no integer `format`s (unsigned ones become
 /// `minimum: 0`).
 pub fn make_portable(schema: &mut Value) {
     let Value::Object(map) = schema else {
         return;
     };
     map.remove("$schema");
-    if map.get("default").is_some_and(Value::is_null) {
-        map.remove("default");
-    }
+    map.remove("default");
+    // The struct's name: Gemini's parameters reject `title`, and it tells a model nothing.
+    map.remove("title");
     if let Some(Value::Array(types)) = map.get("type") {
         let kept: Vec<Value> = types
             .iter()
@@ -136,6 +140,81 @@ pub fn make_portable(schema: &mut Value) {
     }
 }
 
+/// Rewrites a portable input schema (see [`make_portable`]) in place into the strict profile:
+/// every object gets `additionalProperties: false` and lists all its properties in `required`;
+/// a property that was optional becomes a union with `null` (`"type": ["string", "null"]`,
+/// `null` among an `enum`'s values, or a `{"type": "null"}` alternative of an `anyOf`), so a
+/// model sends `null` for an argument it leaves out, which every tool reads as absent.
+pub fn make_strict(schema: &mut Value) {
+    strict(schema, false);
+}
+
+fn strict(schema: &mut Value, optional: bool) {
+    let Value::Object(map) = schema else {
+        return;
+    };
+    map.remove("default");
+    let is_object =
+        map.get("type").and_then(Value::as_str) == Some("object") || map.contains_key("properties");
+    if is_object {
+        let required: Vec<String> = match map.get("required") {
+            Some(Value::Array(r)) => r
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect(),
+            _ => Vec::new(),
+        };
+        let properties = map
+            .entry("properties")
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        let mut all = Vec::new();
+        if let Value::Object(properties) = properties {
+            for (name, child) in properties.iter_mut() {
+                strict(child, !required.contains(name));
+                all.push(Value::from(name.as_str()));
+            }
+        }
+        map.insert("required".into(), Value::Array(all));
+        map.insert("additionalProperties".into(), Value::Bool(false));
+    }
+    if let Some(items) = map.get_mut("items") {
+        strict(items, false);
+    }
+    if let Some(Value::Array(alternatives)) = map.get_mut("anyOf") {
+        alternatives.iter_mut().for_each(|a| strict(a, false));
+    }
+    if optional {
+        or_null(map);
+    }
+}
+
+/// `map`'s schema, or `null`.
+fn or_null(map: &mut serde_json::Map<String, Value>) {
+    let null = Value::from("null");
+    if let Some(Value::Array(values)) = map.get_mut("enum")
+        && !values.contains(&Value::Null)
+    {
+        values.push(Value::Null);
+    }
+    match map.get_mut("type") {
+        Some(Value::String(t)) => {
+            let t = Value::from(t.as_str());
+            map.insert("type".into(), Value::Array(vec![t, null]));
+        }
+        Some(Value::Array(types)) => {
+            if !types.contains(&null) {
+                types.push(null);
+            }
+        }
+        _ => {
+            if let Some(Value::Array(alternatives)) = map.get_mut("anyOf") {
+                alternatives.push(serde_json::json!({ "type": "null" }));
+            }
+        }
+    }
+}
+
 /// Why `schema` is not portable, as one line per problem with its JSON path; empty when it is.
 /// The test of every tool's schemas, and a debug check, use it.
 pub fn portability_problems(schema: &Value) -> Vec<String> {
@@ -166,8 +245,11 @@ fn walk(v: &Value, path: &str, problems: &mut Vec<String>) {
             {
                 problems.push(format!("{path}: format {f}"));
             }
-            if map.get("default").is_some_and(Value::is_null) {
-                problems.push(format!("{path}: default null"));
+            if map.contains_key("default") {
+                problems.push(format!("{path}: default"));
+            }
+            if map.contains_key("additionalProperties") {
+                problems.push(format!("{path}: additionalProperties"));
             }
             for (k, child) in map {
                 walk(child, &format!("{path}.{k}"), problems);
@@ -222,6 +304,44 @@ pub(crate) mod lenient {
     use super::*;
 
     count_fields!(offset, limit, max_files, max_changed_lines);
+
+    /// The `base_shas` argument: a list of `{"path", "sha"}` objects; absent or null is none.
+    /// The map form older versions took (`{"src/a.ts": "3f2a9c0b1d4e"}`) is refused, naming
+    /// the list form (a map is not expressible in OpenAI's strict schemas, nor in Gemini's).
+    pub(crate) fn base_shas<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Vec<crate::server::BaseShaArg>, D::Error> {
+        const FORM: &str = r#"a list of {"path", "sha"} objects, e.g. [{"path": "src/a.ts", "sha": "3f2a9c0b1d4e"}]"#;
+        let bad = |why: String| D::Error::custom(format!("`base_shas` must be {FORM}; {why}"));
+        let items = match Option::<Value>::deserialize(d)? {
+            None | Some(Value::Null) => return Ok(Vec::new()),
+            Some(Value::Array(items)) => items,
+            Some(Value::Object(_)) => {
+                return Err(bad(
+                    "a map of path to sha (the form of earlier versions) is not accepted".into(),
+                ));
+            }
+            Some(other) => return Err(bad(format!("not {other}"))),
+        };
+        let mut seen = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let field = |key: &str| item.get(key).and_then(Value::as_str).map(str::to_string);
+            let unknown = item
+                .as_object()
+                .and_then(|o| o.keys().find(|k| *k != "path" && *k != "sha"));
+            let (Some(path), Some(sha), None) = (field("path"), field("sha"), unknown) else {
+                return Err(bad(format!("item {i} is {item}")));
+            };
+            if seen
+                .iter()
+                .any(|s: &crate::server::BaseShaArg| s.path == path)
+            {
+                return Err(bad(format!("`{path}` is named twice")));
+            }
+            seen.push(crate::server::BaseShaArg { path, sha });
+        }
+        Ok(seen)
+    }
 
     /// The `scope` argument: one glob (`"backend/**/*.go"`, the seeds' own call) or a list of
     /// globs; absent or null is no scope.
@@ -287,6 +407,56 @@ mod tests {
                     "status": {"type": "string", "enum": ["checked", "failed"]}
                 }
             })
+        );
+    }
+
+    #[test]
+    fn strict_closes_every_object_and_makes_the_optional_properties_nullable() {
+        let mut s = json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+                "offset": {"type": "integer", "minimum": 0},
+                "line": {"description": "d", "anyOf": [{"type": "integer"}, {"type": "string"}]},
+                "direction": {"type": "string", "enum": ["incoming", "outgoing"]},
+                "base_shas": {"type": "array", "items": {
+                    "type": "object",
+                    "properties": {"path": {"type": "string"}, "sha": {"type": "string"}},
+                    "required": ["path", "sha"]
+                }}
+            },
+            "required": ["path", "direction"]
+        });
+        make_strict(&mut s);
+        let expected = json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+                "offset": {"type": ["integer", "null"], "minimum": 0},
+                "line": {"description": "d", "anyOf": [{"type": "integer"}, {"type": "string"}, {"type": "null"}]},
+                "direction": {"type": "string", "enum": ["incoming", "outgoing"]},
+                "base_shas": {"type": ["array", "null"], "items": {
+                    "type": "object",
+                    "properties": {"path": {"type": "string"}, "sha": {"type": "string"}},
+                    "required": ["path", "sha"],
+                    "additionalProperties": false
+                }}
+            },
+            "required": ["base_shas", "direction", "line", "offset", "path"],
+            "additionalProperties": false
+        });
+        assert_eq!(s, expected);
+        // Applying it again changes nothing: a strict schema is its own strict form.
+        make_strict(&mut s);
+        assert_eq!(s, expected);
+        let mut optional_enum = json!({
+            "type": "object",
+            "properties": {"direction": {"type": "string", "enum": ["incoming"]}}
+        });
+        make_strict(&mut optional_enum);
+        assert_eq!(
+            optional_enum["properties"]["direction"],
+            json!({"type": ["string", "null"], "enum": ["incoming", null]})
         );
     }
 

@@ -15,7 +15,7 @@
 //! limits a model may only tighten, and who approves an apply (the call itself, the person
 //! through MCP elicitation, or nobody).
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use lspedit_session::Session;
@@ -42,7 +42,8 @@ use crate::output::{
     ApplyEditOutput, DiagnosticsOutput, ProposeOutput, ReadFileOutput, Reply, UndoOutput,
     WriteOutput,
 };
-use crate::schema::{lenient, portable};
+use crate::profile::{SchemaProfile, ToolSet, instructions, tools_of};
+use crate::schema::{lenient, make_strict, portable};
 use crate::transport::{DEFAULT_MAX_MESSAGE_BYTES, LineTransport};
 
 /// The name the server announces in `initialize`.
@@ -50,37 +51,14 @@ pub const SERVER_NAME: &str = "lspedit";
 /// The version the server announces in `initialize` (the crate's version).
 pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-const INSTRUCTIONS: &str = "lspedit edits files safely and reports what an edit broke. \
-Workflow: read_file shows each line as `<line><hash>|<content>` (e.g. `42abcd|  return x;`); \
-`42abcd` is the line's anchor. Change files with apply_patch (a unified diff or a Codex \
-`*** Begin Patch` envelope whose context and removal lines carry those anchors), edit \
-(search/replace) or write_file (whole file). Every writing tool answers with the per-file result, \
-the fresh anchors of the lines it changed, and the language server's errors for the files it \
-wrote (`LSP errors detected in ..., please fix:` followed by `ERROR [line:col] message (code)`). \
-Fix those errors before moving on. To review a change before it is made, use propose_edit \
-(returns a patch_id and the diff), then apply_edit(patch_id) and, if needed, undo(checkpoint_id). \
-With a language server, rename_symbol renames across files, code_actions / apply_code_action \
-apply its quick fixes, and references / definition show where a symbol is used or defined, as \
-read_file lines with anchors; name a symbol by path, line (number or anchor) and its text. \
-outline lists a file's symbols and find_symbol finds them by name or name path (`Cart/total`); \
-replace_symbol_body, insert_before_symbol and insert_after_symbol change code by name path, \
-applied and reported like apply_patch. \
-hover, call_hierarchy, implementations and type_definition answer about a symbol named either \
-way (path, line and text, or path and name_path). \
-A result with isError names a reason code \
-(hunk_mismatch, ambiguous_match, stale_context, truncated_input, ...) and what to do: usually \
-re-read the file and resend with fresh anchors. Nothing is written by a refused file.";
-
 /// Arguments of `read_file`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ReadFileArgs {
-    /// Workspace-relative path of the file to read (e.g. `src/main.ts`). Paths that leave the
-    /// workspace are refused with `path_outside_workspace`.
     pub path: String,
-    /// First line to show, 1-based (default 1).
+    /// First line, 1-based (default 1).
     #[serde(default, deserialize_with = "lenient::offset")]
     pub offset: Option<usize>,
-    /// Number of lines to show (default 2000). The result says when more lines follow.
+    /// Lines to show (default 2000).
     #[serde(default, deserialize_with = "lenient::limit")]
     pub limit: Option<usize>,
 }
@@ -88,17 +66,13 @@ pub struct ReadFileArgs {
 /// Arguments of `edit`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct EditArgs {
-    /// Workspace-relative path of an existing file (create files with write_file).
     pub path: String,
-    /// The exact text to replace: plain file text, WITHOUT the `42abcd|` anchors of the read_file
-    /// view. Include enough surrounding lines to be unique. Matching tries the exact text first,
-    /// then ignores trailing whitespace, indentation and unicode punctuation differences, but a
-    /// fallback match must be unique and span the same number of lines.
+    /// Text to replace, WITHOUT the `42abcd|` anchors, with enough lines to be unique.
+    /// Differences in whitespace, indentation or unicode punctuation are tolerated when the
+    /// match stays unique and spans as many lines.
     pub old_text: String,
-    /// The replacement text (plain text, no anchors).
     pub new_text: String,
-    /// Replace every occurrence instead of requiring exactly one (default false). Without it,
-    /// several matches are refused as `ambiguous_match`.
+    /// Replace every match (default false: several matches are ambiguous_match).
     #[serde(default)]
     pub replace_all: Option<bool>,
 }
@@ -106,105 +80,93 @@ pub struct EditArgs {
 /// Arguments of `write_file`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct WriteFileArgs {
-    /// Workspace-relative path; parent directories are created.
     pub path: String,
-    /// The complete new content of the file (plain text, no anchors).
+    /// The whole new content.
     pub content: String,
 }
 
 /// Arguments of `apply_patch`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ApplyPatchArgs {
-    /// The patch, in one of two formats (auto-detected), possibly touching several files:
-    ///
-    /// 1. Unified diff (plain or `diff --git`): `--- a/path` / `+++ b/path`, hunks starting with
-    ///    `@@ -12,3 +12,4 @@`. Context (` `) and removal (`-`) lines SHOULD carry the anchor
-    ///    from read_file: `-42abcd|old text`, ` 43efgh|context`; with anchors the header may be a
-    ///    bare `@@ @@`. Added (`+`) lines never carry an anchor. Create a file with
-    ///    `--- /dev/null`, delete one with `+++ /dev/null`, rename with git's
-    ///    `rename from` / `rename to`.
-    /// 2. The Codex envelope: `*** Begin Patch`, then `*** Add File: path` (lines prefixed `+`),
-    ///    `*** Delete File: path`, or `*** Update File: path` (optional `*** Move to: path`)
-    ///    with `@@ [context]` chunks of ` `/`-`/`+` lines, and finally `*** End Patch`.
-    ///
-    /// Every context and removal line is verified; a hunk whose file drifted is searched for
-    /// nearby. Each file applies entirely or not at all; other files of the patch still apply.
+    /// A unified diff (`--- a/path`, `+++ b/path`, `@@ -12,3 +12,4 @@` hunks; context and
+    /// removal lines should carry anchors, ` 43efgh|ctx`, `-42abcd|old text`, and then `@@ @@`
+    /// suffices; `+` lines never do; create with `--- /dev/null`, delete with `+++ /dev/null`,
+    /// rename with git's `rename from`/`rename to`), or a Codex envelope: `*** Begin Patch`,
+    /// `*** Add File: path` (`+` lines), `*** Delete File: path` or `*** Update File: path`
+    /// (optional `*** Move to: path`) with `@@` chunks of ` `/`-`/`+` lines, `*** End Patch`.
     pub patch: String,
 }
 
 /// Arguments of `diagnostics`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct DiagnosticsArgs {
-    /// Workspace-relative paths of the files to check as they are on disk now, e.g.
-    /// `["src/main.ts"]`. Nothing is edited.
+    /// Files to check, e.g. `["src/main.ts"]`.
     pub paths: Vec<String>,
 }
 
 /// Arguments of `propose_edit`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ProposeEditArgs {
-    /// A patch to propose, in any format apply_patch reads (unified diff with or without
-    /// `42abcd|` anchors, git diff, Codex `*** Begin Patch` envelope). Give either `patch`, or
-    /// `pattern` + `replacement`.
+    /// A patch in any format apply_patch reads. Give `patch`, or `pattern` and `replacement`.
     #[serde(default)]
     pub patch: Option<String>,
-    /// A regular expression (Rust `regex` syntax) to replace in every file of `scope`.
+    /// A regular expression (Rust `regex` syntax) to replace in the files of `scope`.
     #[serde(default)]
     pub pattern: Option<String>,
-    /// The replacement for `pattern`; `$1` or `${name}` refer to capture groups.
+    /// `$1` or `${name}` refer to capture groups.
     #[serde(default)]
     pub replacement: Option<String>,
-    /// Globs of the files `pattern` applies to, relative to the workspace root: one glob,
-    /// e.g. `"backend/**/*.go"`, or a list, e.g. `["backend/**/*.go", "!backend/gen/**"]`.
-    /// Default: every file. .gitignored and binary files are skipped.
+    /// The files `pattern` applies to: a glob, e.g. `"backend/**/*.go"`, or a list, e.g.
+    /// `["backend/**/*.go", "!backend/gen/**"]` (default every file; .gitignored and binary
+    /// files are skipped).
     #[serde(default, deserialize_with = "lenient::scope")]
     #[schemars(schema_with = "crate::schema::string_or_list")]
     pub scope: Vec<String>,
-    /// Change only this language's files, by extension: `go`, `rust`, `typescript`,
-    /// `javascript`, `python`, `java`, `c`, `cpp`. With `pattern`, the scope's (or the
-    /// workspace's) files of other languages are left out; a `patch` that touches another
-    /// language's file is refused (`scope_violation`, naming the file).
+    /// Only this language's files (`go`, `rust`, `typescript`, `javascript`, `python`, `java`,
+    /// `c`, `cpp`): other files are left out of `pattern`; a `patch` touching one is
+    /// scope_violation.
     #[serde(default)]
     pub language: Option<String>,
-    /// base_sha each file is expected to have (the `base_sha` of read_file's structured
-    /// result), e.g. `{"src/a.ts": "3f2a9c0b1d4e"}`; a file that differs is refused as
-    /// `sha_mismatch`.
-    #[serde(default)]
-    pub base_shas: BTreeMap<String, String>,
+    /// The base_sha each file must still have (read_file's structured `base_sha`), else
+    /// sha_mismatch.
+    #[serde(default, deserialize_with = "lenient::base_shas")]
+    pub base_shas: Vec<BaseShaArg>,
+}
+
+/// One file's expected base_sha in `propose_edit`'s `base_shas`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+pub struct BaseShaArg {
+    pub path: String,
+    pub sha: String,
 }
 
 /// Arguments of `apply_edit`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ApplyEditArgs {
-    /// The `patch_id` propose_edit returned, e.g. `patch_1763900000000_1a2b3c4d5e6f708192a3b4c5d6e7f809`.
     pub patch_id: String,
     /// `mission_edit`: at most 3 files and 100 changed lines, no create/delete/rename, all or
-    /// nothing (never more than the operator allows).
+    /// nothing.
     #[serde(default)]
     pub preset: Option<String>,
-    /// Refuse (`scope_violation`) when more files would change. Only tightens the operator's
-    /// limit (default 3): a larger value is refused as `scope_violation` naming that limit.
+    /// Refuse (scope_violation) when more files would change.
     #[serde(default, deserialize_with = "lenient::max_files")]
     pub max_files: Option<usize>,
-    /// Refuse (`scope_violation`) when more lines would be added plus removed. Only tightens
-    /// the operator's limit (default 100).
+    /// Refuse (scope_violation) when more lines would be added plus removed.
     #[serde(default, deserialize_with = "lenient::max_changed_lines")]
     pub max_changed_lines: Option<usize>,
-    /// Refuse (`unsafe_diff`) a patch that creates a file. The operator forbids it by default;
-    /// `false` is refused (`scope_violation`) unless the operator allows creating files.
+    /// Refuse (unsafe_diff) a patch that creates a file.
     #[serde(default)]
     pub forbid_create: Option<bool>,
-    /// Refuse (`unsafe_diff`) a patch that deletes a file (forbidden by default, as create).
+    /// Refuse (unsafe_diff) a patch that deletes a file.
     #[serde(default)]
     pub forbid_delete: Option<bool>,
-    /// Refuse (`unsafe_diff`) a patch that renames a file (forbidden by default, as create).
+    /// Refuse (unsafe_diff) a patch that renames a file.
     #[serde(default)]
     pub forbid_rename: Option<bool>,
-    /// Write every file or none (default true: one refused file and nothing is written).
-    /// `false` applies each file on its own, unless the operator forbids per-file applies.
+    /// Every file or none (default true); false applies each file on its own.
     #[serde(default)]
     pub all_or_nothing: Option<bool>,
-    /// The same choice as a word: `all_or_nothing` (default) or `per_file`.
+    /// The same as a word: `all_or_nothing` or `per_file`.
     #[serde(default)]
     pub atomicity: Option<String>,
 }
@@ -212,8 +174,6 @@ pub struct ApplyEditArgs {
 /// Arguments of `undo`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct UndoArgs {
-    /// The `checkpoint_id` apply_edit returned. Refused as `stale_context` when a file changed
-    /// since that apply.
     pub checkpoint_id: String,
 }
 
@@ -277,7 +237,11 @@ impl ProposeEditArgs {
                 );
             }
         };
-        request.expected_base_shas = self.base_shas;
+        request.expected_base_shas = self
+            .base_shas
+            .into_iter()
+            .map(|b| (b.path, b.sha))
+            .collect();
         request.language = self.language;
         Ok(request)
     }
@@ -323,11 +287,14 @@ fn tool_schemas(name: &str) -> Option<(Arc<JsonObject>, Arc<JsonObject>)> {
     })
 }
 
-/// The lspedit MCP server over one [`Session`], under the operator's [`Policy`].
+/// The lspedit MCP server over one [`Session`], under the operator's [`Policy`], listing
+/// the tools of its [`ToolSet`]s with input schemas of its [`SchemaProfile`].
 #[derive(Clone)]
 pub struct LspeditServer {
     session: Arc<Session>,
     policy: Arc<Policy>,
+    tools: BTreeSet<&'static str>,
+    profile: SchemaProfile,
     tool_router: ToolRouter<LspeditServer>,
 }
 
@@ -336,6 +303,8 @@ impl std::fmt::Debug for LspeditServer {
         f.debug_struct("LspeditServer")
             .field("session", &self.session)
             .field("policy", &self.policy)
+            .field("tools", &self.tools)
+            .field("profile", &self.profile)
             .finish_non_exhaustive()
     }
 }
@@ -359,12 +328,64 @@ fn reply_to_call_result(reply: Reply) -> CallToolResult {
 
 impl LspeditServer {
     /// The server under the default policy (the seeds' limits; see [`Policy::default`]).
+    /// Every tool ([`ToolSet::All`]) with the default schemas ([`SchemaProfile::Default`]).
     pub fn new(session: Arc<Session>) -> LspeditServer {
         LspeditServer {
             session,
             policy: Arc::new(Policy::default()),
+            tools: tools_of(&[ToolSet::All]),
+            profile: SchemaProfile::Default,
             tool_router: Self::router(),
         }
+    }
+
+    /// The server listing only the tools of `sets` (their union; each includes
+    /// [`ToolSet::Core`]; none is [`ToolSet::All`]). A tool not listed cannot be called.
+    pub fn with_tools(mut self, sets: &[ToolSet]) -> LspeditServer {
+        self.tools = tools_of(sets);
+        self.tool_router = Self::routes(&self.tools, self.profile);
+        self
+    }
+
+    /// The server with input schemas of `profile`.
+    pub fn with_schema_profile(mut self, profile: SchemaProfile) -> LspeditServer {
+        self.profile = profile;
+        self.tool_router = Self::routes(&self.tools, self.profile);
+        self
+    }
+
+    /// The tools listed, by name.
+    pub fn tools(&self) -> &BTreeSet<&'static str> {
+        &self.tools
+    }
+
+    /// The listed tools (name, description, schemas), as `tools/list` gives them.
+    pub fn list_tools(&self) -> Vec<rmcp::model::Tool> {
+        self.tool_router.list_all()
+    }
+
+    /// The routes of `tools`, their input schemas in `profile`.
+    pub(crate) fn routes(
+        tools: &BTreeSet<&'static str>,
+        profile: SchemaProfile,
+    ) -> ToolRouter<LspeditServer> {
+        let mut router = Self::router();
+        let names: Vec<String> = router.map.keys().map(|k| k.to_string()).collect();
+        for name in names {
+            if !tools.iter().any(|t| *t == name) {
+                router.remove_route(&name);
+            }
+        }
+        if profile == SchemaProfile::Strict {
+            for route in router.map.values_mut() {
+                let mut input = serde_json::Value::Object(route.attr.input_schema.as_ref().clone());
+                make_strict(&mut input);
+                if let serde_json::Value::Object(map) = input {
+                    route.attr.input_schema = Arc::new(map);
+                }
+            }
+        }
+        router
     }
 
     /// The server under the operator's `policy` (`lspedit mcp` flags and config).
@@ -378,13 +399,16 @@ impl LspeditServer {
         &self.policy
     }
 
-    /// The tools with their portable input and output schemas.
+    /// Every tool with its portable input and output schemas.
     fn router() -> ToolRouter<LspeditServer> {
         let mut tool_router =
             Self::tool_router() + Self::lsp_tool_router() + Self::lookup_tool_router();
         for route in tool_router.map.values_mut() {
             match tool_schemas(&route.attr.name) {
-                Some((input, output)) => {
+                Some((mut input, output)) => {
+                    // The arguments struct's doc ("Arguments of `edit`.") tells a model nothing
+                    // the tool's description does not, and costs it every turn.
+                    Arc::make_mut(&mut input).remove("description");
                     route.attr.input_schema = input;
                     route.attr.output_schema = Some(output);
                 }
@@ -409,11 +433,8 @@ impl LspeditServer {
 
 #[tool_router]
 impl LspeditServer {
-    /// Read a file as a hashline view: one line per file line, `<line><hash>|<content>`, e.g.
-    /// `42abcd|  return x;` (line 42, hash `abcd`, then the content verbatim). The `42abcd` part
-    /// is the line's anchor: put it on the context and removal lines of apply_patch hunks so
-    /// the edit lands exactly where you read it, even if the file shifted since. Use offset and
-    /// limit for long files. Reading also starts the file's language server in the background.
+    /// Read a file as anchored lines, `42abcd|<content>`. Use it before changing a file, and
+    /// offset/limit to page through a long one. Returns the lines, saying when more follow.
     #[tool(annotations(read_only_hint = true))]
     async fn read_file(
         &self,
@@ -427,11 +448,9 @@ impl LspeditServer {
         .await
     }
 
-    /// Replace text in one file (search/replace). old_text must match exactly one place unless
-    /// replace_all is set. Answers with the changed lines' fresh anchors and the language
-    /// server's errors for the file. Refusals: `hunk_mismatch` (old_text not found: re-read the
-    /// file), `ambiguous_match` (found in several places: add surrounding lines),
-    /// `file_not_found`, `path_outside_workspace`, `binary_file`.
+    /// Replace text in one existing file: old_text must match one place, or every place with
+    /// replace_all. Use it for a small change when you know the exact text. Returns the
+    /// outcome, the changed lines' anchors and the file's errors.
     #[tool(annotations(destructive_hint = true))]
     async fn edit(&self, Parameters(a): Parameters<EditArgs>) -> Result<CallToolResult, McpError> {
         self.run(move |s| {
@@ -447,9 +466,8 @@ impl LspeditServer {
         .await
     }
 
-    /// Create or overwrite a whole file. Answers with the language server's errors for the file
-    /// and, when other files now have errors (e.g. their imports broke), up to 5 of them.
-    /// Prefer apply_patch or edit for changes to existing files.
+    /// Create a file, or replace all of one (parent directories are created). Use it for new
+    /// files; change existing ones with apply_patch or edit. Returns the outcome and errors.
     #[tool(annotations(destructive_hint = true))]
     async fn write_file(
         &self,
@@ -463,17 +481,10 @@ impl LspeditServer {
         .await
     }
 
-    /// Apply a patch (unified diff, git diff or Codex `*** Begin Patch` envelope; see the
-    /// `patch` field) to one or more files. The result lists every file (`M path (2 hunks,
-    /// moved +3)` or `FAILED path: reason: message`), the fresh anchors of every changed block,
-    /// and one `LSP errors detected in <path>, please fix:` block per written file with errors.
-    /// isError when any file was refused; refused files are untouched, the others applied.
-    /// Reasons: `hunk_mismatch` (context/removal lines not found: re-read, resend with fresh
-    /// anchors), `ambiguous_match` (two equally near places: anchor the hunk), `out_of_bounds`,
-    /// `truncated_input` (the patch was cut off; nothing applied: resend it whole),
-    /// `anchored_addition` (`+` lines must not carry anchors), `invalid_diff_format`,
-    /// `file_not_found`, `file_exists`, `already_applied` (the change is already in place, e.g. a
-    /// retried patch: nothing written), `path_outside_workspace`, `binary_file`, `not_utf8`.
+    /// Apply a patch to one or more files. Use it for multi-line or multi-file changes, with
+    /// anchors from read_file. Returns per file `M path (2 hunks)` or `FAILED path: reason:
+    /// message`, fresh anchors and errors; isError when a file was refused (the others apply).
+    /// Also: out_of_bounds, anchored_addition (`+` lines carry no anchor), invalid_diff_format.
     #[tool(annotations(destructive_hint = true))]
     async fn apply_patch(
         &self,
@@ -487,14 +498,10 @@ impl LspeditServer {
         .await
     }
 
-    /// Propose a change without making it: from a patch (any apply_patch format), or from a
-    /// regex `pattern` + `replacement` over the files of `scope` (one glob or a list), kept to
-    /// one `language`'s files when given. Nothing is written;
-    /// the answer has a `patch_id`, a summary (files scanned / matched, changes) and the unified
-    /// diff to review. Apply it later with apply_edit(patch_id) — from this or another session.
-    /// Refusals: `invalid_diff_format`, `empty_diff` (nothing would change), `sha_mismatch` (a
-    /// base_sha you gave differs: re-read), `truncated_input`, `path_outside_workspace`,
-    /// `scope_violation` (the patch touches a file outside `language`).
+    /// Propose a change without making it, from a patch or a regex over files. Use it when the
+    /// change should be reviewed, or is a rename-like replacement across many files. Returns a
+    /// patch_id, a summary and the diff; nothing is written. Refusals: empty_diff,
+    /// sha_mismatch, invalid_diff_format, scope_violation.
     #[tool]
     async fn propose_edit(
         &self,
@@ -510,16 +517,12 @@ impl LspeditServer {
         .await
     }
 
-    /// Apply a proposed change by its patch_id, after re-checking that no file changed since it
-    /// was proposed: every file or none (unless all_or_nothing is false). The person running
-    /// lspedit may have to approve it first (they are asked through the client). Answers with
-    /// each file's outcome, a `checkpoint_id` for undo, and the language servers' errors for
-    /// the files written. Refusals (nothing written): `patch_not_found` (unknown id),
-    /// `stale_context` (a file changed since the proposal: propose again), `scope_violation`
-    /// (more files or lines than the operator's limits, 3 and 100 by default, or a limit
-    /// argument looser than them), `unsafe_diff` (a forbidden create/delete/rename),
-    /// `hunk_mismatch`, `approval_required` (a person must approve and this client cannot ask
-    /// one); `rejected` when the person (or the operator's policy) said no.
+    /// Apply a proposal by patch_id, after checking no file changed since (else
+    /// stale_context: propose again); a person may be asked to approve. Use it once the
+    /// diff is right. Returns each file's
+    /// outcome, a checkpoint_id for undo, and errors. Refusals: patch_not_found,
+    /// scope_violation (over the limits), unsafe_diff, approval_required; status `rejected`
+    /// when the person said no.
     #[tool(annotations(destructive_hint = true))]
     async fn apply_edit(
         &self,
@@ -585,8 +588,9 @@ impl LspeditServer {
         .await
     }
 
-    /// Undo an apply_edit: restore every file it touched to its content before (deleting files
-    /// it created). Refused as `stale_context` when a file changed after that apply.
+    /// Undo an apply_edit by its checkpoint_id: restores every file it touched (deleting the
+    /// ones it created). Use it when an applied change was wrong. Returns the files
+    /// restored; stale_context if one changed since.
     #[tool(annotations(destructive_hint = true))]
     async fn undo(&self, Parameters(a): Parameters<UndoArgs>) -> Result<CallToolResult, McpError> {
         self.run(move |s| {
@@ -597,10 +601,9 @@ impl LspeditServer {
         .await
     }
 
-    /// The language servers' current errors for files as they are on disk, without editing:
-    /// per file the block `ERROR [line:col] message (code)` (TypeScript codes as `ts2322`,
-    /// rustc's as `E0308`), or `no errors`, or why there are none (no server for the file
-    /// type, server not installed, still starting: call again shortly).
+    /// The language servers' errors for files as they are on disk. Use it to check files you
+    /// did not just write. Returns per file the errors block, `no errors`, or why there are
+    /// none (e.g. still starting: call again shortly).
     #[tool(annotations(read_only_hint = true))]
     async fn diagnostics(
         &self,
@@ -775,7 +778,7 @@ impl ServerHandler for LspeditServer {
                 Implementation::new(SERVER_NAME, SERVER_VERSION)
                     .with_title("lspedit: anchored edits with language-server diagnostics"),
             )
-            .with_instructions(format!("{INSTRUCTIONS} {}", policy_sentence(&self.policy)))
+            .with_instructions(instructions(&self.tools, &policy_sentence(&self.policy)))
     }
 }
 
@@ -846,10 +849,225 @@ pub async fn serve_stdio_with(server: LspeditServer) -> Result<(), ServeError> {
     Ok(())
 }
 
+/// What a tool list costs a model in characters: for each tool, its description plus its
+/// input schema as compact JSON (`serde_json::to_string`), counted in `char`s. `docs/mcp.md`
+/// records it per tool set and profile.
+pub fn tool_characters(tools: &[rmcp::model::Tool]) -> usize {
+    tools
+        .iter()
+        .map(|t| {
+            let description = t.description.as_deref().unwrap_or_default().chars().count();
+            let schema = serde_json::to_string(t.input_schema.as_ref())
+                .map(|s| s.chars().count())
+                .unwrap_or_default();
+            description + schema
+        })
+        .sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::schema::portability_problems;
+
+    use crate::lookup_tools::{CallHierarchyArgs, LookupArgs};
+    use crate::lsp_tools::{
+        ApplyCodeActionArgs, CodeActionsArgs, FindSymbolArgs, OutlineArgs, RenameSymbolArgs,
+        SymbolArgs, SymbolBodyArgs,
+    };
+    use crate::profile::{CORE_TOOLS, LSP_TOOLS, WORKFLOW_TOOLS};
+    use serde_json::{Value, json};
+
+    fn listed(sets: &[ToolSet], profile: SchemaProfile) -> Vec<rmcp::model::Tool> {
+        LspeditServer::routes(&tools_of(sets), profile).list_all()
+    }
+
+    /// Every tool the server has is in exactly one of core, workflow and lsp: a new tool
+    /// that is in no set fails here (and would be listed by no server).
+    #[test]
+    fn every_tool_is_in_exactly_one_set() {
+        let names = |tools: Vec<rmcp::model::Tool>| {
+            let mut names: Vec<String> = tools.into_iter().map(|t| t.name.to_string()).collect();
+            names.sort_unstable();
+            names
+        };
+        let mut all: Vec<&str> = [CORE_TOOLS, WORKFLOW_TOOLS, LSP_TOOLS].concat();
+        all.sort_unstable();
+        assert_eq!(names(LspeditServer::router().list_all()), all);
+        let mut core = CORE_TOOLS.to_vec();
+        core.sort_unstable();
+        for profile in [SchemaProfile::Default, SchemaProfile::Strict] {
+            assert_eq!(names(listed(&[ToolSet::Core], profile)), core);
+            assert_eq!(names(listed(&[ToolSet::All], profile)), all);
+        }
+    }
+
+    /// `--tools core` fits in 5,000 characters of descriptions and input schemas (counted by
+    /// [`tool_characters`]) in both profiles; every set's count is printed for `docs/mcp.md`.
+    #[test]
+    fn the_core_tools_fit_the_budget() {
+        for profile in [SchemaProfile::Default, SchemaProfile::Strict] {
+            for set in [ToolSet::Core, ToolSet::Workflow, ToolSet::Lsp, ToolSet::All] {
+                let tools = listed(&[set], profile);
+                eprintln!(
+                    "{profile} {set}: {} tools, {} characters",
+                    tools.len(),
+                    tool_characters(&tools)
+                );
+                for t in &tools {
+                    eprintln!("  {}: {}", t.name, tool_characters(std::slice::from_ref(t)));
+                }
+            }
+            let core = tool_characters(&listed(&[ToolSet::Core], profile));
+            assert!(core <= 5000, "{profile}: {core} characters");
+        }
+    }
+
+    /// Every description says what the tool does, when to use it and what it returns, and
+    /// leaves the conventions the instructions state to them.
+    #[test]
+    fn every_description_says_when_and_what_it_returns_and_no_shared_convention() {
+        let all = instructions(&tools_of(&[ToolSet::All]), "");
+        for tool in listed(&[ToolSet::All], SchemaProfile::Default) {
+            let d = tool
+                .description
+                .as_deref()
+                .unwrap_or_default()
+                .replace('\n', " ");
+            assert!(
+                d.contains("Use it") && d.contains("Returns"),
+                "{}: {d}",
+                tool.name
+            );
+            let schema = serde_json::to_string(tool.input_schema.as_ref()).unwrap();
+            for shared in [
+                "orkspace-relative",
+                "LSP errors detected",
+                "path_outside_workspace",
+                "<line><hash>",
+            ] {
+                assert!(!d.contains(shared), "{}: {shared} in {d}", tool.name);
+                assert!(
+                    !schema.contains(shared),
+                    "{}: {shared} in {schema}",
+                    tool.name
+                );
+            }
+        }
+        for shared in [
+            "relative to the workspace root",
+            "LSP errors detected",
+            "path_outside_workspace",
+            "<line><hash>",
+        ] {
+            assert!(all.contains(shared), "{shared} not in the instructions");
+        }
+    }
+
+    /// An example value for a required argument of `schema`.
+    fn example(schema: &Value) -> Value {
+        if let Some(first) = schema.get("enum").and_then(|e| e.get(0)) {
+            return first.clone();
+        }
+        if let Some(first) = schema.get("anyOf").and_then(|a| a.get(0)) {
+            return example(first);
+        }
+        match schema["type"].as_str() {
+            Some("integer") => json!(1),
+            Some("boolean") => json!(true),
+            Some("array") => json!([]),
+            Some("object") => json!({}),
+            _ => json!("x"),
+        }
+    }
+
+    /// A strict model sends every argument, `null` for the ones it leaves out: every tool's
+    /// arguments read such a call (the required ones given, every other one null).
+    #[test]
+    fn strict_calls_with_every_optional_argument_null_are_read() {
+        fn reads<T: serde::de::DeserializeOwned>(tool: &str) {
+            let default = listed(&[ToolSet::All], SchemaProfile::Default);
+            let schema = default.iter().find(|t| t.name == tool).unwrap();
+            let required: Vec<&Value> = schema
+                .input_schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().collect())
+                .unwrap_or_default();
+            let mut args = serde_json::Map::new();
+            for (name, property) in schema.input_schema["properties"].as_object().unwrap() {
+                let value = if required.contains(&&json!(name)) {
+                    example(property)
+                } else {
+                    Value::Null
+                };
+                args.insert(name.clone(), value);
+            }
+            let args = Value::Object(args);
+            if let Err(e) = serde_json::from_value::<T>(args.clone()) {
+                panic!("{tool} does not read {args}: {e}");
+            }
+        }
+        reads::<ReadFileArgs>("read_file");
+        reads::<EditArgs>("edit");
+        reads::<WriteFileArgs>("write_file");
+        reads::<ApplyPatchArgs>("apply_patch");
+        reads::<DiagnosticsArgs>("diagnostics");
+        reads::<ProposeEditArgs>("propose_edit");
+        reads::<ApplyEditArgs>("apply_edit");
+        reads::<UndoArgs>("undo");
+        reads::<RenameSymbolArgs>("rename_symbol");
+        reads::<CodeActionsArgs>("code_actions");
+        reads::<ApplyCodeActionArgs>("apply_code_action");
+        reads::<SymbolArgs>("references");
+        reads::<SymbolArgs>("definition");
+        reads::<OutlineArgs>("outline");
+        reads::<FindSymbolArgs>("find_symbol");
+        reads::<SymbolBodyArgs>("replace_symbol_body");
+        reads::<SymbolBodyArgs>("insert_before_symbol");
+        reads::<SymbolBodyArgs>("insert_after_symbol");
+        reads::<LookupArgs>("hover");
+        reads::<CallHierarchyArgs>("call_hierarchy");
+        reads::<LookupArgs>("implementations");
+        reads::<LookupArgs>("type_definition");
+    }
+
+    #[test]
+    fn base_shas_is_a_list_and_the_old_map_is_refused_naming_the_list() {
+        let parse = |base_shas: Value| {
+            serde_json::from_value::<ProposeEditArgs>(
+                json!({ "patch": "p", "base_shas": base_shas }),
+            )
+            .map(|a| a.base_shas)
+            .map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            parse(json!([{ "path": "src/a.ts", "sha": "3f2a9c0b1d4e" }])),
+            Ok(vec![BaseShaArg {
+                path: "src/a.ts".into(),
+                sha: "3f2a9c0b1d4e".into()
+            }])
+        );
+        assert_eq!(parse(Value::Null), Ok(Vec::new()));
+        let old = parse(json!({ "src/a.ts": "3f2a9c0b1d4e" })).unwrap_err();
+        assert!(
+            old.contains(r#"`base_shas` must be a list of {"path", "sha"} objects, e.g. [{"path": "src/a.ts", "sha": "3f2a9c0b1d4e"}]"#)
+                && old.contains("a map of path to sha"),
+            "{old}"
+        );
+        for bad in [
+            json!([{ "path": "a.ts" }]),
+            json!([{ "path": "a.ts", "base_sha": "1" }]),
+            json!([{ "path": "a.ts", "sha": "1", "extra": 1 }]),
+            json!(["a.ts"]),
+            json!("a.ts"),
+        ] {
+            let e = parse(bad.clone()).unwrap_err();
+            assert!(e.contains("`base_shas` must be a list"), "{bad}: {e}");
+        }
+        let twice = parse(json!([{ "path": "a.ts", "sha": "1" }, { "path": "a.ts", "sha": "2" }]));
+        assert!(twice.unwrap_err().contains("`a.ts` is named twice"));
+    }
 
     #[test]
     fn every_tool_has_portable_input_and_output_schemas() {
