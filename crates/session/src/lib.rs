@@ -9,6 +9,8 @@
 //! not installed or a check that times out never fails a tool: the result says why diagnostics
 //! are absent.
 
+mod asynchronous;
+
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
@@ -24,6 +26,8 @@ use lspedit_workflow::{
     WorkflowConfig,
 };
 use lspedit_write::{Reason, ToolError, Workspace};
+
+pub use asynchronous::AsyncSession;
 
 /// The tools of one workspace and the pool behind their diagnostics.
 pub struct Session {
@@ -529,6 +533,12 @@ impl Session {
     /// same planner, commit and diagnostics as a patch. Without a pool, every call is refused
     /// as `no_server`.
     pub fn lsp_edits(&self) -> Result<LspEdits<'_>, LspEditError> {
+        self.lsp_edits_opened().map_err(LspEditError::from)
+    }
+
+    /// [`Session::lsp_edits`], refused with the workflow's own error when it cannot be opened
+    /// (its only way to fail).
+    fn lsp_edits_opened(&self) -> Result<LspEdits<'_>, ToolError> {
         let wf = self.workflow()?;
         let provider = self.pool().map(|p| p as &dyn LspEditProvider);
         Ok(LspEdits::new(
