@@ -595,23 +595,20 @@ pub trait Reply {
     fn is_error(&self) -> bool;
 }
 
-impl Reply for ToolResult {
-    fn text(&self) -> Cow<'_, str> {
-        Cow::Borrowed(&self.llm_content)
-    }
-    fn is_error(&self) -> bool {
-        self.is_error
-    }
+/// The results that carry their own `llm_content` and `is_error`.
+macro_rules! replies {
+    ($($t:ty),*) => {$(
+        impl Reply for $t {
+            fn text(&self) -> Cow<'_, str> {
+                Cow::Borrowed(&self.llm_content)
+            }
+            fn is_error(&self) -> bool {
+                self.is_error
+            }
+        }
+    )*};
 }
-
-impl Reply for LspEditResult {
-    fn text(&self) -> Cow<'_, str> {
-        Cow::Borrowed(&self.llm_content)
-    }
-    fn is_error(&self) -> bool {
-        self.is_error
-    }
-}
+replies!(ToolResult, LspEditResult);
 
 /// The text of a lookup's report.
 pub trait Report {

@@ -8,6 +8,8 @@
 //! CLI's `--json`) builds its shapes from them. A pool that cannot be opened, a server that is
 //! not installed or a check that times out never fails a tool: the result says why diagnostics
 //! are absent.
+//!
+//! [`AsyncSession`] is every operation of the session for async callers.
 
 mod asynchronous;
 
@@ -115,8 +117,9 @@ impl Session {
     }
 
     /// [`Session::new`] with the language servers on the caller's tokio runtime (`handle`): one
-    /// runtime per process. The session's methods block, so an async caller runs them on
-    /// `spawn_blocking` threads (as the MCP server does), never on a runtime worker.
+    /// runtime per process. The session's methods block, so an async caller awaits them
+    /// through [`AsyncSession`] (on `spawn_blocking` threads, as the MCP server runs them),
+    /// never straight on a runtime worker.
     pub fn on_runtime(
         ws: Workspace,
         pool: Option<PoolConfig>,
