@@ -24,6 +24,10 @@
 //! tracing-subscriber or rmcp. [`tools::LspProvider::open`] finds the servers that
 //! `lspedit servers install` put in [`servers::config::default_servers_dir`] without any
 //! environment variable.
+//!
+//! From async code, every operation has an async form: [`session::AsyncSession`] (`run` for
+//! any call of the session, `lsp_edits` for the LSP edits, lookups and symbol tools) and
+//! [`tools::AsyncTools`], both on [`tools::run_blocking`]; see README "Embedding".
 
 pub use lspedit_engine as engine;
 pub use lspedit_lsp as lsp;
@@ -40,3 +44,10 @@ pub use lspedit_write as write;
 
 #[cfg(feature = "testing")]
 pub mod testing;
+
+/// README.md, whose Rust examples ("Embedding", "Testing your own integration") are doc tests
+/// of this crate: `cargo test --doc -p lspedit` compiles each against this library. README.md
+/// is in the package's `include`, and this `include_str!` is part of every build, so a package
+/// without it fails `cargo package`'s verify build.
+#[doc = include_str!("../README.md")]
+mod readme {}

@@ -14,9 +14,20 @@
 //!   [`TestWorkspace::write_file`]) with diagnostics from real servers
 //!   ([`TestWorkspace::with_servers`]), from the scripted fake server
 //!   ([`TestWorkspace::with_fake_server`], fault injection through [`fake::Script`]), or none.
-//! - [`Outcome`]: the tool's result with assertions on the diagnostics it reported, parsed from
+//! - The LSP edits, lookups and symbol tools over it, as the MCP tools and CLI commands of the
+//!   same names run them: [`TestWorkspace::rename`], [`TestWorkspace::code_actions`] and
+//!   [`TestWorkspace::fix`], [`TestWorkspace::references`], [`TestWorkspace::definition`],
+//!   [`TestWorkspace::hover`], [`TestWorkspace::outline`], [`TestWorkspace::find_symbol`],
+//!   [`TestWorkspace::replace_symbol_body`], [`TestWorkspace::insert_before_symbol`] and
+//!   [`TestWorkspace::insert_after_symbol`]; the rest ([`TestWorkspace::lsp_edits`],
+//!   [`TestWorkspace::session`]) for calls the helpers do not cover. A fake server that answers
+//!   them names files by URI: [`TestWorkspace::with_fake_server_for`] builds its script once
+//!   the workspace root is known.
+//! - [`Outcome`]: the result with assertions on the diagnostics it reported, parsed from
 //!   the very text the model reads (`ERROR [line:col] message (code)` inside
-//!   `<diagnostics file="…">` blocks): [`Outcome::assert_error`] by file, line and code.
+//!   `<diagnostics file="…">` blocks): [`Outcome::assert_error`] by file, line and code. An
+//!   edit's ([`Outcome<LspEditResult>`]) and a lookup's (`Outcome<Result<Report,
+//!   LspEditError>>`, [`Outcome::report`]) have the same assertions.
 //!
 //! ```no_run
 //! use lspedit::testing::TestWorkspace;
@@ -37,10 +48,16 @@
 //! needs a real server starts with [`servers_unavailable`] to skip when it is not installed,
 //! and [`Timeouts`] bounds how long a check may wait.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use lspedit_lsp::{PoolConfig, ServerConfig};
+use lspedit_lsp_edits::{
+    ActionPick, CodeActionList, EditOptions, FindQuery, FindReport, HoverReport, LineRef,
+    LocationsReport, LookupAt, LspEditError, LspEditResult, LspEdits, OutlineReport, SymbolAt,
+    SymbolEdit, SymbolEditKind,
+};
 use lspedit_session::Session;
 use lspedit_tools::{ToolResult, Tools, ToolsConfig};
 use lspedit_write::Workspace;
@@ -238,7 +255,20 @@ impl TestWorkspace {
         script: &fake::Script,
         extension: &str,
     ) -> Result<TestWorkspace, TestingError> {
+        Self::with_fake_server_for(fixture, extension, |_| script.clone())
+    }
+
+    /// [`TestWorkspace::with_fake_server`] with the script made by `script(root)` once the
+    /// fixture is written: the answers of the LSP edits and lookups ([`fake::Script`]'s
+    /// `rename_edit`, `locations`, ...) name files by URI ([`TestWorkspace::uri`] is `file://`
+    /// and the path under `root`).
+    pub fn with_fake_server_for(
+        fixture: &str,
+        extension: &str,
+        script: impl FnOnce(&Path) -> fake::Script,
+    ) -> Result<TestWorkspace, TestingError> {
         Self::build(fixture, Timeouts::default(), |root| {
+            let script = script(root);
             let script_file = root.join(".lspedit-fake-script.json");
             std::fs::write(&script_file, script.to_json())?;
             let strategy = match script.mode {
@@ -346,6 +376,162 @@ impl TestWorkspace {
         let paths: Vec<String> = paths.iter().map(|p| p.to_string()).collect();
         Outcome(self.session.diagnostics(&paths))
     }
+
+    /// The session the helpers run on: the workflow (`propose_edit`, `apply_edit`, `undo`) and
+    /// everything else of the library, over the same tools and servers.
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// `file://` and the absolute path of `path` in the workspace, as a server names it.
+    pub fn uri(&self, path: &str) -> String {
+        format!("file://{}", self.root.join(path).display())
+    }
+
+    /// The LSP edits, lookups and symbol tools, for calls the helpers do not cover (anchors
+    /// instead of line numbers, a preview, the call hierarchy, ...). Panics when the workflow
+    /// they apply through cannot be opened.
+    pub fn lsp_edits(&self) -> LspEdits<'_> {
+        self.session
+            .lsp_edits()
+            .unwrap_or_else(|e| panic!("the LSP edits are unavailable: {e}"))
+    }
+
+    /// `rename_symbol`: `symbol` (its text on 1-based `line` of `path`) renamed to `new_name`
+    /// in every file the server names, applied at once, all files or none.
+    pub fn rename(
+        &self,
+        path: &str,
+        line: usize,
+        symbol: &str,
+        new_name: &str,
+    ) -> Outcome<LspEditResult> {
+        Outcome(self.lsp_edits().rename_symbol(
+            at(path, line, symbol),
+            new_name,
+            EditOptions::default(),
+        ))
+    }
+
+    /// `code_actions`: what the server offers on 1-based `line` of `path` (its diagnostics
+    /// there as context).
+    pub fn code_actions(
+        &self,
+        path: &str,
+        line: usize,
+    ) -> Outcome<Result<CodeActionList, LspEditError>> {
+        Outcome(self.lsp_edits().code_actions(path, &LineRef::Number(line)))
+    }
+
+    /// `apply_code_action`: the action on 1-based `line` of `path` whose title is `title` (or
+    /// the only one containing it), applied at once.
+    pub fn fix(&self, path: &str, line: usize, title: &str) -> Outcome<LspEditResult> {
+        Outcome(self.lsp_edits().apply_code_action(
+            path,
+            &LineRef::Number(line),
+            &ActionPick::Title(title.to_string()),
+            EditOptions::default(),
+        ))
+    }
+
+    /// `references`: every reference to `symbol` (its text on 1-based `line` of `path`), its
+    /// declaration included.
+    pub fn references(
+        &self,
+        path: &str,
+        line: usize,
+        symbol: &str,
+    ) -> Outcome<Result<LocationsReport, LspEditError>> {
+        Outcome(self.lsp_edits().references(at(path, line, symbol), true))
+    }
+
+    /// `definition`: where `symbol` (its text on 1-based `line` of `path`) is defined.
+    pub fn definition(
+        &self,
+        path: &str,
+        line: usize,
+        symbol: &str,
+    ) -> Outcome<Result<LocationsReport, LspEditError>> {
+        Outcome(self.lsp_edits().definition(at(path, line, symbol)))
+    }
+
+    /// `hover`: the server's type and signature text at `symbol` on 1-based `line` of `path`.
+    pub fn hover(
+        &self,
+        path: &str,
+        line: usize,
+        symbol: &str,
+    ) -> Outcome<Result<HoverReport, LspEditError>> {
+        Outcome(self.lsp_edits().hover(&at(path, line, symbol)))
+    }
+
+    /// `outline`: the symbols of a file (or the top-level ones of a directory's files) with
+    /// their name paths, anchors and line ranges.
+    pub fn outline(&self, path: &str) -> Outcome<Result<OutlineReport, LspEditError>> {
+        Outcome(self.lsp_edits().outline(path))
+    }
+
+    /// `find_symbol`: the symbols named `name` or at name path `name` (`Cart/total`) in `path`
+    /// (a file, read with `documentSymbol`, or a directory) or, with `None`, the whole
+    /// workspace (both through `workspace/symbol`). A [`FindQuery`] through
+    /// [`TestWorkspace::lsp_edits`] filters by kind or asks for the bodies.
+    pub fn find_symbol(
+        &self,
+        name: &str,
+        path: Option<&str>,
+    ) -> Outcome<Result<FindReport, LspEditError>> {
+        Outcome(self.lsp_edits().find_symbol(&FindQuery {
+            name: name.to_string(),
+            path: path.map(str::to_string),
+            ..FindQuery::default()
+        }))
+    }
+
+    /// `replace_symbol_body`: the whole declaration at `name_path` in `path` becomes `body`.
+    pub fn replace_symbol_body(
+        &self,
+        path: &str,
+        name_path: &str,
+        body: &str,
+    ) -> Outcome<LspEditResult> {
+        self.edit_symbol(SymbolEditKind::Replace, path, name_path, body)
+    }
+
+    /// `insert_before_symbol`: `body` goes above the symbol at `name_path` in `path`.
+    pub fn insert_before_symbol(
+        &self,
+        path: &str,
+        name_path: &str,
+        body: &str,
+    ) -> Outcome<LspEditResult> {
+        self.edit_symbol(SymbolEditKind::InsertBefore, path, name_path, body)
+    }
+
+    /// `insert_after_symbol`: `body` goes below the symbol at `name_path` in `path`.
+    pub fn insert_after_symbol(
+        &self,
+        path: &str,
+        name_path: &str,
+        body: &str,
+    ) -> Outcome<LspEditResult> {
+        self.edit_symbol(SymbolEditKind::InsertAfter, path, name_path, body)
+    }
+
+    fn edit_symbol(
+        &self,
+        kind: SymbolEditKind,
+        path: &str,
+        name_path: &str,
+        body: &str,
+    ) -> Outcome<LspEditResult> {
+        let edit = SymbolEdit::new(kind, path, name_path, body);
+        Outcome(self.lsp_edits().edit_symbol(&edit, EditOptions::default()))
+    }
+}
+
+/// `symbol` on 1-based `line` of `path`.
+fn at(path: &str, line: usize, symbol: &str) -> LookupAt {
+    LookupAt::Text(SymbolAt::new(path, LineRef::Number(line), symbol))
 }
 
 /// One diagnostic as the model read it.
@@ -401,39 +587,98 @@ fn parse_line(file: &str, line: &str) -> Option<Reported> {
     })
 }
 
-/// A tool's result, with assertions. Each assertion panics with the full `llm_content`.
-#[derive(Debug, Clone)]
-pub struct Outcome(pub ToolResult);
+/// What [`Outcome`]'s assertions read of a result: the text the model reads and whether it is
+/// a refusal.
+pub trait Reply {
+    /// What the model reads (a refusal's text for a refused lookup).
+    fn text(&self) -> Cow<'_, str>;
+    fn is_error(&self) -> bool;
+}
 
-impl Outcome {
+/// The results that carry their own `llm_content` and `is_error`.
+macro_rules! replies {
+    ($($t:ty),*) => {$(
+        impl Reply for $t {
+            fn text(&self) -> Cow<'_, str> {
+                Cow::Borrowed(&self.llm_content)
+            }
+            fn is_error(&self) -> bool {
+                self.is_error
+            }
+        }
+    )*};
+}
+replies!(ToolResult, LspEditResult);
+
+/// The text of a lookup's report.
+pub trait Report {
+    fn llm_content(&self) -> &str;
+}
+
+macro_rules! reports {
+    ($($t:ty),*) => {$(
+        impl Report for $t {
+            fn llm_content(&self) -> &str {
+                &self.llm_content
+            }
+        }
+    )*};
+}
+reports!(
+    LocationsReport,
+    OutlineReport,
+    FindReport,
+    HoverReport,
+    CodeActionList
+);
+
+impl<T: Report> Reply for Result<T, LspEditError> {
+    fn text(&self) -> Cow<'_, str> {
+        match self {
+            Ok(r) => Cow::Borrowed(r.llm_content()),
+            Err(e) => Cow::Owned(e.refusal_text()),
+        }
+    }
+    fn is_error(&self) -> bool {
+        self.is_err()
+    }
+}
+
+/// A result, with assertions: a tool's ([`ToolResult`], the default), an LSP edit's
+/// ([`LspEditResult`]) or a lookup's (`Result<Report, LspEditError>`). Each assertion panics
+/// with the full text the model reads.
+#[derive(Debug, Clone)]
+pub struct Outcome<R = ToolResult>(pub R);
+
+impl<R: Reply> Outcome<R> {
     /// What the model reads.
-    pub fn text(&self) -> &str {
-        &self.0.llm_content
+    pub fn text(&self) -> Cow<'_, str> {
+        self.0.text()
     }
 
     /// The diagnostics reported in the text.
     pub fn diagnostics(&self) -> Vec<Reported> {
-        parse_diagnostics(&self.0.llm_content)
+        parse_diagnostics(&self.0.text())
     }
 
-    /// The tool succeeded (every file applied).
+    /// It succeeded (a tool or an edit: every file applied; a lookup: answered).
     #[track_caller]
     pub fn assert_applied(&self) -> &Self {
         assert!(
-            !self.0.is_error,
+            !self.0.is_error(),
             "expected success, got a refusal:\n{}",
-            self.0.llm_content
+            self.0.text()
         );
         self
     }
 
-    /// The tool refused, naming `reason` (e.g. `hunk_mismatch`).
+    /// It was refused, naming `reason` (e.g. `hunk_mismatch`, `symbol_not_found`).
     #[track_caller]
     pub fn assert_refused(&self, reason: &str) -> &Self {
         assert!(
-            self.0.is_error && self.0.llm_content.contains(reason),
+            self.0.is_error() && self.0.text().contains(reason),
             "expected a refusal with {reason}, got:\n{}",
-            self.0.llm_content
+            self.0.text()
         );
         self
     }
@@ -450,7 +695,7 @@ impl Outcome {
         assert!(
             found,
             "expected an error in {file} at line {line} (code {code:?}), got:\n{}",
-            self.0.llm_content
+            self.0.text()
         );
         self
     }
@@ -461,7 +706,47 @@ impl Outcome {
         assert!(
             self.diagnostics().is_empty(),
             "expected no diagnostics, got:\n{}",
-            self.0.llm_content
+            self.0.text()
+        );
+        self
+    }
+
+    /// The text the model reads contains `needle`.
+    #[track_caller]
+    pub fn assert_contains(&self, needle: &str) -> &Self {
+        assert!(
+            self.0.text().contains(needle),
+            "expected the text to contain {needle:?}, got:\n{}",
+            self.0.text()
+        );
+        self
+    }
+}
+
+impl<T> Outcome<Result<T, LspEditError>> {
+    /// The lookup's report; panics with the refusal when it was refused.
+    #[track_caller]
+    pub fn report(&self) -> &T {
+        match &self.0 {
+            Ok(r) => r,
+            Err(e) => panic!("expected an answer, got a refusal:\n{}", e.refusal_text()),
+        }
+    }
+}
+
+impl Outcome<Result<LocationsReport, LspEditError>> {
+    /// A location in `file` at 1-based `line` was found.
+    #[track_caller]
+    pub fn assert_location(&self, file: &str, line: usize) -> &Self {
+        let found = self
+            .report()
+            .locations
+            .iter()
+            .any(|l| l.path == file && l.line == line);
+        assert!(
+            found,
+            "expected a location in {file} at line {line}, got:\n{}",
+            self.0.text()
         );
         self
     }

@@ -642,6 +642,14 @@ impl LspEditResult {
     }
 }
 
+/// An LSP edit run from async code that did not complete (`lspedit_tools::run_blocking`):
+/// refused, nothing written.
+impl lspedit_tools::FromRefusal for LspEditResult {
+    fn from_refusal(error: ToolError) -> LspEditResult {
+        LspEditResult::refused(&LspEditError::Tool(error), Vec::new())
+    }
+}
+
 /// One code action a server offers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CodeActionInfo {

@@ -8,6 +8,10 @@
 //! CLI's `--json`) builds its shapes from them. A pool that cannot be opened, a server that is
 //! not installed or a check that times out never fails a tool: the result says why diagnostics
 //! are absent.
+//!
+//! [`AsyncSession`] is every operation of the session for async callers.
+
+mod asynchronous;
 
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
@@ -24,6 +28,8 @@ use lspedit_workflow::{
     WorkflowConfig,
 };
 use lspedit_write::{Reason, ToolError, Workspace};
+
+pub use asynchronous::AsyncSession;
 
 /// The tools of one workspace and the pool behind their diagnostics.
 pub struct Session {
@@ -111,8 +117,9 @@ impl Session {
     }
 
     /// [`Session::new`] with the language servers on the caller's tokio runtime (`handle`): one
-    /// runtime per process. The session's methods block, so an async caller runs them on
-    /// `spawn_blocking` threads (as the MCP server does), never on a runtime worker.
+    /// runtime per process. The session's methods block, so an async caller awaits them
+    /// through [`AsyncSession`] (on `spawn_blocking` threads, as the MCP server runs them),
+    /// never straight on a runtime worker.
     pub fn on_runtime(
         ws: Workspace,
         pool: Option<PoolConfig>,
@@ -529,6 +536,12 @@ impl Session {
     /// same planner, commit and diagnostics as a patch. Without a pool, every call is refused
     /// as `no_server`.
     pub fn lsp_edits(&self) -> Result<LspEdits<'_>, LspEditError> {
+        self.lsp_edits_opened().map_err(LspEditError::from)
+    }
+
+    /// [`Session::lsp_edits`], refused with the workflow's own error when it cannot be opened
+    /// (its only way to fail).
+    fn lsp_edits_opened(&self) -> Result<LspEdits<'_>, ToolError> {
         let wf = self.workflow()?;
         let provider = self.pool().map(|p| p as &dyn LspEditProvider);
         Ok(LspEdits::new(

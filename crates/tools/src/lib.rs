@@ -14,7 +14,7 @@ pub use agent::{
     DiagnosticsFeedback, Done, EditReport, ReadReport, ToolResult, Tools, ToolsConfig,
     WriteFileReport, WrittenFile, offset_past_end,
 };
-pub use asynchronous::AsyncTools;
+pub use asynchronous::{AsyncTools, FromRefusal, run_blocking};
 pub use diagnostics::{
     ChangedFile, CheckError, CheckReport, Deadlines, DiagnosticsConfig, DiagnosticsMode,
     DiagnosticsProvider, DiagnosticsStatus, Feedback, FileDiagnosticsStatus, OtherFileDiagnostics,

@@ -100,6 +100,14 @@ pub struct ApplyOutcome {
     pub diagnostics: Vec<FileDiagnosticsStatus>,
 }
 
+/// An apply run from async code that did not complete (`lspedit_tools::run_blocking`): refused,
+/// as one that never read its patch, naming why.
+impl lspedit_tools::FromRefusal for ApplyOutcome {
+    fn from_refusal(error: ToolError) -> ApplyOutcome {
+        ApplyOutcome::refused_unread("", error.reason, format!("Error: {error}"))
+    }
+}
+
 impl ApplyOutcome {
     fn not_found(patch_id: &str) -> ApplyOutcome {
         ApplyOutcome::refused_unread(

@@ -67,6 +67,14 @@ async fn edit_reports_the_error_and_the_fix_clears_it() {
         r.llm_content
     );
     assert_eq!(r.diagnostics[0].status, DiagnosticsStatus::Checked);
+    // `check_paths` awaited: the file as it is on disk, and a missing one refused, typed.
+    let fb = tools.check_paths(vec!["a.ts".into()]).await.unwrap();
+    assert!(fb.blocks["a.ts"].contains("ERROR [1:"), "{}", fb.text);
+    let missing = tools
+        .run(|t| t.check_paths(&["gone.ts".to_string()]))
+        .await
+        .unwrap_err();
+    assert_eq!(missing.reason, lspedit_write::Reason::FileNotFound);
     let r = tools.edit("a.ts", "BAD", "2", false).await;
     assert!(!r.llm_content.contains("LSP errors"), "{}", r.llm_content);
     let r = tools.read_file("a.ts", None, None).await;
