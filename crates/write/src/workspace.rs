@@ -778,7 +778,7 @@ enum Switch<'a> {
 
 /// The moments of a switch at which another writer's timing matters; tests play one there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum RacePoint {
+pub(crate) enum RacePoint {
     /// The target was compared with the expected bytes; nothing is switched yet.
     Compared,
     /// The new file is in place (or the old entry moved aside); the displaced file not checked.
@@ -798,6 +798,19 @@ thread_local! {
     static RACE: std::cell::RefCell<Option<RaceHook>> = const { std::cell::RefCell::new(None) };
     /// A unit test plays a file system without leases on this thread.
     static NO_LEASES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Run `f` with `hook` played at each [`RacePoint`] of this thread's switches: another writer,
+/// or an I/O error injected there (for the tests of the layers above the switch).
+#[cfg(test)]
+pub(crate) fn with_race_hook<T>(
+    hook: impl FnMut(RacePoint) -> std::io::Result<()> + 'static,
+    f: impl FnOnce() -> T,
+) -> T {
+    RACE.with(|h| *h.borrow_mut() = Some(Box::new(hook)));
+    let out = f();
+    RACE.with(|h| *h.borrow_mut() = None);
+    out
 }
 
 fn race_point(at: RacePoint) -> std::io::Result<()> {
@@ -1560,6 +1573,16 @@ mod tests {
         assert_eq!(base_sha(b""), "e3b0c44298fc");
     }
 
+    /// A file state's sha is its bytes' `base_sha`, or none for an absent file, which
+    /// messages show as `(absent)`.
+    #[test]
+    fn a_state_sha_shows_an_absent_file_as_absent() {
+        assert_eq!(state_sha(Some(b"")).as_deref(), Some("e3b0c44298fc"));
+        assert_eq!(state_sha(None), None);
+        assert_eq!(show_sha(Some("e3b0c44298fc")), "e3b0c44298fc");
+        assert_eq!(show_sha(None), "(absent)");
+    }
+
     #[test]
     fn confinement() {
         let dir = tempfile::tempdir().unwrap();
@@ -1571,7 +1594,7 @@ mod tests {
             ws.resolve(root.join("x").to_str().unwrap()).unwrap(),
             root.join("x")
         );
-        for bad in ["../x", "a/../../x", "/etc/passwd", ""] {
+        for bad in ["../x", "a/../../x", "/etc/passwd", "", "a\0b"] {
             assert_eq!(
                 ws.resolve(bad).unwrap_err().reason,
                 Reason::PathOutsideWorkspace,
@@ -1589,6 +1612,96 @@ mod tests {
         assert_eq!(
             ws.resolve("inside/new.txt").unwrap(),
             root.join("real/new.txt")
+        );
+    }
+
+    /// The protected list is `.git` and `.lspedit` and then the configured names, each once;
+    /// an empty name protects nothing.
+    #[test]
+    fn the_protected_list_always_has_the_vcs_and_lspedit_and_no_repeats() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        assert_eq!(ws.protected(), DEFAULT_PROTECTED);
+        let ws = ws.with_protected(["", "build", ".git", "build"]);
+        assert_eq!(ws.protected(), [".git", ".lspedit", "build"]);
+        assert_eq!(ws.protected_in(Path::new("a/build/x")), Some("build"));
+        assert_eq!(ws.protected_in(Path::new("a/.hg/x")), None);
+    }
+
+    /// A caller's resolution is checked by name on both spellings: the path as given and the
+    /// path it resolved to; the entry a deletion removes is found through its parent's
+    /// symlinks (not its own) and refused when that leads under a protected name.
+    #[test]
+    fn protected_names_are_checked_on_the_path_as_given_and_as_resolved() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        let root = ws.root().to_path_buf();
+        let refused = |r: Result<(), ToolError>| r.err().map(|e| e.reason);
+        assert_eq!(
+            refused(ws.check_writable_resolved(&root.join("a.txt"), "a.txt")),
+            None
+        );
+        for (abs, path) in [(".git/f.txt", "a.txt"), ("a.txt", ".git/f.txt")] {
+            assert_eq!(
+                refused(ws.check_writable_resolved(&root.join(abs), path)),
+                Some(Reason::ProtectedPath),
+                "{path} at {abs}"
+            );
+        }
+        fs::create_dir_all(root.join(".git")).unwrap();
+        fs::create_dir(root.join("real")).unwrap();
+        std::os::unix::fs::symlink(root.join("real"), root.join("inside")).unwrap();
+        std::os::unix::fs::symlink(root.join(".git"), root.join("git")).unwrap();
+        std::os::unix::fs::symlink(root.join("real"), root.join("link")).unwrap();
+        assert_eq!(
+            ws.resolve_entry("inside/f.txt").unwrap(),
+            root.join("real/f.txt")
+        );
+        assert_eq!(ws.resolve_entry("link").unwrap(), root.join("link"));
+        assert_eq!(
+            ws.resolve_entry("git/f.txt").unwrap_err().reason,
+            Reason::ProtectedPath
+        );
+    }
+
+    /// Directories are created only by a write: a deletion, a mode change or a temp file's
+    /// removal under a missing directory fails (or finds nothing) and creates none; a file
+    /// where a directory is expected is named in the error.
+    #[test]
+    fn only_a_write_creates_directories_and_only_directories_are_walked() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        let root = ws.root().to_path_buf();
+        assert_eq!(ws.remove("gone/f.txt").unwrap_err().reason, Reason::IoError);
+        assert_eq!(
+            ws.set_mode("gone/f.txt", 0o644).unwrap_err().reason,
+            Reason::IoError
+        );
+        let tmp = format!(".f.txt.lspedit-{}-0.tmp", std::process::id());
+        assert!(
+            !ws.remove_temp(&Path::new("gone").join(&tmp), "f.txt")
+                .unwrap()
+        );
+        assert!(!root.join("gone").exists(), "a directory was created");
+        fs::write(root.join("a.txt"), "a\n").unwrap();
+        let e = ws.write_atomic("a.txt/b.txt", b"b\n").unwrap_err();
+        assert!(e.message.contains("`a.txt` is not a directory"), "{e}");
+        ws.write_atomic("made/f.txt", b"f\n").unwrap();
+        assert_eq!(fs::read(root.join("made/f.txt")).unwrap(), b"f\n");
+    }
+
+    /// An entry exists when its name is there, whatever it points to: a dangling symlink
+    /// exists, a missing name does not.
+    #[test]
+    fn an_entry_exists_by_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        fs::write(ws.root().join("f.txt"), "f\n").unwrap();
+        std::os::unix::fs::symlink("nowhere", ws.root().join("dangling")).unwrap();
+        let exists = |p: &str| ws.entry_exists(p).unwrap();
+        assert_eq!(
+            [exists("f.txt"), exists("dangling"), exists("missing")],
+            [true, true, false]
         );
     }
 
