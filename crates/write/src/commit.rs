@@ -414,6 +414,8 @@ fn stage(ws: &Workspace, c: &PathChange, tmp: &Path) -> StageResult {
 /// Stage every change, on up to [`STAGE_THREADS`] threads; results in input order.
 fn stage_all(ws: &Workspace, changes: &[&PathChange], tmps: &[PathBuf]) -> Vec<StageResult> {
     let threads = STAGE_THREADS.min(changes.len());
+    // One change is staged inline, without a thread: the same result either way (so the
+    // mutant `threads > 1` is equivalent, excluded in .cargo/mutants.toml).
     if threads <= 1 {
         return changes
             .iter()

@@ -301,6 +301,8 @@ impl Workspace {
             .file_name()
             .ok_or_else(|| self.outside(path, "the path names no file"))?
             .to_os_string();
+        // A top-level name's parent is the root itself (following its empty path gives the
+        // root too: the guard only saves the walk, an equivalent mutant in mutants.toml).
         let parent = match clean.parent() {
             Some(p) if !p.as_os_str().is_empty() => self.follow(p, path)?,
             _ => self.root.clone(),
@@ -333,6 +335,8 @@ impl Workspace {
     /// beneath the root, protected directories included.)
     fn open_dir(&self, rel: &Path, create: bool) -> std::io::Result<Dir> {
         use rustix::fs::{Mode, OFlags};
+        // Flags are distinct bits here and in every open of this file: `^` of them is their
+        // `|` (equivalent mutants, excluded in .cargo/mutants.toml).
         let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         let mut fd = rustix::fs::openat(&*self.dir, ".", flags, Mode::empty())?;
         for comp in rel.components() {
@@ -1690,6 +1694,49 @@ mod tests {
         assert_eq!(fs::read(root.join("made/f.txt")).unwrap(), b"f\n");
     }
 
+    /// A temp file recorded by a journal is removed only under lspedit's temp-file name for
+    /// its target: removed once (`true`), then found gone (`false`); another name is
+    /// tampered state; what cannot be removed (a directory under that name, a file where a
+    /// directory is) is an error, never "gone".
+    #[test]
+    fn a_recorded_temp_file_is_removed_only_under_its_pattern() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        let root = ws.root().to_path_buf();
+        let tmp = format!(".f.txt.lspedit-{}-0.tmp", std::process::id());
+        fs::write(root.join(&tmp), "staged").unwrap();
+        assert!(ws.remove_temp(Path::new(&tmp), "f.txt").unwrap());
+        assert!(!root.join(&tmp).exists());
+        assert!(!ws.remove_temp(Path::new(&tmp), "f.txt").unwrap());
+        fs::write(root.join("f.txt"), "f\n").unwrap();
+        let e = ws.remove_temp(Path::new("f.txt"), "f.txt").unwrap_err();
+        assert_eq!(e.reason, Reason::TamperedState);
+        assert!(root.join("f.txt").exists());
+        fs::create_dir(root.join(&tmp)).unwrap();
+        assert_eq!(
+            ws.remove_temp(Path::new(&tmp), "f.txt").unwrap_err().reason,
+            Reason::IoError
+        );
+        let under_file = Path::new("f.txt").join(&tmp);
+        assert_eq!(
+            ws.remove_temp(&under_file, "f.txt").unwrap_err().reason,
+            Reason::IoError
+        );
+    }
+
+    /// `remove` deletes the file the path names; a directory is refused and stays.
+    #[test]
+    fn remove_deletes_a_file_and_refuses_a_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        fs::write(ws.root().join("f.txt"), "f\n").unwrap();
+        fs::create_dir(ws.root().join("d")).unwrap();
+        ws.remove("f.txt").unwrap();
+        assert!(!ws.root().join("f.txt").exists());
+        assert_eq!(ws.remove("d").unwrap_err().reason, Reason::IoError);
+        assert!(ws.root().join("d").is_dir());
+    }
+
     /// An entry exists when its name is there, whatever it points to: a dangling symlink
     /// exists, a missing name does not.
     #[test]
@@ -2110,6 +2157,44 @@ mod foreign_writer_tests {
         assert_eq!(c.switch(None, Some("made\n"), |_| {}), Replaced::Done);
         assert_eq!(c.now().as_deref(), Some("made\n"));
         assert_eq!(c.litter(), Vec::<String>::new());
+    }
+
+    /// A mode change of a hard-linked file (a copy switched in) that another program writes
+    /// during the switch copies again from their bytes: the mode is set, their write kept,
+    /// the other link untouched. One that fails half-way leaves the file and its links as
+    /// they were, with no temp file.
+    #[test]
+    fn a_mode_change_of_a_hard_linked_file_keeps_a_write_made_during_it() {
+        use std::os::unix::fs::MetadataExt;
+        let c = case(Some("x\n"));
+        let other = c.ws.root().join("other");
+        fs::hard_link(&c.file, &other).unwrap();
+        fs::set_permissions(&other, fs::Permissions::from_mode(0o600)).unwrap();
+        let file = c.file.clone();
+        let mut once = true;
+        let writer = move |at| {
+            if at == RacePoint::Compared && std::mem::take(&mut once) {
+                append(&mut open_append(&file), "theirs\n");
+            }
+            Ok(())
+        };
+        with_race_hook(writer, || c.ws.set_mode("f.txt", 0o755)).unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+        assert_eq!((mode(&c.file), mode(&other)), (0o755, 0o600));
+        assert_eq!(c.now().as_deref(), Some("x\ntheirs\n"));
+        assert_eq!(fs::metadata(&c.file).unwrap().nlink(), 1);
+        assert_eq!(c.litter(), vec!["other".to_string()]);
+
+        let c = case(Some("x\n"));
+        let other = c.ws.root().join("other");
+        fs::hard_link(&c.file, &other).unwrap();
+        let fail = |at| match at {
+            RacePoint::Switched => Err(std::io::Error::other("injected")),
+            _ => Ok(()),
+        };
+        assert!(with_race_hook(fail, || c.ws.set_mode("f.txt", 0o755)).is_err());
+        assert_eq!(fs::metadata(&c.file).unwrap().nlink(), 2);
+        assert_eq!(c.litter(), vec!["other".to_string()]);
     }
 
     // Regression (issue 25): `set_mode` chmodded through a descriptor, so a file hard-linked

@@ -156,3 +156,38 @@ fn a_cut_off_section_refuses_the_whole_patch() {
     assert_eq!(e.reason, Reason::TruncatedInput, "{e}");
     assert_eq!(read(&dir, "b.txt").as_deref(), Some("b\n"));
 }
+
+/// A deleted or renamed symlink's content is read through its name, as a read of it would be:
+/// one that points nowhere is refused (`path_outside_workspace`) and stays.
+#[test]
+fn a_symlink_pointing_nowhere_is_not_deleted() {
+    let (dir, ws) = workspace(&[]);
+    std::os::unix::fs::symlink("nowhere", dir.path().join("d")).unwrap();
+    let report = apply(&ws, "*** Begin Patch\n*** Delete File: d\n*** End Patch\n");
+    assert_eq!(
+        reasons(&report),
+        [Some(Reason::PathOutsideWorkspace)],
+        "{}",
+        report.summary()
+    );
+    assert!(std::fs::symlink_metadata(dir.path().join("d")).is_ok());
+}
+
+/// Two names of one symlink (hard links of the link itself) are two entries: deleting both
+/// deletes both, and the file they point to stays.
+#[test]
+fn two_names_of_one_symlink_are_two_entries() {
+    let (dir, ws) = workspace(&[("f.txt", "f\n")]);
+    std::os::unix::fs::symlink("f.txt", dir.path().join("l1")).unwrap();
+    std::fs::hard_link(dir.path().join("l1"), dir.path().join("l2")).unwrap();
+    let meta = |p: &str| std::fs::symlink_metadata(dir.path().join(p));
+    assert!(
+        meta("l2").unwrap().file_type().is_symlink(),
+        "the link itself was linked"
+    );
+    let patch = "*** Begin Patch\n*** Delete File: l1\n*** Delete File: l2\n*** End Patch\n";
+    let report = apply(&ws, patch);
+    assert_eq!(reasons(&report), [None, None], "{}", report.summary());
+    assert!(meta("l1").is_err() && meta("l2").is_err());
+    assert_eq!(read(&dir, "f.txt").as_deref(), Some("f\n"));
+}
