@@ -96,7 +96,8 @@ impl Staged {
     }
 
     /// fsync the directory, so a rename in it is durable. Failure only weakens durability, not
-    /// atomicity, so it is not reported.
+    /// atomicity, so it is not reported. (Its effect shows only across a power loss: the
+    /// mutant that skips it is excluded in .cargo/mutants.toml.)
     pub fn sync_dir(&self) {
         sync_dir(&self.dir);
     }
@@ -802,6 +803,8 @@ thread_local! {
     static RACE: std::cell::RefCell<Option<RaceHook>> = const { std::cell::RefCell::new(None) };
     /// A unit test plays a file system without leases on this thread.
     static NO_LEASES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// A unit test plays a file system without `renameat2`'s flags on this thread.
+    static NO_RENAME_FLAGS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Run `f` with `hook` played at each [`RacePoint`] of this thread's switches: another writer,
@@ -873,7 +876,10 @@ fn entry_ident(dir: &Dir, name: impl rustix::path::Arg) -> std::io::Result<Optio
 }
 
 /// The kernel or file system does not do this `renameat2` flag (some network and FUSE file
-/// systems, kernels before 3.15).
+/// systems, kernels before 3.15). Taking the fallback on another error changes nothing (the
+/// plain operation fails the same way): `true` for it is an equivalent mutant, in
+/// .cargo/mutants.toml; `without_rename_flags_the_switch_falls_back_and_keeps_other_writes`
+/// plays a file system without the flags.
 fn unsupported(e: rustix::io::Errno) -> bool {
     matches!(
         e,
@@ -887,6 +893,10 @@ fn rename_with(
     to: &std::ffi::OsStr,
     flags: rustix::fs::RenameFlags,
 ) -> rustix::io::Result<()> {
+    #[cfg(test)]
+    if !flags.is_empty() && NO_RENAME_FLAGS.with(std::cell::Cell::get) {
+        return Err(rustix::io::Errno::INVAL);
+    }
     rustix::fs::renameat_with(dir, from, dir, to, flags)
 }
 
@@ -1328,6 +1338,8 @@ fn read_from_start(f: &mut fs::File) -> std::io::Result<Vec<u8>> {
 
 /// Bytes [`holds`] reads at a time: below malloc's mmap threshold (128 KiB), so the buffer
 /// comes from the heap already mapped instead of fresh pages the kernel must zero.
+// (Its size changes how many reads `holds` takes, not its answer: `64 + 1024` is an
+// equivalent mutant, excluded in .cargo/mutants.toml.)
 const HOLDS_CHUNK: usize = 64 * 1024;
 
 /// Whether the open file `f` holds exactly `want`, from its start (whatever its position):
@@ -2108,11 +2120,13 @@ mod foreign_writer_tests {
         c.assert_end(r, Replaced::Done, Some("new\n"));
     }
 
-    // A late rewrite in place through an old descriptor (not an append): theirs is put back
-    // and ours is answered `Changed`, to be planned again from it.
+    // A late rewrite in place through an old descriptor (not an append): theirs is put back,
+    // with the old file's permissions, and ours is answered `Changed`, to be planned again
+    // from it.
     #[test]
     fn a_late_rewrite_of_the_old_file_is_put_back() {
         let c = case(Some("old\n"));
+        fs::set_permissions(&c.file, fs::Permissions::from_mode(0o640)).unwrap();
         let mut held = Some(fs::OpenOptions::new().write(true).open(&c.file).unwrap());
         let r = c.switch(Some("old\n"), Some("new\n"), move |at| {
             if at == RacePoint::Checked
@@ -2122,6 +2136,82 @@ mod foreign_writer_tests {
             }
         });
         c.assert_end(r, changed("OLD\n"), Some("OLD\n"));
+        let mode = fs::metadata(&c.file).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o640);
+    }
+
+    // A write through an old descriptor to a file being deleted, after its check: the file is
+    // put back with what they wrote and the permissions it had, and the deletion is answered
+    // `Changed`.
+    #[test]
+    fn a_late_write_to_a_deleted_file_is_put_back_with_its_mode() {
+        let c = case(Some("old\n"));
+        fs::set_permissions(&c.file, fs::Permissions::from_mode(0o640)).unwrap();
+        let mut held = Some(fs::OpenOptions::new().write(true).open(&c.file).unwrap());
+        let r = c.switch(Some("old\n"), None, move |at| {
+            if at == RacePoint::Checked
+                && let Some(mut f) = held.take()
+            {
+                f.write_all(b"OLD\n").unwrap();
+            }
+        });
+        c.assert_end(r, changed("OLD\n"), Some("OLD\n"));
+        let mode = fs::metadata(&c.file).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o640);
+    }
+
+    // Where `renameat2`'s flags are unsupported (some network and FUSE file systems, old
+    // kernels) the switch falls back to a rename after the compare, to link and unlink for a
+    // creation and to a plain rename aside for a removal: each is still done, a file created
+    // since the compare is never replaced, a late rewrite of the old file is put back, and a
+    // file removed by another program's save keeps the newest save.
+    #[test]
+    fn without_rename_flags_the_switch_falls_back_and_keeps_other_writes() {
+        NO_RENAME_FLAGS.with(|n| n.set(true));
+        let c = case(Some("old\n"));
+        assert_eq!(
+            c.switch(Some("old\n"), Some("new\n"), |_| {}),
+            Replaced::Done
+        );
+        assert_eq!(c.switch(Some("new\n"), None, |_| {}), Replaced::Done);
+        assert_eq!(c.now(), None);
+        assert_eq!(c.switch(None, Some("made\n"), |_| {}), Replaced::Done);
+        c.assert_end(Replaced::Done, Replaced::Done, Some("made\n"));
+
+        fs::remove_file(&c.file).unwrap();
+        let file = c.file.clone();
+        let r = c.switch(None, Some("ours\n"), move |at| {
+            if at == RacePoint::Compared {
+                fs::write(&file, "theirs\n").unwrap();
+            }
+        });
+        c.assert_end(r, changed("theirs\n"), Some("theirs\n"));
+
+        let mut held = Some(fs::OpenOptions::new().write(true).open(&c.file).unwrap());
+        let r = c.switch(Some("theirs\n"), Some("new\n"), move |at| {
+            if at == RacePoint::Switched
+                && let Some(mut f) = held.take()
+            {
+                f.write_all(b"THEIRS\n").unwrap();
+            }
+        });
+        c.assert_end(r, changed("THEIRS\n"), Some("THEIRS\n"));
+
+        let file = c.file.clone();
+        let r = c.switch(Some("THEIRS\n"), None, move |at| match at {
+            RacePoint::Compared => atomic_save(&file, "save 1\n"),
+            RacePoint::Switched => atomic_save(&file, "save 2\n"),
+            RacePoint::Checked => {}
+        });
+        c.assert_end(r, changed("save 2\n"), Some("save 2\n"));
+        let file = c.file.clone();
+        let r = c.switch(Some("save 2\n"), None, move |at| {
+            if at == RacePoint::Compared {
+                atomic_save(&file, "save 3\n");
+            }
+        });
+        c.assert_end(r, changed("save 3\n"), Some("save 3\n"));
+        NO_RENAME_FLAGS.with(|n| n.set(false));
     }
 
     // A write or delete that fails after the switch began puts the file back as it was: the
