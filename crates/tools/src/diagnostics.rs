@@ -749,7 +749,9 @@ mod tests {
         let before = vec![diag(2, 1, Severity::Error, "old", Some("E1"), None)];
         // Two lines inserted above: old line 2 is new line 4.
         let map = lspedit_engine::line_map("a\nbad\n", "x\ny\na\nbad\nnew\n");
-        let cases: [(&[(u32, &str, &str)], (usize, usize)); 5] = [
+        // After the edit: (line, message, code) each; then (introduced, hidden).
+        type Case<'a> = (&'a [(u32, &'a str, &'a str)], (usize, usize));
+        let cases: [Case; 5] = [
             (&[(4, "old", "E1")], (0, 1)),
             (&[(4, "other", "E1")], (1, 0)),
             (&[(4, "old", "E2")], (1, 0)),
