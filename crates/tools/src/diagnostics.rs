@@ -798,6 +798,13 @@ mod tests {
             last,
             "13 other files have new errors; showing 1 of them (not shown: f01.ts, f02.ts, f03.ts, f04.ts, f05.ts, f06.ts, f07.ts, f08.ts, f09.ts, f10.ts and 2 more)."
         );
+        let eleven: BTreeMap<String, Vec<Diagnostic>> =
+            (0..11).map(|i| (format!("f{i:02}.ts"), error())).collect();
+        let text = others_section("H", eleven, none, &cfg).unwrap();
+        assert!(
+            text.ends_with("f09.ts, f10.ts)."),
+            "ten are named, none counted: {text}"
+        );
         let two: BTreeMap<String, Vec<Diagnostic>> =
             [("a.ts".to_string(), error()), ("b.ts".to_string(), error())].into();
         let text = others_section("H", two, none, &cfg).unwrap();
