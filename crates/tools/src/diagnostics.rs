@@ -682,6 +682,169 @@ mod tests {
         assert_eq!(introduced[0].message, "new problem");
     }
 
+    /// The code as printed: a TypeScript source's numeric code gets `ts`, however the source
+    /// is spelled; another source's code, or a code that is not a number, as given (trimmed);
+    /// a blank code is none.
+    #[test]
+    fn codes_are_printed_as_their_language_writes_them() {
+        let cases = [
+            (Some("2322"), Some("ts"), Some("ts2322")),
+            (Some("2322"), Some("TypeScript"), Some("ts2322")),
+            (Some("2322"), Some("tsserver"), Some("ts2322")),
+            (Some("2322"), Some("tsc"), Some("ts2322")),
+            (Some("2322"), Some("eslint"), Some("2322")),
+            (Some("2322"), None, Some("2322")),
+            (Some("no-unused"), Some("ts"), Some("no-unused")),
+            (Some(" E0308 "), Some("rustc"), Some("E0308")),
+            (Some("  "), Some("ts"), None),
+            (None, Some("ts"), None),
+        ];
+        for (code, source, want) in cases {
+            let d = diag(1, 1, Severity::Error, "m", code, source);
+            assert_eq!(code_text(&d).as_deref(), want, "{code:?} from {source:?}");
+        }
+    }
+
+    /// A block shows at most `max_per_file` lines, then `... and N more` only past it, and a
+    /// line for the pre-existing errors it hides only when there are some; an empty list is no
+    /// block.
+    #[test]
+    fn a_block_counts_what_it_does_not_show() {
+        let cfg = DiagnosticsConfig::default();
+        let errors = |n: u32| -> Vec<Diagnostic> {
+            (1..=n)
+                .map(|i| diag(i, 1, Severity::Error, "e", None, None))
+                .collect()
+        };
+        let full = block("h", "f", &errors(20), 0, &cfg).unwrap();
+        assert_eq!(full.lines().filter(|l| l.starts_with("ERROR")).count(), 20);
+        assert!(full.ends_with("[20:1] e\n</diagnostics>"), "{full}");
+        let hiding = block("h", "f", &errors(1), 2, &cfg).unwrap();
+        assert!(
+            hiding.ends_with("</diagnostics>\n(2 pre-existing errors not shown)"),
+            "{hiding}"
+        );
+        assert_eq!(block("h", "f", &[], 3, &cfg), None);
+    }
+
+    /// A capped block shows the most important first `cap` sorted by place among themselves,
+    /// then the rest by place.
+    #[test]
+    fn cap_first_sorts_each_side_of_the_cap_by_place() {
+        let at = |lines: &[u32]| -> Vec<Diagnostic> {
+            lines
+                .iter()
+                .map(|&l| diag(l, 1, Severity::Error, "e", None, None))
+                .collect()
+        };
+        let lines = |v: Vec<Diagnostic>| v.iter().map(|d| d.line).collect::<Vec<_>>();
+        assert_eq!(lines(cap_first(at(&[9, 3, 7, 1]), 2)), [3, 9, 1, 7]);
+        assert_eq!(lines(cap_first(at(&[2, 1]), 5)), [1, 2]);
+    }
+
+    /// An error after the edit is pre-existing only when one before it has the same code and
+    /// message and its line maps to this one; each one before hides one after.
+    #[test]
+    fn only_new_matches_code_message_and_mapped_line() {
+        let before = vec![diag(2, 1, Severity::Error, "old", Some("E1"), None)];
+        // Two lines inserted above: old line 2 is new line 4.
+        let map = lspedit_engine::line_map("a\nbad\n", "x\ny\na\nbad\nnew\n");
+        // After the edit: (line, message, code) each; then (introduced, hidden).
+        type Case<'a> = (&'a [(u32, &'a str, &'a str)], (usize, usize));
+        let cases: [Case; 5] = [
+            (&[(4, "old", "E1")], (0, 1)),
+            (&[(4, "other", "E1")], (1, 0)),
+            (&[(4, "old", "E2")], (1, 0)),
+            (&[(5, "old", "E1")], (1, 0)),
+            (&[(4, "old", "E1"), (4, "old", "E1")], (1, 1)),
+        ];
+        for (after, want) in cases {
+            let after: Vec<Diagnostic> = after
+                .iter()
+                .map(|&(l, m, c)| diag(l, 1, Severity::Error, m, Some(c), None))
+                .collect();
+            let (introduced, hidden) = only_new(&before, after.clone(), &map);
+            assert_eq!((introduced.len(), hidden), want, "{after:?}");
+        }
+    }
+
+    /// The section on other files: a block for each of the first `max_other_files` files with
+    /// errors (files without are not counted), a line naming the files past them (ten, then a
+    /// count), and one line each for files still being checked, files left unchecked (`was`
+    /// for one, `were` for more) and a search stopped at its bounds; nothing to say is `None`.
+    #[test]
+    fn the_other_files_section_says_what_it_does_not_show() {
+        let cfg = DiagnosticsConfig {
+            max_other_files: 1,
+            ..DiagnosticsConfig::default()
+        };
+        let none = Coverage::default();
+        let error = || vec![diag(1, 1, Severity::Error, "e", None, None)];
+        assert_eq!(others_section("H", BTreeMap::new(), none, &cfg), None);
+        let one: BTreeMap<String, Vec<Diagnostic>> = [
+            ("a.ts".to_string(), error()),
+            ("clean.ts".to_string(), Vec::new()),
+        ]
+        .into();
+        assert_eq!(
+            others_section("H", one, none, &cfg).as_deref(),
+            Some("H\n<diagnostics file=\"a.ts\">\nERROR [1:1] e\n</diagnostics>")
+        );
+        let many: BTreeMap<String, Vec<Diagnostic>> =
+            (0..13).map(|i| (format!("f{i:02}.ts"), error())).collect();
+        let text = others_section("H", many, none, &cfg).unwrap();
+        let last = text.lines().last().unwrap();
+        assert_eq!(
+            last,
+            "13 other files have new errors; showing 1 of them (not shown: f01.ts, f02.ts, f03.ts, f04.ts, f05.ts, f06.ts, f07.ts, f08.ts, f09.ts, f10.ts and 2 more)."
+        );
+        let eleven: BTreeMap<String, Vec<Diagnostic>> =
+            (0..11).map(|i| (format!("f{i:02}.ts"), error())).collect();
+        let text = others_section("H", eleven, none, &cfg).unwrap();
+        assert!(
+            text.ends_with("f09.ts, f10.ts)."),
+            "ten are named, none counted: {text}"
+        );
+        let two: BTreeMap<String, Vec<Diagnostic>> =
+            [("a.ts".to_string(), error()), ("b.ts".to_string(), error())].into();
+        let text = others_section("H", two, none, &cfg).unwrap();
+        assert!(
+            text.ends_with("\n2 other files have new errors; showing 1 of them (not shown: b.ts)."),
+            "{text}"
+        );
+        let lines = |coverage| {
+            others_section("H", BTreeMap::new(), coverage, &cfg)
+                .unwrap()
+                .lines()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        let pending_one = Coverage {
+            pending: 1,
+            unchecked: 1,
+            bounded: false,
+        };
+        assert_eq!(
+            lines(pending_one),
+            [
+                "Still checking 1 other file that may depend on this change; new errors there will be reported in a later result.",
+                "1 other file that may depend on this change was not checked (too many for one change); call diagnostics on the files that use what you changed.",
+            ]
+        );
+        let more = Coverage {
+            pending: 0,
+            unchecked: 2,
+            bounded: true,
+        };
+        assert_eq!(
+            lines(more),
+            [
+                "2 other files that may depend on this change were not checked (too many for one change); call diagnostics on the files that use what you changed.",
+                "The search for files that depend on this change stopped at its bounds (too many files, or too many re-exports away); some may not have been checked.",
+            ]
+        );
+    }
+
     /// A provider that panics in every call; `handles` answers `Some` when it does not.
     struct Exploding {
         handles: Option<bool>,

@@ -414,6 +414,8 @@ fn stage(ws: &Workspace, c: &PathChange, tmp: &Path) -> StageResult {
 /// Stage every change, on up to [`STAGE_THREADS`] threads; results in input order.
 fn stage_all(ws: &Workspace, changes: &[&PathChange], tmps: &[PathBuf]) -> Vec<StageResult> {
     let threads = STAGE_THREADS.min(changes.len());
+    // One change is staged inline, without a thread: the same result either way (so the
+    // mutant `threads > 1` is equivalent, excluded in .cargo/mutants.toml).
     if threads <= 1 {
         return changes
             .iter()
@@ -572,6 +574,12 @@ mod tests {
                 ([UnitOutcome::Failed(e)], false) => {
                     assert_eq!(e.reason, Reason::StaleContext, "{e}");
                     assert_eq!(e.path.as_deref(), Some("b.txt"));
+                    let shas = format!(
+                        "base_sha {}, now {}",
+                        crate::base_sha(b"b\n"),
+                        crate::base_sha(b"theirs\n")
+                    );
+                    assert!(e.message.contains(&shas), "{e}");
                 }
                 (other, _) => panic!("{on_changed:?}: {other:?}"),
             }
@@ -618,6 +626,9 @@ mod tests {
             assert!(
                 matches!(&result.units[1], UnitOutcome::Failed(e) if e.reason == Reason::IoError)
             );
+            let failures: Vec<(usize, Reason)> =
+                result.failures().map(|(i, e)| (i, e.reason)).collect();
+            assert_eq!(failures, [(1, Reason::IoError)], "{:?}", result.units);
             assert_eq!(read(&dir, "b.txt"), "b\n");
             if journaled {
                 assert!(result.rolled_back);
@@ -679,6 +690,69 @@ mod tests {
         );
     }
 
+    /// A journal records where the new contents will be staged, and recovery reads them there:
+    /// with a journal, every content of the commit is staged at the recorded temp path before
+    /// the first switch, whatever staging the policy asks for.
+    #[test]
+    fn a_journal_finds_every_content_staged_where_it_recorded_it() {
+        type Recorded = std::sync::Arc<std::sync::Mutex<Vec<PathBuf>>>;
+        struct Names(Recorded);
+        impl Journal for Names {
+            fn begin(&mut self, _: &[&PathChange], tmps: &[PathBuf]) -> Result<(), ToolError> {
+                self.0.lock().unwrap().extend_from_slice(tmps);
+                Ok(())
+            }
+            fn end(&mut self) {}
+            fn keep(&mut self) {}
+        }
+        /// At the first switch: what each recorded temp path holds.
+        struct Staged(Recorded, std::sync::Mutex<Vec<Option<String>>>);
+        impl CommitObserver for Staged {
+            fn file_written(&self, _: &str, index: usize, _: usize) -> Result<(), String> {
+                if index == 1 {
+                    let tmps = self.0.lock().unwrap();
+                    let held = tmps.iter().map(|t| std::fs::read_to_string(t).ok());
+                    *self.1.lock().unwrap() = held.collect();
+                }
+                Ok(())
+            }
+        }
+        let (dir, ws) = setup(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
+        let units = a_and_b(&ws);
+        let recorded = Recorded::default();
+        let mut journal = Names(recorded.clone());
+        let seen = Staged(recorded.clone(), Default::default());
+        let policy = Policy {
+            on_changed: OnChanged::Refuse,
+            staging: Staging::AtSwitch,
+            journal: Some(&mut journal),
+            observer: Some(&seen),
+        };
+        let result = commit(&ws, &units, policy);
+        assert!(
+            matches!(result.units[..], [UnitOutcome::Written]),
+            "{:?}",
+            result.units
+        );
+        // a.txt's content was switched in (its temp name now holds nothing); b.txt's waits
+        // at its recorded path.
+        assert_eq!(
+            *seen.1.lock().unwrap(),
+            [None, Some("B\n".to_string())],
+            "{:?}",
+            recorded.lock().unwrap()
+        );
+        assert_eq!(
+            (read(&dir, "a.txt"), read(&dir, "b.txt")),
+            ("A\n".into(), "B\n".into())
+        );
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            2,
+            "a temp file was left"
+        );
+    }
+
     /// A unit that fails at its first file leaves the next unit's files matched with their own
     /// staged contents (regression: the running index lagged by the files a failed unit never
     /// reached, so the next unit was switched with another file's content and refused).
@@ -713,11 +787,11 @@ mod tests {
         );
     }
 
-    /// More changes than one staging window, with a unit across the window's edge: every file
-    /// is written with its own content and no temp file stays.
+    /// More changes than two staging windows, with a unit across each window's edge: every
+    /// file is written with its own content and no temp file stays.
     #[test]
     fn a_commit_larger_than_the_staging_window_writes_every_file() {
-        let pairs = STAGE_WINDOW / 2 + 10;
+        let pairs = STAGE_WINDOW + 10;
         let dir = tempfile::tempdir().unwrap();
         for i in 0..2 * pairs {
             std::fs::write(dir.path().join(format!("f{i}.txt")), format!("{i}\n")).unwrap();

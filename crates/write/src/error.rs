@@ -257,4 +257,41 @@ mod tests {
         );
         assert!(serde_json::from_str::<Reason>("7").is_err());
     }
+
+    /// What a model reads: `path: code: message`, or `code: message` for an error about no
+    /// file; an I/O failure names the operation, and a name too long for the file system says
+    /// so with the length of its longest component, whatever the operation.
+    #[test]
+    fn messages_name_the_path_the_reason_and_what_failed() {
+        let e = ToolError::new(Reason::HunkMismatch, Some("a/b.txt"), "no match");
+        assert_eq!(e.to_string(), "a/b.txt: hunk_mismatch: no match");
+        let e = ToolError::new(Reason::TooLarge, None, "split it");
+        assert_eq!(e.to_string(), "too_large: split it");
+        assert_eq!(Reason::StaleContext.to_string(), "stale_context");
+
+        let denied = std::io::Error::from_raw_os_error(rustix::io::Errno::ACCESS.raw_os_error());
+        let e = ToolError::io("a.txt", "writing", &denied);
+        assert_eq!(
+            (e.reason, e.path.as_deref()),
+            (Reason::IoError, Some("a.txt"))
+        );
+        assert_eq!(e.message, format!("writing failed: {denied}"));
+
+        let long = "x".repeat(300);
+        let path = format!("dir/{long}/f.txt");
+        let too_long =
+            std::io::Error::from_raw_os_error(rustix::io::Errno::NAMETOOLONG.raw_os_error());
+        let e = ToolError::io(&path, "reading", &too_long);
+        assert_eq!(
+            (e.reason, e.path.as_deref()),
+            (Reason::IoError, Some(path.as_str()))
+        );
+        assert!(
+            e.message.starts_with(
+                "the file name is too long for the file system (300 bytes in one name"
+            ),
+            "{}",
+            e.message
+        );
+    }
 }

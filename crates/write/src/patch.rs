@@ -368,6 +368,79 @@ mod tests {
         (dir, ws)
     }
 
+    /// The limits refuse (`too_large`, nothing parsed further) a patch text longer than
+    /// `max_bytes` and a patch with more than `max_hunks` hunks (an added file counts as one),
+    /// and accept one exactly at them; the defaults are the documented 64 MiB and 200,000.
+    #[test]
+    fn limits_refuse_just_past_them_and_accept_at_them() {
+        let defaults = PatchLimits::default();
+        assert_eq!(
+            (defaults.max_bytes, defaults.max_hunks),
+            (64 * 1024 * 1024, 200_000)
+        );
+        let text = "*** Begin Patch\n*** Add File: n.txt\n+n\n*** Update File: f\n@@\n-a\n+b\n@@\n-c\n+d\n*** End Patch\n";
+        let hunks = 3;
+        let limits = |max_bytes, max_hunks| PatchLimits {
+            max_bytes,
+            max_hunks,
+            ..PatchLimits::default()
+        };
+        assert!(limits(text.len(), hunks).parse(text).is_ok());
+        for (l, what) in [
+            (limits(text.len() - 1, hunks), "bytes"),
+            (limits(text.len(), hunks - 1), "hunks"),
+        ] {
+            let e = l.parse(text).unwrap_err();
+            assert_eq!(e.reason, Reason::TooLarge, "{what}: {e}");
+            assert!(e.message.contains(what), "{e}");
+        }
+    }
+
+    /// A file another program writes between the plan and its switch is planned again from
+    /// its new bytes, up to [`MAX_REPLANS`] times; one that changes at every try is
+    /// `stale_context`, with nothing of the patch in it and every foreign write kept.
+    #[test]
+    fn a_file_changed_under_the_plan_is_planned_again_then_refused() {
+        use crate::workspace::{RacePoint, with_race_hook};
+        use std::io::Write;
+        for (foreign, applied) in [(MAX_REPLANS, true), (MAX_REPLANS + 1, false)] {
+            let (dir, ws) = workspace(&[("f.txt", "a\n")]);
+            let file = dir.path().join("f.txt");
+            let mut writes = 0;
+            let writer = move |at| {
+                if at == RacePoint::Compared && writes < foreign {
+                    writes += 1;
+                    let mut f = std::fs::OpenOptions::new().append(true).open(&file)?;
+                    writeln!(f, "foreign {writes}")?;
+                }
+                Ok(())
+            };
+            let patch = "--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-a\n+b\n";
+            let report = with_race_hook(writer, || {
+                apply_patch(&ws, patch, &ApplyPatchOptions::default()).unwrap()
+            });
+            let theirs: String = (1..=foreign).map(|i| format!("foreign {i}\n")).collect();
+            let on_disk = std::fs::read_to_string(dir.path().join("f.txt")).unwrap();
+            if applied {
+                assert!(report.all_applied(), "{foreign}: {}", report.summary());
+                assert_eq!(on_disk, format!("b\n{theirs}"));
+            } else {
+                match &report.files[..] {
+                    [
+                        FileReport {
+                            status: FileStatus::Failed(e),
+                            ..
+                        },
+                    ] => {
+                        assert_eq!(e.reason, Reason::StaleContext, "{e}")
+                    }
+                    _ => panic!("{foreign}: {}", report.summary()),
+                }
+                assert_eq!(on_disk, format!("a\n{theirs}"));
+            }
+        }
+    }
+
     /// Sections are planned in order: a later section for the same file patches what the
     /// earlier one made of it, and a later section for another file does not see it; `before`
     /// keeps the bytes as first read.

@@ -349,7 +349,9 @@ impl Plan {
                 self.state.insert(to, outcome.new_content.clone());
             }
             FileAction::Added | FileAction::Modified => {
-                if outcome.content_changed || outcome.action == FileAction::Added {
+                // An added file is always `content_changed` (absent, then present); an
+                // unchanged one keeps its state, which is already its content.
+                if outcome.content_changed {
                     self.state
                         .insert(keys.src.clone(), outcome.new_content.clone());
                 }

@@ -169,6 +169,26 @@ mod tests {
         );
     }
 
+    /// A write the workspace refuses answers the refusal itself (here `protected_path`), not
+    /// a stand-in.
+    #[test]
+    fn a_refused_write_answers_its_own_error() {
+        let (dir, ws) = workspace("a\n");
+        std::fs::create_dir(dir.path().join(".git")).unwrap();
+        let abs = ws.root().join(".git/config");
+        let err = write_planned(
+            &ws,
+            ".git/config",
+            &abs,
+            None,
+            |_| Ok((b"x\n".to_vec(), ())),
+            "kept changing",
+        )
+        .unwrap_err();
+        assert_eq!(err.reason, Reason::ProtectedPath, "{err}");
+        assert!(!abs.exists());
+    }
+
     #[test]
     fn a_plan_that_fails_writes_nothing() {
         let (dir, ws) = workspace("a\n");

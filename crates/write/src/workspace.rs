@@ -96,7 +96,8 @@ impl Staged {
     }
 
     /// fsync the directory, so a rename in it is durable. Failure only weakens durability, not
-    /// atomicity, so it is not reported.
+    /// atomicity, so it is not reported. (Its effect shows only across a power loss: the
+    /// mutant that skips it is excluded in .cargo/mutants.toml.)
     pub fn sync_dir(&self) {
         sync_dir(&self.dir);
     }
@@ -301,6 +302,8 @@ impl Workspace {
             .file_name()
             .ok_or_else(|| self.outside(path, "the path names no file"))?
             .to_os_string();
+        // A top-level name's parent is the root itself (following its empty path gives the
+        // root too: the guard only saves the walk, an equivalent mutant in mutants.toml).
         let parent = match clean.parent() {
             Some(p) if !p.as_os_str().is_empty() => self.follow(p, path)?,
             _ => self.root.clone(),
@@ -333,6 +336,8 @@ impl Workspace {
     /// beneath the root, protected directories included.)
     fn open_dir(&self, rel: &Path, create: bool) -> std::io::Result<Dir> {
         use rustix::fs::{Mode, OFlags};
+        // Flags are distinct bits here and in every open of this file: `^` of them is their
+        // `|` (equivalent mutants, excluded in .cargo/mutants.toml).
         let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         let mut fd = rustix::fs::openat(&*self.dir, ".", flags, Mode::empty())?;
         for comp in rel.components() {
@@ -778,7 +783,7 @@ enum Switch<'a> {
 
 /// The moments of a switch at which another writer's timing matters; tests play one there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum RacePoint {
+pub(crate) enum RacePoint {
     /// The target was compared with the expected bytes; nothing is switched yet.
     Compared,
     /// The new file is in place (or the old entry moved aside); the displaced file not checked.
@@ -798,6 +803,21 @@ thread_local! {
     static RACE: std::cell::RefCell<Option<RaceHook>> = const { std::cell::RefCell::new(None) };
     /// A unit test plays a file system without leases on this thread.
     static NO_LEASES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// A unit test plays a file system without `renameat2`'s flags on this thread.
+    static NO_RENAME_FLAGS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Run `f` with `hook` played at each [`RacePoint`] of this thread's switches: another writer,
+/// or an I/O error injected there (for the tests of the layers above the switch).
+#[cfg(test)]
+pub(crate) fn with_race_hook<T>(
+    hook: impl FnMut(RacePoint) -> std::io::Result<()> + 'static,
+    f: impl FnOnce() -> T,
+) -> T {
+    RACE.with(|h| *h.borrow_mut() = Some(Box::new(hook)));
+    let out = f();
+    RACE.with(|h| *h.borrow_mut() = None);
+    out
 }
 
 fn race_point(at: RacePoint) -> std::io::Result<()> {
@@ -856,7 +876,10 @@ fn entry_ident(dir: &Dir, name: impl rustix::path::Arg) -> std::io::Result<Optio
 }
 
 /// The kernel or file system does not do this `renameat2` flag (some network and FUSE file
-/// systems, kernels before 3.15).
+/// systems, kernels before 3.15). Taking the fallback on another error changes nothing (the
+/// plain operation fails the same way): `true` for it is an equivalent mutant, in
+/// .cargo/mutants.toml; `without_rename_flags_the_switch_falls_back_and_keeps_other_writes`
+/// plays a file system without the flags.
 fn unsupported(e: rustix::io::Errno) -> bool {
     matches!(
         e,
@@ -870,6 +893,10 @@ fn rename_with(
     to: &std::ffi::OsStr,
     flags: rustix::fs::RenameFlags,
 ) -> rustix::io::Result<()> {
+    #[cfg(test)]
+    if !flags.is_empty() && NO_RENAME_FLAGS.with(std::cell::Cell::get) {
+        return Err(rustix::io::Errno::INVAL);
+    }
     rustix::fs::renameat_with(dir, from, dir, to, flags)
 }
 
@@ -1311,6 +1338,8 @@ fn read_from_start(f: &mut fs::File) -> std::io::Result<Vec<u8>> {
 
 /// Bytes [`holds`] reads at a time: below malloc's mmap threshold (128 KiB), so the buffer
 /// comes from the heap already mapped instead of fresh pages the kernel must zero.
+// (Its size changes how many reads `holds` takes, not its answer: `64 + 1024` is an
+// equivalent mutant, excluded in .cargo/mutants.toml.)
 const HOLDS_CHUNK: usize = 64 * 1024;
 
 /// Whether the open file `f` holds exactly `want`, from its start (whatever its position):
@@ -1386,7 +1415,9 @@ fn remove_orphaned_temps(dir: &Dir, name: &str) {
 /// fsync a directory, so a rename or removal in it is durable. A `Dir` is an `O_PATH` handle,
 /// which `fsync` refuses (`EBADF`): the directory is opened for reading through it first
 /// (`"."`, so nothing outside it is reached). Failure only weakens durability, not atomicity,
-/// so it is not reported.
+/// so it is not reported. Its effect shows only across a power loss, so the mutants that skip
+/// it (or open `"."` without `O_DIRECTORY`, which it always is) are excluded in
+/// .cargo/mutants.toml; `a_workspace_directory_is_really_fsynced` checks the fsync succeeds.
 fn sync_dir(dir: &Dir) {
     let _ = try_sync_dir(dir);
 }
@@ -1560,6 +1591,16 @@ mod tests {
         assert_eq!(base_sha(b""), "e3b0c44298fc");
     }
 
+    /// A file state's sha is its bytes' `base_sha`, or none for an absent file, which
+    /// messages show as `(absent)`.
+    #[test]
+    fn a_state_sha_shows_an_absent_file_as_absent() {
+        assert_eq!(state_sha(Some(b"")).as_deref(), Some("e3b0c44298fc"));
+        assert_eq!(state_sha(None), None);
+        assert_eq!(show_sha(Some("e3b0c44298fc")), "e3b0c44298fc");
+        assert_eq!(show_sha(None), "(absent)");
+    }
+
     #[test]
     fn confinement() {
         let dir = tempfile::tempdir().unwrap();
@@ -1571,7 +1612,7 @@ mod tests {
             ws.resolve(root.join("x").to_str().unwrap()).unwrap(),
             root.join("x")
         );
-        for bad in ["../x", "a/../../x", "/etc/passwd", ""] {
+        for bad in ["../x", "a/../../x", "/etc/passwd", "", "a\0b"] {
             assert_eq!(
                 ws.resolve(bad).unwrap_err().reason,
                 Reason::PathOutsideWorkspace,
@@ -1589,6 +1630,139 @@ mod tests {
         assert_eq!(
             ws.resolve("inside/new.txt").unwrap(),
             root.join("real/new.txt")
+        );
+    }
+
+    /// The protected list is `.git` and `.lspedit` and then the configured names, each once;
+    /// an empty name protects nothing.
+    #[test]
+    fn the_protected_list_always_has_the_vcs_and_lspedit_and_no_repeats() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        assert_eq!(ws.protected(), DEFAULT_PROTECTED);
+        let ws = ws.with_protected(["", "build", ".git", "build"]);
+        assert_eq!(ws.protected(), [".git", ".lspedit", "build"]);
+        assert_eq!(ws.protected_in(Path::new("a/build/x")), Some("build"));
+        assert_eq!(ws.protected_in(Path::new("a/.hg/x")), None);
+    }
+
+    /// A caller's resolution is checked by name on both spellings: the path as given and the
+    /// path it resolved to; the entry a deletion removes is found through its parent's
+    /// symlinks (not its own) and refused when that leads under a protected name.
+    #[test]
+    fn protected_names_are_checked_on_the_path_as_given_and_as_resolved() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        let root = ws.root().to_path_buf();
+        let refused = |r: Result<(), ToolError>| r.err().map(|e| e.reason);
+        assert_eq!(
+            refused(ws.check_writable_resolved(&root.join("a.txt"), "a.txt")),
+            None
+        );
+        for (abs, path) in [(".git/f.txt", "a.txt"), ("a.txt", ".git/f.txt")] {
+            assert_eq!(
+                refused(ws.check_writable_resolved(&root.join(abs), path)),
+                Some(Reason::ProtectedPath),
+                "{path} at {abs}"
+            );
+        }
+        fs::create_dir_all(root.join(".git")).unwrap();
+        fs::create_dir(root.join("real")).unwrap();
+        std::os::unix::fs::symlink(root.join("real"), root.join("inside")).unwrap();
+        std::os::unix::fs::symlink(root.join(".git"), root.join("git")).unwrap();
+        std::os::unix::fs::symlink(root.join("real"), root.join("link")).unwrap();
+        assert_eq!(
+            ws.resolve_entry("inside/f.txt").unwrap(),
+            root.join("real/f.txt")
+        );
+        assert_eq!(ws.resolve_entry("link").unwrap(), root.join("link"));
+        assert_eq!(
+            ws.resolve_entry("git/f.txt").unwrap_err().reason,
+            Reason::ProtectedPath
+        );
+    }
+
+    /// Directories are created only by a write: a deletion, a mode change or a temp file's
+    /// removal under a missing directory fails (or finds nothing) and creates none; a file
+    /// where a directory is expected is named in the error.
+    #[test]
+    fn only_a_write_creates_directories_and_only_directories_are_walked() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        let root = ws.root().to_path_buf();
+        assert_eq!(ws.remove("gone/f.txt").unwrap_err().reason, Reason::IoError);
+        assert_eq!(
+            ws.set_mode("gone/f.txt", 0o644).unwrap_err().reason,
+            Reason::IoError
+        );
+        let tmp = format!(".f.txt.lspedit-{}-0.tmp", std::process::id());
+        assert!(
+            !ws.remove_temp(&Path::new("gone").join(&tmp), "f.txt")
+                .unwrap()
+        );
+        assert!(!root.join("gone").exists(), "a directory was created");
+        fs::write(root.join("a.txt"), "a\n").unwrap();
+        let e = ws.write_atomic("a.txt/b.txt", b"b\n").unwrap_err();
+        assert!(e.message.contains("`a.txt` is not a directory"), "{e}");
+        ws.write_atomic("made/f.txt", b"f\n").unwrap();
+        assert_eq!(fs::read(root.join("made/f.txt")).unwrap(), b"f\n");
+    }
+
+    /// A temp file recorded by a journal is removed only under lspedit's temp-file name for
+    /// its target: removed once (`true`), then found gone (`false`); another name is
+    /// tampered state; what cannot be removed (a directory under that name, a file where a
+    /// directory is) is an error, never "gone".
+    #[test]
+    fn a_recorded_temp_file_is_removed_only_under_its_pattern() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        let root = ws.root().to_path_buf();
+        let tmp = format!(".f.txt.lspedit-{}-0.tmp", std::process::id());
+        fs::write(root.join(&tmp), "staged").unwrap();
+        assert!(ws.remove_temp(Path::new(&tmp), "f.txt").unwrap());
+        assert!(!root.join(&tmp).exists());
+        assert!(!ws.remove_temp(Path::new(&tmp), "f.txt").unwrap());
+        fs::write(root.join("f.txt"), "f\n").unwrap();
+        let e = ws.remove_temp(Path::new("f.txt"), "f.txt").unwrap_err();
+        assert_eq!(e.reason, Reason::TamperedState);
+        assert!(root.join("f.txt").exists());
+        fs::create_dir(root.join(&tmp)).unwrap();
+        assert_eq!(
+            ws.remove_temp(Path::new(&tmp), "f.txt").unwrap_err().reason,
+            Reason::IoError
+        );
+        let under_file = Path::new("f.txt").join(&tmp);
+        assert_eq!(
+            ws.remove_temp(&under_file, "f.txt").unwrap_err().reason,
+            Reason::IoError
+        );
+    }
+
+    /// `remove` deletes the file the path names; a directory is refused and stays.
+    #[test]
+    fn remove_deletes_a_file_and_refuses_a_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        fs::write(ws.root().join("f.txt"), "f\n").unwrap();
+        fs::create_dir(ws.root().join("d")).unwrap();
+        ws.remove("f.txt").unwrap();
+        assert!(!ws.root().join("f.txt").exists());
+        assert_eq!(ws.remove("d").unwrap_err().reason, Reason::IoError);
+        assert!(ws.root().join("d").is_dir());
+    }
+
+    /// An entry exists when its name is there, whatever it points to: a dangling symlink
+    /// exists, a missing name does not.
+    #[test]
+    fn an_entry_exists_by_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        fs::write(ws.root().join("f.txt"), "f\n").unwrap();
+        std::os::unix::fs::symlink("nowhere", ws.root().join("dangling")).unwrap();
+        let exists = |p: &str| ws.entry_exists(p).unwrap();
+        assert_eq!(
+            [exists("f.txt"), exists("dangling"), exists("missing")],
+            [true, true, false]
         );
     }
 
@@ -1627,7 +1801,9 @@ mod tests {
             .path()
             .join(format!(".a.txt.lspedit-{}-999.tmp", std::process::id()));
         let other = dir.path().join(format!(".b.txt.lspedit-{dead}-0.tmp"));
-        for p in [&orphan, &ours, &other] {
+        // Process 1 is alive whoever runs the test: its temp file is another writer's.
+        let live = dir.path().join(".a.txt.lspedit-1-0.tmp");
+        for p in [&orphan, &ours, &other, &live] {
             fs::write(p, b"partial").unwrap();
         }
         write_atomic_abs(&dir.path().join("a.txt"), b"new\n").unwrap();
@@ -1642,7 +1818,8 @@ mod tests {
             !sub_orphan.exists(),
             "the dead process's temp file stayed in sub/"
         );
-        assert!(ours.exists(), "a live process's temp file was removed");
+        assert!(ours.exists(), "this process's temp file was removed");
+        assert!(live.exists(), "a live process's temp file was removed");
         assert!(
             other.exists(),
             "another file's temp file is not this write's business"
@@ -1948,11 +2125,13 @@ mod foreign_writer_tests {
         c.assert_end(r, Replaced::Done, Some("new\n"));
     }
 
-    // A late rewrite in place through an old descriptor (not an append): theirs is put back
-    // and ours is answered `Changed`, to be planned again from it.
+    // A late rewrite in place through an old descriptor (not an append): theirs is put back,
+    // with the old file's permissions, and ours is answered `Changed`, to be planned again
+    // from it.
     #[test]
     fn a_late_rewrite_of_the_old_file_is_put_back() {
         let c = case(Some("old\n"));
+        fs::set_permissions(&c.file, fs::Permissions::from_mode(0o640)).unwrap();
         let mut held = Some(fs::OpenOptions::new().write(true).open(&c.file).unwrap());
         let r = c.switch(Some("old\n"), Some("new\n"), move |at| {
             if at == RacePoint::Checked
@@ -1962,6 +2141,82 @@ mod foreign_writer_tests {
             }
         });
         c.assert_end(r, changed("OLD\n"), Some("OLD\n"));
+        let mode = fs::metadata(&c.file).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o640);
+    }
+
+    // A write through an old descriptor to a file being deleted, after its check: the file is
+    // put back with what they wrote and the permissions it had, and the deletion is answered
+    // `Changed`.
+    #[test]
+    fn a_late_write_to_a_deleted_file_is_put_back_with_its_mode() {
+        let c = case(Some("old\n"));
+        fs::set_permissions(&c.file, fs::Permissions::from_mode(0o640)).unwrap();
+        let mut held = Some(fs::OpenOptions::new().write(true).open(&c.file).unwrap());
+        let r = c.switch(Some("old\n"), None, move |at| {
+            if at == RacePoint::Checked
+                && let Some(mut f) = held.take()
+            {
+                f.write_all(b"OLD\n").unwrap();
+            }
+        });
+        c.assert_end(r, changed("OLD\n"), Some("OLD\n"));
+        let mode = fs::metadata(&c.file).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o640);
+    }
+
+    // Where `renameat2`'s flags are unsupported (some network and FUSE file systems, old
+    // kernels) the switch falls back to a rename after the compare, to link and unlink for a
+    // creation and to a plain rename aside for a removal: each is still done, a file created
+    // since the compare is never replaced, a late rewrite of the old file is put back, and a
+    // file removed by another program's save keeps the newest save.
+    #[test]
+    fn without_rename_flags_the_switch_falls_back_and_keeps_other_writes() {
+        NO_RENAME_FLAGS.with(|n| n.set(true));
+        let c = case(Some("old\n"));
+        assert_eq!(
+            c.switch(Some("old\n"), Some("new\n"), |_| {}),
+            Replaced::Done
+        );
+        assert_eq!(c.switch(Some("new\n"), None, |_| {}), Replaced::Done);
+        assert_eq!(c.now(), None);
+        assert_eq!(c.switch(None, Some("made\n"), |_| {}), Replaced::Done);
+        c.assert_end(Replaced::Done, Replaced::Done, Some("made\n"));
+
+        fs::remove_file(&c.file).unwrap();
+        let file = c.file.clone();
+        let r = c.switch(None, Some("ours\n"), move |at| {
+            if at == RacePoint::Compared {
+                fs::write(&file, "theirs\n").unwrap();
+            }
+        });
+        c.assert_end(r, changed("theirs\n"), Some("theirs\n"));
+
+        let mut held = Some(fs::OpenOptions::new().write(true).open(&c.file).unwrap());
+        let r = c.switch(Some("theirs\n"), Some("new\n"), move |at| {
+            if at == RacePoint::Switched
+                && let Some(mut f) = held.take()
+            {
+                f.write_all(b"THEIRS\n").unwrap();
+            }
+        });
+        c.assert_end(r, changed("THEIRS\n"), Some("THEIRS\n"));
+
+        let file = c.file.clone();
+        let r = c.switch(Some("THEIRS\n"), None, move |at| match at {
+            RacePoint::Compared => atomic_save(&file, "save 1\n"),
+            RacePoint::Switched => atomic_save(&file, "save 2\n"),
+            RacePoint::Checked => {}
+        });
+        c.assert_end(r, changed("save 2\n"), Some("save 2\n"));
+        let file = c.file.clone();
+        let r = c.switch(Some("save 2\n"), None, move |at| {
+            if at == RacePoint::Compared {
+                atomic_save(&file, "save 3\n");
+            }
+        });
+        c.assert_end(r, changed("save 3\n"), Some("save 3\n"));
+        NO_RENAME_FLAGS.with(|n| n.set(false));
     }
 
     // A write or delete that fails after the switch began puts the file back as it was: the
@@ -1997,6 +2252,44 @@ mod foreign_writer_tests {
         assert_eq!(c.switch(None, Some("made\n"), |_| {}), Replaced::Done);
         assert_eq!(c.now().as_deref(), Some("made\n"));
         assert_eq!(c.litter(), Vec::<String>::new());
+    }
+
+    /// A mode change of a hard-linked file (a copy switched in) that another program writes
+    /// during the switch copies again from their bytes: the mode is set, their write kept,
+    /// the other link untouched. One that fails half-way leaves the file and its links as
+    /// they were, with no temp file.
+    #[test]
+    fn a_mode_change_of_a_hard_linked_file_keeps_a_write_made_during_it() {
+        use std::os::unix::fs::MetadataExt;
+        let c = case(Some("x\n"));
+        let other = c.ws.root().join("other");
+        fs::hard_link(&c.file, &other).unwrap();
+        fs::set_permissions(&other, fs::Permissions::from_mode(0o600)).unwrap();
+        let file = c.file.clone();
+        let mut once = true;
+        let writer = move |at| {
+            if at == RacePoint::Compared && std::mem::take(&mut once) {
+                append(&mut open_append(&file), "theirs\n");
+            }
+            Ok(())
+        };
+        with_race_hook(writer, || c.ws.set_mode("f.txt", 0o755)).unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+        assert_eq!((mode(&c.file), mode(&other)), (0o755, 0o600));
+        assert_eq!(c.now().as_deref(), Some("x\ntheirs\n"));
+        assert_eq!(fs::metadata(&c.file).unwrap().nlink(), 1);
+        assert_eq!(c.litter(), vec!["other".to_string()]);
+
+        let c = case(Some("x\n"));
+        let other = c.ws.root().join("other");
+        fs::hard_link(&c.file, &other).unwrap();
+        let fail = |at| match at {
+            RacePoint::Switched => Err(std::io::Error::other("injected")),
+            _ => Ok(()),
+        };
+        assert!(with_race_hook(fail, || c.ws.set_mode("f.txt", 0o755)).is_err());
+        assert_eq!(fs::metadata(&c.file).unwrap().nlink(), 2);
+        assert_eq!(c.litter(), vec!["other".to_string()]);
     }
 
     // Regression (issue 25): `set_mode` chmodded through a descriptor, so a file hard-linked

@@ -3,5 +3,6 @@
 // Test code: a failed unwrap is a failed test, and skipped real-server tests say why on stderr.
 #![allow(clippy::unwrap_used, clippy::print_stderr, clippy::type_complexity)]
 
+mod failure_rule;
 mod foreign_writers;
 mod patch_report;

@@ -23,6 +23,15 @@ fn check(files: &[(&str, &str)], patch: &str, dry_run: bool, expected: &[&str]) 
     let report = apply_patch(&ws, patch, &opts).unwrap();
     let lines: Vec<String> = report.files.iter().map(|f| f.summary_line()).collect();
     assert_eq!(lines, expected, "{patch}");
+    for f in &report.files {
+        let failed = f.summary_line().starts_with("FAILED ");
+        assert_eq!(f.is_applied(), !failed, "{}", f.summary_line());
+    }
+    assert_eq!(
+        report.all_applied(),
+        expected.iter().all(|l| !l.starts_with("FAILED ")),
+        "{patch}"
+    );
     if dry_run {
         for (rel, content) in files {
             assert_eq!(
