@@ -53,7 +53,8 @@ Environment:
   LSPEDIT_SERVERS_DIR            where language servers are installed and looked up
                                  (default: $XDG_CACHE_HOME/lspedit/servers, else
                                  ~/.cache/lspedit/servers)
-  LSPEDIT_NO_HOST                1: run language servers in this process, as --no-host
+  LSPEDIT_NO_HOST                set and not 0: run language servers in this process,
+                                 as --no-host
   LSPEDIT_LOG                    log filter for stderr, as RUST_LOG (`debug`,
                                  `lspedit_lsp=trace`); overrides -v
   LSPEDIT_MCP_MAX_MESSAGE_BYTES  largest message `lspedit mcp` reads (default 16 MiB)

@@ -46,7 +46,7 @@ fn read_prints_the_hashline_view_and_json() {
     );
     assert!(
         part.stdout
-            .ends_with("|  return \"hi \" + name;\n(lines 2-2 of 3; use offset to read more)\n"),
+            .ends_with("|  return \"hi \" + name;\n(lines 2-2 of 3; use --offset to read more)\n"),
         "{}",
         part.stdout
     );

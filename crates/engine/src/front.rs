@@ -104,6 +104,8 @@ pub enum Arg {
     NewText,
     /// `edit`'s "every occurrence".
     ReplaceAll,
+    /// The first line a read shows.
+    Offset,
 }
 
 fn mcp(step: &Step<'_>) -> String {
@@ -131,6 +133,7 @@ fn mcp(step: &Step<'_>) -> String {
         Step::Arg(Arg::OldText) => "old_text".into(),
         Step::Arg(Arg::NewText) => "new_text".into(),
         Step::Arg(Arg::ReplaceAll) => "replace_all".into(),
+        Step::Arg(Arg::Offset) => "offset".into(),
     }
 }
 
@@ -166,6 +169,7 @@ fn cli(step: &Step<'_>) -> String {
         Step::Arg(Arg::OldText) => "--old".into(),
         Step::Arg(Arg::NewText) => "--new".into(),
         Step::Arg(Arg::ReplaceAll) => "--all".into(),
+        Step::Arg(Arg::Offset) => "--offset".into(),
     }
 }
 
@@ -233,6 +237,7 @@ mod tests {
             Step::Arg(Arg::OldText),
             Step::Arg(Arg::NewText),
             Step::Arg(Arg::ReplaceAll),
+            Step::Arg(Arg::Offset),
         ]
     }
 
@@ -259,7 +264,8 @@ mod tests {
     fn step_without_name(step: &Step<'_>) -> bool {
         matches!(
             step,
-            Step::Diagnostics { .. } | Step::Arg(Arg::Line | Arg::Symbol | Arg::Occurrence)
+            Step::Diagnostics { .. }
+                | Step::Arg(Arg::Line | Arg::Symbol | Arg::Occurrence | Arg::Offset)
         )
     }
 

@@ -35,8 +35,10 @@ pub fn read_text(mut view: String, r: &ReadReport) -> String {
     if r.offset > 1 || r.more() {
         let last = r.offset - 1 + r.shown;
         view.push_str(&format!(
-            "(lines {}-{last} of {}; use offset to read more)\n",
-            r.offset, r.total_lines
+            "(lines {}-{last} of {}; use {} to read more)\n",
+            r.offset,
+            r.total_lines,
+            crate::front::say(&crate::front::Step::Arg(crate::front::Arg::Offset))
         ));
     }
     view
