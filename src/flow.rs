@@ -65,7 +65,7 @@ pub fn cmd_propose(input: ProposeInput, root: Option<PathBuf>, json: bool) -> Re
     let workflow = session.workflow()?;
     match workflow.propose_edit(&request) {
         Ok(p) => {
-            let text = format!("{}\n", proposal_text(&p).trim_end());
+            let text = format!("{}\n", p.llm_content().trim_end());
             if json {
                 print_json(&Doc::ok(text, proposed_files(&p), ProposalJson::from(&p)))?;
             } else {
@@ -75,36 +75,6 @@ pub fn cmd_propose(input: ProposeInput, root: Option<PathBuf>, json: bool) -> Re
         }
         Err(e) => print_refusal(&e, json),
     }
-}
-
-/// The proposal for a person at a shell: [`Proposal::llm_content`] tells a model to call the
-/// `apply_edit` tool; here the next step is the `apply-id` command.
-fn proposal_text(p: &Proposal) -> String {
-    let mut s = format!(
-        "Proposed {id}: {summary}. Nothing was changed; review the diff, then apply it with `lspedit apply-id {id}`.",
-        id = p.patch_id,
-        summary = p.summary,
-    );
-    let problems: Vec<_> = p
-        .files
-        .iter()
-        .filter_map(|f| f.problem.as_ref().map(|problem| (&f.path, problem)))
-        .collect();
-    if !problems.is_empty() {
-        s.push_str(&format!(
-            "\n\n{} file(s) would be refused (`apply-id` applies none of the files; with --per-file, the others):",
-            problems.len()
-        ));
-        for (path, problem) in problems {
-            s.push_str(&format!(
-                "\nFAILED {path}: {}: {}",
-                problem.reason, problem.message
-            ));
-        }
-    }
-    s.push_str("\n\n");
-    s.push_str(&p.diff);
-    s
 }
 
 /// A refusal outside a tool result: JSON, or `Error: ...` on stderr; exit 1.
@@ -428,7 +398,7 @@ mod tests {
             patch_id: "patch_1_00000000000000000000000000000000",
             diff: "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n",
             files: &files,
-            summary: "1 file(s) changed (+1 -1)",
+            summary: "1 file changed (+1 -1)",
         };
         // (answer, approved)
         for (answer, approved) in [

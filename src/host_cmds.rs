@@ -9,7 +9,7 @@ use lspedit::lsp::host::daemon::HostOptions;
 use lspedit::lsp::host::{self, HostError, HostStatus};
 use lspedit::lsp::{HostConfig, PoolConfig};
 
-use crate::{Failure, json, open_workspace, out, print_json};
+use crate::{Failure, json, open_workspace, out, out_raw, print_json};
 
 static ENABLED: AtomicBool = AtomicBool::new(true);
 
@@ -45,7 +45,7 @@ pub(crate) fn cmd_host(
     };
     let mut listening = false;
     let served = host::daemon::serve(&options, |socket| {
-        out(&format!("ready {}\n", socket.display()));
+        out_raw(&format!("ready {}\n", socket.display()));
         listening = true;
     });
     match served {
@@ -53,7 +53,7 @@ pub(crate) fn cmd_host(
         Err(e) => {
             // Before it listens its starter reads this line; after, nobody reads stdout.
             if !listening {
-                out(&format!("error {e}\n"));
+                out_raw(&format!("error {e}\n"));
             }
             Err(Failure::Failed(e.to_string()))
         }

@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use lspedit::engine::FileAction;
+use lspedit::lsp::Severity;
 use lspedit::lsp::{ServerState, ServerStatus};
 use lspedit::servers::ProgramFrom;
 use lspedit::servers::install::{Installed, ServerInfo};
@@ -21,6 +22,9 @@ pub enum DocReason {
     Tool(Reason),
     /// Outside the tools, or `check`'s verdict.
     Cli(CliReason),
+    /// An LSP edit's or lookup's reason code (`no_server`, `symbol_not_found`, ...; the
+    /// tools' codes among them).
+    Code(&'static str),
 }
 
 impl From<Reason> for DocReason {
@@ -66,22 +70,56 @@ pub struct Doc<T: Serialize> {
     pub data: T,
 }
 
+/// The message of a refusal's text (`Error: path: reason: message`) without what `files`
+/// says in fields of their own.
+fn bare_message(text: &str, path: &str, reason: Reason) -> String {
+    let text = text.trim_start_matches("Error: ");
+    text.strip_prefix(&format!("{path}: {reason}: "))
+        .unwrap_or(text)
+        .trim_end()
+        .to_string()
+}
+
 /// A command without fields of its own.
 #[derive(Serialize)]
 pub struct NoData {}
 
-/// The own fields of a tool's result (`edit`, `write`, `apply`; `check` adds `detail`).
+/// The own fields of a tool's result (`edit`, `write`, `apply`, `check`).
 #[derive(Serialize)]
 pub struct ToolData {
-    /// Each written (or checked) text file's diagnostics status, in path order.
+    /// Each written (or checked) text file's diagnostics status and diagnostics, in path
+    /// order.
     pub diagnostics: Vec<DiagnosticsJson>,
 }
 
-/// One file's diagnostics status: `checked`, `timed_out`, `no_server` or `failed`.
+/// One file's diagnostics: its status (`checked`, `timed_out`, `no_server` or `failed`), why
+/// it was not checked, and what the server reported.
 #[derive(Serialize)]
 pub struct DiagnosticsJson {
     pub path: String,
     pub status: &'static str,
+    /// Why the file was not checked, in the provider's words; `null` when checked.
+    pub detail: Option<String>,
+    /// The diagnostics the text reports (errors by default), sorted by line and column; empty
+    /// unless `checked`.
+    pub reported: Vec<DiagnosticJson>,
+}
+
+/// One diagnostic, as data: 1-based lines and columns.
+#[derive(Serialize)]
+pub struct DiagnosticJson {
+    pub path: String,
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+    /// `error`, `warning`, `info` or `hint`.
+    pub severity: &'static str,
+    /// The server's code (`2322` for TypeScript, `E0308` for rustc), `null` when none.
+    pub code: Option<String>,
+    /// Who produced it (`ts`, `rustc`, `Pyright`, ...), `null` when the server does not say.
+    pub source: Option<String>,
+    pub message: String,
 }
 
 impl DiagnosticsJson {
@@ -92,19 +130,49 @@ impl DiagnosticsJson {
             .map(|s| DiagnosticsJson {
                 path: s.path.clone(),
                 status: s.status.as_str(),
+                detail: s.detail.clone(),
+                reported: s
+                    .reported
+                    .iter()
+                    .map(|d| DiagnosticJson {
+                        path: s.path.clone(),
+                        line: d.line,
+                        column: d.column,
+                        end_line: d.end_line,
+                        end_column: d.end_column,
+                        severity: match d.severity {
+                            Severity::Error => "error",
+                            Severity::Warning => "warning",
+                            Severity::Information => "info",
+                            Severity::Hint => "hint",
+                        },
+                        code: d.code.clone(),
+                        source: d.source.clone(),
+                        message: d.message.clone(),
+                    })
+                    .collect(),
             })
             .collect()
     }
 }
 
 impl Doc<ToolData> {
-    /// A tool's result (`edit`, `write`, `apply`, `check`).
-    pub fn tool(r: &ToolResult) -> Self {
+    /// A tool's result (`edit`, `write`, `apply`, `check`). A refusal of a call about one
+    /// file (`about`: `edit`'s and `write`'s file) lists that file as `failed`.
+    pub fn tool(r: &ToolResult, about: Option<&str>) -> Self {
+        let mut files = files_json(&r.files);
+        if let (true, Some(path), Some(reason)) = (files.is_empty(), about, r.reason) {
+            files.push(FileJson::failed(
+                path,
+                reason,
+                bare_message(&r.llm_content, path, reason),
+            ));
+        }
         Doc {
             ok: !r.is_error,
             reason: r.reason.map(DocReason::Tool),
             llm_content: r.llm_content.clone(),
-            files: files_json(&r.files),
+            files,
             data: ToolData {
                 diagnostics: DiagnosticsJson::list(&r.diagnostics),
             },
@@ -121,12 +189,20 @@ pub struct ErrorData {
 impl Doc<ErrorData> {
     /// A refusal before or outside a tool (`reason` is its code), or a usage error
     /// (`usage_error`), an install failure (`install_failed`), a broken session (`failed`).
+    /// A refusal about a file lists it in `files` as `failed`.
     pub fn error(reason: impl Into<DocReason>, path: Option<String>, message: String) -> Self {
+        let reason = reason.into();
+        let files = match (&path, reason) {
+            (Some(p), DocReason::Tool(r)) => {
+                vec![FileJson::failed(p, r, bare_message(&message, p, r))]
+            }
+            _ => Vec::new(),
+        };
         Doc {
             ok: false,
-            reason: Some(reason.into()),
+            reason: Some(reason),
             llm_content: message,
-            files: Vec::new(),
+            files,
             data: ErrorData { path },
         }
     }
@@ -172,7 +248,8 @@ pub struct DryRunData {
 pub struct FileJson {
     pub path: String,
     /// `added`, `modified`, `deleted`, `renamed` (a tool changed it), `failed` (refused),
-    /// `proposed` (`propose`), `applied` (`apply-id`), `restored` (`undo`), `read` (`read`).
+    /// `proposed` (`propose`), `applied` (`apply-id`, `rename`, `fix`, symbol edits),
+    /// `restored` (`undo`), `read` (`read`), `checked` / `not_checked` (`check`).
     pub status: &'static str,
     /// One line for a person: `M path (2 hunks, moved +3)`, `FAILED path: reason: message`.
     pub summary: String,
@@ -206,6 +283,16 @@ impl FileJson {
             removed: None,
             hunks: Vec::new(),
             sync: Vec::new(),
+        }
+    }
+
+    /// A file a refusal is about.
+    pub fn failed(path: &str, reason: Reason, message: String) -> FileJson {
+        FileJson {
+            reason: Some(reason),
+            summary: format!("FAILED {path}: {reason}: {message}"),
+            message: Some(message),
+            ..FileJson::plain(path, "failed", String::new())
         }
     }
 }

@@ -16,6 +16,7 @@ use lspedit::lsp_edits::{SymbolEdit, SymbolEditKind};
 use lspedit::tools::ToolsConfig;
 use serde_json::{Value, json};
 
+use crate::json::{DiagnosticsJson, Doc, DocReason, FileJson};
 use crate::{Failure, err_text, open_session, out, print_json};
 
 /// Where the symbol is: a file, a line and the symbol's text on it.
@@ -283,16 +284,15 @@ fn finish_edit(result: Result<LspEditResult, LspEditError>, json: bool) -> Resul
         Ok(r) => r,
         Err(e) => return refused(&e, json, json!({ "status": "refused" })),
     };
-    let files: Vec<Value> = r
+    let files: Vec<FileJson> = r
         .files
         .iter()
-        .map(|f| {
-            json!({
-                "path": f.path,
-                "status": if f.applied { "applied" } else { "failed" },
-                "summary": f.message,
-                "reason": f.reason.map(|r| r.as_str()),
-            })
+        .map(|f| match f.reason {
+            Some(reason) if !f.applied => FileJson {
+                summary: f.message.clone(),
+                ..FileJson::failed(&f.path, reason, f.message.clone())
+            },
+            _ => FileJson::plain(&f.path, "applied", f.message.clone()),
         })
         .collect();
     let server_edit: Vec<Value> = r.server_edit.iter().map(op_json).collect();
@@ -303,6 +303,7 @@ fn finish_edit(result: Result<LspEditResult, LspEditError>, json: bool) -> Resul
         "server_edit": server_edit,
         "patch_id": r.patch_id,
         "checkpoint_id": r.checkpoint_id,
+        "diagnostics": DiagnosticsJson::list(&r.diagnostics),
     });
     print(
         r.is_error,
@@ -373,40 +374,38 @@ pub(crate) fn finish_locations(
     print(false, None, &r.llm_content, Vec::new(), data, json)
 }
 
+/// A refusal; one about a file lists it in `files` as `failed`.
 pub(crate) fn refused(e: &LspEditError, json: bool, data: Value) -> Result<u8, Failure> {
-    print(
-        true,
-        Some(e.code()),
-        &e.refusal_text(),
-        Vec::new(),
-        data,
-        json,
-    )
+    let files = match e {
+        LspEditError::Tool(t) => t
+            .path
+            .as_deref()
+            .map(|p| vec![FileJson::failed(p, t.reason, t.message.clone())])
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    print(true, Some(e.code()), &e.refusal_text(), files, data, json)
 }
 
 /// The text (stdout, or stderr for a refusal), or with `--json` one document: `ok`, `reason`,
 /// `llm_content`, `files`, then the command's own fields. Exit 1 on a refusal.
 pub(crate) fn print(
     is_error: bool,
-    reason: Option<&str>,
+    reason: Option<&'static str>,
     llm: &str,
-    files: Vec<Value>,
+    files: Vec<FileJson>,
     data: Value,
     json: bool,
 ) -> Result<u8, Failure> {
     if json {
-        let mut doc = serde_json::Map::new();
-        doc.insert("ok".into(), Value::Bool(!is_error));
-        doc.insert(
-            "reason".into(),
-            reason.map_or(Value::Null, |r| Value::String(r.into())),
-        );
-        doc.insert("llm_content".into(), Value::String(llm.to_string()));
-        doc.insert("files".into(), Value::Array(files));
-        if let Value::Object(m) = data {
-            doc.extend(m);
-        }
-        print_json(&Value::Object(doc))?;
+        // A `Doc`, not a JSON map: the map sorts its keys, the document keeps the four first.
+        print_json(&Doc {
+            ok: !is_error,
+            reason: reason.map(DocReason::Code),
+            llm_content: llm.to_string(),
+            files,
+            data,
+        })?;
     } else if is_error {
         err_text(&format!("{}\n", llm.trim_end()));
     } else {

@@ -2,7 +2,8 @@
 //!
 //! Conventions:
 //! - Exit codes: 0 success, 1 refused or failed (any file; `check`: any file with errors),
-//!   2 usage or configuration error.
+//!   2 usage or configuration error, 3 `check` could not check a file (`--help` lists them,
+//!   and the environment variables read).
 //! - Results on stdout; errors, human-readable, on stderr. A writing command's report (which
 //!   files were written, which refused and why, fresh anchors, diagnostics) is a result: it is
 //!   always on stdout, and each refusal is summarised on stderr too. With `--json`, stdout
@@ -28,7 +29,8 @@ use lspedit::lsp_edits::SymbolEditKind;
 use lspedit::servers::ProgramFrom;
 use lspedit::servers::install::{self, InstallError};
 use lspedit::session::Session;
-use lspedit::tools::{Feedback, ToolResult, Tools, ToolsConfig, render};
+use lspedit::tools::front::Front;
+use lspedit::tools::{DiagnosticsStatus, Feedback, ToolResult, Tools, ToolsConfig, render};
 use lspedit::write::{ApplyPatchOptions, FileStatus, ToolError, Workspace, apply_patch};
 use serde::Serialize;
 
@@ -39,11 +41,37 @@ mod json;
 mod lookup_cmds;
 mod lsp_cmds;
 
+/// What `--help` says after the options: exit codes and the environment lspedit reads.
+const AFTER_HELP: &str = "\
+Exit codes:
+  0  success
+  1  refused or failed (any file), or `check` found errors
+  2  usage or configuration error (bad arguments, an invalid .lspedit/config.toml)
+  3  `check` could not check a file (no server, timed out, failed)
+
+Environment:
+  LSPEDIT_SERVERS_DIR            where language servers are installed and looked up
+                                 (default: $XDG_CACHE_HOME/lspedit/servers, else
+                                 ~/.cache/lspedit/servers)
+  LSPEDIT_NO_HOST                set and not 0: run language servers in this process,
+                                 as --no-host
+  LSPEDIT_LOG                    log filter for stderr, as RUST_LOG (`debug`,
+                                 `lspedit_lsp=trace`); overrides -v
+  LSPEDIT_MCP_MAX_MESSAGE_BYTES  largest message `lspedit mcp` reads (default 16 MiB)
+  NO_COLOR, TERM=dumb            no colour under --color auto
+  CLICOLOR_FORCE                 colour under --color auto, also when not a terminal
+  XDG_RUNTIME_DIR                where the server host's socket goes (else /tmp/lspedit-UID)
+  XDG_CONFIG_HOME, HOME          your config directory (trusted workspaces, [policy])
+
+With --json, stdout holds one JSON document: `ok`, `reason`, `llm_content`, `files`, then the
+command's own fields (see README, \"Commands\").";
+
 #[derive(Parser)]
 #[command(
     name = "lspedit",
     version,
-    about = "Safe, hash-anchored file edits for coding agents, with language-server diagnostics"
+    about = "Safe, hash-anchored file edits for coding agents, with language-server diagnostics",
+    after_help = AFTER_HELP
 )]
 struct Cli {
     /// More log output on stderr (repeat for more).
@@ -507,6 +535,10 @@ fn main() -> ExitCode {
         ColorWhen::Never => (anstream::ColorChoice::Never, anstream::ColorChoice::Never),
     });
     init_logging(cli.verbose);
+    // Every command but `mcp` speaks to a shell: hints name `lspedit` commands, not tools.
+    if !matches!(cli.command, Command::Mcp { .. }) {
+        Front::set(Front::Cli);
+    }
     host_cmds::set_enabled(
         !cli.no_host
             && std::env::var_os("LSPEDIT_NO_HOST").is_none_or(|v| v.is_empty() || v == "0"),
@@ -620,18 +652,69 @@ fn open_session(
     Ok(Session::new(ws, pool, config))
 }
 
-/// Plain text on stdout, byte for byte.
-#[allow(clippy::print_stdout)] // The CLI's output is its job.
+/// A result on stdout: the same text whatever the colour, each line styled by its kind
+/// ([`styled`]) when stdout is coloured.
 fn out(text: &str) {
+    out_raw(&styled(text, color_choice(false)));
+}
+
+/// Text on stdout, byte for byte (JSON, the host's handshake).
+#[allow(clippy::print_stdout)] // The CLI's output is its job.
+fn out_raw(text: &str) {
     print!("{text}");
     let _ = std::io::stdout().flush();
 }
 
-/// A refusal or an error for the person, on stderr, byte for byte.
+/// A refusal or an error for the person, on stderr, styled by line kind as [`out`].
 #[allow(clippy::print_stderr)] // Refusals and errors are for the person at the terminal.
 fn err_text(text: &str) {
-    eprint!("{text}");
+    eprint!("{}", styled(text, color_choice(true)));
     let _ = std::io::stderr().flush();
+}
+
+/// The style of a result line, by the word it starts with: refusals and errors red, warnings
+/// yellow, what was written green; `None` for every other line (hashline views, diffs, which
+/// are styled where they are made, or plain prose). Returns the length of the styled prefix.
+fn line_style(line: &str) -> Option<(usize, anstyle::Style)> {
+    use anstyle::AnsiColor::{Green, Red, Yellow};
+    const KINDS: &[(&str, anstyle::AnsiColor, bool)] = &[
+        ("Error:", Red, true),
+        ("FAILED", Red, true),
+        ("ERROR", Red, false),
+        ("LSP errors detected", Yellow, true),
+        ("Warning:", Yellow, false),
+        ("warning:", Yellow, false),
+        ("WARNING", Yellow, false),
+        ("Created", Green, false),
+        ("Overwrote", Green, false),
+        ("Edited", Green, false),
+        ("Applied", Green, false),
+        ("Proposed", Green, false),
+    ];
+    KINDS.iter().find_map(|(word, color, bold)| {
+        let style = color.on_default();
+        line.starts_with(word)
+            .then_some((word.len(), if *bold { style.bold() } else { style }))
+    })
+}
+
+/// `text` with each line's leading word styled by its kind ([`line_style`]) when `choice`
+/// colours, else `text` unchanged: the characters are the same either way.
+fn styled(text: &str, choice: anstream::ColorChoice) -> String {
+    if choice == anstream::ColorChoice::Never {
+        return text.to_string();
+    }
+    let mut s = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        match line_style(line) {
+            Some((n, style)) => {
+                s.push_str(&paint(&line[..n], style, choice));
+                s.push_str(&line[n..]);
+            }
+            None => s.push_str(line),
+        }
+    }
+    s
 }
 
 /// `lspedit: <message>` on stderr, the prefix in bold red when colour is on.
@@ -646,7 +729,7 @@ fn err_line(msg: &str) {
 fn print_json<T: Serialize>(value: &T) -> Result<(), Failure> {
     let text = serde_json::to_string_pretty(value)
         .map_err(|e| Failure::Usage(format!("cannot serialize the result: {e}")))?;
-    out(&format!("{text}\n"));
+    out_raw(&format!("{text}\n"));
     Ok(())
 }
 
@@ -705,7 +788,7 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
             let r = with_progress(!opts.no_diagnostics, || {
                 session.tools().edit(&file, &old, &new, all)
             });
-            finish_tool(&session, &r, json, opts.diff)
+            finish_tool(&session, &r, Some(&file), json, opts.diff)
         }
         Command::Write {
             file,
@@ -724,7 +807,7 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
             let r = with_progress(!opts.no_diagnostics, || {
                 session.tools().write_file(&file, &text)
             });
-            finish_tool(&session, &r, json, opts.diff)
+            finish_tool(&session, &r, Some(&file), json, opts.diff)
         }
         Command::Apply {
             patch,
@@ -740,7 +823,7 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
             config.engine.search_radius = search_radius;
             let session = open_session(root, !opts.no_diagnostics, config)?;
             let r = with_progress(!opts.no_diagnostics, || session.tools().apply_patch(&text));
-            finish_tool(&session, &r, json, opts.diff)
+            finish_tool(&session, &r, None, json, opts.diff)
         }
         Command::Check { files, deadlines } => {
             let session = open_session(root, true, deadlines.apply(ToolsConfig::default()))?;
@@ -775,16 +858,22 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
                 }
             }
             let has_errors = text.contains("<diagnostics file=");
-            // For a person: the provider's own reason is shown here (never to a model).
-            for s in &unchecked {
+            // Each file not checked in the session's words (the `diagnostics` tool's: what to
+            // install, when to ask again), then for a person the provider's own reason, which a
+            // model never reads.
+            for f in report
+                .files
+                .iter()
+                .filter(|f| f.status != Some(lspedit::tools::DiagnosticsStatus::Checked))
+            {
+                let detail = unchecked
+                    .iter()
+                    .find(|s| s.path == f.path && s.status != DiagnosticsStatus::NoServer)
+                    .and_then(|s| s.detail.as_deref());
                 let line = format!(
-                    "{}: not checked: {}{}",
-                    s.path,
-                    s.status.as_str(),
-                    s.detail
-                        .as_deref()
-                        .map(|d| format!(" ({d})"))
-                        .unwrap_or_default()
+                    "{}{}",
+                    f.text,
+                    detail.map(|d| format!(" ({d})")).unwrap_or_default()
                 );
                 text = if text.trim().is_empty() {
                     format!("{line}{text}")
@@ -811,7 +900,20 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
                 0
             };
             if json {
-                let mut doc = json::Doc::tool(&r);
+                let mut doc = json::Doc::tool(&r, None);
+                // The files looked at, checked or not, with the session's words for each.
+                doc.files = report
+                    .files
+                    .iter()
+                    .map(|f| {
+                        let checked = f.status == Some(DiagnosticsStatus::Checked);
+                        json::FileJson::plain(
+                            &f.path,
+                            if checked { "checked" } else { "not_checked" },
+                            f.text.lines().next().unwrap_or_default().to_string(),
+                        )
+                    })
+                    .collect();
                 // `ok` is the exit code's verdict, as for every command.
                 doc.ok = code == 0;
                 // Not a tool refusal: the check's own verdicts.
@@ -823,26 +925,7 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
                     };
                     doc.reason = Some(reason.into());
                 }
-                let mut v =
-                    serde_json::to_value(doc).map_err(|e| Failure::Failed(e.to_string()))?;
-                if let Some(map) = v.as_object_mut() {
-                    map.insert(
-                        "diagnostics".into(),
-                        serde_json::Value::Array(
-                            r.diagnostics
-                                .iter()
-                                .map(|s| {
-                                    serde_json::json!({
-                                        "path": s.path,
-                                        "status": s.status.as_str(),
-                                        "detail": s.detail,
-                                    })
-                                })
-                                .collect(),
-                        ),
-                    );
-                }
-                print_json(&v)?;
+                print_json(&doc)?;
             } else if r.is_error {
                 err_text(&format!("{}\n", r.llm_content.trim_end()));
             } else {
@@ -954,7 +1037,11 @@ fn cmd_read(
                 ..json::FileJson::plain(
                     &read.path,
                     "read",
-                    format!("{} ({} lines)", read.path, read.total_lines),
+                    format!(
+                        "{} ({})",
+                        read.path,
+                        render::plural(read.total_lines, "line", "lines")
+                    ),
                 )
             }],
             json::ReadData {
@@ -984,17 +1071,24 @@ fn with_progress(diagnostics: bool, f: impl FnOnce() -> ToolResult) -> ToolResul
 /// The end of a writing command: the servers stopped explicitly, not on drop (a diagnostics
 /// thread abandoned at its deadline may still hold the pool, and the process would exit before
 /// its drop killed the servers), then the result printed.
-fn finish_tool(session: &Session, r: &ToolResult, json: bool, diff: bool) -> Result<u8, Failure> {
+fn finish_tool(
+    session: &Session,
+    r: &ToolResult,
+    about: Option<&str>,
+    json: bool,
+    diff: bool,
+) -> Result<u8, Failure> {
     session.shutdown();
-    print_tool(r, json, diff)
+    print_tool(r, about, json, diff)
 }
 
 /// A tool result: as JSON, or for a person what the model would read (report, fresh anchors,
 /// diagnostics), after the unified diff with `--diff`, on stdout whatever happened; refusals
 /// summarised on stderr too. Exit 1 on refusal.
-fn print_tool(r: &ToolResult, json: bool, diff: bool) -> Result<u8, Failure> {
+/// `about` is the one file the call is about (`edit`, `write`), listed when refused.
+fn print_tool(r: &ToolResult, about: Option<&str>, json: bool, diff: bool) -> Result<u8, Failure> {
     if json {
-        print_json(&json::Doc::tool(r))?;
+        print_json(&json::Doc::tool(r, about))?;
     } else {
         let mut text = String::new();
         if diff {

@@ -46,7 +46,7 @@ fn read_prints_the_hashline_view_and_json() {
     );
     assert!(
         part.stdout
-            .ends_with("|  return \"hi \" + name;\n(lines 2-2 of 3; use offset to read more)\n"),
+            .ends_with("|  return \"hi \" + name;\n(lines 2-2 of 3; use --offset to read more)\n"),
         "{}",
         part.stdout
     );
@@ -347,9 +347,20 @@ fn check_and_apply_report_real_typescript_errors() {
         llm.contains("ERROR [3:7] Type 'number' is not assignable to type 'string'. (ts2322)"),
         "{llm}"
     );
+    // The diagnostics as data too, not only inside `llm_content`.
+    let diags = &applied.json()["diagnostics"];
+    assert_eq!(diags[0]["path"], "src/index.ts", "{diags}");
+    assert_eq!(diags[0]["status"], "checked", "{diags}");
     assert_eq!(
-        applied.json()["diagnostics"],
-        serde_json::json!([{ "path": "src/index.ts", "status": "checked" }])
+        diags[0]["reported"][0],
+        serde_json::json!({
+            "path": "src/index.ts", "line": 3, "column": 7, "end_line": 3,
+            "end_column": diags[0]["reported"][0]["end_column"].clone(),
+            "severity": "error", "code": "2322",
+            "source": diags[0]["reported"][0]["source"].clone(),
+            "message": "Type 'number' is not assignable to type 'string'.",
+        }),
+        "{diags}"
     );
 
     let broken = p.run(&["check", "src/index.ts", "src/util.ts"], "");
@@ -1050,6 +1061,26 @@ fn json_is_one_document_of_one_shape_for_every_command() {
             "undo unknown",
             j(&["undo", "ckpt_0_deadbeefdeadbeefdeadbeefdeadbeef"], ""),
         ),
+        ("apply-id unknown", j(&["apply-id", "patch_1_abc"], "")),
+        // The LSP commands, refused (no server reads a .txt file), and their files' refusals.
+        ("outline", j(&["outline", "notes.txt"], "")),
+        (
+            "find-symbol",
+            j(&["find-symbol", "alpha", "--path", "nope.txt"], ""),
+        ),
+        ("refs", j(&["refs", "notes.txt", "1", "alpha"], "")),
+        ("refs missing", j(&["refs", "nope.txt", "1", "alpha"], "")),
+        ("fix", j(&["fix", "notes.txt", "1"], "")),
+        (
+            "rename",
+            j(&["rename", "notes.txt", "1", "alpha", "omega"], ""),
+        ),
+        ("hover", j(&["hover", "notes.txt", "1", "alpha"], "")),
+        ("calls", j(&["calls", "notes.txt", "1", "alpha"], "")),
+        (
+            "replace-symbol",
+            j(&["replace-symbol", "notes.txt", "alpha"], "x\n"),
+        ),
     ];
     let proposed = j(
         &["propose", "--pattern", "beta", "--replacement", "gamma"],
@@ -1068,6 +1099,13 @@ fn json_is_one_document_of_one_shape_for_every_command() {
     let mut item_keys: Option<Vec<String>> = None;
     for (what, r) in &runs {
         let v = r.json();
+        // The four keys first, in this order, whatever the command's own fields are named.
+        assert_eq!(
+            top_level_keys(&r.stdout)[..4],
+            ["ok", "reason", "llm_content", "files"],
+            "{what}: {}",
+            r.stdout
+        );
         let ok = v["ok"]
             .as_bool()
             .unwrap_or_else(|| panic!("{what}: no ok: {v}"));
@@ -1097,6 +1135,21 @@ fn json_is_one_document_of_one_shape_for_every_command() {
     assert_eq!(by("usage error")["reason"], "usage_error");
     assert_eq!(by("bad root")["reason"], "usage_error");
     assert_eq!(by("read missing")["reason"], "file_not_found");
+    // A refusal about one file lists it, `failed`, with its reason.
+    for (what, path, reason) in [
+        ("read missing", "nope.txt", "file_not_found"),
+        ("edit refused", "notes.txt", "hunk_mismatch"),
+        ("refs missing", "nope.txt", "file_not_found"),
+    ] {
+        let f = &by(what)["files"][0];
+        assert_eq!(f["path"], path, "{what}: {f}");
+        assert_eq!(f["status"], "failed", "{what}: {f}");
+        assert_eq!(f["reason"], reason, "{what}: {f}");
+    }
+    assert_eq!(
+        by("check without a server")["files"][0]["status"],
+        "not_checked"
+    );
     assert_eq!(by("apply again")["reason"], "already_applied");
     assert_eq!(by("apply")["files"][0]["status"], "modified");
     // The writing commands list each file's diagnostics status (none asked here).
@@ -1107,6 +1160,15 @@ fn json_is_one_document_of_one_shape_for_every_command() {
     assert_eq!(by("propose")["files"][0]["status"], "proposed");
     assert_eq!(by("apply-id")["files"][0]["status"], "applied");
     assert_eq!(by("undo")["files"][0]["status"], "restored");
+}
+
+/// The keys of a pretty-printed JSON document's top-level object, in the order printed.
+fn top_level_keys(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("  \""))
+        .filter_map(|l| l.split_once("\":").map(|(k, _)| k.to_string()))
+        .collect()
 }
 
 #[test]
@@ -1207,26 +1269,67 @@ fn color_changes_only_styles_and_follows_the_environment() {
     let both = diff_run("auto", &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]);
     assert_eq!(both.stdout, never.stdout);
     assert_eq!(diff_run("auto", &[("TERM", "dumb")]).stdout, never.stdout);
-    // Without --diff the text is the report alone, whatever the colour.
+    // Every kind of result line is styled (what was written, refusals on both streams,
+    // warnings), the text the same as without colour.
     let p = greet_project();
     let root = p.root.display().to_string();
-    let plain = run_env(
-        &[
-            "edit",
-            "src/greet.ts",
-            "--old",
-            "hi ",
-            "--new",
-            "hey ",
-            "--no-diagnostics",
-            "--color",
-            "always",
-            "--root",
-            &root,
-        ],
-        &[],
+    let edit = |color: &str, old: &str| {
+        run_env(
+            &[
+                "edit",
+                "src/greet.ts",
+                "--old",
+                old,
+                "--new",
+                "hey ",
+                "--no-diagnostics",
+                "--color",
+                color,
+                "--root",
+                &root,
+            ],
+            &[],
+        )
+    };
+    let refused_plain = edit("never", "absent");
+    let refused = edit("always", "absent");
+    refused.assert_code(1);
+    assert!(
+        refused.stdout.starts_with("\x1b[1m\x1b[31mError:\x1b[0m "),
+        "{:?}",
+        refused.stdout
     );
-    assert!(!plain.stdout.contains('\x1b'), "{:?}", plain.stdout);
+    assert!(refused.stderr.contains("\x1b[31m"), "{:?}", refused.stderr);
+    assert_eq!(strip_ansi(&refused.stdout), refused_plain.stdout);
+    assert_eq!(strip_ansi(&refused.stderr), refused_plain.stderr);
+    assert!(!refused_plain.stdout.contains('\x1b'));
+    let undo = |color: &str| {
+        run_env(
+            &[
+                "undo",
+                "ckpt_0_deadbeefdeadbeefdeadbeefdeadbeef",
+                "--color",
+                color,
+                "--root",
+                &root,
+            ],
+            &[],
+        )
+    };
+    let (undo_plain, undo) = (undo("never"), undo("always"));
+    assert!(
+        undo.stderr.starts_with("\x1b[1m\x1b[31mError:"),
+        "{:?}",
+        undo.stderr
+    );
+    assert_eq!(strip_ansi(&undo.stderr), undo_plain.stderr);
+    let written = edit("always", "hi ");
+    written.assert_code(0);
+    assert!(
+        written.stdout.starts_with("\x1b[32mEdited\x1b[0m "),
+        "{:?}",
+        written.stdout
+    );
 }
 
 /// `.lspedit/` keeps itself out of git: created with a `.gitignore` holding `*`.
@@ -1323,9 +1426,12 @@ fn the_deadline_flags_set_how_long_a_command_waits() {
     );
     r.assert_code(0);
     let v = r.json();
+    assert_eq!(v["diagnostics"][0]["path"], "src/extra.ts", "{v}");
+    assert_eq!(v["diagnostics"][0]["status"], "timed_out", "{v}");
     assert_eq!(
-        v["diagnostics"],
-        serde_json::json!([{ "path": "src/extra.ts", "status": "timed_out" }])
+        v["diagnostics"][0]["reported"],
+        serde_json::json!([]),
+        "{v}"
     );
     let llm = v["llm_content"].as_str().unwrap();
     assert!(
@@ -1446,4 +1552,320 @@ fn write_refuses_an_empty_standard_input_unless_allowed() {
     );
     r.assert_code(0);
     assert_eq!(p.read("a.txt"), "");
+}
+
+/// Whether `line` is a file's own text as lspedit shows it (a hashline `42abcd|…`, a diff
+/// line): code may call functions and name things in `snake_case`; lspedit's words may not.
+fn is_file_text(line: &str) -> bool {
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    let hashline = digits > 0
+        && line.len() > digits + 4
+        && line.as_bytes()[digits..digits + 4]
+            .iter()
+            .all(|b| (b'a'..=b'p').contains(b))
+        && line.as_bytes()[digits + 4] == b'|';
+    hashline || line.starts_with(['+', '-', ' ', '@'])
+}
+
+/// The MCP words in `text` (outside the files' own text): a `snake_case` name that is not one
+/// of the CLI's codes (reason codes, statuses), or a call `name(`.
+fn mcp_words(text: &str, codes: &[String]) -> Vec<String> {
+    let mut found = Vec::new();
+    for line in text.lines().filter(|l| !is_file_text(l)) {
+        for w in line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+            let snake = w.contains('_')
+                && w.split('_')
+                    .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase()));
+            if snake && !codes.iter().any(|c| c == w) {
+                found.push(format!("`{w}` in: {line}"));
+            }
+        }
+        let b = line.as_bytes();
+        if b.windows(2)
+            .any(|w| w[1] == b'(' && (w[0].is_ascii_alphanumeric() || w[0] == b'_'))
+        {
+            found.push(format!("a call in: {line}"));
+        }
+    }
+    found
+}
+
+// The CLI speaks CLI: every hint the shared layers give (what to run next, which argument to
+// change) names `lspedit` commands and options, never an MCP tool (`propose_edit`), an MCP
+// argument (`old_text`) or call syntax (`apply_code_action(path=…)`). Runs every command path
+// that gives one, in text and in `--json`.
+#[test]
+fn cli_hints_name_commands_never_mcp_tools() {
+    let codes: Vec<String> = lspedit::write::Reason::ALL
+        .iter()
+        .map(|r| r.as_str().to_string())
+        .chain(
+            lspedit::lsp_edits::LspEditReason::OWN
+                .iter()
+                .map(|r| r.as_str().to_string()),
+        )
+        .chain(
+            lspedit::tools::DiagnosticsStatus::ALL
+                .iter()
+                .map(|s| s.as_str().to_string()),
+        )
+        .chain(["not_checked", "lsp_errors", "usage_error", "base_sha"].map(String::from))
+        .collect();
+    let many: String = (0..410)
+        .map(|i| format!("export const v{i} = {i};\n"))
+        .collect();
+    let long: String = format!(
+        "export function long(): number {{\n{}  return 0;\n}}\n",
+        "  let a = 1;\n".repeat(210)
+    );
+    let p = Project::with_files(&[
+        ("src/greet.ts", GREET),
+        ("src/use.ts", "export const y = greet(\"a\");\n"),
+        ("src/many.ts", &many),
+        ("src/long.ts", &long),
+        ("tsconfig.json", "{}\n"),
+        ("notes.txt", "alpha\nbeta\n"),
+        ("b.txt", "one\n"),
+    ]);
+    let mut runs: Vec<(&str, Vec<&str>, String)> = vec![
+        (
+            "edit missing",
+            vec!["edit", "nope.txt", "--old", "a", "--new", "b"],
+            String::new(),
+        ),
+        (
+            "edit empty",
+            vec!["edit", "notes.txt", "--old", " ", "--new", "b"],
+            String::new(),
+        ),
+        (
+            "edit same",
+            vec!["edit", "notes.txt", "--old", "beta", "--new", "beta"],
+            String::new(),
+        ),
+        (
+            "edit twice",
+            vec!["edit", "notes.txt", "--old", "a", "--new", "b"],
+            String::new(),
+        ),
+        (
+            "edit absent",
+            vec!["edit", "notes.txt", "--old", "zzz", "--new", "b"],
+            String::new(),
+        ),
+        (
+            "apply-id unknown",
+            vec!["apply-id", "patch_1_abc"],
+            String::new(),
+        ),
+        (
+            "undo unknown",
+            vec!["undo", "ckpt_0_deadbeefdeadbeefdeadbeefdeadbeef"],
+            String::new(),
+        ),
+        (
+            "hover both",
+            vec![
+                "hover",
+                "src/greet.ts",
+                "1",
+                "greet",
+                "--name-path",
+                "greet",
+            ],
+            String::new(),
+        ),
+        (
+            "hover neither",
+            vec!["hover", "src/greet.ts"],
+            String::new(),
+        ),
+        (
+            "hover number",
+            vec!["hover", "src/greet.ts", "1", "--name-path", "greet"],
+            String::new(),
+        ),
+        (
+            "hover twice",
+            vec!["hover", "notes.txt", "2", "e", "--name-path", "x"],
+            String::new(),
+        ),
+        (
+            "refs bad anchor",
+            vec!["refs", "src/greet.ts", "1zzzz", "greet"],
+            String::new(),
+        ),
+        (
+            "read past the end",
+            vec!["read", "notes.txt", "--offset", "9"],
+            String::new(),
+        ),
+    ];
+    // A proposal with a file that cannot apply: the proposal says what applies it and how to
+    // apply the others; `apply-id` refuses all of it, and says why.
+    let two = "--- a/notes.txt\n+++ b/notes.txt\n@@ @@\n-alpha\n+ALPHA\n beta\n--- a/b.txt\n+++ b/b.txt\n@@ @@\n-nothing\n+x\n";
+    let proposed = p.run(&["propose", "--json"], two);
+    let id = proposed.json()["patch_id"].as_str().unwrap().to_string();
+    runs.push(("propose", vec!["propose"], two.to_string()));
+    runs.push((
+        "apply-id refused",
+        vec!["apply-id", &id, "--no-diagnostics"],
+        String::new(),
+    ));
+    if have_server(TS_SERVERS) {
+        runs.extend([
+            ("fix list", vec!["fix", "src/use.ts", "1"], String::new()),
+            ("outline cut", vec!["outline", "src/many.ts"], String::new()),
+            (
+                "body cut",
+                vec!["find-symbol", "long", "--body"],
+                String::new(),
+            ),
+            (
+                "bad symbol anchor",
+                vec!["replace-symbol", "src/greet.ts", "greet", "--anchor", "zz"],
+                "x\n".into(),
+            ),
+            (
+                "stale symbol anchor",
+                vec![
+                    "replace-symbol",
+                    "src/greet.ts",
+                    "greet",
+                    "--anchor",
+                    "2abcd",
+                ],
+                "x\n".into(),
+            ),
+            (
+                "ambiguous occurrence",
+                vec!["hover", "src/greet.ts", "1", "string"],
+                String::new(),
+            ),
+        ]);
+    }
+    let mut said = Vec::new();
+    for (what, args, stdin) in &runs {
+        for json in [false, true] {
+            let mut args = args.clone();
+            if json {
+                args.push("--json");
+            }
+            let r = p.run(&args, stdin);
+            let text = if json {
+                r.json()["llm_content"].as_str().unwrap().to_string()
+            } else {
+                format!("{}\n{}", r.stdout, r.stderr)
+            };
+            said.push((what, text.clone()));
+            let bad = mcp_words(&text, &codes);
+            assert!(
+                bad.is_empty(),
+                "{what} (json: {json}) says MCP words: {bad:#?}\n{text}"
+            );
+        }
+    }
+    // The runs reached the hints they are here for (a run that stopped earlier proves nothing).
+    let all: String = said
+        .iter()
+        .map(|(_, t)| t.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    for hint in [
+        "create it with `lspedit write`",
+        "run `lspedit propose` again",
+        "a checkpoint id `lspedit apply-id` printed",
+        "then apply it with `lspedit apply-id ",
+        "all or nothing (the default without --per-file)",
+        "--old occurs",
+        "--all",
+        "give either LINE and SYMBOL, or `--name-path`, not both",
+        "with `--name-path`, LINE is the anchor",
+        "the 4 letters `lspedit read` shows",
+    ] {
+        assert!(all.contains(hint), "no run said {hint:?}:\n{all}");
+    }
+    if have_server(TS_SERVERS) {
+        for hint in [
+            "Apply one with `lspedit fix src/use.ts 1 --index N`",
+            "(`lspedit find-symbol NAME --path src/many.ts` reaches them)",
+            "(`lspedit read src/long.ts --offset ",
+            "the 4 letters `lspedit outline` or `lspedit find-symbol` shows",
+            "say which with `--occurrence`",
+        ] {
+            assert!(all.contains(hint), "no run said {hint:?}:\n{all}");
+        }
+    }
+}
+
+// `--help` documents the exit codes and every `LSPEDIT_*` variable the binary's code reads,
+// found in the source, so a new variable cannot be left out of it. Test support is not the
+// binary's: the bench and fake-server crates, `lspedit::testing`, `#[cfg(test)]` modules.
+#[test]
+fn help_lists_exit_codes_and_every_environment_variable_read() {
+    let help = run(&["--help"], "");
+    help.assert_code(0);
+    for code in [
+        "Exit codes:",
+        "  0  ",
+        "  1  ",
+        "  2  ",
+        "  3  ",
+        "Environment:",
+    ] {
+        assert!(
+            help.stdout.contains(code),
+            "{code:?} not in:\n{}",
+            help.stdout
+        );
+    }
+    let repo = crate::harness::repo();
+    let mut dirs = vec![repo.join("src")];
+    for c in std::fs::read_dir(repo.join("crates")).unwrap() {
+        let c = c.unwrap().path();
+        let name = c.file_name().unwrap().to_string_lossy().to_string();
+        if name != "bench" && name != "fake-lsp" {
+            dirs.push(c.join("src"));
+        }
+    }
+    let mut vars = std::collections::BTreeSet::new();
+    while let Some(dir) = dirs.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|x| x != "rs") || path == repo.join("src/testing.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap();
+            for (i, _) in code.match_indices("\"LSPEDIT_") {
+                let name: String = code[i + 1..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == '_')
+                    .collect();
+                vars.insert(name);
+            }
+        }
+    }
+    for known in ["LSPEDIT_SERVERS_DIR", "LSPEDIT_NO_HOST", "LSPEDIT_LOG"] {
+        assert!(vars.contains(known), "the scan missed {known}: {vars:?}");
+    }
+    for v in &vars {
+        assert!(
+            help.stdout.contains(v.as_str()),
+            "--help does not name {v}:\n{}",
+            help.stdout
+        );
+    }
+    for v in [
+        "NO_COLOR",
+        "CLICOLOR_FORCE",
+        "XDG_RUNTIME_DIR",
+        "XDG_CONFIG_HOME",
+    ] {
+        assert!(help.stdout.contains(v), "--help does not name {v}");
+    }
 }

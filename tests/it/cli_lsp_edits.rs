@@ -229,7 +229,7 @@ fn lookups_from_the_shell() {
         v["llm_content"]
             .as_str()
             .unwrap()
-            .contains("type definitions of `add`")
+            .contains("1 type definition of `add` in 1 file:")
             && v["locations"].is_array(),
         "{v}"
     );
@@ -239,7 +239,7 @@ fn lookups_from_the_shell() {
     );
     imp.assert_code(0);
     assert!(
-        imp.stdout.contains("implementations of `Cart`"),
+        imp.stdout.contains("1 implementation of `Cart` in 1 file:"),
         "{}",
         imp.stdout
     );

@@ -382,7 +382,7 @@ async fn lookups_over_mcp() {
     .await;
     assert!(!is_error(&ty), "{}", text(&ty));
     assert!(
-        text(&ty).starts_with("1 type definitions of `cart` in 1 file:"),
+        text(&ty).starts_with("1 type definition of `cart` in 1 file:"),
         "{}",
         text(&ty)
     );

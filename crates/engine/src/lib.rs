@@ -11,6 +11,7 @@ mod diff;
 mod edit;
 mod error;
 mod file;
+pub mod front;
 mod hash;
 mod parse;
 mod patch;

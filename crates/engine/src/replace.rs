@@ -3,6 +3,7 @@
 //! fallback compares whole lines, must match exactly one place with the same line count, and is
 //! never accepted when the matched text is out of proportion to the text asked for.
 
+use crate::front::{Arg, Step, say};
 use std::ops::Range;
 
 use crate::apply::{ApplyOptions, SyncBlock, live_sync};
@@ -117,6 +118,11 @@ pub fn search_replace_bytes(
 
 /// The line edits replacing `old` by `new` in `view`, the strategy that found it and the
 /// 1-based first line of every place.
+/// An argument of `edit`, as the reader spells it.
+fn arg(a: Arg) -> String {
+    say(&Step::Arg(a))
+}
+
 fn replace_edits(
     view: &TextView<'_>,
     old: &str,
@@ -128,13 +134,21 @@ fn replace_edits(
     if old.trim().is_empty() {
         return Err(EngineError::new(
             Reason::UnsafeDiff,
-            "old_text is empty or only whitespace; give the exact text to replace (to write a whole file, use write_file)",
+            format!(
+                "{} is empty or only whitespace; give the exact text to replace (to write a whole file, use {})",
+                arg(Arg::OldText),
+                say(&Step::CreateFile)
+            ),
         ));
     }
     if old == new {
         return Err(EngineError::new(
             Reason::EmptyDiff,
-            "old_text and new_text are identical; nothing to change",
+            format!(
+                "{} and {} are identical; nothing to change",
+                arg(Arg::OldText),
+                arg(Arg::NewText)
+            ),
         ));
     }
     let file: Vec<&str> = view.lines.iter().map(|l| l.text).collect();
@@ -152,10 +166,12 @@ fn replace_edits(
             return Err(EngineError::new(
                 Reason::AmbiguousMatch,
                 format!(
-                    "old_text occurs {} times (at lines {}{}); include more surrounding lines to make it unique, or set replace_all",
+                    "{} occurs {} times (at lines {}{}); include more surrounding lines to make it unique, or set {}",
+                    arg(Arg::OldText),
                     exact.len(),
                     lines.join(", "),
-                    if exact.len() > 5 { ", …" } else { "" }
+                    if exact.len() > 5 { ", …" } else { "" },
+                    arg(Arg::ReplaceAll)
                 ),
             ));
         }
@@ -209,7 +225,10 @@ fn replace_edits(
     let edits = LineEdits::new(edits).map_err(|_| {
         EngineError::new(
             Reason::AmbiguousMatch,
-            "old_text matches overlapping places; make it more specific",
+            format!(
+                "{} matches overlapping places; make it more specific",
+                arg(Arg::OldText)
+            ),
         )
     })?;
     Ok((edits, strategy, first_lines))
@@ -272,7 +291,8 @@ fn fallback(
                 return Err(EngineError::new(
                     Reason::AmbiguousMatch,
                     format!(
-                        "old_text is not in the file exactly; ignoring {} it matches {k} places (lines {}); copy the exact text from the file",
+                        "{} is not in the file exactly; ignoring {} it matches {k} places (lines {}); copy the exact text from the file",
+                        arg(Arg::OldText),
                         strategy_words(strategy),
                         lines.join(", ")
                     ),
@@ -286,10 +306,11 @@ fn fallback(
             return Err(EngineError::new(
                 Reason::UnsafeDiff,
                 format!(
-                    "old_text only matches lines {}-{} after ignoring {}, and that text is out of proportion to old_text ({matched} vs {asked} bytes); copy the exact text from the file",
+                    "{old_arg} only matches lines {}-{} after ignoring {}, and that text is out of proportion to {old_arg} ({matched} vs {asked} bytes); copy the exact text from the file",
                     p + 1,
                     p + n,
-                    strategy_words(strategy)
+                    strategy_words(strategy),
+                    old_arg = arg(Arg::OldText)
                 ),
             ));
         }
@@ -320,7 +341,10 @@ fn fallback(
     }
     Err(EngineError::new(
         Reason::HunkMismatch,
-        "old_text was not found in the file (also not ignoring trailing whitespace, indentation or Unicode punctuation); re-read the file and copy the text exactly",
+        format!(
+            "{} was not found in the file (also not ignoring trailing whitespace, indentation or Unicode punctuation); re-read the file and copy the text exactly",
+            arg(Arg::OldText)
+        ),
     ))
 }
 

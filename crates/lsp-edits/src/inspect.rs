@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 
 use lspedit_engine::{Anchor, LineHash, hashline};
 use lspedit_lsp::{CallItem, Calls};
+use lspedit_tools::front::{Arg, Step, say};
 
 use super::position::{self, FileText, LineRef, SymbolAt, line_spans};
 use super::symbol_edits;
@@ -85,17 +86,22 @@ impl LookupAt {
         occurrence: Option<usize>,
         name_path: Option<&str>,
     ) -> Result<LookupAt, String> {
+        let [name_path_arg, line_arg, symbol_arg, occurrence_arg] =
+            [Arg::NamePath, Arg::Line, Arg::Symbol, Arg::Occurrence].map(|a| say(&Step::Arg(a)));
         match (name_path, line, symbol) {
             (Some(np), line, None) => {
                 if occurrence.is_some() {
-                    return Err("`occurrence` goes with `symbol`, not with `name_path`".into());
+                    return Err(format!(
+                        "{occurrence_arg} goes with {symbol_arg}, not with {name_path_arg}"
+                    ));
                 }
                 let anchor = match line {
                     None => None,
                     Some(LineRef::Anchor(a)) => Some(a),
                     Some(LineRef::Number(n)) => {
                         return Err(format!(
-                            "with `name_path`, `line` is the anchor outline or find_symbol gave (`{n}abcd`), not a line number; or give `line` and `symbol` instead of `name_path`"
+                            "with {name_path_arg}, {line_arg} is the anchor {} gave (`{n}abcd`), not a line number; or give {line_arg} and {symbol_arg} instead of {name_path_arg}",
+                            say(&Step::SymbolAnchors)
                         ));
                     }
                 };
@@ -105,18 +111,18 @@ impl LookupAt {
                     anchor,
                 })
             }
-            (Some(_), _, Some(_)) => {
-                Err("give either `line` and `symbol`, or `name_path`, not both".into())
-            }
+            (Some(_), _, Some(_)) => Err(format!(
+                "give either {line_arg} and {symbol_arg}, or {name_path_arg}, not both"
+            )),
             (None, Some(line), Some(symbol)) => Ok(LookupAt::Text(SymbolAt {
                 path: path.to_owned(),
                 line,
                 symbol: symbol.to_owned(),
                 occurrence,
             })),
-            (None, None, _) | (None, _, None) => Err(
-                "name the symbol by `line` and `symbol` (its text on that line), or by `name_path` (`Cart/total`)".into(),
-            ),
+            (None, None, _) | (None, _, None) => Err(format!(
+                "name the symbol by {line_arg} and {symbol_arg} (its text on that line), or by {name_path_arg} (`Cart/total`)"
+            )),
         }
     }
 
@@ -380,7 +386,13 @@ impl<'a> LspEdits<'a> {
         let found = provider
             .implementations(&spot.file.abs, &spot.file.text, spot.offset, deadline)
             .map_err(|e| server_error(&spot.file.rel, e))?;
-        let mut r = self.report(&found, &format!("implementations of `{}`", spot.what));
+        let mut r = self.report(
+            &found,
+            (
+                &format!("implementation of `{}`", spot.what),
+                &format!("implementations of `{}`", spot.what),
+            ),
+        );
         r.server_time += spot.server_time;
         Ok(r)
     }
@@ -393,7 +405,13 @@ impl<'a> LspEdits<'a> {
         let found = provider
             .type_definition(&spot.file.abs, &spot.file.text, spot.offset, deadline)
             .map_err(|e| server_error(&spot.file.rel, e))?;
-        let mut r = self.report(&found, &format!("type definitions of `{}`", spot.what));
+        let mut r = self.report(
+            &found,
+            (
+                &format!("type definition of `{}`", spot.what),
+                &format!("type definitions of `{}`", spot.what),
+            ),
+        );
         r.server_time += spot.server_time;
         Ok(r)
     }

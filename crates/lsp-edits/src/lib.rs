@@ -29,6 +29,7 @@ use lspedit_lsp::{
     BlockingPool, CodeActions, Locations, LspError, ServerEdit, Symbols, WorkspaceSymbols,
 };
 use lspedit_lsp::{CallItem, CallItems, Calls, HoverText};
+use lspedit_tools::front::{Step, say};
 
 pub use convert::ServerFileOp;
 pub use inspect::{
@@ -424,7 +425,8 @@ pub enum LspEditError {
     },
     /// The symbol appears several times on the line and no occurrence was given.
     #[error(
-        "{path}: `{symbol}` appears {count} times on line {line}; say which with occurrence (1 to {count})"
+        "{path}: `{symbol}` appears {count} times on line {line}; say which with {which} (1 to {count})",
+        which = say(&Step::Arg(lspedit_tools::front::Arg::Occurrence))
     )]
     AmbiguousSymbol {
         path: String,
@@ -821,7 +823,13 @@ impl<'a> LspEdits<'a> {
                 deadline,
             )
             .map_err(|error| server_error(&file.rel, error))?;
-        Ok(self.report(&found, &format!("references to `{}`", spot.what)))
+        Ok(self.report(
+            &found,
+            (
+                &format!("reference to `{}`", spot.what),
+                &format!("references to `{}`", spot.what),
+            ),
+        ))
     }
 
     /// `definition` (read-only): where the symbol is defined, as hashline excerpts.
@@ -832,7 +840,13 @@ impl<'a> LspEdits<'a> {
         let found = provider
             .definition(&file.abs, &file.text, spot.offset, deadline)
             .map_err(|error| server_error(&file.rel, error))?;
-        Ok(self.report(&found, &format!("definitions of `{}`", spot.what)))
+        Ok(self.report(
+            &found,
+            (
+                &format!("definition of `{}`", spot.what),
+                &format!("definitions of `{}`", spot.what),
+            ),
+        ))
     }
 
     /// `outline` (read-only): a file's symbols as a tree, or the top-level symbols of each file
@@ -942,7 +956,8 @@ impl<'a> LspEdits<'a> {
         self.with_late(r, began)
     }
 
-    fn report(&self, found: &Locations, what: &str) -> LocationsReport {
+    /// `what`: the singular and plural forms of what was asked for.
+    fn report(&self, found: &Locations, what: (&str, &str)) -> LocationsReport {
         let mut r = locations::report(self.tools.workspace(), found, what, &self.config);
         if let Some(late) = self.tools.take_late_feedback() {
             r.llm_content = format!("{late}\n\n{}", r.llm_content);
@@ -1028,8 +1043,11 @@ impl<'a> LspEdits<'a> {
         }
         if !infos.is_empty() {
             llm.push_str(&format!(
-                "\n\nApply one with apply_code_action(path=\"{}\", line={}, index=N or title=\"...\").",
-                file.rel, span.number
+                "\n\nApply one with {}.",
+                say(&Step::ApplyCodeAction {
+                    path: &file.rel,
+                    line: span.number
+                })
             ));
         }
         let list = CodeActionList {

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use lspedit_engine::hashline;
 use lspedit_lsp::Locations;
+use lspedit_tools::render::plural;
 
 use super::position::line_spans;
 use super::{LspEditsConfig, convert};
@@ -39,11 +40,12 @@ pub struct LocationsReport {
     pub partial: bool,
 }
 
-/// The report of `found` (the answer to `what`, e.g. ``references to `add` ``).
+/// The report of `found`, the answer to `what`: its singular and plural forms
+/// (``reference to `add` ``, ``references to `add` ``).
 pub(crate) fn report(
     ws: &Workspace,
     found: &Locations,
-    what: &str,
+    what: (&str, &str),
     config: &LspEditsConfig,
 ) -> LocationsReport {
     let mut texts: BTreeMap<String, Option<String>> = BTreeMap::new();
@@ -100,12 +102,14 @@ pub(crate) fn report(
         .collect::<std::collections::BTreeSet<_>>()
         .len();
     let n = locations.len();
+    let (one, many) = what;
     let mut llm = if n == 0 {
-        format!("No {what} found.")
+        format!("No {many} found.")
     } else {
         format!(
-            "{n} {what} in {files} file{}:",
-            if files == 1 { "" } else { "s" }
+            "{} in {}:",
+            plural(n, one, many),
+            plural(files, "file", "files")
         )
     };
     if found.partial {

@@ -4,6 +4,7 @@
 //! server's position encoding.
 
 use lspedit_engine::{Anchor, LineHash};
+use lspedit_tools::front::{Step, say};
 
 use lspedit_write::Reason;
 
@@ -130,7 +131,8 @@ pub(crate) fn resolve_line(file: &FileText, line: &LineRef) -> Result<LineSpan, 
                     Reason::InvalidDiffFormat,
                     Some(&file.rel),
                     format!(
-                        "`{a}` is neither a line number nor an anchor like `42abcd` (line number, then the 4 letters read_file shows)"
+                        "`{a}` is neither a line number nor an anchor like `42abcd` (line number, then the 4 letters {} shows)",
+                        say(&Step::ReadAnchors)
                     ),
                 )
             })?;
@@ -146,8 +148,8 @@ pub(crate) fn resolve_line(file: &FileText, line: &LineRef) -> Result<LineSpan, 
                 Reason::OutOfBounds,
                 Some(&file.rel),
                 format!(
-                    "line {n} is past the end of the file ({} lines)",
-                    spans.len()
+                    "line {n} is past the end of the file ({})",
+                    lspedit_tools::render::plural(spans.len(), "line", "lines")
                 ),
             )
         })?;

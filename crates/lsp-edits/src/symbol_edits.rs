@@ -29,6 +29,7 @@ use std::time::Instant;
 use lspedit_engine::Anchor;
 use lspedit_lsp::PositionEncoding;
 use lspedit_lsp::lsp_types::Range;
+use lspedit_tools::front::{Step, say};
 use lspedit_write::{Reason, ToolError, Workspace};
 
 use super::position::{FileText, line_spans};
@@ -258,7 +259,8 @@ fn by_anchor(
             Reason::InvalidDiffFormat,
             Some(&file.rel),
             format!(
-                "`{anchor}` is not an anchor like `42abcd` (line number, then the 4 letters outline or find_symbol shows)"
+                "`{anchor}` is not an anchor like `42abcd` (line number, then the 4 letters {} shows)",
+                say(&Step::SymbolAnchors)
             ),
         )
     })?;
@@ -289,8 +291,11 @@ fn by_anchor(
         Reason::StaleContext,
         Some(&file.rel),
         format!(
-            "the symbol changed since it was read: no `{}` symbol is on line {} as {anchor} said (line {} is now {now}); read it again with outline or find_symbol",
-            entries[candidates[0]].name_path, parsed.line, parsed.line
+            "the symbol changed since it was read: no `{}` symbol is on line {} as {anchor} said (line {} is now {now}); read it again with {}",
+            entries[candidates[0]].name_path,
+            parsed.line,
+            parsed.line,
+            say(&Step::SymbolAnchors)
         ),
     )))
 }

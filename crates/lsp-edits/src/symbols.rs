@@ -22,6 +22,8 @@
 //! with the trait `Priced` alone, without the two methods `price`): a name path (`Cart/price`)
 //! still finds a member through its parent's file, and a path scope reads the files itself.
 
+use lspedit_tools::front::{Step, say};
+use lspedit_tools::render::plural;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -607,9 +609,9 @@ pub(crate) fn outline(
     }
     if n > MAX_OUTLINE_LINES {
         llm.push_str(&format!(
-            "\n... and {} more symbols (find_symbol with path=\"{}\" reaches them).",
-            n - MAX_OUTLINE_LINES,
-            file.rel
+            "\n... and {} ({} reaches them).",
+            plural(n - MAX_OUTLINE_LINES, "more symbol", "more symbols"),
+            say(&Step::FindSymbolIn { path: &file.rel })
         ));
     }
     Ok(OutlineReport {
@@ -1002,9 +1004,12 @@ fn body_text(text: &str, e: &SymbolEntry) -> String {
     for n in e.start_line..=e.end_line {
         if n - e.start_line == MAX_BODY_LINES {
             out.push(format!(
-                "... {} more lines (read_file path=\"{}\" offset={n})",
-                e.end_line + 1 - n,
-                e.path
+                "... {} ({})",
+                plural(e.end_line + 1 - n, "more line", "more lines"),
+                say(&Step::ReadFrom {
+                    path: &e.path,
+                    offset: n
+                })
             ));
             break;
         }

@@ -19,6 +19,8 @@ use std::time::Instant;
 use lspedit_lsp::{BlockingPool, Diagnostic, PoolConfig};
 
 use lspedit_lsp_edits::{LspEditError, LspEditProvider, LspEdits, LspEditsConfig};
+use lspedit_tools::front::{Step, say};
+use lspedit_tools::render::plural;
 use lspedit_tools::{
     DiagnosticsFeedback, DiagnosticsProvider, DiagnosticsStatus, FileDiagnosticsStatus,
     LspProvider, ToolResult, Tools, ToolsConfig,
@@ -455,8 +457,9 @@ impl Session {
             (DiagnosticsStatus::Checked, _) => match block {
                 Some(block) => block.clone(),
                 None => format!(
-                    "{shown}: {} errors reported, but they could not be shown; call diagnostics again.",
-                    reported.len()
+                    "{shown}: {} reported, but they could not be shown; {} again.",
+                    plural(reported.len(), "error", "errors"),
+                    say(&Step::Diagnostics { path: None })
                 ),
             },
             (DiagnosticsStatus::NoServer, _) if self.lsp.is_none() => format!(
@@ -473,8 +476,9 @@ impl Session {
                 format!("{shown}: no diagnostics: language server '{id}' does not check this file.")
             }
             (DiagnosticsStatus::TimedOut, _) => format!(
-                "{shown}: no diagnostics from '{}' in time; the server may still be starting: call diagnostics again shortly.",
-                id.as_deref().unwrap_or("the language server")
+                "{shown}: no diagnostics from '{}' in time; the server may still be starting: {} again shortly.",
+                id.as_deref().unwrap_or("the language server"),
+                say(&Step::Diagnostics { path: None })
             ),
             (DiagnosticsStatus::Failed, _) => match status.and_then(|s| s.refused.as_deref()) {
                 Some(reason) => format!(
@@ -482,8 +486,9 @@ impl Session {
                     id.as_deref().unwrap_or("the language server")
                 ),
                 None => format!(
-                    "{shown}: no diagnostics: language server '{}' failed; call diagnostics again shortly.",
-                    id.as_deref().unwrap_or("the language server")
+                    "{shown}: no diagnostics: language server '{}' failed; {} again shortly.",
+                    id.as_deref().unwrap_or("the language server"),
+                    say(&Step::Diagnostics { path: None })
                 ),
             },
         };

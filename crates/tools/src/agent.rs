@@ -381,7 +381,10 @@ impl Tools {
                 ToolError::new(
                     Reason::FileNotFound,
                     Some(&shown),
-                    "no such file; create it with write_file",
+                    format!(
+                        "no such file; create it with {}",
+                        crate::front::say(&crate::front::Step::CreateFile)
+                    ),
                 )
             };
             // `abs` as resolved above, for the lock: not walked by name again (see
@@ -946,7 +949,8 @@ pub fn offset_past_end(path: &str, offset: usize, lines: usize) -> ToolError {
         Reason::OutOfBounds,
         Some(path),
         format!(
-            "offset {offset} is past the end of the file ({lines} lines); read from offset 1 to {lines}"
+            "offset {offset} is past the end of the file ({}); read from offset 1 to {lines}",
+            crate::render::plural(lines, "line", "lines")
         ),
     )
 }

@@ -348,7 +348,10 @@ pub(crate) fn missing_verdict(
             "Diagnostics for {display_path} pending: {server} is still checking it; errors, if any, will be reported in a later result."
         )),
         CheckError::Failed { .. } => Some(format!(
-            "Diagnostics for {display_path} unavailable: {server} failed to check it; call diagnostics on it to try again."
+            "Diagnostics for {display_path} unavailable: {server} failed to check it; {} to try again.",
+            crate::front::say(&crate::front::Step::Diagnostics {
+                path: Some(display_path)
+            })
         )),
         CheckError::Refused { reason } => Some(format!(
             "Diagnostics for {display_path} unavailable: lspedit did not start language server '{server}': {reason}."
@@ -552,9 +555,10 @@ pub(crate) fn others_section(
     }
     if unchecked > 0 {
         lines.push(format!(
-            "{} that may depend on this change {} not checked (too many for one change); call diagnostics on the files that use what you changed.",
+            "{} that may depend on this change {} not checked (too many for one change); {} on the files that use what you changed.",
             other_files(unchecked),
-            if unchecked == 1 { "was" } else { "were" }
+            if unchecked == 1 { "was" } else { "were" },
+            crate::front::say(&crate::front::Step::Diagnostics { path: None })
         ));
     }
     if bounded {

@@ -7,6 +7,7 @@ mod asynchronous;
 mod baselines;
 pub mod diagnostics;
 pub mod events;
+pub use lspedit_engine::front;
 mod lsp_provider;
 pub mod render;
 

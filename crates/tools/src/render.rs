@@ -16,6 +16,11 @@ use crate::{EditReport, ReadReport, WriteFileReport};
 /// Longest line (in characters) a result echoes back; `read_file` cuts at the same length.
 pub const MAX_ECHOED_LINE_CHARS: usize = 2000;
 
+/// `n` and the noun in the form that agrees with it: `1 file`, `2 files`, `0 files`.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// The model's text of a refusal: `Error: ` and the error.
 pub fn refusal(e: &ToolError) -> String {
     format!("Error: {e}")
@@ -30,8 +35,10 @@ pub fn read_text(mut view: String, r: &ReadReport) -> String {
     if r.offset > 1 || r.more() {
         let last = r.offset - 1 + r.shown;
         view.push_str(&format!(
-            "(lines {}-{last} of {}; use offset to read more)\n",
-            r.offset, r.total_lines
+            "(lines {}-{last} of {}; use {} to read more)\n",
+            r.offset,
+            r.total_lines,
+            crate::front::say(&crate::front::Step::Arg(crate::front::Arg::Offset))
         ));
     }
     view
@@ -40,8 +47,10 @@ pub fn read_text(mut view: String, r: &ReadReport) -> String {
 /// `read_file`'s display: `Read <path> (<n> lines, base_sha <sha>)`.
 pub fn read_display(r: &ReadReport) -> String {
     format!(
-        "Read {} ({} lines, base_sha {})",
-        r.path, r.total_lines, r.base_sha
+        "Read {} ({}, base_sha {})",
+        r.path,
+        count(r.total_lines, "line"),
+        r.base_sha
     )
 }
 
@@ -99,9 +108,9 @@ pub fn write_text(w: &WriteFileReport) -> String {
     format!("{verb} {} ({size}).", w.path)
 }
 
-/// `1 line`, `2 lines`.
+/// `1 line`, `2 lines`: [`plural`] of a noun whose plural ends in `s`.
 fn count(n: usize, what: &str) -> String {
-    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+    plural(n, what, &format!("{what}s"))
 }
 
 /// `write_file`'s display: `A <path>` or `M <path>`, and with `diff` the diff (none for binary

@@ -478,8 +478,9 @@ impl Workflow {
                 p.reason,
                 Some(&f.path),
                 format!(
-                    "{}; all_or_nothing applies no file when one is refused",
-                    p.message
+                    "{}; {} applies no file when one is refused",
+                    p.message,
+                    lspedit_tools::front::say(&lspedit_tools::front::Step::AllOrNothing)
                 ),
             );
             return Err(run.failed(Stage::Hunk, e));

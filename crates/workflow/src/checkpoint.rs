@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 use std::sync::Arc;
 
+use lspedit_tools::front::{Step, say};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -113,7 +114,8 @@ fn not_found(id: &str) -> ToolError {
         Reason::CheckpointNotFound,
         None,
         format!(
-            "Checkpoint '{id}' not found; use a checkpoint_id an apply_edit returned (an undone checkpoint is consumed: undo its redo checkpoint instead)"
+            "Checkpoint '{id}' not found; use {} (an undone checkpoint is consumed: undo its redo checkpoint instead)",
+            say(&Step::CheckpointSource)
         ),
     )
 }

@@ -544,8 +544,8 @@ impl Workflow {
             }
         }
         let llm_content = format!(
-            "Restored {} file(s) from checkpoint {id}: {}. Undo checkpoint {redo_id} to redo.",
-            restored.len(),
+            "Restored {} from checkpoint {id}: {}. Undo checkpoint {redo_id} to redo.",
+            lspedit_tools::render::plural(restored.len(), "file", "files"),
             restored.join(", ")
         );
         Ok(UndoOutcome {

@@ -397,10 +397,10 @@ impl Policy {
         }
         let per_file = request.all_or_nothing == Some(false) && !request.mission_edit;
         if per_file && self.forbid_per_file {
-            return loosened(
-                "all_or_nothing: false asks for a per-file apply, which the operator forbids"
-                    .to_string(),
-            );
+            return loosened(format!(
+                "{} asks for a per-file apply, which the operator forbids",
+                lspedit_tools::front::say(&lspedit_tools::front::Step::PerFile)
+            ));
         }
         Ok(ApplyPlan {
             max_files: Some(limits.max_files),

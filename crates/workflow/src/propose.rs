@@ -21,6 +21,8 @@ use super::store::{STORE_VERSION, StoredPatch, is_valid_label, step_evidence_id}
 use super::util::{now_ms, show_sha, state_sha};
 use crate::excerpt::ExcerptSet;
 use lspedit_tools::WrittenFile;
+use lspedit_tools::front::{Step as Next, say};
+use lspedit_tools::render::plural;
 use lspedit_write::Workspace;
 use lspedit_write::commit::CommitUnit;
 use lspedit_write::{FileReport, FileStatus};
@@ -157,15 +159,21 @@ impl Proposal {
     /// What the model reads.
     pub fn llm_content(&self) -> String {
         let mut s = format!(
-            "Proposed {}: {}. Nothing was changed; review the diff, then apply it with apply_edit(\"{}\").",
-            self.patch_id, self.summary, self.patch_id
+            "Proposed {}: {}. Nothing was changed; review the diff, then apply it with {}.",
+            self.patch_id,
+            self.summary,
+            say(&Next::ApplyProposal {
+                patch_id: &self.patch_id
+            })
         );
         let problems: Vec<&ProposedFile> =
             self.files.iter().filter(|f| f.problem.is_some()).collect();
         if !problems.is_empty() {
             s.push_str(&format!(
-                "\n\n{} file(s) would be refused (apply_edit applies none of the files; with all_or_nothing: false, the others):",
-                problems.len()
+                "\n\n{} would be refused ({} applies none of the files; with {}, the others):",
+                plural(problems.len(), "file", "files"),
+                say(&Next::ApplyProposalName),
+                say(&Next::PerFile)
             ));
             for f in problems {
                 if let Some(p) = &f.problem {
@@ -690,8 +698,8 @@ impl Builder<'_> {
             self.pipeline
                 .pass(Stage::Safety, "the scan stays inside the workspace");
             let msg = format!(
-                "the pattern changes nothing in the {} file(s) of the scope; check the pattern and the scope",
-                self.stats.files_scanned
+                "the pattern changes nothing in the {} of the scope; check the pattern and the scope",
+                plural(self.stats.files_scanned, "file", "files")
             );
             let e = ToolError::new(Reason::EmptyDiff, None, msg.clone());
             return Err(self.refuse(Stage::Empty, msg, e, vec![]));
@@ -897,8 +905,10 @@ impl Builder<'_> {
             let e = ToolError::new(Reason::EmptyDiff, None, msg);
             return Err(self.refuse(Stage::Empty, msg.to_string(), e, files));
         }
-        self.pipeline
-            .pass(Stage::Empty, format!("{} file(s) change", good.len()));
+        self.pipeline.pass(
+            Stage::Empty,
+            format!("{} change", plural(good.len(), "file", "files")),
+        );
         let problems: Vec<String> = bad
             .iter()
             .filter_map(|f| {
@@ -914,13 +924,15 @@ impl Builder<'_> {
             };
             return Err(self.refuse(Stage::Hunk, problems.join("; "), e, files));
         } else if bad.is_empty() {
-            self.pipeline
-                .pass(Stage::Hunk, format!("{} file(s) planned", good.len()));
+            self.pipeline.pass(
+                Stage::Hunk,
+                format!("{} planned", plural(good.len(), "file", "files")),
+            );
         } else {
             let detail = format!(
-                "{} of {} file(s) would be refused: {}",
+                "{} of {} would be refused: {}",
                 bad.len(),
-                files.len(),
+                plural(files.len(), "file", "files"),
                 problems.join("; ")
             );
             self.pipeline.fail(Stage::Hunk, detail);
@@ -972,17 +984,21 @@ impl Builder<'_> {
             .iter()
             .fold((0, 0), |(a, r), f| (a + f.added, r + f.removed));
         let mut summary = format!(
-            "{} file(s) changed (+{added} -{removed}) by {describe}",
-            good.len()
+            "{} changed (+{added} -{removed}) by {describe}",
+            plural(good.len(), "file", "files")
         );
         if self.source == "regex" {
             summary.push_str(&format!(
-                "; {} replacement(s), {} file(s) scanned",
-                self.stats.total_changes, self.stats.files_scanned
+                "; {}, {} scanned",
+                plural(self.stats.total_changes, "replacement", "replacements"),
+                plural(self.stats.files_scanned, "file", "files")
             ));
         }
         if bad > 0 {
-            summary.push_str(&format!("; {bad} file(s) would be refused"));
+            summary.push_str(&format!(
+                "; {} would be refused",
+                plural(bad, "file", "files")
+            ));
         }
         summary
     }

@@ -22,6 +22,7 @@ use super::util::{
     ID_HEX, Layout, evict_oldest, id_ms, is_valid_id, is_valid_sha, read_json, short_id_note,
     state_error, stored_path, tampered, write_json_atomic,
 };
+use lspedit_tools::front::{Step, say, say_first};
 use lspedit_write::Workspace;
 use lspedit_write::{Reason, ToolError};
 
@@ -128,8 +129,9 @@ impl StoredPatch {
             return Err(tampered(
                 file,
                 format!(
-                    "the stored proposal has format version {} but this lspedit reads version {STORE_VERSION}; call propose_edit again",
-                    self.version
+                    "the stored proposal has format version {} but this lspedit reads version {STORE_VERSION}; {} again",
+                    self.version,
+                    say(&Step::Propose)
                 ),
             ));
         }
@@ -173,7 +175,8 @@ impl StoredPatch {
             return Err(tampered(
                 file,
                 format!(
-                    "the stored proposal `{id}` does not match its id: it was changed after it was proposed (and reviewed), or signed with another key than this user's; nothing was applied. Call propose_edit again and review the new diff"
+                    "the stored proposal `{id}` does not match its id: it was changed after it was proposed (and reviewed), or signed with another key than this user's; nothing was applied. {} again and review the new diff",
+                    say_first(&Step::Propose)
                 ),
             ));
         }
@@ -265,8 +268,9 @@ pub(crate) fn not_found(id: &str) -> ToolError {
 /// What an unknown patch id reads as (saying so when it is an id of fewer bits than lspedit's).
 pub(crate) fn not_found_text(id: &str) -> String {
     format!(
-        "Patch '{id}' not found{}; call propose_edit again to get a patch id to apply",
-        short_id_note("patch", id).unwrap_or_default()
+        "Patch '{id}' not found{}; {} again to get a patch id to apply",
+        short_id_note("patch", id).unwrap_or_default(),
+        say(&Step::Propose)
     )
 }
 

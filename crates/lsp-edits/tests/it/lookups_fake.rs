@@ -180,7 +180,7 @@ fn implementations_and_type_definitions_are_worded_as_references() {
     let r = env.edits().type_definition(&by_line()).unwrap();
     assert!(
         r.llm_content
-            .starts_with("1 type definitions of `add` in 1 file:\n\na.ts (line 1):\n"),
+            .starts_with("1 type definition of `add` in 1 file:\n\na.ts (line 1):\n"),
         "{}",
         r.llm_content
     );

@@ -208,7 +208,7 @@ fn run(case: Case) {
             );
             assert!(
                 r.llm_content
-                    .starts_with("1 implementations of `Priced` in 1 file:")
+                    .starts_with("1 implementation of `Priced` in 1 file:")
                     && r.llm_content.contains(&view),
                 "{server}: {}",
                 r.llm_content
@@ -239,7 +239,9 @@ fn run(case: Case) {
         r.llm_content
     );
     assert!(
-        r.llm_content.contains("type definitions of `cart`") && r.llm_content.contains(&view),
+        r.llm_content
+            .contains("1 type definition of `cart` in 1 file:")
+            && r.llm_content.contains(&view),
         "{server}: {}",
         r.llm_content
     );

@@ -219,7 +219,7 @@ fn happy_path_full_event_order_evidence_and_diagnostics() {
                 assert_eq!(diff_id, &p.patch_id);
                 assert_eq!(evidence_id, &p.patch_id);
                 assert_eq!(files_changed, &["a.ts"]);
-                assert!(summary.contains("1 file(s) changed (+1 -1)"), "{summary}");
+                assert!(summary.contains("1 file changed (+1 -1)"), "{summary}");
             }
             Event::ApprovalRequested {
                 approval_id,
@@ -848,7 +848,7 @@ fn empty_diff_is_refused() {
         e.wf.propose_edit(&ProposeRequest::regex("nothing_here", "x", &["src/**"]))
             .unwrap_err();
     assert_eq!(err.reason, Reason::EmptyDiff, "{err}");
-    assert!(err.message.contains("1 file(s) of the scope"), "{err}");
+    assert!(err.message.contains("1 file of the scope"), "{err}");
     assert!(listing(&e.root().join(".lspedit/patches")).is_empty());
     let m: Vec<String> = listing(&e.root().join(".lspedit/evidence"))
         .into_iter()
