@@ -193,3 +193,46 @@ fn not_found() -> EngineError {
         "the patch changes this file but it does not exist; create it with `--- /dev/null` or `*** Add File:`",
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::parse_patch;
+
+    fn outcome(patch: &str, current: Option<&str>) -> FileOutcome {
+        let parsed = parse_patch(patch).unwrap();
+        apply_file_patch(
+            &parsed.files[0],
+            current.map(str::as_bytes),
+            &ApplyOptions::default(),
+        )
+        .unwrap()
+    }
+
+    // The report counts the lines the patch adds and removes, over all of a section's hunks.
+    #[test]
+    fn an_outcome_counts_the_lines_added_and_removed() {
+        let check = |patch: &str, current: Option<&str>, added: usize, removed: usize| {
+            let out = outcome(patch, current);
+            assert_eq!((out.added, out.removed), (added, removed), "{patch}");
+        };
+        check(
+            "--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n-a\n+A\n+A2\n b\n@@ -4,2 +5,1 @@\n-d\n-e\n+E\n",
+            Some("a\nb\nc\nd\ne\n"),
+            3,
+            3,
+        );
+        check(
+            "--- /dev/null\n+++ b/f\n@@ -0,0 +1,2 @@\n+x\n+y\n",
+            None,
+            2,
+            0,
+        );
+        check(
+            "--- a/f\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-x\n-y\n",
+            Some("x\ny\n"),
+            0,
+            2,
+        );
+    }
+}
