@@ -174,12 +174,7 @@ pub(crate) fn edited_len(
     final_newline: bool,
     rendered: &[u8],
 ) -> usize {
-    let delta: isize = edits
-        .edits()
-        .iter()
-        .map(|e| e.lines.len() as isize - e.range.len() as isize)
-        .sum();
-    let len = (view.len() as isize + delta) as usize;
+    let len = edits.new_len(view.len());
     // Line texts never contain `\n`: an unterminated text that is empty or ends in `\n` ends in
     // an empty line.
     let body = &rendered[if view.bom { 3 } else { 0 }..];
