@@ -210,6 +210,7 @@ mod tests {
         let check = |patch: &str, current: Option<&str>, added: usize, removed: usize| {
             let out = outcome(patch, current);
             assert_eq!((out.added, out.removed), (added, removed), "{patch}");
+            assert!(out.content_changed, "{patch}");
         };
         check(
             "--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n-a\n+A\n+A2\n b\n@@ -4,2 +5,1 @@\n-d\n-e\n+E\n",
@@ -229,5 +230,66 @@ mod tests {
             0,
             2,
         );
+    }
+
+    // A created file ends with a newline unless the patch says it has none.
+    #[test]
+    fn a_created_file_ends_with_a_newline_unless_the_patch_says_otherwise() {
+        let check = |patch: &str, bytes: &str| {
+            assert_eq!(outcome(patch, None).new_content.unwrap(), bytes.as_bytes());
+        };
+        check(
+            "--- /dev/null\n+++ b/f\n@@ -0,0 +1,2 @@\n+x\n+y\n",
+            "x\ny\n",
+        );
+        check(
+            "--- /dev/null\n+++ b/f\n@@ -0,0 +1,2 @@\n+x\n+y\n\\ No newline at end of file\n",
+            "x\ny",
+        );
+        check(
+            "*** Begin Patch\n*** Add File: f\n+x\n*** End Patch\n",
+            "x\n",
+        );
+    }
+
+    // An empty last line without a newline is no line: adding one leaves the bytes as they
+    // were, the file unchanged, and the live-sync block names no line past the end.
+    #[test]
+    fn an_added_empty_unterminated_last_line_is_no_line() {
+        let out = outcome(
+            "--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n a\n b\n+\n\\ No newline at end of file\n",
+            Some("a\nb\n"),
+        );
+        assert_eq!(out.new_content.as_deref(), Some(&b"a\nb\n"[..]));
+        assert!(!out.content_changed);
+        assert_eq!(
+            out.sync
+                .iter()
+                .map(|b| (b.start_line, b.line_count))
+                .collect::<Vec<_>>(),
+            // The hunk's block, lines 1-2 of the 2-line text: not 1-3.
+            [(1, 2)]
+        );
+    }
+
+    // An update that removes every line leaves an empty text: no bytes, no line; also where
+    // the file ends without a newline and the patch does not say so.
+    #[test]
+    fn removing_every_line_leaves_no_line() {
+        let marker = "\\ No newline at end of file\n";
+        for (current, no_newline) in [("a\nb", marker), ("a\nb", ""), ("a\nb\n", "")] {
+            let out = outcome(
+                &format!("--- a/f\n+++ b/f\n@@ -1,2 +0,0 @@\n-a\n-b\n{no_newline}"),
+                Some(current),
+            );
+            assert_eq!(out.new_content.as_deref(), Some(&b""[..]), "{current:?}");
+            assert_eq!(
+                out.sync
+                    .iter()
+                    .map(|b| (b.start_line, b.line_count))
+                    .collect::<Vec<_>>(),
+                [(1, 0)]
+            );
+        }
     }
 }
