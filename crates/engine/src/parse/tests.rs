@@ -569,6 +569,9 @@ fn a_marker_after_the_context_space_is_a_context_line() {
     // In an envelope indented by one space throughout, the same line is a marker.
     let indented = " *** Begin Patch\n *** Update File: a.txt\n@@\n-b\n+B\n *** Update File: b.txt\n@@\n-c\n+C\n *** End Patch\n";
     assert_eq!(update_paths(indented), ["a.txt", "b.txt"]);
+    // Indented by two spaces (or more), the one-space line is a context line again.
+    let padded = "  *** Begin Patch\n  *** Update File: a.txt\n@@\n x\n *** Update File: b.txt\n-b\n+B\n  *** End Patch\n";
+    assert_eq!(update_paths(padded), ["a.txt"]);
 }
 
 // Regression (issue 25): a git section complete without hunks (a rename, a mode change, an
