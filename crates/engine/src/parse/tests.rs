@@ -777,3 +777,21 @@ fn a_count_too_high_does_not_swallow_the_next_files_section() {
     };
     assert_eq!(hunks[0].lines.len(), 4);
 }
+
+// A Codex added file is `+` lines; an empty line among them (a model dropping the `+` of a
+// blank line) is an empty line of the file, any other line without `+` is refused.
+#[test]
+fn an_added_file_takes_empty_lines_and_refuses_lines_without_plus() {
+    let parsed =
+        parse_patch("*** Begin Patch\n*** Add File: f\n+a\n\n+b\n*** End Patch\n").unwrap();
+    let FileChange::Add { lines, .. } = &parsed.files[0].change else {
+        panic!("expected an addition: {parsed:?}");
+    };
+    assert_eq!(lines, &["a", "", "b"]);
+    check_refused(
+        "*** Begin Patch\n*** Add File: f\n+a\nb\n*** End Patch\n",
+        Reason::InvalidDiffFormat,
+        4,
+        "every line of an added file must start with `+`; found `b`",
+    );
+}
