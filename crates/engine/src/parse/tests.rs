@@ -795,3 +795,17 @@ fn an_added_file_takes_empty_lines_and_refuses_lines_without_plus() {
         "every line of an added file must start with `+`; found `b`",
     );
 }
+
+// An update that names no change (no chunk, no move) is refused naming the file, also when it
+// is the envelope's last section.
+#[test]
+fn an_update_without_changes_is_refused() {
+    for after in ["", "*** Delete File: g\n"] {
+        check_refused(
+            &format!("*** Begin Patch\n*** Update File: f\n{after}*** End Patch\n"),
+            Reason::InvalidDiffFormat,
+            2,
+            "the update of `f` has no changes",
+        );
+    }
+}
