@@ -809,3 +809,32 @@ fn an_update_without_changes_is_refused() {
         );
     }
 }
+
+// A Codex hunk points at the patch line of its `@@`, or of its first line when it has none:
+// where a refusal of the hunk sends the model.
+#[test]
+fn a_codex_hunk_points_at_its_first_patch_line() {
+    let hunk_lines = |patch: &str| -> Vec<usize> {
+        let parsed = parse_patch(patch).unwrap();
+        let FileChange::Update { hunks, .. } = &parsed.files[0].change else {
+            panic!("expected an update: {patch}");
+        };
+        hunks.iter().map(|h| h.patch_line).collect()
+    };
+    assert_eq!(
+        hunk_lines(
+            "*** Begin Patch\n*** Update File: f\n@@\n-a\n+b\n@@ x\n-c\n+d\n*** End Patch\n"
+        ),
+        [3, 6]
+    );
+    assert_eq!(
+        hunk_lines("*** Begin Patch\n*** Update File: f\n-a\n+b\n*** End Patch\n"),
+        [3]
+    );
+    check_refused(
+        "*** Begin Patch\n*** Update File: f\n@@\n-a\n+b\n@@\n*** End Patch\n",
+        Reason::InvalidDiffFormat,
+        6,
+        "hunk 2 has no lines",
+    );
+}
