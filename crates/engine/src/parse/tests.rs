@@ -831,10 +831,10 @@ fn a_codex_hunk_points_at_its_first_patch_line() {
         hunk_lines("*** Begin Patch\n*** Update File: f\n-a\n+b\n*** End Patch\n"),
         [3]
     );
-    check_refused(
-        "*** Begin Patch\n*** Update File: f\n@@\n-a\n+b\n@@\n*** End Patch\n",
-        Reason::InvalidDiffFormat,
-        6,
-        "hunk 2 has no lines",
-    );
+    // Hunks are numbered across the patch: the second of the second file is hunk 3.
+    let patch = "*** Begin Patch\n*** Update File: f\n@@\n-a\n+b\n*** Update File: g\n@@\n-c\n+d\n@@\n*** End Patch\n";
+    check_refused(patch, Reason::InvalidDiffFormat, 10, "hunk 3 has no lines");
+    assert_eq!(parse_patch(patch).unwrap_err().hunk, Some(3));
+    let patch = "*** Begin Patch\n*** Update File: f\n@@\n-a\n+b\n*** Update File: g\n@@\n-c\n+d\n@@\n-e\n+9abcd|E\n*** End Patch\n";
+    check_refused(patch, Reason::AnchoredAddition, 12, "hunk 3: ");
 }
