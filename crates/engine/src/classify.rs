@@ -56,6 +56,8 @@ mod tests {
             "--- /dev/null\n+++ b/new.rs\n@@ -0,0 +1 @@\n+fn f() {}\n",
             &["new.rs"],
         );
+        // Hunks of context only change nothing: no content write.
+        check("--- a/a.ts\n+++ b/a.ts\n@@ -1,2 +1,2 @@\n x\n y\n", &[]);
         // Delete only.
         check("--- a/old.rs\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n", &[]);
         // Pure rename.

@@ -127,4 +127,17 @@ mod tests {
         }
         assert_eq!(Reason::from_code("nope"), None);
     }
+
+    // An error reads as its code, then the message (what the CLI and the tools print), the
+    // patch line leading a parse error's message.
+    #[test]
+    fn an_error_reads_as_its_code_then_its_message() {
+        let err = EngineError::at_line(Reason::InvalidDiffFormat, 7, "no hunk header").with_hunk(2);
+        assert_eq!(
+            err.to_string(),
+            "invalid_diff_format: patch line 7: no hunk header"
+        );
+        assert_eq!((err.patch_line, err.hunk), (Some(7), Some(2)));
+        assert_eq!(Reason::FileExists.to_string(), "file_exists");
+    }
 }

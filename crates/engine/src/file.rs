@@ -174,12 +174,7 @@ pub(crate) fn edited_len(
     final_newline: bool,
     rendered: &[u8],
 ) -> usize {
-    let delta: isize = edits
-        .edits()
-        .iter()
-        .map(|e| e.lines.len() as isize - e.range.len() as isize)
-        .sum();
-    let len = (view.len() as isize + delta) as usize;
+    let len = edits.new_len(view.len());
     // Line texts never contain `\n`: an unterminated text that is empty or ends in `\n` ends in
     // an empty line.
     let body = &rendered[if view.bom { 3 } else { 0 }..];
@@ -192,4 +187,109 @@ fn not_found() -> EngineError {
         Reason::FileNotFound,
         "the patch changes this file but it does not exist; create it with `--- /dev/null` or `*** Add File:`",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::parse_patch;
+
+    fn outcome(patch: &str, current: Option<&str>) -> FileOutcome {
+        let parsed = parse_patch(patch).unwrap();
+        apply_file_patch(
+            &parsed.files[0],
+            current.map(str::as_bytes),
+            &ApplyOptions::default(),
+        )
+        .unwrap()
+    }
+
+    // The report counts the lines the patch adds and removes, over all of a section's hunks.
+    #[test]
+    fn an_outcome_counts_the_lines_added_and_removed() {
+        let check = |patch: &str, current: Option<&str>, added: usize, removed: usize| {
+            let out = outcome(patch, current);
+            assert_eq!((out.added, out.removed), (added, removed), "{patch}");
+            assert!(out.content_changed, "{patch}");
+        };
+        check(
+            "--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n-a\n+A\n+A2\n b\n@@ -4,2 +5,1 @@\n-d\n-e\n+E\n",
+            Some("a\nb\nc\nd\ne\n"),
+            3,
+            3,
+        );
+        check(
+            "--- /dev/null\n+++ b/f\n@@ -0,0 +1,2 @@\n+x\n+y\n",
+            None,
+            2,
+            0,
+        );
+        check(
+            "--- a/f\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-x\n-y\n",
+            Some("x\ny\n"),
+            0,
+            2,
+        );
+    }
+
+    // A created file ends with a newline unless the patch says it has none.
+    #[test]
+    fn a_created_file_ends_with_a_newline_unless_the_patch_says_otherwise() {
+        let check = |patch: &str, bytes: &str| {
+            assert_eq!(outcome(patch, None).new_content.unwrap(), bytes.as_bytes());
+        };
+        check(
+            "--- /dev/null\n+++ b/f\n@@ -0,0 +1,2 @@\n+x\n+y\n",
+            "x\ny\n",
+        );
+        check(
+            "--- /dev/null\n+++ b/f\n@@ -0,0 +1,2 @@\n+x\n+y\n\\ No newline at end of file\n",
+            "x\ny",
+        );
+        check(
+            "*** Begin Patch\n*** Add File: f\n+x\n*** End Patch\n",
+            "x\n",
+        );
+    }
+
+    // An empty last line without a newline is no line: adding one leaves the bytes as they
+    // were, the file unchanged, and the live-sync block names no line past the end.
+    #[test]
+    fn an_added_empty_unterminated_last_line_is_no_line() {
+        let out = outcome(
+            "--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n a\n b\n+\n\\ No newline at end of file\n",
+            Some("a\nb\n"),
+        );
+        assert_eq!(out.new_content.as_deref(), Some(&b"a\nb\n"[..]));
+        assert!(!out.content_changed);
+        assert_eq!(
+            out.sync
+                .iter()
+                .map(|b| (b.start_line, b.line_count))
+                .collect::<Vec<_>>(),
+            // The hunk's block, lines 1-2 of the 2-line text: not 1-3.
+            [(1, 2)]
+        );
+    }
+
+    // An update that removes every line leaves an empty text: no bytes, no line; also where
+    // the file ends without a newline and the patch does not say so.
+    #[test]
+    fn removing_every_line_leaves_no_line() {
+        let marker = "\\ No newline at end of file\n";
+        for (current, no_newline) in [("a\nb", marker), ("a\nb", ""), ("a\nb\n", "")] {
+            let out = outcome(
+                &format!("--- a/f\n+++ b/f\n@@ -1,2 +0,0 @@\n-a\n-b\n{no_newline}"),
+                Some(current),
+            );
+            assert_eq!(out.new_content.as_deref(), Some(&b""[..]), "{current:?}");
+            assert_eq!(
+                out.sync
+                    .iter()
+                    .map(|b| (b.start_line, b.line_count))
+                    .collect::<Vec<_>>(),
+                [(1, 0)]
+            );
+        }
+    }
 }

@@ -569,6 +569,9 @@ fn a_marker_after_the_context_space_is_a_context_line() {
     // In an envelope indented by one space throughout, the same line is a marker.
     let indented = " *** Begin Patch\n *** Update File: a.txt\n@@\n-b\n+B\n *** Update File: b.txt\n@@\n-c\n+C\n *** End Patch\n";
     assert_eq!(update_paths(indented), ["a.txt", "b.txt"]);
+    // Indented by two spaces (or more), the one-space line is a context line again.
+    let padded = "  *** Begin Patch\n  *** Update File: a.txt\n@@\n x\n *** Update File: b.txt\n-b\n+B\n  *** End Patch\n";
+    assert_eq!(update_paths(padded), ["a.txt"]);
 }
 
 // Regression (issue 25): a git section complete without hunks (a rename, a mode change, an
@@ -773,4 +776,65 @@ fn a_count_too_high_does_not_swallow_the_next_files_section() {
         panic!()
     };
     assert_eq!(hunks[0].lines.len(), 4);
+}
+
+// A Codex added file is `+` lines; an empty line among them (a model dropping the `+` of a
+// blank line) is an empty line of the file, any other line without `+` is refused.
+#[test]
+fn an_added_file_takes_empty_lines_and_refuses_lines_without_plus() {
+    let parsed =
+        parse_patch("*** Begin Patch\n*** Add File: f\n+a\n\n+b\n*** End Patch\n").unwrap();
+    let FileChange::Add { lines, .. } = &parsed.files[0].change else {
+        panic!("expected an addition: {parsed:?}");
+    };
+    assert_eq!(lines, &["a", "", "b"]);
+    check_refused(
+        "*** Begin Patch\n*** Add File: f\n+a\nb\n*** End Patch\n",
+        Reason::InvalidDiffFormat,
+        4,
+        "every line of an added file must start with `+`; found `b`",
+    );
+}
+
+// An update that names no change (no chunk, no move) is refused naming the file, also when it
+// is the envelope's last section.
+#[test]
+fn an_update_without_changes_is_refused() {
+    for after in ["", "*** Delete File: g\n"] {
+        check_refused(
+            &format!("*** Begin Patch\n*** Update File: f\n{after}*** End Patch\n"),
+            Reason::InvalidDiffFormat,
+            2,
+            "the update of `f` has no changes",
+        );
+    }
+}
+
+// A Codex hunk points at the patch line of its `@@`, or of its first line when it has none:
+// where a refusal of the hunk sends the model.
+#[test]
+fn a_codex_hunk_points_at_its_first_patch_line() {
+    let hunk_lines = |patch: &str| -> Vec<usize> {
+        let parsed = parse_patch(patch).unwrap();
+        let FileChange::Update { hunks, .. } = &parsed.files[0].change else {
+            panic!("expected an update: {patch}");
+        };
+        hunks.iter().map(|h| h.patch_line).collect()
+    };
+    assert_eq!(
+        hunk_lines(
+            "*** Begin Patch\n*** Update File: f\n@@\n-a\n+b\n@@ x\n-c\n+d\n*** End Patch\n"
+        ),
+        [3, 6]
+    );
+    assert_eq!(
+        hunk_lines("*** Begin Patch\n*** Update File: f\n-a\n+b\n*** End Patch\n"),
+        [3]
+    );
+    // Hunks are numbered across the patch: the second of the second file is hunk 3.
+    let patch = "*** Begin Patch\n*** Update File: f\n@@\n-a\n+b\n*** Update File: g\n@@\n-c\n+d\n@@\n*** End Patch\n";
+    check_refused(patch, Reason::InvalidDiffFormat, 10, "hunk 3 has no lines");
+    assert_eq!(parse_patch(patch).unwrap_err().hunk, Some(3));
+    let patch = "*** Begin Patch\n*** Update File: f\n@@\n-a\n+b\n*** Update File: g\n@@\n-c\n+d\n@@\n-e\n+9abcd|E\n*** End Patch\n";
+    check_refused(patch, Reason::AnchoredAddition, 12, "hunk 3: ");
 }
