@@ -907,43 +907,56 @@ impl Retry<'_, '_> {
         // A hunk that only adds lines, its old side matched line for line: the new side is in
         // place when it is there with its context lines on the matched ones (added lines after
         // the context: the new side starts where the old side does; before it: it ends there;
-        // an insertion at the end of the file: the lines would already end it). A hunk that
-        // adds lines between its context lines no longer matches after it was applied.
+        // an insertion at the end of the file: the lines would already end it; added lines that
+        // repeat the context: a copy of the new side around the lines matched). Otherwise a
+        // hunk that adds lines between its context lines no longer matches after it was applied.
         let leading_adds = self
             .hunk
             .lines
             .iter()
             .take_while(|l| l.kind == LineKind::Add)
             .count();
-        if pure
-            && adds_text(self.hunk)
-            && new.len() > al.range.len()
-            && al.range.len() == self.old.len()
-            && !numbered_insertion
-        {
-            let places = if self.old.is_empty() && p == norm.doc.len() {
-                [p.checked_sub(new.len())]
+        if pure && adds_text(self.hunk) && new.len() > al.range.len() && !numbered_insertion {
+            // Where the new side would stand: first where its old lines follow the leading
+            // additions; then, for a hunk with context, anywhere a copy of the new side covers
+            // the lines matched (added lines that repeat context, e.g. a blank one, make the
+            // applied hunk match again inside its own new side, in any tier).
+            let first = if self.old.is_empty() && p == norm.doc.len() {
+                norm.doc.len().checked_sub(new.len())
             } else {
-                [p.checked_sub(leading_adds)]
+                p.checked_sub(leading_adds)
             };
-            for at in places.into_iter().flatten() {
+            let covering = if self.old.is_empty() {
+                0..0
+            } else {
+                al.range.end.saturating_sub(new.len())..p + 1
+            };
+            for at in first.into_iter().chain(covering) {
                 if new_side_at(norm, &new, at, tier) {
                     return Some((at..at + new.len(), None));
                 }
             }
         }
         // Matched only with runs of blank lines compared as one, and the file there is the new
-        // side line for line: the hunk's new lines are there, or (a hunk that only removes
-        // lines) the blank lines it removes are gone already and removing them again would
-        // take the next ones.
+        // side line for line: the hunk's new lines are there (a copy of the new side from where
+        // the match starts, or around the lines matched: a blank run the hunk changed matches
+        // again further in), or (a hunk that only removes lines) the blank lines it removes are
+        // gone already and removing them again would take the next ones.
         let removes_only = self.hunk.additions() == 0
             && new.iter().any(|l| !l.norm.is_empty())
             && p + new.len() == al.range.end;
-        if !al.runs.is_empty()
-            && (adds_text(self.hunk) || removes_only)
-            && new_side_at(norm, &new, p, tier)
-        {
-            return Some((p..p + new.len(), None));
+        if !al.runs.is_empty() {
+            let around = if adds_text(self.hunk) {
+                al.range.end.saturating_sub(new.len())..p + 1
+            } else {
+                0..0
+            };
+            let from_p = (adds_text(self.hunk) || removes_only).then_some(p);
+            for at in from_p.into_iter().chain(around) {
+                if new_side_at(norm, &new, at, tier) {
+                    return Some((at..at + new.len(), None));
+                }
+            }
         }
         // Found away from its target, or only in a tier looser than trailing whitespace: a
         // byte-exact (trailing whitespace aside) new side nearer to where it would be, or
@@ -1782,6 +1795,48 @@ mod tests {
         // A first apply whose added lines equal lines elsewhere is applied.
         let dup = "--- a/f\n+++ b/f\n@@ -5,3 +5,4 @@\n fn b() {\n     two();\n+    one();\n }\n";
         assert!(outcome(&file, dup).is_ok());
+    }
+
+    /// A hunk that only adds lines, whose new side holds its old lines in a row somewhere other
+    /// than after its leading additions (an added blank line equal to a context one), matches
+    /// its own result again: retried, it is refused, never inserted twice (pinned to the end
+    /// of the file, unified and Codex, and unpinned).
+    #[test]
+    fn a_retried_insertion_whose_new_side_repeats_its_context_is_already_applied() {
+        let file = "x\n\n\na";
+        let unified =
+            "--- a/f\n+++ b/f\n@@ -3,2 +3,4 @@\n \n+ new\n+\n a\n\\ No newline at end of file\n";
+        let once = outcome(file, unified).expect("first apply");
+        assert_eq!(once, "x\n\n\n new\n\na");
+        let (reason, message) = placed(&once, unified).unwrap_err();
+        assert_eq!(reason, Reason::AlreadyApplied, "{message}");
+        let codex = "*** Begin Patch\n*** Update File: f\n@@\n \n+ new\n+\n a\n*** End of File\n*** End Patch\n";
+        let once = outcome("x\n\n\na\n", codex).expect("first apply");
+        assert_eq!(once, "x\n\n\n new\n\na\n");
+        let (reason, message) = placed(&once, codex).unwrap_err();
+        assert_eq!(reason, Reason::AlreadyApplied, "{message}");
+        let tail = "*** Begin Patch\n*** Update File: f\n@@\n+ new\n+\n a\n*** End Patch\n";
+        let once = outcome("x\n\n\na\n", tail).expect("first apply");
+        assert_eq!(once, "x\n\n\n new\n\na\n");
+        let (reason, message) = placed(&once, tail).unwrap_err();
+        assert_eq!(reason, Reason::AlreadyApplied, "{message}");
+        // Added lines between context lines, the last added one equal to the first context
+        // line: applied, the context matches again after the added lines.
+        let between = "*** Begin Patch\n*** Update File: f\n@@\n \n+ new\n+\n a\n*** End Patch\n";
+        let once = outcome("x\n\n\na\n", between).expect("first apply");
+        assert_eq!(once, "x\n\n\n new\n\na\n");
+        let (reason, message) = placed(&once, between).unwrap_err();
+        assert_eq!(reason, Reason::AlreadyApplied, "{message}");
+        // ... also when the context matches again only with blank runs compared as one.
+        let collapsed =
+            "--- a/f\n+++ b/f\n@@ -2,3 +2,5 @@\n \n \n+ new\n+\n a\n\\ No newline at end of file\n";
+        let once = outcome(file, collapsed).expect("first apply");
+        assert_eq!(once, "x\n\n\n new\n\na");
+        let (reason, message) = placed(&once, collapsed).unwrap_err();
+        assert_eq!(reason, Reason::AlreadyApplied, "{message}");
+        // The new side somewhere else than at the end is no sign: the first apply is made.
+        let elsewhere = "\n new\n\na\nx\n\n\na";
+        assert!(outcome(elsewhere, unified).is_ok());
     }
 
     #[test]
