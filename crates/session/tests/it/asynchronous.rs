@@ -8,7 +8,6 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use lspedit_fake_lsp::{Mode, Script};
-use lspedit_lsp::{PoolConfig, ServerConfig};
 use lspedit_lsp_edits::{
     EditOptions, FindQuery, LineRef, LspEditError, LspEditStatus, SymbolAt, SymbolEdit,
     SymbolEditKind,
@@ -52,21 +51,7 @@ fn session() -> (tempfile::TempDir, AsyncSession) {
         ])),
         ..Script::default()
     };
-    let script_file = root.join("script.json");
-    std::fs::write(&script_file, script.to_json()).unwrap();
-    let toml = format!(
-        "id = \"fake\"\ncommand = {cmd:?}\nroot_markers = []\nlanguages = {{ ts = \"typescript\" }}\n\
-         diagnostics = {{ strategy = \"pull\" }}\nenv = {{ LSPEDIT_FAKE_SCRIPT_FILE = {script:?} }}\n",
-        cmd = lspedit_fake_lsp::binary().display().to_string(),
-        script = script_file.display().to_string(),
-    );
-    let pool = PoolConfig {
-        servers: vec![ServerConfig::from_toml(&toml).unwrap()],
-        shutdown_grace: Duration::from_millis(300),
-        startup_timeout: Duration::from_secs(10),
-        request_timeout: Duration::from_secs(10),
-        ..PoolConfig::default()
-    };
+    let pool = crate::fake_pool(&root, &script, Duration::from_secs(10), Vec::new());
     let session = Session::on_runtime(
         Workspace::open(&root).unwrap(),
         Some(pool),

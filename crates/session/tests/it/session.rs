@@ -8,7 +8,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use lspedit_fake_lsp::{Mode, Script};
-use lspedit_lsp::{PoolConfig, ServerConfig};
 use lspedit_session::Session;
 use lspedit_tools::{DiagnosticsStatus, Tools, ToolsConfig};
 use lspedit_workflow::{
@@ -31,22 +30,7 @@ fn fake_session(root: &Path, warnings: Vec<String>) -> Session {
 }
 
 fn fake_session_with(root: &Path, warnings: Vec<String>, script: Script) -> Session {
-    let script_file = root.join("script.json");
-    std::fs::write(&script_file, script.to_json()).unwrap();
-    let toml = format!(
-        "id = \"fake\"\ncommand = {cmd:?}\nroot_markers = []\nlanguages = {{ ts = \"typescript\" }}\n\
-         diagnostics = {{ strategy = \"pull\" }}\nenv = {{ LSPEDIT_FAKE_SCRIPT_FILE = {script:?} }}\n",
-        cmd = lspedit_fake_lsp::binary().display().to_string(),
-        script = script_file.display().to_string(),
-    );
-    let pool = PoolConfig {
-        servers: vec![ServerConfig::from_toml(&toml).unwrap()],
-        shutdown_grace: Duration::from_millis(300),
-        startup_timeout: Duration::from_secs(5),
-        request_timeout: Duration::from_secs(5),
-        warnings,
-        ..PoolConfig::default()
-    };
+    let pool = crate::fake_pool(root, &script, Duration::from_secs(5), warnings);
     let mut config = ToolsConfig::default();
     config.diagnostics.timeout = Some(Duration::from_secs(10));
     config.diagnostics.start_timeout = Some(Duration::from_secs(10));
