@@ -39,23 +39,12 @@ use super::{LspEditError, LspEditProvider, server_error};
 /// What a symbol edit does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SymbolEditKind {
-    /// `replace_symbol_body`: the whole declaration (signature and body) becomes `body`.
+    /// The whole declaration (signature and body) becomes `body`.
     Replace,
-    /// `insert_before_symbol`: `body` goes above the symbol (and its leading comments).
+    /// `body` goes above the symbol (and its leading comments).
     InsertBefore,
-    /// `insert_after_symbol`: `body` goes below the symbol.
+    /// `body` goes below the symbol.
     InsertAfter,
-}
-
-impl SymbolEditKind {
-    /// The tool's name.
-    pub fn tool(self) -> &'static str {
-        match self {
-            SymbolEditKind::Replace => "replace_symbol_body",
-            SymbolEditKind::InsertBefore => "insert_before_symbol",
-            SymbolEditKind::InsertAfter => "insert_after_symbol",
-        }
-    }
 }
 
 /// A change addressed by name.
