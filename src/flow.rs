@@ -322,9 +322,18 @@ struct ProposalJson<'a> {
     summary: &'a str,
     diff: &'a str,
     affected_files: Vec<String>,
-    base_shas: &'a std::collections::BTreeMap<String, Option<String>>,
+    /// As `propose_edit` takes them: a list of `{path, sha}`, `sha` null for a file the patch
+    /// creates. No map, the same as every JSON document lspedit reads or prints.
+    base_shas: Vec<BaseShaJson<'a>>,
     stats: &'a lspedit::workflow::ProposeStats,
     evidence_id: &'a str,
+}
+
+/// One file's base in `propose`'s `base_shas`.
+#[derive(Serialize)]
+struct BaseShaJson<'a> {
+    path: &'a str,
+    sha: Option<&'a str>,
 }
 
 impl<'a> From<&'a Proposal> for ProposalJson<'a> {
@@ -334,7 +343,14 @@ impl<'a> From<&'a Proposal> for ProposalJson<'a> {
             summary: &p.summary,
             diff: &p.diff,
             affected_files: p.affected_files(),
-            base_shas: &p.base_shas,
+            base_shas: p
+                .base_shas
+                .iter()
+                .map(|(path, sha)| BaseShaJson {
+                    path,
+                    sha: sha.as_deref(),
+                })
+                .collect(),
             stats: &p.stats,
             evidence_id: &p.evidence_id,
         }

@@ -1158,6 +1158,11 @@ fn json_is_one_document_of_one_shape_for_every_command() {
     }
     assert_eq!(by("apply-id")["diagnostics"], serde_json::json!([]));
     assert_eq!(by("propose")["files"][0]["status"], "proposed");
+    // No map in any document: the bases are a list of `{path, sha}`, as propose_edit takes them.
+    let bases = &by("propose")["base_shas"];
+    assert_eq!(bases.as_array().map(Vec::len), Some(1), "{bases}");
+    assert_eq!(bases[0]["path"], by("propose")["files"][0]["path"]);
+    assert_eq!(bases[0]["sha"], by("propose")["files"][0]["base_sha"]);
     assert_eq!(by("apply-id")["files"][0]["status"], "applied");
     assert_eq!(by("undo")["files"][0]["status"], "restored");
 }
