@@ -929,12 +929,10 @@ impl Retry<'_, '_> {
             let covering = if self.old.is_empty() {
                 0..0
             } else {
-                al.range.end.saturating_sub(new.len())..p + 1
+                covering_starts(al, new.len())
             };
-            for at in first.into_iter().chain(covering) {
-                if new_side_at(norm, &new, at, tier) {
-                    return Some((at..at + new.len(), None));
-                }
+            if let Some(at) = new_side_among(norm, &new, first.into_iter().chain(covering), tier) {
+                return Some((at, None));
             }
         }
         // Matched only with runs of blank lines compared as one, and the file there is the new
@@ -947,15 +945,13 @@ impl Retry<'_, '_> {
             && p + new.len() == al.range.end;
         if !al.runs.is_empty() {
             let around = if adds_text(self.hunk) {
-                al.range.end.saturating_sub(new.len())..p + 1
+                covering_starts(al, new.len())
             } else {
                 0..0
             };
             let from_p = (adds_text(self.hunk) || removes_only).then_some(p);
-            for at in from_p.into_iter().chain(around) {
-                if new_side_at(norm, &new, at, tier) {
-                    return Some((at..at + new.len(), None));
-                }
+            if let Some(at) = new_side_among(norm, &new, from_p.into_iter().chain(around), tier) {
+                return Some((at, None));
             }
         }
         // Found away from its target, or only in a tier looser than trailing whitespace: a
@@ -1116,6 +1112,24 @@ fn new_side_at(norm: &mut Normalized<'_, '_>, new: &[OldLine<'_>], p: usize, tie
             };
             norm.line_eq(p + k, l, t)
         })
+}
+
+/// The lines of the first of `starts` where the new side stands ([`new_side_at`]).
+fn new_side_among(
+    norm: &mut Normalized<'_, '_>,
+    new: &[OldLine<'_>],
+    starts: impl IntoIterator<Item = usize>,
+    tier: Tier,
+) -> Option<Range<usize>> {
+    (starts.into_iter())
+        .find(|&at| new_side_at(norm, new, at, tier))
+        .map(|at| at..at + new.len())
+}
+
+/// Where a copy of a new side `len` lines long can start and still cover every line `al`
+/// matched: the applied hunk matching again inside its own new side.
+fn covering_starts(al: &Alignment, len: usize) -> Range<usize> {
+    al.range.end.saturating_sub(len)..al.range.start + 1
 }
 
 /// `already_applied` for the hunks in `already` ((hunk, line of its new side)), of `total`;
