@@ -1853,6 +1853,33 @@ mod tests {
         assert!(outcome(elsewhere, unified).is_ok());
     }
 
+    /// A hunk found applied where a copy of its new side covers its match claims exactly that
+    /// copy's lines: the next hunk, right after it, is still found (applied) where it stands.
+    #[test]
+    fn a_retried_insertion_found_inside_its_new_side_claims_only_those_lines() {
+        let patch = "*** Begin Patch\n*** Update File: f\n@@\n \n+ new\n+\n a\n@@\n b\n-c\n+C\n d\n*** End Patch\n";
+        let once = outcome("x\n\n\na\nb\nc\nd\n", patch).expect("first apply");
+        assert_eq!(once, "x\n\n\n new\n\na\nb\nC\nd\n");
+        let (reason, message) = placed(&once, patch).unwrap_err();
+        assert_eq!(reason, Reason::AlreadyApplied, "{message}");
+        assert!(
+            message.contains("hunk 1 at line 3, hunk 2 at line 7"),
+            "{message}"
+        );
+    }
+
+    /// The copy of the new side that covers the match may start on the matched line itself:
+    /// an added line equal to the context line after it is found there, not added again.
+    #[test]
+    fn a_retried_insertion_that_repeats_the_line_after_it_is_already_applied() {
+        let patch = "--- a/f\n+++ b/f\n@@ -2,1 +2,2 @@\n+a\n a\n";
+        let once = outcome("x\na\ny\n", patch).expect("first apply");
+        assert_eq!(once, "x\na\na\ny\n");
+        let (reason, message) = placed(&once, patch).unwrap_err();
+        assert_eq!(reason, Reason::AlreadyApplied, "{message}");
+        assert!(message.contains("hunk 1 at line 2"), "{message}");
+    }
+
     #[test]
     fn looser_tiers_apply_only_when_no_stricter_one_matches() {
         // Trailing whitespace ignored beats all whitespace ignored, though farther.
