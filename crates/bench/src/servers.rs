@@ -179,6 +179,10 @@ fn self_rss_kib() -> u64 {
 async fn bench(repo: &Path, case: &Case, iterations: usize, sandbox: bool) -> Result<Option<Row>> {
     let mut cfg = PoolConfig::bundled()?.only(&[case.server]);
     cfg.sandbox = sandbox;
+    // Without the sandbox, restricted mode would turn off or refuse what runs workspace code
+    // (the Svelte server is not started at all): the bare runs trust the bench's own fixtures,
+    // so the same server does the same work with Landlock the only difference.
+    cfg.trusted = !sandbox;
     let decl = cfg
         .server(case.server)
         .with_context(|| format!("{} is not configured", case.server))?;
@@ -306,8 +310,8 @@ pub fn run(repo: &Path, iterations: usize) -> Result<String> {
         .build()?;
     let rss_before = self_rss_kib();
     let mut rows = Vec::new();
-    // The sandbox's cost: each server again with Landlock off (restricted mode otherwise the
-    // same), interleaved so a loaded machine weighs on both alike.
+    // The sandbox's cost: each server again with Landlock off (trusted, so that restricted
+    // mode's no-sandbox fallbacks change nothing else), interleaved so a loaded machine weighs on both alike.
     let mut bare = Vec::new();
     for case in CASES {
         if let Some(row) = rt.block_on(bench(repo, case, iterations, true))? {
@@ -387,8 +391,9 @@ pub fn run(repo: &Path, iterations: usize) -> Result<String> {
     }
     let _ = writeln!(
         s,
-        "\nThe sandbox's cost ({}): the same runs with Landlock off (`PoolConfig::sandbox = false`; \
-         restricted mode, the scrubbed environment and the scratch directory unchanged). Cold \
+        "\nThe sandbox's cost ({}): the same runs with Landlock off (`PoolConfig::sandbox = false`, \
+         run as trusted so that restricted mode's no-sandbox fallbacks turn nothing off; the \
+         scrubbed environment and the scratch directory unchanged). Cold \
          start is one sample per run.\n",
         lspedit_process::sandbox::support().describe()
     );

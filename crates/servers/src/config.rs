@@ -404,7 +404,9 @@ pub struct PoolConfig {
     /// embedder. Never from an untrusted workspace file. Nothing here is executable.
     pub sandbox_allow: Vec<PathBuf>,
     /// Run servers under Landlock where the kernel has it (the default). Off only to measure
-    /// what the sandbox costs (`lspedit-bench servers`); no config file can turn it off.
+    /// what the sandbox costs (`lspedit-bench servers`); no config file can turn it off. Off,
+    /// restricted mode takes its no-sandbox fallbacks as on a kernel without Landlock
+    /// ([`PoolConfig::sandbox_support`]).
     pub sandbox: bool,
     /// What loading left out and why, for the person and the model (an untrusted
     /// `.lspedit/config.toml` naming a command, a symlinked config): shown by `servers status`,
@@ -533,6 +535,18 @@ impl PoolConfig {
         }
     }
 
+    /// The sandbox servers started under this config get: the kernel's Landlock, or none when
+    /// [`PoolConfig::sandbox`] is off. Restricted mode's fallbacks (`without_sandbox`: a setting
+    /// turned off, a server not started) key on this, not on the kernel alone, so an embedder
+    /// that turns the sandbox off still gets them.
+    pub fn sandbox_support(&self) -> lspedit_process::sandbox::Support {
+        if self.sandbox {
+            lspedit_process::sandbox::support()
+        } else {
+            lspedit_process::sandbox::Support::Unavailable
+        }
+    }
+
     /// The bundled servers with default limits.
     pub fn bundled() -> Result<Self, ServersError> {
         Layers::bundled()?.finish()
@@ -603,7 +617,7 @@ impl PoolConfig {
         }
         let mut cfg = layers.finish()?;
         if !cfg.trusted
-            && !lspedit_process::sandbox::support().is_available()
+            && !cfg.sandbox_support().is_available()
             && cfg
                 .servers
                 .iter()

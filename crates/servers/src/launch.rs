@@ -103,7 +103,7 @@ pub struct LaunchInfo {
 /// turns off for it.
 pub fn describe(pool: &PoolConfig, cfg: &ServerConfig) -> LaunchInfo {
     let mode = pool.mode();
-    let sandbox = sandbox::support();
+    let sandbox = pool.sandbox_support();
     let mut limits = Vec::new();
     if mode == Mode::Restricted {
         if cfg.restricted.toolchain.as_deref() == Some("rustup") {
@@ -168,7 +168,7 @@ pub fn prepare(
         )));
     }
     let mode = pool.mode();
-    let support = sandbox::support();
+    let support = pool.sandbox_support();
     let scratch = scratch_dir(pool, &cfg.id, root, &workspace)
         .map_err(|e| refuse(format!("scratch directory: {e}")))?;
 
@@ -365,7 +365,7 @@ pub fn prepare(
         env.insert(k.clone(), v.clone());
     }
 
-    let confinement = (pool.sandbox && support.is_available()).then(|| {
+    let confinement = support.is_available().then(|| {
         let mut c = Confinement {
             read: vec![workspace.clone()],
             exec: sandbox::system_exec_dirs(),
@@ -689,11 +689,21 @@ mod tests {
         trusted: bool,
         program: &Path,
     ) -> (tempfile::TempDir, Result<Launch, ServersError>) {
+        prepared_with(id, trusted, program, |_| ())
+    }
+
+    fn prepared_with(
+        id: &str,
+        trusted: bool,
+        program: &Path,
+        adjust: impl FnOnce(&mut PoolConfig),
+    ) -> (tempfile::TempDir, Result<Launch, ServersError>) {
         let t = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(t.path().join("ws")).unwrap();
         let ws = t.path().join("ws").canonicalize().unwrap();
         let mut pool = PoolConfig::bundled().unwrap();
         pool.trusted = trusted;
+        adjust(&mut pool);
         pool.scratch_dir = Some(t.path().join("scratch"));
         pool.servers_dir = Some(t.path().join("servers"));
         let cfg = Arc::new(pool.server(id).unwrap().clone());
@@ -729,6 +739,42 @@ mod tests {
         assert!(!l.env.contains_key("RUSTC_WRAPPER"));
         // Both modes build outside the workspace.
         assert!(l.env.contains_key("CARGO_TARGET_DIR"));
+    }
+
+    /// Restricted mode's fallbacks follow the sandbox servers get, not the kernel: with the
+    /// pool's sandbox off (an embedder measuring its cost) a server that would run workspace
+    /// code unconfined is not started, or runs with that part turned off, on any kernel.
+    #[test]
+    fn restricted_mode_without_the_pools_sandbox_takes_the_unsandboxed_fallbacks() {
+        let off = |p: &mut PoolConfig| p.sandbox = false;
+        let (_t, l) = prepared_with("svelte-language-server", false, Path::new("/bin/true"), off);
+        let err = l.expect_err("started unconfined").to_string();
+        assert!(
+            err.contains("it would run workspace JavaScript (svelte.config.js"),
+            "{err}"
+        );
+        let (_t, l) = prepared_with("svelte-language-server", true, Path::new("/bin/true"), off);
+        assert!(l.unwrap().confinement.is_none(), "trusted, not sandboxed");
+        if rust_toolchain().is_some() {
+            let (_t, l) = prepared_with("rust-analyzer", false, Path::new("/bin/true"), off);
+            let l = l.unwrap();
+            assert!(l.confinement.is_none());
+            let check = |v: &Value| v.pointer("/checkOnSave").cloned();
+            let opts = l.cfg.initialization_options.as_ref().unwrap();
+            assert_eq!(check(opts), Some(Value::Bool(false)), "{opts}");
+        }
+        let mut pool = PoolConfig::bundled().unwrap();
+        pool.sandbox = false;
+        let svelte = pool.server("svelte-language-server").unwrap().clone();
+        let info = describe(&pool, &svelte);
+        assert_eq!(info.sandbox, Support::Unavailable);
+        assert!(
+            info.limits
+                .iter()
+                .any(|l| l.starts_with("not started: it would run")),
+            "{:?}",
+            info.limits
+        );
     }
 
     #[test]
