@@ -536,6 +536,11 @@ pub fn install(
         step: "reading the bundled server configurations".into(),
         message: e.to_string(),
     })?;
+    // Held to the end: what is installed is looked at again after waiting for another install.
+    let _lock = match default_servers_dir() {
+        Some(dir) => Some(install_lock(&dir, progress)?),
+        None => None,
+    };
     let wanted: Vec<&ServerConfig> = if ids.is_empty() {
         config
             .servers
@@ -781,6 +786,33 @@ fn npm_key(recipe: &crate::InstallRecipe) -> Option<String> {
             (*k == recipe.package && spec == version) || spec == alias
         })
         .map(|(k, _)| k)
+}
+
+/// Takes `<dir>/.install.lock` for one [`install`]: a second install (another process, a test
+/// suite's parallel setup) waits for the first, says so, and then finds what it installed
+/// instead of staging into the same `node_modules` at the same time. The lock goes with the
+/// file handle, also when the process dies.
+fn install_lock(dir: &Path, progress: &mut dyn FnMut(&str)) -> Result<std::fs::File, InstallError> {
+    let failed = |e: std::io::Error| InstallError::Step {
+        step: format!("locking {}", dir.join(".install.lock").display()),
+        message: e.to_string(),
+    };
+    std::fs::create_dir_all(dir).map_err(failed)?;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(".install.lock"))
+        .map_err(failed)?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            progress("waiting for another `lspedit servers install` to finish");
+            file.lock().map_err(failed)?;
+        }
+        Err(std::fs::TryLockError::Error(e)) => return Err(failed(e)),
+    }
+    Ok(file)
 }
 
 /// Installs the dependencies `keys` of the bundled npm manifest, and nothing else, into
@@ -1279,6 +1311,28 @@ fn run_step(cmd: &mut Command, step: &str, timeout: Duration) -> Result<(), Inst
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two installs at once: the second waits for the first's lock, says so, and goes on
+    /// when it is released.
+    #[test]
+    fn a_second_install_waits_for_the_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = install_lock(dir.path(), &mut |_| panic!("nothing holds it yet")).unwrap();
+        let (said, heard) = std::sync::mpsc::channel();
+        let path = dir.path().to_owned();
+        let second = std::thread::spawn(move || {
+            install_lock(&path, &mut |line| said.send(line.to_owned()).unwrap()).map(|_| ())
+        });
+        let line = heard.recv_timeout(Duration::from_secs(30)).unwrap();
+        assert_eq!(
+            line,
+            "waiting for another `lspedit servers install` to finish"
+        );
+        assert!(!second.is_finished());
+        drop(first);
+        second.join().unwrap().unwrap();
+        assert!(heard.try_recv().is_err(), "said once");
+    }
 
     /// Every npm server is a dependency of the bundled manifest at its pinned version, and
     /// every dependency belongs to a server (its package or `npm_with`): `servers install`
