@@ -196,7 +196,9 @@ impl Groups {
 /// would live on. The watchdog is one `/bin/sh` per lspedit process, in a process group of its
 /// own, reading `+pgid` / `-pgid` lines on a pipe whose only write end lspedit holds (close on
 /// exec, so no server inherits it): when lspedit dies the pipe ends, and it kills every group
-/// still listed, then exits. Groups are listed from their spawn and taken off when lspedit
+/// still listed and every group of their sessions (each server is a session of its own, see
+/// `confine_at_exec`: `/proc/<pid>/stat` after the command name reads state, ppid, group,
+/// session), then exits. Groups are listed from their spawn and taken off when lspedit
 /// kills them, so a group number reused after that is never signalled.
 ///
 /// Unix only: on Windows each group is a kill-on-close job whose only handle lspedit holds
@@ -217,6 +219,11 @@ while IFS= read -r line; do
   esac
 done
 for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
+for f in /proc/[0-9]*/stat; do
+  read -r stat < "$f" 2>/dev/null || continue
+  set -- ${stat##*) }
+  case $groups in *" $4 "*) kill -s KILL -- "-$3" 2>/dev/null ;; esac
+done
 "#;
 
     #[allow(clippy::zombie_processes)] // It must outlive this process; see the module docs.
@@ -402,21 +409,24 @@ pub fn spawn(
     })
 }
 
-/// Makes the child a process group of its own and, between fork and exec, arms
-/// `PR_SET_PDEATHSIG` and applies the Landlock ruleset `prepared` (built in the parent).
+/// Makes the child a session of its own (so a process group of its own, whose id is its pid)
+/// and, between fork and exec, arms `PR_SET_PDEATHSIG` and applies the Landlock ruleset
+/// `prepared` (built in the parent). The session, not only the group: a server that puts a
+/// child in a group of its own (rust-analyzer's `cargo check`) keeps it in the session, where
+/// [`kill_group`] and the group's memory still find it.
 #[cfg(unix)]
 fn confine_at_exec(cmd: &mut Command, prepared: Option<sandbox::Prepared>) {
-    cmd.process_group(0);
     let parent = rustix::process::getpid();
     let mut prepared = prepared;
     // The one unsafe block of a spawn: `pre_exec` is how a child is confined before it runs
     // anything of its own.
     // SAFETY: runs in the child between fork and exec, where only async-signal-safe work is
-    // allowed: prctl, getppid and the Landlock syscalls on a ruleset built in the parent; no
-    // allocation.
+    // allowed: setsid, prctl, getppid and the Landlock syscalls on a ruleset built in the
+    // parent; no allocation.
     #[allow(unsafe_code)]
     unsafe {
         cmd.pre_exec(move || {
+            rustix::process::setsid()?;
             rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))?;
             // The parent may have died before the signal was armed.
             if rustix::process::getppid() != Some(parent) {
@@ -468,6 +478,50 @@ fn on_spawner<T: Send + 'static>(
 mod tests {
     use super::*;
 
+    /// A server is a session of its own: a child it puts in a process group of its own (as
+    /// rust-analyzer starts `cargo check`) is one of its group's members, counted in its memory
+    /// and killed with it.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_servers_child_in_a_group_of_its_own_goes_with_the_server() {
+        use tokio::io::AsyncBufReadExt;
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let script =
+                r#"perl -e '$| = 1; setpgrp(0, 0); print "$$\n"; exec("sleep", "600")' & wait"#;
+            let args = ["-c".to_owned(), script.to_owned()];
+            let env = [("PATH".to_owned(), "/usr/bin:/bin".to_owned())].into();
+            let program = Program {
+                path: Path::new("/bin/sh"),
+                args: &args,
+                env: &env,
+                confinement: None,
+            };
+            let groups = Arc::new(Groups::default());
+            let s = spawn("test", program, Path::new("/"), &groups).unwrap();
+            let pgid = s.guard.pgid();
+            let mut line = String::new();
+            let mut out = tokio::io::BufReader::new(s.stdout);
+            out.read_line(&mut line).await.unwrap();
+            let child: u32 = line.trim().parse().unwrap();
+            let stat = std::fs::read_to_string(format!("/proc/{child}/stat")).unwrap();
+            let group = stat.rsplit(") ").next().unwrap().split(' ').nth(2).unwrap();
+            assert_eq!(
+                group,
+                child.to_string(),
+                "the child leads a group of its own"
+            );
+            assert!(live_group_members(pgid).contains(&child), "{stat}");
+            assert!(group_rss_kib(pgid).unwrap() > group_rss_kib(child).unwrap());
+            s.guard.kill();
+            assert!(wait_group_gone(child, Duration::from_secs(30)));
+            assert!(wait_group_gone(pgid, Duration::from_secs(30)));
+        });
+    }
+
     #[test]
     fn stderr_tail_is_bounded() {
         let mut t = StderrTail::default();
@@ -513,13 +567,25 @@ impl BoundedRun {
     }
 }
 
+/// Makes `cmd`'s child a session of its own (see [`confine_at_exec`]).
+#[cfg(unix)]
+fn new_session(cmd: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: `setsid` is async-signal-safe and allocates nothing, as work between fork and exec
+    // must be.
+    #[allow(unsafe_code)]
+    unsafe {
+        cmd.pre_exec(|| Ok(rustix::process::setsid().map(drop)?));
+    }
+}
+
 /// The one way lspedit runs a short-lived child (an installer step, a validation command, a
 /// benchmarked tool): stdin closed, in a process group of its own, its output drained on
 /// threads into bounded buffers, the whole group killed at `timeout`, and whatever it left
-/// running in its group killed on return, so no run leaves an orphan. (Language servers are
+/// running in its session killed on return, so no run leaves an orphan. (Language servers are
 /// long-lived and go through `spawn`'s async path with the same group rule.)
 ///
-/// On Unix it makes `cmd` a process group of its own (`process_group(0)`); on Windows it sets
+/// On Unix it makes `cmd` a session of its own (`setsid`, so also a process group); on Windows it sets
 /// `cmd`'s creation flags to `CREATE_SUSPENDED`, replacing any set before, and puts the child
 /// into a job before it runs (see the crate docs).
 pub fn run_bounded(
@@ -529,8 +595,6 @@ pub fn run_bounded(
     max_bytes: usize,
 ) -> std::io::Result<BoundedRun> {
     use std::io::Read;
-    #[cfg(unix)]
-    use std::os::unix::process::CommandExt;
     #[cfg(windows)]
     use std::os::windows::{io::AsRawHandle, process::CommandExt};
     let start = Instant::now();
@@ -553,7 +617,7 @@ pub fn run_bounded(
     };
     cmd.stdin(Stdio::null());
     #[cfg(unix)]
-    cmd.process_group(0);
+    new_session(cmd);
     #[cfg(windows)]
     cmd.creation_flags(os_windows::CREATE_FLAGS);
     let (stdout, stderr, mut child) = match capture {
@@ -603,7 +667,7 @@ pub fn run_bounded(
         kill_group(pgid);
     }
     let status = waiter.join().ok().and_then(Result::ok);
-    // Whatever it left running in its group goes too (no orphans; nothing holds the pipes).
+    // Whatever it left running in its session goes too (no orphans; nothing holds the pipes).
     kill_group(pgid);
     let collect = |h: Option<std::thread::JoinHandle<Vec<u8>>>| {
         h.and_then(|h| h.join().ok()).unwrap_or_default()
@@ -640,6 +704,21 @@ mod bounded_tests {
         assert!(r.timed_out && r.status.is_none());
         assert_eq!(r.stdout, b"started\n");
         assert!(r.elapsed < Duration::from_secs(60), "{:?}", r.elapsed);
+
+        // A grandchild that moved to a process group of its own is still of the run's session:
+        // killed on return like the rest.
+        let mut cmd = std::process::Command::new("sh");
+        cmd.args([
+            "-c",
+            r#"(perl -e '$| = 1; setpgrp(0, 0); print "$$\n"; open(STDOUT, ">", "/dev/null"); exec("sleep", "600")' &) | head -n 1"#,
+        ]);
+        let r = run_bounded(&mut cmd, Duration::from_secs(30), Capture::StdoutOnly, 64).unwrap();
+        assert!(r.success(), "{r:?}");
+        let grandchild: u32 = String::from_utf8_lossy(&r.stdout).trim().parse().unwrap();
+        assert!(
+            wait_group_gone(grandchild, Duration::from_secs(30)),
+            "left running: {grandchild}"
+        );
 
         // Output past the cap keeps its end.
         let mut cmd = std::process::Command::new("sh");

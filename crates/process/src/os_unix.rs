@@ -3,18 +3,31 @@
 
 use std::time::{Duration, Instant};
 
-/// Sends SIGKILL to every process in the group. Errors (already gone) are ignored.
+/// Sends SIGKILL to every process in the group, and to every group of the session it leads: a
+/// server is started as a session of its own (`setsid`), so a child it put in a process group
+/// of its own (rust-analyzer's `cargo check`) goes too. Errors (already gone) are ignored.
 pub fn kill_group(pgid: u32) {
-    let Ok(raw) = i32::try_from(pgid) else { return };
-    if let Some(pid) = rustix::process::Pid::from_raw(raw) {
-        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    // The session's other groups are read first: once the leader's group is gone they are
+    // orphans, but still of the session.
+    let mut others: Vec<u32> = members(pgid)
+        .into_iter()
+        .map(|(_, pgrp)| pgrp)
+        .filter(|&g| g != pgid)
+        .collect();
+    others.sort_unstable();
+    others.dedup();
+    for g in std::iter::once(pgid).chain(others) {
+        let Ok(raw) = i32::try_from(g) else { continue };
+        if let Some(pid) = rustix::process::Pid::from_raw(raw) {
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
     }
 }
 
-/// Pids of the live (not zombie) processes whose process group is `pgid`, from `/proc`.
-/// Used to verify that nothing is left behind; empty on systems without `/proc`.
+/// Pids of the live (not zombie) processes of the group `pgid` and of the session it leads,
+/// from `/proc`. Used to verify that nothing is left behind; empty on systems without `/proc`.
 pub fn live_group_members(pgid: u32) -> Vec<u32> {
-    group_stats(pgid).into_iter().map(|(pid, _)| pid).collect()
+    members(pgid).into_iter().map(|(pid, _)| pid).collect()
 }
 
 /// Waits until no live process is left in the group, or `timeout` passes; true when gone.
@@ -79,16 +92,30 @@ pub fn group_cpu_ticks(pgid: u32) -> Option<u64> {
     found.then_some(total)
 }
 
-/// Resident memory of all live processes of the group, in KiB (sum of `VmRSS`).
+/// Resident memory of all live processes of the group and of the session it leads (see
+/// [`live_group_members`]), in KiB (sum of `VmRSS`).
 pub fn group_rss_kib(pgid: u32) -> Option<u64> {
-    let members = group_stats(pgid);
+    let members = members(pgid);
     if members.is_empty() {
         return None;
     }
-    Some(members.iter().map(|(_, rss)| rss).sum())
+    let rss = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("VmRSS:"))
+                    .and_then(|l| l.split_whitespace().nth(1))
+                    .and_then(|v| v.parse::<u64>().ok())
+            })
+            .unwrap_or(0)
+    };
+    Some(members.iter().map(|&(pid, _)| rss(pid)).sum())
 }
 
-fn group_stats(pgid: u32) -> Vec<(u32, u64)> {
+/// `(pid, process group)` of each live (not zombie) process whose group is `pgid` or whose
+/// session is `pgid`, from `/proc`.
+fn members(pgid: u32) -> Vec<(u32, u32)> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -105,27 +132,20 @@ fn group_stats(pgid: u32) -> Vec<(u32, u64)> {
             continue;
         };
         // Fields after the command name (which may hold spaces and parentheses):
-        // state ppid pgrp ...
+        // state ppid pgrp session ...
         let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
             continue;
         };
         let mut fields = rest.split_whitespace();
         let state = fields.next().unwrap_or("");
         let _ppid = fields.next();
-        let pgrp = fields.next().and_then(|s| s.parse::<u32>().ok());
-        if pgrp != Some(pgid) || state == "Z" || state == "X" {
+        let mut id = || fields.next().and_then(|s| s.parse::<u32>().ok());
+        let (Some(pgrp), Some(session)) = (id(), id()) else {
             continue;
+        };
+        if (pgrp == pgid || session == pgid) && state != "Z" && state != "X" {
+            out.push((pid, pgrp));
         }
-        let rss = std::fs::read_to_string(entry.path().join("status"))
-            .ok()
-            .and_then(|s| {
-                s.lines()
-                    .find(|l| l.starts_with("VmRSS:"))
-                    .and_then(|l| l.split_whitespace().nth(1))
-                    .and_then(|v| v.parse::<u64>().ok())
-            })
-            .unwrap_or(0);
-        out.push((pid, rss));
     }
     out
 }
