@@ -8,6 +8,11 @@
 
 pub mod commit;
 mod error;
+// The file-system primitives of the write core, behind functions a second platform can
+// implement.
+#[cfg(unix)]
+#[path = "os_unix.rs"]
+mod os;
 mod patch;
 pub mod plan;
 mod single;
