@@ -8,10 +8,13 @@
 
 pub mod commit;
 mod error;
-// The file-system primitives of the write core, behind functions a second platform can
-// implement.
+// The file-system primitives of the write core, one module per platform behind the same
+// functions (see ARCHITECTURE.md, "Platforms").
 #[cfg(unix)]
 #[path = "os_unix.rs"]
+mod os;
+#[cfg(windows)]
+#[path = "os_windows.rs"]
 mod os;
 mod patch;
 pub mod plan;

@@ -26,6 +26,11 @@ pub(crate) const NAME_TOO_LONG: i32 = libc::ENAMETOOLONG;
 /// Why a file's permission bits cannot be changed here: never on Unix.
 pub(crate) const NO_MODES: Option<&str> = None;
 
+/// Whether the path component `name` names the protected name `protected`: the same bytes.
+pub(crate) fn same_name(name: &OsStr, protected: &str) -> bool {
+    name == protected
+}
+
 /// What [`file_stat`] tells of an open file.
 pub(crate) struct FileStat {
     pub(crate) ident: Ident,

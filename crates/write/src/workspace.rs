@@ -19,7 +19,10 @@
 //! deleted or renamed; delete acts on a symlink itself, never on its target.
 //!
 //! The platform's primitives under this logic (the walk without following links, the renames,
-//! the directory lock, file identities, modes, the directory fsync) are in `os_unix.rs`.
+//! the directory lock, file identities, modes, the directory fsync) are `os_unix.rs` and
+//! `os_windows.rs`, behind the same functions. Windows has no exchanging rename: there the file
+//! compared is held open without `FILE_SHARE_WRITE` until it is replaced, so nothing can be
+//! written to it in between (see `switch_verified`).
 
 use std::ffi::OsString;
 use std::fs;
@@ -253,7 +256,7 @@ impl Workspace {
             Component::Normal(n) => self
                 .protected
                 .iter()
-                .find(|p| n == p.as_str())
+                .find(|p| os::same_name(n, p))
                 .map(String::as_str),
             _ => None,
         })
@@ -852,6 +855,13 @@ fn rename_with(
 ///   followed by the re-read through the old descriptor, so an atomic save in the microseconds
 ///   between the compare and the rename is lost there. Creation without `RENAME_NOREPLACE`
 ///   uses `link` + `unlink`, which never replaces either.
+/// - On Windows (`os_windows.rs`) there is no exchange: the switch is that plain rename
+///   (`MoveFileEx` with replace), but the file compared was opened without `FILE_SHARE_WRITE`
+///   and is held until it is replaced, so no write through any handle reaches it between the
+///   compare and the rename or after (the compare's open fails while another program has it
+///   open for writing). A save by rename or a deletion by another program in the instant
+///   between the compare and the rename is still replaced by ours, as above. Creation is
+///   `MoveFileExW` without `MOVEFILE_REPLACE_EXISTING`.
 fn switch_verified(
     dir: &WalkedDir,
     name: &std::ffi::OsStr,
