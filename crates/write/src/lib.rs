@@ -28,6 +28,6 @@ pub use patch::{
 };
 pub use single::{Written, write_planned};
 pub use workspace::{
-    ALWAYS_PROTECTED, DEFAULT_PROTECTED, Replaced, Staged, Workspace, base_sha, show_sha,
-    state_sha, temp_name, temp_owner_pid, write_atomic_abs,
+    ALWAYS_PROTECTED, DEFAULT_PROTECTED, Replaced, Staged, Workspace, base_sha, entry_identity,
+    file_identity, show_sha, state_sha, temp_name, temp_owner_pid, write_atomic_abs,
 };

@@ -345,3 +345,10 @@ pub(crate) fn path_ident(abs: &Path, entry: bool) -> Option<Ident> {
         _ => None,
     }
 }
+
+/// The identity of the entry at `abs` itself (a symlink is not followed).
+pub(crate) fn entry_ident_at(abs: &Path) -> io::Result<Ident> {
+    use std::os::unix::fs::MetadataExt;
+    let m = fs::symlink_metadata(abs)?;
+    Ok((m.dev(), m.ino()))
+}

@@ -497,3 +497,13 @@ pub(crate) fn path_ident(abs: &Path, entry: bool) -> Option<Ident> {
     (i.dwFileAttributes & (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_REPARSE_POINT) == 0)
         .then(|| ident(&i))
 }
+
+/// The identity of the entry at `abs` itself (a link or junction is opened as itself).
+pub(crate) fn entry_ident_at(abs: &Path) -> io::Result<Ident> {
+    let f = fs::OpenOptions::new()
+        .access_mode(FILE_READ_ATTRIBUTES)
+        .share_mode(SHARE_ALL)
+        .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS)
+        .open(abs)?;
+    Ok(ident(&info(&f)?))
+}

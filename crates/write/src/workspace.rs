@@ -1387,6 +1387,18 @@ pub fn temp_name(target: &str) -> String {
     )
 }
 
+/// A file's identity, to tell whether two opens reached the same file: device and inode on
+/// Unix, volume serial number and file index on Windows.
+pub fn file_identity(f: &fs::File) -> std::io::Result<(u64, u64)> {
+    Ok(os::file_stat(f)?.ident)
+}
+
+/// The identity ([`file_identity`]) of the entry at `abs` itself: a symlink (on Windows any
+/// reparse point) is not followed.
+pub fn entry_identity(abs: &Path) -> std::io::Result<(u64, u64)> {
+    os::entry_ident_at(abs)
+}
+
 /// An atomic write of lspedit's own state (under `.lspedit/`, outside any tool's reach), on an
 /// absolute path: the same staging and rename as the workspace's writes, through a handle of the
 /// parent directory (created if missing).
