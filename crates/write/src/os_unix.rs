@@ -23,9 +23,6 @@ pub(crate) type WalkedDir = Dir;
 /// The raw OS error of a name the file system cannot hold (`ENAMETOOLONG`).
 pub(crate) const NAME_TOO_LONG: i32 = libc::ENAMETOOLONG;
 
-/// Why a file's permission bits cannot be changed here: never on Unix.
-pub(crate) const NO_MODES: Option<&str> = None;
-
 /// Whether the path component `name` names the protected name `protected`: the same bytes.
 pub(crate) fn same_name(name: &OsStr, protected: &str) -> bool {
     name == protected

@@ -20,7 +20,8 @@
 //! - **The directory lock** is a named mutex keyed by the directory's identity (a byte-range
 //!   lock cannot be taken on a directory).
 //! - **Identities** are the volume serial number and file index (`GetFileInformationByHandle`).
-//! - **No permission bits**, **no directory fsync**: see [`NO_MODES`], [`try_sync_dir`].
+//! - **Modes** are the read-only attribute only ([`set_file_mode`]); **no directory fsync**
+//!   ([`try_sync_dir`]).
 //!
 //! Checked to compile (`scripts/windows-check`), not run: no Windows machine runs the tests.
 
@@ -44,8 +45,9 @@ use windows_sys::Win32::Foundation::{
 };
 use windows_sys::Win32::Storage::FileSystem::{
     BY_HANDLE_FILE_INFORMATION, FILE_ATTRIBUTE_DIRECTORY, FILE_ATTRIBUTE_REPARSE_POINT,
-    FILE_FLAG_BACKUP_SEMANTICS, FILE_FLAG_OPEN_REPARSE_POINT, FILE_READ_ATTRIBUTES,
-    FILE_SHARE_DELETE, FILE_SHARE_READ, FILE_SHARE_WRITE, GetFileInformationByHandle, MoveFileExW,
+    FILE_FLAG_BACKUP_SEMANTICS, FILE_FLAG_OPEN_REPARSE_POINT, FILE_GENERIC_READ,
+    FILE_READ_ATTRIBUTES, FILE_SHARE_DELETE, FILE_SHARE_READ, FILE_SHARE_WRITE,
+    FILE_WRITE_ATTRIBUTES, GetFileInformationByHandle, MoveFileExW,
 };
 use windows_sys::Win32::System::Threading::{
     CreateMutexW, GetExitCodeProcess, INFINITE, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION,
@@ -57,14 +59,6 @@ pub(crate) type Ident = (u64, u64);
 
 /// The raw OS error of a name the file system cannot hold (`ERROR_FILENAME_EXCED_RANGE`).
 pub(crate) const NAME_TOO_LONG: i32 = ERROR_FILENAME_EXCED_RANGE as i32;
-
-/// Why a file's permission bits cannot be changed here. Windows files have ACLs and a
-/// read-only attribute, no Unix mode: an explicit mode change (a patch's `new mode`) is
-/// refused rather than reported done. A mode for a new file, and the replaced file's mode,
-/// are not carried either ([`set_staged_mode`]).
-pub(crate) const NO_MODES: Option<&str> = Some(
-    "Windows files have no Unix permission bits (only ACLs and a read-only attribute): the mode was not changed",
-);
 
 /// Every share mode: an open that must not stand in anyone's way.
 const SHARE_ALL: u32 = FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE;
@@ -306,39 +300,48 @@ pub(crate) fn entry_is_link(dir: &WalkedDir, name: &OsStr) -> bool {
     entry_info(dir, name).is_ok_and(|i| i.as_ref().is_some_and(is_reparse))
 }
 
-/// The permission bits of the entry `name`: none on Windows.
+/// The mode bits [`set_file_mode`] reads back from a read-only attribute: `0o444` when set,
+/// `0o644` when not (Windows has no other bit to carry).
+fn mode_of(readonly: bool) -> u32 {
+    if readonly { 0o444 } else { 0o644 }
+}
+
+/// The mode of the entry `name` in `dir` when it is a regular file (a link is not followed):
+/// its read-only attribute ([`mode_of`]), carried to the file that replaces it.
 pub(crate) fn entry_file_mode(dir: &Dir, name: &OsStr) -> Option<u32> {
-    let _ = (dir, name);
-    None
+    match dir.symlink_metadata(name) {
+        Ok(m) if m.is_file() => Some(mode_of(m.permissions().readonly())),
+        _ => None,
+    }
 }
 
-/// The permission bits of the open file `f`: none on Windows.
+/// The mode of the open file `f`: its read-only attribute ([`mode_of`]), for a file put back
+/// in its place.
 pub(crate) fn file_mode(f: &fs::File) -> io::Result<Option<u32>> {
-    let _ = f;
-    Ok(None)
+    Ok(Some(mode_of(f.metadata()?.permissions().readonly())))
 }
 
-/// Give the staged file `f` the permission bits `mode`: nothing on Windows, which has none. A
-/// new file gets the ACL it inherits from its directory, as any file created there; a patch's
-/// `new file mode` is not applied (as git with `core.fileMode` false).
+/// Give the staged file `f` the permission bits `mode`, as [`set_file_mode`] does.
 pub(crate) fn set_staged_mode(f: &fs::File, mode: u32) -> io::Result<()> {
-    let _ = (f, mode);
-    Ok(())
+    set_file_mode(f, mode)
 }
 
-/// Set the permission bits of the open file `f`: refused, Windows has none ([`NO_MODES`]).
+/// Set the permission bits of the open file `f` (opened with `FILE_WRITE_ATTRIBUTES`) to
+/// `mode` as far as Windows has them: its one bit is the read-only attribute, set when `mode`
+/// has no owner write bit (`0o200`) and cleared when it has. The execute, group and other bits
+/// have no Windows counterpart (a file runs by its extension; access is its ACL) and are not
+/// applied, as git with `core.fileMode` false does; the ACL is the one the file inherits.
 pub(crate) fn set_file_mode(f: &fs::File, mode: u32) -> io::Result<()> {
-    let _ = (f, mode);
-    Err(io::Error::new(
-        io::ErrorKind::Unsupported,
-        NO_MODES.unwrap_or_default(),
-    ))
+    let mut perms = f.metadata()?.permissions();
+    perms.set_readonly(mode & 0o200 == 0);
+    f.set_permissions(perms)
 }
 
-/// Open the entry `name` in `dir` for reading, a link opened as itself.
+/// Open the entry `name` in `dir` for reading and for setting its attributes
+/// ([`set_file_mode`]), a link opened as itself.
 pub(crate) fn open_nofollow(dir: &WalkedDir, name: &OsStr) -> io::Result<fs::File> {
     fs::OpenOptions::new()
-        .read(true)
+        .access_mode(FILE_GENERIC_READ | FILE_WRITE_ATTRIBUTES)
         .share_mode(SHARE_ALL)
         .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT)
         .open(dir.entry(name)?)

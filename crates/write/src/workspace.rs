@@ -490,9 +490,6 @@ impl Workspace {
         let abs = self.check_writable(path)?;
         let rel = self.rel(&abs, path)?;
         let err = |e: &std::io::Error| ToolError::io(path, "changing the mode of", e);
-        if let Some(why) = os::NO_MODES {
-            return Err(ToolError::new(Reason::IoError, Some(path), why));
-        }
         let name = rel
             .file_name()
             .ok_or_else(|| self.outside(path, "the path names no file"))?;
