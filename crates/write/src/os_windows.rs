@@ -3,8 +3,8 @@
 //!
 //! - **The walk.** A directory is opened one component at a time by path, each with
 //!   `FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS` (the component itself, never
-//!   what a link or junction points to) and refused when it is a reparse point or not a
-//!   directory. Every handle of the chain, the root's included, is held for as long as the
+//!   what a link or junction points to) and refused when it is a link (a name-surrogate
+//!   reparse point: a symlink, junction or mount point) or not a directory. Every handle of the chain, the root's included, is held for as long as the
 //!   directory is used, shared for reading and writing but not for deletion, so no component
 //!   can be renamed, deleted or swapped for a junction under the write: the path the walk
 //!   built keeps naming the directory it opened, and the entry operations below act on
@@ -45,9 +45,10 @@ use windows_sys::Win32::Foundation::{
 };
 use windows_sys::Win32::Storage::FileSystem::{
     BY_HANDLE_FILE_INFORMATION, FILE_ATTRIBUTE_DIRECTORY, FILE_ATTRIBUTE_REPARSE_POINT,
-    FILE_FLAG_BACKUP_SEMANTICS, FILE_FLAG_OPEN_REPARSE_POINT, FILE_GENERIC_READ,
-    FILE_READ_ATTRIBUTES, FILE_SHARE_DELETE, FILE_SHARE_READ, FILE_SHARE_WRITE,
-    FILE_WRITE_ATTRIBUTES, GetFileInformationByHandle, MoveFileExW,
+    FILE_ATTRIBUTE_TAG_INFO, FILE_FLAG_BACKUP_SEMANTICS, FILE_FLAG_OPEN_REPARSE_POINT,
+    FILE_GENERIC_READ, FILE_READ_ATTRIBUTES, FILE_SHARE_DELETE, FILE_SHARE_READ, FILE_SHARE_WRITE,
+    FILE_WRITE_ATTRIBUTES, FileAttributeTagInfo, GetFileInformationByHandle,
+    GetFileInformationByHandleEx, MoveFileExW,
 };
 use windows_sys::Win32::System::Threading::{
     CreateMutexW, GetExitCodeProcess, INFINITE, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION,
@@ -135,8 +136,47 @@ fn ident(i: &BY_HANDLE_FILE_INFORMATION) -> Ident {
     )
 }
 
-fn is_reparse(i: &BY_HANDLE_FILE_INFORMATION) -> bool {
-    i.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT != 0
+/// What the write core asks of an open handle.
+struct Stat {
+    ident: Ident,
+    nlink: u64,
+    dir: bool,
+    /// A link: a reparse point whose tag is a name surrogate (a symlink, a junction or mount
+    /// point), which names another file. Other reparse points (cloud-file placeholders such as
+    /// OneDrive's, deduplicated or compressed files) are the file itself and are not links.
+    link: bool,
+}
+
+/// The name-surrogate bit of a reparse tag (`IsReparseTagNameSurrogate`).
+const NAME_SURROGATE: u32 = 0x2000_0000;
+
+fn stat(h: &impl AsRawHandle) -> io::Result<Stat> {
+    let i = info(h)?;
+    let link = if i.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT == 0 {
+        false
+    } else {
+        let mut tag = FILE_ATTRIBUTE_TAG_INFO::default();
+        // SAFETY: the handle is borrowed open for the call; `tag` is the struct of the class
+        // asked, its size given.
+        if unsafe {
+            GetFileInformationByHandleEx(
+                h.as_raw_handle(),
+                FileAttributeTagInfo,
+                (&raw mut tag).cast(),
+                std::mem::size_of::<FILE_ATTRIBUTE_TAG_INFO>() as u32,
+            )
+        } == 0
+        {
+            return Err(io::Error::last_os_error());
+        }
+        tag.ReparseTag & NAME_SURROGATE != 0
+    };
+    Ok(Stat {
+        ident: ident(&i),
+        nlink: u64::from(i.nNumberOfLinks),
+        dir: i.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY != 0,
+        link,
+    })
 }
 
 /// A component of the walk: the directory itself (a link or junction is opened as itself, not
@@ -151,8 +191,8 @@ fn open_component(path: &Path) -> io::Result<fs::File> {
 
 /// Open the directory `rel` (relative to `root`, the workspace root's handle, opened from
 /// `root_path`; empty = the root) for writing in it: one component at a time, each opened as
-/// itself ([`open_component`]) and refused when it is a reparse point (a link or junction
-/// swapped in since the path was resolved) or not a directory, missing ones created when
+/// itself ([`open_component`]) and refused when it is a link ([`Stat::link`]: a symlink or
+/// junction swapped in since the path was resolved) or not a directory, missing ones created when
 /// `create`. Every handle of the chain is held in the answer.
 pub(crate) fn open_dir(
     root: &Dir,
@@ -184,8 +224,8 @@ pub(crate) fn open_dir(
             }
             r => r,
         }?;
-        let i = info(&opened)?;
-        if is_reparse(&i) || i.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY == 0 {
+        let st = stat(&opened)?;
+        if st.link || !st.dir {
             return Err(not_a_directory(c));
         }
         chain.push(std::mem::replace(&mut current, opened));
@@ -266,25 +306,24 @@ pub(crate) fn open_for_writing_elsewhere(f: &fs::File, no_leases: bool) -> bool 
 
 /// The identity, link count and kind of the open file `f`.
 pub(crate) fn file_stat(f: &fs::File) -> io::Result<FileStat> {
-    let i = info(f)?;
+    let st = stat(f)?;
     Ok(FileStat {
-        ident: ident(&i),
-        nlink: u64::from(i.nNumberOfLinks),
-        is_file: i.dwFileAttributes & (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_REPARSE_POINT)
-            == 0,
+        ident: st.ident,
+        nlink: st.nlink,
+        is_file: !st.dir && !st.link,
     })
 }
 
 /// The entry `name` of `dir` itself (a link is opened as itself), for its attributes only,
 /// standing in no one's way; `Ok(None)` when it does not exist.
-fn entry_info(dir: &WalkedDir, name: &OsStr) -> io::Result<Option<BY_HANDLE_FILE_INFORMATION>> {
+fn entry_stat(dir: &WalkedDir, name: &OsStr) -> io::Result<Option<Stat>> {
     let opened = fs::OpenOptions::new()
         .access_mode(FILE_READ_ATTRIBUTES)
         .share_mode(SHARE_ALL)
         .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS)
         .open(dir.entry(name)?);
     match opened {
-        Ok(f) => info(&f).map(Some),
+        Ok(f) => stat(&f).map(Some),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),
     }
@@ -292,12 +331,12 @@ fn entry_info(dir: &WalkedDir, name: &OsStr) -> io::Result<Option<BY_HANDLE_FILE
 
 /// The identity of the entry `name` in `dir` itself (a link is not followed).
 pub(crate) fn entry_ident(dir: &WalkedDir, name: &OsStr) -> io::Result<Option<Ident>> {
-    Ok(entry_info(dir, name)?.as_ref().map(ident))
+    Ok(entry_stat(dir, name)?.map(|st| st.ident))
 }
 
-/// Whether the entry `name` in `dir` is a link (any reparse point).
+/// Whether the entry `name` in `dir` is a link (a name-surrogate reparse point, [`Stat::link`]).
 pub(crate) fn entry_is_link(dir: &WalkedDir, name: &OsStr) -> bool {
-    entry_info(dir, name).is_ok_and(|i| i.as_ref().is_some_and(is_reparse))
+    entry_stat(dir, name).is_ok_and(|st| st.is_some_and(|st| st.link))
 }
 
 /// The mode bits [`set_file_mode`] reads back from a read-only attribute: `0o444` when set,
@@ -355,7 +394,7 @@ pub(crate) fn open_append(dir: &WalkedDir, name: &OsStr) -> io::Result<Option<fs
         .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT)
         .open(dir.entry(name)?);
     match opened {
-        Ok(f) if is_reparse(&info(&f)?) => Ok(None),
+        Ok(f) if stat(&f)?.link => Ok(None),
         Ok(f) => Ok(Some(f)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),
@@ -496,9 +535,8 @@ pub(crate) fn path_ident(abs: &Path, entry: bool) -> Option<Ident> {
         .custom_flags(flags)
         .open(abs)
         .ok()?;
-    let i = info(&f).ok()?;
-    (i.dwFileAttributes & (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_REPARSE_POINT) == 0)
-        .then(|| ident(&i))
+    let st = stat(&f).ok()?;
+    (!st.dir && !st.link).then_some(st.ident)
 }
 
 /// The identity of the entry at `abs` itself (a link or junction is opened as itself).
