@@ -17,7 +17,6 @@
 use std::collections::BTreeSet;
 use std::fs;
 use std::io;
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use std::sync::Arc;
@@ -99,13 +98,43 @@ fn sha256_hex(bytes: &[u8]) -> String {
 /// linking is impossible (another file system, a file with other links that could be written in
 /// place), the bytes are copied and fsynced.
 fn store_blob(abs: &Path, bytes: &[u8], blob: &Path) -> io::Result<()> {
-    if fs::symlink_metadata(abs).is_ok_and(|m| m.is_file() && m.nlink() == 1)
-        && fs::hard_link(abs, blob).is_ok()
-    {
+    if single_link(abs) && fs::hard_link(abs, blob).is_ok() {
         return Ok(());
     }
     fs::write(blob, bytes)?;
     fs::File::open(blob)?.sync_all()
+}
+
+/// Whether `abs` is a regular file with no other hard link (so linking it is safe).
+#[cfg(unix)]
+fn single_link(abs: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    fs::symlink_metadata(abs).is_ok_and(|m| m.is_file() && m.nlink() == 1)
+}
+
+/// Whether `abs` may be linked instead of copied: never on Windows, whose std metadata has no
+/// link count (unstable there), so every blob is a copy (the fallback Unix takes too).
+#[cfg(windows)]
+fn single_link(abs: &Path) -> bool {
+    let _ = abs;
+    false
+}
+
+/// The permission bits of the file at `abs` (following a symlink), kept with its checkpoint.
+#[cfg(unix)]
+fn file_mode(abs: &Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(abs)
+        .ok()
+        .map(|m| m.permissions().mode() & MODE_MASK)
+}
+
+/// None on Windows: files have no Unix permission bits, so a checkpoint keeps no mode and undo
+/// sets none.
+#[cfg(windows)]
+fn file_mode(abs: &Path) -> Option<u32> {
+    let _ = abs;
+    None
 }
 
 /// `checkpoint_not_found` for `id`.
@@ -175,9 +204,7 @@ impl Checkpoints {
                 let (blob, mode) = match &c.old {
                     Some(bytes) => {
                         let name = blob_name(i, &c.path);
-                        let mode = fs::metadata(&c.abs)
-                            .ok()
-                            .map(|m| m.permissions().mode() & MODE_MASK);
+                        let mode = file_mode(&c.abs);
                         store_blob(&c.abs, bytes, &blobs.join(&name))?;
                         (Some(name), mode)
                     }

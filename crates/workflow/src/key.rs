@@ -14,10 +14,14 @@
 //! file, fsynced and linked into place, so two processes creating it at once end up with one
 //! key. A key that is not 32 bytes, not a regular file, or readable by others is refused, and
 //! so is a directory inside the workspace.
+//!
+//! On Windows, which has no mode bits, "private" is the key file's ACL (`private` below): it is
+//! created with a protected DACL granting only its owner, and a key whose DACL allows anyone
+//! but its owner, SYSTEM and the Administrators (who can read any file, as root can on Unix)
+//! is refused. The directory gets the ACL it inherits.
 
-use std::fs::{self, DirBuilder, OpenOptions};
+use std::fs;
 use std::io::{self, Read, Write};
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -176,18 +180,14 @@ fn load_or_create(dir: &Path) -> io::Result<StateKey> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
         other => return other,
     }
-    DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+    private::create_dir(dir)?;
     let mut fresh = [0u8; KEY_LEN];
     getrandom::fill(&mut fresh).map_err(|e| io::Error::other(format!("no random bytes: {e}")))?;
     let mut suffix = [0u8; 8];
     getrandom::fill(&mut suffix).map_err(|e| io::Error::other(format!("no random bytes: {e}")))?;
     let tmp = dir.join(format!(".{KEY_FILE}.{}", hex(&suffix)));
     let written = (|| {
-        let mut f = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&tmp)?;
+        let mut f = private::create_file(&tmp)?;
         f.write_all(&fresh)?;
         f.sync_all()?;
         // A link fails when the name exists: whoever linked first wins, and every process
@@ -213,16 +213,8 @@ fn read_key(path: &Path) -> io::Result<StateKey> {
     if !meta.is_file() {
         return Err(invalid("the key is not a regular file"));
     }
-    if meta.mode() & 0o077 != 0 {
-        return Err(invalid(
-            "the key can be read or written by others; make it private (chmod 600) or remove it to make a new one (proposals and checkpoints signed with it are then refused)",
-        ));
-    }
     let mut bytes = Vec::with_capacity(KEY_LEN + 1);
-    OpenOptions::new()
-        .read(true)
-        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
-        .open(path)?
+    private::open(path, &meta)?
         .take(KEY_LEN as u64 + 1)
         .read_to_end(&mut bytes)?;
     let key: [u8; KEY_LEN] = bytes
@@ -231,9 +223,246 @@ fn read_key(path: &Path) -> io::Result<StateKey> {
     Ok(StateKey(key))
 }
 
-#[cfg(test)]
+/// The key's privacy on Unix: mode bits.
+#[cfg(unix)]
+mod private {
+    use std::fs::{self, DirBuilder, File, OpenOptions};
+    use std::io;
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+    use std::path::Path;
+
+    /// The key's directory (and its missing parents): mode 0700.
+    pub(super) fn create_dir(dir: &Path) -> io::Result<()> {
+        DirBuilder::new().recursive(true).mode(0o700).create(dir)
+    }
+
+    /// A new key file (its temp name): mode 0600, created exclusively.
+    pub(super) fn create_file(tmp: &Path) -> io::Result<File> {
+        OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(tmp)
+    }
+
+    /// Open the key at `path` (checked as `meta`, a regular file) for reading without following
+    /// a symlink; refused when others can read or write it.
+    pub(super) fn open(path: &Path, meta: &fs::Metadata) -> io::Result<File> {
+        if meta.mode() & 0o077 != 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "the key can be read or written by others; make it private (chmod 600) or remove it to make a new one (proposals and checkpoints signed with it are then refused)",
+            ));
+        }
+        OpenOptions::new()
+            .read(true)
+            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+            .open(path)
+    }
+}
+
+/// The key's privacy on Windows: the file's DACL.
+#[cfg(windows)]
+mod private {
+    // The Win32 security calls are foreign functions; each block says why its arguments are
+    // valid.
+    #![allow(unsafe_code)]
+
+    use std::fs::{self, File, OpenOptions};
+    use std::io;
+    use std::os::windows::fs::OpenOptionsExt;
+    use std::os::windows::io::AsRawHandle;
+    use std::path::Path;
+
+    use windows_sys::Win32::Foundation::{ERROR_SUCCESS, LocalFree};
+    use windows_sys::Win32::Security::Authorization::{
+        ConvertStringSecurityDescriptorToSecurityDescriptorW, GetSecurityInfo, SDDL_REVISION_1,
+        SE_FILE_OBJECT, SetSecurityInfo,
+    };
+    use windows_sys::Win32::Security::{
+        ACCESS_ALLOWED_ACE, ACE_HEADER, ACL, ACL_SIZE_INFORMATION, AclSizeInformation,
+        DACL_SECURITY_INFORMATION, EqualSid, GetAce, GetAclInformation, GetSecurityDescriptorDacl,
+        IsWellKnownSid, OWNER_SECURITY_INFORMATION, PROTECTED_DACL_SECURITY_INFORMATION,
+        PSECURITY_DESCRIPTOR, PSID, WinBuiltinAdministratorsSid, WinCreatorOwnerRightsSid,
+        WinLocalSystemSid,
+    };
+    use windows_sys::Win32::Storage::FileSystem::FILE_FLAG_OPEN_REPARSE_POINT;
+    use windows_sys::Win32::System::SystemServices::{
+        ACCESS_ALLOWED_ACE_TYPE, ACCESS_DENIED_ACE_TYPE,
+    };
+
+    /// A security descriptor returned by Win32, freed on drop.
+    struct Descriptor(PSECURITY_DESCRIPTOR);
+
+    impl Drop for Descriptor {
+        fn drop(&mut self) {
+            // SAFETY: the descriptor was allocated by the Win32 call that returned it, for the
+            // caller to free with `LocalFree`, and is freed once.
+            unsafe { LocalFree(self.0) };
+        }
+    }
+
+    /// The key's directory (and its missing parents), with the ACL it inherits (the person's
+    /// profile directories are theirs alone by default); the key file's own DACL is what keeps
+    /// it private.
+    pub(super) fn create_dir(dir: &Path) -> io::Result<()> {
+        fs::DirBuilder::new().recursive(true).create(dir)
+    }
+
+    /// A new key file (its temp name), created exclusively, its DACL then replaced by a
+    /// protected one granting its owner alone (`D:P(A;;FA;;;OW)`), before a byte is written.
+    pub(super) fn create_file(tmp: &Path) -> io::Result<File> {
+        let f = OpenOptions::new().write(true).create_new(true).open(tmp)?;
+        let sddl: Vec<u16> = "D:P(A;;FA;;;OW)"
+            .encode_utf16()
+            .chain(std::iter::once(0))
+            .collect();
+        let mut sd: PSECURITY_DESCRIPTOR = std::ptr::null_mut();
+        // SAFETY: `sddl` is a NUL-terminated UTF-16 string alive for the call; `sd` receives a
+        // descriptor this function frees (`Descriptor`); the size is not asked for.
+        if unsafe {
+            ConvertStringSecurityDescriptorToSecurityDescriptorW(
+                sddl.as_ptr(),
+                SDDL_REVISION_1,
+                &mut sd,
+                std::ptr::null_mut(),
+            )
+        } == 0
+        {
+            return Err(io::Error::last_os_error());
+        }
+        let sd = Descriptor(sd);
+        let (mut present, mut defaulted) = (0, 0);
+        let mut dacl: *mut ACL = std::ptr::null_mut();
+        // SAFETY: `sd.0` is the valid descriptor made above; the out-pointers are valid locals.
+        if unsafe { GetSecurityDescriptorDacl(sd.0, &mut present, &mut dacl, &mut defaulted) } == 0
+            || present == 0
+            || dacl.is_null()
+        {
+            return Err(io::Error::other("no DACL in the key's security descriptor"));
+        }
+        // SAFETY: the file handle is open for the call; `dacl` points into `sd`, alive until
+        // the end of this function; no owner, group or SACL is set.
+        let set = unsafe {
+            SetSecurityInfo(
+                f.as_raw_handle(),
+                SE_FILE_OBJECT,
+                DACL_SECURITY_INFORMATION | PROTECTED_DACL_SECURITY_INFORMATION,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                dacl,
+                std::ptr::null(),
+            )
+        };
+        if set != ERROR_SUCCESS {
+            return Err(io::Error::from_raw_os_error(set as i32));
+        }
+        Ok(f)
+    }
+
+    /// Open the key at `path` for reading, a link opened as itself (and refused: it is not a
+    /// regular file); refused when its DACL lets anyone but its owner, SYSTEM and the
+    /// Administrators have any access.
+    pub(super) fn open(path: &Path, meta: &fs::Metadata) -> io::Result<File> {
+        let _ = meta;
+        let f = OpenOptions::new()
+            .read(true)
+            .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT)
+            .open(path)?;
+        if !f.metadata()?.is_file() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "the key is not a regular file",
+            ));
+        }
+        if !owner_only(&f)? {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "the key's ACL lets others read or write it; give its owner alone access or remove it to make a new one (proposals and checkpoints signed with it are then refused)",
+            ));
+        }
+        Ok(f)
+    }
+
+    /// Whether every ACE of `f`'s DACL that allows access is for its owner (or the owner-rights
+    /// SID), SYSTEM or the Administrators. A missing (NULL) DACL allows everyone; an ACE of any
+    /// kind but plain allow or deny is not understood here and counts as allowing others.
+    fn owner_only(f: &File) -> io::Result<bool> {
+        let mut owner: PSID = std::ptr::null_mut();
+        let mut dacl: *mut ACL = std::ptr::null_mut();
+        let mut sd: PSECURITY_DESCRIPTOR = std::ptr::null_mut();
+        // SAFETY: the file handle is open for the call; the out-pointers are valid locals; the
+        // descriptor returned holds what `owner` and `dacl` point to and is freed below.
+        let got = unsafe {
+            GetSecurityInfo(
+                f.as_raw_handle(),
+                SE_FILE_OBJECT,
+                OWNER_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION,
+                &mut owner,
+                std::ptr::null_mut(),
+                &mut dacl,
+                std::ptr::null_mut(),
+                &mut sd,
+            )
+        };
+        if got != ERROR_SUCCESS {
+            return Err(io::Error::from_raw_os_error(got as i32));
+        }
+        let _sd = Descriptor(sd);
+        if dacl.is_null() {
+            return Ok(false);
+        }
+        let mut size = ACL_SIZE_INFORMATION::default();
+        // SAFETY: `dacl` is valid while `_sd` lives; `size` is the struct of the class asked.
+        if unsafe {
+            GetAclInformation(
+                dacl,
+                (&raw mut size).cast(),
+                std::mem::size_of::<ACL_SIZE_INFORMATION>() as u32,
+                AclSizeInformation,
+            )
+        } == 0
+        {
+            return Err(io::Error::last_os_error());
+        }
+        for i in 0..size.AceCount {
+            let mut ace: *mut core::ffi::c_void = std::ptr::null_mut();
+            // SAFETY: `i` is below the ACL's ACE count; `ace` receives a pointer into `dacl`.
+            if unsafe { GetAce(dacl, i, &mut ace) } == 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // SAFETY: every ACE starts with an `ACE_HEADER`.
+            let kind = u32::from(unsafe { (*ace.cast::<ACE_HEADER>()).AceType });
+            if kind == ACCESS_DENIED_ACE_TYPE {
+                continue;
+            }
+            if kind != ACCESS_ALLOWED_ACE_TYPE {
+                return Ok(false);
+            }
+            // SAFETY: an allow ACE is an `ACCESS_ALLOWED_ACE`, whose SID starts at `SidStart`.
+            let sid: PSID =
+                unsafe { (&raw mut (*ace.cast::<ACCESS_ALLOWED_ACE>()).SidStart) }.cast();
+            // SAFETY: `sid` and `owner` are valid SIDs inside `_sd`, alive for the calls.
+            let allowed = unsafe {
+                (!owner.is_null() && EqualSid(sid, owner) != 0)
+                    || IsWellKnownSid(sid, WinCreatorOwnerRightsSid) != 0
+                    || IsWellKnownSid(sid, WinLocalSystemSid) != 0
+                    || IsWellKnownSid(sid, WinBuiltinAdministratorsSid) != 0
+            };
+            if !allowed {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}
+
+// The tests check Unix modes; the Windows ACL half is compiled, not run.
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
+    use std::fs::OpenOptions;
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 
     #[test]
     fn created_once_private_and_reused() {

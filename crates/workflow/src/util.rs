@@ -10,7 +10,6 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read};
-use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -273,6 +272,35 @@ pub(crate) fn id_ms(id: &str) -> u64 {
         .unwrap_or(0)
 }
 
+/// Whether the file opened as `f` (its metadata `opened`) is the entry at `path` that was checked
+/// not to be a symlink (its metadata `checked`): the same device and inode.
+#[cfg(unix)]
+fn same_file(
+    f: &File,
+    opened: &fs::Metadata,
+    path: &Path,
+    checked: &fs::Metadata,
+) -> io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let _ = (f, path);
+    Ok((opened.dev(), opened.ino()) == (checked.dev(), checked.ino()))
+}
+
+/// Whether the file opened as `f` is the entry at `path` that was checked not to be a symlink:
+/// the same volume and file index. std's Windows metadata carries no file index, so the entry
+/// is opened again as itself (a link not followed) for it: a link swapped in before that open
+/// is its own file, a file swapped in after it is another one, and either differs from `f`.
+#[cfg(windows)]
+fn same_file(
+    f: &File,
+    opened: &fs::Metadata,
+    path: &Path,
+    checked: &fs::Metadata,
+) -> io::Result<bool> {
+    let _ = (opened, checked);
+    Ok(lspedit_write::entry_identity(path)? == lspedit_write::file_identity(f)?)
+}
+
 /// Serialize `value` as pretty JSON and write it atomically (temp file, fsync, rename).
 pub(crate) fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> io::Result<()> {
     let mut bytes = serde_json::to_vec_pretty(value).map_err(io::Error::other)?;
@@ -297,7 +325,7 @@ pub(crate) fn read_state_file(path: &Path, shown: &str, max: u64) -> io::Result<
     }
     let f = File::open(path)?;
     let opened = f.metadata()?;
-    if (opened.dev(), opened.ino()) != (checked.dev(), checked.ino()) {
+    if !same_file(&f, &opened, path, &checked)? {
         return Err(invalid(format!(
             "`{shown}` was replaced while being opened"
         )));
@@ -362,7 +390,7 @@ fn open_lock_file(path: &Path, shown: &str) -> io::Result<File> {
                 check_entry(path, shown, false)?;
                 let f = OpenOptions::new().write(true).open(path)?;
                 let opened = f.metadata()?;
-                if (opened.dev(), opened.ino()) != (checked.dev(), checked.ino()) {
+                if !same_file(&f, &opened, path, &checked)? {
                     return Err(invalid(format!(
                         "`{shown}` was replaced while being opened"
                     )));

@@ -164,12 +164,33 @@ fn copy_tree(src: &Path, dst: &Path) -> io::Result<()> {
             fs::create_dir_all(&to)?;
             copy_tree(&from, &to)?;
         } else if ty.is_symlink() {
-            std::os::unix::fs::symlink(fs::read_link(&from)?, &to)?;
+            copy_link(&from, &to)?;
         } else if ty.is_file() {
             fs::copy(&from, &to)?;
         }
     }
     Ok(())
+}
+
+/// Make `to` a symlink with the target of the symlink `from`.
+#[cfg(unix)]
+fn copy_link(from: &Path, to: &Path) -> io::Result<()> {
+    std::os::unix::fs::symlink(fs::read_link(from)?, to)
+}
+
+/// Make `to` a symlink with the target of the symlink `from`: a directory link when `from` is
+/// one (Windows tells the two apart), else a file link. Creating a symlink on Windows takes
+/// the privilege or Developer Mode; without it the copy fails, and so the validation, with the
+/// error saying so, rather than running on a tree without the link.
+#[cfg(windows)]
+fn copy_link(from: &Path, to: &Path) -> io::Result<()> {
+    use std::os::windows::fs::{FileTypeExt, symlink_dir, symlink_file};
+    let target = fs::read_link(from)?;
+    if fs::symlink_metadata(from)?.file_type().is_symlink_dir() {
+        symlink_dir(target, to)
+    } else {
+        symlink_file(target, to)
+    }
 }
 
 /// Run `cmd` in `cwd` through the one bounded-run helper (own process group, killed whole at

@@ -185,7 +185,7 @@ impl ToolError {
     /// An I/O failure while `what` (reading, writing, ...) `path`. A name the file system
     /// cannot hold says so, whatever the operation was.
     pub fn io(path: &str, what: &str, err: &std::io::Error) -> Self {
-        if err.raw_os_error() == Some(rustix::io::Errno::NAMETOOLONG.raw_os_error()) {
+        if err.raw_os_error() == Some(crate::os::NAME_TOO_LONG) {
             let longest = path.split('/').map(str::len).max().unwrap_or(0);
             return ToolError::new(
                 Reason::IoError,

@@ -8,6 +8,14 @@
 
 pub mod commit;
 mod error;
+// The file-system primitives of the write core, one module per platform behind the same
+// functions (see ARCHITECTURE.md, "Platforms").
+#[cfg(unix)]
+#[path = "os_unix.rs"]
+mod os;
+#[cfg(windows)]
+#[path = "os_windows.rs"]
+mod os;
 mod patch;
 pub mod plan;
 mod single;
@@ -20,6 +28,6 @@ pub use patch::{
 };
 pub use single::{Written, write_planned};
 pub use workspace::{
-    ALWAYS_PROTECTED, DEFAULT_PROTECTED, Replaced, Staged, Workspace, base_sha, show_sha,
-    state_sha, temp_name, temp_owner_pid, write_atomic_abs,
+    ALWAYS_PROTECTED, DEFAULT_PROTECTED, Replaced, Staged, Workspace, base_sha, entry_identity,
+    file_identity, show_sha, state_sha, temp_name, temp_owner_pid, write_atomic_abs,
 };

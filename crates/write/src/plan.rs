@@ -253,17 +253,9 @@ pub fn file_key(
     inodes: &mut HashMap<(u64, u64), String>,
 ) -> String {
     let key = ws.display_path(abs);
-    let meta = if entry {
-        std::fs::symlink_metadata(abs)
-    } else {
-        std::fs::metadata(abs)
-    };
-    match meta {
-        Ok(m) if m.is_file() => {
-            use std::os::unix::fs::MetadataExt;
-            inodes.entry((m.dev(), m.ino())).or_insert(key).clone()
-        }
-        _ => key,
+    match crate::os::path_ident(abs, entry) {
+        Some(id) => inodes.entry(id).or_insert(key).clone(),
+        None => key,
     }
 }
 

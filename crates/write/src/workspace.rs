@@ -17,20 +17,25 @@
 //!
 //! Protected paths (`.git/`, `.lspedit/` and a configurable list) are never written, created,
 //! deleted or renamed; delete acts on a symlink itself, never on its target.
+//!
+//! The platform's primitives under this logic (the walk without following links, the renames,
+//! the directory lock, file identities, modes, the directory fsync) are `os_unix.rs` and
+//! `os_windows.rs`, behind the same functions. Windows has no exchanging rename: there the file
+//! compared is held open without `FILE_SHARE_WRITE` until it is replaced, so nothing can be
+//! written to it in between (see `switch_verified`).
 
 use std::ffi::OsString;
 use std::fs;
 use std::io::{Read, Write};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
-use rustix::fs::AtFlags;
+use cap_std::fs::{Dir, OpenOptions};
 use sha2::{Digest, Sha256};
 
 use crate::error::{Reason, ToolError};
+use crate::os::{self, DirLock, Ident, Rename, WalkedDir};
 
 /// Names no tool ever writes under, whatever the configuration: the VCS's and lspedit's own.
 pub const ALWAYS_PROTECTED: &[&str] = &[".git", ".lspedit"];
@@ -76,7 +81,7 @@ pub fn show_sha(sha: Option<&str>) -> &str {
 /// happens to the path in between.
 #[derive(Debug)]
 pub struct Staged {
-    dir: Dir,
+    dir: WalkedDir,
     name: OsString,
     tmp: String,
     /// The temp file relative to the root (what a journal records).
@@ -251,7 +256,7 @@ impl Workspace {
             Component::Normal(n) => self
                 .protected
                 .iter()
-                .find(|p| n == p.as_str())
+                .find(|p| os::same_name(n, p))
                 .map(String::as_str),
             _ => None,
         })
@@ -328,46 +333,13 @@ impl Workspace {
     }
 
     /// Open the directory `rel` (relative to the root; empty = the root) beneath the root, for
-    /// writing in it: one component at a time, each `O_NOFOLLOW | O_DIRECTORY` relative to the
-    /// one before, missing ones created when `create`. `rel` is a path already resolved (its
-    /// symlinks followed) and checked by name, so it holds no symlink; one swapped in since (a
-    /// directory exchanged with a link to `.git/hooks`) makes the open fail (`ENOTDIR`) instead of
-    /// being followed, and nothing is written. (cap-std's own open follows symlinks that stay
-    /// beneath the root, protected directories included.)
-    fn open_dir(&self, rel: &Path, create: bool) -> std::io::Result<Dir> {
-        use rustix::fs::{Mode, OFlags};
-        // Flags are distinct bits here and in every open of this file: `^` of them is their
-        // `|` (equivalent mutants, excluded in .cargo/mutants.toml).
-        let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        let mut fd = rustix::fs::openat(&*self.dir, ".", flags, Mode::empty())?;
-        for comp in rel.components() {
-            let Component::Normal(c) = comp else {
-                return Err(std::io::Error::other(
-                    "not a resolved path beneath the root",
-                ));
-            };
-            let opened = match rustix::fs::openat(&fd, c, flags, Mode::empty()) {
-                Err(rustix::io::Errno::NOENT) if create => {
-                    match rustix::fs::mkdirat(&fd, c, Mode::from_raw_mode(0o777)) {
-                        Ok(()) | Err(rustix::io::Errno::EXIST) => {}
-                        Err(e) => return Err(e.into()),
-                    }
-                    rustix::fs::openat(&fd, c, flags, Mode::empty())
-                }
-                r => r,
-            };
-            fd = opened.map_err(|e| match e {
-                rustix::io::Errno::NOTDIR | rustix::io::Errno::LOOP => std::io::Error::new(
-                    std::io::ErrorKind::NotADirectory,
-                    format!(
-                        "`{}` is not a directory (or was replaced by a symlink after the path was checked); nothing was written",
-                        c.to_string_lossy()
-                    ),
-                ),
-                e => e.into(),
-            })?;
-        }
-        Ok(Dir::from_std_file(fs::File::from(fd)))
+    /// writing in it: one component at a time without following a link, missing ones created
+    /// when `create` (`os::open_dir`). `rel` is a path already resolved (its symlinks followed)
+    /// and checked by name, so it holds no link; one swapped in since (a directory exchanged
+    /// with a link to `.git/hooks`) makes the open fail instead of being followed, and nothing
+    /// is written.
+    fn open_dir(&self, rel: &Path, create: bool) -> std::io::Result<WalkedDir> {
+        os::open_dir(&self.dir, &self.root, rel, create)
     }
 
     /// Read a file; `Ok(None)` when it does not exist. Only regular files are read: a FIFO,
@@ -526,29 +498,18 @@ impl Workspace {
             .map_err(|e| err(&e))?;
         let mode = mode & 0o777;
         for _ in 0..=MODE_RETRIES {
-            let fd = rustix::fs::openat(
-                &dir,
-                name,
-                rustix::fs::OFlags::RDONLY
-                    | rustix::fs::OFlags::NOFOLLOW
-                    | rustix::fs::OFlags::NONBLOCK
-                    | rustix::fs::OFlags::CLOEXEC,
-                rustix::fs::Mode::empty(),
-            )
-            .map_err(|e| err(&e.into()))?;
-            let st = rustix::fs::fstat(&fd).map_err(|e| err(&e.into()))?;
-            if !rustix::fs::FileType::from_raw_mode(st.st_mode).is_file() {
+            let mut file = os::open_nofollow(&dir, name).map_err(|e| err(&e))?;
+            let st = os::file_stat(&file).map_err(|e| err(&e))?;
+            if !st.is_file {
                 return Err(ToolError::new(
                     Reason::IoError,
                     Some(path),
                     "not a regular file; only a regular file's mode is changed",
                 ));
             }
-            if st.st_nlink <= 1 {
-                return rustix::fs::fchmod(&fd, rustix::fs::Mode::from_raw_mode(mode))
-                    .map_err(|e| err(&e.into()));
+            if st.nlink <= 1 {
+                return os::set_file_mode(&file, mode).map_err(|e| err(&e));
             }
-            let mut file = fs::File::from(fd);
             let bytes = read_from_start(&mut file).map_err(|e| err(&e))?;
             let tmp = temp_name(&name.to_string_lossy());
             stage_in(&dir, name, &tmp, &bytes, Some(mode), true).map_err(|e| err(&e))?;
@@ -739,38 +700,6 @@ pub enum Replaced {
     Changed { current: Option<Vec<u8>> },
 }
 
-/// An exclusive `flock` on a directory, held until dropped. Every lspedit process takes it for
-/// the compare-and-switch of a file in that directory, so those never interleave across
-/// processes; a directory (not the file) is locked because the switch replaces the file's inode
-/// and a new file has none yet.
-#[derive(Debug)]
-pub struct DirLock {
-    fd: rustix::fd::OwnedFd,
-}
-
-impl DirLock {
-    fn exclusive(dir: &Dir) -> std::io::Result<DirLock> {
-        // A descriptor of its own: flock belongs to the open file description, so two threads
-        // of one process also exclude each other.
-        let fd = rustix::fs::openat(
-            dir,
-            ".",
-            rustix::fs::OFlags::RDONLY
-                | rustix::fs::OFlags::DIRECTORY
-                | rustix::fs::OFlags::CLOEXEC,
-            rustix::fs::Mode::empty(),
-        )?;
-        rustix::fs::flock(&fd, rustix::fs::FlockOperation::LockExclusive)?;
-        Ok(DirLock { fd })
-    }
-}
-
-impl Drop for DirLock {
-    fn drop(&mut self) {
-        let _ = rustix::fs::flock(&self.fd, rustix::fs::FlockOperation::Unlock);
-    }
-}
-
 /// What a verified switch does to its target.
 #[derive(Debug, Clone, Copy)]
 enum Switch<'a> {
@@ -807,6 +736,14 @@ thread_local! {
     static NO_RENAME_FLAGS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
+/// Whether a unit test plays a file system without leases on this thread.
+fn no_leases() -> bool {
+    #[cfg(test)]
+    return NO_LEASES.with(std::cell::Cell::get);
+    #[cfg(not(test))]
+    false
+}
+
 /// Run `f` with `hook` played at each [`RacePoint`] of this thread's switches: another writer,
 /// or an I/O error injected there (for the tests of the layers above the switch).
 #[cfg(test)]
@@ -833,71 +770,36 @@ fn race_point(at: RacePoint) -> std::io::Result<()> {
     }
 }
 
-/// A file's identity: device and inode.
-type Ident = (u64, u64);
-
-fn ident(st: &rustix::fs::Stat) -> Ident {
-    (st.st_dev, st.st_ino)
-}
-
-/// Whether some descriptor (another program's, or another of ours) has the file `f` is open on
-/// for writing: a write through it would land in that file after it is replaced, unseen. Asked
-/// as Linux does it: a read lease can be taken only on a file no one has open for writing. The
-/// lease is given back at once; it is only ever taken on a file no longer reachable by its name
-/// (displaced by the exchange), so no one opens it meanwhile to break it. `false` where leases
-/// are not available (a file of another owner, a file system or kernel without them): the
-/// re-read after the switch is then the last word.
-#[allow(unsafe_code)]
+/// Whether some descriptor (another program's, or another of ours) has `f` open for writing
+/// (`os::open_for_writing_elsewhere`).
 fn open_for_writing_elsewhere(f: &fs::File) -> bool {
-    use std::os::fd::AsRawFd;
-    #[cfg(test)]
-    if NO_LEASES.with(std::cell::Cell::get) {
-        return false;
-    }
-    let fd = f.as_raw_fd();
-    // SAFETY: `fcntl(F_SETLEASE)` on a descriptor this function borrows for its whole run, with
-    // integer arguments only; no memory is passed to the kernel.
-    let taken = unsafe { libc::fcntl(fd, libc::F_SETLEASE, libc::F_RDLCK) };
-    if taken == 0 {
-        // SAFETY: as above.
-        unsafe { libc::fcntl(fd, libc::F_SETLEASE, libc::F_UNLCK) };
-        return false;
-    }
-    std::io::Error::last_os_error().raw_os_error() == Some(libc::EAGAIN)
+    os::open_for_writing_elsewhere(f, no_leases())
 }
 
 /// The identity of the entry `name` in `dir` itself (a symlink is not followed).
-fn entry_ident(dir: &Dir, name: impl rustix::path::Arg) -> std::io::Result<Option<Ident>> {
-    match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
-        Ok(st) => Ok(Some(ident(&st))),
-        Err(rustix::io::Errno::NOENT) => Ok(None),
-        Err(e) => Err(e.into()),
-    }
+fn entry_ident(
+    dir: &WalkedDir,
+    name: impl AsRef<std::ffi::OsStr>,
+) -> std::io::Result<Option<Ident>> {
+    os::entry_ident(dir, name.as_ref())
 }
 
-/// The kernel or file system does not do this `renameat2` flag (some network and FUSE file
-/// systems, kernels before 3.15). Taking the fallback on another error changes nothing (the
-/// plain operation fails the same way): `true` for it is an equivalent mutant, in
-/// .cargo/mutants.toml; `without_rename_flags_the_switch_falls_back_and_keeps_other_writes`
-/// plays a file system without the flags.
-fn unsupported(e: rustix::io::Errno) -> bool {
-    matches!(
-        e,
-        rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS | rustix::io::Errno::OPNOTSUPP
-    )
+/// The kernel or file system does not do this rename (`os::unsupported`).
+fn unsupported(e: &std::io::Error) -> bool {
+    os::unsupported(e)
 }
 
 fn rename_with(
-    dir: &Dir,
+    dir: &WalkedDir,
     from: &std::ffi::OsStr,
     to: &std::ffi::OsStr,
-    flags: rustix::fs::RenameFlags,
-) -> rustix::io::Result<()> {
+    how: Rename,
+) -> std::io::Result<()> {
     #[cfg(test)]
-    if !flags.is_empty() && NO_RENAME_FLAGS.with(std::cell::Cell::get) {
-        return Err(rustix::io::Errno::INVAL);
-    }
-    rustix::fs::renameat_with(dir, from, dir, to, flags)
+    let no_flags = NO_RENAME_FLAGS.with(std::cell::Cell::get);
+    #[cfg(not(test))]
+    let no_flags = false;
+    os::rename_with(dir, from, to, how, no_flags)
 }
 
 /// The compare-and-switch every verified write ends in, under `dir`'s cross-process lock
@@ -950,8 +852,15 @@ fn rename_with(
 ///   followed by the re-read through the old descriptor, so an atomic save in the microseconds
 ///   between the compare and the rename is lost there. Creation without `RENAME_NOREPLACE`
 ///   uses `link` + `unlink`, which never replaces either.
+/// - On Windows (`os_windows.rs`) there is no exchange: the switch is that plain rename
+///   (`MoveFileEx` with replace), but the file compared was opened without `FILE_SHARE_WRITE`
+///   and is held until it is replaced, so no write through any handle reaches it between the
+///   compare and the rename or after (the compare's open fails while another program has it
+///   open for writing). A save by rename or a deletion by another program in the instant
+///   between the compare and the rename is still replaced by ours, as above. Creation is
+///   `MoveFileExW` without `MOVEFILE_REPLACE_EXISTING`.
 fn switch_verified(
-    dir: &Dir,
+    dir: &WalkedDir,
     name: &std::ffi::OsStr,
     expected: Option<&[u8]>,
     switch: Switch<'_>,
@@ -961,7 +870,7 @@ fn switch_verified(
     let io = |what: &str, e: &std::io::Error| ToolError::io(shown, what, e);
     let _lock = DirLock::exclusive(dir).map_err(|e| io("locking its directory", &e))?;
     let entry = entry_ident(dir, name).map_err(|e| io("reading", &e))?;
-    let mut old = open_existing(dir, name).map_err(|e| io("reading", &e))?;
+    let mut old = open_guarded(dir, name).map_err(|e| io("reading", &e))?;
     let same = match (old.as_mut(), expected) {
         (Some(f), Some(expected)) => holds(f, expected).map_err(|e| io("reading", &e))?,
         (None, None) => true,
@@ -978,12 +887,9 @@ fn switch_verified(
     // replaced between the two, and the bytes read are not the entry's. Whether the entry is
     // a symlink is asked only when they differ, so the usual switch looks the name up once.
     if let (Some(f), Some(e)) = (old.as_ref(), entry) {
-        let st = rustix::fs::fstat(f).map_err(|e| io("reading", &e.into()))?;
-        let is_link = || {
-            rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
-                .is_ok_and(|s| rustix::fs::FileType::from_raw_mode(s.st_mode).is_symlink())
-        };
-        if ident(&st) != e && !is_link() {
+        let st = os::file_stat(f).map_err(|e| io("reading", &e))?;
+        let is_link = || os::entry_is_link(dir, name);
+        if st.ident != e && !is_link() {
             return Ok(Replaced::Changed {
                 current: read_entry(dir, name).map_err(|e| io("reading", &e))?,
             });
@@ -1006,7 +912,7 @@ fn switch_verified(
 
 /// The steps of one verified switch of `name` in `dir` (see [`switch_verified`]).
 struct Switcher<'a> {
-    dir: &'a Dir,
+    dir: &'a WalkedDir,
     name: &'a std::ffi::OsStr,
     durable: bool,
 }
@@ -1025,17 +931,17 @@ impl Switcher<'_> {
         let (dir, name) = (self.dir, self.name);
         let mut ours = open_existing(dir, tmp)?
             .ok_or_else(|| std::io::Error::other("the staged file is gone"))?;
-        let ours_id = ident(&rustix::fs::fstat(&ours)?);
-        match rename_with(dir, tmp, name, rustix::fs::RenameFlags::EXCHANGE) {
+        let ours_id = os::file_stat(&ours)?.ident;
+        match rename_with(dir, tmp, name, Rename::Exchange) {
             Ok(()) => {}
-            Err(rustix::io::Errno::NOENT) => {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 // Removed since the compare (`git checkout` unlinks, then creates).
                 return Ok(Replaced::Changed {
                     current: read_entry(dir, name)?,
                 });
             }
-            Err(e) if unsupported(e) => return self.rename_over(tmp, old, expected),
-            Err(e) => return Err(e.into()),
+            Err(e) if unsupported(&e) => return self.rename_over(tmp, old, expected),
+            Err(e) => return Err(e),
         }
         self.exchanged(tmp, entry, old, expected, &mut ours, ours_id, new)
             .inspect_err(|_| {
@@ -1046,7 +952,7 @@ impl Switcher<'_> {
                     .flatten()
                     .is_some_and(|id| id != ours_id)
                 {
-                    let _ = rename_with(dir, tmp, name, rustix::fs::RenameFlags::EXCHANGE);
+                    let _ = rename_with(dir, tmp, name, Rename::Exchange);
                 }
             })
     }
@@ -1068,27 +974,27 @@ impl Switcher<'_> {
         race_point(RacePoint::Switched)?;
         let displaced = entry_ident(dir, tmp)?;
         if displaced == Some(entry) && holds(old, expected)? && !open_for_writing_elsewhere(old) {
-            rustix::fs::unlinkat(dir, tmp, AtFlags::empty())?;
+            os::unlink(dir, tmp)?;
             return self.settle(old, expected, ours_id);
         }
         // Their write came between the compare and the exchange, or may still come through a
         // descriptor opened before it: theirs goes back in place.
-        rename_with(dir, tmp, name, rustix::fs::RenameFlags::EXCHANGE)?;
+        rename_with(dir, tmp, name, Rename::Exchange)?;
         let back = entry_ident(dir, tmp)?;
         let now = read_from_start(ours)?;
         let removed = if back == Some(ours_id) && now == new {
-            rustix::fs::unlinkat(dir, tmp, AtFlags::empty())?;
+            os::unlink(dir, tmp)?;
             true
         } else if let (Some(suffix), Some(theirs)) = (now.strip_prefix(new), displaced)
             && back == Some(ours_id)
             && append_to(dir, name, suffix, theirs)?
         {
             // Appended to the new file while it was in place: appended to theirs instead.
-            rustix::fs::unlinkat(dir, tmp, AtFlags::empty())?;
+            os::unlink(dir, tmp)?;
             true
         } else {
             // Replaced or rewritten while the new file was in place: that later write wins.
-            rustix::fs::renameat(dir, tmp, dir, name)?;
+            os::rename(dir, tmp, name)?;
             false
         };
         if self.durable {
@@ -1138,9 +1044,9 @@ impl Switcher<'_> {
     /// Put `theirs` (written late to the old file `old`, now removed) back in place, with the
     /// old file's permissions.
     fn put_back(&self, theirs: &[u8], old: &fs::File) -> std::io::Result<Replaced> {
-        let mode = rustix::fs::fstat(old)?.st_mode & 0o7777;
+        let mode = os::file_mode(old)?;
         let tmp = temp_name(&self.name.to_string_lossy());
-        stage_in(self.dir, self.name, &tmp, theirs, Some(mode), true)?;
+        stage_in(self.dir, self.name, &tmp, theirs, mode, true)?;
         if let Err(e) = self.dir.rename(&tmp, self.dir, self.name) {
             let _ = self.dir.remove_file(&tmp);
             return Err(e);
@@ -1174,11 +1080,10 @@ impl Switcher<'_> {
     /// Create the absent target from the staged `tmp`, never replacing a file created since.
     fn create(&self, tmp: &std::ffi::OsStr) -> std::io::Result<Replaced> {
         let (dir, name) = (self.dir, self.name);
-        let created = match rename_with(dir, tmp, name, rustix::fs::RenameFlags::NOREPLACE) {
-            Err(e) if unsupported(e) => rustix::fs::linkat(dir, tmp, dir, name, AtFlags::empty())
-                .map(|()| {
-                    let _ = rustix::fs::unlinkat(dir, tmp, AtFlags::empty());
-                }),
+        let created = match rename_with(dir, tmp, name, Rename::NoReplace) {
+            Err(e) if unsupported(&e) => os::link(dir, tmp, name).map(|()| {
+                let _ = os::unlink(dir, tmp);
+            }),
             r => r,
         };
         match created {
@@ -1188,10 +1093,10 @@ impl Switcher<'_> {
                 }
                 Ok(Replaced::Done)
             }
-            Err(rustix::io::Errno::EXIST) => Ok(Replaced::Changed {
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(Replaced::Changed {
                 current: read_entry(dir, name)?,
             }),
-            Err(e) => Err(e.into()),
+            Err(e) => Err(e),
         }
     }
 
@@ -1205,26 +1110,26 @@ impl Switcher<'_> {
     ) -> std::io::Result<Replaced> {
         let (dir, name) = (self.dir, self.name);
         let aside = OsString::from(temp_name(&name.to_string_lossy()));
-        let moved = match rename_with(dir, name, &aside, rustix::fs::RenameFlags::NOREPLACE) {
+        let moved = match rename_with(dir, name, &aside, Rename::NoReplace) {
             // The temp name is fresh: a plain rename replaces nothing either.
-            Err(e) if unsupported(e) => rustix::fs::renameat(dir, name, dir, &aside),
+            Err(e) if unsupported(&e) => os::rename(dir, name, &aside),
             r => r,
         };
         match moved {
             Ok(()) => {}
-            Err(rustix::io::Errno::NOENT) => {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(Replaced::Changed {
                     current: read_entry(dir, name)?,
                 });
             }
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(e),
         }
         self.moved_aside(&aside, entry, old, expected)
             .inspect_err(|_| {
                 // Failed after the move: the file goes back in place rather than staying under
                 // a temp name (where the next write would remove it).
                 if entry_ident(dir, &aside).ok().flatten().is_some() {
-                    let _ = rename_with(dir, &aside, name, rustix::fs::RenameFlags::NOREPLACE);
+                    let _ = rename_with(dir, &aside, name, Rename::NoReplace);
                 }
             })
     }
@@ -1240,7 +1145,7 @@ impl Switcher<'_> {
         let (dir, name) = (self.dir, self.name);
         race_point(RacePoint::Switched)?;
         if entry_ident(dir, aside)? == Some(entry) && holds(old, expected)? {
-            rustix::fs::unlinkat(dir, aside, AtFlags::empty())?;
+            os::unlink(dir, aside)?;
             if self.durable {
                 sync_dir(dir);
             }
@@ -1252,19 +1157,19 @@ impl Switcher<'_> {
             return self.put_back(&late, old);
         }
         // Not the file compared: back in place, unless a newer one was created there since.
-        match rename_with(dir, aside, name, rustix::fs::RenameFlags::NOREPLACE) {
-            Err(e) if unsupported(e) => {
-                rustix::fs::linkat(dir, aside, dir, name, AtFlags::empty()).or_else(|e| {
-                    if e == rustix::io::Errno::EXIST {
+        match rename_with(dir, aside, name, Rename::NoReplace) {
+            Err(e) if unsupported(&e) => {
+                os::link(dir, aside, name).or_else(|e| {
+                    if e.kind() == std::io::ErrorKind::AlreadyExists {
                         Ok(())
                     } else {
                         Err(e)
                     }
                 })?;
-                rustix::fs::unlinkat(dir, aside, AtFlags::empty())?;
+                os::unlink(dir, aside)?;
             }
-            Err(rustix::io::Errno::EXIST) => {
-                rustix::fs::unlinkat(dir, aside, AtFlags::empty())?;
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                os::unlink(dir, aside)?;
             }
             r => r?,
         }
@@ -1277,30 +1182,18 @@ impl Switcher<'_> {
 /// Append `bytes` to the regular file `name` in `dir` if it is still `want` and has no other
 /// hard link (an append never reaches another name's file). Returns whether it did.
 fn append_to(
-    dir: &Dir,
+    dir: &WalkedDir,
     name: &std::ffi::OsStr,
     bytes: &[u8],
     want: Ident,
 ) -> std::io::Result<bool> {
-    use rustix::fs::{Mode, OFlags};
-    let fd = match rustix::fs::openat(
-        dir,
-        name,
-        OFlags::WRONLY | OFlags::APPEND | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
-        Mode::empty(),
-    ) {
-        Ok(fd) => fd,
-        Err(rustix::io::Errno::NOENT | rustix::io::Errno::LOOP) => return Ok(false),
-        Err(e) => return Err(e.into()),
+    let Some(mut f) = os::open_append(dir, name)? else {
+        return Ok(false);
     };
-    let st = rustix::fs::fstat(&fd)?;
-    if ident(&st) != want
-        || st.st_nlink != 1
-        || !rustix::fs::FileType::from_raw_mode(st.st_mode).is_file()
-    {
+    let st = os::file_stat(&f)?;
+    if st.ident != want || st.nlink != 1 || !st.is_file {
         return Ok(false);
     }
-    let mut f = fs::File::from(fd);
     f.write_all(bytes)?;
     f.sync_data()?;
     Ok(true)
@@ -1317,10 +1210,21 @@ fn read_entry(dir: &Dir, name: impl AsRef<Path>) -> std::io::Result<Option<Vec<u
 /// Open `name` in `dir` for reading without blocking (opening a FIFO for reading would
 /// otherwise wait for a writer); `Ok(None)` when it does not exist.
 fn open_existing(dir: &Dir, name: impl AsRef<Path>) -> std::io::Result<Option<fs::File>> {
-    let mut opts = OpenOptions::new();
-    opts.read(true)
-        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
-    match dir.open_with(name, &opts) {
+    open_if_there(dir, name, &os::read_options())
+}
+
+/// Open `name` in `dir` as the file a switch compares and replaces (`os::guard_options`: on
+/// Windows no other program can write it while it is open); `Ok(None)` when it does not exist.
+fn open_guarded(dir: &Dir, name: impl AsRef<Path>) -> std::io::Result<Option<fs::File>> {
+    open_if_there(dir, name, &os::guard_options())
+}
+
+fn open_if_there(
+    dir: &Dir,
+    name: impl AsRef<Path>,
+    opts: &OpenOptions,
+) -> std::io::Result<Option<fs::File>> {
+    match dir.open_with(name, opts) {
         Ok(f) => Ok(Some(f.into_std())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),
@@ -1398,13 +1302,7 @@ fn remove_orphaned_temps(dir: &Dir, name: &str) {
         let Some(pid) = file_name.to_str().and_then(|n| temp_owner_pid(n, name)) else {
             continue;
         };
-        let alive = pid == std::process::id() as i32
-            || rustix::process::Pid::from_raw(pid).is_some_and(|p| {
-                !matches!(
-                    rustix::process::test_kill_process(p),
-                    Err(rustix::io::Errno::SRCH)
-                )
-            });
+        let alive = pid == std::process::id() as i32 || os::process_alive(pid);
         if !alive {
             tracing::info!(temp = ?file_name, "removing a temp file left by a dead process");
             let _ = dir.remove_file(&file_name);
@@ -1422,15 +1320,8 @@ fn sync_dir(dir: &Dir) {
     let _ = try_sync_dir(dir);
 }
 
-fn try_sync_dir(dir: &Dir) -> rustix::io::Result<()> {
-    use rustix::fs::{Mode, OFlags};
-    let fd = rustix::fs::openat(
-        dir,
-        ".",
-        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-        Mode::empty(),
-    )?;
-    rustix::fs::fsync(&fd)
+fn try_sync_dir(dir: &Dir) -> std::io::Result<()> {
+    os::try_sync_dir(dir)
 }
 
 /// Write `bytes` to a new temp file next to `name` in `dir` and fsync it; the permissions are
@@ -1445,20 +1336,17 @@ fn stage_in(
     exact: bool,
 ) -> std::io::Result<()> {
     remove_orphaned_temps(dir, &name.to_string_lossy());
-    let mut opts = OpenOptions::new();
-    opts.write(true).create_new(true).mode(0o600);
+    let opts = os::temp_options();
     let result = (|| {
         let mut f = dir.open_with(tmp, &opts)?.into_std();
         f.write_all(bytes)?;
-        let mode = match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+        let mode = match os::entry_file_mode(dir, name) {
             _ if exact => new_mode,
-            Ok(st) if rustix::fs::FileType::from_raw_mode(st.st_mode).is_file() => {
-                Some(st.st_mode & 0o7777)
-            }
-            _ => new_mode.map(|m| m & 0o777),
+            Some(mode) => Some(mode),
+            None => new_mode.map(|m| m & 0o777),
         };
         if let Some(mode) = mode {
-            f.set_permissions(fs::Permissions::from_mode(mode))?;
+            os::set_staged_mode(&f, mode)?;
         }
         f.sync_all()
     })();
@@ -1494,6 +1382,18 @@ pub fn temp_name(target: &str) -> String {
         std::process::id(),
         TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
     )
+}
+
+/// A file's identity, to tell whether two opens reached the same file: device and inode on
+/// Unix, volume serial number and file index on Windows.
+pub fn file_identity(f: &fs::File) -> std::io::Result<(u64, u64)> {
+    Ok(os::file_stat(f)?.ident)
+}
+
+/// The identity ([`file_identity`]) of the entry at `abs` itself: a symlink (on Windows any
+/// reparse point) is not followed.
+pub fn entry_identity(abs: &Path) -> std::io::Result<(u64, u64)> {
+    os::entry_ident_at(abs)
 }
 
 /// An atomic write of lspedit's own state (under `.lspedit/`, outside any tool's reach), on an
@@ -1833,6 +1733,7 @@ mod tests {
 #[cfg(test)]
 mod foreign_writer_tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
     use std::path::PathBuf;
 
     struct Case {
