@@ -280,6 +280,29 @@ mod tests {
             })
     }
 
+    // A path is one shell word: left as written when every character is safe at a shell,
+    // quoted otherwise (the empty path too, which would vanish unquoted).
+    #[test]
+    fn paths_are_quoted_only_when_the_shell_needs_it() {
+        for (path, word) in [
+            ("src/a.ts", "src/a.ts"),
+            ("a-b_c.d/@:+,=9", "a-b_c.d/@:+,=9"),
+            ("", "''"),
+            ("a b", "'a b'"),
+            ("$HOME/x", "'$HOME/x'"),
+            ("it's", "'it'\\''s'"),
+            ("caf\u{e9}", "'caf\u{e9}'"),
+        ] {
+            assert_eq!(shell_word(path), word, "{path:?}");
+        }
+        assert_eq!(
+            Front::Cli.say(&Step::Diagnostics {
+                path: Some("src/a.ts")
+            }),
+            "run `lspedit check src/a.ts`"
+        );
+    }
+
     #[test]
     fn mcp_words_are_the_tools() {
         assert_eq!(

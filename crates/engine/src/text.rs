@@ -296,6 +296,7 @@ impl<'a> TextView<'a> {
     }
 
     /// The text the lines were split from (after the BOM), when they were.
+    // `None` here is an equivalent mutant (excluded): rendering falls back to the same bytes.
     pub(crate) fn source(&self) -> Option<&'a str> {
         self.source
     }
@@ -529,6 +530,36 @@ mod tests {
             Document::from_bytes(b"caf\xe9\n").unwrap_err().reason,
             Reason::NotUtf8
         );
+    }
+
+    // Binary detection looks for a NUL byte in exactly the first `BINARY_SNIFF_LEN` (8 KiB)
+    // bytes: the last byte inside the window counts, the first past it does not.
+    #[test]
+    fn a_nul_byte_counts_only_inside_the_first_8_kib() {
+        assert_eq!(BINARY_SNIFF_LEN, 8192);
+        let mut inside = vec![b'a'; 9000];
+        inside[8191] = 0;
+        let err = check_text(&inside).unwrap_err();
+        assert_eq!(err.reason, Reason::BinaryFile);
+        assert!(err.message.contains("NUL byte"), "{}", err.message);
+        let mut past = vec![b'a'; 9000];
+        past[8192] = 0;
+        assert!(check_text(&past).is_ok());
+    }
+
+    // The offset of the first invalid byte is counted in the file's bytes, the BOM included.
+    #[test]
+    fn a_non_utf8_file_names_the_offset_of_its_first_invalid_byte() {
+        for (bytes, offset) in [(&b"caf\xe9\n"[..], 3), (&b"\xEF\xBB\xBFcaf\xe9\n"[..], 6)] {
+            let err = Document::from_bytes(bytes).unwrap_err();
+            assert_eq!(err.reason, Reason::NotUtf8);
+            assert!(
+                err.message
+                    .contains(&format!("(invalid byte at offset {offset})")),
+                "{}",
+                err.message
+            );
+        }
     }
 
     // A signature with no NUL byte in it (a GIF header, valid UTF-8) is still binary, and the

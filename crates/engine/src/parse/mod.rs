@@ -309,7 +309,9 @@ fn strip_heredoc<'a>(
     let Some(last) = lines.last().copied() else {
         return Ok((lines, None));
     };
-    if lines.len() < 3 || last.text.trim() != delimiter {
+    // The opener and the `*** Begin Patch` after it are two lines, and a delimiter (letters,
+    // digits, `_-.`) is never that marker: a last line that is the delimiter is a third line.
+    if last.text.trim() != delimiter {
         return Err(EngineError::at_line(
             Reason::InvalidDiffFormat,
             last.no,

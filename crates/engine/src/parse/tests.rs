@@ -838,3 +838,145 @@ fn a_codex_hunk_points_at_its_first_patch_line() {
     let patch = "*** Begin Patch\n*** Update File: f\n@@\n-a\n+b\n*** Update File: g\n@@\n-c\n+d\n@@\n-e\n+9abcd|E\n*** End Patch\n";
     check_refused(patch, Reason::AnchoredAddition, 12, "hunk 3: ");
 }
+
+/// The first hunk of the first file of `patch`, as (kind, text) pairs.
+fn first_hunk(patch: &str) -> Vec<(LineKind, String)> {
+    let parsed = parse_patch(patch).unwrap_or_else(|e| panic!("{patch:?}: {e}"));
+    let FileChange::Update { hunks, .. } = &parsed.files[0].change else {
+        panic!("expected an update: {patch}");
+    };
+    hunks[0]
+        .lines
+        .iter()
+        .map(|l| (l.kind, l.text.clone()))
+        .collect()
+}
+
+// A Markdown fence is dropped only when it wraps the whole patch (an opening line starting
+// with three backquotes, a closing line of only them): a fence open at one end alone is text
+// around the diff, and no line of the diff is taken with it.
+#[test]
+fn a_fence_is_dropped_only_when_it_wraps_the_whole_patch() {
+    let diff = "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n";
+    let lines = [
+        (LineKind::Context, "a".to_string()),
+        (LineKind::Remove, "b".to_string()),
+        (LineKind::Add, "B".to_string()),
+    ];
+    for patch in [
+        format!("```diff\n{diff}```\n"),
+        format!("  ```\n{diff}  ```  \n\n"),
+        format!("\n\n```diff\n{diff}```"),
+        format!("```diff\n{diff}"),
+    ] {
+        assert_eq!(first_hunk(&patch), lines, "{patch:?}");
+    }
+}
+
+// The shell expands a `~` only at the start of a word: `cd ~/x` is refused, a `~` inside the
+// directory's name is a plain character of it.
+#[test]
+fn a_tilde_inside_a_word_is_part_of_the_directory() {
+    for (open, dir) in [
+        ("cd src~old && apply_patch <<'EOF'", "src~old/f.txt"),
+        ("cd a/~ && apply_patch <<'EOF'", "a/~/f.txt"),
+    ] {
+        assert_eq!(
+            update_paths(&format!("{open}\n{ENVELOPE}EOF\n")),
+            [dir],
+            "{open}"
+        );
+    }
+    check_refused(
+        &format!("cd ~ && apply_patch <<'EOF'\n{ENVELOPE}EOF\n"),
+        Reason::InvalidDiffFormat,
+        1,
+        "`cd ~` (the shell would expand its `~`)",
+    );
+}
+
+// A heredoc delimiter is a word of letters, digits, `_`, `-` and `.`; any other (empty, with a
+// space, a slash or another sign) is refused even when the last line matches it, since the
+// shell's reading of it is not one lspedit makes.
+#[test]
+fn a_heredoc_delimiter_is_letters_digits_and_three_signs() {
+    for delimiter in ["END_OF-PATCH.1", "_", "-", ".", "x"] {
+        let patch = format!("apply_patch <<'{delimiter}'\n{ENVELOPE}{delimiter}\n");
+        assert_eq!(update_paths(&patch), ["f.txt"], "{delimiter}");
+    }
+    for delimiter in ["E F", "E/F", "E+F", "E:F", ""] {
+        let patch = format!("apply_patch <<'{delimiter}'\n{ENVELOPE}{delimiter}\nEOF\n");
+        check_refused(
+            &patch,
+            Reason::InvalidDiffFormat,
+            1,
+            &format!("cannot honour `apply_patch << '{delimiter}'`"),
+        );
+        let patch = format!("apply_patch <<'{delimiter}'\n{ENVELOPE}{delimiter}\n");
+        check_refused(&patch, Reason::InvalidDiffFormat, 1, "cannot honour");
+    }
+}
+
+// Prose before an envelope is named as such, not read as a shell command; an envelope with
+// nothing between its opener and the delimiter is cut off.
+#[test]
+fn text_before_an_envelope_is_named_as_text() {
+    check_refused(
+        &format!("Here is the patch:\n{ENVELOPE}"),
+        Reason::InvalidDiffFormat,
+        1,
+        "unexpected text `Here is the patch:` before `*** Begin Patch` (line 2)",
+    );
+    // The delimiter ends the envelope: it is not read as a line of it, so an envelope without
+    // its `*** End Patch` is cut off after its own last line, with or without lines in it.
+    for (patch, last) in [
+        ("apply_patch <<'EOF'\n*** Begin Patch\nEOF\n", 2),
+        (
+            "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: f\n@@\n-a\n+b\nEOF\n",
+            6,
+        ),
+    ] {
+        check_refused(
+            patch,
+            Reason::TruncatedInput,
+            last,
+            "the patch has no `*** End Patch` line",
+        );
+    }
+}
+
+// A text with no file in it is `empty_diff` when it has diff structure (a file header, a hunk
+// header, a git header or a Codex marker, indented or not), and `invalid_diff_format` naming its
+// first line (cut to 60 characters) when it has none: prose is not a diff that changes nothing.
+#[test]
+fn a_text_without_files_is_empty_only_when_it_looks_like_a_diff() {
+    for structure in [
+        "--- a/f",
+        "+++ b/f",
+        "  @@ -1 +1 @@",
+        "  diff --git a/f b/f",
+        "*** Update File: f",
+        "  --- a/f",
+    ] {
+        let err = parse_patch(&format!("Here is the change:\n{structure}\n")).unwrap_err();
+        assert_eq!(
+            (err.reason, err.patch_line, err.message.as_str()),
+            (Reason::EmptyDiff, None, "the patch changes no file"),
+            "{structure}"
+        );
+    }
+    let long = "x".repeat(70);
+    for (prose, shown) in [
+        ("\n  Just some words  \nmore\n", "Just some words"),
+        (long.as_str(), &long[..60]),
+    ] {
+        check_refused(
+            prose,
+            Reason::InvalidDiffFormat,
+            if prose.starts_with('\n') { 2 } else { 1 },
+            &format!(
+                "no diff found: the text has no `---`/`+++` file headers, `@@` hunks or `*** Begin Patch` envelope (it starts `{shown}`)"
+            ),
+        );
+    }
+}
