@@ -845,6 +845,83 @@ mod tests {
         );
     }
 
+    /// The block-guided diff follows the blocks: blocks that change nothing give no diff (not a
+    /// bare header), and an insertion lands where its block says, also when the lines between
+    /// the blocks differ only in their line endings (compared as lines, not bytes); the
+    /// whole-file diff of the same texts puts it elsewhere. A block's unchanged lines are
+    /// context like any other. Blocks that leave a difference outside them, or are out of order
+    /// on one side, give the whole-file diff.
+    #[test]
+    fn block_diff_follows_the_blocks_or_is_the_whole_file_diff() {
+        let opts = DiffOptions::default();
+        let blocks = |old: &str, new: &str, b: &[SyncBlock]| {
+            unified_diff_blocks(old, new, b, Some("f"), Some("f"), &opts)
+        };
+        let block = |old_start_line, old_line_count, start_line, line_count| SyncBlock {
+            start_line,
+            line_count,
+            lines: None,
+            old_start_line,
+            old_line_count,
+        };
+        assert_eq!(blocks("a\nb\n", "a\nb\n", &[]), "");
+        assert_eq!(blocks("a\nb\n", "a\nb\n", &[block(2, 1, 2, 1)]), "");
+        // `x` inserted before the file's `x`.
+        let before = "--- a/f\n+++ b/f\n@@ -1,1 +1,2 @@\n+x\n x\n";
+        assert_eq!(blocks("x\n", "x\nx\n", &[block(1, 0, 1, 1)]), before);
+        assert_eq!(blocks("x\r\n", "x\nx\n", &[block(1, 0, 1, 1)]), before);
+        assert_eq!(
+            unified_diff("x\r\n", "x\nx\n", Some("f"), Some("f"), &opts),
+            "--- a/f\n+++ b/f\n@@ -1,1 +1,2 @@\n x\n+x\n"
+        );
+        // A block wider than its change, at the start of the file: its unchanged first lines
+        // are context like any other, `context` of them shown.
+        let one = DiffOptions {
+            context: 1,
+            anchored: false,
+        };
+        assert_eq!(
+            unified_diff_blocks(
+                "a\nb\nc\n",
+                "a\nb\nC\n",
+                &[block(1, 3, 1, 3)],
+                Some("f"),
+                Some("f"),
+                &one
+            ),
+            "--- a/f\n+++ b/f\n@@ -2,2 +2,2 @@\n b\n-c\n+C\n"
+        );
+        // Lines after the last block that differ (as many on each side): no block says so, the
+        // whole-file diff.
+        assert_eq!(
+            blocks("a\nb\nc\n", "A\nb\nd\n", &[block(1, 1, 1, 1)]),
+            unified_diff("a\nb\nc\n", "A\nb\nd\n", Some("f"), Some("f"), &opts)
+        );
+        assert_eq!(
+            blocks("a\nb\n", "a\nc\n", &[]),
+            "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n"
+        );
+        // Blocks out of order on one side only do not describe the change: the whole-file diff.
+        let (old, new) = ("a\nb\nc\nd\n", "a\nB\nc\nD\n");
+        let whole = unified_diff(old, new, Some("f"), Some("f"), &opts);
+        assert_eq!(
+            whole,
+            "--- a/f\n+++ b/f\n@@ -1,4 +1,4 @@\n a\n-b\n+B\n c\n-d\n+D\n"
+        );
+        assert_eq!(
+            blocks(old, new, &[block(2, 1, 2, 1), block(4, 1, 4, 1)]),
+            whole
+        );
+        assert_eq!(
+            blocks(old, new, &[block(2, 1, 2, 1), block(1, 1, 4, 1)]),
+            whole
+        );
+        assert_eq!(
+            blocks(old, new, &[block(2, 1, 2, 1), block(4, 1, 1, 1)]),
+            whole
+        );
+    }
+
     /// The whole-file form of [`block_hunks`]: every line split and keyed, the gaps compared
     /// line by line, one grouping over the file's ops. The windowed form must match it.
     fn whole_file_block_diff(
