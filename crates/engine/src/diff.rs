@@ -561,6 +561,7 @@ fn longest_increasing(pairs: &[(usize, usize)]) -> Vec<(usize, usize)> {
     let mut tails: Vec<usize> = Vec::new();
     let mut prev: Vec<Option<usize>> = vec![None; pairs.len()];
     for (p, &(_, j)) in pairs.iter().enumerate() {
+        // The `.1`s are distinct (a line's one place in `b`): `<=` here is equivalent, excluded.
         let k = tails.partition_point(|&t| pairs[t].1 < j);
         prev[p] = k.checked_sub(1).map(|k| tails[k]);
         if k == tails.len() {
@@ -893,6 +894,12 @@ mod tests {
             ),
             "--- a/f\n+++ b/f\n@@ -2,2 +2,2 @@\n b\n-c\n+C\n"
         );
+        // An insertion at the end of the file, after context: its old place is the end of the
+        // context (a block's ops are moved to the window's lines, both sides).
+        assert_eq!(
+            blocks("a\nb\n", "a\nb\nc\n", &[block(3, 0, 3, 1)]),
+            "--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n a\n b\n+c\n"
+        );
         // Lines after the last block that differ (as many on each side): no block says so, the
         // whole-file diff.
         assert_eq!(
@@ -1116,6 +1123,37 @@ mod tests {
             d.starts_with("--- a/f\n+++ b/f\n@@ -1,5000 +1,5000 @@\n"),
             "{}",
             &d[..80]
+        );
+    }
+
+    /// The large diff's equal lines are one `Equal` per run, as Myers gives them: the hunks
+    /// of two changes far apart are grouped apart.
+    #[test]
+    fn a_large_diff_joins_runs_of_equal_lines() {
+        let a: Vec<u32> = (0..1500).collect();
+        let mut b = a.clone();
+        b[10] = 5000;
+        b[1400] = 5001;
+        let replace = |at: usize| DiffOp::Replace {
+            old_index: at,
+            old_len: 1,
+            new_index: at,
+            new_len: 1,
+        };
+        let equal = |at: usize, len: usize| DiffOp::Equal {
+            old_index: at,
+            new_index: at,
+            len,
+        };
+        assert_eq!(
+            diff_ops(&a, &b),
+            vec![
+                equal(0, 10),
+                replace(10),
+                equal(11, 1389),
+                replace(1400),
+                equal(1401, 99)
+            ]
         );
     }
 
