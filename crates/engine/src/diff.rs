@@ -350,7 +350,8 @@ fn line_keys<'a>(view: &TextView<'a>) -> Vec<(&'a str, bool)> {
 /// middles. Lines are compared with their terminators, so a line whose ending changed stays in
 /// the middle; the BOM, if any, belongs to the first line.
 fn trim_common_lines<'a>(old: &'a str, new: &'a str, context: usize) -> (usize, &'a str, &'a str) {
-    // Common leading lines, each terminated in both.
+    // Common leading lines, each terminated in both. Trimming only saves time (the whole texts
+    // diff the same): its `delete !` mutants are equivalent, excluded in .cargo/mutants.toml.
     let (mut pre_lines, mut pre_bytes) = (0, 0);
     for (a, b) in old.split_inclusive('\n').zip(new.split_inclusive('\n')) {
         if a != b || !a.ends_with('\n') {
@@ -359,7 +360,8 @@ fn trim_common_lines<'a>(old: &'a str, new: &'a str, context: usize) -> (usize, 
         pre_lines += 1;
         pre_bytes += a.len();
     }
-    // Common trailing lines, not overlapping the prefix.
+    // Common trailing lines, not overlapping the prefix. (`||` for `&&` is equivalent: an
+    // emptied side's last line is "", unlike the other's.)
     let (mut old_rest, mut new_rest) = (&old[pre_bytes..], &new[pre_bytes..]);
     let mut suf_lines = 0;
     while !old_rest.is_empty() && !new_rest.is_empty() {
@@ -559,6 +561,7 @@ fn longest_increasing(pairs: &[(usize, usize)]) -> Vec<(usize, usize)> {
     let mut tails: Vec<usize> = Vec::new();
     let mut prev: Vec<Option<usize>> = vec![None; pairs.len()];
     for (p, &(_, j)) in pairs.iter().enumerate() {
+        // The `.1`s are distinct (a line's one place in `b`): `<=` here is equivalent, excluded.
         let k = tails.partition_point(|&t| pairs[t].1 < j);
         prev[p] = k.checked_sub(1).map(|k| tails[k]);
         if k == tails.len() {
@@ -845,6 +848,89 @@ mod tests {
         );
     }
 
+    /// The block-guided diff follows the blocks: blocks that change nothing give no diff (not a
+    /// bare header), and an insertion lands where its block says, also when the lines between
+    /// the blocks differ only in their line endings (compared as lines, not bytes); the
+    /// whole-file diff of the same texts puts it elsewhere. A block's unchanged lines are
+    /// context like any other. Blocks that leave a difference outside them, or are out of order
+    /// on one side, give the whole-file diff.
+    #[test]
+    fn block_diff_follows_the_blocks_or_is_the_whole_file_diff() {
+        let opts = DiffOptions::default();
+        let blocks = |old: &str, new: &str, b: &[SyncBlock]| {
+            unified_diff_blocks(old, new, b, Some("f"), Some("f"), &opts)
+        };
+        let block = |old_start_line, old_line_count, start_line, line_count| SyncBlock {
+            start_line,
+            line_count,
+            lines: None,
+            old_start_line,
+            old_line_count,
+        };
+        assert_eq!(blocks("a\nb\n", "a\nb\n", &[]), "");
+        assert_eq!(blocks("a\nb\n", "a\nb\n", &[block(2, 1, 2, 1)]), "");
+        // `x` inserted before the file's `x`.
+        let before = "--- a/f\n+++ b/f\n@@ -1,1 +1,2 @@\n+x\n x\n";
+        assert_eq!(blocks("x\n", "x\nx\n", &[block(1, 0, 1, 1)]), before);
+        assert_eq!(blocks("x\r\n", "x\nx\n", &[block(1, 0, 1, 1)]), before);
+        assert_eq!(
+            unified_diff("x\r\n", "x\nx\n", Some("f"), Some("f"), &opts),
+            "--- a/f\n+++ b/f\n@@ -1,1 +1,2 @@\n x\n+x\n"
+        );
+        // A block wider than its change, at the start of the file: its unchanged first lines
+        // are context like any other, `context` of them shown.
+        let one = DiffOptions {
+            context: 1,
+            anchored: false,
+        };
+        assert_eq!(
+            unified_diff_blocks(
+                "a\nb\nc\n",
+                "a\nb\nC\n",
+                &[block(1, 3, 1, 3)],
+                Some("f"),
+                Some("f"),
+                &one
+            ),
+            "--- a/f\n+++ b/f\n@@ -2,2 +2,2 @@\n b\n-c\n+C\n"
+        );
+        // An insertion at the end of the file, after context: its old place is the end of the
+        // context (a block's ops are moved to the window's lines, both sides).
+        assert_eq!(
+            blocks("a\nb\n", "a\nb\nc\n", &[block(3, 0, 3, 1)]),
+            "--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n a\n b\n+c\n"
+        );
+        // Lines after the last block that differ (as many on each side): no block says so, the
+        // whole-file diff.
+        assert_eq!(
+            blocks("a\nb\nc\n", "A\nb\nd\n", &[block(1, 1, 1, 1)]),
+            unified_diff("a\nb\nc\n", "A\nb\nd\n", Some("f"), Some("f"), &opts)
+        );
+        assert_eq!(
+            blocks("a\nb\n", "a\nc\n", &[]),
+            "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n"
+        );
+        // Blocks out of order on one side only do not describe the change: the whole-file diff.
+        let (old, new) = ("a\nb\nc\nd\n", "a\nB\nc\nD\n");
+        let whole = unified_diff(old, new, Some("f"), Some("f"), &opts);
+        assert_eq!(
+            whole,
+            "--- a/f\n+++ b/f\n@@ -1,4 +1,4 @@\n a\n-b\n+B\n c\n-d\n+D\n"
+        );
+        assert_eq!(
+            blocks(old, new, &[block(2, 1, 2, 1), block(4, 1, 4, 1)]),
+            whole
+        );
+        assert_eq!(
+            blocks(old, new, &[block(2, 1, 2, 1), block(1, 1, 4, 1)]),
+            whole
+        );
+        assert_eq!(
+            blocks(old, new, &[block(2, 1, 2, 1), block(4, 1, 1, 1)]),
+            whole
+        );
+    }
+
     /// The whole-file form of [`block_hunks`]: every line split and keyed, the gaps compared
     /// line by line, one grouping over the file's ops. The windowed form must match it.
     fn whole_file_block_diff(
@@ -1037,6 +1123,37 @@ mod tests {
             d.starts_with("--- a/f\n+++ b/f\n@@ -1,5000 +1,5000 @@\n"),
             "{}",
             &d[..80]
+        );
+    }
+
+    /// The large diff's equal lines are one `Equal` per run, as Myers gives them: the hunks
+    /// of two changes far apart are grouped apart.
+    #[test]
+    fn a_large_diff_joins_runs_of_equal_lines() {
+        let a: Vec<u32> = (0..1500).collect();
+        let mut b = a.clone();
+        b[10] = 5000;
+        b[1400] = 5001;
+        let replace = |at: usize| DiffOp::Replace {
+            old_index: at,
+            old_len: 1,
+            new_index: at,
+            new_len: 1,
+        };
+        let equal = |at: usize, len: usize| DiffOp::Equal {
+            old_index: at,
+            new_index: at,
+            len,
+        };
+        assert_eq!(
+            diff_ops(&a, &b),
+            vec![
+                equal(0, 10),
+                replace(10),
+                equal(11, 1389),
+                replace(1400),
+                equal(1401, 99)
+            ]
         );
     }
 

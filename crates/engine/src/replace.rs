@@ -461,6 +461,37 @@ mod tests {
         );
     }
 
+    // The proportion rule at its bounds, both ways: the lines matched (newlines counted) may be
+    // up to twice old_text plus 16 bytes, and old_text up to twice the lines plus 16.
+    #[test]
+    fn a_loose_match_is_accepted_up_to_twice_plus_sixteen_bytes() {
+        // old_text "ab " (3 bytes) against an indented "ab": 3 * 2 + 16 = 22 bytes of line.
+        let line = |indent: usize| format!("{}ab\n", " ".repeat(indent));
+        check(
+            &line(19),
+            "ab ",
+            "cd",
+            false,
+            Ok((
+                &format!("{}cd\n", " ".repeat(19)),
+                MatchStrategy::Indentation,
+            )),
+        );
+        check(&line(20), "ab ", "cd", false, Err(Reason::UnsafeDiff));
+        // A short old_text against a much longer line: only the first bound refuses it.
+        check(&line(40), "ab ", "cd", false, Err(Reason::UnsafeDiff));
+        // old_text "ab" with trailing spaces against the 3 bytes of "ab\n": up to 22 bytes.
+        let old = |pad: usize| format!("ab{}", " ".repeat(pad));
+        check(
+            "ab\n",
+            &old(20),
+            "cd",
+            false,
+            Ok(("cd\n", MatchStrategy::TrailingWhitespace)),
+        );
+        check("ab\n", &old(21), "cd", false, Err(Reason::UnsafeDiff));
+    }
+
     // The strategy names are the tools' wire values (`match_strategy` in results).
     #[test]
     fn strategy_names_are_stable() {
@@ -621,6 +652,26 @@ mod tests {
         check("a\n", "  \n", "b", false, Err(Reason::UnsafeDiff));
     }
 
+    // A looser match moves new_text from old_text's indentation to the file's, measured on the
+    // first non-blank line of each (a blank first line says nothing about indentation).
+    #[test]
+    fn new_text_moves_from_old_texts_indentation_to_the_files() {
+        check(
+            "        x();\n        y();\n",
+            "  x();\n  y();",
+            "  z();\n    w();",
+            false,
+            Ok(("        z();\n          w();\n", MatchStrategy::Indentation)),
+        );
+        check(
+            "a\n\n        x();\n",
+            "\n  x();",
+            "\n  z();",
+            false,
+            Ok(("a\n\n        z();\n", MatchStrategy::Indentation)),
+        );
+    }
+
     // The exact text is searched before any fallback and decides alone: a copy that is equal
     // only after NFC, or only ignoring whitespace, never makes an exact match ambiguous.
     #[test]
@@ -658,6 +709,122 @@ mod tests {
             "g(x);\n",
             false,
             Ok(("    f(x);\ng(x);\n", MatchStrategy::TrailingWhitespace)),
+        );
+    }
+
+    fn replaced(file: &str, old: &str, new: &str, all: bool) -> Replaced {
+        search_replace(
+            &Document::from_text(file),
+            old,
+            new,
+            all,
+            &ApplyOptions::default(),
+        )
+        .unwrap()
+    }
+
+    fn refusal(file: &str, old: &str, new: &str, all: bool) -> (Reason, String) {
+        let e = search_replace(
+            &Document::from_text(file),
+            old,
+            new,
+            all,
+            &ApplyOptions::default(),
+        )
+        .unwrap_err();
+        (e.reason, e.message)
+    }
+
+    // Each place of a replacement is its own edit of the lines it spans (the live-sync blocks
+    // and the reported lines follow them); matches are merged into one place only when they
+    // share a line, never across the lines between them.
+    #[test]
+    fn each_place_is_an_edit_of_its_own_lines() {
+        // Each edit's replaced lines, 0-based, end excluded.
+        let edit_ranges = |r: &Replaced| -> Vec<(usize, usize)> {
+            r.edits
+                .edits()
+                .iter()
+                .map(|e| (e.range.start, e.range.end))
+                .collect()
+        };
+        let blocks = |r: &Replaced| -> Vec<(usize, usize, usize, usize)> {
+            r.sync
+                .iter()
+                .map(|b| {
+                    (
+                        b.old_start_line,
+                        b.old_line_count,
+                        b.start_line,
+                        b.line_count,
+                    )
+                })
+                .collect()
+        };
+        // Two matches on the first line, one two lines further: two places, not one edit of
+        // lines 1-3.
+        let r = replaced("foo bar foo\nx\nfoo\ny\n", "foo", "baz", true);
+        assert_eq!(r.doc.to_text(), "baz bar baz\nx\nbaz\ny\n");
+        assert_eq!(edit_ranges(&r), [(0, 1), (2, 3)]);
+        assert_eq!(blocks(&r), [(1, 1, 1, 1), (3, 1, 3, 1)]);
+        assert_eq!((r.count, r.lines.as_slice()), (3, &[1, 1, 3][..]));
+        // Separate multi-line matches: each spans its own two lines.
+        let r = replaced("a\nb\nc\na\nb\nc\n", "a\nb", "X", true);
+        assert_eq!(r.doc.to_text(), "X\nc\nX\nc\n");
+        assert_eq!(edit_ranges(&r), [(0, 2), (3, 5)]);
+        assert_eq!(blocks(&r), [(1, 2, 1, 1), (4, 2, 3, 1)]);
+        assert_eq!(r.lines, [1, 4]);
+        // One match, not on the first line.
+        let r = replaced("a\nb\nc\n", "c", "d", false);
+        assert_eq!(edit_ranges(&r), [(2, 3)]);
+        assert_eq!(r.lines, [3]);
+        // A fallback's place: its first line in the file.
+        let r = replaced("a\n    b();\n    c();\n", "b();\nc();", "d();", false);
+        assert_eq!(r.strategy, MatchStrategy::Indentation);
+        assert_eq!(r.doc.to_text(), "a\n    d();\n");
+        assert_eq!(edit_ranges(&r), [(1, 3)]);
+        assert_eq!(r.lines, [2]);
+    }
+
+    // The refusals name the arguments as the tools spell them and, for several places, the
+    // 1-based lines of the first five (and `…` past them).
+    #[test]
+    fn refusals_name_the_arguments_and_the_places() {
+        assert_eq!(
+            refusal("a\n", " \n", "b", false),
+            (
+                Reason::UnsafeDiff,
+                "old_text is empty or only whitespace; give the exact text to replace (to write a whole file, use write_file)".to_string()
+            )
+        );
+        assert_eq!(
+            refusal("a\n", "a", "a", false),
+            (
+                Reason::EmptyDiff,
+                "old_text and new_text are identical; nothing to change".to_string()
+            )
+        );
+        assert_eq!(
+            refusal("x\ny\nx\n", "x", "z", false),
+            (
+                Reason::AmbiguousMatch,
+                "old_text occurs 2 times (at lines 1, 3); include more surrounding lines to make it unique, or set replace_all".to_string()
+            )
+        );
+        assert_eq!(
+            refusal("y\nx\nx\nx\nx\nx\n", "x", "z", false).1,
+            "old_text occurs 5 times (at lines 2, 3, 4, 5, 6); include more surrounding lines to make it unique, or set replace_all"
+        );
+        assert_eq!(
+            refusal("x x\nx\nx\nx\nx\nx\n", "x", "z", false).1,
+            "old_text occurs 7 times (at lines 1, 1, 2, 3, 4, …); include more surrounding lines to make it unique, or set replace_all"
+        );
+        assert_eq!(
+            refusal("a\n", "zzz", "b", false),
+            (
+                Reason::HunkMismatch,
+                "old_text was not found in the file (also not ignoring trailing whitespace, indentation or Unicode punctuation); re-read the file and copy the text exactly".to_string()
+            )
         );
     }
 
