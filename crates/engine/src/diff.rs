@@ -100,16 +100,14 @@ fn block_hunks(old: &str, new: &str, blocks: &[SyncBlock], opts: &DiffOptions) -
         let os = blk.old_start_line.checked_sub(1)?;
         let ns = blk.start_line.checked_sub(1)?;
         let (oe, ne) = (os + blk.old_line_count, ns + blk.line_count);
-        if os < o || ns < n || os - o != ns - n || oe > a.len() || ne > b.len() {
-            return None;
-        }
-        if !same_lines(&a, o..os, &b, n..ns) {
+        // `same_lines` also refuses gaps of different lengths.
+        if os < o || ns < n || oe > a.len() || ne > b.len() || !same_lines(&a, o..os, &b, n..ns) {
             return None;
         }
         ranges.push((os, oe, ns, ne));
         (o, n) = (oe, ne);
     }
-    if a.len() - o != b.len() - n || !same_lines(&a, o..a.len(), &b, n..b.len()) {
+    if !same_lines(&a, o..a.len(), &b, n..b.len()) {
         return None;
     }
 
@@ -360,11 +358,11 @@ fn trim_common_lines<'a>(old: &'a str, new: &'a str, context: usize) -> (usize, 
         pre_lines += 1;
         pre_bytes += a.len();
     }
-    // Common trailing lines, not overlapping the prefix. (`||` for `&&` is equivalent: an
-    // emptied side's last line is "", unlike the other's.)
+    // Common trailing lines, not overlapping the prefix. An emptied new side's last line is
+    // "", never the last line of a non-empty old side: that ends the loop too.
     let (mut old_rest, mut new_rest) = (&old[pre_bytes..], &new[pre_bytes..]);
     let mut suf_lines = 0;
-    while !old_rest.is_empty() && !new_rest.is_empty() {
+    while !old_rest.is_empty() {
         let (a, b) = (last_line(old_rest), last_line(new_rest));
         if a != b {
             break;
@@ -510,12 +508,12 @@ impl Matcher {
                 e.3 = j;
             }
         }
-        let both = |x: &u32| seen.get(x).is_some_and(|e| e.0 > 0 && e.1 > 0);
+        // Every line of `seen` is in `a`; those counted in `b` too are on both sides. The rest
+        // are set aside: they can never be equal to anything. (With none left, `ka` and `kb`
+        // are empty and Myers below finds nothing.)
+        let both = |x: &u32| seen.get(x).is_some_and(|e| e.1 > 0);
         let ka: Vec<usize> = (0..a.len()).filter(|&i| both(&a[i])).collect();
         let kb: Vec<usize> = (0..b.len()).filter(|&j| both(&b[j])).collect();
-        if ka.is_empty() || kb.is_empty() {
-            return;
-        }
         if ka.len() + kb.len() <= self.myers_lines {
             let ra: Vec<u32> = ka.iter().map(|&i| a[i]).collect();
             let rb: Vec<u32> = kb.iter().map(|&j| b[j]).collect();
@@ -635,9 +633,16 @@ fn ops_from_pairs(pairs: &[(usize, usize)], n: usize, m: usize) -> Vec<DiffOp> {
 /// `Delete`, the `old_index` of an `Insert`: mitsuhiko/similar#78) although the ops' order and
 /// lengths are right. Hunk headers and line maps are built from those indices, so they are
 /// rebuilt here from running cursors. Should the ops ever fail to describe `a` → `b`, the whole
-/// change becomes one replacement: larger, but still correct.
+/// change becomes one op (a replacement, or a deletion or insertion of a whole side): larger,
+/// but still correct.
 fn myers_ops<T: Eq + std::hash::Hash + Ord>(a: &[T], b: &[T]) -> Vec<DiffOp> {
-    let raw = capture_diff_slices(similar::Algorithm::Myers, a, b);
+    reindexed(capture_diff_slices(similar::Algorithm::Myers, a, b), a, b)
+}
+
+/// `raw` with every index recomputed from the op lengths, or, when `raw` does not describe
+/// `a` → `b` (an op past the end of a side, an `Equal` of lines that differ, a side left
+/// over), the whole change as one op.
+fn reindexed<T: Eq>(raw: Vec<DiffOp>, a: &[T], b: &[T]) -> Vec<DiffOp> {
     let (mut o, mut n) = (0, 0);
     let mut ops = Vec::with_capacity(raw.len());
     for op in raw {
@@ -682,15 +687,7 @@ fn myers_ops<T: Eq + std::hash::Hash + Ord>(a: &[T], b: &[T]) -> Vec<DiffOp> {
     if o == a.len() && n == b.len() {
         return ops;
     }
-    if a.is_empty() && b.is_empty() {
-        return Vec::new();
-    }
-    vec![DiffOp::Replace {
-        old_index: 0,
-        old_len: a.len(),
-        new_index: 0,
-        new_len: b.len(),
-    }]
+    ops_from_pairs(&[], a.len(), b.len())
 }
 
 /// Where each line of `old` ended up in `new` (0-based), or `None` when the line was removed or
@@ -1043,7 +1040,7 @@ mod tests {
 
     /// The new side `ops` make of `a` and `b`, checking that they walk both sides in order,
     /// leave nothing out and pair only equal lines.
-    fn replay(a: &[u8], b: &[u8], ops: &[DiffOp]) -> Option<Vec<u8>> {
+    fn replay<T: Eq + Clone>(a: &[T], b: &[T], ops: &[DiffOp]) -> Option<Vec<T>> {
         let (mut o, mut n, mut out) = (0, 0, Vec::new());
         for op in ops {
             let (_, or, nr) = op.as_tag_tuple();
@@ -1155,6 +1152,169 @@ mod tests {
                 equal(1401, 99)
             ]
         );
+    }
+
+    /// Inputs of at most `myers_lines` lines in all are Myers' diff exactly; past that, the
+    /// large diff, which sets aside lines found on one side only before it matches (and so may
+    /// choose another of the equally short diffs).
+    #[test]
+    fn inputs_up_to_the_threshold_are_myers_diff() {
+        let a = [1u8, 2, 2, 3, 0, 3, 4];
+        let b = [2u8, 3];
+        let total = a.len() + b.len();
+        let myers = myers_ops(&a, &b);
+        // Myers keeps the adjacent `2, 3`; without `1`, `0` and `4` the large diff pairs
+        // another `2` and `3`: the case tells the two apart.
+        assert_ne!(large_diff_ops(&a, &b, total), myers);
+        assert_eq!(diff_ops_with(&a, &b, total), myers);
+        assert_eq!(
+            diff_ops_with(&a, &b, total - 1),
+            large_diff_ops(&a, &b, total - 1)
+        );
+    }
+
+    /// Inside the large diff, a gap goes through Myers when the lines it shares with the other
+    /// side (counted on both sides) are at most the threshold; otherwise only its unique lines
+    /// anchor it. Here Myers keeps the three `2`s, the anchor (the one `1`) only itself.
+    #[test]
+    fn a_gap_goes_through_myers_by_the_lines_both_sides_share() {
+        let a = [1u8, 2, 2, 2, 9];
+        let b = [2u8, 2, 2, 1, 8];
+        // Shared: `1, 2, 2, 2` of `a` and `2, 2, 2, 1` of `b`, 8 lines; `9` and `8` are set
+        // aside.
+        let through_myers = large_diff_ops(&a, &b, 8);
+        assert_eq!(replay(&a, &b, &through_myers), Some(b.to_vec()));
+        assert_eq!(equal_lines(&through_myers), 3);
+        let anchored = large_diff_ops(&a, &b, 7);
+        assert_eq!(replay(&a, &b, &anchored), Some(b.to_vec()));
+        assert_eq!(equal_lines(&anchored), 1);
+        // The threshold of the whole diff sends the same input through the large diff.
+        assert_eq!(diff_ops_with(&a, &b, 7), anchored);
+    }
+
+    /// Each gap the large diff refines costs its lines, paid before it is refined, and a gap
+    /// with lines on one side only costs nothing (there is nothing to pair in it). Once the
+    /// budget is short of a gap's lines, that gap is left as it is.
+    #[test]
+    fn the_matchers_budget_pays_for_each_gap_it_refines() {
+        // The whole input (12 lines) is anchored by `1` and `6` (`4` is twice in `a`); the
+        // gaps before them are `4` and `5`, in `a` only; the gap after them, `7 4 17` against
+        // `8 4 18` (6 lines), is anchored by its own `4`.
+        let a = [4u32, 1, 5, 6, 7, 4, 17];
+        let b = [1u32, 6, 8, 4, 18];
+        let pairs = |budget: usize| {
+            let mut m = Matcher {
+                pairs: Vec::new(),
+                budget,
+                myers_lines: 0,
+            };
+            m.match_lines(&a, &b, 0, 0);
+            m.pairs
+        };
+        assert_eq!(pairs(18), [(1, 0), (3, 1), (5, 3)]);
+        assert_eq!(pairs(17), [(1, 0), (3, 1)]);
+        assert_eq!(pairs(12), [(1, 0), (3, 1)]);
+        assert_eq!(pairs(11), []);
+    }
+
+    /// A diff whose refinement would outrun its budget (16 lines of work per line of input)
+    /// stops where the budget ends: what is left is one replacement. Here each level of the
+    /// large diff finds one anchor and leaves all the rest for the next level, so the work
+    /// grows with the square of the input.
+    #[test]
+    fn a_diff_past_its_work_budget_leaves_the_rest_as_one_replacement() {
+        // a = u2 u1 u3 u2 u4 u3 … u(n) u(n-1) ea, b = u1 u2 … u(n-1) eb: at level k, u(k) is
+        // the one line on each side once; the gap after it is the same shape, one u shorter.
+        let n = 1_000u32;
+        let mut a: Vec<u32> = (1..n).flat_map(|k| [k + 1, k]).collect();
+        a.push(10_000);
+        let mut b: Vec<u32> = (1..n).collect();
+        b.push(10_001);
+        assert!(a.len() + b.len() > MYERS_LINES);
+        let ops = diff_ops(&a, &b);
+        assert_eq!(replay(&a, &b, &ops), Some(b.clone()));
+        // The levels the budget pays for: level k looks at a gap of 2(n - k) + 1 old and
+        // n - k + 1 new lines.
+        let mut budget = WORK_PER_LINE * (a.len() + b.len());
+        let mut levels = 0;
+        for k in 1..n as usize {
+            let cost = 2 * (n as usize - k) + 1 + (n as usize - k + 1);
+            if budget < cost {
+                break;
+            }
+            budget -= cost;
+            levels += 1;
+        }
+        assert!(levels > 1 && levels < 100, "{levels}");
+        // u1 … u(levels) are kept, everything after the last is one replacement; Myers (and
+        // a refinement without a budget) would keep all n - 1.
+        assert_eq!(equal_lines(&ops), levels);
+        assert!(matches!(
+            ops.last(),
+            Some(DiffOp::Replace { old_index, new_index, .. })
+                if *old_index == 2 * levels && *new_index == levels
+        ));
+    }
+
+    /// Ops that do not describe `a` → `b` (similar's Myers gave wrong indices once) are
+    /// re-indexed when their lengths hold, and otherwise replaced by the whole change as one op.
+    #[test]
+    fn ops_that_do_not_describe_the_change_become_one_op() {
+        let a = [1u8, 2, 3];
+        let b = [1u8, 4, 3];
+        let equal = |o, n, len| DiffOp::Equal {
+            old_index: o,
+            new_index: n,
+            len,
+        };
+        let replace = |o, ol, n, nl| DiffOp::Replace {
+            old_index: o,
+            old_len: ol,
+            new_index: n,
+            new_len: nl,
+        };
+        let whole = vec![replace(0, 3, 0, 3)];
+        // Right lengths, wrong indices: re-indexed.
+        let good = vec![equal(0, 0, 1), replace(1, 1, 1, 1), equal(2, 2, 1)];
+        let skewed = vec![equal(5, 7, 1), replace(0, 1, 9, 1), equal(1, 1, 1)];
+        assert_eq!(reindexed(skewed, &a, &b), good);
+        // An `Equal` of lines that differ.
+        assert_eq!(reindexed(vec![equal(0, 0, 3)], &a, &b), whole);
+        // Past the end of the new side only, then of the old side only.
+        let long_new = vec![equal(0, 0, 1), replace(1, 2, 1, 3)];
+        assert_eq!(reindexed(long_new, &a, &b), whole);
+        let long_old = vec![equal(0, 0, 1), replace(1, 3, 1, 2)];
+        assert_eq!(reindexed(long_old, &a, &b), whole);
+        // An `Equal` past the end of the new side only (cut there, never read past it).
+        let insert = DiffOp::Insert {
+            old_index: 0,
+            new_index: 0,
+            new_len: 1,
+        };
+        let short = [1u8, 2];
+        assert_eq!(
+            reindexed(vec![insert, equal(0, 1, 2)], &a, &short),
+            [replace(0, 3, 0, 2)]
+        );
+        // One side covered, the other not.
+        let short_new = vec![equal(0, 0, 1), replace(1, 2, 1, 1)];
+        assert_eq!(reindexed(short_new, &a, &b), whole);
+        let short_old = vec![equal(0, 0, 1), replace(1, 1, 1, 2)];
+        assert_eq!(reindexed(short_old, &a, &b), whole);
+        // With a side empty, the one op is a deletion or an insertion; with both, none.
+        let delete = vec![DiffOp::Delete {
+            old_index: 0,
+            old_len: 3,
+            new_index: 0,
+        }];
+        assert_eq!(reindexed(vec![], &a, &[]), delete);
+        let insert = vec![DiffOp::Insert {
+            old_index: 0,
+            new_index: 0,
+            new_len: 3,
+        }];
+        assert_eq!(reindexed(vec![], &[], &b), insert);
+        assert_eq!(reindexed(vec![equal(0, 0, 1)], &[0u8; 0], &[]), []);
     }
 
     #[test]
