@@ -1811,6 +1811,16 @@ mod tests {
         assert!(outcome(&file, dup).is_ok());
     }
 
+    /// Applies `patch` to `file`, which must give `once`, then again to `once`: the second
+    /// apply must be refused as `already_applied`. Returns that refusal's message.
+    fn retried(file: &str, patch: &str, once: &str) -> String {
+        let first = outcome(file, patch).expect("first apply");
+        assert_eq!(first, once);
+        let (reason, message) = placed(&first, patch).unwrap_err();
+        assert_eq!(reason, Reason::AlreadyApplied, "{message}");
+        message
+    }
+
     /// A hunk that only adds lines, whose new side holds its old lines in a row somewhere other
     /// than after its leading additions (an added blank line equal to a context one), matches
     /// its own result again: retried, it is refused, never inserted twice (pinned to the end
@@ -1820,34 +1830,19 @@ mod tests {
         let file = "x\n\n\na";
         let unified =
             "--- a/f\n+++ b/f\n@@ -3,2 +3,4 @@\n \n+ new\n+\n a\n\\ No newline at end of file\n";
-        let once = outcome(file, unified).expect("first apply");
-        assert_eq!(once, "x\n\n\n new\n\na");
-        let (reason, message) = placed(&once, unified).unwrap_err();
-        assert_eq!(reason, Reason::AlreadyApplied, "{message}");
+        retried(file, unified, "x\n\n\n new\n\na");
         let codex = "*** Begin Patch\n*** Update File: f\n@@\n \n+ new\n+\n a\n*** End of File\n*** End Patch\n";
-        let once = outcome("x\n\n\na\n", codex).expect("first apply");
-        assert_eq!(once, "x\n\n\n new\n\na\n");
-        let (reason, message) = placed(&once, codex).unwrap_err();
-        assert_eq!(reason, Reason::AlreadyApplied, "{message}");
+        retried("x\n\n\na\n", codex, "x\n\n\n new\n\na\n");
         let tail = "*** Begin Patch\n*** Update File: f\n@@\n+ new\n+\n a\n*** End Patch\n";
-        let once = outcome("x\n\n\na\n", tail).expect("first apply");
-        assert_eq!(once, "x\n\n\n new\n\na\n");
-        let (reason, message) = placed(&once, tail).unwrap_err();
-        assert_eq!(reason, Reason::AlreadyApplied, "{message}");
+        retried("x\n\n\na\n", tail, "x\n\n\n new\n\na\n");
         // Added lines between context lines, the last added one equal to the first context
         // line: applied, the context matches again after the added lines.
         let between = "*** Begin Patch\n*** Update File: f\n@@\n \n+ new\n+\n a\n*** End Patch\n";
-        let once = outcome("x\n\n\na\n", between).expect("first apply");
-        assert_eq!(once, "x\n\n\n new\n\na\n");
-        let (reason, message) = placed(&once, between).unwrap_err();
-        assert_eq!(reason, Reason::AlreadyApplied, "{message}");
+        retried("x\n\n\na\n", between, "x\n\n\n new\n\na\n");
         // ... also when the context matches again only with blank runs compared as one.
         let collapsed =
             "--- a/f\n+++ b/f\n@@ -2,3 +2,5 @@\n \n \n+ new\n+\n a\n\\ No newline at end of file\n";
-        let once = outcome(file, collapsed).expect("first apply");
-        assert_eq!(once, "x\n\n\n new\n\na");
-        let (reason, message) = placed(&once, collapsed).unwrap_err();
-        assert_eq!(reason, Reason::AlreadyApplied, "{message}");
+        retried(file, collapsed, "x\n\n\n new\n\na");
         // The new side somewhere else than at the end is no sign: the first apply is made.
         let elsewhere = "\n new\n\na\nx\n\n\na";
         assert!(outcome(elsewhere, unified).is_ok());
@@ -1858,10 +1853,7 @@ mod tests {
     #[test]
     fn a_retried_insertion_found_inside_its_new_side_claims_only_those_lines() {
         let patch = "*** Begin Patch\n*** Update File: f\n@@\n \n+ new\n+\n a\n@@\n b\n-c\n+C\n d\n*** End Patch\n";
-        let once = outcome("x\n\n\na\nb\nc\nd\n", patch).expect("first apply");
-        assert_eq!(once, "x\n\n\n new\n\na\nb\nC\nd\n");
-        let (reason, message) = placed(&once, patch).unwrap_err();
-        assert_eq!(reason, Reason::AlreadyApplied, "{message}");
+        let message = retried("x\n\n\na\nb\nc\nd\n", patch, "x\n\n\n new\n\na\nb\nC\nd\n");
         assert!(
             message.contains("hunk 1 at line 3, hunk 2 at line 7"),
             "{message}"
@@ -1873,10 +1865,7 @@ mod tests {
     #[test]
     fn a_retried_insertion_that_repeats_the_line_after_it_is_already_applied() {
         let patch = "--- a/f\n+++ b/f\n@@ -2,1 +2,2 @@\n+a\n a\n";
-        let once = outcome("x\na\ny\n", patch).expect("first apply");
-        assert_eq!(once, "x\na\na\ny\n");
-        let (reason, message) = placed(&once, patch).unwrap_err();
-        assert_eq!(reason, Reason::AlreadyApplied, "{message}");
+        let message = retried("x\na\ny\n", patch, "x\na\na\ny\n");
         assert!(message.contains("hunk 1 at line 2"), "{message}");
     }
 

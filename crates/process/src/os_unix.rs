@@ -71,11 +71,7 @@ pub fn group_cpu_ticks(pgid: u32) -> Option<u64> {
     let mut total = 0u64;
     let mut found = false;
     for pid in live_group_members(pgid) {
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        // Fields after the command name: state(3) ... utime(14) stime(15).
-        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+        let Some(rest) = stat_after_name(pid) else {
             continue;
         };
         let fields: Vec<&str> = rest.split_whitespace().collect();
@@ -113,6 +109,15 @@ pub fn group_rss_kib(pgid: u32) -> Option<u64> {
     Some(members.iter().map(|&(pid, _)| rss(pid)).sum())
 }
 
+/// The fields of `/proc/<pid>/stat` after the command name (which may hold spaces and
+/// parentheses): state(3) ppid pgrp session … utime(14) stime(15) …; `None` once the process
+/// is gone.
+fn stat_after_name(pid: u32) -> Option<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let name_end = stat.rfind(')')?;
+    Some(stat[name_end + 1..].to_owned())
+}
+
 /// `(pid, process group)` of each live (not zombie) process whose group is `pgid` or whose
 /// session is `pgid`, from `/proc`.
 fn members(pgid: u32) -> Vec<(u32, u32)> {
@@ -128,12 +133,7 @@ fn members(pgid: u32) -> Vec<(u32, u32)> {
         else {
             continue;
         };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        // Fields after the command name (which may hold spaces and parentheses):
-        // state ppid pgrp session ...
-        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+        let Some(rest) = stat_after_name(pid) else {
             continue;
         };
         let mut fields = rest.split_whitespace();
