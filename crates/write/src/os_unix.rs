@@ -94,13 +94,11 @@ pub(crate) struct DirLock {
 impl DirLock {
     pub(crate) fn exclusive(dir: &WalkedDir) -> io::Result<DirLock> {
         // A descriptor of its own: flock belongs to the open file description, so two threads
-        // of one process also exclude each other.
+        // of one process also exclude each other. (`.` of a directory handle is a directory.)
         let fd = rustix::fs::openat(
             dir,
             ".",
-            rustix::fs::OFlags::RDONLY
-                | rustix::fs::OFlags::DIRECTORY
-                | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::CLOEXEC,
             rustix::fs::Mode::empty(),
         )?;
         rustix::fs::flock(&fd, rustix::fs::FlockOperation::LockExclusive)?;
@@ -109,6 +107,8 @@ impl DirLock {
 }
 
 impl Drop for DirLock {
+    /// Closing the descriptor would release the lock too, unless a child forked meanwhile
+    /// holds a copy of it (an equivalent mutant otherwise, excluded in .cargo/mutants.toml).
     fn drop(&mut self) {
         let _ = rustix::fs::flock(&self.fd, rustix::fs::FlockOperation::Unlock);
     }
@@ -348,4 +348,144 @@ pub(crate) fn entry_ident_at(abs: &Path) -> io::Result<Ident> {
     use std::os::unix::fs::MetadataExt;
     let m = fs::symlink_metadata(abs)?;
     Ok((m.dev(), m.ino()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use std::time::Duration;
+
+    use rustix::fs::{FileType, FlockOperation, Mode};
+    use rustix::io::{Errno, FdFlags};
+
+    /// A temp directory and its handle, as the walk opens one.
+    fn root() -> (tempfile::TempDir, Dir) {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = open_dir(&ambient(tmp.path()), tmp.path(), Path::new(""), false).unwrap();
+        (tmp, dir)
+    }
+
+    fn ambient(path: &Path) -> Dir {
+        Dir::open_ambient_dir(path, cap_std::ambient_authority()).unwrap()
+    }
+
+    fn inherited(fd: impl rustix::fd::AsFd) -> bool {
+        !rustix::io::fcntl_getfd(fd)
+            .unwrap()
+            .contains(FdFlags::CLOEXEC)
+    }
+
+    fn mkfifo(dir: &Path, name: &str) {
+        let mode = Mode::from_raw_mode(0o600);
+        rustix::fs::mknodat(rustix::fs::CWD, dir.join(name), FileType::Fifo, mode, 0).unwrap();
+    }
+
+    /// `f`'s answer, run on a thread of its own, or `None` when it has not answered in 10 s:
+    /// it blocked.
+    fn answers<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(f());
+        });
+        rx.recv_timeout(Duration::from_secs(10)).ok()
+    }
+
+    /// The open of a file to read: a symlink at the name is refused, not followed; a FIFO
+    /// does not wait for a writer; the descriptor is not inherited by a program started later.
+    #[test]
+    fn the_reading_open_never_follows_a_link_nor_blocks_nor_is_inherited() {
+        let (tmp, dir) = root();
+        fs::write(tmp.path().join("f"), "a").unwrap();
+        std::os::unix::fs::symlink("f", tmp.path().join("l")).unwrap();
+        mkfifo(tmp.path(), "p");
+        let f = open_nofollow(&dir, OsStr::new("f")).unwrap();
+        assert!(!inherited(&f));
+        let link = open_nofollow(&dir, OsStr::new("l")).unwrap_err();
+        assert_eq!(link.raw_os_error(), Some(libc::ELOOP));
+        let path = tmp.path().to_path_buf();
+        let fifo = answers(move || {
+            let dir = open_dir(&ambient(&path), &path, Path::new(""), false).unwrap();
+            open_nofollow(&dir, OsStr::new("p")).is_ok()
+        });
+        assert_eq!(
+            fifo,
+            Some(true),
+            "opening a FIFO to read waited for a writer"
+        );
+    }
+
+    /// The open of a file to append to: `None` for a symlink or a missing name; the bytes go
+    /// after the file's; a FIFO without a reader is an error at once, not a wait; the
+    /// descriptor is not inherited.
+    #[test]
+    fn the_appending_open_appends_never_follows_a_link_nor_blocks_nor_is_inherited() {
+        let (tmp, dir) = root();
+        fs::write(tmp.path().join("f"), "a").unwrap();
+        std::os::unix::fs::symlink("f", tmp.path().join("l")).unwrap();
+        mkfifo(tmp.path(), "p");
+        assert!(open_append(&dir, OsStr::new("l")).unwrap().is_none());
+        assert!(open_append(&dir, OsStr::new("gone")).unwrap().is_none());
+        let mut f = open_append(&dir, OsStr::new("f")).unwrap().unwrap();
+        assert!(!inherited(&f));
+        io::Write::write_all(&mut f, b"b").unwrap();
+        assert_eq!(fs::read_to_string(tmp.path().join("f")).unwrap(), "ab");
+        let path = tmp.path().to_path_buf();
+        let fifo = answers(move || {
+            let dir = open_dir(&ambient(&path), &path, Path::new(""), false).unwrap();
+            open_append(&dir, OsStr::new("p"))
+                .map(|f| f.is_some())
+                .map_err(|e| e.raw_os_error())
+        });
+        assert_eq!(
+            fifo,
+            Some(Err(Some(libc::ENXIO))),
+            "opening a FIFO to append waited"
+        );
+    }
+
+    /// The directory lock excludes another descriptor's lock until it is dropped, and its
+    /// descriptor is not inherited.
+    #[test]
+    fn the_directory_lock_excludes_others_until_dropped() {
+        let (tmp, dir) = root();
+        let lock = DirLock::exclusive(&dir).unwrap();
+        assert!(!inherited(&lock.fd));
+        let other = fs::File::open(tmp.path()).unwrap();
+        let try_lock = || rustix::fs::flock(&other, FlockOperation::NonBlockingLockExclusive);
+        assert_eq!(try_lock(), Err(Errno::WOULDBLOCK));
+        drop(lock);
+        assert_eq!(try_lock(), Ok(()));
+    }
+
+    /// The identity of an entry itself: a symlink's is its own, not its target's, which is the
+    /// identity of the file an open reaches.
+    #[test]
+    fn an_entrys_identity_is_its_own() {
+        let (tmp, _dir) = root();
+        let (f, l) = (tmp.path().join("f"), tmp.path().join("l"));
+        fs::write(&f, "a").unwrap();
+        std::os::unix::fs::symlink("f", &l).unwrap();
+        let opened = file_stat(&fs::File::open(&l).unwrap()).unwrap().ident;
+        assert_eq!(entry_ident_at(&f).unwrap(), opened);
+        assert_ne!(entry_ident_at(&l).unwrap(), opened);
+        assert!(entry_ident_at(&tmp.path().join("gone")).is_err());
+    }
+
+    /// The mode a replacement takes over: only a regular file's, never a symlink's (whose own
+    /// bits are 0o777) or a directory's.
+    #[test]
+    fn only_a_regular_files_mode_is_taken_over() {
+        let (tmp, dir) = root();
+        let f = tmp.path().join("f");
+        fs::write(&f, "a").unwrap();
+        fs::set_permissions(&f, fs::Permissions::from_mode(0o640)).unwrap();
+        std::os::unix::fs::symlink("f", tmp.path().join("l")).unwrap();
+        fs::create_dir(tmp.path().join("d")).unwrap();
+        let mode = |name: &str| entry_file_mode(&dir, OsStr::new(name));
+        assert_eq!(mode("f"), Some(0o640));
+        assert_eq!(mode("l"), None);
+        assert_eq!(mode("d"), None);
+        assert_eq!(mode("gone"), None);
+    }
 }

@@ -713,6 +713,8 @@ enum Switch<'a> {
 /// The moments of a switch at which another writer's timing matters; tests play one there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum RacePoint {
+    /// The entry's identity was read; the file is not opened yet.
+    Identified,
     /// The target was compared with the expected bytes; nothing is switched yet.
     Compared,
     /// The new file is in place (or the old entry moved aside); the displaced file not checked.
@@ -870,6 +872,7 @@ fn switch_verified(
     let io = |what: &str, e: &std::io::Error| ToolError::io(shown, what, e);
     let _lock = DirLock::exclusive(dir).map_err(|e| io("locking its directory", &e))?;
     let entry = entry_ident(dir, name).map_err(|e| io("reading", &e))?;
+    race_point(RacePoint::Identified).map_err(|e| io("reading", &e))?;
     let mut old = open_guarded(dir, name).map_err(|e| io("reading", &e))?;
     let same = match (old.as_mut(), expected) {
         (Some(f), Some(expected)) => holds(f, expected).map_err(|e| io("reading", &e))?,
@@ -1448,6 +1451,29 @@ mod tests {
         }
     }
 
+    /// A read that fails (here a directory's, `EISDIR`) is the answer of `holds`, not retried
+    /// (only an interrupted read is: a signal arriving mid-read on a network file system).
+    #[cfg(unix)]
+    #[test]
+    fn holds_answers_a_failed_read_with_its_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut f = std::fs::File::open(dir.path()).unwrap();
+        let e = super::holds(&mut f, b"x").unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::EISDIR));
+    }
+
+    /// Only a name that is not there is absent: an open that fails otherwise (a name too long
+    /// for the file system) is an error, never taken for "absent" (which a write would create).
+    #[test]
+    fn only_a_missing_name_is_absent() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir =
+            cap_std::fs::Dir::open_ambient_dir(tmp.path(), cap_std::ambient_authority()).unwrap();
+        assert!(super::open_existing(&dir, "gone").unwrap().is_none());
+        let e = super::open_existing(&dir, "n".repeat(300)).unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(super::os::NAME_TOO_LONG));
+    }
+
     /// What `temp_name` makes, `temp_owner_pid` reads back (with this process's pid); a name
     /// it would never make (a signed number, another target) is not a temp name.
     #[test]
@@ -1867,6 +1893,26 @@ mod foreign_writer_tests {
         c.assert_end(r, changed("theirs\n"), Some("theirs\n"));
     }
 
+    /// A save between the read of the entry's identity and the open: the bytes read are not
+    /// those of the entry first seen, even when they are the same bytes. Nothing is switched
+    /// (not even for a moment, to be undone after: a reader would see the new bytes), and the
+    /// caller plans again.
+    #[test]
+    fn a_save_between_the_identity_and_the_open_is_not_switched() {
+        let c = case(Some("old\n"));
+        let file = c.file.clone();
+        let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let points = std::rc::Rc::clone(&seen);
+        let r = c.switch(Some("old\n"), Some("new\n"), move |at| {
+            points.borrow_mut().push(at);
+            if at == RacePoint::Identified {
+                atomic_save(&file, "old\n");
+            }
+        });
+        c.assert_end(r, changed("old\n"), Some("old\n"));
+        assert_eq!(*seen.borrow(), [RacePoint::Identified]);
+    }
+
     #[test]
     fn a_removal_after_the_compare_is_not_undone() {
         let c = case(Some("old\n"));
@@ -1942,7 +1988,7 @@ mod foreign_writer_tests {
         let r = c.switch(Some("old\n"), Some("new\n"), move |at| match at {
             RacePoint::Compared => append(&mut open_append(&file), "a1\n"),
             RacePoint::Switched => append(&mut open_append(&file), "a2\n"),
-            RacePoint::Checked => {}
+            RacePoint::Identified | RacePoint::Checked => {}
         });
         c.assert_end(r, changed("old\na1\na2\n"), Some("old\na1\na2\n"));
     }
@@ -1958,6 +2004,7 @@ mod foreign_writer_tests {
             RacePoint::Compared => append(&mut open_append(&file), "a1\n"),
             RacePoint::Switched => held = Some(open_append(&file)),
             RacePoint::Checked => append(held.as_mut().unwrap(), "a2\n"),
+            RacePoint::Identified => {}
         });
         c.assert_end(r, changed("old\na1\na2\n"), Some("old\na1\na2\n"));
     }
@@ -1971,7 +2018,7 @@ mod foreign_writer_tests {
         let r = c.switch(Some("old\n"), Some("new\n"), move |at| match at {
             RacePoint::Compared => append(&mut open_append(&file), "a1\n"),
             RacePoint::Switched => atomic_save(&file, "editor\n"),
-            RacePoint::Checked => {}
+            RacePoint::Identified | RacePoint::Checked => {}
         });
         c.assert_end(r, changed("editor\n"), Some("editor\n"));
     }
@@ -2102,7 +2149,7 @@ mod foreign_writer_tests {
         let r = c.switch(Some("THEIRS\n"), None, move |at| match at {
             RacePoint::Compared => atomic_save(&file, "save 1\n"),
             RacePoint::Switched => atomic_save(&file, "save 2\n"),
-            RacePoint::Checked => {}
+            RacePoint::Identified | RacePoint::Checked => {}
         });
         c.assert_end(r, changed("save 2\n"), Some("save 2\n"));
         let file = c.file.clone();
