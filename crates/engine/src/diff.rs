@@ -926,6 +926,16 @@ mod tests {
             blocks(old, new, &[block(2, 1, 2, 1), block(4, 1, 1, 1)]),
             whole
         );
+        // ... also when the lines between them and after the last agree: a block starting
+        // back inside the one before on one side, right after it on the other.
+        assert_eq!(
+            blocks(old, new, &[block(2, 1, 2, 1), block(1, 4, 3, 2)]),
+            whole
+        );
+        assert_eq!(
+            blocks(old, new, &[block(2, 1, 2, 1), block(3, 2, 1, 4)]),
+            whole
+        );
     }
 
     /// The whole-file form of [`block_hunks`]: every line split and keyed, the gaps compared

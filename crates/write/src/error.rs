@@ -187,11 +187,19 @@ impl ToolError {
     pub fn io(path: &str, what: &str, err: &std::io::Error) -> Self {
         if err.raw_os_error() == Some(crate::os::NAME_TOO_LONG) {
             let longest = path.split('/').map(str::len).max().unwrap_or(0);
+            // A name that fits can still be too long for the temp file written beside it.
+            let detail = if longest > 255 {
+                format!("{longest} bytes in one name; most allow 255")
+            } else {
+                format!(
+                    "{longest} bytes in one name, and the temp file written beside it (`.<name>.lspedit-<pid>-<n>.tmp`) adds about 30; most allow 255"
+                )
+            };
             return ToolError::new(
                 Reason::IoError,
                 Some(path),
                 format!(
-                    "the file name is too long for the file system ({longest} bytes in one name; most allow 255): choose a shorter name"
+                    "the file name is too long for the file system ({detail}): choose a shorter name"
                 ),
             );
         }

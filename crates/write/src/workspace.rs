@@ -1474,6 +1474,48 @@ mod tests {
         assert_eq!(e.raw_os_error(), Some(super::os::NAME_TOO_LONG));
     }
 
+    /// A new file takes the mode asked for, less setuid, setgid and sticky.
+    #[cfg(unix)]
+    #[test]
+    fn a_new_files_mode_never_has_the_special_bits() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = super::Workspace::open(tmp.path()).unwrap();
+        for (asked, got) in [(0o4755, 0o755), (0o7640, 0o640), (0o600, 0o600)] {
+            let name = format!("f{asked:o}");
+            ws.replace_verified(&name, None, Some(b"x"), Some(asked))
+                .unwrap();
+            let mode = std::fs::metadata(tmp.path().join(&name))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o7777, got, "asked {asked:o}");
+        }
+    }
+
+    /// The identities other crates compare: two files differ; an open and its entry agree; a
+    /// symlink's entry is its own, not the file an open of it reaches.
+    #[test]
+    fn identities_tell_files_and_links_apart() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+        std::fs::write(&a, "a").unwrap();
+        std::fs::write(&b, "b").unwrap();
+        let opened =
+            |p: &std::path::Path| super::file_identity(&std::fs::File::open(p).unwrap()).unwrap();
+        let entry = |p: &std::path::Path| super::entry_identity(p).unwrap();
+        assert_ne!(opened(&a), opened(&b));
+        assert_ne!(entry(&a), entry(&b));
+        assert_eq!(opened(&a), entry(&a));
+        #[cfg(unix)]
+        {
+            let l = tmp.path().join("l");
+            std::os::unix::fs::symlink("a", &l).unwrap();
+            assert_eq!(opened(&l), entry(&a));
+            assert_ne!(entry(&l), entry(&a));
+        }
+    }
+
     /// What `temp_name` makes, `temp_owner_pid` reads back (with this process's pid); a name
     /// it would never make (a signed number, another target) is not a temp name.
     #[test]
@@ -1937,6 +1979,72 @@ mod foreign_writer_tests {
         c.assert_end(r, changed("theirs\n"), Some("theirs\n"));
     }
 
+    /// A create whose staged file is gone when it is renamed into place fails as a write: it
+    /// is not "changed by another writer" (nothing was created at the name).
+    #[test]
+    fn a_create_whose_staged_file_vanished_is_an_error() {
+        let c = case(None);
+        let root = c.ws.root().to_path_buf();
+        let r = c.switch_or_fail(None, Some("new\n"), move |at| {
+            if at == RacePoint::Compared {
+                for e in fs::read_dir(&root).unwrap() {
+                    fs::remove_file(e.unwrap().path()).unwrap();
+                }
+            }
+            Ok(())
+        });
+        let e = r.unwrap_err();
+        assert!(e.to_string().contains("writing"), "{e}");
+        assert_eq!(c.now(), None);
+        assert_eq!(c.litter(), Vec::<String>::new());
+    }
+
+    /// A delete of a file removed after the compare: changed (to absent), not an error.
+    #[test]
+    fn a_delete_of_a_file_removed_after_the_compare_is_changed() {
+        let c = case(Some("old\n"));
+        let file = c.file.clone();
+        let r = c.switch(Some("old\n"), None, move |at| {
+            if at == RacePoint::Compared {
+                fs::remove_file(&file).unwrap();
+            }
+        });
+        c.assert_end(r, Replaced::Changed { current: None }, None);
+    }
+
+    /// A delete that cannot move the file aside (the temp name is too long for the file
+    /// system) fails, and the file stays: it is not taken for a file removed by another.
+    #[test]
+    fn a_delete_that_cannot_move_the_file_aside_fails_and_keeps_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(tmp.path()).unwrap();
+        let name = "n".repeat(240);
+        fs::write(tmp.path().join(&name), "old\n").unwrap();
+        let e = ws
+            .replace_verified(&name, Some(b"old\n"), None, None)
+            .unwrap_err();
+        assert!(
+            e.message
+                .contains("240 bytes in one name, and the temp file written beside it"),
+            "{e}"
+        );
+        assert_eq!(fs::read(tmp.path().join(&name)).unwrap(), b"old\n");
+    }
+
+    /// A delete that moved aside a file saved after the compare puts it back; when a newer
+    /// file was created at the name meanwhile, that one stays and the one aside goes.
+    #[test]
+    fn a_delete_keeps_the_newest_file_at_the_name() {
+        let c = case(Some("old\n"));
+        let file = c.file.clone();
+        let r = c.switch(Some("old\n"), None, move |at| match at {
+            RacePoint::Compared => atomic_save(&file, "theirs\n"),
+            RacePoint::Switched => fs::write(&file, "newest\n").unwrap(),
+            RacePoint::Identified | RacePoint::Checked => {}
+        });
+        c.assert_end(r, changed("newest\n"), Some("newest\n"));
+    }
+
     #[test]
     fn a_delete_keeps_a_save_made_after_the_compare() {
         let c = case(Some("old\n"));
@@ -2007,6 +2115,25 @@ mod foreign_writer_tests {
             RacePoint::Identified => {}
         });
         c.assert_end(r, changed("old\na1\na2\n"), Some("old\na1\na2\n"));
+    }
+
+    // As above, but the name holds another file (a save) when the late append is carried over:
+    // the append goes nowhere else than the file it was meant for, which is gone.
+    #[test]
+    fn a_late_append_is_never_carried_to_another_file() {
+        let c = case(Some("old\n"));
+        let file = c.file.clone();
+        let mut held = None;
+        let r = c.switch(Some("old\n"), Some("new\n"), move |at| match at {
+            RacePoint::Compared => append(&mut open_append(&file), "a1\n"),
+            RacePoint::Switched => held = Some(open_append(&file)),
+            RacePoint::Checked => {
+                append(held.as_mut().unwrap(), "a2\n");
+                atomic_save(&file, "editor\n");
+            }
+            RacePoint::Identified => {}
+        });
+        c.assert_end(r, changed("editor\n"), Some("editor\n"));
     }
 
     // An in-place write before the exchange, then a save by rename while the new file is in
