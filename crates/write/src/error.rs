@@ -268,7 +268,8 @@ mod tests {
 
     /// What a model reads: `path: code: message`, or `code: message` for an error about no
     /// file; an I/O failure names the operation, and a name too long for the file system says
-    /// so with the length of its longest component, whatever the operation.
+    /// so with the length of its longest component (and the temp name when the name itself
+    /// fits), whatever the operation.
     #[test]
     fn messages_name_the_path_the_reason_and_what_failed() {
         let e = ToolError::new(Reason::HunkMismatch, Some("a/b.txt"), "no match");
@@ -294,9 +295,17 @@ mod tests {
             (e.reason, e.path.as_deref()),
             (Reason::IoError, Some(path.as_str()))
         );
+        assert_eq!(
+            e.message,
+            "the file name is too long for the file system (300 bytes in one name; most allow 255): choose a shorter name"
+        );
+        // A name that fits (255 bytes at most) is too long once the temp file's name is made
+        // from it: the message says which.
+        let fits = "x".repeat(255);
+        let e = ToolError::io(&fits, "writing", &too_long);
         assert!(
             e.message.starts_with(
-                "the file name is too long for the file system (300 bytes in one name"
+                "the file name is too long for the file system (255 bytes in one name, and the temp file written beside it"
             ),
             "{}",
             e.message

@@ -1253,8 +1253,7 @@ const HOLDS_CHUNK: usize = 64 * 1024;
 /// the verdict of reading it whole and comparing, without a buffer the file's size. The
 /// checks of a switch ask this three times of the old file; only a file that differs is read
 /// whole (for what it holds now).
-fn holds(f: &mut fs::File, want: &[u8]) -> std::io::Result<bool> {
-    use std::io::Seek;
+fn holds(f: &mut (impl Read + std::io::Seek), want: &[u8]) -> std::io::Result<bool> {
     f.seek(std::io::SeekFrom::Start(0))?;
     let mut buf = vec![0u8; HOLDS_CHUNK.min(want.len() + 1)];
     let mut at = 0;
@@ -1460,6 +1459,36 @@ mod tests {
         let mut f = std::fs::File::open(dir.path()).unwrap();
         let e = super::holds(&mut f, b"x").unwrap_err();
         assert_eq!(e.raw_os_error(), Some(libc::EISDIR));
+    }
+
+    /// An interrupted read (a signal arriving mid-read, on a network file system) is read
+    /// again: `holds` answers as if it had not happened.
+    #[test]
+    fn holds_reads_again_after_an_interrupted_read() {
+        struct Interrupting {
+            inner: std::io::Cursor<Vec<u8>>,
+            interrupt: bool,
+        }
+        impl std::io::Read for Interrupting {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                self.interrupt = !self.interrupt;
+                if self.interrupt {
+                    return Err(std::io::ErrorKind::Interrupted.into());
+                }
+                self.inner.read(buf)
+            }
+        }
+        impl std::io::Seek for Interrupting {
+            fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+                self.inner.seek(to)
+            }
+        }
+        let mut f = Interrupting {
+            inner: std::io::Cursor::new(b"abc".to_vec()),
+            interrupt: false,
+        };
+        assert!(super::holds(&mut f, b"abc").unwrap());
+        assert!(!super::holds(&mut f, b"abd").unwrap());
     }
 
     /// Only a name that is not there is absent: an open that fails otherwise (a name too long
@@ -2134,6 +2163,30 @@ mod foreign_writer_tests {
             RacePoint::Identified => {}
         });
         c.assert_end(r, changed("editor\n"), Some("editor\n"));
+    }
+
+    // As above, but the file it was meant for got a second name meanwhile: an append never
+    // reaches a file another name shares (it may be outside the workspace, or `.git/`'s).
+    #[test]
+    fn a_late_append_never_reaches_a_file_with_another_name() {
+        let c = case(Some("old\n"));
+        let file = c.file.clone();
+        let other = c.ws.root().join("other");
+        let link = other.clone();
+        let mut held = None;
+        let r = c.switch(Some("old\n"), Some("new\n"), move |at| match at {
+            RacePoint::Compared => append(&mut open_append(&file), "a1\n"),
+            RacePoint::Switched => held = Some(open_append(&file)),
+            RacePoint::Checked => {
+                append(held.as_mut().unwrap(), "a2\n");
+                fs::hard_link(&file, &link).unwrap();
+            }
+            RacePoint::Identified => {}
+        });
+        assert_eq!(r, changed("old\na1\n"));
+        assert_eq!(c.now().as_deref(), Some("old\na1\n"));
+        assert_eq!(fs::read_to_string(&other).unwrap(), "old\na1\n");
+        assert_eq!(c.litter(), ["other"]);
     }
 
     // An in-place write before the exchange, then a save by rename while the new file is in
