@@ -914,28 +914,18 @@ mod tests {
             whole,
             "--- a/f\n+++ b/f\n@@ -1,4 +1,4 @@\n a\n-b\n+B\n c\n-d\n+D\n"
         );
-        assert_eq!(
-            blocks(old, new, &[block(2, 1, 2, 1), block(4, 1, 4, 1)]),
-            whole
-        );
-        assert_eq!(
-            blocks(old, new, &[block(2, 1, 2, 1), block(1, 1, 4, 1)]),
-            whole
-        );
-        assert_eq!(
-            blocks(old, new, &[block(2, 1, 2, 1), block(4, 1, 1, 1)]),
-            whole
-        );
-        // ... also when the lines between them and after the last agree: a block starting
-        // back inside the one before on one side, right after it on the other.
-        assert_eq!(
-            blocks(old, new, &[block(2, 1, 2, 1), block(1, 4, 3, 2)]),
-            whole
-        );
-        assert_eq!(
-            blocks(old, new, &[block(2, 1, 2, 1), block(3, 2, 1, 4)]),
-            whole
-        );
+        // Blocks in order give the same diff; out of order on one side, the whole-file diff
+        // stands in, also when the lines between them and after the last agree (the last two:
+        // a block starting back inside the one before on one side, right after it on the other).
+        for blocks_given in [
+            [block(2, 1, 2, 1), block(4, 1, 4, 1)],
+            [block(2, 1, 2, 1), block(1, 1, 4, 1)],
+            [block(2, 1, 2, 1), block(4, 1, 1, 1)],
+            [block(2, 1, 2, 1), block(1, 4, 3, 2)],
+            [block(2, 1, 2, 1), block(3, 2, 1, 4)],
+        ] {
+            assert_eq!(blocks(old, new, &blocks_given), whole, "{blocks_given:?}");
+        }
     }
 
     /// The whole-file form of [`block_hunks`]: every line split and keyed, the gaps compared

@@ -362,12 +362,14 @@ mod tests {
     /// A temp directory and its handle, as the walk opens one.
     fn root() -> (tempfile::TempDir, Dir) {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = open_dir(&ambient(tmp.path()), tmp.path(), Path::new(""), false).unwrap();
+        let dir = walked(tmp.path());
         (tmp, dir)
     }
 
-    fn ambient(path: &Path) -> Dir {
-        Dir::open_ambient_dir(path, cap_std::ambient_authority()).unwrap()
+    /// The directory `path`'s handle, as the walk opens one.
+    fn walked(path: &Path) -> Dir {
+        let ambient = Dir::open_ambient_dir(path, cap_std::ambient_authority()).unwrap();
+        open_dir(&ambient, path, Path::new(""), false).unwrap()
     }
 
     fn inherited(fd: impl rustix::fd::AsFd) -> bool {
@@ -405,7 +407,7 @@ mod tests {
         assert_eq!(link.raw_os_error(), Some(libc::ELOOP));
         let path = tmp.path().to_path_buf();
         let fifo = answers(move || {
-            let dir = open_dir(&ambient(&path), &path, Path::new(""), false).unwrap();
+            let dir = walked(&path);
             open_nofollow(&dir, OsStr::new("p")).is_ok()
         });
         assert_eq!(
@@ -432,7 +434,7 @@ mod tests {
         assert_eq!(fs::read_to_string(tmp.path().join("f")).unwrap(), "ab");
         let path = tmp.path().to_path_buf();
         let fifo = answers(move || {
-            let dir = open_dir(&ambient(&path), &path, Path::new(""), false).unwrap();
+            let dir = walked(&path);
             open_append(&dir, OsStr::new("p"))
                 .map(|f| f.is_some())
                 .map_err(|e| e.raw_os_error())

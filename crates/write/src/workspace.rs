@@ -2130,19 +2130,32 @@ mod foreign_writer_tests {
         c.assert_end(r, changed("old\na1\na2\n"), Some("old\na1\na2\n"));
     }
 
+    /// A switch of "old\n" to "new\n" with a late appender: "a1" appended to the old file
+    /// before the exchange, the name opened while the new file is in place, "a2" written
+    /// through it once the exchange is undone, then `after` run on the name.
+    fn late_append(c: &Case, after: impl FnOnce(&Path) + 'static) -> Replaced {
+        let file = c.file.clone();
+        let mut held = None;
+        let mut after = Some(after);
+        c.switch(Some("old\n"), Some("new\n"), move |at| match at {
+            RacePoint::Compared => append(&mut open_append(&file), "a1\n"),
+            RacePoint::Switched => held = Some(open_append(&file)),
+            RacePoint::Checked => {
+                append(held.as_mut().unwrap(), "a2\n");
+                if let Some(after) = after.take() {
+                    after(&file);
+                }
+            }
+            RacePoint::Identified => {}
+        })
+    }
+
     // The name opened while the new file is in place, written after the exchange is undone:
     // the append reaches the new file, now removed, and is moved to theirs.
     #[test]
     fn an_append_to_the_new_file_after_the_undo_is_kept() {
         let c = case(Some("old\n"));
-        let file = c.file.clone();
-        let mut held = None;
-        let r = c.switch(Some("old\n"), Some("new\n"), move |at| match at {
-            RacePoint::Compared => append(&mut open_append(&file), "a1\n"),
-            RacePoint::Switched => held = Some(open_append(&file)),
-            RacePoint::Checked => append(held.as_mut().unwrap(), "a2\n"),
-            RacePoint::Identified => {}
-        });
+        let r = late_append(&c, |_| {});
         c.assert_end(r, changed("old\na1\na2\n"), Some("old\na1\na2\n"));
     }
 
@@ -2151,17 +2164,7 @@ mod foreign_writer_tests {
     #[test]
     fn a_late_append_is_never_carried_to_another_file() {
         let c = case(Some("old\n"));
-        let file = c.file.clone();
-        let mut held = None;
-        let r = c.switch(Some("old\n"), Some("new\n"), move |at| match at {
-            RacePoint::Compared => append(&mut open_append(&file), "a1\n"),
-            RacePoint::Switched => held = Some(open_append(&file)),
-            RacePoint::Checked => {
-                append(held.as_mut().unwrap(), "a2\n");
-                atomic_save(&file, "editor\n");
-            }
-            RacePoint::Identified => {}
-        });
+        let r = late_append(&c, |file| atomic_save(file, "editor\n"));
         c.assert_end(r, changed("editor\n"), Some("editor\n"));
     }
 
@@ -2170,19 +2173,9 @@ mod foreign_writer_tests {
     #[test]
     fn a_late_append_never_reaches_a_file_with_another_name() {
         let c = case(Some("old\n"));
-        let file = c.file.clone();
         let other = c.ws.root().join("other");
         let link = other.clone();
-        let mut held = None;
-        let r = c.switch(Some("old\n"), Some("new\n"), move |at| match at {
-            RacePoint::Compared => append(&mut open_append(&file), "a1\n"),
-            RacePoint::Switched => held = Some(open_append(&file)),
-            RacePoint::Checked => {
-                append(held.as_mut().unwrap(), "a2\n");
-                fs::hard_link(&file, &link).unwrap();
-            }
-            RacePoint::Identified => {}
-        });
+        let r = late_append(&c, move |file| fs::hard_link(file, &link).unwrap());
         assert_eq!(r, changed("old\na1\n"));
         assert_eq!(c.now().as_deref(), Some("old\na1\n"));
         assert_eq!(fs::read_to_string(&other).unwrap(), "old\na1\n");
