@@ -72,6 +72,10 @@ pub struct Script {
     pub crash_on: Option<Event>,
     /// Stop reading and answering forever when this event arrives.
     pub hang_on: Option<Event>,
+    /// While hung ([`Script::hang_on`]), a thread of the server computes this many
+    /// milliseconds out of every 200 (a hung server whose runtime or collector threads still
+    /// tick now and then: hung, not busy).
+    pub hang_tick_ms: u64,
     /// The first time this event arrives, compute for [`Script::busy_ms`] without reading or
     /// answering (a server in its first analysis: busy, not hung), then go on as usual.
     pub busy_on: Option<Event>,
@@ -287,6 +291,7 @@ impl Default for Script {
             initialize_delay_ms: 0,
             crash_on: None,
             hang_on: None,
+            hang_tick_ms: 0,
             busy_on: None,
             busy_ms: 0,
             garbage: false,

@@ -106,6 +106,16 @@ fn raw<T: Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
+/// Uses CPU time on the calling thread for `wall` (at most that much CPU time: less when the
+/// machine is loaded).
+fn compute(wall: Duration) {
+    let until = Instant::now() + wall;
+    let mut spin = 0u64;
+    while Instant::now() < until {
+        spin = std::hint::black_box(spin.wrapping_add(1));
+    }
+}
+
 impl FakeServer {
     pub(crate) fn new(
         client: Client,
@@ -142,16 +152,22 @@ impl FakeServer {
             self.log.line(&format!("busy {method}"));
             // Computes on the server's only thread: nothing is read or answered meanwhile, and
             // the process uses CPU time (busy, not hung).
-            let until = Instant::now() + Duration::from_millis(self.script.busy_ms);
-            let mut spin = 0u64;
-            while Instant::now() < until {
-                spin = std::hint::black_box(spin.wrapping_add(1));
-            }
+            compute(Duration::from_millis(self.script.busy_ms));
             self.log.line(&format!("idle {method}"));
         }
         if self.script.hang_on == Some(event) {
             self.log.line(&format!("hang {method}"));
             self.control.hang();
+            let tick = Duration::from_millis(self.script.hang_tick_ms);
+            if !tick.is_zero() {
+                // The scripted behaviour of a hung server's other threads, not synchronization.
+                std::thread::spawn(move || {
+                    loop {
+                        compute(tick);
+                        std::thread::sleep(Duration::from_millis(200).saturating_sub(tick));
+                    }
+                });
+            }
             std::future::pending::<()>().await;
         }
     }

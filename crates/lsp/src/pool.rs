@@ -1604,9 +1604,11 @@ impl Pool {
 
     /// After a timeout: is the server alive but slow, or hung? A hung server is killed, so the
     /// next call restarts it instead of timing out again. Busy is not hung: a server that does
-    /// not answer the probe but used CPU time meanwhile (pyright in its first analysis of a
-    /// large project, on a loaded machine) is left alone; only one that neither answers nor
-    /// computes is killed.
+    /// not answer the probe but computed meanwhile (pyright in its first analysis of a large
+    /// project, on a loaded machine) is left alone; only one that neither answers nor computes
+    /// is killed. Computing is a share of the probe's wait ([`computed_meanwhile`]), not any
+    /// CPU time at all: a hung server's other threads still tick now and then, and one starved
+    /// on a loaded machine may only now be reading what hung it.
     fn spawn_probe(&self, key: ServerKey, server: Arc<Server>) {
         let timeout = self
             .inner
@@ -1619,11 +1621,12 @@ impl Pool {
         };
         tokio::spawn(async move {
             let _guard = guard;
+            let began = Instant::now();
             let before = process::group_cpu_ticks(server.pgid());
             if server.is_alive() && !server.probe(timeout).await {
                 let after = process::group_cpu_ticks(server.pgid());
                 if let (Some(b), Some(a)) = (before, after)
-                    && a > b
+                    && computed_meanwhile(a.saturating_sub(b), began.elapsed())
                 {
                     tracing::info!(server = %key.server, root = %key.root.display(), ticks = a - b, "server does not answer but is computing; left running");
                     return;
@@ -1720,6 +1723,15 @@ impl Drop for BusyGuard<'_> {
     fn drop(&mut self) {
         self.0.busy.fetch_sub(1, Ordering::SeqCst);
     }
+}
+
+/// Whether a server that did not answer a probe computed while it waited: `ticks` of CPU time
+/// (10 ms each, see [`process::group_cpu_ticks`]) over `waited`. At least a fiftieth of one
+/// core and two ticks: a busy server on a machine loaded fifty times over its cores still gets
+/// that, while one tick may be the rounding of a few microseconds.
+fn computed_meanwhile(ticks: u64, waited: Duration) -> bool {
+    const TICK_MS: u128 = 10;
+    ticks >= 2 && u128::from(ticks) * TICK_MS * 50 >= waited.as_millis()
 }
 
 fn backoff(cfg: &PoolConfig, crashes: u32) -> Duration {
@@ -1893,5 +1905,26 @@ impl Drop for Inner {
         }
         // Starting servers too: their guards live in start tasks that may never be dropped.
         self.groups.kill_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn computing_is_a_share_of_the_probes_wait_not_any_tick() {
+        let two_s = Duration::from_secs(2);
+        // A fiftieth of 2 s is 40 ms: four ticks.
+        assert!(!computed_meanwhile(0, two_s));
+        assert!(!computed_meanwhile(1, two_s));
+        assert!(!computed_meanwhile(3, two_s));
+        assert!(computed_meanwhile(4, two_s));
+        assert!(computed_meanwhile(200, two_s));
+        // Whatever the wait, one tick may be rounding.
+        assert!(!computed_meanwhile(1, Duration::from_millis(100)));
+        assert!(computed_meanwhile(2, Duration::from_millis(100)));
+        assert!(!computed_meanwhile(5, Duration::from_secs(3)));
+        assert!(computed_meanwhile(6, Duration::from_secs(3)));
     }
 }

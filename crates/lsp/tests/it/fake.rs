@@ -399,8 +399,23 @@ async fn crash_on_pull() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hang_after_open_times_out_then_recovers() {
+    hang_then_recover(0).await;
+}
+
+// Regression: the probe took any CPU time during its wait as "busy", so a hung server whose
+// other threads ticked (or one that, starved on a loaded machine, was only then reading what
+// hung it) was left running and the next check timed out on it too (a CI run failed so).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hung_server_whose_threads_still_tick_is_killed() {
+    hang_then_recover(2).await;
+}
+
+/// A server hung since a change, whose other threads compute `tick_ms` of every 200 ms: the
+/// check times out, the liveness probe kills it, the next check restarts it.
+async fn hang_then_recover(tick_ms: u64) {
     let ws = FakeWs::new(Script {
         hang_on: Some(Event::DidChange),
+        hang_tick_ms: tick_ms,
         ..script(Mode::Push)
     });
     let pool = ws.pool("push-versioned");
