@@ -542,10 +542,7 @@ fn scratch_dir(
     for sub in ["home", "tmp", "cache", "config", "data", "state", "target"] {
         std::fs::create_dir_all(dir.join(sub))?;
     }
-    std::fs::write(
-        per_root.join(ROOT_FILE),
-        root.as_os_str().as_encoded_bytes(),
-    )?;
+    write_root_file(&per_root, root)?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -559,35 +556,63 @@ fn scratch_dir(
 /// The file of a root's scratch directory naming the root it serves.
 const ROOT_FILE: &str = "root";
 
-/// Removes, once per process, the scratch directories of roots that no longer exist (each
-/// temp workspace of a test suite would otherwise leave its build dir behind). Only entries
-/// lspedit made are touched: 16 hex digits holding a [`ROOT_FILE`].
+/// Names the root in `per_root`'s [`ROOT_FILE`]: left alone when it already does, else written
+/// whole under another name and renamed over it. Another process's [`sweep_scratch`] reads it at
+/// any moment: a file rewritten in place is empty for a while, and an empty name is no root.
+fn write_root_file(per_root: &Path, root: &Path) -> std::io::Result<()> {
+    let bytes = root.as_os_str().as_encoded_bytes();
+    let file = per_root.join(ROOT_FILE);
+    if std::fs::read(&file).is_ok_and(|old| old == bytes) {
+        return Ok(());
+    }
+    static STAGED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = STAGED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let staged = per_root.join(format!(".{ROOT_FILE}.{}-{n}.tmp", std::process::id()));
+    std::fs::write(&staged, bytes)?;
+    std::fs::rename(&staged, &file).inspect_err(|_| {
+        let _ = std::fs::remove_file(&staged);
+    })
+}
+
+/// Removes, once per process, the scratch directories of roots that no longer exist
+/// ([`sweep_scratch`]).
 fn collect_scratch(base: &Path) {
     static DONE: OnceLock<()> = OnceLock::new();
-    DONE.get_or_init(|| {
-        let Ok(entries) = std::fs::read_dir(base) else {
-            return;
-        };
-        for e in entries.flatten() {
-            let name = e.file_name();
-            let ours = name.len() == 16
-                && name
-                    .to_str()
-                    .is_some_and(|n| n.bytes().all(|b| b.is_ascii_hexdigit()));
-            if !ours || !e.file_type().is_ok_and(|t| t.is_dir()) {
-                continue;
-            }
-            let Ok(root) = std::fs::read(e.path().join(ROOT_FILE)) else {
-                continue;
-            };
-            let Some(root) = root_path(root) else {
-                continue;
-            };
-            if !root.exists() {
-                let _ = std::fs::remove_dir_all(e.path());
-            }
+    DONE.get_or_init(|| sweep_scratch(base));
+}
+
+/// Removes the scratch directories under `base` of roots that no longer exist (each temp
+/// workspace of a test suite would otherwise leave its build dir behind). Only entries lspedit
+/// made are touched: 16 hex digits holding a [`ROOT_FILE`]. A directory is removed only when
+/// its root file names an absolute path that is certainly gone: a server of a live root runs in
+/// it (its Landlock rules hold the directory itself, so one made again later is closed to it), and
+/// a root file being written, unreadable or odd is no proof of anything.
+fn sweep_scratch(base: &Path) {
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let ours = name.len() == 16
+            && name
+                .to_str()
+                .is_some_and(|n| n.bytes().all(|b| b.is_ascii_hexdigit()));
+        if !ours || !e.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
         }
-    });
+        let Ok(root) = std::fs::read(e.path().join(ROOT_FILE)) else {
+            continue;
+        };
+        let Some(root) = root_path(root) else {
+            continue;
+        };
+        let gone = root.is_absolute()
+            && std::fs::symlink_metadata(&root)
+                .is_err_and(|err| err.kind() == std::io::ErrorKind::NotFound);
+        if gone {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
 }
 
 /// The path a scratch directory's [`ROOT_FILE`] names (written as the path's encoded bytes).
@@ -964,6 +989,86 @@ mod tests {
         assert_eq!(
             a,
             serde_json::json!({"a": {"b": 9, "c": 2}, "d": 3, "e": true})
+        );
+    }
+
+    /// A scratch directory as [`scratch_dir`] leaves it: `<base>/<16 hex>/root` naming `root`.
+    fn scratch_of(base: &Path, key: &str, root: &[u8]) -> PathBuf {
+        let dir = base.join(key);
+        std::fs::create_dir_all(dir.join("rust-analyzer").join("target")).unwrap();
+        std::fs::write(dir.join(ROOT_FILE), root).unwrap();
+        dir
+    }
+
+    #[test]
+    fn the_sweep_removes_only_the_scratch_of_roots_certainly_gone() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().join("scratch");
+        let live = t.path().join("live");
+        std::fs::create_dir(&live).unwrap();
+        let gone = t.path().join("gone");
+        let keep_live = scratch_of(
+            &base,
+            "0123456789abcdef",
+            live.as_os_str().as_encoded_bytes(),
+        );
+        let removed = scratch_of(
+            &base,
+            "1123456789abcdef",
+            gone.as_os_str().as_encoded_bytes(),
+        );
+        // A root file being written (empty), a relative name, no root file: no proof.
+        let empty = scratch_of(&base, "2123456789abcdef", b"");
+        let relative = scratch_of(&base, "3123456789abcdef", b"gone");
+        let unnamed = base.join("4123456789abcdef");
+        std::fs::create_dir_all(&unnamed).unwrap();
+        // Not lspedit's: another name, or a file.
+        let foreign = scratch_of(&base, "not-ours", gone.as_os_str().as_encoded_bytes());
+        sweep_scratch(&base);
+        assert!(!removed.exists());
+        for kept in [&keep_live, &empty, &relative, &unnamed, &foreign] {
+            assert!(kept.exists(), "{kept:?} was removed");
+        }
+    }
+
+    // Regression: a root file was rewritten in place at every launch, so another process's
+    // sweep could read it empty, take the root for gone and remove a live server's scratch
+    // (rust-analyzer's `cargo check` then failed for want of its build dir, and the check's end
+    // read as "no errors").
+    #[test]
+    fn a_live_roots_scratch_survives_launches_and_sweeps_running_side_by_side() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::create_dir(t.path().join("ws")).unwrap();
+        let ws = t.path().join("ws").canonicalize().unwrap();
+        let mut pool = PoolConfig::bundled().unwrap();
+        pool.scratch_dir = Some(t.path().join("scratch"));
+        let base = t.path().join("scratch");
+        let dir = scratch_dir(&pool, "rust-analyzer", &ws, &ws).unwrap();
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let lost = std::thread::scope(|s| {
+            let sweeper = s.spawn(|| {
+                let mut sweeps = 0u32;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    sweep_scratch(&base);
+                    sweeps += 1;
+                }
+                sweeps
+            });
+            let lost = (0..2000).find_map(|i| {
+                let launched = scratch_dir(&pool, "rust-analyzer", &ws, &ws);
+                (launched.is_err() || !dir.join("target").is_dir()).then_some((i, launched))
+            });
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            assert!(sweeper.join().unwrap() > 0);
+            lost
+        });
+        assert!(
+            lost.is_none(),
+            "the live root's scratch was removed: {lost:?}"
+        );
+        assert_eq!(
+            std::fs::read(dir.parent().unwrap().join(ROOT_FILE)).unwrap(),
+            ws.as_os_str().as_encoded_bytes()
         );
     }
 }
