@@ -123,6 +123,14 @@ pub struct Script {
     /// the answer to the next `textDocument/hover` (answered from that pool) or before the next
     /// document notification.
     pub check_on_save: bool,
+    /// With [`Script::check_on_save`]: the check of a document whose text contains this cannot
+    /// run, as rust-analyzer's when cargo cannot start: its progress begins and ends, nothing is
+    /// published, and an `experimental/serverStatus` follows whose message begins with
+    /// [`CHECK_FAILED_STATUS`]; the next check that runs is followed by a status without it.
+    pub check_fail_marker: Option<String>,
+    /// With [`Script::check_fail_marker`]: the check that cannot run shows no progress at all,
+    /// only the status (rust-analyzer when the check's command cannot even be spawned).
+    pub check_fail_silently: bool,
     /// The answer to `textDocument/rename` (a `WorkspaceEdit`, sent as given); with it the
     /// server offers rename. `prepareRename` answers the position's range.
     pub rename_edit: Option<Value>,
@@ -282,6 +290,9 @@ fn resolve(target: &str) -> std::io::Result<std::net::SocketAddr> {
 /// `$/progress` token of the on-save check (see [`Script::check_on_save`]).
 pub const CHECK_TOKEN: &str = "fake/flycheck/0";
 
+/// The status message of a check that could not run (see [`Script::check_fail_marker`]).
+pub const CHECK_FAILED_STATUS: &str = "fake check failed to start";
+
 impl Default for Script {
     fn default() -> Self {
         Self {
@@ -306,6 +317,8 @@ impl Default for Script {
             log_file: None,
             config_section: "fake".to_owned(),
             check_on_save: false,
+            check_fail_marker: None,
+            check_fail_silently: false,
             rename_edit: None,
             code_actions: None,
             resolve_edit: None,

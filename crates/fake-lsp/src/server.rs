@@ -29,7 +29,8 @@ use tower_lsp_server::{Client, LanguageServer};
 
 use crate::transport::{Control, Log};
 use crate::{
-    CHECK_TOKEN, Event, Mode, Script, diagnostics_for, stale_diagnostics, tsserver_diagnostic,
+    CHECK_FAILED_STATUS, CHECK_TOKEN, Event, Mode, Script, diagnostics_for, stale_diagnostics,
+    tsserver_diagnostic,
 };
 
 /// A server-to-client message of any method, with its params as given (so the fake sends
@@ -79,6 +80,8 @@ struct State {
     queued: Vec<(String, i64, Vec<Value>)>,
     /// [`Script::busy_on`] has fired.
     was_busy: bool,
+    /// The last on-save check could not run ([`Script::check_fail_marker`]); the status says so.
+    check_failed: bool,
     /// [`Script::probes`] have run.
     probed: bool,
 }
@@ -277,13 +280,38 @@ impl FakeServer {
         let Some((version, diags)) = self.diagnostics_of(uri) else {
             return;
         };
-        self.notify::<Progress>(
-            json!({ "token": CHECK_TOKEN, "value": { "kind": "begin", "title": "check" } }),
-        )
-        .await;
-        self.pause(self.script.delay_ms).await;
-        self.notify::<Progress>(json!({ "token": CHECK_TOKEN, "value": { "kind": "end" } }))
+        let fails = self.script.check_fail_marker.as_deref().is_some_and(|m| {
+            self.state()
+                .docs
+                .get(uri)
+                .is_some_and(|d| d.text.contains(m))
+        });
+        if !(fails && self.script.check_fail_silently) {
+            self.notify::<Progress>(
+                json!({ "token": CHECK_TOKEN, "value": { "kind": "begin", "title": "check" } }),
+            )
             .await;
+            self.pause(self.script.delay_ms).await;
+            self.notify::<Progress>(json!({ "token": CHECK_TOKEN, "value": { "kind": "end" } }))
+                .await;
+        }
+        // Like rust-analyzer: the status follows the check's end, and only when it changes.
+        let was_failed = std::mem::replace(&mut self.state().check_failed, fails);
+        if fails {
+            self.log.line(&format!("check failed {uri} {version}"));
+            if !was_failed {
+                self.notify::<ServerStatus>(json!({
+                    "health": "warning", "quiescent": true,
+                    "message": format!("{CHECK_FAILED_STATUS}: the build dir cannot be made"),
+                }))
+                .await;
+            }
+            return;
+        }
+        if was_failed {
+            self.notify::<ServerStatus>(json!({ "health": "ok", "quiescent": true }))
+                .await;
+        }
         self.log
             .line(&format!("queue {uri} {version} {}", diags.len()));
         self.state().queued.push((uri.to_owned(), version, diags));

@@ -493,6 +493,7 @@ impl LspEditError {
                 | LspError::Spawn { .. }
                 | LspError::ServerDied { .. }
                 | LspError::Request { .. }
+                | LspError::CheckFailed { .. }
                 | LspError::Broken { .. }
                 | LspError::Backoff { .. }
                 | LspError::Config { .. }

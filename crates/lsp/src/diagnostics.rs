@@ -168,6 +168,7 @@ impl From<crate::LspError> for CheckError {
             | E::Spawn { .. }
             | E::ServerDied { .. }
             | E::Request { .. }
+            | E::CheckFailed { .. }
             | E::Backoff { .. }
             | E::Config { .. }
             | E::Runtime { .. }

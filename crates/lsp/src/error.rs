@@ -64,6 +64,12 @@ pub enum LspError {
         message: String,
     },
 
+    /// The server's check on save ended without running (rust-analyzer: `cargo check` could not
+    /// start), so its diagnostics of the file are unknown. Its own message is not kept: it is
+    /// the server's text.
+    #[error("language server `{server}`: its check on save could not run; diagnostics unknown")]
+    CheckFailed { server: String },
+
     /// The server crashed repeatedly and is not restarted any more.
     #[error(
         "language server `{server}` is marked broken after {crashes} crashes; tried again in {} s",

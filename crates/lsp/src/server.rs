@@ -101,6 +101,11 @@ struct State {
     /// Active `$/progress` tokens other than the on-save check's (project loading, indexing).
     loading: HashSet<String>,
     quiescent: Option<bool>,
+    /// The latest `experimental/serverStatus` says the last on-save check could not run (its
+    /// message holds the declaration's `check_failed_status`).
+    check_failed: bool,
+    /// Number of `experimental/serverStatus` notifications saying so.
+    check_failures: u64,
     /// A `window/logMessage` matching the declaration's `loaded_log` was seen.
     loaded_log_seen: bool,
     registrations: HashSet<String>,
@@ -1526,7 +1531,10 @@ impl Server {
                 .await?
                 .ok_or_else(|| self.timeout("waiting for the server to finish loading", since))?;
         }
-        let begins0 = self.shared.lock().check_begins;
+        let (begins0, failures0) = {
+            let st = self.shared.lock();
+            (st.check_begins, st.check_failures)
+        };
         tracing::trace!(server = %self.id, %uri, begins0, "didSave");
         self.notify::<DidSaveTextDocument>(lsp_types::DidSaveTextDocumentParams {
             text_document: lsp_types::TextDocumentIdentifier { uri: uri.clone() },
@@ -1538,7 +1546,9 @@ impl Server {
             if d.check_progress.is_some() {
                 begins = self
                     .wait_for(deadline, |st| {
-                        (st.check_begins > begins0
+                        // A check that could not even start shows no progress, only the status.
+                        let not_started = st.check_failures > failures0;
+                        ((st.check_begins > begins0 || not_started)
                             && st.check_active.is_empty()
                             && st.quiescent != Some(false))
                         .then_some(st.check_begins)
@@ -1565,6 +1575,13 @@ impl Server {
             );
         }
         let st = self.shared.lock();
+        // The check ended without running: what was published before says nothing of this
+        // text, and neither does the silence.
+        if d.check_failed_status.is_some() && st.check_failed {
+            return Err(LspError::CheckFailed {
+                server: self.id.clone(),
+            });
+        }
         let latest = st.publishes.get(uri);
         if answered_at.is_none() {
             answered_at = latest.filter(|p| p.seq > seq0).map(|p| p.at);

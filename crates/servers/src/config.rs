@@ -108,6 +108,13 @@ pub struct DiagnosticsConfig {
     /// With `save`, a result is settled only after a check that began after the save ended.
     #[serde(default)]
     pub check_progress: Option<String>,
+    /// Text in an `experimental/serverStatus` message saying that the server's last on-save
+    /// check could not run (rust-analyzer: `cargo check failed to start`, when cargo exits
+    /// without a result: its build dir cannot be made, the toolchain is broken). The check's
+    /// progress still ends, and it publishes nothing: with this, such an end is an error for
+    /// the file instead of "no errors" (or the previous text's errors).
+    #[serde(default)]
+    pub check_failed_status: Option<String>,
     /// A `textDocument/hover` at the file's start is the server's "loaded" signal. Before a
     /// request about a file (rename, references: `Server::wait_loaded`), its answer, then the
     /// end of the server's loading progress: tsserver answers it only once the project is

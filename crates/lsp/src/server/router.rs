@@ -87,12 +87,13 @@ impl<N: Notification> Notification for Tolerant<N> {
 }
 
 /// rust-analyzer's `experimental/serverStatus` (not in `lsp_types`): `quiescent` says whether
-/// it has loaded the project.
+/// it has loaded the project, `message` what is wrong (such as a check that could not run).
 enum ServerStatus {}
 
 #[derive(Debug, Serialize, Deserialize)]
 struct ServerStatusParams {
     quiescent: Option<bool>,
+    message: Option<String>,
 }
 
 impl Notification for ServerStatus {
@@ -424,16 +425,32 @@ impl Shared {
         self.bump();
     }
 
+    /// `experimental/serverStatus`: whether the server has loaded the project, and whether its
+    /// last on-save check could not run (the declaration's `check_failed_status`).
     fn on_server_status(&self, p: &Params<ServerStatusParams>) {
-        let quiescent = match p {
-            Params::Typed(p) => p.quiescent,
-            Params::Raw(v) => v.get("quiescent").and_then(Value::as_bool),
+        let (quiescent, message) = match p {
+            Params::Typed(p) => (p.quiescent, p.message.as_deref()),
+            Params::Raw(v) => (
+                v.get("quiescent").and_then(Value::as_bool),
+                v.get("message").and_then(Value::as_str),
+            ),
         };
-        tracing::trace!(server = %self.name, ?quiescent, "server status");
+        let check_failed = self
+            .cfg
+            .diagnostics
+            .check_failed_status
+            .as_deref()
+            .zip(message)
+            .is_some_and(|(failed, message)| message.contains(failed));
+        tracing::trace!(server = %self.name, ?quiescent, check_failed, "server status");
         {
             let mut st = self.lock();
             st.seq += 1;
             st.quiescent = quiescent;
+            st.check_failed = check_failed;
+            if check_failed {
+                st.check_failures += 1;
+            }
         }
         self.bump();
     }

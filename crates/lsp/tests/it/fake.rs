@@ -150,6 +150,93 @@ async fn on_save_fake_models_the_late_publish() {
     assert_gone(&groups);
 }
 
+/// A check that ends without having run (rust-analyzer when `cargo check` cannot start: its
+/// build dir was removed, the toolchain is broken) publishes nothing, so the latest publish is
+/// the previous text's, or none: "no errors". With `check_failed_status` the server's status
+/// says so and the file's result is an error, also when the status does not change between two
+/// such checks; the next check that runs answers again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_on_save_check_that_could_not_run_is_an_error_not_a_verdict() {
+    unchecked_then_checked(false).await;
+}
+
+/// The same when the check could not even begin: no progress, only the status (a check that
+/// never comes is not waited for until the deadline).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_on_save_check_that_could_not_begin_is_an_error_at_once() {
+    unchecked_then_checked(true).await;
+}
+
+async fn unchecked_then_checked(silently: bool) {
+    let ws = FakeWs::new(Script {
+        check_fail_marker: Some("NOCHECK".to_owned()),
+        check_fail_silently: silently,
+        ..on_save_script()
+    });
+    let config = ws.config_for(ws.server_config_with(&format!(
+        r#"strategy = "push-versioned", save = true, wait_quiescent = true, check_progress = "fake/flycheck", hover_barrier = true, check_failed_status = {:?}"#,
+        lspedit_fake_lsp::CHECK_FAILED_STATUS
+    )));
+    let pool = Pool::new(ws.root(), config).unwrap();
+    let f = ws.file("a.fk");
+    let unchecked = "fine line\nNOCHECK\n";
+    let r = check_timed(&pool, &f, BAD, 5000).await.unwrap();
+    assert_eq!(messages(&r), vec!["2:14 found ERROR"]);
+    // A second silent failure changes nothing the server says: that one would time out.
+    let texts = if silently {
+        vec![unchecked]
+    } else {
+        vec![unchecked, "NOCHECK again\n"]
+    };
+    for text in texts {
+        let r = check_timed(&pool, &f, text, 5000).await;
+        assert!(
+            matches!(r, Err(LspError::CheckFailed { ref server }) if server == "fake"),
+            "{text:?}: {r:?}\n{}",
+            ws.log()
+        );
+    }
+    let r = check_timed(&pool, &f, OK, 5000).await.unwrap();
+    assert!(r.diagnostics.is_empty(), "{r:?}");
+    let r = check_timed(&pool, &f, BAD2, 5000).await.unwrap();
+    assert_eq!(messages(&r), vec!["1:1 found ERROR", "3:4 found ERROR"]);
+    let failed = if silently { 1 } else { 2 };
+    assert_eq!(
+        ws.log().matches("check failed").count(),
+        failed,
+        "{}",
+        ws.log()
+    );
+    let groups = pgids(&pool);
+    pool.shutdown().await;
+    assert_gone(&groups);
+}
+
+/// The fake really models the check that could not run: without `check_failed_status`, the
+/// unchecked text is answered with the previous text's errors. If this ever passes with an
+/// error or fresh results, the test above no longer tests anything.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_save_fake_models_the_check_that_could_not_run() {
+    let ws = FakeWs::new(Script {
+        check_fail_marker: Some("NOCHECK".to_owned()),
+        ..on_save_script()
+    });
+    let pool = Pool::new(ws.root(), on_save_config(&ws, true)).unwrap();
+    let f = ws.file("a.fk");
+    check_timed(&pool, &f, BAD, 5000).await.unwrap();
+    let r = check_timed(&pool, &f, "fine line\nNOCHECK\n", 5000)
+        .await
+        .unwrap();
+    assert_eq!(
+        messages(&r),
+        vec!["2:14 found ERROR"],
+        "stale by construction"
+    );
+    let groups = pgids(&pool);
+    pool.shutdown().await;
+    assert_gone(&groups);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn server_requests_are_answered_and_unknown_notifications_ignored() {
     let ws = FakeWs::new(script(Mode::Push));

@@ -207,6 +207,62 @@ async fn rust_analyzer_e0308() {
     .await;
 }
 
+/// A check that cannot run is no verdict. The pool's scratch base is removed under a running
+/// rust-analyzer (as a sweep that took the root for gone once did): its sandbox holds the old
+/// directory, so `cargo check` cannot make its build dir again and ends without a result. The
+/// fix must then be "unknown", not "no errors" and not the broken text's E0308; a new server
+/// (with its scratch made again) checks again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rust_analyzer_check_that_cannot_run_is_no_verdict() {
+    let Some(mut cfg) = require_server("rust-analyzer") else {
+        return;
+    };
+    if !matches!(
+        lspedit_process::sandbox::support(),
+        lspedit_process::sandbox::Support::Landlock { .. }
+    ) || !cfg.sandbox
+    {
+        eprintln!("SKIPPED: no Landlock here; an unconfined cargo makes its build dir again");
+        return;
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    cfg.scratch_dir = Some(scratch.path().to_owned());
+    let dir = copy_project("rust-basic");
+    let root = dir.path().canonicalize().unwrap();
+    let path = root.join("src/lib.rs");
+    let good = std::fs::read_to_string(&path).unwrap();
+    let bad = good.replacen("add(40, 2)", "\"forty-two\"", 1);
+    let pool = Pool::new(&root, cfg.clone()).unwrap();
+    std::fs::write(&path, &bad).unwrap();
+    let r = timed(&pool, &path, &bad, 90_000).await;
+    assert!(
+        errors(&r)
+            .iter()
+            .any(|d| d.code.as_deref() == Some("E0308")),
+        "{r:#?}"
+    );
+
+    for e in std::fs::read_dir(scratch.path()).unwrap() {
+        std::fs::remove_dir_all(e.unwrap().path()).unwrap();
+    }
+    std::fs::write(&path, &good).unwrap();
+    let r = check_timed(&pool, &path, &good, 30_000).await;
+    assert!(
+        matches!(r, Err(lspedit_lsp::LspError::CheckFailed { ref server }) if server == "rust-analyzer"),
+        "a check that could not run answered: {r:#?}"
+    );
+    let groups = pgids(&pool);
+    pool.shutdown().await;
+    assert_gone(&groups);
+
+    let pool = Pool::new(&root, cfg).unwrap();
+    let r = timed(&pool, &path, &good, 90_000).await;
+    assert!(errors(&r).is_empty(), "{r:#?}");
+    let groups = pgids(&pool);
+    pool.shutdown().await;
+    assert_gone(&groups);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pyright_type_error() {
     run(Case {
