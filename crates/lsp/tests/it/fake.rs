@@ -80,10 +80,18 @@ async fn tsserver_pull_cycle() {
 /// checks on save and, like rust-analyzer, hands the check's publish to a worker: it reaches
 /// the client after the progress `end` and after answers to requests the main loop gives itself.
 fn on_save_config(ws: &FakeWs, hover_barrier: bool) -> lspedit_lsp::PoolConfig {
+    on_save_config_with(ws, hover_barrier, "")
+}
+
+/// [`on_save_config`] with more `diagnostics` keys (`extra`: `, key = value`…).
+fn on_save_config_with(ws: &FakeWs, hover_barrier: bool, extra: &str) -> lspedit_lsp::PoolConfig {
     ws.config_for(ws.server_config_with(&format!(
-        r#"strategy = "push-versioned", save = true, wait_quiescent = true, check_progress = "fake/flycheck", hover_barrier = {hover_barrier}"#
+        r#"strategy = "push-versioned", save = true, wait_quiescent = true, check_progress = "fake/flycheck", hover_barrier = {hover_barrier}{extra}"#
     )))
 }
+
+/// A text whose on-save check cannot run (the fake's `check_fail_marker` is `NOCHECK`).
+const UNCHECKED: &str = "fine line\nNOCHECK\n";
 
 fn on_save_script() -> Script {
     Script {
@@ -173,20 +181,23 @@ async fn unchecked_then_checked(silently: bool) {
         check_fail_silently: silently,
         ..on_save_script()
     });
-    let config = ws.config_for(ws.server_config_with(&format!(
-        r#"strategy = "push-versioned", save = true, wait_quiescent = true, check_progress = "fake/flycheck", hover_barrier = true, check_failed_status = {:?}"#,
-        lspedit_fake_lsp::CHECK_FAILED_STATUS
-    )));
+    let config = on_save_config_with(
+        &ws,
+        true,
+        &format!(
+            ", check_failed_status = {:?}",
+            lspedit_fake_lsp::CHECK_FAILED_STATUS
+        ),
+    );
     let pool = Pool::new(ws.root(), config).unwrap();
     let f = ws.file("a.fk");
-    let unchecked = "fine line\nNOCHECK\n";
     let r = check_timed(&pool, &f, BAD, 5000).await.unwrap();
     assert_eq!(messages(&r), vec!["2:14 found ERROR"]);
     // A second silent failure changes nothing the server says: that one would time out.
     let texts = if silently {
-        vec![unchecked]
+        vec![UNCHECKED]
     } else {
-        vec![unchecked, "NOCHECK again\n"]
+        vec![UNCHECKED, "NOCHECK again\n"]
     };
     for text in texts {
         let r = check_timed(&pool, &f, text, 5000).await;
@@ -224,9 +235,7 @@ async fn on_save_fake_models_the_check_that_could_not_run() {
     let pool = Pool::new(ws.root(), on_save_config(&ws, true)).unwrap();
     let f = ws.file("a.fk");
     check_timed(&pool, &f, BAD, 5000).await.unwrap();
-    let r = check_timed(&pool, &f, "fine line\nNOCHECK\n", 5000)
-        .await
-        .unwrap();
+    let r = check_timed(&pool, &f, UNCHECKED, 5000).await.unwrap();
     assert_eq!(
         messages(&r),
         vec!["2:14 found ERROR"],
