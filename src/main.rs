@@ -526,6 +526,20 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // The long-lived processes a sandboxed server could look at (`docs/sandbox.md`, "lspedit's
+    // own processes"): only the environment lspedit uses, and not dumpable. Before any thread.
+    let long_lived = matches!(
+        cli.command,
+        Command::Mcp { .. }
+            | Command::Servers {
+                command: ServersCommand::Host { .. }
+            }
+    );
+    let shed = if long_lived {
+        lspedit::process::own::keep_needed_environment()
+    } else {
+        Ok(())
+    };
     COLOR.get_or_init(|| match cli.color {
         ColorWhen::Auto => (
             anstream::AutoStream::choice(&std::io::stdout()),
@@ -535,6 +549,14 @@ fn main() -> ExitCode {
         ColorWhen::Never => (anstream::ColorChoice::Never, anstream::ColorChoice::Never),
     });
     init_logging(cli.verbose);
+    if let Err(e) = shed {
+        tracing::warn!(
+            "could not re-execute with only the environment lspedit uses ({e}); variables it does not use stay readable in /proc"
+        );
+    }
+    if long_lived && let Err(e) = lspedit::process::own::make_undumpable() {
+        tracing::warn!("could not make this process non-dumpable: {e}");
+    }
     // Every command but `mcp` speaks to a shell: hints name `lspedit` commands, not tools.
     if !matches!(cli.command, Command::Mcp { .. }) {
         Front::set(Front::Cli);
@@ -1409,9 +1431,14 @@ fn launch_section(mode: lspedit::servers::launch::Mode, infos: &[install::Server
         Mode::Restricted => "\nmode: restricted (this workspace is not trusted: nothing in it chooses a program, and its code runs only sandboxed; `lspedit trust` lifts it)\n".to_string(),
         Mode::Trusted => "\nmode: trusted (`lspedit trust`: the workspace's config, toolchain file and cargo config apply; `lspedit trust --revoke` ends it)\n".to_string(),
     });
-    s.push_str(&if sandbox.is_available() {
+    s.push_str(&if sandbox.holds() {
         format!(
-            "sandbox: {} (every server and what it starts: reads the workspace, toolchains and system dirs; writes only its scratch dir; runs nothing from the workspace; no TCP)\n",
+            "sandbox: {} (every server and what it starts: reads the workspace, toolchains and system dirs, never credential files; writes only its scratch dir; runs nothing from the workspace; creates no socket; signals and reads no process outside it)\n",
+            sandbox.describe()
+        )
+    } else if sandbox.is_available() {
+        format!(
+            "sandbox: {} (servers are confined by Landlock, but the sandbox does not hold whole here: restricted mode turns off what would run workspace code)\n",
             sandbox.describe()
         )
     } else {
@@ -1645,9 +1672,11 @@ fn cmd_mcp(
     for w in session.config_warnings() {
         eprintln!("lspedit: warning: {w}");
     }
-    if !no_diagnostics && !lspedit::process::sandbox::support().is_available() {
+    let sandbox = lspedit::process::sandbox::support();
+    if !no_diagnostics && !sandbox.holds() {
         eprintln!(
-            "lspedit: warning: this kernel has no Landlock: language servers run without a sandbox, and restricted mode turns off what would run workspace code (see `lspedit servers status`)"
+            "lspedit: warning: language servers have no sandbox that holds here ({}): restricted mode turns off what would run workspace code (see `lspedit servers status`)",
+            sandbox.describe()
         );
     }
     tracing::info!(root = %session.tools().workspace().root().display(), policy = %policy.describe(), tools = ?listed.tools, schema_profile = %listed.profile, "MCP server on stdio");

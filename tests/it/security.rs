@@ -96,3 +96,79 @@ async fn deleting_a_symlink_through_mcp_removes_the_link_only() {
     assert!(std::fs::symlink_metadata(p.root.join("link")).is_err());
     assert_eq!(p.read("target.txt"), "keep\n");
 }
+
+/// `/proc/<pid>/environ` of `pid`, one variable a line.
+fn environ_of(pid: u32) -> String {
+    let raw = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
+    String::from_utf8_lossy(&raw).replace('\0', "\n")
+}
+
+/// The pid of the server host serving `root` (`lspedit servers host --root ROOT`), found by
+/// its command line.
+fn host_pid(root: &std::path::Path) -> Option<u32> {
+    let want = format!("servers\0host\0--root\0{}\0", root.display());
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+        let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
+        String::from_utf8_lossy(&cmdline)
+            .contains(&want)
+            .then_some(pid)
+    })
+}
+
+// Issue 44: a sandboxed server read `ANTHROPIC_API_KEY` out of `/proc/<pid>/environ` of
+// `lspedit mcp` and of the server host. Both re-execute themselves at start with only the
+// environment lspedit uses (`LSPEDIT_KEEP_ENV` names more), so the key is not in the block
+// `/proc` shows, whichever process started them.
+#[test]
+fn mcp_and_the_host_keep_no_secret_in_their_environment() {
+    let secret = format!(
+        "sk-ant-test-{}",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    );
+    let p = Project::with_files(&[("a.ts", "export const x: number = 1;\n")]);
+    let runtime = tempfile::tempdir().unwrap();
+    let logs = tempfile::tempdir().unwrap();
+    let env = [
+        ("ANTHROPIC_API_KEY", secret.as_str()),
+        ("GITHUB_TOKEN", secret.as_str()),
+        ("LSPEDIT_KEEP_ENV", "KEPT_FOR_VALIDATION"),
+        ("KEPT_FOR_VALIDATION", "kept"),
+        ("XDG_RUNTIME_DIR", &runtime.path().display().to_string()),
+    ];
+    let mut mcp = crate::harness::Mcp::start(&p.root, &env, &logs.path().join("mcp.log"));
+    let environ = environ_of(mcp.child.id());
+    assert!(!environ.contains(&secret), "lspedit mcp:\n{environ}");
+    assert!(environ.contains("KEPT_FOR_VALIDATION=kept\n"), "{environ}");
+    assert!(environ.lines().any(|l| l.starts_with("PATH=")), "{environ}");
+    let _ = mcp.child.kill();
+    let _ = mcp.child.wait();
+
+    // The host, started by a command-line call whose own environment has the key.
+    let out = std::process::Command::new(crate::harness::bin())
+        .args(["check", "a.ts", "--root"])
+        .arg(&p.root)
+        .envs(env)
+        .env_remove("LSPEDIT_NO_HOST")
+        .output()
+        .unwrap();
+    let pid = host_pid(&p.root).unwrap_or_else(|| {
+        panic!(
+            "no server host for {} after `lspedit check` ({}): {}",
+            p.root.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let environ = environ_of(pid);
+    let _ = std::process::Command::new(crate::harness::bin())
+        .args(["servers", "stop", "--root"])
+        .arg(&p.root)
+        .envs(env)
+        .output();
+    assert!(!environ.contains(&secret), "the server host:\n{environ}");
+    assert!(environ.contains("KEPT_FOR_VALIDATION=kept\n"), "{environ}");
+}

@@ -202,6 +202,18 @@ pub enum Probe {
     Connect(String),
     /// Bind a TCP listener on this address (`127.0.0.1:0`), then close it.
     Bind(String),
+    /// Open an MPTCP connection (`socket(AF_INET, SOCK_STREAM, IPPROTO_MPTCP)` + `connect`)
+    /// to this address and send a line.
+    Mptcp(String),
+    /// Send a line to this address with TCP Fast Open (`sendto` with `MSG_FASTOPEN` on a
+    /// fresh TCP socket: connect and send in one call).
+    FastOpen(String),
+    /// Send one UDP datagram (a DNS query for `lspedit-probe.example`) to this address.
+    Udp(String),
+    /// Connect to the Unix socket bound at this path and send a line.
+    Unix(String),
+    /// Send SIGTERM to this process id.
+    Signal(String),
 }
 
 impl Probe {
@@ -212,6 +224,11 @@ impl Probe {
             Probe::Exec(_) => "exec",
             Probe::Connect(_) => "connect",
             Probe::Bind(_) => "bind",
+            Probe::Mptcp(_) => "mptcp",
+            Probe::FastOpen(_) => "fast-open",
+            Probe::Udp(_) => "udp",
+            Probe::Unix(_) => "unix",
+            Probe::Signal(_) => "signal",
         }
     }
 
@@ -221,7 +238,12 @@ impl Probe {
             | Probe::Read(t)
             | Probe::Exec(t)
             | Probe::Connect(t)
-            | Probe::Bind(t) => t,
+            | Probe::Bind(t)
+            | Probe::Mptcp(t)
+            | Probe::FastOpen(t)
+            | Probe::Udp(t)
+            | Probe::Unix(t)
+            | Probe::Signal(t) => t,
         }
     }
 
@@ -256,11 +278,142 @@ impl Probe {
                     .map(drop)
             }),
             Probe::Bind(t) => std::net::TcpListener::bind(t.as_str()).map(drop),
+            Probe::Mptcp(t) => resolve(t).and_then(|a| raw::mptcp_send(a, PROBE_LINE)),
+            Probe::FastOpen(t) => resolve(t).and_then(|a| raw::fast_open_send(a, PROBE_LINE)),
+            Probe::Udp(t) => std::net::UdpSocket::bind("0.0.0.0:0")
+                .and_then(|s| s.send_to(DNS_QUERY, t.as_str()))
+                .map(drop),
+            Probe::Unix(t) => raw::unix_send(&expand(t), PROBE_LINE),
+            Probe::Signal(t) => t
+                .parse::<i32>()
+                .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))
+                .and_then(raw::terminate),
         };
         match result {
             Ok(()) => "ok".to_owned(),
             Err(e) => denied(e),
         }
+    }
+}
+
+/// What the network probes send: a line a listener can recognise.
+pub const PROBE_LINE: &[u8] = b"sent by a probe\n";
+
+/// A DNS query (id 0x1234, one question: `lspedit-probe.example`, type A), what the UDP probe
+/// sends: what a resolver would send for a `$schema` URL's host.
+pub const DNS_QUERY: &[u8] = b"\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x0dlspedit-probe\x07example\x00\x00\x01\x00\x01";
+
+/// Elsewhere the probes that need Linux's system calls say so.
+#[cfg(not(target_os = "linux"))]
+mod raw {
+    use std::net::SocketAddr;
+
+    fn unsupported() -> std::io::Result<()> {
+        Err(std::io::ErrorKind::Unsupported.into())
+    }
+    pub(super) fn mptcp_send(_: SocketAddr, _: &[u8]) -> std::io::Result<()> {
+        unsupported()
+    }
+    pub(super) fn fast_open_send(_: SocketAddr, _: &[u8]) -> std::io::Result<()> {
+        unsupported()
+    }
+    pub(super) fn terminate(_: i32) -> std::io::Result<()> {
+        unsupported()
+    }
+    pub(super) fn unix_send(_: &std::path::Path, _: &[u8]) -> std::io::Result<()> {
+        unsupported()
+    }
+}
+
+/// The probes that need system calls `std` does not offer.
+#[cfg(target_os = "linux")]
+mod raw {
+    use std::net::SocketAddr;
+
+    /// `sockaddr_in` of an IPv4 address (the probes use loopback).
+    fn sockaddr(addr: SocketAddr) -> std::io::Result<libc::sockaddr_in> {
+        let SocketAddr::V4(v4) = addr else {
+            return Err(std::io::ErrorKind::InvalidInput.into());
+        };
+        Ok(libc::sockaddr_in {
+            sin_family: libc::AF_INET as libc::sa_family_t,
+            sin_port: v4.port().to_be(),
+            sin_addr: libc::in_addr {
+                s_addr: u32::from(*v4.ip()).to_be(),
+            },
+            sin_zero: [0; 8],
+        })
+    }
+
+    fn check(r: libc::c_long) -> std::io::Result<libc::c_long> {
+        if r < 0 {
+            Err(std::io::Error::last_os_error())
+        } else {
+            Ok(r)
+        }
+    }
+
+    /// A socket of `protocol`, closed on drop.
+    fn stream(protocol: i32) -> std::io::Result<std::os::fd::OwnedFd> {
+        use std::os::fd::FromRawFd;
+        // SAFETY: socket(2) with integer arguments; the descriptor is owned from here on.
+        #[allow(unsafe_code)]
+        unsafe {
+            let fd = check(libc::socket(libc::AF_INET, libc::SOCK_STREAM, protocol).into())?;
+            Ok(std::os::fd::OwnedFd::from_raw_fd(fd as i32))
+        }
+    }
+
+    pub(super) fn mptcp_send(addr: SocketAddr, line: &[u8]) -> std::io::Result<()> {
+        use std::os::fd::AsRawFd;
+        const IPPROTO_MPTCP: i32 = 262;
+        let sa = sockaddr(addr)?;
+        let fd = stream(IPPROTO_MPTCP)?;
+        // SAFETY: connect and send on an owned descriptor with pointers to live locals.
+        #[allow(unsafe_code)]
+        unsafe {
+            check(
+                libc::connect(
+                    fd.as_raw_fd(),
+                    (&raw const sa).cast(),
+                    std::mem::size_of_val(&sa) as libc::socklen_t,
+                )
+                .into(),
+            )?;
+            check(libc::send(fd.as_raw_fd(), line.as_ptr().cast(), line.len(), 0) as libc::c_long)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn fast_open_send(addr: SocketAddr, line: &[u8]) -> std::io::Result<()> {
+        use std::os::fd::AsRawFd;
+        let sa = sockaddr(addr)?;
+        let fd = stream(0)?;
+        // SAFETY: sendto on an owned descriptor with pointers to live locals.
+        #[allow(unsafe_code)]
+        unsafe {
+            check(libc::sendto(
+                fd.as_raw_fd(),
+                line.as_ptr().cast(),
+                line.len(),
+                libc::MSG_FASTOPEN,
+                (&raw const sa).cast(),
+                std::mem::size_of_val(&sa) as libc::socklen_t,
+            ) as libc::c_long)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn unix_send(path: &std::path::Path, line: &[u8]) -> std::io::Result<()> {
+        use std::io::Write;
+        std::os::unix::net::UnixStream::connect(path).and_then(|mut s| s.write_all(line))
+    }
+
+    pub(super) fn terminate(pid: i32) -> std::io::Result<()> {
+        // SAFETY: kill(2) with integer arguments.
+        #[allow(unsafe_code)]
+        let r = unsafe { libc::kill(pid, libc::SIGTERM) };
+        check(r.into()).map(drop)
     }
 }
 

@@ -1911,7 +1911,10 @@ fn initialize_params(cfg: &ServerConfig, root: &Path, root_uri: &Url) -> Value {
         capabilities["experimental"] = exp.clone();
     }
     let mut params = json!({
-        "processId": std::process::id(),
+        // No process id: servers that get one probe it with `kill(pid, 0)` and exit when that
+        // fails, and the sandbox scopes signals, so the probe would fail. Servers die with
+        // lspedit through the parent-death signal and the watchdog (lspedit-process).
+        "processId": null,
         "clientInfo": { "name": "lspedit", "version": env!("CARGO_PKG_VERSION") },
         "rootUri": root_uri.as_str(),
         "rootPath": root.to_string_lossy(),

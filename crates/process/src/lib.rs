@@ -21,7 +21,10 @@
 //! Knows nothing of LSP or of which program may run: the caller decides that (`lspedit-servers`)
 //! and hands over the program, its arguments, its environment and its [`sandbox::Confinement`].
 
+pub mod own;
 pub mod sandbox;
+#[cfg(target_os = "linux")]
+pub mod seccomp;
 
 #[cfg(unix)]
 mod os_unix;
@@ -519,6 +522,68 @@ mod tests {
             s.guard.kill();
             assert!(wait_group_gone(child, Duration::from_secs(30)));
             assert!(wait_group_gone(pgid, Duration::from_secs(30)));
+        });
+    }
+
+    /// On the real kernel: a file in [`sandbox::Confinement::hidden`] cannot be read even though
+    /// its directory is granted whole, and its sibling can; a secret created after the start
+    /// beneath that directory cannot be read either.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_hidden_file_is_unreadable_beneath_a_granted_directory() {
+        if !sandbox::support().is_available() {
+            eprintln!("SKIPPED: this kernel has no Landlock");
+            return;
+        }
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().canonicalize().unwrap().join(".cargo");
+        std::fs::create_dir_all(home.join("registry")).unwrap();
+        std::fs::write(home.join("registry/index"), "index\n").unwrap();
+        std::fs::write(home.join("credentials.toml"), "token = \"secret\"\n").unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let script = r#"read -r go
+cat "$1/registry/index"; echo "rc=$?"
+cat "$1/credentials.toml"; echo "rc=$?"
+cat "$1/credentials"; echo "rc=$?""#;
+            let args = [
+                "-c".to_owned(),
+                script.to_owned(),
+                "sh".to_owned(),
+                home.display().to_string(),
+            ];
+            let env = [("PATH".to_owned(), "/usr/bin:/bin".to_owned())].into();
+            let mut exec = sandbox::system_exec_dirs();
+            exec.push(home.clone());
+            let confinement = sandbox::Confinement {
+                read: sandbox::system_read_paths(),
+                exec,
+                devices: sandbox::device_paths(),
+                hidden: vec![home.join("credentials.toml"), home.join("credentials")],
+                ..sandbox::Confinement::default()
+            };
+            let program = Program {
+                path: Path::new("/bin/sh"),
+                args: &args,
+                env: &env,
+                confinement: Some(&confinement),
+            };
+            let groups = Arc::new(Groups::default());
+            let mut s = spawn("test", program, Path::new("/"), &groups).unwrap();
+            // Written once the rules are made, as a secret created while a server runs.
+            std::fs::write(home.join("credentials"), "late secret\n").unwrap();
+            tokio::io::AsyncWriteExt::write_all(&mut s.stdin, b"go\n")
+                .await
+                .unwrap();
+            let mut out = String::new();
+            tokio::io::AsyncReadExt::read_to_string(&mut s.stdout, &mut out)
+                .await
+                .unwrap();
+            let _ = s.child.wait().await;
+            assert_eq!(out, "index\nrc=0\nrc=1\nrc=1\n", "{out}");
         });
     }
 

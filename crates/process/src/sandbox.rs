@@ -9,9 +9,15 @@
 //! - execute only from the servers dir, the toolchains, the system binary and library
 //!   directories and its scratch directory (build scripts compiled there), never a file the
 //!   workspace holds;
-//! - neither bind nor connect a TCP socket (Landlock ABI 4), nor reach abstract Unix sockets
-//!   outside its sandbox (ABI 6). Signals are not scoped: servers probe their client with
-//!   `kill(processId, 0)` and exit when it fails.
+//! - create no socket at all, of any family (the seccomp filter of [`crate::seccomp`]: Landlock
+//!   alone sees TCP `bind`/`connect` only, not MPTCP, Fast Open, UDP or path Unix sockets),
+//!   and, inside Landlock, neither bind nor connect TCP (ABI 4) nor reach abstract Unix sockets
+//!   outside its sandbox (ABI 6);
+//! - signal no process outside its sandbox (ABI 6 scoping; servers are told no client process
+//!   id, so none probes lspedit with `kill(pid, 0)`), and trace or read the memory of none;
+//! - read no secret a grant would otherwise cover: [`Confinement::hidden`] paths (credential
+//!   files, lspedit's own key and trust records, the runtime directory) get no right at all,
+//!   even beneath a directory granted whole.
 //!
 //! Landlock rules are hierarchical: a right granted on `/usr` holds beneath it. A directory that
 //! contains the workspace (a checkout under `/opt`, say) is therefore never granted execute or
@@ -40,26 +46,42 @@ use landlock::{
 #[cfg(target_os = "linux")]
 const WANTED: ABI = ABI::V7;
 
-/// Whether this kernel enforces Landlock, and which ABI.
+/// Whether this kernel enforces Landlock, which ABI, and whether it takes the seccomp filter
+/// that closes the network.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Support {
-    /// Landlock with this ABI version (1 = Linux 5.13; 4 adds TCP, 6 scoping).
-    Landlock { abi: u8 },
+    /// Landlock with this ABI version (1 = Linux 5.13; 4 adds TCP, 6 scoping); `seccomp`:
+    /// the network filter is installed too ([`crate::seccomp`]).
+    Landlock { abi: u8, seccomp: bool },
     /// No Landlock: not built into the kernel, disabled at boot, or not Linux.
     Unavailable,
 }
 
 impl Support {
-    /// `Landlock ABI 7` or `unavailable`, as `servers status` prints it.
+    /// `Landlock ABI 7, seccomp (no sockets)`, `Landlock ABI 7, no seccomp (network not
+    /// closed)` or `unavailable`, as `servers status` prints it.
     pub fn describe(self) -> String {
         match self {
-            Support::Landlock { abi } => format!("Landlock ABI {abi}"),
+            Support::Landlock { abi, seccomp: true } => {
+                format!("Landlock ABI {abi}, seccomp (no sockets)")
+            }
+            Support::Landlock {
+                abi,
+                seccomp: false,
+            } => format!("Landlock ABI {abi}, no seccomp (network not closed)"),
             Support::Unavailable => "unavailable".into(),
         }
     }
 
+    /// Servers run confined (Landlock at least).
     pub fn is_available(self) -> bool {
         matches!(self, Support::Landlock { .. })
+    }
+
+    /// The whole sandbox holds: Landlock, signal scoping (ABI 6) and the network filter.
+    /// Restricted mode runs workspace code only where this is true.
+    pub fn holds(self) -> bool {
+        matches!(self, Support::Landlock { abi, seccomp: true } if abi >= 6)
     }
 }
 
@@ -84,7 +106,10 @@ fn probe() -> Support {
         )
     };
     match u8::try_from(abi) {
-        Ok(abi) if abi > 0 => Support::Landlock { abi },
+        Ok(abi) if abi > 0 => Support::Landlock {
+            abi,
+            seccomp: crate::seccomp::available(),
+        },
         _ => Support::Unavailable,
     }
 }
@@ -115,12 +140,18 @@ pub struct Confinement {
     pub rewrite: Vec<PathBuf>,
     /// Never granted execute or write, even beneath a directory granted them: the workspace.
     pub protected: Vec<PathBuf>,
+    /// Never granted anything but a listing, even beneath a directory granted whole: secrets
+    /// (credential files, lspedit's key and trust records, the runtime directory). A directory
+    /// on the way to one keeps only its listing; its other entries get the directory's rights.
+    pub hidden: Vec<PathBuf>,
 }
 
 /// A ruleset ready to apply in the child, or why none could be built.
 #[cfg(target_os = "linux")]
 pub(crate) struct Prepared {
     pub ruleset: RulesetCreated,
+    /// The seccomp program, where the kernel takes one.
+    pub filter: Option<Vec<libc::sock_filter>>,
 }
 
 /// No ruleset exists without Landlock: nothing can be prepared, so nothing is applied.
@@ -152,10 +183,10 @@ impl Confinement {
             .map_err(|e| err("landlock (fs)", &e))?
             .handle_access(AccessNet::from_all(WANTED))
             .map_err(|e| err("landlock (net)", &e))?
-            // Abstract Unix sockets only: signals stay unscoped, since servers check that
-            // their client lives with `kill(processId, 0)` and exit when that fails
-            // (typescript-language-server does, on EPERM too).
-            .scope(Scope::AbstractUnixSocket)
+            // Abstract Unix sockets and signals: a server signals nothing outside its sandbox.
+            // Servers get no client `processId`, so none probes lspedit with `kill(pid, 0)`
+            // (typescript-language-server and vscode-languageserver exit when that fails).
+            .scope(Scope::AbstractUnixSocket | Scope::Signal)
             .map_err(|e| err("landlock (scope)", &e))?
             .create()
             .map_err(|e| err("landlock ruleset", &e))?;
@@ -190,7 +221,12 @@ impl Confinement {
                 .add_rule(PathBeneath::new(fd, access))
                 .map_err(|e| err(&format!("landlock rule for {}", path.display()), &e))?;
         }
-        for (path, access) in grants {
+        let hidden: Vec<PathBuf> = self
+            .hidden
+            .iter()
+            .map(|h| h.canonicalize().unwrap_or_else(|_| h.clone()))
+            .collect();
+        for (path, access) in hide(grants, &hidden) {
             let Ok(fd) = PathFd::new(&path) else { continue };
             let access = if is_dir(&path) {
                 access
@@ -201,8 +237,69 @@ impl Confinement {
                 .add_rule(PathBeneath::new(fd, access))
                 .map_err(|e| err(&format!("landlock rule for {}", path.display()), &e))?;
         }
-        Ok(Prepared { ruleset })
+        let filter = crate::seccomp::available().then(crate::seccomp::program);
+        Ok(Prepared { ruleset, filter })
     }
+}
+
+/// The paths [`hide`] leaves readable (file contents, not only a listing) of `granted` once
+/// `hidden` is cut out: what a server may still read, for the launch tests of
+/// `lspedit-servers`, which decide both lists.
+#[cfg(target_os = "linux")]
+#[doc(hidden)]
+pub fn hide_for_test(granted: &[PathBuf], hidden: &[PathBuf]) -> Vec<PathBuf> {
+    let read = AccessFs::from_read(WANTED);
+    let hidden: Vec<PathBuf> = hidden
+        .iter()
+        .map(|h| h.canonicalize().unwrap_or_else(|_| h.clone()))
+        .collect();
+    hide(granted.iter().map(|g| (g.clone(), read)).collect(), &hidden)
+        .into_iter()
+        .filter(|(_, a)| a.contains(AccessFs::ReadFile))
+        .map(|(p, _)| p)
+        .collect()
+}
+
+#[cfg(target_os = "linux")]
+/// `grants` with every [`Confinement::hidden`] path taken out: a grant inside a hidden path is
+/// dropped; a grant that contains one is split like [`grant_except`], except that the
+/// directories on the way keep only their listing (`ReadDir`, inherited beneath: names, never
+/// a file's contents) and the hidden path itself gets nothing more. A file created later
+/// beneath such a directory cannot be read either.
+pub(crate) fn hide(
+    grants: Vec<(PathBuf, BitFlags<AccessFs>)>,
+    hidden: &[PathBuf],
+) -> Vec<(PathBuf, BitFlags<AccessFs>)> {
+    fn split(
+        dir: &Path,
+        access: BitFlags<AccessFs>,
+        hidden: &[PathBuf],
+        out: &mut Vec<(PathBuf, BitFlags<AccessFs>)>,
+    ) {
+        if hidden.iter().any(|h| dir.starts_with(h)) {
+            return;
+        }
+        if !hidden.iter().any(|h| h.starts_with(dir)) {
+            out.push((dir.to_owned(), access));
+            return;
+        }
+        // On the way: its listing only (names, never a file's contents), where it had one.
+        if access.contains(AccessFs::ReadDir) && is_dir(dir) {
+            out.push((dir.to_owned(), BitFlags::from(AccessFs::ReadDir)));
+        }
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            split(&entry.path(), access, hidden, out);
+        }
+    }
+    let mut out = Vec::new();
+    for (path, access) in grants {
+        let path = path.canonicalize().unwrap_or(path);
+        split(&path, access, hidden, &mut out);
+    }
+    out
 }
 
 #[cfg(target_os = "linux")]
@@ -283,11 +380,20 @@ pub(crate) fn grant_except(
 #[cfg(target_os = "linux")]
 /// Applies the ruleset to the calling process; runs in the child between fork and exec, so it
 /// allocates nothing (the ruleset was built in the parent). Also sets `no_new_privs`.
+/// Then, as root, drops every capability, and installs the seccomp filter last (it would refuse
+/// nothing the steps before need, but last is the order that cannot get in their way).
 pub(crate) fn restrict_self(prepared: Prepared) -> std::io::Result<()> {
-    match prepared.ruleset.restrict_self() {
-        Ok(_) => Ok(()),
-        Err(_) => Err(std::io::Error::from(std::io::ErrorKind::PermissionDenied)),
+    let Prepared { ruleset, filter } = prepared;
+    // The program's memory is the parent's allocation: never freed here (exec drops it).
+    let filter = std::mem::ManuallyDrop::new(filter);
+    if ruleset.restrict_self().is_err() {
+        return Err(std::io::Error::from(std::io::ErrorKind::PermissionDenied));
     }
+    crate::seccomp::drop_capabilities_if_root()?;
+    if let Some(filter) = filter.as_ref() {
+        crate::seccomp::install(filter)?;
+    }
+    Ok(())
 }
 
 #[cfg(all(unix, not(target_os = "linux")))]
@@ -419,6 +525,68 @@ mod tests {
         assert_eq!(out, vec![(ws.join("src"), r)]);
     }
 
+    /// A hidden path gets no right but a listing, whatever grant covers it: the directories on
+    /// the way keep only their listing (so a secret created later beneath them cannot be read),
+    /// their other entries keep the grant's rights, and a grant inside a hidden path is dropped.
+    #[test]
+    fn hidden_paths_are_cut_out_of_every_grant() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().canonicalize().unwrap();
+        for d in [
+            "home/.cargo/registry",
+            "home/.cargo/bin",
+            "home/.ssh",
+            "other",
+        ] {
+            std::fs::create_dir_all(base.join(d)).unwrap();
+        }
+        std::fs::write(base.join("home/.cargo/credentials.toml"), "token").unwrap();
+        std::fs::write(base.join("home/.cargo/config.toml"), "").unwrap();
+        let r = AccessFs::from_read(WANTED) & !BitFlags::from(AccessFs::Execute);
+        let x = r | AccessFs::Execute;
+        let hidden = vec![
+            base.join("home/.cargo/credentials.toml"),
+            base.join("home/.cargo/credentials"),
+            base.join("home/.ssh"),
+        ];
+        let grants = vec![
+            (base.join("home"), r),
+            (base.join("home/.cargo"), x),
+            (base.join("home/.ssh/id_ed25519"), r),
+            (base.join("other"), r),
+        ];
+        let list = BitFlags::from(AccessFs::ReadDir);
+        let mut got: Vec<(String, &str)> = hide(grants, &hidden)
+            .into_iter()
+            .map(|(p, a)| {
+                let what = match a {
+                    a if a == x => "exec",
+                    a if a == r => "read",
+                    a if a == list => "list",
+                    _ => "other",
+                };
+                (p.strip_prefix(&base).unwrap().display().to_string(), what)
+            })
+            .collect();
+        got.sort();
+        let want: Vec<(String, &str)> = [
+            ("home", "list"),
+            ("home/.cargo", "list"),
+            ("home/.cargo", "list"),
+            ("home/.cargo/bin", "exec"),
+            ("home/.cargo/bin", "read"),
+            ("home/.cargo/config.toml", "exec"),
+            ("home/.cargo/config.toml", "read"),
+            ("home/.cargo/registry", "exec"),
+            ("home/.cargo/registry", "read"),
+            ("other", "read"),
+        ]
+        .into_iter()
+        .map(|(p, w)| (p.to_owned(), w))
+        .collect();
+        assert_eq!(got, want);
+    }
+
     // A file granted for rewriting (Cargo.lock) is reached only beneath the workspace: a
     // symlinked directory on the way, a symlinked file, `..`, or a path elsewhere gives nothing.
     #[test]
@@ -451,7 +619,7 @@ mod tests {
     #[test]
     fn support_is_probed_once_and_consistent() {
         assert_eq!(support(), support());
-        if let Support::Landlock { abi } = support() {
+        if let Support::Landlock { abi, .. } = support() {
             assert!(abi >= 1);
         }
     }

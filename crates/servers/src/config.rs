@@ -624,14 +624,14 @@ impl PoolConfig {
         }
         let mut cfg = layers.finish()?;
         if !cfg.trusted
-            && !cfg.sandbox_support().is_available()
+            && !cfg.sandbox_support().holds()
             && cfg
                 .servers
                 .iter()
                 .any(|s| s.enabled && s.restricted.without_sandbox.is_some())
         {
             cfg.warnings.push(
-                "this kernel has no Landlock, so language servers run without a sandbox and restricted mode turns off what would run workspace code (rust-analyzer's cargo check on save: rustc's errors are missing); `lspedit trust` turns it back on for a workspace you trust".into(),
+                format!("language servers have no sandbox that holds here ({}: Landlock ABI 6 or later and a seccomp filter are needed), so restricted mode turns off what would run workspace code (rust-analyzer's cargo check on save: rustc's errors are missing; svelte and vue-typescript are not started); `lspedit trust` turns it back on for a workspace you trust", cfg.sandbox_support().describe()),
             );
         }
         Ok(cfg)

@@ -113,15 +113,20 @@ pub fn describe(pool: &PoolConfig, cfg: &ServerConfig) -> LaunchInfo {
             );
         }
         if let Some(w) = &cfg.restricted.without_sandbox {
-            if sandbox.is_available() {
+            if sandbox.holds() {
                 limits.push(format!("{} runs sandboxed", w.runs));
             } else if w.refuse {
                 limits.push(format!(
-                    "not started: it would run {} (no sandbox on this kernel)",
-                    w.runs
+                    "not started: it would run {} (no sandbox that holds on this kernel: {})",
+                    w.runs,
+                    sandbox.describe()
                 ));
             } else {
-                limits.push(format!("{} is off (no sandbox on this kernel)", w.runs));
+                limits.push(format!(
+                    "{} is off (no sandbox that holds on this kernel: {})",
+                    w.runs,
+                    sandbox.describe()
+                ));
             }
         }
     }
@@ -273,12 +278,13 @@ pub fn prepare(
         }
     }
     if mode == Mode::Restricted
-        && !support.is_available()
+        && !support.holds()
         && let Some(w) = &cfg.restricted.without_sandbox
     {
         if w.refuse {
             return Err(refuse(format!(
-                "restricted mode on a kernel without Landlock: it would run {} unconfined and no setting turns that off (`lspedit trust` the workspace to run it)",
+                "restricted mode without a sandbox that holds (here: {}): it would run {} with no network filter or unconfined, and no setting turns that off (`lspedit trust` the workspace to run it)",
+                support.describe(),
                 w.runs
             )));
         }
@@ -374,24 +380,23 @@ pub fn prepare(
             allow: pool.sandbox_allow.clone(),
             rewrite,
             protected: vec![workspace.clone()],
+            hidden: Vec::new(),
         };
         c.read.extend(sandbox::system_read_paths());
         c.exec.extend(exec_dirs);
         if let Some(d) = &pool.servers_dir {
             c.exec.push(d.clone());
         }
-        for home in [&person.rustup_home, &person.cargo_home, &person.pyenv_root]
-            .into_iter()
-            .flatten()
+        c.exec.extend(person.toolchain_grants());
+        let home = person.home.as_deref();
+        for d in all_path
+            .iter()
+            .map(PathBuf::as_path)
+            .chain(real_program.parent())
         {
-            c.exec.push(home.clone());
+            c.exec.extend(prefix_grants(d, home));
         }
-        for d in &all_path {
-            c.exec.push(prefix_of(d, person.home.as_deref()));
-        }
-        if let Some(parent) = real_program.parent() {
-            c.exec.push(prefix_of(parent, person.home.as_deref()));
-        }
+        c.hidden = person.secrets(&c.exec);
         c
     });
     Ok(Launch {
@@ -431,6 +436,109 @@ impl PersonEnv {
             home,
         }
     }
+}
+
+/// What of a toolchain home a server may read and execute: what the toolchain runs from,
+/// never the whole home (`docs/sandbox.md`, "What a server may read").
+const CARGO_HOME_GRANTS: &[&str] = &[
+    "bin",
+    "registry",
+    "git",
+    "config.toml",
+    "config",
+    // Cargo's cache bookkeeping and locks, opened on every build (read-only here: cargo then
+    // works offline from what is cached).
+    ".global-cache",
+    ".package-cache",
+    ".package-cache-mutate",
+];
+
+/// What of an install prefix inside the person's home a server may read and execute (`~/.local`
+/// for `~/.local/bin`): its programs and libraries, not `share/` or `etc/` (shell history,
+/// keyrings, settings live there).
+const HOME_PREFIX_GRANTS: &[&str] = &["bin", "sbin", "lib", "lib32", "lib64", "libexec", "include"];
+
+/// Files and directories that hold secrets, relative to the person's home: never granted,
+/// even beneath a directory a server may read ([`Confinement::hidden`]).
+const HOME_SECRETS: &[&str] = &[
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".netrc",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    ".pgpass",
+    ".password-store",
+    ".config/gh",
+    ".config/gcloud",
+    ".config/git/credentials",
+    ".config/lspedit",
+    ".local/share/keyrings",
+];
+
+impl PersonEnv {
+    /// The read-and-execute grants of the toolchain homes: Cargo's programs, registry and git
+    /// sources, config and cache bookkeeping (never `credentials.toml`); rustup's and pyenv's
+    /// homes whole (toolchains, settings, shims: the rustup proxies open more of it than the
+    /// toolchains, and neither holds credentials).
+    fn toolchain_grants(&self) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        if let Some(h) = &self.cargo_home {
+            out.extend(CARGO_HOME_GRANTS.iter().map(|e| h.join(e)));
+        }
+        out.extend(self.rustup_home.clone());
+        out.extend(self.pyenv_root.clone());
+        out
+    }
+
+    /// Every secret a grant could cover: Cargo's credentials, the person's credential files
+    /// ([`HOME_SECRETS`]), lspedit's own configuration directory (the state key, trust records),
+    /// the runtime directory (the server host's socket and token, an ssh-agent's socket), and a
+    /// global `etc/npmrc` (registry tokens) found in a granted prefix.
+    fn secrets(&self, granted: &[PathBuf]) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        if let Some(h) = &self.cargo_home {
+            out.push(h.join("credentials.toml"));
+            out.push(h.join("credentials"));
+        }
+        if let Some(home) = &self.home {
+            out.extend(HOME_SECRETS.iter().map(|s| home.join(s)));
+        }
+        out.extend(crate::trust::user_config_dir_from_env());
+        out.extend(
+            std::env::var_os("XDG_RUNTIME_DIR")
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute()),
+        );
+        for g in granted {
+            let npmrc = g.join("etc/npmrc");
+            if npmrc.exists() {
+                out.push(npmrc);
+            }
+        }
+        out
+    }
+}
+
+/// The grants for a binary directory `dir` on `PATH`: its install prefix ([`prefix_of`]) whole
+/// when that lies outside the person's home (`/usr/local`); when inside it, `dir` itself and the
+/// prefix's program and library directories ([`HOME_PREFIX_GRANTS`]).
+fn prefix_grants(dir: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    let prefix = prefix_of(dir, home);
+    let home = home.map(|h| h.canonicalize().unwrap_or_else(|_| h.to_owned()));
+    if !home.is_some_and(|h| prefix.starts_with(h)) {
+        return vec![prefix];
+    }
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_owned());
+    let mut out = vec![dir.clone()];
+    if prefix != dir {
+        out.extend(HOME_PREFIX_GRANTS.iter().map(|e| prefix.join(e)));
+    }
+    out
 }
 
 /// `PATH` without relative entries, entries that do not exist, and entries inside the
@@ -707,6 +815,77 @@ mod tests {
             prefix_of(Path::new("/x/lib"), Some(home)),
             Path::new("/x/lib")
         );
+    }
+
+    /// What a server may read of the person's home: the toolchain homes' named parts and a
+    /// home prefix's program and library directories, never a credential file or lspedit's
+    /// own state, whichever grant would cover it (`PATH` holding `~/.cargo/bin` and
+    /// `~/.local/bin` included). Checked on the grants after `hide`, as the sandbox applies
+    /// them.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn no_grant_covers_a_credential_file() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().canonicalize().unwrap();
+        for d in [
+            ".cargo/bin",
+            ".cargo/registry",
+            ".rustup/toolchains",
+            ".local/bin",
+            ".local/lib",
+            ".local/share/keyrings",
+            ".local/share/fish",
+            ".ssh",
+            ".config/lspedit/trust",
+        ] {
+            std::fs::create_dir_all(home.join(d)).unwrap();
+        }
+        for f in [
+            ".cargo/credentials.toml",
+            ".cargo/config.toml",
+            ".config/lspedit/state.key",
+            ".npmrc",
+        ] {
+            std::fs::write(home.join(f), "").unwrap();
+        }
+        let person = PersonEnv {
+            home: Some(home.clone()),
+            path: None,
+            rustup_home: Some(home.join(".rustup")),
+            cargo_home: Some(home.join(".cargo")),
+            pyenv_root: None,
+        };
+        let mut granted = person.toolchain_grants();
+        for d in [".cargo/bin", ".local/bin"] {
+            granted.extend(prefix_grants(&home.join(d), Some(&home)));
+        }
+        granted.push(home.join(".config"));
+        let mut secrets = person.secrets(&granted);
+        secrets.push(home.join(".config/lspedit"));
+        let read = lspedit_process::sandbox::hide_for_test(&granted, &secrets);
+        let covered = |rel: &str| read.iter().any(|g| home.join(rel).starts_with(g));
+        for reachable in [
+            ".cargo/bin",
+            ".cargo/registry",
+            ".cargo/config.toml",
+            ".rustup/toolchains",
+            ".local/bin",
+            ".local/lib",
+        ] {
+            assert!(covered(reachable), "{reachable} is granted: {read:?}");
+        }
+        for secret in [
+            ".cargo/credentials.toml",
+            ".config/lspedit/state.key",
+            ".config/lspedit/trust",
+            ".local/share/keyrings",
+            ".local/share/fish",
+            ".ssh",
+            ".npmrc",
+            "",
+        ] {
+            assert!(!covered(secret), "{secret} must not be granted: {read:?}");
+        }
     }
 
     fn prepared(

@@ -6,8 +6,8 @@
 //!   client's own id; `$/cancelRequest` follows the renumbering. A request about a document
 //!   goes after the client's own text of it, and its answer becomes `ContentModified` when
 //!   another text reached the server meanwhile (a pull answer has no version to route by);
-//! - `initialize` reaches the server once, with the host's process id (servers exit when the
-//!   `processId` they were given dies); later clients get the first answer, and `initialized`,
+//! - `initialize` reaches the server once, with no process id (the sandbox scopes signals, so a
+//!   server could not probe one); later clients get the first answer, and `initialized`,
 //!   `shutdown` and `exit` of a client never reach the server;
 //! - documents: the server has at most one open document per URI, versioned by the host; a
 //!   client's `didOpen` / `didChange` sends the server its text when it differs from the
@@ -405,7 +405,8 @@ impl Instance {
                 }
                 Init::Waiting(waiting) => waiting.push((client, id)),
                 Init::NotSent => {
-                    msg["params"]["processId"] = json!(std::process::id());
+                    // None, as from a pool (`server.rs`, `initialize_params`).
+                    msg["params"]["processId"] = Value::Null;
                     let hid = Self::next_id(&mut m);
                     m.pending.insert(hid, Pending::Initialize);
                     m.init = Init::Waiting(vec![(client, id)]);

@@ -298,3 +298,204 @@ async fn sandbox_denies_tcp_bind() {
     p.assert_denied("bind", "127.0.0.1:0");
     p.assert_denied("bind", &fixed);
 }
+
+/// Whether the kernel takes MPTCP sockets (`net.mptcp.enabled`); without it the MPTCP channel
+/// is closed by the kernel itself, so it is no control.
+fn mptcp_enabled() -> bool {
+    std::fs::read_to_string("/proc/sys/net/mptcp/enabled").is_ok_and(|v| v.trim() == "1")
+}
+
+/// What the test's listeners received after a burst of probes: each one is drained without
+/// blocking (a probe logs its line after its attempt returned, so anything it sent is queued).
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Received {
+    tcp: usize,
+    udp: usize,
+    unix: usize,
+}
+
+struct Listeners {
+    tcp: std::net::TcpListener,
+    udp: std::net::UdpSocket,
+    unix: std::os::unix::net::UnixListener,
+    unix_path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Listeners {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let unix_path = dir.path().join("agent.sock");
+        let l = Listeners {
+            tcp: std::net::TcpListener::bind("127.0.0.1:0").unwrap(),
+            udp: std::net::UdpSocket::bind("127.0.0.1:0").unwrap(),
+            unix: std::os::unix::net::UnixListener::bind(&unix_path).unwrap(),
+            unix_path,
+            _dir: dir,
+        };
+        l.tcp.set_nonblocking(true).unwrap();
+        l.udp.set_nonblocking(true).unwrap();
+        l.unix.set_nonblocking(true).unwrap();
+        l
+    }
+
+    fn probes(&self) -> Vec<Probe> {
+        let tcp = self.tcp.local_addr().unwrap().to_string();
+        let mut out = vec![
+            Probe::FastOpen(tcp.clone()),
+            Probe::Udp(self.udp.local_addr().unwrap().to_string()),
+            Probe::Unix(path_str(&self.unix_path)),
+        ];
+        if mptcp_enabled() {
+            out.push(Probe::Mptcp(tcp));
+        }
+        out
+    }
+
+    /// Counts what arrived; a connection counts only when its probe line arrived on it.
+    fn drain(&self) -> Received {
+        use std::io::Read;
+        let mut got = Received::default();
+        let read_line = |mut s: Box<dyn Read>| {
+            let mut buf = Vec::new();
+            let _ = s.read_to_end(&mut buf);
+            usize::from(buf == lspedit_fake_lsp::PROBE_LINE)
+        };
+        while let Ok((s, _)) = self.tcp.accept() {
+            s.set_nonblocking(false).unwrap();
+            s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+            got.tcp += read_line(Box::new(s));
+        }
+        while let Ok((s, _)) = self.unix.accept() {
+            s.set_nonblocking(false).unwrap();
+            s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+            got.unix += read_line(Box::new(s));
+        }
+        let mut buf = [0u8; 512];
+        while let Ok(n) = self.udp.recv(&mut buf) {
+            got.udp += usize::from(&buf[..n] == lspedit_fake_lsp::DNS_QUERY);
+        }
+        got
+    }
+}
+
+/// (7) No network of any kind, the channels Landlock does not see included: TCP Fast Open
+/// (`sendto` with `MSG_FASTOPEN`), MPTCP, a UDP datagram (a DNS query), a path Unix socket (an
+/// ssh-agent's, the server host's). Each fails with EACCES and nothing arrives. Control: the
+/// same probes from the test process, outside the sandbox, deliver on every channel.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sandbox_closes_every_network_channel() {
+    if !sandboxed() {
+        return;
+    }
+    let l = Listeners::new();
+    for p in l.probes() {
+        assert_eq!(p.run(), "ok", "control {p:?} outside the sandbox");
+    }
+    let control = l.drain();
+    let mptcp = usize::from(mptcp_enabled());
+    assert_eq!(
+        control,
+        Received {
+            tcp: 1 + mptcp,
+            udp: 1,
+            unix: 1
+        },
+        "every channel delivers outside the sandbox"
+    );
+    let probes = l.probes();
+    let p = probe(|_| {}, |_| probes.clone()).await;
+    for probe in &probes {
+        let kind = format!("{probe:?}");
+        let kind = kind.split('(').next().unwrap();
+        let logged = match kind {
+            "FastOpen" => "fast-open",
+            "Udp" => "udp",
+            "Unix" => "unix",
+            "Mptcp" => "mptcp",
+            other => panic!("{other}"),
+        };
+        let target = match probe {
+            Probe::FastOpen(t) | Probe::Udp(t) | Probe::Unix(t) | Probe::Mptcp(t) => t,
+            _ => unreachable!(),
+        };
+        p.assert_denied(logged, target);
+    }
+    assert_eq!(l.drain(), Received::default(), "nothing left the sandbox");
+}
+
+/// A process of the test's that stays until killed: `sleep`, or `python3` made non-dumpable
+/// first (as `lspedit mcp` and the server host make themselves).
+fn bystander(undumpable: bool) -> std::process::Child {
+    use std::io::BufRead;
+    let mut cmd = if undumpable {
+        let mut c = std::process::Command::new("python3");
+        c.args([
+            "-c",
+            "import ctypes, sys, time\nassert ctypes.CDLL(None).prctl(4, 0, 0, 0, 0) == 0\nprint('ready', flush=True)\ntime.sleep(600)",
+        ]);
+        c
+    } else {
+        let mut c = std::process::Command::new("sh");
+        c.args(["-c", "echo ready; exec sleep 600"]);
+        c
+    };
+    let mut child = cmd
+        .env("LSPEDIT_BYSTANDER_SECRET", "bystander-secret")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line.trim(), "ready");
+    child
+}
+
+/// (8) No signal reaches a process outside the sandbox (Landlock's signal scope: EPERM), and a
+/// process that is not dumpable (`lspedit mcp`, the host) keeps its environment from the
+/// server even when both run as the same user, root included (the sandbox drops every
+/// capability, `CAP_SYS_PTRACE` too). Controls: the test process signals and reads them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sandbox_neither_signals_nor_reads_processes_outside_it() {
+    if !sandboxed() {
+        return;
+    }
+    let mut target = bystander(false);
+    let mut guarded = bystander(true);
+    let pid = target.id().to_string();
+    let environ = format!("/proc/{}/environ", guarded.id());
+    let p = probe(
+        |_| {},
+        |_| {
+            vec![
+                Probe::Signal(pid.clone()),
+                Probe::Read(environ.clone()),
+                Probe::Read("/proc/self/environ".into()),
+            ]
+        },
+    )
+    .await;
+    assert_eq!(
+        p.outcome("signal", &pid),
+        "denied PermissionDenied errno 1",
+        "a signal to a process outside the sandbox"
+    );
+    assert!(target.try_wait().unwrap().is_none(), "the target survived");
+    p.assert_denied("read", &environ);
+    p.assert_ok("read", "/proc/self/environ");
+    // Controls: the same attempts from outside the sandbox.
+    if rustix::process::geteuid().is_root() {
+        let env = std::fs::read(&environ).unwrap();
+        assert!(String::from_utf8_lossy(&env).contains("bystander-secret"));
+    }
+    assert_eq!(Probe::Signal(pid.clone()).run(), "ok");
+    let status = target.wait().unwrap();
+    assert!(
+        !status.success(),
+        "the control's SIGTERM ended it: {status:?}"
+    );
+    guarded.kill().unwrap();
+    guarded.wait().unwrap();
+}
