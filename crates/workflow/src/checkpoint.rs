@@ -11,8 +11,9 @@
 //! directories, blob names are plain hashes opened only inside its `blobs/` (never through a
 //! symlink) and must hold the bytes whose SHA-256 the manifest records, and modes keep their
 //! permission bits only. The manifest carries a keyed MAC (`mac`, key in `key.rs`,
-//! `docs/ids.md`) over all of it, its id included: a checkpoint written or swapped by anyone
-//! without the person's key is `tampered_state`, and nothing is restored from it.
+//! `docs/ids.md`) over all of it, its id included, bound to the workspace it was made in: a
+//! checkpoint written or swapped by anyone without the person's key, or copied from another
+//! workspace, is `tampered_state`, and nothing is restored from it.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -56,6 +57,9 @@ pub(crate) struct CheckpointEntry {
 /// `checkpoint.json`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct CheckpointManifest {
+    /// [`CHECKPOINT_VERSION`]; absent (read as 1) in checkpoints of older lspedits.
+    #[serde(default = "unversioned")]
+    pub version: u32,
     pub checkpoint_id: String,
     pub patch_id: String,
     pub created_ms: u64,
@@ -65,8 +69,19 @@ pub(crate) struct CheckpointManifest {
     pub mac: String,
 }
 
-/// What a checkpoint's MAC is computed under (a patch id's is another).
-const CHECKPOINT_DOMAIN: &str = "lspedit/checkpoint/v1";
+/// Format version of a checkpoint; one of another version is refused. Version 1 (no `version`
+/// field) had a MAC under the person's key alone, which verifies in any of their workspaces;
+/// version 2's MAC is bound to the workspace.
+const CHECKPOINT_VERSION: u32 = 2;
+
+/// The version of a checkpoint without a `version` field.
+fn unversioned() -> u32 {
+    1
+}
+
+/// What a checkpoint's MAC is computed under (a patch id's is another). Named for the version,
+/// so a MAC of an older version never verifies as one of this.
+const CHECKPOINT_DOMAIN: &str = "lspedit/checkpoint/v2";
 
 impl CheckpointManifest {
     /// The manifest as JSON with an empty `mac` (these types serialize in a fixed order).
@@ -221,6 +236,7 @@ impl Checkpoints {
             }
             sync_dir(&blobs);
             let mut manifest = CheckpointManifest {
+                version: CHECKPOINT_VERSION,
                 checkpoint_id: id.to_string(),
                 patch_id: patch_id.to_string(),
                 created_ms: now_ms(),
@@ -287,12 +303,21 @@ impl Checkpoints {
                 format!("`{}` is not a patch id", m.patch_id),
             ));
         }
+        if m.version != CHECKPOINT_VERSION {
+            return Err(tampered(
+                &file,
+                format!(
+                    "checkpoint `{id}` has format version {} but this lspedit reads version {CHECKPOINT_VERSION} only (those of version 1 are not bound to their workspace); undo refused, nothing was restored",
+                    m.version
+                ),
+            ));
+        }
         let key = self.key.key()?;
         if !key.verify_hex(CHECKPOINT_DOMAIN, &m.signed_bytes(), &m.mac) || m.mac.len() != 64 {
             return Err(tampered(
                 &file,
                 format!(
-                    "checkpoint `{id}` does not carry a valid signature: it was not written by lspedit for this user, or was changed since; undo refused, nothing was restored"
+                    "checkpoint `{id}` does not carry a valid signature: it was not written by lspedit for this user in this workspace (a checkpoint is bound to the workspace root it was made in: one copied from elsewhere, or made before the workspace moved, is refused), or was changed since; undo refused, nothing was restored"
                 ),
             ));
         }
@@ -396,5 +421,98 @@ impl Checkpoints {
         {
             tracing::warn!(checkpoint = id, error = %e, "removing a checkpoint failed");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::util::new_id;
+
+    const PATCH: &str = "patch_1700000000000_deadbeefdeadbeefdeadbeefdeadbeef";
+
+    /// A new workspace `<tmp>/<name>` and its checkpoint store, the key in `<tmp>/k`.
+    fn store(tmp: &Path, name: &str) -> (Workspace, Checkpoints) {
+        fs::create_dir(tmp.join(name)).unwrap();
+        let ws = Workspace::open(tmp.join(name)).unwrap();
+        let key = Arc::new(KeySource::new(Some(tmp.join("k")), ws.root()));
+        let cps = Checkpoints::new(&Layout::new(ws.root()), key, 8);
+        (ws, cps)
+    }
+
+    fn manifest_file(cps: &Checkpoints, id: &str) -> PathBuf {
+        cps.dir.join(id).join("checkpoint.json")
+    }
+
+    // Regression (issue 44): a checkpoint signed in one workspace verified in any other of the
+    // person's once copied into its `.lspedit/checkpoints/`.
+    #[test]
+    fn a_checkpoint_verifies_in_its_workspace_only() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (ws_a, a) = store(tmp.path(), "a");
+        let (ws_b, b) = store(tmp.path(), "b");
+        let id = new_id("ckpt", b"");
+        a.create(&id, PATCH, &[]).unwrap();
+        fs::create_dir_all(b.dir.join(&id)).unwrap();
+        fs::copy(manifest_file(&a, &id), manifest_file(&b, &id)).unwrap();
+        let e = b.load(&ws_b, &id).unwrap_err();
+        assert_eq!(e.reason, Reason::TamperedState, "{e}");
+        assert_eq!(
+            e.path,
+            Some(format!(".lspedit/checkpoints/{id}/checkpoint.json"))
+        );
+        assert!(e.message.contains("in this workspace"), "{e}");
+        a.load(&ws_a, &id).unwrap();
+    }
+
+    /// `checkpoint.json` as lspedit wrote it before checkpoints had a version (version 1).
+    #[derive(Serialize)]
+    struct V1Manifest {
+        checkpoint_id: String,
+        patch_id: String,
+        created_ms: u64,
+        entries: Vec<CheckpointEntry>,
+        mac: String,
+    }
+
+    // A checkpoint written before checkpoints were bound to their workspace (no version, a MAC
+    // under the key alone) is refused, as is such an unbound MAC relabelled as this version.
+    #[test]
+    fn a_checkpoint_signed_unbound_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (ws, cps) = store(tmp.path(), "a");
+        let key = cps.key.key().unwrap();
+        let id = new_id("ckpt", b"");
+        fs::create_dir_all(cps.dir.join(&id)).unwrap();
+        let mut v1 = V1Manifest {
+            checkpoint_id: id.clone(),
+            patch_id: PATCH.into(),
+            created_ms: 1,
+            entries: Vec::new(),
+            mac: String::new(),
+        };
+        v1.mac = key.unbound_mac_hex("lspedit/checkpoint/v1", &serde_json::to_vec(&v1).unwrap());
+        fs::write(manifest_file(&cps, &id), serde_json::to_vec(&v1).unwrap()).unwrap();
+        let e = cps.load(&ws, &id).unwrap_err();
+        assert_eq!(e.reason, Reason::TamperedState, "{e}");
+        assert!(e.message.contains("format version 1"), "{e}");
+
+        let mut v2 = CheckpointManifest {
+            version: CHECKPOINT_VERSION,
+            checkpoint_id: id.clone(),
+            patch_id: PATCH.into(),
+            created_ms: 1,
+            entries: Vec::new(),
+            mac: String::new(),
+        };
+        v2.mac = key.unbound_mac_hex(CHECKPOINT_DOMAIN, &v2.signed_bytes());
+        fs::write(manifest_file(&cps, &id), serde_json::to_vec(&v2).unwrap()).unwrap();
+        let e = cps.load(&ws, &id).unwrap_err();
+        assert_eq!(e.reason, Reason::TamperedState, "{e}");
+        assert!(e.message.contains("valid signature"), "{e}");
+        // Signed bound, the same manifest loads.
+        v2.sign(&key);
+        fs::write(manifest_file(&cps, &id), serde_json::to_vec(&v2).unwrap()).unwrap();
+        cps.load(&ws, &id).unwrap();
     }
 }

@@ -15,6 +15,13 @@
 //! key. A key that is not 32 bytes, not a regular file, or readable by others is refused, and
 //! so is a directory inside the workspace.
 //!
+//! The key is the person's, shared by all their workspaces, so a MAC under it alone would let a
+//! proposal or checkpoint copied from one workspace's `.lspedit/` into another's verify there.
+//! Every MAC is therefore bound to its workspace: its input carries the workspace's identity,
+//! the canonical path of its root ([`workspace_identity`], `docs/ids.md` says why that), beside
+//! the domain and the message ([`StateKey::mac_hex`]). A [`StateKey`] is only ever had from the
+//! [`KeySource`] of one workspace, so nothing can be signed or verified unbound.
+//!
 //! On Windows, which has no mode bits, "private" is the key file's ACL (`private` below): it is
 //! created with a protected DACL granting only its owner, and a key whose DACL allows anyone
 //! but its owner, SYSTEM and the Administrators (who can read any file, as root can on Unix)
@@ -23,7 +30,7 @@
 use std::fs;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
@@ -34,9 +41,13 @@ use lspedit_write::{Reason, ToolError};
 pub(crate) const KEY_FILE: &str = "state.key";
 const KEY_LEN: usize = 32;
 
-/// A loaded key.
-#[derive(Clone, Copy)]
-pub(crate) struct StateKey([u8; KEY_LEN]);
+/// A loaded key, bound to the workspace it signs for.
+#[derive(Clone)]
+pub(crate) struct StateKey {
+    bytes: [u8; KEY_LEN],
+    /// [`workspace_identity`] of the workspace whose [`KeySource`] gave this key.
+    workspace: Arc<[u8]>,
+}
 
 impl std::fmt::Debug for StateKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -44,30 +55,48 @@ impl std::fmt::Debug for StateKey {
     }
 }
 
+/// What a MAC binds a stored file to: the canonical path of the workspace root (the root of a
+/// `lspedit_write::Workspace`, which `Workspace::open` canonicalizes), as the platform encodes
+/// it (`OsStr::as_encoded_bytes`: the bytes on Unix, WTF-8 on Windows).
+fn workspace_identity(root: &Path) -> Arc<[u8]> {
+    root.as_os_str().as_encoded_bytes().into()
+}
+
+/// `bytes` preceded by their length (u64, little-endian).
+fn length_prefixed(m: &mut Hmac<Sha256>, bytes: &[u8]) {
+    m.update(&u64::try_from(bytes.len()).unwrap_or(u64::MAX).to_le_bytes());
+    m.update(bytes);
+}
+
 impl StateKey {
-    fn hmac(&self, domain: &str, message: &[u8]) -> Hmac<Sha256> {
+    /// An HMAC-SHA256 under this key, nothing fed to it yet.
+    fn keyed(&self) -> Hmac<Sha256> {
         // An HMAC takes a key of any length; `new_from_slice` cannot fail for HMAC.
-        let mut m = <Hmac<Sha256> as KeyInit>::new_from_slice(&self.0)
-            .unwrap_or_else(|_| unreachable!("HMAC accepts keys of every length"));
-        // The domain separates what is signed (a proposal, a checkpoint) so a MAC of one is
-        // never valid for the other; length-prefixed, so no two (domain, message) encode alike.
-        m.update(
-            &u64::try_from(domain.len())
-                .unwrap_or(u64::MAX)
-                .to_le_bytes(),
-        );
-        m.update(domain.as_bytes());
+        <Hmac<Sha256> as KeyInit>::new_from_slice(&self.bytes)
+            .unwrap_or_else(|_| unreachable!("HMAC accepts keys of every length"))
+    }
+
+    /// The HMAC over `len(domain) ‖ domain ‖ len(workspace) ‖ workspace ‖ message`, lengths as
+    /// u64 little-endian. The domain separates what is signed (a proposal, a checkpoint) so a
+    /// MAC of one is never valid for the other; the workspace binds it to the workspace it was
+    /// made in, so it verifies in no other. Both are length-prefixed and the message comes
+    /// last, so no two (domain, workspace, message) encode alike.
+    fn hmac(&self, domain: &str, message: &[u8]) -> Hmac<Sha256> {
+        let mut m = self.keyed();
+        length_prefixed(&mut m, domain.as_bytes());
+        length_prefixed(&mut m, &self.workspace);
         m.update(message);
         m
     }
 
-    /// HMAC-SHA256 of `message` under `domain`, in 64 lowercase hex digits.
+    /// HMAC-SHA256 of `message` under `domain` and this key's workspace, in 64 lowercase hex
+    /// digits.
     pub(crate) fn mac_hex(&self, domain: &str, message: &[u8]) -> String {
         hex(&self.hmac(domain, message).finalize().into_bytes())
     }
 
     /// Whether `tag` (lowercase hex, at least 32 digits: 128 bits) is the start of the MAC of
-    /// `message` under `domain`. Compared in constant time.
+    /// `message` under `domain` and this key's workspace. Compared in constant time.
     pub(crate) fn verify_hex(&self, domain: &str, message: &[u8], tag: &str) -> bool {
         let Some(bytes) = unhex(tag) else {
             return false;
@@ -77,6 +106,19 @@ impl StateKey {
                 .hmac(domain, message)
                 .verify_truncated_left(&bytes)
                 .is_ok()
+    }
+}
+
+#[cfg(test)]
+impl StateKey {
+    /// The MAC as lspedit made it before MACs were bound to a workspace (proposals of store
+    /// version 3, checkpoints of version 1): over `len(domain) ‖ domain ‖ message`. Only for
+    /// the tests that such state is refused.
+    pub(crate) fn unbound_mac_hex(&self, domain: &str, message: &[u8]) -> String {
+        let mut m = self.keyed();
+        length_prefixed(&mut m, domain.as_bytes());
+        m.update(message);
+        hex(&m.finalize().into_bytes())
     }
 }
 
@@ -101,30 +143,48 @@ fn unhex(s: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
-/// Where the key of one workflow comes from, loaded (or created) on first use.
+/// Where the key of one workflow comes from, loaded (or created) on first use, and the
+/// workspace it is bound to.
 #[derive(Debug)]
 pub(crate) struct KeySource {
     /// The directory given in the configuration, else the person's config directory.
     dir: Option<PathBuf>,
     /// The workspace root: the key never lives under it.
     root: PathBuf,
-    key: OnceLock<StateKey>,
+    /// [`workspace_identity`] of `root`: every key this gives is bound to it.
+    workspace: Arc<[u8]>,
+    key: OnceLock<[u8; KEY_LEN]>,
 }
 
 impl KeySource {
+    /// The key of the workspace at `root`, which must be its canonical path (the root of a
+    /// `lspedit_write::Workspace` is): MACs made with it verify only under the same root.
     pub(crate) fn new(dir: Option<PathBuf>, root: &Path) -> KeySource {
         KeySource {
             dir: dir.or_else(lspedit_servers::trust::user_config_dir_from_env),
             root: root.to_path_buf(),
+            workspace: workspace_identity(root),
             key: OnceLock::new(),
         }
     }
 
-    /// The key, loaded or created on first use.
+    /// The key, loaded or created on first use, bound to this workspace.
     pub(crate) fn key(&self) -> Result<StateKey, ToolError> {
-        if let Some(k) = self.key.get() {
-            return Ok(*k);
-        }
+        let bytes = match self.key.get() {
+            Some(k) => *k,
+            None => {
+                let loaded = self.load()?;
+                *self.key.get_or_init(|| loaded)
+            }
+        };
+        Ok(StateKey {
+            bytes,
+            workspace: Arc::clone(&self.workspace),
+        })
+    }
+
+    /// The key's bytes, read or created.
+    fn load(&self) -> Result<[u8; KEY_LEN], ToolError> {
         let Some(dir) = &self.dir else {
             return Err(key_error(
                 None,
@@ -137,8 +197,7 @@ impl KeySource {
                 "the key that signs proposals and checkpoints must not live in the workspace, where a model's writes could reach it; set XDG_CONFIG_HOME (or WorkflowConfig::key_dir) to a directory outside it".into(),
             ));
         }
-        let key = load_or_create(dir).map_err(|e| key_error(Some(dir), e.to_string()))?;
-        Ok(*self.key.get_or_init(|| key))
+        load_or_create(dir).map_err(|e| key_error(Some(dir), e.to_string()))
     }
 }
 
@@ -174,7 +233,7 @@ fn is_under(dir: &Path, root: &Path) -> bool {
 }
 
 /// Read `<dir>/state.key`, creating it (and `dir`) when absent.
-fn load_or_create(dir: &Path) -> io::Result<StateKey> {
+fn load_or_create(dir: &Path) -> io::Result<[u8; KEY_LEN]> {
     let path = dir.join(KEY_FILE);
     match read_key(&path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -207,7 +266,7 @@ fn load_or_create(dir: &Path) -> io::Result<StateKey> {
 
 /// The key at `path`: a regular file (not a symlink) of exactly 32 bytes that no one but its
 /// owner can read or write.
-fn read_key(path: &Path) -> io::Result<StateKey> {
+fn read_key(path: &Path) -> io::Result<[u8; KEY_LEN]> {
     let meta = fs::symlink_metadata(path)?;
     let invalid = |what: &str| io::Error::new(io::ErrorKind::InvalidData, what.to_string());
     if !meta.is_file() {
@@ -217,10 +276,9 @@ fn read_key(path: &Path) -> io::Result<StateKey> {
     private::open(path, &meta)?
         .take(KEY_LEN as u64 + 1)
         .read_to_end(&mut bytes)?;
-    let key: [u8; KEY_LEN] = bytes
+    bytes
         .try_into()
-        .map_err(|_| invalid("the key is not 32 bytes"))?;
-    Ok(StateKey(key))
+        .map_err(|_| invalid("the key is not 32 bytes"))
 }
 
 /// The key's privacy on Unix: mode bits.
@@ -471,7 +529,7 @@ mod tests {
         let ws = tmp.path().join("ws");
         let a = KeySource::new(Some(dir.clone()), &ws).key().unwrap();
         let b = KeySource::new(Some(dir.clone()), &ws).key().unwrap();
-        assert_eq!(a.0, b.0);
+        assert_eq!(a.bytes, b.bytes);
         let meta = fs::metadata(dir.join(KEY_FILE)).unwrap();
         assert_eq!(meta.mode() & 0o777, 0o600);
         assert_eq!(fs::metadata(&dir).unwrap().mode() & 0o777, 0o700);
@@ -504,6 +562,44 @@ mod tests {
         assert!(!a.verify_hex("ckpt", b"text", &tag));
         assert!(!b.verify_hex("patch", b"text", &tag));
         assert!(!a.verify_hex("patch", b"text", &tag.to_uppercase()));
+    }
+
+    // Regression (issue 44): the key is the person's, not the workspace's, so a proposal signed
+    // in one workspace verified in any other of theirs once copied into its `.lspedit/`.
+    #[test]
+    fn macs_verify_in_their_workspace_only() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("k");
+        let key = |ws: &str| {
+            KeySource::new(Some(dir.clone()), &tmp.path().join(ws))
+                .key()
+                .unwrap()
+        };
+        let (a, b) = (key("ws"), key("other"));
+        assert_eq!(a.bytes, b.bytes, "one key");
+        let tag = a.mac_hex("patch", b"text");
+        assert!(key("ws").verify_hex("patch", b"text", &tag));
+        assert!(!b.verify_hex("patch", b"text", &tag));
+        // The workspace is length-prefixed: moving bytes between it and the message, or between
+        // it and the domain, gives another MAC.
+        let ab = key("ab");
+        let a_only = key("a");
+        assert_ne!(
+            ab.mac_hex("patch", b"c"),
+            a_only.mac_hex("patch", b"bc"),
+            "workspace | message"
+        );
+        let ws_a = KeySource::new(Some(dir.clone()), Path::new("a"))
+            .key()
+            .unwrap();
+        let ws_pa = KeySource::new(Some(dir.clone()), Path::new("pa"))
+            .key()
+            .unwrap();
+        assert_ne!(
+            ws_a.mac_hex("p", b""),
+            ws_pa.mac_hex("", b""),
+            "domain | workspace"
+        );
     }
 
     #[test]

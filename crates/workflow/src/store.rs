@@ -4,7 +4,8 @@
 //! A stored patch is bound to what was reviewed: its id is a keyed MAC ([`patch_id`], key in
 //! `key.rs`, `docs/ids.md`) over every stored field (the patch text that decides what gets
 //! written, the base states it was planned against, the files, the summary shown with it, the
-//! step), and loading checks it. The reviewable diff is not stored at all: it is planned again
+//! step) and bound to the workspace it was proposed in (`key.rs`), and loading checks it. The
+//! reviewable diff is not stored at all: it is planned again
 //! from the patch text whenever it is shown. So a patch text changed after review no longer
 //! matches its id and is refused (`tampered_state`) instead of being applied under a harmless
 //! diff, and without the key no one can make an id that matches the changed text.
@@ -27,11 +28,14 @@ use lspedit_write::Workspace;
 use lspedit_write::{Reason, ToolError};
 
 /// Format version of a stored patch; a file with another version is refused. Version 2 bound
-/// the id to the patch text and stored no diff; version 3 makes the id a keyed MAC of it all.
-pub(crate) const STORE_VERSION: u32 = 3;
+/// the id to the patch text and stored no diff; version 3 makes the id a keyed MAC of it all;
+/// version 4 binds that MAC to the workspace (a version 3 id verifies in any workspace of the
+/// person's, so it is refused like any other version).
+pub(crate) const STORE_VERSION: u32 = 4;
 
-/// What a patch id's MAC is computed under (a checkpoint's is another).
-const PATCH_DOMAIN: &str = "lspedit/patch/v3";
+/// What a patch id's MAC is computed under (a checkpoint's is another). Named for the store
+/// version, so a MAC of an older version never verifies as one of this.
+const PATCH_DOMAIN: &str = "lspedit/patch/v4";
 
 /// A proposed patch as stored.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -103,8 +107,9 @@ fn signed_bytes(ms: u64, patch: &StoredPatch) -> Vec<u8> {
 }
 
 /// The id of `patch` (its `patch_id` aside), made at `ms`: `patch_<ms>_<tag>`, `tag` the first
-/// 128 bits (32 hex digits) of an HMAC-SHA256 under `key` over everything stored
-/// ([`signed_bytes`]). Everything a reviewer is shown and everything apply writes follows from
+/// 128 bits (32 hex digits) of an HMAC-SHA256 under `key`, bound to its workspace, over
+/// everything stored ([`signed_bytes`]). The same proposal copied into another workspace's
+/// store does not verify there. Everything a reviewer is shown and everything apply writes follows from
 /// these: the diff is the patch text planned on files with these bases. Two proposals of the
 /// same text on the same files in the same millisecond get the same id, and are the same
 /// proposal.
@@ -117,7 +122,7 @@ impl StoredPatch {
     /// Refuse (`tampered_state`, naming `file`) a stored patch that is not the proposal `id`:
     /// another format version, a sha that is not one, a path that does not resolve inside the
     /// workspace outside the protected directories, another id, or an id that is not the MAC of
-    /// its content under this user's key.
+    /// its content under this user's key in this workspace.
     fn verify(
         &self,
         ws: &Workspace,
@@ -175,7 +180,7 @@ impl StoredPatch {
             return Err(tampered(
                 file,
                 format!(
-                    "the stored proposal `{id}` does not match its id: it was changed after it was proposed (and reviewed), or signed with another key than this user's; nothing was applied. {} again and review the new diff",
+                    "the stored proposal `{id}` does not match its id: it was changed after it was proposed (and reviewed), signed with another key than this user's, or proposed in another workspace (a proposal is bound to the workspace root it was made in, and one copied from elsewhere or made before the workspace moved is refused); nothing was applied. {} again and review the new diff",
                     say_first(&Step::Propose)
                 ),
             ));
@@ -334,6 +339,65 @@ mod tests {
         }
         for c in changed {
             assert_ne!(c, id);
+        }
+    }
+
+    /// Two workspaces `a` and `b` under one temp dir, and one key dir beside them.
+    fn two_workspaces() -> (tempfile::TempDir, [(Workspace, StateKey); 2]) {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = |name: &str| {
+            std::fs::create_dir(tmp.path().join(name)).unwrap();
+            let ws = Workspace::open(tmp.path().join(name)).unwrap();
+            let key = KeySource::new(Some(tmp.path().join("k")), ws.root())
+                .key()
+                .unwrap();
+            (ws, key)
+        };
+        let pair = [ws("a"), ws("b")];
+        (tmp, pair)
+    }
+
+    // Regression (issue 44): a proposal signed in one workspace verified in any other of the
+    // person's once copied into its store.
+    #[test]
+    fn a_proposal_verifies_in_its_workspace_only() {
+        let (_tmp, [(ws_a, key_a), (ws_b, key_b)]) = two_workspaces();
+        let mut p = stored("text");
+        p.patch_id = patch_id(&key_a, 42, &p);
+        let id = p.patch_id.clone();
+        p.verify(&ws_a, &key_a, &id, "f.json").unwrap();
+        assert_ne!(
+            id,
+            patch_id(&key_b, 42, &p),
+            "the id depends on the workspace"
+        );
+        let e = p.verify(&ws_b, &key_b, &id, "f.json").unwrap_err();
+        assert_eq!(e.reason, Reason::TamperedState, "{e}");
+        assert_eq!(e.path.as_deref(), Some("f.json"));
+        assert!(e.message.contains("another workspace"), "{e}");
+    }
+
+    // A proposal stored before ids were bound to their workspace (store version 3, its id a MAC
+    // under the key alone) is refused, as is its unbound MAC relabelled as this version.
+    #[test]
+    fn a_proposal_signed_unbound_is_refused() {
+        let (_tmp, [(ws, key), _]) = two_workspaces();
+        let legacy = |version: u32, domain: &str| {
+            let mut p = stored("text");
+            p.version = version;
+            let mac = key.unbound_mac_hex(domain, &signed_bytes(42, &p));
+            p.patch_id = format!("patch_42_{}", &mac[..ID_HEX]);
+            p
+        };
+        let v3 = legacy(3, "lspedit/patch/v3");
+        let e = v3.verify(&ws, &key, &v3.patch_id, "f.json").unwrap_err();
+        assert_eq!(e.reason, Reason::TamperedState, "{e}");
+        assert!(e.message.contains("format version 3"), "{e}");
+        for domain in ["lspedit/patch/v3", PATCH_DOMAIN] {
+            let p = legacy(STORE_VERSION, domain);
+            let e = p.verify(&ws, &key, &p.patch_id, "f.json").unwrap_err();
+            assert_eq!(e.reason, Reason::TamperedState, "{domain}: {e}");
+            assert!(e.message.contains("does not match its id"), "{e}");
         }
     }
 }

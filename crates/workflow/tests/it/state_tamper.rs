@@ -796,3 +796,196 @@ fn a_stored_file_problem_with_an_unknown_reason_is_tampered_state() {
     );
     e.assert_outside_untouched();
 }
+
+// Ids bound to their workspace (docs/ids.md). Regression (issue 44): the key is the person's,
+// not the workspace's, so a proposal or a checkpoint copied from one of their workspaces into
+// another's `.lspedit/` verified there, and applied or restored.
+
+/// Workspaces `<tmp>/a` and `<tmp>/b` holding the same files, and one key directory
+/// `<tmp>/key` (one person) for both.
+struct Two {
+    _tmp: tempfile::TempDir,
+    base: PathBuf,
+}
+
+impl Two {
+    fn new(files: &[(&str, &str)]) -> Two {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(tmp.path()).unwrap();
+        for ws in ["a", "b"] {
+            std::fs::create_dir(base.join(ws)).unwrap();
+            for (rel, content) in files {
+                std::fs::write(base.join(ws).join(rel), content).unwrap();
+            }
+        }
+        Two { _tmp: tmp, base }
+    }
+
+    fn root(&self, ws: &str) -> PathBuf {
+        self.base.join(ws)
+    }
+
+    /// A workflow over `<tmp>/<ws>` under the shared key.
+    fn open(&self, ws: &str) -> Workflow {
+        let tools = Arc::new(Tools::new(
+            Workspace::open(self.root(ws)).unwrap(),
+            None,
+            ToolsConfig::default(),
+        ));
+        Workflow::open(
+            tools,
+            WorkflowConfig {
+                event_log: false,
+                key_dir: Some(self.base.join("key")),
+                ..WorkflowConfig::default()
+            },
+        )
+        .unwrap()
+    }
+
+    fn read(&self, ws: &str, rel: &str) -> String {
+        std::fs::read_to_string(self.root(ws).join(rel)).unwrap()
+    }
+
+    /// Copy `.lspedit/<rel>` (a file or a directory tree) of `a` into `b`, as a model or a
+    /// person copying files would: new files with the same bytes.
+    fn copy_state(&self, rel: &str) {
+        fn copy(from: &Path, to: &Path) {
+            if from.is_dir() {
+                std::fs::create_dir_all(to).unwrap();
+                for e in std::fs::read_dir(from).unwrap() {
+                    let e = e.unwrap();
+                    copy(&e.path(), &to.join(e.file_name()));
+                }
+            } else {
+                std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+                std::fs::write(to, std::fs::read(from).unwrap()).unwrap();
+            }
+        }
+        copy(
+            &self.root("a").join(".lspedit").join(rel),
+            &self.root("b").join(".lspedit").join(rel),
+        );
+    }
+}
+
+#[test]
+fn a_proposal_copied_into_another_workspace_is_tampered_state() {
+    let t = Two::new(&[("a.txt", "a\nb\nc\n")]);
+    let (a, b) = (t.open("a"), t.open("b"));
+    let p = a
+        .propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B")))
+        .unwrap();
+    let file = format!(".lspedit/patches/{}.json", p.patch_id);
+    t.copy_state(&format!("patches/{}.json", p.patch_id));
+    for plan in [
+        ApplyPlan::default(),
+        ApplyPlan {
+            atomicity: Atomicity::PerFile,
+            ..ApplyPlan::default()
+        },
+    ] {
+        let out = b.apply_edit(&p.patch_id, &plan);
+        assert_tampered(&out, &[&file, "another workspace"]);
+        assert_eq!(t.read("b", "a.txt"), "a\nb\nc\n", "nothing written in b");
+    }
+    assert!(!t.root("b").join(".lspedit/checkpoints").exists());
+    let err = b.proposal(&p.patch_id).unwrap_err();
+    assert_eq!(err.reason, Reason::TamperedState, "{err}");
+    assert_eq!(err.path.as_deref(), Some(file.as_str()));
+    // In the workspace it was proposed in, the same proposal shows and applies.
+    assert_eq!(a.proposal(&p.patch_id).unwrap().diff, p.diff);
+    let out = a.apply_edit(&p.patch_id, &ApplyPlan::default());
+    assert_eq!(out.status, ApplyStatus::Applied, "{}", out.llm_content);
+    assert_eq!(t.read("a", "a.txt"), "a\nB\nc\n");
+}
+
+#[test]
+fn a_checkpoint_copied_into_another_workspace_is_not_restored() {
+    let t = Two::new(&[("a.txt", "a\nb\nc\n")]);
+    let (a, b) = (t.open("a"), t.open("b"));
+    let p = a
+        .propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B")))
+        .unwrap();
+    let out = a.apply_edit(&p.patch_id, &ApplyPlan::default());
+    assert_eq!(out.status, ApplyStatus::Applied, "{}", out.llm_content);
+    let ckpt = out.checkpoint_id.unwrap();
+    // b's file is what the checkpoint says the apply left: every other check of undo passes.
+    std::fs::write(t.root("b").join("a.txt"), "a\nB\nc\n").unwrap();
+    t.copy_state(&format!("checkpoints/{ckpt}"));
+    let err = b.undo(&ckpt).unwrap_err();
+    assert_eq!(err.reason, Reason::TamperedState, "{err}");
+    assert_eq!(
+        err.path.as_deref(),
+        Some(format!(".lspedit/checkpoints/{ckpt}/checkpoint.json").as_str())
+    );
+    assert!(err.message.contains("in this workspace"), "{err}");
+    assert_eq!(t.read("b", "a.txt"), "a\nB\nc\n", "nothing restored in b");
+
+    // Nor through a crash journal naming it: the journal is kept and nothing is rolled back.
+    let txn = "txn_1700000000000_deadbeefdeadbeefdeadbeefdeadbeef";
+    let journal = serde_json::json!({
+        "txn_id": txn,
+        "patch_id": p.patch_id,
+        "checkpoint_id": ckpt,
+        "created_ms": 1_700_000_000_000_u64,
+        "pid": 1,
+        "entries": [
+            { "path": "a.txt", "old_sha": base_sha(b"a\nb\nc\n"), "new_sha": base_sha(b"a\nB\nc\n"), "tmp": null },
+        ],
+    });
+    let file = t
+        .root("b")
+        .join(".lspedit/journal")
+        .join(format!("{txn}.json"));
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, serde_json::to_vec(&journal).unwrap()).unwrap();
+    let b2 = t.open("b");
+    assert!(b2.recovered().is_empty(), "{:?}", b2.recovered());
+    assert!(file.exists(), "kept for inspection");
+    assert_eq!(
+        t.read("b", "a.txt"),
+        "a\nB\nc\n",
+        "nothing rolled back in b"
+    );
+
+    // In the workspace it was made in, the same checkpoint undoes the apply, and its redo
+    // checkpoint redoes it.
+    let undone = a.undo(&ckpt).unwrap();
+    assert_eq!(t.read("a", "a.txt"), "a\nb\nc\n");
+    a.undo(&undone.redo_checkpoint_id).unwrap();
+    assert_eq!(t.read("a", "a.txt"), "a\nB\nc\n");
+}
+
+// The identity is the root's canonical path: a workspace moved elsewhere refuses the proposals
+// and checkpoints it made before, and takes them again once back where they were made.
+#[test]
+fn a_moved_workspace_refuses_its_earlier_state_until_moved_back() {
+    let t = Two::new(&[("a.txt", "a\nb\nc\n"), ("b.txt", "a\nb\nc\n")]);
+    let (pending, ckpt) = {
+        let a = t.open("a");
+        let pending = a
+            .propose_edit(&ProposeRequest::patch(replace_diff("b.txt", "b", "B")))
+            .unwrap();
+        let p = a
+            .propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B")))
+            .unwrap();
+        let out = a.apply_edit(&p.patch_id, &ApplyPlan::default());
+        assert_eq!(out.status, ApplyStatus::Applied, "{}", out.llm_content);
+        (pending.patch_id, out.checkpoint_id.unwrap())
+    };
+    std::fs::rename(t.root("a"), t.root("moved")).unwrap();
+    let moved = t.open("moved");
+    let out = moved.apply_edit(&pending, &ApplyPlan::default());
+    assert_tampered(&out, &[&pending, "before the workspace moved"]);
+    assert_eq!(moved.undo(&ckpt).unwrap_err().reason, Reason::TamperedState);
+    assert_eq!(t.read("moved", "b.txt"), "a\nb\nc\n");
+    assert_eq!(t.read("moved", "a.txt"), "a\nB\nc\n");
+    drop(moved);
+    std::fs::rename(t.root("moved"), t.root("a")).unwrap();
+    let a = t.open("a");
+    let out = a.apply_edit(&pending, &ApplyPlan::default());
+    assert_eq!(out.status, ApplyStatus::Applied, "{}", out.llm_content);
+    a.undo(&ckpt).unwrap();
+    assert_eq!(t.read("a", "a.txt"), "a\nb\nc\n");
+}
