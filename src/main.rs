@@ -58,6 +58,9 @@ Environment:
   LSPEDIT_LOG                    log filter for stderr, as RUST_LOG (`debug`,
                                  `lspedit_lsp=trace`); overrides -v
   LSPEDIT_MCP_MAX_MESSAGE_BYTES  largest message `lspedit mcp` reads (default 16 MiB)
+  LSPEDIT_KEEP_ENV               NAME,NAME: variables `lspedit mcp` and the server host
+                                 keep (they drop every variable lspedit does not use,
+                                 API keys and tokens included)
   NO_COLOR, TERM=dumb            no colour under --color auto
   CLICOLOR_FORCE                 colour under --color auto, also when not a terminal
   XDG_RUNTIME_DIR                where the server host's socket goes (else /tmp/lspedit-UID)
