@@ -499,3 +499,90 @@ async fn sandbox_neither_signals_nor_reads_processes_outside_it() {
     guarded.kill().unwrap();
     guarded.wait().unwrap();
 }
+
+/// A schema server on loopback: every request it gets is answered with an empty schema and its
+/// first line sent on the returned channel, until the listener is dropped with the thread.
+fn schema_server() -> (String, std::sync::mpsc::Receiver<String>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut s) = stream else { return };
+            let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
+            let mut buf = [0u8; 4096];
+            let n = s.read(&mut buf).unwrap_or(0);
+            let line = String::from_utf8_lossy(&buf[..n])
+                .lines()
+                .next()
+                .unwrap_or("")
+                .to_owned();
+            let _ = s.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+            );
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    (addr, rx)
+}
+
+/// (9) A `$schema` URL a model writes into a JSON file is never fetched by the real
+/// vscode-json-language-server inside the sandbox (the fetch of a name would first be a DNS
+/// query: no socket, so neither leaves), and the file is still checked. Control: the same
+/// server with the sandbox off fetches it from the test's listener.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_schema_url_is_never_fetched_from_the_sandbox() {
+    if !sandboxed() {
+        return;
+    }
+    let Some(cfg) = require_server("vscode-json-language-server") else {
+        return;
+    };
+    for sandbox in [false, true] {
+        let (addr, requests) = schema_server();
+        let url = format!("http://{addr}/schema.json?key=operator-secret");
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let path = root.join("a.json");
+        let text = format!("{{\n  \"$schema\": \"{url}\",\n  \"x\": \n}}\n");
+        std::fs::write(&path, &text).unwrap();
+        let mut cfg = cfg.clone();
+        cfg.sandbox = sandbox;
+        let scratch = tempfile::tempdir().unwrap();
+        cfg.scratch_dir = Some(scratch.path().to_owned());
+        let pool = lspedit_lsp::Pool::new(&root, cfg).unwrap();
+        let r = check_timed(&pool, &path, &text, 60_000).await.unwrap();
+        assert!(
+            r.errors().next().is_some(),
+            "the syntax error is reported (sandbox {sandbox}): {r:#?}"
+        );
+        let messages: Vec<&str> = r.diagnostics.iter().map(|d| d.message.as_str()).collect();
+        if sandbox {
+            // The fetch was tried, and refused, before this result: it says so.
+            assert!(
+                messages
+                    .iter()
+                    .any(|m| m.starts_with("Unable to load schema") && m.contains("EACCES")),
+                "{messages:?}"
+            );
+        }
+        // The check.s result came after the schema was resolved (or failed to be): a fetch
+        // made for it has arrived by now.
+        let got = requests.try_recv().ok();
+        let groups = pgids(&pool);
+        pool.shutdown().await;
+        assert_gone(&groups);
+        if sandbox {
+            assert_eq!(got, None, "the sandboxed server fetched the schema");
+        } else {
+            let got = got.expect("control: the unsandboxed server fetches the schema");
+            assert!(
+                got.starts_with("GET /schema.json?key=operator-secret"),
+                "{got}"
+            );
+        }
+    }
+}
