@@ -11,6 +11,7 @@
 mod bounds;
 mod cli;
 mod cli_lsp_edits;
+mod exfiltration;
 mod harness;
 mod host;
 mod languages;
