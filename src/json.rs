@@ -370,7 +370,8 @@ pub struct ServersJson {
     pub servers_dir: Option<String>,
     /// `restricted` (the workspace is not trusted) or `trusted`.
     pub mode: &'static str,
-    /// `Landlock ABI <n>` or `unavailable`: the sandbox every server runs in.
+    /// `Landlock ABI <n>, seccomp (no sockets)`, `Landlock ABI <n>, no seccomp (network not
+    /// closed)` or `unavailable`: the sandbox every server runs in.
     pub sandbox: String,
     pub servers: Vec<ServerJson>,
     /// Processes started by `--probe`, per (server, root).
@@ -426,7 +427,7 @@ pub struct ServerJson {
     pub problem: Option<String>,
     /// `restricted` or `trusted`.
     pub mode: &'static str,
-    /// `Landlock ABI <n>` or `unavailable`.
+    /// As `sandbox` above: `Landlock ABI <n>, seccomp (no sockets)`, ... or `unavailable`.
     pub sandbox: String,
     /// What lspedit changes or turns off for this server here (restricted mode, the bundled
     /// TypeScript).

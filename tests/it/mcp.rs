@@ -1060,14 +1060,18 @@ fn one_runtime_and_closing_stdin_stops_the_language_servers() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     let config = tempfile::tempdir().unwrap();
-    let log = config.path().join("fake.log");
+    // Beside the person's lspedit config directory, not around it: that directory (the state
+    // key, trust records) is hidden from servers whatever grant covers it.
+    let run = config.path().join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    let log = run.join("fake.log");
     let script = fake::Script {
         mode: fake::Mode::Pull,
         marker: "BAD".to_string(),
         log_file: Some(log.clone()),
         ..fake::Script::default()
     };
-    let script_file = config.path().join("script.json");
+    let script_file = run.join("script.json");
     std::fs::write(&script_file, script.to_json()).unwrap();
     // The person's own config (trusted by definition) adds the fake server for `.fak` files.
     std::fs::create_dir_all(config.path().join("lspedit")).unwrap();
@@ -1078,7 +1082,7 @@ fn one_runtime_and_closing_stdin_stops_the_language_servers() {
             "[pool]\nsandbox_allow = [{dir:?}]\n\
              [servers.fake]\ncommand = {cmd:?}\nlanguages = {{ fak = \"fake\" }}\n\
              diagnostics = {{ strategy = \"pull\" }}\nenv = {{ {env} = {script:?} }}\n",
-            dir = config.path().display().to_string(),
+            dir = run.display().to_string(),
             cmd = fake::binary().display().to_string(),
             env = fake::SCRIPT_FILE_ENV,
             script = script_file.display().to_string(),
