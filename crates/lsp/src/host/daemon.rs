@@ -25,7 +25,7 @@ use super::mux::{Instance, body};
 #[cfg(unix)]
 use super::{
     Attached, HANDSHAKE_TIMEOUT, Hello, HostStatus, HostedServer, MAX_LINE, PROTOCOL, Reply,
-    canonical_root, launch_fingerprint, runtime_dir, socket_path,
+    Request, Token, canonical_root, endpoint, launch_fingerprint, token,
 };
 #[cfg(unix)]
 use crate::transport::sanitize;
@@ -52,6 +52,10 @@ pub struct HostOptions {
 #[cfg(unix)]
 struct Host {
     root: PathBuf,
+    /// The runtime directory, whose token file must keep holding `token`.
+    dir: PathBuf,
+    /// What every hello must carry.
+    token: Token,
     idle: Duration,
     config: Option<PoolConfig>,
     started: Instant,
@@ -68,8 +72,8 @@ struct Host {
 #[cfg(unix)]
 pub fn serve(options: &HostOptions, ready: impl FnOnce(&Path)) -> Result<(), HostError> {
     let root = canonical_root(&options.root);
-    let dir = runtime_dir(options.runtime_dir.as_deref())?;
-    let socket = socket_path(&dir, &root);
+    let end = endpoint(options.runtime_dir.as_deref(), &root)?;
+    let socket = end.socket;
     if std::os::unix::net::UnixStream::connect(&socket).is_ok() {
         return Err(HostError::Start(format!(
             "a host for {} is already listening",
@@ -88,6 +92,8 @@ pub fn serve(options: &HostOptions, ready: impl FnOnce(&Path)) -> Result<(), Hos
     let (stop, _) = watch::channel(false);
     let host = Arc::new(Host {
         root,
+        dir: end.dir,
+        token: end.token,
         idle: options.idle,
         config: options.config.clone(),
         started: Instant::now(),
@@ -154,11 +160,15 @@ impl Host {
         *self.last_activity.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
     }
 
-    /// Stops servers idle past the idle time; true when the host should exit (idle itself, or
-    /// its workspace is gone).
+    /// Stops servers idle past the idle time; true when the host should exit (idle itself, its
+    /// workspace gone, or its token file gone or replaced: no client could reach it).
     async fn maintain(&self) -> bool {
         if !self.root.is_dir() {
             tracing::debug!(root = %self.root.display(), "workspace gone; host exits");
+            return true;
+        }
+        if !token::still(&self.dir, &self.token) {
+            tracing::debug!(dir = %self.dir.display(), "token file gone or replaced; host exits");
             return true;
         }
         let idle: Vec<Arc<Instance>> = {
@@ -248,44 +258,62 @@ impl Host {
             l.push(b'\n');
             l
         };
+        let refuse = |why: String| reply_line(&Reply::Refused(why));
+        // The version first: a hello of another version has another shape.
+        #[derive(serde::Deserialize)]
+        struct Version {
+            v: Option<u32>,
+        }
+        match serde_json::from_slice::<Version>(&line) {
+            Ok(Version { v: Some(PROTOCOL) }) => {}
+            Ok(Version { v }) => {
+                let v = v.map_or_else(|| "none".to_owned(), |v| v.to_string());
+                let why = format!("protocol {v}, host speaks {PROTOCOL}");
+                let _ = write.write_all(&refuse(why)).await;
+                return;
+            }
+            Err(e) => {
+                let _ = write.write_all(&refuse(format!("not a hello: {e}"))).await;
+                return;
+            }
+        }
         let hello: Hello = match serde_json::from_slice(&line) {
             Ok(h) => h,
             Err(e) => {
-                let _ = write
-                    .write_all(&reply_line(&Reply::Refused(format!("not a hello: {e}"))))
-                    .await;
+                let _ = write.write_all(&refuse(format!("not a hello: {e}"))).await;
                 return;
             }
         };
-        let (instance, session) = match hello {
-            Hello::Status { .. } => {
+        // Nothing is answered, started or stopped for a hello without this host's token.
+        if !hello.token.matches(&self.token) {
+            tracing::debug!("refused a hello without this host's token");
+            let why = "not this host's token: it answers only lspedit processes of its user that can read its token file".to_owned();
+            let _ = write.write_all(&refuse(why)).await;
+            return;
+        }
+        let (instance, session) = match hello.op {
+            Request::Status => {
                 let _ = write
                     .write_all(&reply_line(&Reply::Status(self.status())))
                     .await;
                 return;
             }
-            Hello::Stop { .. } => {
+            Request::Stop => {
                 let status = self.status();
                 self.stop_all().await;
                 let _ = write.write_all(&reply_line(&Reply::Stopped(status))).await;
                 self.stop.send_replace(true);
                 return;
             }
-            Hello::Connect { v, .. } if v != PROTOCOL => {
-                let why = format!("protocol {v}, host speaks {PROTOCOL}");
-                let _ = write.write_all(&reply_line(&Reply::Refused(why))).await;
-                return;
-            }
-            Hello::Connect {
+            Request::Connect {
                 server,
                 root,
                 launch,
                 session,
-                ..
             } => match self.instance(&server, &root, &launch) {
                 Ok(i) => (i, session),
                 Err(why) => {
-                    let _ = write.write_all(&reply_line(&Reply::Refused(why))).await;
+                    let _ = write.write_all(&refuse(why)).await;
                     return;
                 }
             },
@@ -295,7 +323,7 @@ impl Host {
                 "{} runs here for clients that initialize it differently (another lspedit version?)",
                 instance.server
             );
-            let _ = write.write_all(&reply_line(&Reply::Refused(why))).await;
+            let _ = write.write_all(&refuse(why)).await;
             return;
         }
         let (out, mut outbox) = mpsc::unbounded_channel::<Vec<u8>>();
