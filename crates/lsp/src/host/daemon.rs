@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 #[cfg(unix)]
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 #[cfg(unix)]
 use lspedit_process::Groups;
@@ -160,8 +160,23 @@ impl Host {
         *self.last_activity.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
     }
 
-    /// Stops servers idle past the idle time; true when the host should exit (idle itself, its
-    /// workspace gone, or its token file gone or replaced: no client could reach it).
+    /// Stops `instance`, whose directories are not the ones it started in: its clients are
+    /// detached (their pools start the server again, through this host, for the new tree).
+    async fn retire(&self, instance: &Arc<Instance>) {
+        {
+            let mut map = self.lock_instances();
+            let key = (instance.server.clone(), instance.root.clone());
+            if map.get(&key).is_some_and(|i| Arc::ptr_eq(i, instance)) {
+                map.remove(&key);
+            }
+        }
+        tracing::debug!(server = %instance.server, root = %instance.root.display(), "its directory was re-created; stopped");
+        instance.shutdown(Duration::from_millis(1500)).await;
+    }
+
+    /// Stops servers idle past the idle time and those whose directories were re-created;
+    /// true when the host should exit (idle itself, its workspace gone, or its token file
+    /// gone or replaced: no client could reach it).
     async fn maintain(&self) -> bool {
         if !self.root.is_dir() {
             tracing::debug!(root = %self.root.display(), "workspace gone; host exits");
@@ -171,20 +186,21 @@ impl Host {
             tracing::debug!(dir = %self.dir.display(), "token file gone or replaced; host exits");
             return true;
         }
-        let idle: Vec<Arc<Instance>> = {
+        let done: Vec<Arc<Instance>> = {
             let mut map = self.lock_instances();
             map.retain(|_, i| !i.is_dead());
             let keys: Vec<_> = map
                 .iter()
                 .filter(|(_, i)| {
                     let (now, _, since) = i.clients();
-                    now == 0 && since.is_some_and(|s| s.elapsed() >= self.idle)
+                    let idle = now == 0 && since.is_some_and(|s| s.elapsed() >= self.idle);
+                    idle || !i.tree.unchanged()
                 })
                 .map(|(k, _)| k.clone())
                 .collect();
             keys.iter().filter_map(|k| map.remove(k)).collect()
         };
-        for instance in idle {
+        for instance in done {
             instance.shutdown(Duration::from_millis(1500)).await;
             self.touch();
         }
@@ -349,6 +365,14 @@ impl Host {
         let reader = tokio::spawn(async move { sanitize(&name, read, frames_tx).await });
         while let Some(frame) = frames.recv().await {
             if let Some(msg) = body(&frame) {
+                // A message (a request, or a text whose publish would be the answer) while the
+                // server's directory is not the one it started in (removed and created again):
+                // nothing of the old tree is answered; the client's connection closes and its
+                // pool starts the server again, for the new one.
+                if !instance.tree.unchanged() {
+                    self.retire(&instance).await;
+                    break;
+                }
                 instance.on_client(client, msg);
             }
         }
@@ -368,7 +392,21 @@ impl Host {
             ));
         }
         let key = (server.to_owned(), root.clone());
+        // Taken before any server starts: a tree replaced while it starts is caught at the
+        // client's next message.
+        let tree = Tree::of(&[&self.root, &root]);
         let mut map = self.lock_instances();
+        // A server whose directory was removed (and maybe created again at the same path)
+        // answers about a tree that is gone: it stops, and a fresh one starts.
+        if let Some(old) = map.get(&key).filter(|i| tree.as_ref() != Some(&i.tree)) {
+            let old = Arc::clone(old);
+            map.remove(&key);
+            tracing::debug!(%server, root = %root.display(), "its directory was re-created; restarting");
+            tokio::spawn(async move { old.shutdown(Duration::from_millis(1500)).await });
+        }
+        let Some(tree) = tree else {
+            return Err(format!("{} is gone", root.display()));
+        };
         if let Some(i) = map.get(&key).filter(|i| !i.is_dead()) {
             if i.launch != launch {
                 return Err(format!(
@@ -401,11 +439,54 @@ impl Host {
             &prepared,
             launch.to_owned(),
             root,
+            tree,
             &self.groups,
             config.watch_debounce,
         )
         .map_err(|e| format!("{server}: {e}"))?;
         map.insert(key, Arc::clone(&instance));
         Ok(instance)
+    }
+}
+
+/// What a server's directories (the workspace root and its own root, canonical) were when it
+/// started: device, inode and birth time of each. A directory removed and created again at the
+/// same path (`rm -rf ws`, a new clone) is another one, even when the file system hands out
+/// the same inode number again (the birth time differs, where the file system keeps one).
+#[cfg(unix)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Tree(Vec<(PathBuf, DirId)>);
+
+#[cfg(unix)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct DirId {
+    dev: u64,
+    ino: u64,
+    born: Option<SystemTime>,
+}
+
+#[cfg(unix)]
+impl Tree {
+    /// The directories `dirs` as they are now; `None` when one is gone or not a directory.
+    pub(super) fn of(dirs: &[&Path]) -> Option<Tree> {
+        use std::os::unix::fs::MetadataExt;
+        let ids = dirs.iter().map(|d| {
+            let m = std::fs::metadata(d)
+                .ok()
+                .filter(std::fs::Metadata::is_dir)?;
+            let id = DirId {
+                dev: m.dev(),
+                ino: m.ino(),
+                born: m.created().ok(),
+            };
+            Some((d.to_path_buf(), id))
+        });
+        ids.collect::<Option<Vec<_>>>().map(Tree)
+    }
+
+    /// Whether every directory is still the one it was.
+    pub(super) fn unchanged(&self) -> bool {
+        let dirs: Vec<&Path> = self.0.iter().map(|(p, _)| p.as_path()).collect();
+        Tree::of(&dirs).as_ref() == Some(self)
     }
 }

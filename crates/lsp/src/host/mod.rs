@@ -14,7 +14,8 @@
 //!   launch itself from the workspace's configuration (a client's message never chooses a
 //!   program: it names a server and proves that its own launch is the same by fingerprint),
 //!   and stops a server no client used for the idle time, and itself when it has neither
-//!   servers nor clients.
+//!   servers nor clients. A server whose directory was removed and created again
+//!   (`daemon::Tree`) is never handed out: it stops, and a fresh one starts for the new tree.
 //! - `mux`: one server shared by several clients: request ids renumbered per client, each
 //!   client's open documents and versions kept apart (the server sees one document per file,
 //!   its text the last one sent; a client gets the diagnostics of a version only when that

@@ -2,7 +2,8 @@
 //! pools' configuration, against the scripted fake server: pools of one workspace share one
 //! server, each client's texts stay its own, a client that leaves leaves the server warm, a
 //! stop leaves no process, and without a usable host a pool runs its server itself. The host
-//! answers only hellos carrying its token.
+//! answers only hellos carrying its token, and a workspace removed and created again at the
+//! same path gets a fresh server.
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::PermissionsExt;
@@ -509,4 +510,91 @@ async fn a_hosted_server_cannot_read_the_token() {
     pool.shutdown().await;
     host.stop();
     assert_gone(&[group]);
+}
+
+/// Removes the workspace `root` and creates it again with other content, as `rm -rf ws` and a
+/// new clone at the same path do; the fake's script and log are written afresh in it.
+fn create_again(ws: &FakeWs, root: &Path) {
+    std::fs::remove_dir_all(root).unwrap();
+    std::fs::create_dir(root).unwrap();
+    std::fs::write(root.join("other.fk"), "a file of the new tree\n").unwrap();
+    std::fs::write(&ws.log_file, "").unwrap();
+    ws.set_script(Script::default());
+}
+
+/// Regression (issue 44, item 6): after `rm -rf ws` and a new clone at the same path, the
+/// hosted server kept answering for the old directory. Now a connect finds the directory
+/// changed and gets a fresh server, the old one stops, a client attached to the old one is
+/// detached and comes back to the fresh one; and a request of an attached client, with no
+/// connect in between, also finds the tree changed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_workspace_created_again_at_the_same_path_gets_a_fresh_server() {
+    let ws = FakeWs::new(Script::default());
+    let root = ws.root();
+    let host = TestHost::start(&ws, ws.config("push-versioned"));
+    let f = root.join("a.fk");
+    let a = Pool::new(
+        root.clone(),
+        host.client_config(ws.config("push-versioned")),
+    )
+    .unwrap();
+    assert_eq!(write_check(&a, &f, BAD).await.len(), 1);
+    let old = host.status().servers[0].pgid;
+    assert_eq!(ws.started_pgids(), vec![old]);
+
+    create_again(&ws, &root);
+    // A new client's connect: a fresh server, started in the new tree (its log is the new
+    // tree's), and the old one is gone.
+    let b = Pool::new(
+        root.clone(),
+        host.client_config(ws.config("push-versioned")),
+    )
+    .unwrap();
+    assert!(write_check(&b, &f, OK).await.is_empty());
+    let status = host.status();
+    assert_eq!(status.servers.len(), 1, "{status:?}");
+    let fresh = status.servers[0].pgid;
+    assert_ne!(fresh, old, "the old tree's server answered");
+    assert_eq!(ws.started_pgids(), vec![fresh], "{}", ws.log());
+    assert_eq!(pgids(&b), vec![fresh]);
+    assert_gone(&[old]);
+
+    // The pool attached to the old server was detached: its next check, after its pool
+    // starts the server again, is the fresh server's.
+    let answered = check_until_answered(&a, &f, BAD).await;
+    assert_eq!(messages(&answered), vec!["2:14 found ERROR"]);
+    assert_eq!(pgids(&a), vec![fresh]);
+    b.shutdown().await;
+
+    // Again, with only the attached client: its next request finds the tree changed.
+    create_again(&ws, &root);
+    let answered = check_until_answered(&a, &f, OK).await;
+    assert!(answered.diagnostics.is_empty());
+    let status = host.status();
+    assert_eq!(status.servers.len(), 1, "{status:?}");
+    let third = status.servers[0].pgid;
+    assert_ne!(third, fresh, "the old tree's server answered");
+    assert_eq!(ws.started_pgids(), vec![third], "{}", ws.log());
+    assert_eq!(pgids(&a), vec![third]);
+    assert_gone(&[fresh]);
+
+    a.shutdown().await;
+    host.stop();
+    assert_gone(&[third]);
+}
+
+/// Checks `text` of `path`, asking again while the pool's server connection was just closed
+/// under it (a detached client's pool starts its server again on the next check).
+async fn check_until_answered(
+    pool: &Pool,
+    path: &Path,
+    text: &str,
+) -> lspedit_lsp::FileDiagnostics {
+    std::fs::write(path, text).unwrap();
+    for _ in 0..5 {
+        if let Ok(r) = pool.check_file(path, text, deadline(5000)).await {
+            return r;
+        }
+    }
+    panic!("no check of {} answered", path.display());
 }
