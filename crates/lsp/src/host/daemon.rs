@@ -71,6 +71,7 @@ struct Host {
 /// `ready` is called once it listens (the CLI prints the line its starter waits for).
 #[cfg(unix)]
 pub fn serve(options: &HostOptions, ready: impl FnOnce(&Path)) -> Result<(), HostError> {
+    use std::os::unix::fs::MetadataExt;
     let root = canonical_root(&options.root);
     let end = endpoint(options.runtime_dir.as_deref(), &root)?;
     let socket = end.socket;
@@ -83,6 +84,9 @@ pub fn serve(options: &HostOptions, ready: impl FnOnce(&Path)) -> Result<(), Hos
     // A socket left by a host that died: its starter holds the lock, so no live host owns it.
     let _ = std::fs::remove_file(&socket);
     let listener = std::os::unix::net::UnixListener::bind(&socket)?;
+    // What this host's socket file is: at exit it removes that one only, not a newer host's
+    // bound at the same path meanwhile (after a stop, or once this one found its workspace gone).
+    let bound = std::fs::symlink_metadata(&socket).map(|m| (m.dev(), m.ino()))?;
     listener.set_nonblocking(true)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -110,7 +114,7 @@ pub fn serve(options: &HostOptions, ready: impl FnOnce(&Path)) -> Result<(), Hos
         Ok::<(), HostError>(())
     });
     // Only this host's socket: a newer host may have replaced it after a stop.
-    if std::fs::symlink_metadata(&socket).is_ok() {
+    if std::fs::symlink_metadata(&socket).is_ok_and(|m| (m.dev(), m.ino()) == bound) {
         let _ = std::fs::remove_file(&socket);
     }
     host.groups.kill_all();

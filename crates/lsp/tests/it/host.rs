@@ -598,3 +598,31 @@ async fn check_until_answered(
     }
     panic!("no check of {} answered", path.display());
 }
+
+/// A host that exits removes its socket only when the file there is still the one it bound:
+/// a newer host's socket at the same path (bound after a stop, or while this one was exiting)
+/// stays, or that host could be reached by no client.
+#[test]
+fn an_exiting_host_leaves_a_newer_hosts_socket() {
+    use std::os::unix::fs::MetadataExt;
+    let ws = FakeWs::new(Script::default());
+    let runtime = private_dir();
+    let options = options(&ws, runtime.path(), ws.config("push-versioned"));
+    let (ready_tx, ready) = std::sync::mpsc::channel();
+    let thread = std::thread::spawn(move || {
+        serve(&options, |socket| {
+            let _ = ready_tx.send(socket.to_owned());
+        })
+    });
+    let socket = ready.recv_timeout(Duration::from_secs(10)).unwrap();
+    // A newer host's socket takes the path; then the workspace goes, and the host exits at its
+    // next look (every 5 s).
+    std::fs::remove_file(&socket).unwrap();
+    let newer = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let newer_ino = std::fs::symlink_metadata(&socket).unwrap().ino();
+    std::fs::remove_dir_all(ws.root()).unwrap();
+    assert!(thread.join().unwrap().is_ok());
+    let meta = std::fs::symlink_metadata(&socket).expect("the newer host's socket is left");
+    assert_eq!(meta.ino(), newer_ino);
+    drop(newer);
+}
