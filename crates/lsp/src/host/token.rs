@@ -1,8 +1,8 @@
 //! The host's secret: 32 random bytes in an owner-only file of the runtime directory
 //! ([`super::TOKEN_FILE`]), sent by every client in its [`super::Hello`]. The socket answers
-//! any process of the user that can reach it, a language server's code too (it learns the
-//! socket's path from the environment); the token answers only lspedit's own processes, since
-//! the sandbox grants no server any right in the runtime directory.
+//! any process of the user that can reach it, a language server's code too (the socket's path
+//! is no secret); the token answers only lspedit's own processes, since the sandbox grants no
+//! server any right in the runtime directory.
 //!
 //! The file is created whole under a temporary name and linked into place (never half
 //! written), and read only when it is a regular file of this user with mode 0600, opened
