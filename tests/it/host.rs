@@ -160,3 +160,75 @@ fn two_mcp_sessions_on_one_root_run_one_rust_analyzer() {
         Duration::from_secs(10)
     ));
 }
+
+/// Regression (issue 44, item 5): the host of one workspace could be stopped by any process of
+/// the user, code a language server runs among them. `lspedit servers host` (as a command
+/// starts it) refuses a `stop` without the token of its runtime directory and keeps running;
+/// `servers status` and `servers stop`, which read the token, are answered.
+#[test]
+fn the_host_answers_only_hellos_with_its_token() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::os::unix::fs::MetadataExt;
+    use std::os::unix::net::UnixStream;
+
+    use lspedit::lsp::host;
+
+    let project = crate::harness::Project::with_files(&[("notes.txt", "nothing\n")]);
+    let runtime = tempfile::tempdir().unwrap();
+    let (root, rt) = (project.root.as_path(), runtime.path());
+    let mut child = Command::new(bin())
+        .args(["servers", "host", "--idle-secs", "60", "--root"])
+        .arg(root)
+        .env("XDG_RUNTIME_DIR", rt)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut ready = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut ready)
+        .unwrap();
+    let socket = ready
+        .trim()
+        .strip_prefix("ready ")
+        .expect(&ready)
+        .to_owned();
+    let token_file = rt.join("lspedit").join(host::TOKEN_FILE);
+    let meta = std::fs::symlink_metadata(&token_file).unwrap();
+    assert_eq!(meta.mode() & 0o7777, 0o600);
+    let token = std::fs::read_to_string(&token_file).unwrap();
+
+    let ask = |line: String| {
+        let mut s = UnixStream::connect(&socket).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        s.write_all(format!("{line}\n").as_bytes()).unwrap();
+        let mut answer = String::new();
+        BufReader::new(s).read_line(&mut answer).unwrap();
+        serde_json::from_str::<Value>(&answer).unwrap()
+    };
+    let wrong: String = token.chars().rev().collect();
+    for hello in [
+        json!({ "v": host::PROTOCOL, "op": "stop" }),
+        json!({ "v": host::PROTOCOL, "op": "stop", "token": wrong }),
+        json!({ "v": 1, "op": "stop" }),
+    ] {
+        let answer = ask(hello.to_string());
+        assert!(
+            answer["refused"].is_string(),
+            "{hello} was answered {answer}"
+        );
+    }
+    assert_eq!(child.try_wait().unwrap(), None, "the host exited");
+    let status = host_status(root, rt);
+    assert_eq!(status["pid"], child.id(), "{status}");
+
+    let stop = lspedit(root, rt, &["servers", "stop"], "");
+    stop.assert_code(0);
+    assert!(
+        stop.stdout.starts_with("Stopped the server host"),
+        "{}",
+        stop.stdout
+    );
+    assert!(child.wait().unwrap().success());
+}

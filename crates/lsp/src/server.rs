@@ -1787,8 +1787,7 @@ async fn attach_in_host(
     if let Some(o) = session.as_object_mut() {
         o.remove("processId");
     }
-    let hello = crate::host::Hello::Connect {
-        v: crate::host::PROTOCOL,
+    let connect = crate::host::Request::Connect {
         server: launch.cfg.id.clone(),
         root: root.to_owned(),
         launch: crate::host::launch_fingerprint(launch),
@@ -1796,7 +1795,7 @@ async fn attach_in_host(
     };
     let link = link.clone();
     let attached = tokio::task::spawn_blocking(move || {
-        crate::host::client::attach(&link.config, &link.workspace, &hello)
+        crate::host::client::attach(&link.config, &link.workspace, connect)
     })
     .await;
     let server = &launch.cfg.id;

@@ -10,24 +10,30 @@ use std::time::Duration;
 use lspedit_servers::HostConfig;
 
 use super::{
-    Attached, HANDSHAKE_TIMEOUT, Hello, HostError, MAX_LINE, Reply, canonical_root, lock_path,
-    runtime_dir, socket_path,
+    Attached, HANDSHAKE_TIMEOUT, Hello, HostError, MAX_LINE, PROTOCOL, Reply, Request,
+    canonical_root, endpoint, lock_path,
 };
 
 /// How long a starter waits for the host it started to listen.
 const START_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Attaches to a server in the host of `workspace`, starting the host when none listens: the
-/// returned stream speaks LSP as the server's stdio would. Blocking (a lock file, a process
-/// start): call it from a blocking thread.
+/// returned stream speaks LSP as the server's stdio would. `connect` is a
+/// [`Request::Connect`]; the hello carries the runtime directory's token. Blocking (a lock
+/// file, a process start): call it from a blocking thread.
 pub(crate) fn attach(
     host: &HostConfig,
     workspace: &Path,
-    hello: &Hello,
+    connect: Request,
 ) -> Result<(UnixStream, Attached), HostError> {
-    let dir = runtime_dir(host.runtime_dir.as_deref())?;
     let workspace = canonical_root(workspace);
-    let socket = socket_path(&dir, &workspace);
+    let end = endpoint(host.runtime_dir.as_deref(), &workspace)?;
+    let socket = end.socket;
+    let hello = &Hello {
+        v: PROTOCOL,
+        token: end.token,
+        op: connect,
+    };
     let attached = |(stream, reply)| match reply {
         Reply::Attached(a) => Ok((stream, a)),
         Reply::Refused(why) => Err(HostError::Refused(why)),
@@ -60,12 +66,16 @@ pub(crate) fn attach(
 pub(crate) fn ask(
     workspace: &Path,
     runtime: Option<&Path>,
-    hello: &Hello,
+    op: Request,
 ) -> Result<Reply, HostError> {
-    let dir = runtime_dir(runtime)?;
     let workspace = canonical_root(workspace);
-    let socket = socket_path(&dir, &workspace);
-    match say(&socket, hello) {
+    let end = endpoint(runtime, &workspace)?;
+    let hello = Hello {
+        v: PROTOCOL,
+        token: end.token,
+        op,
+    };
+    match say(&end.socket, &hello) {
         Ok((_, reply)) => Ok(reply),
         Err(e) if absent(&e) => Err(HostError::NotRunning(workspace)),
         Err(e) => Err(e.into()),

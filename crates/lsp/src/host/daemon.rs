@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 #[cfg(unix)]
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 #[cfg(unix)]
 use lspedit_process::Groups;
@@ -25,7 +25,7 @@ use super::mux::{Instance, body};
 #[cfg(unix)]
 use super::{
     Attached, HANDSHAKE_TIMEOUT, Hello, HostStatus, HostedServer, MAX_LINE, PROTOCOL, Reply,
-    canonical_root, launch_fingerprint, runtime_dir, socket_path,
+    Request, Token, canonical_root, endpoint, launch_fingerprint, token,
 };
 #[cfg(unix)]
 use crate::transport::sanitize;
@@ -52,6 +52,10 @@ pub struct HostOptions {
 #[cfg(unix)]
 struct Host {
     root: PathBuf,
+    /// The runtime directory, whose token file must keep holding `token`.
+    dir: PathBuf,
+    /// What every hello must carry.
+    token: Token,
     idle: Duration,
     config: Option<PoolConfig>,
     started: Instant,
@@ -67,9 +71,10 @@ struct Host {
 /// `ready` is called once it listens (the CLI prints the line its starter waits for).
 #[cfg(unix)]
 pub fn serve(options: &HostOptions, ready: impl FnOnce(&Path)) -> Result<(), HostError> {
+    use std::os::unix::fs::MetadataExt;
     let root = canonical_root(&options.root);
-    let dir = runtime_dir(options.runtime_dir.as_deref())?;
-    let socket = socket_path(&dir, &root);
+    let end = endpoint(options.runtime_dir.as_deref(), &root)?;
+    let socket = end.socket;
     if std::os::unix::net::UnixStream::connect(&socket).is_ok() {
         return Err(HostError::Start(format!(
             "a host for {} is already listening",
@@ -79,6 +84,9 @@ pub fn serve(options: &HostOptions, ready: impl FnOnce(&Path)) -> Result<(), Hos
     // A socket left by a host that died: its starter holds the lock, so no live host owns it.
     let _ = std::fs::remove_file(&socket);
     let listener = std::os::unix::net::UnixListener::bind(&socket)?;
+    // What this host's socket file is: at exit it removes that one only, not a newer host's
+    // bound at the same path meanwhile (after a stop, or once this one found its workspace gone).
+    let bound = std::fs::symlink_metadata(&socket).map(|m| (m.dev(), m.ino()))?;
     listener.set_nonblocking(true)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -88,6 +96,8 @@ pub fn serve(options: &HostOptions, ready: impl FnOnce(&Path)) -> Result<(), Hos
     let (stop, _) = watch::channel(false);
     let host = Arc::new(Host {
         root,
+        dir: end.dir,
+        token: end.token,
         idle: options.idle,
         config: options.config.clone(),
         started: Instant::now(),
@@ -104,7 +114,7 @@ pub fn serve(options: &HostOptions, ready: impl FnOnce(&Path)) -> Result<(), Hos
         Ok::<(), HostError>(())
     });
     // Only this host's socket: a newer host may have replaced it after a stop.
-    if std::fs::symlink_metadata(&socket).is_ok() {
+    if std::fs::symlink_metadata(&socket).is_ok_and(|m| (m.dev(), m.ino()) == bound) {
         let _ = std::fs::remove_file(&socket);
     }
     host.groups.kill_all();
@@ -154,27 +164,47 @@ impl Host {
         *self.last_activity.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
     }
 
-    /// Stops servers idle past the idle time; true when the host should exit (idle itself, or
-    /// its workspace is gone).
+    /// Stops `instance`, whose directories are not the ones it started in: its clients are
+    /// detached (their pools start the server again, through this host, for the new tree).
+    async fn retire(&self, instance: &Arc<Instance>) {
+        {
+            let mut map = self.lock_instances();
+            let key = (instance.server.clone(), instance.root.clone());
+            if map.get(&key).is_some_and(|i| Arc::ptr_eq(i, instance)) {
+                map.remove(&key);
+            }
+        }
+        tracing::debug!(server = %instance.server, root = %instance.root.display(), "its directory was re-created; stopped");
+        instance.shutdown(Duration::from_millis(1500)).await;
+    }
+
+    /// Stops servers idle past the idle time and those whose directories were re-created;
+    /// true when the host should exit (idle itself, its workspace gone, or its token file
+    /// gone or replaced: no client could reach it).
     async fn maintain(&self) -> bool {
         if !self.root.is_dir() {
             tracing::debug!(root = %self.root.display(), "workspace gone; host exits");
             return true;
         }
-        let idle: Vec<Arc<Instance>> = {
+        if !token::still(&self.dir, &self.token) {
+            tracing::debug!(dir = %self.dir.display(), "token file gone or replaced; host exits");
+            return true;
+        }
+        let done: Vec<Arc<Instance>> = {
             let mut map = self.lock_instances();
             map.retain(|_, i| !i.is_dead());
             let keys: Vec<_> = map
                 .iter()
                 .filter(|(_, i)| {
                     let (now, _, since) = i.clients();
-                    now == 0 && since.is_some_and(|s| s.elapsed() >= self.idle)
+                    let idle = now == 0 && since.is_some_and(|s| s.elapsed() >= self.idle);
+                    idle || !i.tree.unchanged()
                 })
                 .map(|(k, _)| k.clone())
                 .collect();
             keys.iter().filter_map(|k| map.remove(k)).collect()
         };
-        for instance in idle {
+        for instance in done {
             instance.shutdown(Duration::from_millis(1500)).await;
             self.touch();
         }
@@ -248,44 +278,62 @@ impl Host {
             l.push(b'\n');
             l
         };
+        let refuse = |why: String| reply_line(&Reply::Refused(why));
+        // The version first: a hello of another version has another shape.
+        #[derive(serde::Deserialize)]
+        struct Version {
+            v: Option<u32>,
+        }
+        match serde_json::from_slice::<Version>(&line) {
+            Ok(Version { v: Some(PROTOCOL) }) => {}
+            Ok(Version { v }) => {
+                let v = v.map_or_else(|| "none".to_owned(), |v| v.to_string());
+                let why = format!("protocol {v}, host speaks {PROTOCOL}");
+                let _ = write.write_all(&refuse(why)).await;
+                return;
+            }
+            Err(e) => {
+                let _ = write.write_all(&refuse(format!("not a hello: {e}"))).await;
+                return;
+            }
+        }
         let hello: Hello = match serde_json::from_slice(&line) {
             Ok(h) => h,
             Err(e) => {
-                let _ = write
-                    .write_all(&reply_line(&Reply::Refused(format!("not a hello: {e}"))))
-                    .await;
+                let _ = write.write_all(&refuse(format!("not a hello: {e}"))).await;
                 return;
             }
         };
-        let (instance, session) = match hello {
-            Hello::Status { .. } => {
+        // Nothing is answered, started or stopped for a hello without this host's token.
+        if !hello.token.matches(&self.token) {
+            tracing::debug!("refused a hello without this host's token");
+            let why = "not this host's token: it answers only lspedit processes of its user that can read its token file".to_owned();
+            let _ = write.write_all(&refuse(why)).await;
+            return;
+        }
+        let (instance, session) = match hello.op {
+            Request::Status => {
                 let _ = write
                     .write_all(&reply_line(&Reply::Status(self.status())))
                     .await;
                 return;
             }
-            Hello::Stop { .. } => {
+            Request::Stop => {
                 let status = self.status();
                 self.stop_all().await;
                 let _ = write.write_all(&reply_line(&Reply::Stopped(status))).await;
                 self.stop.send_replace(true);
                 return;
             }
-            Hello::Connect { v, .. } if v != PROTOCOL => {
-                let why = format!("protocol {v}, host speaks {PROTOCOL}");
-                let _ = write.write_all(&reply_line(&Reply::Refused(why))).await;
-                return;
-            }
-            Hello::Connect {
+            Request::Connect {
                 server,
                 root,
                 launch,
                 session,
-                ..
             } => match self.instance(&server, &root, &launch) {
                 Ok(i) => (i, session),
                 Err(why) => {
-                    let _ = write.write_all(&reply_line(&Reply::Refused(why))).await;
+                    let _ = write.write_all(&refuse(why)).await;
                     return;
                 }
             },
@@ -295,7 +343,7 @@ impl Host {
                 "{} runs here for clients that initialize it differently (another lspedit version?)",
                 instance.server
             );
-            let _ = write.write_all(&reply_line(&Reply::Refused(why))).await;
+            let _ = write.write_all(&refuse(why)).await;
             return;
         }
         let (out, mut outbox) = mpsc::unbounded_channel::<Vec<u8>>();
@@ -321,6 +369,14 @@ impl Host {
         let reader = tokio::spawn(async move { sanitize(&name, read, frames_tx).await });
         while let Some(frame) = frames.recv().await {
             if let Some(msg) = body(&frame) {
+                // A message (a request, or a text whose publish would be the answer) while the
+                // server's directory is not the one it started in (removed and created again):
+                // nothing of the old tree is answered; the client's connection closes and its
+                // pool starts the server again, for the new one.
+                if !instance.tree.unchanged() {
+                    self.retire(&instance).await;
+                    break;
+                }
                 instance.on_client(client, msg);
             }
         }
@@ -340,7 +396,21 @@ impl Host {
             ));
         }
         let key = (server.to_owned(), root.clone());
+        // Taken before any server starts: a tree replaced while it starts is caught at the
+        // client's next message.
+        let tree = Tree::of(&[&self.root, &root]);
         let mut map = self.lock_instances();
+        // A server whose directory was removed (and maybe created again at the same path)
+        // answers about a tree that is gone: it stops, and a fresh one starts.
+        if let Some(old) = map.get(&key).filter(|i| tree.as_ref() != Some(&i.tree)) {
+            let old = Arc::clone(old);
+            map.remove(&key);
+            tracing::debug!(%server, root = %root.display(), "its directory was re-created; restarting");
+            tokio::spawn(async move { old.shutdown(Duration::from_millis(1500)).await });
+        }
+        let Some(tree) = tree else {
+            return Err(format!("{} is gone", root.display()));
+        };
         if let Some(i) = map.get(&key).filter(|i| !i.is_dead()) {
             if i.launch != launch {
                 return Err(format!(
@@ -373,11 +443,54 @@ impl Host {
             &prepared,
             launch.to_owned(),
             root,
+            tree,
             &self.groups,
             config.watch_debounce,
         )
         .map_err(|e| format!("{server}: {e}"))?;
         map.insert(key, Arc::clone(&instance));
         Ok(instance)
+    }
+}
+
+/// What a server's directories (the workspace root and its own root, canonical) were when it
+/// started: device, inode and birth time of each. A directory removed and created again at the
+/// same path (`rm -rf ws`, a new clone) is another one, even when the file system hands out
+/// the same inode number again (the birth time differs, where the file system keeps one).
+#[cfg(unix)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Tree(Vec<(PathBuf, DirId)>);
+
+#[cfg(unix)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct DirId {
+    dev: u64,
+    ino: u64,
+    born: Option<SystemTime>,
+}
+
+#[cfg(unix)]
+impl Tree {
+    /// The directories `dirs` as they are now; `None` when one is gone or not a directory.
+    pub(super) fn of(dirs: &[&Path]) -> Option<Tree> {
+        use std::os::unix::fs::MetadataExt;
+        let ids = dirs.iter().map(|d| {
+            let m = std::fs::metadata(d)
+                .ok()
+                .filter(std::fs::Metadata::is_dir)?;
+            let id = DirId {
+                dev: m.dev(),
+                ino: m.ino(),
+                born: m.created().ok(),
+            };
+            Some((d.to_path_buf(), id))
+        });
+        ids.collect::<Option<Vec<_>>>().map(Tree)
+    }
+
+    /// Whether every directory is still the one it was.
+    pub(super) fn unchanged(&self) -> bool {
+        let dirs: Vec<&Path> = self.0.iter().map(|(p, _)| p.as_path()).collect();
+        Tree::of(&dirs).as_ref() == Some(self)
     }
 }

@@ -9,10 +9,13 @@
 //!   LSP as the server's stdio would. Any failure there is the caller's cue to spawn the server
 //!   itself, as without a host.
 //! - [`daemon`]: the host. It listens on a Unix socket in the user's runtime directory
-//!   (owner-only directory, peer credentials checked), derives every server's launch itself
-//!   from the workspace's configuration (a client's message never chooses a program: it names
-//!   a server and proves that its own launch is the same by fingerprint), and stops a server no
-//!   client used for the idle time, and itself when it has neither servers nor clients.
+//!   (owner-only directory, peer credentials checked), answers only hellos carrying the token
+//!   of that directory (`token`: no language server can read it), derives every server's
+//!   launch itself from the workspace's configuration (a client's message never chooses a
+//!   program: it names a server and proves that its own launch is the same by fingerprint),
+//!   and stops a server no client used for the idle time, and itself when it has neither
+//!   servers nor clients. A server whose directory was removed and created again
+//!   (`daemon::Tree`) is never handed out: it stops, and a fresh one starts for the new tree.
 //! - `mux`: one server shared by several clients: request ids renumbered per client, each
 //!   client's open documents and versions kept apart (the server sees one document per file,
 //!   its text the last one sent; a client gets the diagnostics of a version only when that
@@ -23,14 +26,16 @@
 //! exist, every entry point answers [`HostError::Unsupported`], and a pool spawns its servers
 //! itself, as it does whenever the host cannot be used.
 //!
-//! The wire: a client sends one JSON line ([`Hello`]) and reads one JSON line ([`Reply`]);
-//! after a `connect` that was accepted both sides speak LSP base-protocol frames.
+//! The wire: a client sends one JSON line ([`Hello`], with the token) and reads one JSON line
+//! ([`Reply`]); after a `connect` that was accepted both sides speak LSP base-protocol frames.
 
 #[cfg(unix)]
 pub(crate) mod client;
 pub mod daemon;
 #[cfg(unix)]
 mod mux;
+mod token;
+pub use token::Token;
 
 use std::path::{Path, PathBuf};
 #[cfg(unix)]
@@ -39,8 +44,12 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 /// The protocol's version: a host and a client of different versions do not talk (the client
-/// runs its servers itself).
-pub const PROTOCOL: u32 = 1;
+/// runs its servers itself). 2: every hello carries the token.
+pub const PROTOCOL: u32 = 2;
+
+/// The file of the runtime directory holding the token every client sends
+/// (`token::load_or_create`): owner-only, never read through a symlink.
+pub const TOKEN_FILE: &str = "token";
 
 /// The longest handshake line either side reads.
 #[cfg(unix)]
@@ -50,13 +59,24 @@ const MAX_LINE: usize = 64 * 1024;
 #[cfg(unix)]
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// What a client asks of the host, as its first line.
+/// What a client says first, as one line: the protocol version, the token of the runtime
+/// directory (which only this user's lspedit processes can read: language servers run in a
+/// sandbox that grants nothing there) and what it asks. A hello without the host's token is
+/// refused, whatever it asks.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Hello {
+    pub v: u32,
+    pub token: Token,
+    #[serde(flatten)]
+    pub op: Request,
+}
+
+/// What a client asks of the host.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(tag = "op", rename_all = "snake_case")]
-pub enum Hello {
+pub enum Request {
     /// Attach to the server `server` for `root` (started when it is not running).
     Connect {
-        v: u32,
         server: String,
         root: PathBuf,
         /// Fingerprint of the client's launch of the server (program, arguments, environment,
@@ -67,9 +87,9 @@ pub enum Hello {
         session: String,
     },
     /// What runs.
-    Status { v: u32 },
+    Status,
     /// Stop every server and exit.
-    Stop { v: u32 },
+    Stop,
 }
 
 /// The host's answer line.
@@ -124,6 +144,10 @@ pub struct HostedServer {
 pub enum HostError {
     #[error("no usable runtime directory: {0}")]
     RuntimeDir(String),
+    /// The runtime directory's token file is not an owner-only regular file of this user
+    /// holding a token (or could not be created).
+    #[error("the host's token file cannot be used: {0}")]
+    Token(String),
     #[error("no host is running for {}", .0.display())]
     NotRunning(PathBuf),
     #[error("the host could not be started: {0}")]
@@ -178,6 +202,35 @@ pub fn runtime_dir(_given: Option<&Path>) -> Result<PathBuf, HostError> {
     Err(HostError::Unsupported)
 }
 
+/// Where the host of `workspace` (canonical) listens, and the token it answers to.
+#[cfg(unix)]
+struct Endpoint {
+    /// The runtime directory.
+    dir: PathBuf,
+    socket: PathBuf,
+    token: Token,
+}
+
+/// The [`Endpoint`] of `workspace`'s host, its runtime directory checked by [`runtime_dir`]
+/// and refused when it lies inside the workspace: the workspace's servers read all of it, and
+/// would read the token.
+#[cfg(unix)]
+fn endpoint(given: Option<&Path>, workspace: &Path) -> Result<Endpoint, HostError> {
+    let dir = runtime_dir(given)?;
+    if canonical_root(&dir).starts_with(workspace) {
+        return Err(HostError::RuntimeDir(format!(
+            "{} is inside the workspace {}, whose servers may read it",
+            dir.display(),
+            workspace.display()
+        )));
+    }
+    Ok(Endpoint {
+        socket: socket_path(&dir, workspace),
+        token: token::load_or_create(&dir)?,
+        dir,
+    })
+}
+
 /// The socket of the host for `workspace` (canonical) in `dir`.
 pub fn socket_path(dir: &Path, workspace: &Path) -> PathBuf {
     dir.join(format!(
@@ -203,7 +256,7 @@ pub fn fingerprint(bytes: &[u8]) -> String {
     format!("{h:016x}")
 }
 
-/// The fingerprint of a launch as [`Hello::Connect`] carries it: of everything that decides
+/// The fingerprint of a launch as [`Request::Connect`] carries it: of everything that decides
 /// how the process starts (its `Debug` form: every map in it is ordered).
 pub fn launch_fingerprint(launch: &lspedit_servers::launch::Launch) -> String {
     fingerprint(format!("{launch:?}").as_bytes())
@@ -217,7 +270,7 @@ pub fn canonical_root(root: &Path) -> PathBuf {
 /// The status of the host of `workspace`, if one runs (`runtime_dir`: see [`runtime_dir`]).
 #[cfg(unix)]
 pub fn status(workspace: &Path, runtime_dir: Option<&Path>) -> Result<HostStatus, HostError> {
-    match client::ask(workspace, runtime_dir, &Hello::Status { v: PROTOCOL })? {
+    match client::ask(workspace, runtime_dir, Request::Status)? {
         Reply::Status(s) => Ok(s),
         other => Err(HostError::Protocol(format!("{other:?}"))),
     }
@@ -227,7 +280,7 @@ pub fn status(workspace: &Path, runtime_dir: Option<&Path>) -> Result<HostStatus
 /// gone.
 #[cfg(unix)]
 pub fn stop(workspace: &Path, runtime_dir: Option<&Path>) -> Result<HostStatus, HostError> {
-    match client::ask(workspace, runtime_dir, &Hello::Stop { v: PROTOCOL })? {
+    match client::ask(workspace, runtime_dir, Request::Stop)? {
         Reply::Stopped(s) => {
             for server in &s.servers {
                 lspedit_process::wait_group_gone(server.pgid, Duration::from_secs(5));
@@ -263,16 +316,35 @@ mod tests {
 
     #[test]
     fn hello_and_reply_lines_round_trip() {
-        let hello = Hello::Connect {
+        let token: Token = serde_json::from_str(&format!("\"{}\"", "ab".repeat(32))).unwrap();
+        let hello = Hello {
             v: PROTOCOL,
-            server: "rust-analyzer".into(),
-            root: "/w".into(),
-            launch: "00".into(),
-            session: "11".into(),
+            token: token.clone(),
+            op: Request::Connect {
+                server: "rust-analyzer".into(),
+                root: "/w".into(),
+                launch: "00".into(),
+                session: "11".into(),
+            },
         };
         let line = serde_json::to_string(&hello).unwrap();
         assert!(line.contains(r#""op":"connect""#), "{line}");
-        assert_eq!(serde_json::from_str::<Hello>(&line).unwrap(), hello);
+        assert!(line.contains(r#""v":2"#), "{line}");
+        let back = serde_json::from_str::<Hello>(&line).unwrap();
+        assert_eq!((back.v, &back.op), (hello.v, &hello.op));
+        assert!(back.token.matches(&token));
+        let status = serde_json::to_string(&Hello {
+            v: PROTOCOL,
+            token,
+            op: Request::Status,
+        })
+        .unwrap();
+        assert_eq!(
+            status,
+            format!(r#"{{"v":2,"token":"{}","op":"status"}}"#, "ab".repeat(32))
+        );
+        // A hello of protocol 1 (no token) is no hello of this one.
+        assert!(serde_json::from_str::<Hello>(r#"{"op":"status","v":1}"#).is_err());
         let reply = Reply::Attached(Attached { pgid: 7, served: 2 });
         let line = serde_json::to_string(&reply).unwrap();
         assert_eq!(serde_json::from_str::<Reply>(&line).unwrap(), reply);

@@ -41,6 +41,7 @@ use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 use tokio::sync::{mpsc, watch};
 
+use super::daemon::Tree;
 use crate::transport::sanitize;
 use crate::watcher::{self, Watcher};
 
@@ -154,6 +155,9 @@ pub(super) struct Instance {
     pub(super) server: String,
     pub(super) root: PathBuf,
     pub(super) launch: String,
+    /// Its directories as they were when it started (`Tree::unchanged` tells when they were
+    /// re-created).
+    pub(super) tree: Tree,
     /// The `initialize` fingerprint of the first client; later ones must match it.
     session: Mutex<Option<String>>,
     pub(super) started: Instant,
@@ -174,6 +178,7 @@ impl Instance {
         launch: &lspedit_servers::launch::Launch,
         fingerprint: String,
         root: PathBuf,
+        tree: Tree,
         groups: &Arc<Groups>,
         watch_debounce: Duration,
     ) -> Result<Arc<Instance>, process::ProcessError> {
@@ -201,6 +206,7 @@ impl Instance {
             root_uri: Url::from_directory_path(&root).ok(),
             root,
             launch: fingerprint,
+            tree,
             session: Mutex::new(None),
             started: Instant::now(),
             loaded_log: launch.cfg.diagnostics.loaded_log.clone(),

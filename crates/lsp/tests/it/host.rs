@@ -1,14 +1,19 @@
 //! The server host (`lspedit_lsp::host`), run in-process on a thread of its own with the
 //! pools' configuration, against the scripted fake server: pools of one workspace share one
 //! server, each client's texts stay its own, a client that leaves leaves the server warm, a
-//! stop leaves no process, and without a usable host a pool runs its server itself.
+//! stop leaves no process, and without a usable host a pool runs its server itself. The host
+//! answers only hellos carrying its token, and a workspace removed and created again at the
+//! same path gets a fresh server.
 
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use lspedit_fake_lsp::{Mode, Script};
+use lspedit_fake_lsp::{Mode, Probe, Script};
 use lspedit_lsp::host::daemon::{HostOptions, serve};
-use lspedit_lsp::host::{self, HostStatus};
+use lspedit_lsp::host::{self, HostError, HostStatus, Reply};
 use lspedit_lsp::{HostConfig, LspError, Pool, PoolConfig};
 
 use crate::harness::*;
@@ -23,15 +28,20 @@ struct TestHost {
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
+/// The options of a host of `ws` with its sockets in `runtime`.
+fn options(ws: &FakeWs, runtime: &Path, config: PoolConfig) -> HostOptions {
+    HostOptions {
+        root: ws.root(),
+        idle: Duration::from_secs(120),
+        runtime_dir: Some(runtime.to_owned()),
+        config: Some(config),
+    }
+}
+
 impl TestHost {
     fn start(ws: &FakeWs, config: PoolConfig) -> TestHost {
         let runtime = private_dir();
-        let options = HostOptions {
-            root: ws.root(),
-            idle: Duration::from_secs(120),
-            runtime_dir: Some(runtime.path().to_owned()),
-            config: Some(config),
-        };
+        let options = options(ws, runtime.path(), config);
         let (ready_tx, ready) = std::sync::mpsc::channel();
         let thread = std::thread::spawn(move || {
             let served = serve(&options, |_| {
@@ -59,6 +69,14 @@ impl TestHost {
             runtime_dir: Some(self.runtime.path().to_owned()),
         });
         config
+    }
+
+    fn socket(&self) -> PathBuf {
+        host::socket_path(self.runtime.path(), &self.root)
+    }
+
+    fn token_file(&self) -> PathBuf {
+        self.runtime.path().join(host::TOKEN_FILE)
     }
 
     fn status(&self) -> HostStatus {
@@ -170,11 +188,13 @@ async fn a_client_that_leaves_leaves_the_server_warm_for_the_next() {
     let status = host.status();
     assert_eq!(status.servers.len(), 1, "{status:?}");
     assert_eq!(status.servers[0].clients, 0);
-    assert!(ws.log().contains("didClose"), "{}", ws.log());
 
     let second = Pool::new(ws.root(), host.client_config(ws.config("push-versioned"))).unwrap();
     // Warm from the start: the host has served a client with this server.
     assert!(write_check(&second, &f, OK).await.is_empty());
+    // The host closed the first pool's document when it left (before the status above said
+    // no client was attached), so the server had it before the second pool's text.
+    assert!(ws.log().contains("didClose"), "{}", ws.log());
     assert!(second.is_warm(&f));
     assert_eq!(pgids(&second), group);
     assert_eq!(ws.started_pgids().len(), 1, "{}", ws.log());
@@ -300,4 +320,309 @@ async fn concurrent_texts_of_one_file_each_get_their_own_diagnostics() {
         host.stop();
         assert_gone(&[group]);
     }
+}
+
+/// Sends `line` as the first line on the host's socket, as any process of this user that can
+/// reach the socket could, and returns the host's answer.
+fn raw_hello(socket: &Path, line: &str) -> Reply {
+    let mut stream = UnixStream::connect(socket).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    stream.write_all(format!("{line}\n").as_bytes()).unwrap();
+    let mut answer = String::new();
+    BufReader::new(stream).read_line(&mut answer).unwrap();
+    serde_json::from_str(&answer).unwrap_or_else(|e| panic!("{e}: {answer:?}"))
+}
+
+/// The hellos a process without the token could send: none, a wrong one (the host's own with
+/// its first digit changed), and protocol 1's shape; for `status`, `stop` and `connect`.
+fn hellos_without_the_token(token: &str, root: &Path) -> Vec<String> {
+    let first = if token.starts_with('0') { "1" } else { "0" };
+    let wrong = format!("{first}{}", &token[1..]);
+    let connect = serde_json::json!({
+        "server": "fake", "root": root, "launch": "0", "session": "0",
+    });
+    let mut out = Vec::new();
+    for op in ["status", "stop", "connect"] {
+        let mut hello = connect.clone();
+        hello["op"] = op.into();
+        if op != "connect" {
+            hello = serde_json::json!({ "op": op });
+        }
+        hello["v"] = host::PROTOCOL.into();
+        out.push(hello.to_string());
+        hello["token"] = wrong.clone().into();
+        out.push(hello.to_string());
+        hello["token"] = "not hex".into();
+        out.push(hello.to_string());
+        hello.as_object_mut().unwrap().remove("token");
+        hello["v"] = 1.into();
+        out.push(hello.to_string());
+    }
+    out
+}
+
+/// Regression (issue 44, item 5): the socket answered `status`, `stop` and `connect` to any
+/// process of the user, a language server's code too. Now a hello without the token of the
+/// runtime directory gets a refusal and nothing else: the host and its server keep running,
+/// no server starts, and a genuine client is served as before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hello_without_the_token_is_refused_and_the_host_keeps_serving() {
+    let ws = FakeWs::new(Script::default());
+    let host = TestHost::start(&ws, ws.config("push-versioned"));
+    let f = ws.file("a.fk");
+    let pool = Pool::new(ws.root(), host.client_config(ws.config("push-versioned"))).unwrap();
+    assert_eq!(write_check(&pool, &f, BAD).await, vec!["2:14 found ERROR"]);
+    let group = host.status().servers[0].pgid;
+
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(host.token_file()).unwrap();
+    assert!(meta.file_type().is_file());
+    assert_eq!(meta.mode() & 0o7777, 0o600, "the token file is owner-only");
+    let token = std::fs::read_to_string(host.token_file()).unwrap();
+    assert_eq!(token.len(), 64);
+
+    let hellos = hellos_without_the_token(&token, &ws.root());
+    assert_eq!(hellos.len(), 12);
+    for hello in &hellos {
+        match raw_hello(&host.socket(), hello) {
+            Reply::Refused(why) => {
+                assert!(
+                    !why.contains(&token[1..]),
+                    "a refusal tells nothing of the token"
+                )
+            }
+            other => panic!("{hello} was answered {other:?}"),
+        }
+    }
+
+    // Still running, the same server, nothing else started; the pool still checks through it.
+    let status = host.status();
+    assert_eq!(status.servers.len(), 1, "{status:?}");
+    assert_eq!(
+        (status.servers[0].pgid, status.servers[0].clients),
+        (group, 1)
+    );
+    assert!(!lspedit_process::live_group_members(group).is_empty());
+    assert!(write_check(&pool, &f, OK).await.is_empty());
+    assert_eq!(ws.started_pgids(), vec![group], "{}", ws.log());
+
+    // A genuine client (the token read from the file) is served: the line as `host::status`
+    // sends it.
+    let genuine = format!(
+        r#"{{"v":{},"token":"{token}","op":"status"}}"#,
+        host::PROTOCOL
+    );
+    assert!(matches!(
+        raw_hello(&host.socket(), &genuine),
+        Reply::Status(_)
+    ));
+
+    pool.shutdown().await;
+    assert_eq!(host.stop().servers.len(), 1);
+    assert_gone(&[group]);
+}
+
+/// The token file is read only when it is a regular file of this user with mode 0600, never
+/// through a symlink: otherwise neither a host starts nor a client asks, and a pool runs its
+/// server itself.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_file_that_is_a_symlink_or_open_to_others_is_refused() {
+    let ws = FakeWs::new(Script::default());
+    let elsewhere = private_dir();
+    let target = elsewhere.path().join("token");
+    std::fs::write(&target, "ab".repeat(32)).unwrap();
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).unwrap();
+
+    let linked = private_dir();
+    std::os::unix::fs::symlink(&target, linked.path().join(host::TOKEN_FILE)).unwrap();
+    let open = private_dir();
+    let file = open.path().join(host::TOKEN_FILE);
+    std::fs::write(&file, "ab".repeat(32)).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+
+    for runtime in [&linked, &open] {
+        let served = serve(
+            &options(&ws, runtime.path(), ws.config("push-versioned")),
+            |_| panic!("a host listened with {:?}", runtime.path()),
+        );
+        assert!(matches!(served, Err(HostError::Token(_))), "{served:?}");
+        let asked = host::status(&ws.root(), Some(runtime.path()));
+        assert!(matches!(asked, Err(HostError::Token(_))), "{asked:?}");
+        let mut config = ws.config("push-versioned");
+        config.host = Some(HostConfig {
+            program: PathBuf::from("/nonexistent/lspedit"),
+            args: Vec::new(),
+            idle: Duration::from_secs(60),
+            runtime_dir: Some(runtime.path().to_owned()),
+        });
+        let pool = Pool::new(ws.root(), config).unwrap();
+        assert_eq!(write_check(&pool, &ws.file("a.fk"), BAD).await.len(), 1);
+        let mine = pgids(&pool);
+        pool.shutdown().await;
+        assert_gone(&mine);
+    }
+    // Neither file was replaced or followed.
+    assert!(
+        std::fs::symlink_metadata(linked.path().join(host::TOKEN_FILE))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "ab".repeat(32));
+}
+
+/// The sandbox grants a hosted server nothing in the runtime directory: it cannot read the
+/// token (EACCES from Landlock), while it reads the workspace (the positive control).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hosted_server_cannot_read_the_token() {
+    if !matches!(
+        lspedit_process::sandbox::support(),
+        lspedit_process::sandbox::Support::Landlock { .. }
+    ) {
+        eprintln!("SKIPPED: this kernel has no Landlock; servers run unconfined here");
+        return;
+    }
+    let ws = FakeWs::new(Script::default());
+    let host = TestHost::start(&ws, ws.config("push-versioned"));
+    let token = host.token_file().display().to_string();
+    let control = ws.script_file.display().to_string();
+    ws.set_script(Script {
+        probes: vec![Probe::Read(token.clone()), Probe::Read(control.clone())],
+        ..Script::default()
+    });
+    let pool = Pool::new(ws.root(), host.client_config(ws.config("push-versioned"))).unwrap();
+    // The probes run before the server reads the document: logged once this is answered.
+    assert_eq!(write_check(&pool, &ws.file("a.fk"), BAD).await.len(), 1);
+    let log = ws.log();
+    assert!(
+        log.contains(&format!("probe read {control} ok")),
+        "the control: {log}"
+    );
+    assert!(
+        log.contains(&format!(
+            "probe read {token} denied PermissionDenied errno 13"
+        )),
+        "{log}"
+    );
+    let group = host.status().servers[0].pgid;
+    pool.shutdown().await;
+    host.stop();
+    assert_gone(&[group]);
+}
+
+/// Removes the workspace `root` and creates it again with other content, as `rm -rf ws` and a
+/// new clone at the same path do; the fake's script and log are written afresh in it.
+fn create_again(ws: &FakeWs, root: &Path) {
+    std::fs::remove_dir_all(root).unwrap();
+    std::fs::create_dir(root).unwrap();
+    std::fs::write(root.join("other.fk"), "a file of the new tree\n").unwrap();
+    std::fs::write(&ws.log_file, "").unwrap();
+    ws.set_script(Script::default());
+}
+
+/// Regression (issue 44, item 6): after `rm -rf ws` and a new clone at the same path, the
+/// hosted server kept answering for the old directory. Now a connect finds the directory
+/// changed and gets a fresh server, the old one stops, a client attached to the old one is
+/// detached and comes back to the fresh one; and a request of an attached client, with no
+/// connect in between, also finds the tree changed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_workspace_created_again_at_the_same_path_gets_a_fresh_server() {
+    let ws = FakeWs::new(Script::default());
+    let root = ws.root();
+    let host = TestHost::start(&ws, ws.config("push-versioned"));
+    let f = root.join("a.fk");
+    let a = Pool::new(
+        root.clone(),
+        host.client_config(ws.config("push-versioned")),
+    )
+    .unwrap();
+    assert_eq!(write_check(&a, &f, BAD).await.len(), 1);
+    let old = host.status().servers[0].pgid;
+    assert_eq!(ws.started_pgids(), vec![old]);
+
+    create_again(&ws, &root);
+    // A new client's connect: a fresh server, started in the new tree (its log is the new
+    // tree's), and the old one is gone.
+    let b = Pool::new(
+        root.clone(),
+        host.client_config(ws.config("push-versioned")),
+    )
+    .unwrap();
+    assert!(write_check(&b, &f, OK).await.is_empty());
+    let status = host.status();
+    assert_eq!(status.servers.len(), 1, "{status:?}");
+    let fresh = status.servers[0].pgid;
+    assert_ne!(fresh, old, "the old tree's server answered");
+    assert_eq!(ws.started_pgids(), vec![fresh], "{}", ws.log());
+    assert_eq!(pgids(&b), vec![fresh]);
+    assert_gone(&[old]);
+
+    // The pool attached to the old server was detached: its next check, after its pool
+    // starts the server again, is the fresh server's.
+    let answered = check_until_answered(&a, &f, BAD).await;
+    assert_eq!(messages(&answered), vec!["2:14 found ERROR"]);
+    assert_eq!(pgids(&a), vec![fresh]);
+    b.shutdown().await;
+
+    // Again, with only the attached client: its next request finds the tree changed.
+    create_again(&ws, &root);
+    let answered = check_until_answered(&a, &f, OK).await;
+    assert!(answered.diagnostics.is_empty());
+    let status = host.status();
+    assert_eq!(status.servers.len(), 1, "{status:?}");
+    let third = status.servers[0].pgid;
+    assert_ne!(third, fresh, "the old tree's server answered");
+    assert_eq!(ws.started_pgids(), vec![third], "{}", ws.log());
+    assert_eq!(pgids(&a), vec![third]);
+    assert_gone(&[fresh]);
+
+    a.shutdown().await;
+    host.stop();
+    assert_gone(&[third]);
+}
+
+/// Checks `text` of `path`, asking again while the pool's server connection was just closed
+/// under it (a detached client's pool starts its server again on the next check).
+async fn check_until_answered(
+    pool: &Pool,
+    path: &Path,
+    text: &str,
+) -> lspedit_lsp::FileDiagnostics {
+    std::fs::write(path, text).unwrap();
+    for _ in 0..5 {
+        if let Ok(r) = pool.check_file(path, text, deadline(5000)).await {
+            return r;
+        }
+    }
+    panic!("no check of {} answered", path.display());
+}
+
+/// A host that exits removes its socket only when the file there is still the one it bound:
+/// a newer host's socket at the same path (bound after a stop, or while this one was exiting)
+/// stays, or that host could be reached by no client.
+#[test]
+fn an_exiting_host_leaves_a_newer_hosts_socket() {
+    use std::os::unix::fs::MetadataExt;
+    let ws = FakeWs::new(Script::default());
+    let runtime = private_dir();
+    let options = options(&ws, runtime.path(), ws.config("push-versioned"));
+    let (ready_tx, ready) = std::sync::mpsc::channel();
+    let thread = std::thread::spawn(move || {
+        serve(&options, |socket| {
+            let _ = ready_tx.send(socket.to_owned());
+        })
+    });
+    let socket = ready.recv_timeout(Duration::from_secs(10)).unwrap();
+    // A newer host's socket takes the path; then the workspace goes, and the host exits at its
+    // next look (every 5 s).
+    std::fs::remove_file(&socket).unwrap();
+    let newer = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let newer_ino = std::fs::symlink_metadata(&socket).unwrap().ino();
+    std::fs::remove_dir_all(ws.root()).unwrap();
+    assert!(thread.join().unwrap().is_ok());
+    let meta = std::fs::symlink_metadata(&socket).expect("the newer host's socket is left");
+    assert_eq!(meta.ino(), newer_ino);
+    drop(newer);
 }
