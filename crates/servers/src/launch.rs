@@ -396,7 +396,7 @@ pub fn prepare(
         {
             c.exec.extend(prefix_grants(d, home));
         }
-        c.hidden = person.secrets(&c.exec);
+        c.hidden = person.secrets(&c.exec, &host_runtime_dirs(pool));
         c
     });
     Ok(Launch {
@@ -497,10 +497,11 @@ impl PersonEnv {
 
     /// Every secret a grant could cover: Cargo's credentials, the person's credential files
     /// ([`HOME_SECRETS`]), lspedit's own configuration directory (the state key, trust records),
-    /// the runtime directory (the server host's socket and token, an ssh-agent's socket), and a
+    /// the runtime directory and the server host's `runtime_dirs` (its socket and token, an
+    /// ssh-agent's socket), and a
     /// global `etc/npmrc` (registry tokens) found in a granted prefix.
-    fn secrets(&self, granted: &[PathBuf]) -> Vec<PathBuf> {
-        let mut out = Vec::new();
+    fn secrets(&self, granted: &[PathBuf], runtime_dirs: &[PathBuf]) -> Vec<PathBuf> {
+        let mut out = runtime_dirs.to_vec();
         if let Some(h) = &self.cargo_home {
             out.push(h.join("credentials.toml"));
             out.push(h.join("credentials"));
@@ -522,6 +523,23 @@ impl PersonEnv {
         }
         out
     }
+}
+
+/// The server host's runtime directories (its socket and token): the one the pool's host
+/// config names, and the default when `XDG_RUNTIME_DIR` is unset (`<tmp>/lspedit-<uid>`, as
+/// the host makes it), so that no grant (a workspace or a `PATH` prefix under `/tmp`) covers
+/// them.
+fn host_runtime_dirs(pool: &PoolConfig) -> Vec<PathBuf> {
+    #[cfg_attr(not(unix), allow(unused_mut, reason = "the default is Unix's"))]
+    let mut out: Vec<PathBuf> = pool
+        .host
+        .as_ref()
+        .and_then(|h| h.runtime_dir.clone())
+        .into_iter()
+        .collect();
+    #[cfg(unix)]
+    out.push(std::env::temp_dir().join(format!("lspedit-{}", rustix::process::getuid().as_raw())));
+    out
 }
 
 /// The grants for a binary directory `dir` on `PATH`: its install prefix ([`prefix_of`]) whole
@@ -860,7 +878,12 @@ mod tests {
             granted.extend(prefix_grants(&home.join(d), Some(&home)));
         }
         granted.push(home.join(".config"));
-        let mut secrets = person.secrets(&granted);
+        // A host runtime directory beneath a granted one (`/tmp/lspedit-<uid>` under a
+        // workspace or a `PATH` prefix in `/tmp`).
+        std::fs::create_dir_all(home.join("tmp/lspedit-0")).unwrap();
+        std::fs::write(home.join("tmp/lspedit-0/token"), "").unwrap();
+        granted.push(home.join("tmp"));
+        let mut secrets = person.secrets(&granted, &[home.join("tmp/lspedit-0")]);
         secrets.push(home.join(".config/lspedit"));
         let read = lspedit_process::sandbox::hide_for_test(&granted, &secrets);
         let covered = |rel: &str| read.iter().any(|g| home.join(rel).starts_with(g));
@@ -882,6 +905,7 @@ mod tests {
             ".local/share/fish",
             ".ssh",
             ".npmrc",
+            "tmp/lspedit-0/token",
             "",
         ] {
             assert!(!covered(secret), "{secret} must not be granted: {read:?}");
