@@ -396,7 +396,7 @@ pub fn prepare(
         {
             c.exec.extend(prefix_grants(d, home));
         }
-        c.hidden = person.secrets(&c.exec, &host_runtime_dirs(pool));
+        c.hidden = person.secrets(&c.exec, &host_runtime_dirs());
         c
     });
     Ok(Launch {
@@ -525,21 +525,18 @@ impl PersonEnv {
     }
 }
 
-/// The server host's runtime directories (its socket and token): the one the pool's host
-/// config names, and the default when `XDG_RUNTIME_DIR` is unset (`<tmp>/lspedit-<uid>`, as
-/// the host makes it), so that no grant (a workspace or a `PATH` prefix under `/tmp`) covers
-/// them.
-fn host_runtime_dirs(pool: &PoolConfig) -> Vec<PathBuf> {
-    #[cfg_attr(not(unix), allow(unused_mut, reason = "the default is Unix's"))]
-    let mut out: Vec<PathBuf> = pool
-        .host
-        .as_ref()
-        .and_then(|h| h.runtime_dir.clone())
-        .into_iter()
-        .collect();
+/// The server host's default runtime directory when `XDG_RUNTIME_DIR` is unset
+/// (`<tmp>/lspedit-<uid>`, as the host makes it; its socket and token), so that no grant (a
+/// workspace or a `PATH` prefix under `/tmp`) covers it. Not the directory a pool's host
+/// config names: the launch, confinement included, must be the same in a client and in the
+/// host, whose own config names none.
+fn host_runtime_dirs() -> Vec<PathBuf> {
     #[cfg(unix)]
-    out.push(std::env::temp_dir().join(format!("lspedit-{}", rustix::process::getuid().as_raw())));
-    out
+    return vec![
+        std::env::temp_dir().join(format!("lspedit-{}", rustix::process::getuid().as_raw())),
+    ];
+    #[cfg(not(unix))]
+    Vec::new()
 }
 
 /// The grants for a binary directory `dir` on `PATH`: its install prefix ([`prefix_of`]) whole
