@@ -33,10 +33,11 @@ use std::io::Read;
 use std::net::{TcpListener, UdpSocket};
 use std::os::linux::net::SocketAddrExt;
 use std::os::unix::net::{SocketAddr, UnixListener};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -267,12 +268,26 @@ fn dns_question(data: &[u8]) -> Option<(Vec<String>, usize)> {
 }
 
 /// Loopback listeners that record everything they receive, until dropped.
+/// What the listeners received, and a condition variable told of every arrival.
+#[derive(Default)]
+struct Inbox {
+    items: Mutex<Vec<Received>>,
+    arrived: Condvar,
+}
+
+impl Inbox {
+    fn push(&self, r: Received) {
+        self.items.lock().unwrap().push(r);
+        self.arrived.notify_all();
+    }
+}
+
 struct Listeners {
     tcp_port: u16,
     udp_port: u16,
     unix_path: PathBuf,
     abstract_name: String,
-    received: Arc<Mutex<Vec<Received>>>,
+    received: Arc<Inbox>,
     stop: Arc<AtomicBool>,
     threads: Vec<JoinHandle<()>>,
     _dir: tempfile::TempDir,
@@ -283,38 +298,31 @@ impl Listeners {
         let dir = tempfile::tempdir().unwrap();
         let unix_path = dir.path().canonicalize().unwrap().join("exfil.sock");
         let abstract_name = format!("lspedit-exfil-{}", unique());
-        let received = Arc::new(Mutex::new(Vec::new()));
+        let received = Arc::new(Inbox::default());
         let stop = Arc::new(AtomicBool::new(false));
 
+        // Blocking: each thread waits on its listener, and `Drop` wakes it (see there).
         let tcp = TcpListener::bind("127.0.0.1:0").unwrap();
         let tcp_port = tcp.local_addr().unwrap().port();
-        tcp.set_nonblocking(true).unwrap();
         let unix = UnixListener::bind(&unix_path).unwrap();
-        unix.set_nonblocking(true).unwrap();
         let abstract_addr = SocketAddr::from_abstract_name(abstract_name.as_bytes()).unwrap();
         let abstract_unix = UnixListener::bind_addr(&abstract_addr).unwrap();
-        abstract_unix.set_nonblocking(true).unwrap();
         let udp = UdpSocket::bind("127.0.0.1:0").unwrap();
         let udp_port = udp.local_addr().unwrap().port();
-        udp.set_read_timeout(Some(Duration::from_millis(50)))
-            .unwrap();
 
         let threads = vec![
             record_streams("tcp", &received, &stop, move || {
                 let (s, _) = tcp.accept()?;
-                s.set_nonblocking(false)?;
                 s.set_read_timeout(Some(Duration::from_secs(2)))?;
                 Ok(s)
             }),
             record_streams("unix", &received, &stop, move || {
                 let (s, _) = unix.accept()?;
-                s.set_nonblocking(false)?;
                 s.set_read_timeout(Some(Duration::from_secs(2)))?;
                 Ok(s)
             }),
             record_streams("unix-abstract", &received, &stop, move || {
                 let (s, _) = abstract_unix.accept()?;
-                s.set_nonblocking(false)?;
                 s.set_read_timeout(Some(Duration::from_secs(2)))?;
                 Ok(s)
             }),
@@ -333,38 +341,64 @@ impl Listeners {
     }
 
     fn received(&self) -> Vec<Received> {
-        self.received.lock().unwrap().clone()
+        self.received.items.lock().unwrap().clone()
+    }
+
+    /// What was received once `done` holds of it, or when `timeout` passed.
+    fn received_when(
+        &self,
+        timeout: Duration,
+        done: impl Fn(&[Received]) -> bool,
+    ) -> Vec<Received> {
+        let items = self.received.items.lock().unwrap();
+        let (items, _) = self
+            .received
+            .arrived
+            .wait_timeout_while(items, timeout, |r| !done(r))
+            .unwrap();
+        items.clone()
     }
 }
 
 impl Drop for Listeners {
+    /// Each listener thread blocks in `accept` or `recv_from`: once `stop` is set, one
+    /// connection or datagram of its own wakes it, and it exits without recording it.
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
+        let _ = std::net::TcpStream::connect(("127.0.0.1", self.tcp_port));
+        let _ = std::os::unix::net::UnixStream::connect(&self.unix_path);
+        if let Ok(addr) = SocketAddr::from_abstract_name(self.abstract_name.as_bytes()) {
+            let _ = std::os::unix::net::UnixStream::connect_addr(&addr);
+        }
+        if let Ok(udp) = UdpSocket::bind("127.0.0.1:0") {
+            let _ = udp.send_to(b"stop", ("127.0.0.1", self.udp_port));
+        }
         for t in self.threads.drain(..) {
             let _ = t.join();
         }
     }
 }
 
-/// Accepts connections (`accept` is non-blocking) and records each one's bytes, an empty
-/// connection included.
+/// Accepts connections (`accept` blocks) and records each one's bytes, an empty connection
+/// included, until `stop` is set.
 fn record_streams<S: Read>(
     listener: &'static str,
-    received: &Arc<Mutex<Vec<Received>>>,
+    received: &Arc<Inbox>,
     stop: &Arc<AtomicBool>,
     mut accept: impl FnMut() -> std::io::Result<S> + Send + 'static,
 ) -> JoinHandle<()> {
     let (received, stop) = (Arc::clone(received), Arc::clone(stop));
     std::thread::spawn(move || {
-        while !stop.load(Ordering::SeqCst) {
-            match accept() {
-                Ok(s) => {
-                    let mut data = Vec::new();
-                    // A read error (the timeout) keeps what was read before it.
-                    let _ = s.take(1 << 16).read_to_end(&mut data);
-                    received.lock().unwrap().push(Received { listener, data });
-                }
-                Err(_) => std::thread::sleep(Duration::from_millis(20)),
+        loop {
+            let accepted = accept();
+            if stop.load(Ordering::SeqCst) {
+                return;
+            }
+            if let Ok(s) = accepted {
+                let mut data = Vec::new();
+                // A read error (the timeout) keeps what was read before it.
+                let _ = s.take(1 << 16).read_to_end(&mut data);
+                received.push(Received { listener, data });
             }
         }
     })
@@ -374,14 +408,18 @@ fn record_streams<S: Read>(
 /// says so at once.
 fn record_datagrams(
     udp: UdpSocket,
-    received: &Arc<Mutex<Vec<Received>>>,
+    received: &Arc<Inbox>,
     stop: &Arc<AtomicBool>,
 ) -> JoinHandle<()> {
     let (received, stop) = (Arc::clone(received), Arc::clone(stop));
     std::thread::spawn(move || {
         let mut buf = vec![0u8; 65536];
-        while !stop.load(Ordering::SeqCst) {
-            let Ok((n, from)) = udp.recv_from(&mut buf) else {
+        loop {
+            let got = udp.recv_from(&mut buf);
+            if stop.load(Ordering::SeqCst) {
+                return;
+            }
+            let Ok((n, from)) = got else {
                 continue;
             };
             let data = buf[..n].to_vec();
@@ -390,7 +428,7 @@ fn record_datagrams(
                 answer.extend_from_slice(&data[12..end]);
                 let _ = udp.send_to(&answer, from);
             }
-            received.lock().unwrap().push(Received {
+            received.push(Received {
                 listener: "udp",
                 data,
             });
@@ -407,6 +445,8 @@ impl Target {
         Target(
             Command::new("sleep")
                 .arg("600")
+                // A group of its own, so `died_by` can wait on it as a group.
+                .process_group(0)
                 .env("ANTHROPIC_API_KEY", &secret.value)
                 .stdin(Stdio::null())
                 .spawn()
@@ -424,13 +464,8 @@ impl Target {
 
     /// Whether it died before `deadline`.
     fn died_by(&mut self, deadline: Instant) -> bool {
-        while self.alive() {
-            if Instant::now() > deadline {
-                return false;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        true
+        let left = deadline.saturating_duration_since(Instant::now());
+        lspedit::process::wait_group_gone(self.pid(), left)
     }
 }
 
@@ -1011,14 +1046,9 @@ fn control_every_channel_delivers_outside_the_sandbox() {
                 .is_some_and(|(v, c, key)| v == vector && c == channel && key == secret.value)
         })
     };
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !expected
-        .iter()
-        .all(|e| delivered(&listeners.received(), *e))
-        && Instant::now() < deadline
-    {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    listeners.received_when(Duration::from_secs(30), |r| {
+        expected.iter().all(|e| delivered(r, *e))
+    });
 
     let log = |name: &str| std::fs::read_to_string(home_dir.join(name)).unwrap_or_default();
     let (direct_log, node_python_log, node_log) = (
