@@ -819,7 +819,8 @@ mod tests {
                 detail: None,
             },
             range,
-            cut: None,
+            tree: Vec::new(),
+            index: 0,
             server: "s".into(),
             server_time: Duration::ZERO,
         }

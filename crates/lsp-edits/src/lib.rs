@@ -15,10 +15,14 @@
 //! tools stay testable without servers.
 
 mod convert;
+mod extent;
 mod inspect;
 mod locations;
+mod memory;
 mod position;
 mod symbol_edits;
+#[cfg(test)]
+mod symbol_invariant;
 mod symbols;
 
 use std::path::Path;
@@ -37,6 +41,7 @@ pub use inspect::{
     MAX_HOVER_LINES, MAX_SITES,
 };
 pub use locations::{FoundLocation, LocationsReport};
+pub use memory::SymbolMemory;
 pub use position::{LineRef, SymbolAt};
 pub use symbol_edits::{SymbolEdit, SymbolEditKind};
 pub use symbols::{
@@ -353,6 +358,10 @@ pub enum LspEditReason {
     InvalidServerEdit,
     /// No code action of that title or index.
     ActionNotFound,
+    /// The server's range of the symbol to edit is not one whole declaration of its own (it
+    /// swallows code after it, stops inside it, ends past the file, overlaps another symbol):
+    /// nothing is written.
+    SymbolRangeUnreliable,
 }
 
 impl LspEditReason {
@@ -367,6 +376,7 @@ impl LspEditReason {
         LspEditReason::LspFailed,
         LspEditReason::InvalidServerEdit,
         LspEditReason::ActionNotFound,
+        LspEditReason::SymbolRangeUnreliable,
     ];
 
     /// Every reason: the write layer's, then [`LspEditReason::OWN`].
@@ -389,6 +399,7 @@ impl LspEditReason {
             LspEditReason::LspFailed => "lsp_failed",
             LspEditReason::InvalidServerEdit => "invalid_server_edit",
             LspEditReason::ActionNotFound => "action_not_found",
+            LspEditReason::SymbolRangeUnreliable => "symbol_range_unreliable",
         }
     }
 }
@@ -449,6 +460,11 @@ pub enum LspEditError {
         /// The nearest name paths of the file, best first.
         nearest: Vec<String>,
     },
+    /// The server's range of the symbol to edit is not one whole declaration of its own.
+    #[error(
+        "{path}: {message}. Nothing was written; change the lines with `edit` or `apply_patch`"
+    )]
+    RangeUnreliable { path: String, message: String },
     /// No code action of that title or index.
     #[error("{path}: no code action {wanted} on line {line}; the server offers: {available}")]
     ActionNotFound {
@@ -504,6 +520,7 @@ impl LspEditError {
             },
             LspEditError::BadServerEdit { .. } => LspEditReason::InvalidServerEdit,
             LspEditError::ActionNotFound { .. } => LspEditReason::ActionNotFound,
+            LspEditError::RangeUnreliable { .. } => LspEditReason::SymbolRangeUnreliable,
         }
     }
 
@@ -696,6 +713,7 @@ pub struct LspEdits<'a> {
     workflow: &'a Workflow,
     provider: Option<&'a dyn LspEditProvider>,
     config: LspEditsConfig,
+    memory: Option<&'a SymbolMemory>,
 }
 
 impl std::fmt::Debug for LspEdits<'_> {
@@ -721,7 +739,17 @@ impl<'a> LspEdits<'a> {
             workflow,
             provider,
             config,
+            memory: None,
         }
+    }
+
+    /// Symbol edits remember each file's last whole reading in `memory`, which outlives the
+    /// call (one per session): a symbol whose body has a syntax error, where the server's range
+    /// cannot be trusted, can then be fixed by name when every change since that reading lies
+    /// inside it. Without one such an edit is refused (`symbol_range_unreliable`).
+    pub fn remembering(mut self, memory: &'a SymbolMemory) -> LspEdits<'a> {
+        self.memory = Some(memory);
+        self
     }
 
     pub fn workflow(&self) -> &'a Workflow {
@@ -890,20 +918,25 @@ impl<'a> LspEdits<'a> {
             deadline,
         )
         .and_then(|found| {
-            let target = symbol_edits::Target::of(&found);
-            let new = symbol_edits::plan(edit.kind, &found.file.text, &target, &edit.body)
-                .map_err(|why| {
-                    LspEditError::Tool(ToolError::new(
+            let checked = symbol_edits::edit_target(&found, self.memory)?;
+            let new = symbol_edits::plan(edit.kind, &found.file.text, &checked.target, &edit.body)
+                .map_err(|e| match e {
+                    symbol_edits::PlanError::Empty => LspEditError::Tool(ToolError::new(
                         Reason::EmptyDiff,
                         Some(&found.file.rel),
-                        why,
-                    ))
+                        "the body is empty; give the code to write",
+                    )),
+                    symbol_edits::PlanError::NotOwn(message) => LspEditError::RangeUnreliable {
+                        path: found.file.rel.clone(),
+                        message,
+                    },
                 })?;
-            Ok((found, new))
+            Ok((found, checked, new))
         });
         let r = match r {
-            Ok((found, new)) => {
+            Ok((found, checked, new)) => {
                 let e = &found.entry;
+                let target = &checked.target;
                 let mut head = format!(
                     "{} `{}` ({}, {} {}).",
                     match edit.kind {
@@ -916,12 +949,25 @@ impl<'a> LspEdits<'a> {
                     found.file.rel,
                     symbols::line_range(e)
                 );
-                if let Some((server_end, line)) = found.cut {
+                if let Some(why) = &checked.recalled {
+                    let spans = position::line_spans(&found.file.text);
+                    let a = spans.partition_point(|l| l.start <= target.range.start);
+                    let b = spans.partition_point(|l| l.start < target.range.end);
                     head.push_str(&format!(
-                        " {} gave lines {}-{server_end}, running into the declaration on line {line} (a syntax error before it?): taken as {}.",
-                        found.server,
-                        e.start_line,
-                        symbols::line_range(e)
+                        " {why}; its lines as lspedit last read them, with the changes since (all inside it), are lines {a}-{b}."
+                    ));
+                }
+                if edit.kind == SymbolEditKind::Replace
+                    && let Some((a, b)) =
+                        symbol_edits::kept_leading(&found.file.text, target, &edit.body)
+                {
+                    let what = if a == b {
+                        format!("line {a}")
+                    } else {
+                        format!("lines {a}-{b}")
+                    };
+                    head.push_str(&format!(
+                        " Kept {what} above it (its comments, attributes or decorators): the body brings none of its own."
                     ));
                 }
                 let patch = lspedit_engine::unified_diff(

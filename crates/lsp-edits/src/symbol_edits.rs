@@ -13,16 +13,24 @@
 //! `stale_context`: the symbol changed since it was read. No candidate is `symbol_not_found`
 //! with the nearest names.
 //!
-//! **The text written** ([`plan`]): `body` is re-indented so its first non-blank line sits at
-//! the symbol's indentation and every other line keeps its indentation relative to that one;
-//! its line endings become the file's (CRLF when the file's first line ends so); a trailing
-//! newline is dropped (the place decides). A replacement takes the place of the server's range
-//! exactly (text before it on its first line and after it on its last stays). An insertion
-//! before the symbol goes above the comments, doc comments, attributes and decorators that
-//! lead it; one after goes below its last line. Blank lines around an insertion: two beside a
-//! top-level Python definition (PEP 8), none between two one-line symbols (fields, constants),
-//! one otherwise; none where the neighbour is the container's opening or closing line (less
-//! indented), and blank lines already there are kept, not doubled. A BOM stays first.
+//! **What it may change** ([`edit_target`]): only the target's own lines. The server's range is
+//! checked against the tree (inside the file and its parent, straddling no other symbol) and,
+//! where `extent.rs` lexes the language, against the text (one whole declaration); a range that
+//! fails is recalled from the session's [`SymbolMemory`] when every change since the file's last
+//! whole reading lies inside the symbol, else refused as `symbol_range_unreliable`.
+//!
+//! **The text written** ([`plan`]): `body` is re-indented by its common indentation so its first
+//! line sits at the symbol's indentation (a body as `find_symbol` shows it, first line bare and
+//! the rest at the file's indentation, is taken as it stands); its line endings become the
+//! file's (CRLF when the file's first line ends so); a trailing newline is dropped (the place
+//! decides). A replacement takes the symbol's lines: the comments, doc comments, attributes and
+//! decorators that lead it stay unless the body brings its own, text before the range on its
+//! line (`export const `) stays unless the body restates it, text after it (`;`) unless the body
+//! ends with it. An insertion before the symbol goes above the lines that lead it; one after
+//! goes below its last line. Blank lines around an insertion: two beside a top-level Python
+//! definition (PEP 8), none between two one-line symbols (fields, constants), one otherwise;
+//! none where the neighbour is the container's opening or closing line (less indented), and
+//! blank lines already there are kept, not doubled. A BOM stays first.
 
 use std::time::Instant;
 
@@ -32,6 +40,8 @@ use lspedit_lsp::lsp_types::Range;
 use lspedit_tools::front::{Step, say};
 use lspedit_write::{Reason, ToolError, Workspace};
 
+use super::extent;
+use super::memory::{Recalled, SymbolMemory};
 use super::position::{FileText, line_spans};
 use super::symbols::{self, SymbolEntry};
 use super::{LspEditError, LspEditProvider, server_error};
@@ -88,12 +98,13 @@ impl SymbolEdit {
 pub(crate) struct Resolved {
     pub file: FileText,
     pub entry: SymbolEntry,
-    /// The byte range of the whole declaration in `file.text`.
+    /// The byte range of the whole declaration in `file.text` (for a lookup, which asks at the
+    /// name, an end past the file's is taken as its end; `tree` holds the server's as it is).
     pub range: std::ops::Range<usize>,
-    /// The server's range ran into the next declaration (a file with a syntax error: the
-    /// server's parse swallowed what follows) and was cut before it: the server's last line
-    /// and the 1-based line it ran into.
-    pub cut: Option<(usize, usize)>,
+    /// Every symbol of the file, depth first, with its byte range (`None`: its range is not
+    /// inside the file); the target is `tree[index]`.
+    pub tree: Vec<(SymbolEntry, Option<std::ops::Range<usize>>)>,
+    pub index: usize,
     pub server: String,
     pub server_time: std::time::Duration,
 }
@@ -166,27 +177,27 @@ pub(crate) fn resolve(
         )));
     }
     let i = candidates[0];
-    let mut range = byte_range(&file.text, found.ranges[i], found.encoding).ok_or_else(|| {
-        LspEditError::BadServerEdit {
-            path: file.rel.clone(),
-            message: format!(
-                "the server's range of `{}` lies outside the file",
-                found.entries[i].name_path
-            ),
-        }
-    })?;
-    let mut entry = found.entries[i].clone();
-    let python = is_python(&file.rel);
-    let cut = cut_at_next_declaration(&file.text, &range, entry.line, python).map(|cut| {
-        let server_end = entry.end_line;
-        range.end = cut.end;
-        entry.end_line = cut.last_line.max(entry.start_line);
-        (server_end, cut.next_line)
-    });
+    let lenient =
+        byte_range(&file.text, found.ranges[i], found.encoding, true).ok_or_else(|| {
+            LspEditError::BadServerEdit {
+                path: file.rel.clone(),
+                message: format!(
+                    "the server's range of `{}` lies outside the file",
+                    found.entries[i].name_path
+                ),
+            }
+        })?;
+    let tree = found
+        .entries
+        .iter()
+        .zip(&found.ranges)
+        .map(|(e, r)| (e.clone(), byte_range(&file.text, *r, found.encoding, false)))
+        .collect::<Vec<_>>();
     Ok(Resolved {
-        entry,
-        range,
-        cut,
+        entry: found.entries[i].clone(),
+        range: lenient,
+        tree,
+        index: i,
         server: found.server,
         server_time: found.server_time,
         file,
@@ -291,21 +302,240 @@ fn by_anchor(
 
 /// The byte range of `range` in `text`; an end just past a `\r` of a CRLF ends before it, and
 /// neither end is inside or before a BOM (servers differ on whether it counts as a character).
+/// A position on a line past the file's end is `None`, or with `lenient` (a lookup, which asks
+/// only at the start) the file's end.
 fn byte_range(
     text: &str,
     range: Range,
     encoding: PositionEncoding,
+    lenient: bool,
 ) -> Option<std::ops::Range<usize>> {
     let bom = bom_len(text);
     let start = encoding.offset(text, range.start)?.max(bom);
-    let mut end = encoding
-        .offset(text, range.end)
-        .unwrap_or(text.len())
-        .max(start);
+    let end = match encoding.offset(text, range.end) {
+        Some(end) => end,
+        None if lenient => text.len(),
+        None => return None,
+    };
+    let mut end = end.max(start);
     if end > start && text[..end].ends_with('\r') && text[end..].starts_with('\n') {
         end -= 1;
     }
-    (start <= end).then_some(start..end)
+    (start <= end && range.start <= range.end).then_some(start..end)
+}
+
+/// A symbol edit's target, checked: what it may change.
+pub(crate) struct Checked {
+    pub target: Target,
+    /// The range came from lspedit's last whole reading of the file ([`SymbolMemory`]), not
+    /// the server's current one, which failed the check for this reason.
+    pub recalled: Option<String>,
+}
+
+/// The target of a symbol edit, checked to be one whole declaration (docs/design.md §13,
+/// "Range"): the server's range inside the file, inside its parent's, overlapping no other
+/// symbol but its own children, and, where lspedit lexes the language, one declaration from
+/// end to end ([`extent::flaw`]). A range that fails is recalled from `memory` when every change
+/// since the file's last whole reading lies inside this symbol, else refused
+/// (`symbol_range_unreliable`), never trimmed. A consistent tree of a file that lexes whole is
+/// remembered.
+pub(crate) fn edit_target(
+    found: &Resolved,
+    memory: Option<&SymbolMemory>,
+) -> Result<Checked, LspEditError> {
+    let text = &found.file.text;
+    let lang = extent::Lang::of(&found.file.rel);
+    let scan = lang.map(|l| extent::Scan::new(l, text));
+    let spans = line_spans(text);
+    let why = match tree_flaw(found, lang.is_some()) {
+        Some(why) => Some(why),
+        None => {
+            let name_line = spans
+                .get(found.entry.line.saturating_sub(1))
+                .map_or(found.range.start, |l| l.start);
+            lang.zip(scan.as_ref()).and_then(|(lang, scan)| {
+                extent::flaw(lang, scan, text, found.range.clone(), name_line)
+                    .map(|f| flaw_text(text, &spans, &found.range, f))
+            })
+        }
+    };
+    let Some(why) = why else {
+        if let Some(memory) = memory
+            && scan.as_ref().is_some_and(|s| !s.broken)
+        {
+            memory.remember(
+                &found.file.rel,
+                text,
+                found
+                    .tree
+                    .iter()
+                    .filter_map(|(e, r)| r.clone().map(|r| (e.name_path.as_str(), r, e.line))),
+            );
+        }
+        return Ok(Checked {
+            target: Target::of(found, found.range.clone(), scan.as_ref()),
+            recalled: None,
+        });
+    };
+    let claimed = format!(
+        "{} gives `{}` {}",
+        found.server,
+        found.entry.name_path,
+        symbols::line_range(&found.entry)
+    );
+    // The reading it is recalled from must hold it as one whole declaration too.
+    let whole_there = |r: &Recalled| {
+        lang.is_some_and(|lang| {
+            let read = &r.read;
+            let scan = extent::Scan::new(lang, read);
+            let name_line = line_spans(read)
+                .get(found.entry.line.saturating_sub(1))
+                .map_or(r.read_range.start, |l| l.start);
+            extent::flaw(lang, &scan, read, r.read_range.clone(), name_line).is_none()
+        })
+    };
+    if let Some(recalled) = memory
+        .and_then(|m| {
+            m.recall(
+                &found.file.rel,
+                text,
+                &found.entry.name_path,
+                found.entry.line,
+            )
+        })
+        .filter(whole_there)
+    {
+        return Ok(Checked {
+            target: Target::of(found, recalled.range, scan.as_ref()),
+            recalled: Some(format!("{claimed}, but {why}")),
+        });
+    }
+    Err(LspEditError::RangeUnreliable {
+        path: found.file.rel.clone(),
+        message: format!(
+            "{claimed}, but {why}: an edit there could change code that is not `{}`'s",
+            found.entry.name_path
+        ),
+    })
+}
+
+/// Why the server's tree does not hold the target as one symbol of its own: its range past the
+/// file's end, a member outside it, its parent not holding it, or another symbol straddling
+/// its boundary — or, with `lexed` false (no lexer checks the range), lying inside it. A symbol
+/// wholly inside a range the lexer found to be one declaration is part of its text (pyright
+/// lists `self.items`, set in `__init__`, as a member of the class).
+fn tree_flaw(found: &Resolved, lexed: bool) -> Option<String> {
+    let spans = line_spans(&found.file.text);
+    let lines = |r: &std::ops::Range<usize>| {
+        let a = line_of(&spans, r.start) + 1;
+        let b = line_of(&spans, r.end.saturating_sub(1).max(r.start)) + 1;
+        if a == b {
+            format!("line {a}")
+        } else {
+            format!("lines {a}-{b}")
+        }
+    };
+    let (entry, range) = &found.tree[found.index];
+    let Some(range) = range else {
+        return Some(format!(
+            "that range ends past the end of the file ({} lines)",
+            spans.len()
+        ));
+    };
+    let depth = entry.depth;
+    // Its descendants follow it with a greater depth; its ancestors are the nearest entries
+    // before it at each smaller depth.
+    let descendants = found.tree[found.index + 1..]
+        .iter()
+        .take_while(|(e, _)| e.depth > depth)
+        .count();
+    let mut ancestors = Vec::new();
+    let mut want = depth;
+    for j in (0..found.index).rev() {
+        if want == 0 {
+            break;
+        }
+        if found.tree[j].0.depth < want {
+            want = found.tree[j].0.depth;
+            ancestors.push(j);
+        }
+    }
+    for (j, (other, r)) in found.tree.iter().enumerate() {
+        if j == found.index {
+            continue;
+        }
+        let Some(r) = r else {
+            continue;
+        };
+        let descendant = j > found.index && j <= found.index + descendants;
+        if descendant {
+            if r.start < range.start || r.end > range.end {
+                return Some(format!(
+                    "its member `{}` ({}) lies outside it",
+                    other.name_path,
+                    lines(r)
+                ));
+            }
+        } else if ancestors.contains(&j) {
+            if range.start < r.start || range.end > r.end {
+                return Some(format!(
+                    "that range is not inside `{}` ({}), which holds it",
+                    other.name_path,
+                    lines(r)
+                ));
+            }
+        } else if r.start < range.end
+            && range.start < r.end
+            && !(lexed && r.start >= range.start && r.end <= range.end)
+        {
+            return Some(format!(
+                "that range overlaps `{}` ({}), which is not part of it",
+                other.name_path,
+                lines(r)
+            ));
+        }
+    }
+    None
+}
+
+/// A lexical flaw in words: the line it is on, that line's text, and what it means.
+fn flaw_text(
+    text: &str,
+    spans: &[super::position::LineSpan],
+    range: &std::ops::Range<usize>,
+    flaw: extent::Flaw,
+) -> String {
+    let at_line = |at: usize| {
+        let i = line_of(spans, at);
+        let t = &text[spans[i].start..spans[i].end];
+        let t = t.trim();
+        let shown: String = t.chars().take(60).collect();
+        let more = if shown.len() < t.len() { "…" } else { "" };
+        (i + 1, format!("`{shown}{more}`"))
+    };
+    let last = line_of(spans, range.end.saturating_sub(1).max(range.start)) + 1;
+    match flaw {
+        extent::Flaw::InsideText { at } => {
+            let (n, t) = at_line(at);
+            format!("that range starts or ends inside a string or comment (line {n}, {t})")
+        }
+        extent::Flaw::Unbalanced { at } => {
+            let (n, t) = at_line(at);
+            format!(
+                "a bracket on line {n} ({t}) is not matched inside that range (a syntax error in it?)"
+            )
+        }
+        extent::Flaw::Swallows { at } => {
+            let (n, t) = at_line(at);
+            format!(
+                "line {n} ({t}) is code after its end (a syntax error before it?); lines {n}-{last} would be lost"
+            )
+        }
+        extent::Flaw::StopsShort { at } => {
+            let (n, t) = at_line(at);
+            format!("line {n} ({t}), after that range, still belongs to it")
+        }
+    }
 }
 
 /// The file's new text, or why there is none.
@@ -314,7 +544,7 @@ pub(crate) fn plan(
     text: &str,
     target: &Target,
     body: &str,
-) -> Result<String, &'static str> {
+) -> Result<String, PlanError> {
     let lines = line_spans(text);
     let eol = if text
         .find('\n')
@@ -331,9 +561,9 @@ pub(crate) fn plan(
         target.range.end.saturating_sub(1).max(target.range.start),
     );
     let indent = indentation(&text[lines[first].start..lines[first].end]).to_owned();
-    let body = reindent(body, &indent, eol);
+    let body = reindent(body, &indent, eol, target.python);
     if body.trim().is_empty() {
-        return Err("the body is empty; give the code to write");
+        return Err(PlanError::Empty);
     }
     let blank = |i: usize| text[lines[i].start..lines[i].end].trim().is_empty();
     let less_indented = |i: usize| {
@@ -343,10 +573,14 @@ pub(crate) fn plan(
     let mut out = String::with_capacity(text.len() + body.len() + 8);
     match kind {
         SymbolEditKind::Replace => {
+            let r = target.replaced(text, &body)?;
             // `body` re-indented for a line start; its first line goes where the range starts.
-            let r = &target.range;
             out.push_str(&text[..r.start]);
-            out.push_str(body.strip_prefix(indent.as_str()).unwrap_or(&body));
+            if r.start == lines[line_of(&lines, r.start)].start.max(bom_len(text)) {
+                out.push_str(&body);
+            } else {
+                out.push_str(body.strip_prefix(indent.as_str()).unwrap_or(&body));
+            }
             // A range that took its last line's ending gives it back.
             if r.end > r.start && text[..r.end].ends_with('\n') {
                 out.push_str(eol);
@@ -409,115 +643,193 @@ pub(crate) struct Target {
     pub one_line_member: bool,
     /// A Python file: PEP 8's two blank lines around top-level definitions, `#` comments.
     pub python: bool,
+    /// The comments, doc comments, attributes and decorators that lead the declaration, on the
+    /// lines directly above its name's (inside the server's range or above it): bytes from
+    /// the first one's line start to the declaration proper. Empty when there are none.
+    pub leading: std::ops::Range<usize>,
+    /// The range's whole lines hold no other symbol's text: a replacement takes them.
+    pub own_lines: bool,
+    /// The server's range is the name alone (pyright's variables): its statement is its lines.
+    pub name_only: bool,
+    /// Its own name (`total`).
+    pub name: String,
+    /// Where a name-only range's statement ends (its last line's end, past the lines its
+    /// brackets span); else the range's end.
+    pub statement_end: usize,
+}
+
+/// The lines a replacement keeps above the declaration, when the body brings no leading lines
+/// of its own: their 1-based numbers.
+pub(crate) fn kept_leading(text: &str, target: &Target, body: &str) -> Option<(usize, usize)> {
+    if target.leading.is_empty() || body_leads(body, target) {
+        return None;
+    }
+    let spans = line_spans(text);
+    let a = line_of(&spans, target.leading.start) + 1;
+    let b = line_of(&spans, target.leading.end.saturating_sub(1)) + 1;
+    Some((a, b))
+}
+
+/// Whether the body's first non-blank line is a comment, attribute or decorator.
+fn body_leads(body: &str, target: &Target) -> bool {
+    body.lines()
+        .find(|l| !l.trim().is_empty())
+        .is_some_and(|l| leads(l, target))
+}
+
+impl Target {
+    pub(crate) fn of(
+        r: &Resolved,
+        range: std::ops::Range<usize>,
+        scan: Option<&extent::Scan>,
+    ) -> Target {
+        let text = &r.file.text;
+        let python = is_python(&r.file.rel);
+        let spans = line_spans(text);
+        let first = line_of(&spans, range.start);
+        let last = line_of(&spans, range.end.saturating_sub(1).max(range.start));
+        let lines = spans[first].start..spans[last].end;
+        // Another symbol with text on the range's lines, outside it: not a descendant (inside
+        // the range) and not an ancestor holding those whole lines.
+        let shared = r.tree.iter().enumerate().any(|(j, (_, o))| {
+            let Some(o) = o else {
+                return false;
+            };
+            j != r.index
+                && !(o.start >= range.start && o.end <= range.end)
+                && !(o.start <= lines.start && o.end >= lines.end)
+                && o.start < lines.end
+                && lines.start < o.end
+        });
+        let name_line = r
+            .entry
+            .line
+            .saturating_sub(1)
+            .min(spans.len().saturating_sub(1));
+        let mut target = Target {
+            range: range.clone(),
+            depth: r.entry.depth,
+            one_line_member: r.entry.start_line == r.entry.end_line
+                && MEMBER_KINDS.contains(&r.entry.kind),
+            python,
+            leading: range.start..range.start,
+            own_lines: !shared,
+            name_only: first == last
+                && text[range.clone()] == *symbols::container_name(&r.entry.name),
+            name: symbols::container_name(&r.entry.name).to_owned(),
+            statement_end: range.end,
+        };
+        // The leading lines: up from the name's line while each line above is a comment (or
+        // inside a brackets a decorator opened) and starts no earlier than the range's own
+        // start line, or, above the range, leads it.
+        let mut top = name_line.max(first);
+        while top > 0 {
+            let l = &spans[top - 1];
+            let line = &text[l.start..l.end];
+            let first_byte = l.start + (line.len() - line.trim_start().len());
+            let in_range = l.start >= spans[first].start;
+            let continued =
+                in_range && scan.is_some_and(|s| s.open_between(range.start, first_byte) > 0);
+            let commented = scan.is_some_and(|s| s.comment_at(first_byte));
+            if line.trim().is_empty() || !(leads(line, &target) || continued || commented) {
+                break;
+            }
+            top -= 1;
+        }
+        let decl = spans[name_line.max(first)].start;
+        if top < name_line.max(first) {
+            target.leading = spans[top].start.max(bom_len(text))..decl.max(range.start);
+        }
+        // A name-only range's statement: its line, and the lines after it while a bracket
+        // opened on them is open.
+        if target.name_only {
+            let mut end = spans[last].end;
+            let mut next = last + 1;
+            while next < spans.len()
+                && scan.is_some_and(|s| s.open_between(spans[first].start, end) > 0)
+            {
+                end = spans[next].end;
+                next += 1;
+            }
+            target.statement_end = end;
+        }
+        target
+    }
+
+    /// The bytes a replacement by `body` (re-indented) takes: the range; its leading lines only
+    /// when the body brings its own (and those above the range then too); and its whole lines
+    /// when no other symbol shares them — keeping the text before the range on its first line
+    /// (`export const `) unless the body has text before the symbol's name, and the text after
+    /// it on its last line (`;`) unless the body ends with it. A name-only range (the server
+    /// gave the name, not the statement) is its whole lines.
+    fn replaced(&self, text: &str, body: &str) -> Result<std::ops::Range<usize>, PlanError> {
+        let mut r = self.range.clone();
+        if !self.leading.is_empty() {
+            if body_leads(body, self) {
+                r.start = r.start.min(self.leading.start);
+            } else {
+                r.start = r.start.max(self.leading.end);
+            }
+        }
+        let spans = line_spans(text);
+        let first = spans[line_of(&spans, r.start)];
+        let last = spans[line_of(&spans, r.end.saturating_sub(1).max(r.start))];
+        let before = &text[first.start..r.start];
+        let after = text[r.end.min(last.end)..last.end].trim();
+        let body_first = body.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        let restated = self.name_only
+            || word_at(body_first, &self.name)
+                .is_some_and(|at| !body_first[..at].trim().is_empty());
+        if !self.own_lines {
+            // Another symbol's text is on these lines: only the range is the symbol's, and a
+            // body that restates what is before it there would double it.
+            if self.name_only || (restated && !before.trim().is_empty()) {
+                return Err(PlanError::NotOwn(format!(
+                    "line {} holds another symbol's text too, so only `{}` is `{}`'s own; give the body as that text, or change the line with `edit`",
+                    first.number,
+                    &text[self.range.clone()],
+                    self.name
+                )));
+            }
+            return Ok(r);
+        }
+        if before.trim().is_empty() || restated {
+            r.start = first.start.max(bom_len(text));
+        }
+        if self.name_only {
+            r.end = r.end.max(self.statement_end);
+        } else if !after.is_empty() && body.trim_end().ends_with(after) {
+            r.end = r.end.max(last.end);
+        }
+        Ok(r)
+    }
+}
+
+/// Why [`plan`] writes nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PlanError {
+    /// The body is empty.
+    Empty,
+    /// The symbol shares its lines and the body does not fit its range alone.
+    NotOwn(String),
+}
+
+/// The byte offset of `name` in `line` as a whole word.
+fn word_at(line: &str, name: &str) -> Option<usize> {
+    if name.is_empty() {
+        return None;
+    }
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    line.match_indices(name).map(|(i, _)| i).find(|&i| {
+        !line[..i].chars().next_back().is_some_and(word)
+            && !line[i + name.len()..].chars().next().is_some_and(word)
+    })
 }
 
 fn is_python(rel: &str) -> bool {
     std::path::Path::new(rel)
         .extension()
         .is_some_and(|e| e == "py" || e == "pyi")
-}
-
-/// Lines that start a declaration in the languages lspedit serves (after indentation).
-const DECLARATION_STARTS: &[&str] = &[
-    "def ",
-    "async ",
-    "class ",
-    "@",
-    "fn ",
-    "pub ",
-    "pub(",
-    "impl ",
-    "impl<",
-    "struct ",
-    "enum ",
-    "trait ",
-    "mod ",
-    "#[",
-    "function ",
-    "export ",
-    "interface ",
-    "type ",
-    "const ",
-    "let ",
-    "var ",
-    "static ",
-    "func ",
-    "abstract ",
-    "public ",
-    "private ",
-    "protected ",
-];
-
-/// Where a server's range was cut ([`cut_at_next_declaration`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Cut {
-    /// The byte end of the last non-blank line before the next declaration, and that line's
-    /// 1-based number.
-    end: usize,
-    last_line: usize,
-    /// The 1-based line the range ran into.
-    next_line: usize,
-}
-
-/// Where the server's `range` of a symbol whose name is on line `name_line` (1-based) runs into
-/// the next declaration ([`Cut`]). A line after the name's, inside the range, is taken for the next declaration when it
-/// is indented no deeper than the name's line and starts a declaration; or, for a symbol that
-/// is itself indented, when it sits exactly at its indentation and is not a closing bracket,
-/// an opening brace, a `where` clause, a comment or a continuation. A complete declaration
-/// holds no such line (its body is deeper, its end a closer); a server whose parse of a broken
-/// file swallowed the next declaration (pyright ran `def total` with an unclosed `(` through
-/// the `def price` after it, which vanished from the tree) gives one.
-fn cut_at_next_declaration(
-    text: &str,
-    range: &std::ops::Range<usize>,
-    name_line: usize,
-    python: bool,
-) -> Option<Cut> {
-    let lines = line_spans(text);
-    let name = lines.get(name_line.checked_sub(1)?)?;
-    let own = indentation(&text[name.start..name.end]).len();
-    let mut last = name;
-    for l in &lines[name_line..] {
-        if l.start >= range.end {
-            break;
-        }
-        let line = &text[l.start..l.end];
-        let t = line.trim_start_matches([' ', '\t']);
-        if t.is_empty() {
-            continue;
-        }
-        let depth = line.len() - t.len();
-        let declaration = depth <= own && DECLARATION_STARTS.iter().any(|p| t.starts_with(p));
-        let continuation = [
-            "}", ")", "]", "{", "where", "//", "/*", "*", "->", "=>", ".", "?",
-        ]
-        .iter()
-        .any(|p| t.starts_with(p))
-            || (python && t.starts_with('#') && !t.starts_with("#["));
-        let sibling = own > 0 && depth == own && !continuation;
-        if declaration || sibling {
-            return Some(Cut {
-                end: last.end.min(range.end),
-                last_line: last.number,
-                next_line: l.number,
-            });
-        }
-        last = l;
-    }
-    None
-}
-
-impl Target {
-    pub(crate) fn of(r: &Resolved) -> Target {
-        let python = is_python(&r.file.rel);
-        Target {
-            range: r.range.clone(),
-            depth: r.entry.depth,
-            one_line_member: r.entry.start_line == r.entry.end_line
-                && MEMBER_KINDS.contains(&r.entry.kind),
-            python,
-        }
-    }
 }
 
 /// The kinds [`Target::one_line_member`] counts.
@@ -575,7 +887,13 @@ fn bom_len(text: &str) -> usize {
 /// `body` with its first non-blank line at `indent` and every other line moved by as much, blank
 /// lines empty, line endings `eol`, no trailing newline. A line indented less than the first
 /// keeps what it has beyond the common part.
-fn reindent(body: &str, indent: &str, eol: &str) -> String {
+///
+/// A body whose first line has no indentation and whose other lines all sit at `indent` or
+/// deeper, as the file holds them (how `find_symbol` shows a body: the range starts after the
+/// indentation), is taken as it stands: only its first line moves. Lines at exactly `indent`
+/// must then close something (`}`, `)`, `]`), since a body's own lines are deeper; in
+/// Python a line deeper than `indent` is enough.
+fn reindent(body: &str, indent: &str, eol: &str, python: bool) -> String {
     let body = body.strip_prefix('\u{feff}').unwrap_or(body);
     let lines: Vec<&str> = body
         .split('\n')
@@ -591,11 +909,35 @@ fn reindent(body: &str, indent: &str, eol: &str) -> String {
     }
     let lines = &lines[start..end];
     let base = lines.first().map_or("", |l| indentation(l));
+    let rest: Vec<&str> = lines
+        .iter()
+        .skip(1)
+        .copied()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    let as_in_file = base.is_empty()
+        && !indent.is_empty()
+        && !rest.is_empty()
+        && rest.iter().all(|l| {
+            l.starts_with(indent)
+                && (indentation(l).len() > indent.len()
+                    || ["}", ")", "]"]
+                        .iter()
+                        .any(|c| l.trim_start().starts_with(c)))
+        })
+        && (!python || rest.iter().any(|l| indentation(l).len() > indent.len()));
     let out: Vec<String> = lines
         .iter()
-        .map(|l| {
+        .enumerate()
+        .map(|(i, l)| {
             if l.trim().is_empty() {
                 String::new()
+            } else if as_in_file {
+                if i == 0 {
+                    format!("{indent}{l}")
+                } else {
+                    (*l).to_owned()
+                }
             } else if let Some(rest) = l.strip_prefix(base) {
                 format!("{indent}{rest}")
             } else {
@@ -623,6 +965,11 @@ mod tests {
             depth,
             one_line_member: !decl.contains('\n') && !decl.starts_with("fn"),
             python,
+            leading: start..start,
+            own_lines: true,
+            name_only: false,
+            name: String::new(),
+            statement_end: start + decl.len(),
         }
     }
 
@@ -749,72 +1096,6 @@ mod tests {
     }
 
     #[test]
-    fn a_range_that_runs_into_the_next_declaration_is_cut_before_it() {
-        // pyright on an unclosed `(`: `total` runs to the end of the class.
-        let text = "class Cart:\n    def total(self):\n        return add(1,\n\n    def price(self):\n        return 2\n";
-        let start = text.find("    def total").unwrap() + 4;
-        let cut = cut_at_next_declaration(text, &(start..text.len()), 2, true);
-        let end = text.find("add(1,").unwrap() + "add(1,".len();
-        assert_eq!(
-            cut,
-            Some(Cut {
-                end,
-                last_line: 3,
-                next_line: 5
-            })
-        );
-        // A decorator of the next method, at the method's indentation.
-        let text = "class K:\n    def a(self):\n        x = (1,\n    @property\n    def b(self):\n        return 2\n";
-        let start = text.find("def a").unwrap();
-        assert_eq!(
-            cut_at_next_declaration(text, &(start..text.len()), 2, true).map(|c| c.next_line),
-            Some(4)
-        );
-        // TypeScript: an unclosed method runs into the next one.
-        let text = "class C {\n  a() {\n    return 1;\n\n  b() {\n    return 2;\n  }\n}\n";
-        let start = text.find("a()").unwrap();
-        let end = text.rfind('}').unwrap();
-        assert_eq!(
-            cut_at_next_declaration(text, &(start..end), 2, false).map(|c| c.next_line),
-            Some(5)
-        );
-    }
-
-    #[test]
-    fn complete_declarations_are_not_cut() {
-        for (text, decl, line) in [
-            // rustfmt's long signature and where clause; K&R braces; a top-level raw string.
-            (
-                "impl X {\n    fn f(\n        a: i32,\n    ) -> i32\n    where\n        T: Y,\n    {\n        a\n    }\n}\n",
-                "fn f(\n        a: i32,\n    ) -> i32\n    where\n        T: Y,\n    {\n        a\n    }",
-                2,
-            ),
-            (
-                "int main()\n{\n    return 0;\n}\n",
-                "int main()\n{\n    return 0;\n}",
-                1,
-            ),
-            (
-                "fn t() {\n    let s = r#\"\nhello\n  world\n\"#;\n}\n",
-                "fn t() {\n    let s = r#\"\nhello\n  world\n\"#;\n}",
-                1,
-            ),
-            (
-                "class K:\n    def f(\n        self,\n    ) -> int:\n        # note\n        return 1\n",
-                "def f(\n        self,\n    ) -> int:\n        # note\n        return 1",
-                2,
-            ),
-        ] {
-            let start = text.find(decl).unwrap();
-            assert_eq!(
-                cut_at_next_declaration(text, &(start..start + decl.len()), line, false),
-                None,
-                "{text}"
-            );
-        }
-    }
-
-    #[test]
     fn a_range_from_the_files_first_character_leaves_the_bom_in_place() {
         use lspedit_lsp::lsp_types::Position;
         let text = "\u{feff}def a():\n    return 1\n";
@@ -824,13 +1105,18 @@ mod tests {
             PositionEncoding::Utf16,
             PositionEncoding::Utf32,
         ] {
-            let r = byte_range(text, range, encoding).unwrap();
+            let r = byte_range(text, range, encoding, false).unwrap();
             assert_eq!(&text[r.clone()], "def a():\n    return 1", "{encoding:?}");
             let t = Target {
-                range: r,
+                range: r.clone(),
                 depth: 0,
                 one_line_member: false,
                 python: true,
+                leading: r.start..r.start,
+                own_lines: true,
+                name_only: false,
+                name: "a".into(),
+                statement_end: r.end,
             };
             let new = plan(SymbolEditKind::Replace, text, &t, "def a():\n    return 2").unwrap();
             assert_eq!(new, "\u{feff}def a():\n    return 2\n");

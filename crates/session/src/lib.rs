@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use lspedit_lsp::{BlockingPool, Diagnostic, PoolConfig};
 
-use lspedit_lsp_edits::{LspEditError, LspEditProvider, LspEdits, LspEditsConfig};
+use lspedit_lsp_edits::{LspEditError, LspEditProvider, LspEdits, LspEditsConfig, SymbolMemory};
 use lspedit_tools::front::{Step, say};
 use lspedit_tools::render::plural;
 use lspedit_tools::{
@@ -51,6 +51,8 @@ pub struct Session {
     workflow_config: WorkflowConfig,
     /// Set once the tools' first use has checked for an interrupted commit.
     recovery_checked: OnceLock<()>,
+    /// The symbol edits' memory of each file's last whole reading, across calls.
+    symbols: SymbolMemory,
 }
 
 impl std::fmt::Debug for Session {
@@ -192,6 +194,7 @@ impl Session {
             workflow: OnceLock::new(),
             workflow_config: workflow,
             recovery_checked: OnceLock::new(),
+            symbols: SymbolMemory::new(),
         }
     }
 
@@ -549,12 +552,10 @@ impl Session {
     fn lsp_edits_opened(&self) -> Result<LspEdits<'_>, ToolError> {
         let wf = self.workflow()?;
         let provider = self.pool().map(|p| p as &dyn LspEditProvider);
-        Ok(LspEdits::new(
-            &self.tools,
-            wf,
-            provider,
-            LspEditsConfig::default(),
-        ))
+        Ok(
+            LspEdits::new(&self.tools, wf, provider, LspEditsConfig::default())
+                .remembering(&self.symbols),
+        )
     }
 
     /// Stops the language servers (also done on drop).

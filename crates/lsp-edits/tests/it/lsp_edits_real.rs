@@ -13,6 +13,7 @@ use lspedit_fake_lsp::support::{copy_project, require_installed};
 use lspedit_lsp::BlockingPool;
 use lspedit_lsp_edits::{
     ActionPick, EditOptions, LineRef, LspEditProvider, LspEdits, LspEditsConfig, SymbolAt,
+    SymbolMemory,
 };
 use lspedit_lsp_edits::{LspEditStatus, ServerFileOp};
 use lspedit_tools::{DiagnosticsProvider, LspProvider, Tools, ToolsConfig};
@@ -31,6 +32,7 @@ pub struct Real {
     pub tools: Arc<Tools>,
     pub wf: Workflow,
     pub provider: Arc<LspProvider>,
+    pub memory: SymbolMemory,
 }
 
 impl Real {
@@ -44,6 +46,7 @@ impl Real {
                 ..LspEditsConfig::default()
             },
         )
+        .remembering(&self.memory)
     }
 
     pub fn read(&self, rel: &str) -> String {
@@ -79,6 +82,7 @@ pub fn open_real(server: &str, project: &str) -> Option<Real> {
         tools,
         wf,
         provider,
+        memory: SymbolMemory::new(),
     })
 }
 

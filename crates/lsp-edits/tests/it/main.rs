@@ -8,4 +8,6 @@ mod lookups_real;
 mod lsp_edits_fake;
 mod lsp_edits_real;
 mod symbol_edits_real;
+mod symbol_extent_fake;
+mod symbol_extent_real;
 mod symbols_real;
