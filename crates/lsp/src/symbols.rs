@@ -76,7 +76,8 @@ pub struct Symbols {
     pub symbols: Vec<Symbol>,
     pub encoding: PositionEncoding,
     pub server_time: Duration,
-    /// The server had not finished loading the project when it answered.
+    /// The server answered with no symbols and had not finished loading the project by two
+    /// thirds of the deadline (a document's outline is otherwise complete whenever it comes).
     pub partial: bool,
 }
 
@@ -188,24 +189,43 @@ impl Pool {
         text: &str,
         deadline: Instant,
     ) -> Result<Symbols, LspError> {
-        let (server, _, uri, loaded) = self
-            .synced_server(path, text, load_by(deadline), deadline)
+        // A document's outline is its own syntax: asked at once, without waiting for the
+        // project to load (rust-analyzer's first load takes tens of seconds). Only an empty
+        // answer from a server still loading is asked again once it has loaded (or by two
+        // thirds of the deadline), and is partial if it still has not.
+        let (server, _, uri, mut loaded) = self
+            .synced_server(path, text, Instant::now(), deadline)
             .await?;
         let _busy = BusyGuard::new(&server);
         require(&server, "documentSymbolProvider", RawDocumentSymbol::METHOD)?;
         let encoding = server.encoding();
         let params = json!({ "textDocument": { "uri": uri.as_str() } });
         let started = Instant::now();
-        let answer = retry(&server, || {
-            server.request::<RawDocumentSymbol>(params.clone(), deadline, RawDocumentSymbol::METHOD)
-        })
-        .await?;
+        let ask = || {
+            retry(&server, || {
+                server.request::<RawDocumentSymbol>(
+                    params.clone(),
+                    deadline,
+                    RawDocumentSymbol::METHOD,
+                )
+            })
+        };
+        let mut answer = ask().await?;
+        let mut server_time = started.elapsed();
+        let mut symbols = read_document_symbols(&answer, text, encoding);
+        if symbols.is_empty() && !loaded {
+            loaded = server.wait_loaded(&uri, load_by(deadline)).await?;
+            let again = Instant::now();
+            answer = ask().await?;
+            server_time += again.elapsed();
+            symbols = read_document_symbols(&answer, text, encoding);
+        }
         Ok(Symbols {
             server: server.id.clone(),
-            symbols: read_document_symbols(&answer, text, encoding),
+            partial: symbols.is_empty() && !loaded,
+            symbols,
             encoding,
-            server_time: started.elapsed(),
-            partial: !loaded,
+            server_time,
         })
     }
 

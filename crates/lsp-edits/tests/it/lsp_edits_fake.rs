@@ -29,12 +29,17 @@ pub(crate) struct Env {
 
 impl Env {
     pub(crate) fn edits(&self) -> LspEdits<'_> {
+        self.edits_within(Duration::from_secs(10))
+    }
+
+    /// The edits with `timeout` as each request's deadline.
+    pub(crate) fn edits_within(&self, timeout: Duration) -> LspEdits<'_> {
         LspEdits::new(
             &self.tools,
             &self.wf,
             Some(self.provider.pool() as &dyn LspEditProvider),
             LspEditsConfig {
-                timeout: Duration::from_secs(10),
+                timeout,
                 ..LspEditsConfig::default()
             },
         )
@@ -58,6 +63,11 @@ pub(crate) const B: &str = "import { add } from \"./a\";\nadd(1);\n";
 /// A workspace with `a.ts`, `b.ts` and `.git/config`; `script` is completed by `f(root)` (the
 /// edits name absolute URIs).
 pub(crate) fn env(f: impl FnOnce(&Path, &mut Script)) -> Env {
+    env_with(r#"{ strategy = "pull" }"#, f)
+}
+
+/// [`env`] with the server's `diagnostics` table given as inline TOML.
+pub(crate) fn env_with(diagnostics: &str, f: impl FnOnce(&Path, &mut Script)) -> Env {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     std::fs::write(root.join("a.ts"), A).unwrap();
@@ -79,7 +89,7 @@ pub(crate) fn env(f: impl FnOnce(&Path, &mut Script)) -> Env {
         command = {cmd:?}
         root_markers = []
         languages = {{ ts = "typescript" }}
-        diagnostics = {{ strategy = "pull" }}
+        diagnostics = {diagnostics}
         env = {{ LSPEDIT_FAKE_SCRIPT_FILE = {script:?} }}
         "#,
         cmd = lspedit_fake_lsp::binary().display().to_string(),
