@@ -346,8 +346,8 @@ enum Command {
         #[command(flatten)]
         input: lsp_cmds::RefsInput,
     },
-    /// A file's symbols as a tree (kind, name path, anchor, line range), or the top-level
-    /// symbols of each file of a directory.
+    /// A file's declarations as a tree (kind, name path, anchor, line range), or the top-level
+    /// ones of each file of a directory; --all adds imports, locals and object-literal keys.
     Outline {
         #[command(flatten)]
         input: lsp_cmds::OutlineInput,

@@ -181,6 +181,33 @@ async fn outline_and_find_symbol_over_mcp() {
     assert_eq!(structured(&none)["matches"], json!([]));
     assert_eq!(structured(&none)["suggestions"][0], "Cart/total");
 
+    // Declarations by default; `all` adds the keys of the object literal, and the
+    // structured result counts them while they are left out.
+    std::fs::write(
+        project.root.join("src/conf.ts"),
+        "export const conf = { retries: 3 };\n",
+    )
+    .unwrap();
+    let names = |r: &rmcp::model::CallToolResult| -> Vec<String> {
+        structured(r)["symbols"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name_path"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let o = call(&client, "outline", json!({ "path": "src/conf.ts" })).await;
+    assert_eq!(names(&o), ["conf"], "{}", text(&o));
+    assert_eq!(structured(&o)["hidden"], 1, "{}", text(&o));
+    let all = call(
+        &client,
+        "outline",
+        json!({ "path": "src/conf.ts", "all": true }),
+    )
+    .await;
+    assert_eq!(names(&all), ["conf", "conf/retries"], "{}", text(&all));
+    assert_eq!(structured(&all).get("hidden"), None);
+
     let outside = call(&client, "outline", json!({ "path": "../x.ts" })).await;
     assert!(is_error(&outside));
     assert_eq!(structured(&outside)["reason"], "path_outside_workspace");
