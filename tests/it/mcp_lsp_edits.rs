@@ -435,3 +435,72 @@ async fn lookups_over_mcp() {
     assert_eq!(structured(&unknown)["reason"], "symbol_not_found");
     client.cancel().await.unwrap();
 }
+
+/// Regression: `lspedit mcp --no-diagnostics` refused every language-server tool as
+/// `no_server` (the flag dropped the pool). It turns off the checks after writes only: outline,
+/// references and a symbol edit run, the edit's result carries no diagnostics although its
+/// body is broken, and `diagnostics` says they are off.
+#[tokio::test]
+async fn no_diagnostics_keeps_the_language_server_tools() {
+    if !have_server(TS_SERVERS) {
+        return;
+    }
+    let project = Project::copy("ts-basic");
+    std::fs::write(project.root.join("src/cart.ts"), CART).unwrap();
+    let client = connect(&project.root, &["--no-diagnostics"]).await;
+
+    let o = call(&client, "outline", json!({ "path": "src/cart.ts" })).await;
+    assert!(!is_error(&o), "{}", text(&o));
+    assert!(
+        structured(&o)["symbols"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["name_path"] == "Cart/total"),
+        "{}",
+        text(&o)
+    );
+
+    let refs = call(
+        &client,
+        "references",
+        json!({ "path": "src/util.ts", "name_path": "add" }),
+    )
+    .await;
+    assert!(!is_error(&refs), "{}", text(&refs));
+    assert!(
+        structured(&refs)["locations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["path"] == "src/index.ts"),
+        "{}",
+        text(&refs)
+    );
+
+    let broken = call(
+        &client,
+        "replace_symbol_body",
+        json!({
+            "path": "src/cart.ts",
+            "name_path": "Cart/total",
+            "body": "total(): number {\n  return this.items.length +;\n}",
+        }),
+    )
+    .await;
+    assert!(!is_error(&broken), "{}", text(&broken));
+    assert_eq!(
+        structured(&broken)["status"],
+        "applied",
+        "{}",
+        text(&broken)
+    );
+    assert!(!text(&broken).contains("LSP errors"), "{}", text(&broken));
+
+    let d = call(&client, "diagnostics", json!({ "paths": ["src/cart.ts"] })).await;
+    assert!(
+        text(&d).contains("diagnostics are turned off for this session"),
+        "{}",
+        text(&d)
+    );
+}
