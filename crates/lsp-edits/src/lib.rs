@@ -42,7 +42,8 @@ pub use symbol_edits::{SymbolEdit, SymbolEditKind};
 pub use symbols::{
     FindQuery, FindReport, MAX_BODIES, MAX_BODY_LINES, MAX_FILES, MAX_MATCHES, MAX_OUTLINE_FILES,
     MAX_OUTLINE_LINES, OutlineFile, OutlineOptions, OutlineReport, SymbolEntry, SymbolHit,
-    container_name, is_declaration, kind_name, kind_names, matches as name_path_matches, suggest,
+    container_name, is_declaration, is_import, kind_name, kind_names, matches as name_path_matches,
+    suggest,
 };
 
 use lspedit_tools::Tools;

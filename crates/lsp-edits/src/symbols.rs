@@ -154,7 +154,7 @@ const CONTAINERS: &[SymbolKind] = &[
 
 /// Whether `outline` shows, by default, a symbol whose parents from the top have `parents`
 /// kinds (empty: a top-level symbol): every parent is a container of declarations
-/// ([`CONTAINERS`]). So a top-level symbol of any kind is shown, and so are the members of a
+/// (`CONTAINERS`). So a top-level symbol of any kind is shown, and so are the members of a
 /// class, struct, interface, enum, module or impl block, at any depth through such containers;
 /// a function's locals and nested functions, and the keys of an object literal held by a
 /// variable, constant, property or field, are not, nor is anything below them. Import

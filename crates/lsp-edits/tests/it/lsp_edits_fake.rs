@@ -29,12 +29,17 @@ pub(crate) struct Env {
 
 impl Env {
     pub(crate) fn edits(&self) -> LspEdits<'_> {
+        self.edits_within(Duration::from_secs(10))
+    }
+
+    /// The edits with `timeout` as each request's deadline.
+    pub(crate) fn edits_within(&self, timeout: Duration) -> LspEdits<'_> {
         LspEdits::new(
             &self.tools,
             &self.wf,
             Some(self.provider.pool() as &dyn LspEditProvider),
             LspEditsConfig {
-                timeout: Duration::from_secs(10),
+                timeout,
                 ..LspEditsConfig::default()
             },
         )
@@ -45,10 +50,15 @@ impl Env {
     }
 
     pub(crate) fn asked(&self, method: &str) -> bool {
+        self.logged(&format!("request {method} "))
+    }
+
+    /// Whether the fake server logged a line starting with `prefix`.
+    pub(crate) fn logged(&self, prefix: &str) -> bool {
         std::fs::read_to_string(&self.log)
             .unwrap_or_default()
             .lines()
-            .any(|l| l.starts_with(&format!("request {method} ")))
+            .any(|l| l.starts_with(prefix))
     }
 }
 
