@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use lspedit::lsp_edits::{
     ActionPick, CodeActionList, EditOptions, LineRef, LspEditError, SymbolAt,
 };
-use lspedit::lsp_edits::{FindQuery, FindReport, OutlineReport, SymbolEntry};
+use lspedit::lsp_edits::{FindQuery, FindReport, OutlineOptions, OutlineReport, SymbolEntry};
 use lspedit::lsp_edits::{LocationsReport, LspEditResult, ServerFileOp};
 use lspedit::lsp_edits::{SymbolEdit, SymbolEditKind};
 use lspedit::tools::ToolsConfig;
@@ -96,9 +96,13 @@ pub struct RefsInput {
 /// `lspedit outline FILE|DIR`.
 #[derive(clap::Args)]
 pub struct OutlineInput {
-    /// A file (its symbols as a tree) or a directory (each file's top-level symbols; not
+    /// A file (its declarations as a tree) or a directory (each file's top-level ones; not
     /// recursive), relative to the root.
     path: String,
+    /// Every symbol the server gives: also import bindings, locals inside functions and the
+    /// keys of object literals.
+    #[arg(long)]
+    all: bool,
 }
 
 /// `lspedit find-symbol NAME [--path P] [--kind K] [--exact] [--body]`.
@@ -161,7 +165,10 @@ pub fn cmd_symbol_edit(
 
 pub fn cmd_outline(input: OutlineInput, root: Option<PathBuf>, json: bool) -> Result<u8, Failure> {
     let session = open_session(root, true, ToolsConfig::default())?;
-    let r = session.lsp_edits().and_then(|e| e.outline(&input.path));
+    let options = OutlineOptions { all: input.all };
+    let r = session
+        .lsp_edits()
+        .and_then(|e| e.outline_with(&input.path, options));
     finish_outline(r, json)
 }
 
@@ -197,7 +204,7 @@ fn symbol_json(e: &SymbolEntry) -> Value {
     })
 }
 
-/// `lspedit outline`: the text, or `symbols`, `left_out`, `partial` in JSON.
+/// `lspedit outline`: the text, or `symbols`, `left_out`, `hidden`, `partial` in JSON.
 fn finish_outline(r: Result<OutlineReport, LspEditError>, json: bool) -> Result<u8, Failure> {
     let r = match r {
         Ok(r) => r,
@@ -208,7 +215,12 @@ fn finish_outline(r: Result<OutlineReport, LspEditError>, json: bool) -> Result<
         .iter()
         .flat_map(|f| f.symbols.iter().map(symbol_json))
         .collect();
-    let data = json!({ "symbols": symbols, "left_out": r.left_out, "partial": r.partial });
+    let data = json!({
+        "symbols": symbols,
+        "left_out": r.left_out,
+        "hidden": r.hidden,
+        "partial": r.partial,
+    });
     print(false, None, &r.llm_content, Vec::new(), data, json)
 }
 

@@ -346,8 +346,8 @@ enum Command {
         #[command(flatten)]
         input: lsp_cmds::RefsInput,
     },
-    /// A file's symbols as a tree (kind, name path, anchor, line range), or the top-level
-    /// symbols of each file of a directory.
+    /// A file's declarations as a tree (kind, name path, anchor, line range), or the top-level
+    /// ones of each file of a directory; --all adds imports, locals and object-literal keys.
     Outline {
         #[command(flatten)]
         input: lsp_cmds::OutlineInput,
@@ -417,7 +417,8 @@ enum Command {
     },
     /// Serve the tools over MCP on stdin/stdout (for agents).
     Mcp {
-        /// Do not ask language servers for diagnostics.
+        /// Append no diagnostics to the writing tools' results and check nothing after a
+        /// write; the language-server tools (outline, references, rename, ...) still run.
         #[arg(long)]
         no_diagnostics: bool,
         /// How much the writing tools' text says about diagnostics: `full` (the written files'
@@ -1648,7 +1649,6 @@ fn cmd_mcp(
         .enable_all()
         .build()
         .map_err(|e| Failure::Usage(format!("cannot start the async runtime: {e}")))?;
-    let on_rt = |ws, pool| Session::on_runtime(ws, pool, config.clone(), rt.handle().clone());
     // A bad `.lspedit/config.toml` must not take the tools away: serve them with diagnostics
     // off, say why once here and in every `diagnostics` result.
     let ws = open_workspace(root)?;
@@ -1656,10 +1656,22 @@ fn cmd_mcp(
     let loaded = PoolConfig::load(ws.root());
     let (policy, policy_warnings) = policy_from(loaded.as_ref().ok())?;
     let policy = policy_opts.apply(policy);
+    // `--no-diagnostics` turns off the checks after writes, not the language servers: the
+    // language-server tools (outline, references, rename, ...) keep their pool.
     let session = match (no_diagnostics, loaded) {
-        (true, _) => on_rt(ws, None),
-        (false, Ok(pool)) => on_rt(ws, Some(host_cmds::with_host(pool))),
-        (false, Err(e)) => {
+        (true, Ok(pool)) => Session::on_runtime_without_diagnostics(
+            ws,
+            host_cmds::with_host(pool),
+            config.clone(),
+            rt.handle().clone(),
+        ),
+        (false, Ok(pool)) => Session::on_runtime(
+            ws,
+            Some(host_cmds::with_host(pool)),
+            config.clone(),
+            rt.handle().clone(),
+        ),
+        (_, Err(e)) => {
             let why = format!(
                 "diagnostics are off because the language-server configuration is invalid ({e}); fix it and restart `lspedit mcp`"
             );
@@ -1676,7 +1688,7 @@ fn cmd_mcp(
         eprintln!("lspedit: warning: {w}");
     }
     let sandbox = lspedit::process::sandbox::support();
-    if !no_diagnostics && !sandbox.holds() {
+    if session.pool().is_some() && !sandbox.holds() {
         eprintln!(
             "lspedit: warning: language servers have no sandbox that holds here ({}): restricted mode turns off what would run workspace code (see `lspedit servers status`)",
             sandbox.describe()

@@ -465,8 +465,9 @@ impl TestWorkspace {
         Outcome(self.lsp_edits().hover(&at(path, line, symbol)))
     }
 
-    /// `outline`: the symbols of a file (or the top-level ones of a directory's files) with
-    /// their name paths, anchors and line ranges.
+    /// `outline`: the declarations of a file (or the top-level ones of a directory's files)
+    /// with their name paths, anchors and line ranges; [`TestWorkspace::lsp_edits`]'s
+    /// `outline_with` lists every symbol.
     pub fn outline(&self, path: &str) -> Outcome<Result<OutlineReport, LspEditError>> {
         Outcome(self.lsp_edits().outline(path))
     }

@@ -77,6 +77,32 @@ fn outline_and_find_symbol_from_the_shell() {
         "{v}"
     );
 
+    // Declarations by default, the shell's words for the rest; `--all` lists them.
+    std::fs::write(
+        p.root.join("src/conf.ts"),
+        "export const conf = { retries: 3 };\n",
+    )
+    .unwrap();
+    let o = p.run(&["outline", "src/conf.ts"], "");
+    o.assert_code(0);
+    assert!(
+        o.stdout.starts_with("src/conf.ts (")
+            && o.stdout.contains("1 other symbol (imports, locals, object-literal keys) shown by `lspedit outline src/conf.ts --all`")
+            && !o.stdout.contains("conf/retries"),
+        "{}",
+        o.stdout
+    );
+    let all = p.run(&["outline", "src/conf.ts", "--all", "--json"], "");
+    all.assert_code(0);
+    let names: Vec<String> = all.json()["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name_path"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(names, ["conf", "conf/retries"], "{}", all.stdout);
+    assert_eq!(all.json()["hidden"], 0);
+
     let f = p.run(&["find-symbol", "Cart/total", "--exact", "--body"], "");
     f.assert_code(0);
     assert!(

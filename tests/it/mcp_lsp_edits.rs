@@ -181,6 +181,33 @@ async fn outline_and_find_symbol_over_mcp() {
     assert_eq!(structured(&none)["matches"], json!([]));
     assert_eq!(structured(&none)["suggestions"][0], "Cart/total");
 
+    // Declarations by default; `all` adds the keys of the object literal, and the
+    // structured result counts them while they are left out.
+    std::fs::write(
+        project.root.join("src/conf.ts"),
+        "export const conf = { retries: 3 };\n",
+    )
+    .unwrap();
+    let names = |r: &rmcp::model::CallToolResult| -> Vec<String> {
+        structured(r)["symbols"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name_path"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let o = call(&client, "outline", json!({ "path": "src/conf.ts" })).await;
+    assert_eq!(names(&o), ["conf"], "{}", text(&o));
+    assert_eq!(structured(&o)["hidden"], 1, "{}", text(&o));
+    let all = call(
+        &client,
+        "outline",
+        json!({ "path": "src/conf.ts", "all": true }),
+    )
+    .await;
+    assert_eq!(names(&all), ["conf", "conf/retries"], "{}", text(&all));
+    assert_eq!(structured(&all).get("hidden"), None);
+
     let outside = call(&client, "outline", json!({ "path": "../x.ts" })).await;
     assert!(is_error(&outside));
     assert_eq!(structured(&outside)["reason"], "path_outside_workspace");
@@ -407,4 +434,73 @@ async fn lookups_over_mcp() {
     assert!(is_error(&unknown));
     assert_eq!(structured(&unknown)["reason"], "symbol_not_found");
     client.cancel().await.unwrap();
+}
+
+/// Regression: `lspedit mcp --no-diagnostics` refused every language-server tool as
+/// `no_server` (the flag dropped the pool). It turns off the checks after writes only: outline,
+/// references and a symbol edit run, the edit's result carries no diagnostics although its
+/// body is broken, and `diagnostics` says they are off.
+#[tokio::test]
+async fn no_diagnostics_keeps_the_language_server_tools() {
+    if !have_server(TS_SERVERS) {
+        return;
+    }
+    let project = Project::copy("ts-basic");
+    std::fs::write(project.root.join("src/cart.ts"), CART).unwrap();
+    let client = connect(&project.root, &["--no-diagnostics"]).await;
+
+    let o = call(&client, "outline", json!({ "path": "src/cart.ts" })).await;
+    assert!(!is_error(&o), "{}", text(&o));
+    assert!(
+        structured(&o)["symbols"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["name_path"] == "Cart/total"),
+        "{}",
+        text(&o)
+    );
+
+    let refs = call(
+        &client,
+        "references",
+        json!({ "path": "src/util.ts", "name_path": "add" }),
+    )
+    .await;
+    assert!(!is_error(&refs), "{}", text(&refs));
+    assert!(
+        structured(&refs)["locations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["path"] == "src/index.ts"),
+        "{}",
+        text(&refs)
+    );
+
+    let broken = call(
+        &client,
+        "replace_symbol_body",
+        json!({
+            "path": "src/cart.ts",
+            "name_path": "Cart/total",
+            "body": "total(): number {\n  return this.items.length +;\n}",
+        }),
+    )
+    .await;
+    assert!(!is_error(&broken), "{}", text(&broken));
+    assert_eq!(
+        structured(&broken)["status"],
+        "applied",
+        "{}",
+        text(&broken)
+    );
+    assert!(!text(&broken).contains("LSP errors"), "{}", text(&broken));
+
+    let d = call(&client, "diagnostics", json!({ "paths": ["src/cart.ts"] })).await;
+    assert!(
+        text(&d).contains("diagnostics are turned off for this session"),
+        "{}",
+        text(&d)
+    );
 }

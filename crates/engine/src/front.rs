@@ -66,6 +66,9 @@ pub enum Step<'a> {
     SymbolAnchors,
     /// Find the symbols of a file by name.
     FindSymbolIn { path: &'a str },
+    /// Outline a file or directory with every symbol its server gives, not only the
+    /// declarations.
+    OutlineAll { path: &'a str },
     /// Ask for diagnostics again (of `path`, when given).
     Diagnostics { path: Option<&'a str> },
     /// Propose the change again, to get a new patch id.
@@ -115,6 +118,7 @@ fn mcp(step: &Step<'_>) -> String {
         Step::CreateFile => "write_file".into(),
         Step::SymbolAnchors => "outline or find_symbol".into(),
         Step::FindSymbolIn { path } => format!("find_symbol with path=\"{path}\""),
+        Step::OutlineAll { path } => format!("outline with path=\"{path}\" and all=true"),
         Step::Diagnostics { path: Some(_) } => "call diagnostics on it".into(),
         Step::Diagnostics { path: None } => "call diagnostics".into(),
         Step::Propose => "call propose_edit".into(),
@@ -148,6 +152,7 @@ fn cli(step: &Step<'_>) -> String {
         Step::FindSymbolIn { path } => {
             format!("`lspedit find-symbol NAME --path {}`", shell_word(path))
         }
+        Step::OutlineAll { path } => format!("`lspedit outline {} --all`", shell_word(path)),
         Step::Diagnostics { path: Some(p) } => {
             format!("run `lspedit check {}`", shell_word(p))
         }
@@ -214,6 +219,7 @@ mod tests {
             Step::CreateFile,
             Step::SymbolAnchors,
             Step::FindSymbolIn { path: "src/a.ts" },
+            Step::OutlineAll { path: "src/a.ts" },
             Step::Diagnostics {
                 path: Some("src/a.ts"),
             },
@@ -265,6 +271,7 @@ mod tests {
         matches!(
             step,
             Step::Diagnostics { .. }
+                | Step::OutlineAll { .. }
                 | Step::Arg(Arg::Line | Arg::Symbol | Arg::Occurrence | Arg::Offset)
         )
     }

@@ -159,6 +159,10 @@ pub struct Script {
     pub incoming_calls: Option<Value>,
     /// See [`Script::call_items`].
     pub outgoing_calls: Option<Value>,
+    /// Answer this many `callHierarchy/incomingCalls` and `outgoingCalls` requests, then leave
+    /// every later one unanswered (a server still working through a huge hierarchy); `None`:
+    /// answer all.
+    pub calls_answered: Option<usize>,
     /// The answer to `textDocument/implementation`; with it the server offers the request.
     pub implementations: Option<Value>,
     /// The answer to `textDocument/typeDefinition`; with it the server offers the request.
@@ -482,6 +486,7 @@ impl Default for Script {
             call_items: None,
             incoming_calls: None,
             outgoing_calls: None,
+            calls_answered: None,
             implementations: None,
             type_definitions: None,
             position_encoding: None,

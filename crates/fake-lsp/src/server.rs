@@ -94,6 +94,9 @@ pub(crate) struct FakeServer {
     state: Mutex<State>,
     /// Publishes handed to tower-lsp so far (see [`Control::wait_published`]).
     publishes: AtomicU64,
+    /// `callHierarchy/incomingCalls` and `outgoingCalls` requests received so far (see
+    /// [`Script::calls_answered`]).
+    calls_asked: AtomicU64,
 }
 
 /// `value` as the typed answer tower-lsp sends (the script's JSON, which tests write as LSP).
@@ -136,6 +139,21 @@ impl FakeServer {
             control,
             state: Mutex::new(State::default()),
             publishes: AtomicU64::new(0),
+            calls_asked: AtomicU64::new(0),
+        }
+    }
+
+    /// Past [`Script::calls_answered`] calls requests, never answers (a server still working
+    /// through a huge hierarchy); the request is logged first, so a test can wait for it.
+    async fn calls_limit(&self, method: &str) {
+        let n = self.calls_asked.fetch_add(1, Ordering::SeqCst);
+        if self
+            .script
+            .calls_answered
+            .is_some_and(|answered| n >= answered as u64)
+        {
+            self.log.line(&format!("unanswered {method}"));
+            std::future::pending::<()>().await;
         }
     }
 
@@ -691,6 +709,7 @@ impl LanguageServer for FakeServer {
         &self,
         _: CallHierarchyIncomingCallsParams,
     ) -> Result<Option<Vec<CallHierarchyIncomingCall>>> {
+        self.calls_limit("callHierarchy/incomingCalls").await;
         typed(self.script.incoming_calls.clone().unwrap_or(Value::Null))
     }
 
@@ -698,6 +717,7 @@ impl LanguageServer for FakeServer {
         &self,
         _: CallHierarchyOutgoingCallsParams,
     ) -> Result<Option<Vec<CallHierarchyOutgoingCall>>> {
+        self.calls_limit("callHierarchy/outgoingCalls").await;
         typed(self.script.outgoing_calls.clone().unwrap_or(Value::Null))
     }
 

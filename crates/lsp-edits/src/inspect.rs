@@ -13,19 +13,23 @@
 //! `path:line kind name anchor` (the line holding its name), followed by its call sites as
 //! hashline lines (`42abcd|text`): for a caller the lines in its own file that call, for a callee
 //! the lines of the asked function that call it. Items outside the workspace are named by their
-//! path with `(outside the workspace)` and no anchor, and their files are never read.
+//! path with `(outside the workspace)` and no anchor, and their files are never read. The
+//! assembly is linear in the calls but for one sort and reads at most the listed calls' files
+//! ([`assemble`]); the server's answers get [`ANSWER_SHARE`] of the deadline and the wording the
+//! rest, and what the deadline cut off is named and makes the answer partial.
 //! Implementations and type definitions are locations, worded as `references` and `definition`
 //! word theirs. A server without the request is `lsp_unsupported`, naming the server and the
 //! request.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use lspedit_engine::{Anchor, LineHash, hashline};
+use lspedit_lsp::lsp_types::{SymbolKind, Url};
 use lspedit_lsp::{CallItem, Calls};
 use lspedit_tools::front::{Arg, Step, say};
 
-use super::position::{self, FileText, LineRef, SymbolAt, line_spans};
+use super::position::{self, FileText, LineRef, LineSpan, SymbolAt, line_spans};
 use super::symbol_edits;
 use super::symbols::kind_name;
 use super::{LocationsReport, LspEditError, LspEditProvider, LspEdits, convert, server_error};
@@ -41,6 +45,9 @@ pub const MAX_SITES: usize = 10;
 /// Items of one `prepareCallHierarchy` answer followed (servers give one; an overloaded name
 /// may give a few).
 const MAX_TARGETS: usize = 5;
+/// The share of a call hierarchy's deadline its server requests may take; the rest is left to
+/// word what came.
+const ANSWER_SHARE: f64 = 0.9;
 
 /// Where a lookup is asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -218,11 +225,12 @@ pub struct CallsReport {
     pub targets: Vec<CalledItem>,
     /// The calls, per target: workspace files first, by path and line; at most [`MAX_CALLS`] in all.
     pub calls: Vec<CallSite>,
-    /// Calls past [`MAX_CALLS`].
+    /// Calls not listed: past [`MAX_CALLS`], or not read by the deadline.
     pub more: usize,
     pub server: String,
     pub server_time: Duration,
-    /// The server was still loading the project: the list may be incomplete.
+    /// The list may be incomplete: the server was still loading the project, did not answer
+    /// for a target in time, or the deadline passed before every call was read.
     pub partial: bool,
 }
 
@@ -284,97 +292,62 @@ impl<'a> LspEdits<'a> {
     }
 
     /// `call_hierarchy` (read-only): the callers of a function (`Incoming`) or what it calls
-    /// (`Outgoing`), each with its call sites as hashline lines.
+    /// (`Outgoing`), each with its call sites as hashline lines. The server's answers are
+    /// awaited for nine tenths of the deadline; a target whose calls did not come by then is
+    /// named as unanswered, and what came is worded by the deadline (in time linear in the
+    /// calls, reading at most the listed calls' files): either makes the answer `partial`.
     pub fn call_hierarchy(
         &self,
         at: &LookupAt,
         direction: CallDirection,
     ) -> Result<CallsReport, LspEditError> {
-        let deadline = Instant::now() + self.config.timeout;
-        let (provider, spot) = self.locate(at, deadline)?;
+        let began = Instant::now();
+        let deadline = began + self.config.timeout;
+        let answer_by = began + self.config.timeout.mul_f64(ANSWER_SHARE);
+        let (provider, spot) = self.locate(at, answer_by)?;
         let rel = spot.file.rel.clone();
         let prepared = provider
-            .prepare_call_hierarchy(&spot.file.abs, &spot.file.text, spot.offset, deadline)
+            .prepare_call_hierarchy(&spot.file.abs, &spot.file.text, spot.offset, answer_by)
             .map_err(|e| server_error(&rel, e))?;
         let mut server_time = spot.server_time + prepared.server_time;
         let mut partial = prepared.partial;
-        let mut answers: Vec<(CallItem, Calls)> = Vec::new();
+        let mut answers: Vec<(&CallItem, Option<Calls>)> = Vec::new();
         for item in prepared.items.iter().take(MAX_TARGETS) {
-            let calls = match direction {
-                CallDirection::Incoming => provider.incoming_calls(item, deadline),
-                CallDirection::Outgoing => provider.outgoing_calls(item, deadline),
-            }
-            .map_err(|e| server_error(&rel, e))?;
+            let asked = match direction {
+                CallDirection::Incoming => provider.incoming_calls(item, answer_by),
+                CallDirection::Outgoing => provider.outgoing_calls(item, answer_by),
+            };
+            let calls = match asked {
+                Ok(calls) => calls,
+                // No answer in time: the targets answered so far are worth having.
+                Err(lspedit_lsp::LspError::Timeout { .. }) => {
+                    answers.push((item, None));
+                    continue;
+                }
+                Err(e) => return Err(server_error(&rel, e)),
+            };
             server_time += calls.server_time;
             partial |= calls.partial;
-            answers.push((item.clone(), calls));
+            answers.push((item, Some(calls)));
         }
-        let ws = self.tools.workspace();
-        let mut files = Files::default();
-        let targets: Vec<CalledItem> = answers
+        let asked: Vec<TargetCalls<'_>> = answers
             .iter()
-            .map(|(item, _)| files.called(ws, item))
+            .map(|(item, calls)| TargetCalls::new(item, calls.as_ref()))
             .collect();
-        let mut calls: Vec<CallSite> = Vec::new();
-        // Per target, the calls past [`MAX_CALLS`] in all.
-        let mut unlisted: Vec<usize> = Vec::new();
-        for (target, (item, answer)) in answers.iter().enumerate() {
-            let mut these: Vec<CallSite> = answer
-                .calls
-                .iter()
-                .map(|call| {
-                    let sites_uri = match direction {
-                        CallDirection::Incoming => &call.item.uri,
-                        CallDirection::Outgoing => &item.uri,
-                    };
-                    let mut sites: Vec<usize> = call
-                        .from_ranges
-                        .iter()
-                        .map(|r| r.start.line as usize + 1)
-                        .collect();
-                    sites.sort_unstable();
-                    sites.dedup();
-                    CallSite {
-                        item: files.called(ws, &call.item),
-                        sites_path: files.shown_path(ws, sites_uri),
-                        sites,
-                        target,
-                    }
-                })
-                .collect();
-            // The workspace's first, then by path and line.
-            these.sort_by(|a, b| {
-                let key = |c: &CallSite| (!c.item.in_workspace, c.item.path.clone(), c.item.line);
-                key(a)
-                    .cmp(&key(b))
-                    .then_with(|| a.item.name.cmp(&b.item.name))
-            });
-            these.dedup();
-            let room = MAX_CALLS - calls.len();
-            unlisted.push(these.len().saturating_sub(room));
-            these.truncate(room);
-            calls.extend(these);
-        }
-        let more = unlisted.iter().sum();
-        let llm = calls_text(
-            &spot,
-            direction,
-            &prepared.server,
-            &targets,
-            &calls,
-            &unlisted,
-            partial,
-            &files,
-        );
+        let mut files = WorkspaceFiles(self.tools.workspace());
+        let done = assemble(direction, &asked, &mut files, deadline);
+        let late = done.answered.iter().any(|a| !a) || done.unread.iter().any(|&n| n > 0);
+        let llm = calls_text(&spot, direction, &prepared.server, &done, partial);
+        let more = done.unlisted.iter().sum::<usize>() + done.unread.iter().sum::<usize>();
         Ok(CallsReport {
             llm_content: self.late_first(llm),
             direction,
-            targets,
-            calls,
+            targets: done.targets,
+            calls: done.calls,
             more,
             server: prepared.server,
             server_time,
-            partial,
+            partial: partial || late,
         })
     }
 
@@ -517,79 +490,293 @@ fn cap_hover(text: &str) -> (String, bool) {
     (out.join("\n"), true)
 }
 
-/// The workspace files a call hierarchy names, read once each (`None`: outside the workspace
-/// or unreadable, never read).
-#[derive(Default)]
-struct Files {
-    texts: BTreeMap<String, Option<String>>,
+/// Where a call hierarchy's paths and texts come from: the workspace ([`WorkspaceFiles`]), or a
+/// test's stand-in that counts what is asked.
+trait CallFiles {
+    /// The path shown for `uri` (workspace-relative, else absolute) and whether it names a
+    /// workspace file; the file is not read.
+    fn locate(&mut self, uri: &Url) -> (String, bool);
+    /// The text of the workspace file `rel` (`None`: not readable as text).
+    fn read(&mut self, rel: &str) -> Option<String>;
 }
 
-impl Files {
-    /// The path shown for `uri` (workspace-relative, else absolute), and the file's text when
-    /// it is a readable workspace file.
-    fn get(
-        &mut self,
-        ws: &lspedit_write::Workspace,
-        uri: &lspedit_lsp::lsp_types::Url,
-    ) -> (String, Option<&str>) {
-        match convert::confine_read(ws, uri) {
-            Some(rel) => {
-                let text = self
-                    .texts
-                    .entry(rel.clone())
-                    .or_insert_with(|| {
-                        ws.read(&rel)
-                            .ok()
-                            .flatten()
-                            .and_then(|b| String::from_utf8(b).ok())
-                    })
-                    .as_deref();
-                (rel, text)
-            }
+struct WorkspaceFiles<'a>(&'a lspedit_write::Workspace);
+
+impl CallFiles for WorkspaceFiles<'_> {
+    fn locate(&mut self, uri: &Url) -> (String, bool) {
+        match convert::confine_read(self.0, uri) {
+            Some(rel) => (rel, true),
             None => (
                 uri.to_file_path()
                     .map_or_else(|()| uri.to_string(), |p| p.display().to_string()),
-                None,
+                false,
             ),
         }
     }
 
-    fn shown_path(
-        &mut self,
-        ws: &lspedit_write::Workspace,
-        uri: &lspedit_lsp::lsp_types::Url,
-    ) -> String {
-        self.get(ws, uri).0
+    fn read(&mut self, rel: &str) -> Option<String> {
+        self.0
+            .read(rel)
+            .ok()
+            .flatten()
+            .and_then(|b| String::from_utf8(b).ok())
     }
+}
 
-    /// The text of a workspace file already named (`None` outside the workspace).
-    fn text(&self, path: &str) -> Option<&str> {
-        self.texts.get(path).and_then(Option::as_deref)
-    }
+/// A function, method or constructor of a call hierarchy as the server named it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Named<'a> {
+    name: &'a str,
+    kind: SymbolKind,
+    detail: Option<&'a str>,
+    uri: &'a Url,
+    /// The 1-based line holding its name.
+    line: usize,
+}
 
-    fn called(&mut self, ws: &lspedit_write::Workspace, item: &CallItem) -> CalledItem {
-        let line = item.selection_range.start.line as usize + 1;
-        let (path, text) = self.get(ws, &item.uri);
-        let in_workspace = convert::confine_read(ws, &item.uri).is_some();
-        let anchor = text.and_then(|t| {
-            let spans = line_spans(t);
-            spans.get(line - 1).map(|s| {
-                Anchor {
-                    line,
-                    hash: LineHash::of(&t[s.start..s.end]),
-                }
-                .to_string()
-            })
-        });
-        CalledItem {
-            name: item.name.clone(),
-            kind: kind_name(item.kind),
-            detail: item.detail.clone(),
-            path,
-            line,
-            anchor,
-            in_workspace,
+impl<'a> From<&'a CallItem> for Named<'a> {
+    fn from(item: &'a CallItem) -> Named<'a> {
+        Named {
+            name: &item.name,
+            kind: item.kind,
+            detail: item.detail.as_deref(),
+            uri: &item.uri,
+            line: item.selection_range.start.line as usize + 1,
         }
+    }
+}
+
+/// A caller or callee and the 1-based lines of its call sites, sorted, each once.
+struct Edge<'a> {
+    other: Named<'a>,
+    sites: Vec<usize>,
+}
+
+/// A target of a call hierarchy and its calls; `None`: no answer by the deadline.
+struct TargetCalls<'a> {
+    target: Named<'a>,
+    edges: Option<Vec<Edge<'a>>>,
+}
+
+impl<'a> TargetCalls<'a> {
+    fn new(item: &'a CallItem, calls: Option<&'a Calls>) -> TargetCalls<'a> {
+        TargetCalls {
+            target: Named::from(item),
+            edges: calls.map(|c| {
+                c.calls
+                    .iter()
+                    .map(|call| {
+                        let mut sites: Vec<usize> = call
+                            .from_ranges
+                            .iter()
+                            .map(|r| r.start.line as usize + 1)
+                            .collect();
+                        sites.sort_unstable();
+                        sites.dedup();
+                        Edge {
+                            other: Named::from(&call.item),
+                            sites,
+                        }
+                    })
+                    .collect()
+            }),
+        }
+    }
+}
+
+/// The texts of the workspace files a call hierarchy shows, each read once and split into
+/// lines once (`None`: unreadable).
+#[derive(Default)]
+struct Texts {
+    files: HashMap<String, Option<(String, Vec<LineSpan>)>>,
+}
+
+impl Texts {
+    fn load(&mut self, files: &mut dyn CallFiles, rel: &str) {
+        if !self.files.contains_key(rel) {
+            let read = files.read(rel).map(|t| {
+                let spans = line_spans(&t);
+                (t, spans)
+            });
+            self.files.insert(rel.to_owned(), read);
+        }
+    }
+
+    /// The text and lines of a workspace file already loaded.
+    fn get(&self, rel: &str) -> Option<(&str, &[LineSpan])> {
+        self.files
+            .get(rel)
+            .and_then(Option::as_ref)
+            .map(|(t, s)| (t.as_str(), s.as_slice()))
+    }
+
+    /// The anchor of 1-based `line` of `rel`, loading it.
+    fn anchor(&mut self, files: &mut dyn CallFiles, rel: &str, line: usize) -> Option<String> {
+        self.load(files, rel);
+        let (text, spans) = self.get(rel)?;
+        let span = spans.get(line.checked_sub(1)?)?;
+        Some(
+            Anchor {
+                line,
+                hash: LineHash::of(&text[span.start..span.end]),
+            }
+            .to_string(),
+        )
+    }
+}
+
+/// The paths of the URIs a call hierarchy names, each located once; a URI not yet located
+/// once the deadline has passed is not located (`cut`).
+struct Places<'a, 'f> {
+    files: &'f mut dyn CallFiles,
+    index: HashMap<&'a Url, usize>,
+    /// Path shown and whether it is a workspace file, per located URI.
+    places: Vec<(String, bool)>,
+    deadline: Instant,
+}
+
+impl<'a> Places<'a, '_> {
+    /// The place of `uri`; `None` when it was not located before the deadline (unless
+    /// `always`: the targets, at most [`MAX_TARGETS`]).
+    fn of(&mut self, uri: &'a Url, always: bool) -> Option<usize> {
+        if let Some(&i) = self.index.get(uri) {
+            return Some(i);
+        }
+        if !always && Instant::now() >= self.deadline {
+            return None;
+        }
+        self.places.push(self.files.locate(uri));
+        self.index.insert(uri, self.places.len() - 1);
+        Some(self.places.len() - 1)
+    }
+}
+
+/// One call of a target, placed, before it is listed.
+#[derive(PartialEq, Eq)]
+struct Row<'a> {
+    other: Named<'a>,
+    place: usize,
+    sites_place: usize,
+    sites: &'a [usize],
+}
+
+/// A call hierarchy ready to be worded.
+struct Assembled {
+    targets: Vec<CalledItem>,
+    /// Per target: whether its calls came by the deadline.
+    answered: Vec<bool>,
+    /// Per target's calls: workspace files first, by path and line; at most [`MAX_CALLS`].
+    calls: Vec<CallSite>,
+    /// Per target: calls past [`MAX_CALLS`] in all.
+    unlisted: Vec<usize>,
+    /// Per target: calls whose file was not located by the deadline.
+    unread: Vec<usize>,
+    /// The workspace files of the calls listed and of the targets.
+    texts: Texts,
+}
+
+/// The calls of each target placed, sorted (workspace files first, by path, line and name),
+/// each once, and the first [`MAX_CALLS`] in all listed. Linear in the calls but for the sort:
+/// each URI is located once (none more after `deadline`: those calls are counted as unread),
+/// and only the files of the targets and of the calls listed are read, once each.
+fn assemble(
+    direction: CallDirection,
+    asked: &[TargetCalls<'_>],
+    files: &mut dyn CallFiles,
+    deadline: Instant,
+) -> Assembled {
+    let mut places = Places {
+        files,
+        index: HashMap::new(),
+        places: Vec::new(),
+        deadline,
+    };
+    let target_places: Vec<usize> = asked
+        .iter()
+        .map(|t| places.of(t.target.uri, true).unwrap_or_default())
+        .collect();
+    let mut listed: Vec<(usize, Row<'_>)> = Vec::new();
+    let (mut unlisted, mut unread) = (Vec::new(), Vec::new());
+    for (t, target) in asked.iter().enumerate() {
+        let mut rows: Vec<Row<'_>> = Vec::new();
+        let mut missed = 0;
+        for edge in target.edges.iter().flatten() {
+            let Some(place) = places.of(edge.other.uri, false) else {
+                missed += 1;
+                continue;
+            };
+            rows.push(Row {
+                other: edge.other,
+                place,
+                sites_place: match direction {
+                    CallDirection::Incoming => place,
+                    CallDirection::Outgoing => target_places[t],
+                },
+                sites: &edge.sites,
+            });
+        }
+        let shown = &places.places;
+        rows.sort_by(|a, b| {
+            let (pa, pb) = (&shown[a.place], &shown[b.place]);
+            (!pa.1, pa.0.as_str(), a.other.line, a.other.name).cmp(&(
+                !pb.1,
+                pb.0.as_str(),
+                b.other.line,
+                b.other.name,
+            ))
+        });
+        rows.dedup();
+        let room = MAX_CALLS - listed.len();
+        unlisted.push(rows.len().saturating_sub(room));
+        unread.push(missed);
+        listed.extend(rows.into_iter().take(room).map(|r| (t, r)));
+    }
+    let Places {
+        files,
+        places: shown,
+        ..
+    } = places;
+    let mut texts = Texts::default();
+    let called = |texts: &mut Texts, files: &mut dyn CallFiles, named: Named<'_>, place| {
+        let (path, in_workspace): &(String, bool) = &shown[place];
+        CalledItem {
+            name: named.name.to_owned(),
+            kind: kind_name(named.kind),
+            detail: named.detail.map(str::to_owned),
+            path: path.clone(),
+            line: named.line,
+            anchor: in_workspace
+                .then(|| texts.anchor(files, path, named.line))
+                .flatten(),
+            in_workspace: *in_workspace,
+        }
+    };
+    let targets: Vec<CalledItem> = asked
+        .iter()
+        .zip(&target_places)
+        .map(|(t, &place)| called(&mut texts, &mut *files, t.target, place))
+        .collect();
+    let mut calls = Vec::with_capacity(listed.len());
+    for (target, row) in listed {
+        let item = called(&mut texts, &mut *files, row.other, row.place);
+        let (sites_path, sites_in_workspace) = &shown[row.sites_place];
+        if *sites_in_workspace {
+            texts.load(&mut *files, sites_path);
+        }
+        calls.push(CallSite {
+            item,
+            sites_path: sites_path.clone(),
+            sites: row.sites.to_vec(),
+            target,
+        });
+    }
+    Assembled {
+        targets,
+        answered: asked.iter().map(|t| t.edges.is_some()).collect(),
+        calls,
+        unlisted,
+        unread,
+        texts,
     }
 }
 
@@ -607,19 +794,15 @@ fn item_line(i: &CalledItem) -> String {
     s
 }
 
-#[allow(clippy::too_many_arguments)] // reason: the facts of one answer, worded in one place
 fn calls_text(
     spot: &Spot,
     direction: CallDirection,
     server: &str,
-    targets: &[CalledItem],
-    calls: &[CallSite],
-    unlisted: &[usize],
+    done: &Assembled,
     partial: bool,
-    files: &Files,
 ) -> String {
     let what = &spot.what;
-    if targets.is_empty() {
+    if done.targets.is_empty() {
         let mut llm = format!(
             "No call hierarchy for `{what}` at {}:{}: {server} finds no function, method or constructor there.",
             spot.file.rel, spot.line
@@ -634,10 +817,18 @@ fn calls_text(
         CallDirection::Outgoing => ("callee", "callees"),
     };
     let mut sections = Vec::new();
-    for (t, target) in targets.iter().enumerate() {
-        let mine: Vec<&CallSite> = calls.iter().filter(|c| c.target == t).collect();
-        let more = unlisted.get(t).copied().unwrap_or(0);
-        let n = mine.len() + more;
+    for (t, target) in done.targets.iter().enumerate() {
+        if !done.answered[t] {
+            sections.push(format!(
+                "No answer from {server} about the {many} of `{what}` ({}) by the deadline; ask again shortly.",
+                item_line(target)
+            ));
+            continue;
+        }
+        let mine: Vec<&CallSite> = done.calls.iter().filter(|c| c.target == t).collect();
+        let more = done.unlisted[t];
+        let unread = done.unread[t];
+        let n = mine.len() + more + unread;
         let mut s = if n == 0 {
             format!(
                 "No {many} of `{what}` ({}) found ({server}).",
@@ -660,8 +851,8 @@ fn calls_text(
         for c in mine {
             s.push('\n');
             s.push_str(&item_line(&c.item));
-            // The sites' file was read when the call was named (never outside the workspace).
-            let Some(text) = files.text(&c.sites_path) else {
+            // The sites' file was read when the call was listed (never outside the workspace).
+            let Some((text, spans)) = done.texts.get(&c.sites_path) else {
                 if !c.sites.is_empty() {
                     s.push_str(&format!(
                         "\ncalls at {} line {}",
@@ -671,9 +862,8 @@ fn calls_text(
                 }
                 continue;
             };
-            let spans = line_spans(text);
             for &n in c.sites.iter().take(MAX_SITES) {
-                if let Some(sp) = spans.get(n - 1) {
+                if let Some(sp) = n.checked_sub(1).and_then(|i| spans.get(i)) {
                     s.push('\n');
                     s.push_str(&lspedit_tools::render::cap_line(&hashline(
                         n,
@@ -692,6 +882,11 @@ fn calls_text(
         if more > 0 {
             s.push_str(&format!(
                 "\n... and {more} more {many}; ask about a narrower symbol."
+            ));
+        }
+        if unread > 0 {
+            s.push_str(&format!(
+                "\n... and {unread} more {many} not read by the deadline; ask about a narrower symbol."
             ));
         }
         sections.push(s);
@@ -846,6 +1041,216 @@ mod tests {
         assert_eq!(
             symbol_edits::name_offset(&resolved(odd, "other", 2, 2..21)),
             6
+        );
+    }
+
+    /// Files for [`assemble`] that count what is asked: every path is a workspace file of
+    /// `lines` lines (`line N`).
+    struct Counting {
+        located: HashMap<String, usize>,
+        read: HashMap<String, usize>,
+        lines: usize,
+    }
+
+    impl CallFiles for Counting {
+        fn locate(&mut self, uri: &Url) -> (String, bool) {
+            *self.located.entry(uri.to_string()).or_default() += 1;
+            (uri.path().trim_start_matches('/').to_owned(), true)
+        }
+
+        fn read(&mut self, rel: &str) -> Option<String> {
+            *self.read.entry(rel.to_owned()).or_default() += 1;
+            Some((1..=self.lines).map(|n| format!("line {n}\n")).collect())
+        }
+    }
+
+    /// 40,000 callers of `t` spread over 400 files (100 each, on lines 1-100), in the reverse
+    /// of the order they are listed in, ten of them twice.
+    struct Many {
+        target: Url,
+        urls: Vec<Url>,
+        names: Vec<String>,
+    }
+
+    const CALLERS: usize = 40_000;
+    const FILES: usize = 400;
+
+    impl Many {
+        fn new() -> Many {
+            Many {
+                target: Url::parse("file:///t.ts").unwrap(),
+                urls: (0..FILES)
+                    .map(|f| Url::parse(&format!("file:///f{f:03}.ts")).unwrap())
+                    .collect(),
+                names: (0..CALLERS).map(|i| format!("caller{i}")).collect(),
+            }
+        }
+
+        fn named<'a>(uri: &'a Url, name: &'a str, line: usize) -> Named<'a> {
+            Named {
+                name,
+                kind: SymbolKind::FUNCTION,
+                detail: None,
+                uri,
+                line,
+            }
+        }
+
+        fn asked(&self) -> Vec<TargetCalls<'_>> {
+            let mut edges: Vec<Edge<'_>> = (0..CALLERS)
+                .rev()
+                .map(|i| Edge {
+                    other: Many::named(&self.urls[i / 100], &self.names[i], i % 100 + 1),
+                    sites: vec![i % 100 + 2],
+                })
+                .collect();
+            for i in 0..10 {
+                edges.push(Edge {
+                    other: Many::named(&self.urls[i / 100], &self.names[i], i % 100 + 1),
+                    sites: vec![i % 100 + 2],
+                });
+            }
+            vec![TargetCalls {
+                target: Many::named(&self.target, "t", 1),
+                edges: Some(edges),
+            }]
+        }
+    }
+
+    fn counting() -> Counting {
+        Counting {
+            located: HashMap::new(),
+            read: HashMap::new(),
+            lines: 200,
+        }
+    }
+
+    /// Regression: 40,000 callers took 67 s, each caller's file split into lines again and its
+    /// path resolved again. Now each URI is located once and only the listed callers' files
+    /// (and the target's) are read, once each, whatever the number of callers.
+    #[test]
+    fn many_callers_locate_each_file_once_and_read_only_the_listed_ones() {
+        let many = Many::new();
+        let asked = many.asked();
+        let mut files = counting();
+        let later = Instant::now() + Duration::from_secs(3600);
+        let done = assemble(CallDirection::Incoming, &asked, &mut files, later);
+        assert_eq!(files.located.len(), FILES + 1);
+        assert!(
+            files.located.values().all(|&n| n == 1),
+            "a URI located twice"
+        );
+        // The 50 listed callers all sit in the first file by path.
+        let mut read: Vec<(&str, usize)> =
+            files.read.iter().map(|(p, n)| (p.as_str(), *n)).collect();
+        read.sort_unstable();
+        assert_eq!(read, [("f000.ts", 1), ("t.ts", 1)]);
+        assert_eq!(done.calls.len(), MAX_CALLS);
+        assert_eq!(
+            done.unlisted,
+            [CALLERS - MAX_CALLS],
+            "duplicates count once"
+        );
+        assert_eq!(done.unread, [0]);
+        let first: Vec<(&str, usize, &str)> = done
+            .calls
+            .iter()
+            .take(3)
+            .map(|c| (c.item.path.as_str(), c.item.line, c.item.name.as_str()))
+            .collect();
+        assert_eq!(
+            first,
+            [
+                ("f000.ts", 1, "caller0"),
+                ("f000.ts", 2, "caller1"),
+                ("f000.ts", 3, "caller2")
+            ]
+        );
+        let anchor = hashline(1, "line 1");
+        assert_eq!(
+            done.calls[0].item.anchor.as_deref(),
+            anchor.split('|').next()
+        );
+        assert_eq!(done.calls[0].sites, [2]);
+        assert!(done.texts.get("f000.ts").is_some());
+    }
+
+    fn spot() -> Spot {
+        Spot {
+            file: FileText {
+                rel: "t.ts".into(),
+                abs: "/t.ts".into(),
+                text: "t\n".into(),
+            },
+            offset: 0,
+            line: 1,
+            what: "t".into(),
+            server_time: Duration::ZERO,
+        }
+    }
+
+    /// Past the deadline nothing more is located: the target is named, its callers counted as
+    /// not read, and the text says so.
+    #[test]
+    fn past_the_deadline_the_callers_not_read_are_counted_and_said() {
+        let many = Many::new();
+        let asked = many.asked();
+        let mut files = counting();
+        let done = assemble(CallDirection::Incoming, &asked, &mut files, Instant::now());
+        assert_eq!(files.located.len(), 1, "the target only");
+        assert!(done.calls.is_empty());
+        assert_eq!(done.unread, [CALLERS + 10]);
+        let text = calls_text(&spot(), CallDirection::Incoming, "fake", &done, false);
+        let anchor = hashline(1, "line 1");
+        let anchor = anchor.split('|').next().unwrap();
+        assert_eq!(
+            text,
+            format!(
+                "40010 callers of `t` (t.ts:1 function t {anchor}) (fake), each with its call sites:\n... and 40010 more callers not read by the deadline; ask about a narrower symbol."
+            )
+        );
+    }
+
+    /// A target whose calls did not come by the deadline is named as unanswered, beside the
+    /// ones that came.
+    #[test]
+    fn a_target_without_an_answer_says_so() {
+        let t = Url::parse("file:///t.ts").unwrap();
+        let c = Url::parse("file:///c.ts").unwrap();
+        let asked = [
+            TargetCalls {
+                target: Many::named(&t, "t", 1),
+                edges: Some(vec![Edge {
+                    other: Many::named(&c, "c", 3),
+                    sites: vec![4],
+                }]),
+            },
+            TargetCalls {
+                target: Many::named(&t, "t", 2),
+                edges: None,
+            },
+        ];
+        let mut files = counting();
+        let later = Instant::now() + Duration::from_secs(3600);
+        let done = assemble(CallDirection::Incoming, &asked, &mut files, later);
+        assert_eq!(done.answered, [true, false]);
+        let text = calls_text(&spot(), CallDirection::Incoming, "fake", &done, false);
+        let a = |n: usize| {
+            hashline(n, &format!("line {n}"))
+                .split('|')
+                .next()
+                .unwrap()
+                .to_owned()
+        };
+        assert_eq!(
+            text,
+            format!(
+                "1 caller of `t` (t.ts:1 function t {}) (fake), each with its call sites:\nc.ts:3 function c {}\n{}\n\nNo answer from fake about the callers of `t` (t.ts:2 function t {}) by the deadline; ask again shortly.",
+                a(1),
+                a(3),
+                hashline(4, "line 4"),
+                a(2)
+            )
         );
     }
 

@@ -46,8 +46,9 @@ pub use position::{LineRef, SymbolAt};
 pub use symbol_edits::{SymbolEdit, SymbolEditKind};
 pub use symbols::{
     FindQuery, FindReport, MAX_BODIES, MAX_BODY_LINES, MAX_FILES, MAX_MATCHES, MAX_OUTLINE_FILES,
-    MAX_OUTLINE_LINES, OutlineFile, OutlineReport, SymbolEntry, SymbolHit, container_name,
-    kind_name, kind_names, matches as name_path_matches, suggest,
+    MAX_OUTLINE_LINES, OutlineFile, OutlineOptions, OutlineReport, SymbolEntry, SymbolHit,
+    container_name, is_declaration, is_import, kind_name, kind_names, matches as name_path_matches,
+    suggest,
 };
 
 use lspedit_tools::Tools;
@@ -878,12 +879,28 @@ impl<'a> LspEdits<'a> {
         ))
     }
 
-    /// `outline` (read-only): a file's symbols as a tree, or the top-level symbols of each file
-    /// of a directory a server reads (non-recursive, capped), with name paths, anchors and line
-    /// ranges (`symbols.rs`).
+    /// `outline` (read-only): a file's declarations as a tree, or the top-level ones of each
+    /// file of a directory a server reads (non-recursive, capped), with name paths, anchors and
+    /// line ranges (`symbols.rs`). Import bindings, locals and object-literal keys are left out
+    /// ([`is_declaration`]); [`LspEdits::outline_with`] lists them too.
     pub fn outline(&self, path: &str) -> Result<OutlineReport, LspEditError> {
+        self.outline_with(path, OutlineOptions::default())
+    }
+
+    /// [`LspEdits::outline`] with `options` (`all`: every symbol the server gives).
+    pub fn outline_with(
+        &self,
+        path: &str,
+        options: OutlineOptions,
+    ) -> Result<OutlineReport, LspEditError> {
         let deadline = Instant::now() + self.config.timeout;
-        let mut r = symbols::outline(self.tools.workspace(), self.provider, path, deadline)?;
+        let mut r = symbols::outline(
+            self.tools.workspace(),
+            self.provider,
+            path,
+            options,
+            deadline,
+        )?;
         if let Some(late) = self.tools.take_late_feedback() {
             r.llm_content = format!("{late}\n\n{}", r.llm_content);
         }

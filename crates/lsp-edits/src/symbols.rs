@@ -135,6 +135,79 @@ const KINDS: &[(SymbolKind, &str)] = &[
     (SymbolKind::TYPE_PARAMETER, "type_parameter"),
 ];
 
+/// The kinds whose children are declarations in their own right: a file, module, namespace or
+/// package, a class, interface, enum or struct, and an object (rust-analyzer's impl blocks). A
+/// function's, method's or constructor's children are its locals; a variable's, constant's,
+/// property's or field's are the keys of the value it holds (an object literal's fields); a
+/// key's, array's or other value's are more of the value.
+const CONTAINERS: &[SymbolKind] = &[
+    SymbolKind::FILE,
+    SymbolKind::MODULE,
+    SymbolKind::NAMESPACE,
+    SymbolKind::PACKAGE,
+    SymbolKind::CLASS,
+    SymbolKind::INTERFACE,
+    SymbolKind::ENUM,
+    SymbolKind::STRUCT,
+    SymbolKind::OBJECT,
+];
+
+/// Whether `outline` shows, by default, a symbol whose parents from the top have `parents`
+/// kinds (empty: a top-level symbol): every parent is a container of declarations
+/// (`CONTAINERS`). So a top-level symbol of any kind is shown, and so are the members of a
+/// class, struct, interface, enum, module or impl block, at any depth through such containers;
+/// a function's locals and nested functions, and the keys of an object literal held by a
+/// variable, constant, property or field, are not, nor is anything below them. Import
+/// bindings, which a server may give as top-level variables, are told by the text
+/// ([`is_import`]).
+pub fn is_declaration(parents: &[SymbolKind]) -> bool {
+    parents.iter().all(|k| CONTAINERS.contains(k))
+}
+
+/// How far before a symbol [`is_import`] looks for the `import` keyword.
+const MAX_IMPORT_CLAUSE: usize = 4_096;
+
+/// Whether the symbol whose declaration starts at byte `at` of `text` is an import binding: the
+/// text before it, back to the nearest whole word `import`, is an import clause's head —
+/// names, `as`, `type`, `*`, `,`, blanks and an opening `{` or `(`, a line break only after
+/// such a bracket. So `import { a,\n  b }`, `import * as ns`, `from m import x as y` and
+/// `import os` name import bindings; `import os` followed on the next line by `LIMIT = 1` does
+/// not make `LIMIT` one. Servers give the kind of an import binding as that of any variable
+/// (tsc7: `variable add`), so the kind cannot say it; the text can.
+pub fn is_import(text: &str, at: usize) -> bool {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let mut from = at.saturating_sub(MAX_IMPORT_CLAUSE);
+    while !text.is_char_boundary(from) {
+        from += 1;
+    }
+    let before = &text[from..at];
+    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    // The nearest whole word `import` before `at`.
+    let Some(keyword) = before.rmatch_indices("import").find_map(|(i, _)| {
+        let prev = before[..i].chars().next_back();
+        let next = before[i + 6..].chars().next();
+        let whole = !prev.is_some_and(|c| is_word(c) || c == '.')
+            && next.is_some_and(|c| c.is_whitespace() || c == '{' || c == '*' || c == '(');
+        whole.then_some(i + 6)
+    }) else {
+        return false;
+    };
+    let mut bracket = false;
+    for c in before[keyword..].chars() {
+        match c {
+            '{' | '(' => bracket = true,
+            '\n' if !bracket => return false,
+            ',' | '*' => {}
+            c if c.is_whitespace() || is_word(c) => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
 /// One symbol of a file, in the model's terms.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SymbolEntry {
@@ -166,6 +239,14 @@ pub struct OutlineFile {
     pub symbols: Vec<SymbolEntry>,
 }
 
+/// What `outline` lists.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OutlineOptions {
+    /// Every symbol the server gives (import bindings, a function's locals, the keys of an
+    /// object literal), not only the declarations ([`is_declaration`]).
+    pub all: bool,
+}
+
 /// The answer of `outline`.
 #[derive(Debug, Clone)]
 pub struct OutlineReport {
@@ -178,6 +259,9 @@ pub struct OutlineReport {
     pub left_out: Vec<String>,
     /// A server was still loading the project when it answered.
     pub partial: bool,
+    /// Symbols the server gave that are not declarations, left out (without
+    /// [`OutlineOptions::all`]).
+    pub hidden: usize,
     pub server_time: Duration,
 }
 
@@ -310,21 +394,25 @@ pub fn suggest<'a>(query: &str, seen: impl IntoIterator<Item = &'a str>) -> Vec<
 }
 
 /// Every symbol of `symbols` as an entry of the file `path` (whose text and lines are given),
-/// depth first, with its normalised name path, and the server's range of its whole declaration.
+/// depth first, with its normalised name path, the server's range of its whole declaration,
+/// and whether `outline` shows it by default ([`is_declaration`], not [`is_import`]).
 fn entries(
     path: &str,
     symbols: &[Symbol],
     text: &str,
     spans: &[LineSpan],
-) -> Vec<(SymbolEntry, Range)> {
-    fn go(
-        prefix: &str,
-        depth: usize,
-        symbols: &[Symbol],
-        ctx: &(&str, &str, &[LineSpan]),
-        out: &mut Vec<(SymbolEntry, Range)>,
-    ) {
-        let (path, text, spans) = *ctx;
+    encoding: lspedit_lsp::PositionEncoding,
+) -> Vec<(SymbolEntry, Range, bool)> {
+    struct Walk<'a> {
+        path: &'a str,
+        text: &'a str,
+        spans: &'a [LineSpan],
+        encoding: lspedit_lsp::PositionEncoding,
+        /// The kinds of the symbols above the one visited, from the top.
+        parents: Vec<SymbolKind>,
+        out: Vec<(SymbolEntry, Range, bool)>,
+    }
+    fn go(w: &mut Walk<'_>, prefix: &str, symbols: &[Symbol]) {
         for s in symbols {
             let own = container_name(&s.name);
             let name_path = if prefix.is_empty() {
@@ -332,16 +420,21 @@ fn entries(
             } else {
                 format!("{prefix}/{own}")
             };
-            let line = one_based_line(s.selection_range.start.line, spans);
-            let (start_line, end_line) = lines_of(s.range, spans);
-            let content = spans.get(line - 1).map_or("", |sp| &text[sp.start..sp.end]);
-            out.push((
+            let line = one_based_line(s.selection_range.start.line, w.spans);
+            let (start_line, end_line) = lines_of(s.range, w.spans);
+            let content = w
+                .spans
+                .get(line - 1)
+                .map_or("", |sp| &w.text[sp.start..sp.end]);
+            let declared =
+                is_declaration(&w.parents) && !is_import(w.text, w.offset(s.range.start));
+            w.out.push((
                 SymbolEntry {
-                    path: path.to_owned(),
+                    path: w.path.to_owned(),
                     name_path: name_path.clone(),
                     name: s.name.clone(),
                     kind: kind_name(s.kind),
-                    depth,
+                    depth: w.parents.len(),
                     line,
                     anchor: Anchor {
                         line,
@@ -353,13 +446,34 @@ fn entries(
                     detail: s.detail.clone(),
                 },
                 s.range,
+                declared,
             ));
-            go(&name_path, depth + 1, &s.children, ctx, out);
+            w.parents.push(s.kind);
+            go(w, &name_path, &s.children);
+            w.parents.pop();
         }
     }
-    let mut out = Vec::new();
-    go("", 0, symbols, &(path, text, spans), &mut out);
-    out
+    impl Walk<'_> {
+        /// The byte offset of `pos`, found within its line (clamped to the text).
+        fn offset(&self, pos: lspedit_lsp::lsp_types::Position) -> usize {
+            let Some(span) = self.spans.get(pos.line as usize) else {
+                return self.text.len();
+            };
+            let line = &self.text[span.start..span.end];
+            let within = lspedit_lsp::lsp_types::Position::new(0, pos.character);
+            span.start + self.encoding.offset(line, within).unwrap_or(line.len())
+        }
+    }
+    let mut w = Walk {
+        path,
+        text,
+        spans,
+        encoding,
+        parents: Vec::new(),
+        out: Vec::new(),
+    };
+    go(&mut w, "", symbols);
+    w.out
 }
 
 /// A 0-based LSP line as a 1-based line of the file, clamped to it.
@@ -503,6 +617,8 @@ pub(crate) struct FileSymbols {
     pub entries: Vec<SymbolEntry>,
     /// The server's range of each entry's whole declaration, in `encoding`.
     pub ranges: Vec<Range>,
+    /// Whether `outline` shows each entry by default ([`is_declaration`], not [`is_import`]).
+    pub declared: Vec<bool>,
     pub encoding: lspedit_lsp::PositionEncoding,
     pub server: String,
     pub partial: bool,
@@ -518,12 +634,27 @@ pub(crate) fn file_symbols(
         .document_symbols(&file.abs, &file.text, deadline)
         .map_err(|e| server_error(&file.rel, e))?;
     let spans = line_spans(&file.text);
-    let (entries, ranges) = entries(&file.rel, &answer.symbols, &file.text, &spans)
-        .into_iter()
-        .unzip();
+    let mut found = entries(
+        &file.rel,
+        &answer.symbols,
+        &file.text,
+        &spans,
+        answer.encoding,
+    );
+    let mut ranges = Vec::with_capacity(found.len());
+    let mut declared = Vec::with_capacity(found.len());
+    let entries = found
+        .drain(..)
+        .map(|(e, r, d)| {
+            ranges.push(r);
+            declared.push(d);
+            e
+        })
+        .collect();
     Ok(FileSymbols {
         entries,
         ranges,
+        declared,
         encoding: answer.encoding,
         server: answer.server,
         partial: answer.partial,
@@ -570,11 +701,13 @@ pub(crate) fn outline_line(e: &SymbolEntry, base_depth: usize) -> String {
 }
 
 /// `outline` of `path`, a file (its whole tree) or a directory (the top-level symbols of each
-/// file in it that a server reads, non-recursive).
+/// file in it that a server reads, non-recursive): the declarations ([`is_declaration`]), or
+/// with [`OutlineOptions::all`] every symbol.
 pub(crate) fn outline(
     ws: &Workspace,
     provider: Option<&dyn LspEditProvider>,
     path: &str,
+    options: OutlineOptions,
     deadline: Instant,
 ) -> Result<OutlineReport, LspEditError> {
     let no_server =
@@ -582,28 +715,40 @@ pub(crate) fn outline(
     if let Some(dir) = as_dir(ws, path)? {
         let shown = ws.display_path(&dir);
         let provider = provider.ok_or_else(|| no_server(&shown, dir.clone()))?;
-        return outline_dir(ws, provider, &dir, deadline);
+        return outline_dir(ws, provider, &dir, options, deadline);
     }
     let file = read_source(ws, path)?;
     let provider = provider
         .filter(|p| p.handles(&file.abs))
         .ok_or_else(|| no_server(&file.rel, file.abs.clone()))?;
     let found = file_symbols(provider, &file, deadline)?;
-    let n = found.entries.len();
+    let (symbols, hidden) = shown(found.entries, &found.declared, options);
+    let n = symbols.len();
     let mut llm = if n == 0 {
-        format!("{} ({}): no symbols.", file.rel, found.server)
-    } else {
         format!(
-            "{} ({}): {n} symbol{}",
+            "{} ({}): no {}",
             file.rel,
             found.server,
-            if n == 1 { "" } else { "s" }
+            if hidden == 0 {
+                "symbols"
+            } else {
+                "declarations"
+            }
+        )
+    } else {
+        format!(
+            "{} ({}): {}",
+            file.rel,
+            found.server,
+            plural(n, "symbol", "symbols")
         )
     };
+    llm.push_str(&hidden_note(hidden, &file.rel));
+    llm.push_str(if n == 0 { "." } else { "" });
     if found.partial {
         llm.push_str(&partial_note(&BTreeSet::from([found.server.clone()])));
     }
-    for e in found.entries.iter().take(MAX_OUTLINE_LINES) {
+    for e in symbols.iter().take(MAX_OUTLINE_LINES) {
         llm.push('\n');
         llm.push_str(&outline_line(e, 0));
     }
@@ -620,18 +765,54 @@ pub(crate) fn outline(
         files: vec![OutlineFile {
             path: file.rel,
             server: found.server,
-            symbols: found.entries,
+            symbols,
         }],
         left_out: Vec::new(),
         partial: found.partial,
+        hidden,
         server_time: found.server_time,
     })
+}
+
+/// The entries `outline` shows (each with its `declared` flag, as [`FileSymbols::declared`]
+/// gives them) and how many it leaves out: every one with [`OutlineOptions::all`], else the
+/// declarations.
+fn shown(
+    entries: Vec<SymbolEntry>,
+    declared: &[bool],
+    options: OutlineOptions,
+) -> (Vec<SymbolEntry>, usize) {
+    if options.all {
+        return (entries, 0);
+    }
+    let total = entries.len();
+    let kept: Vec<SymbolEntry> = entries
+        .into_iter()
+        .zip(declared)
+        .filter_map(|(e, &d)| d.then_some(e))
+        .collect();
+    let hidden = total - kept.len();
+    (kept, hidden)
+}
+
+/// `; K more (...) shown by <outline with all>` after an outline's head, when it left `hidden`
+/// symbols out; empty otherwise.
+fn hidden_note(hidden: usize, path: &str) -> String {
+    if hidden == 0 {
+        return String::new();
+    }
+    format!(
+        "; {} (imports, locals, object-literal keys) shown by {}",
+        plural(hidden, "other symbol", "other symbols"),
+        say(&Step::OutlineAll { path })
+    )
 }
 
 fn outline_dir(
     ws: &Workspace,
     provider: &dyn LspEditProvider,
     dir: &Path,
+    options: OutlineOptions,
     deadline: Instant,
 ) -> Result<OutlineReport, LspEditError> {
     let shown_dir = ws.display_path(dir);
@@ -649,6 +830,7 @@ fn outline_dir(
     let mut past_cap: Vec<String> = Vec::new();
     let mut loading = BTreeSet::new();
     let mut server_time = Duration::ZERO;
+    let mut hidden = 0;
     let mut lines = 0;
     let mut body = String::new();
     let mut first_error = None;
@@ -675,7 +857,15 @@ fn outline_dir(
             loading.insert(found.server.clone());
         }
         server_time += found.server_time;
-        let top: Vec<SymbolEntry> = found.entries.into_iter().filter(|e| e.depth == 0).collect();
+        // Only the top level is listed: what the rule leaves out of it counts.
+        let (top, declared): (Vec<SymbolEntry>, Vec<bool>) = found
+            .entries
+            .into_iter()
+            .zip(found.declared)
+            .filter(|(e, _)| e.depth == 0)
+            .unzip();
+        let (top, left) = shown(top, &declared, options);
+        hidden += left;
         body.push_str(&format!("\n{rel}"));
         if top.is_empty() {
             body.push_str(": no symbols");
@@ -706,6 +896,7 @@ fn outline_dir(
             format!(" ({})", servers.into_iter().collect::<Vec<_>>().join(", "))
         }
     );
+    llm.push_str(&hidden_note(hidden, &shown_dir));
     llm.push_str(&partial_note(&loading));
     llm.push_str(&body);
     let mut notes = Vec::new();
@@ -760,6 +951,7 @@ fn outline_dir(
         files: out_files,
         left_out,
         partial: !loading.is_empty(),
+        hidden,
         server_time,
     })
 }
@@ -1204,6 +1396,206 @@ mod tests {
         assert_eq!(lines_of(r(3, 0, 9, 0), &spans), (4, 4));
     }
 
+    #[test]
+    fn declarations_are_what_containers_hold() {
+        use SymbolKind as K;
+        // (kinds of the parents from the top, shown by default)
+        let cases: &[(&[SymbolKind], bool)] = &[
+            (&[], true),
+            (&[K::CLASS], true),
+            (&[K::STRUCT], true),
+            (&[K::INTERFACE], true),
+            (&[K::ENUM], true),
+            (&[K::OBJECT], true),
+            (&[K::MODULE, K::CLASS], true),
+            (&[K::NAMESPACE, K::MODULE], true),
+            (&[K::FILE, K::PACKAGE], true),
+            // A function's locals and nested functions.
+            (&[K::FUNCTION], false),
+            (&[K::CLASS, K::METHOD], false),
+            (&[K::CLASS, K::CONSTRUCTOR], false),
+            // The keys of a value: an object literal held by a variable, constant, property
+            // or field, and below them.
+            (&[K::VARIABLE], false),
+            (&[K::CONSTANT], false),
+            (&[K::CLASS, K::PROPERTY], false),
+            (&[K::STRUCT, K::FIELD], false),
+            (&[K::CONSTANT, K::PROPERTY], false),
+            (&[K::KEY], false),
+            (&[K::ARRAY], false),
+            // A class declared inside a function is a local too, and so are its members.
+            (&[K::FUNCTION, K::CLASS], false),
+        ];
+        for (parents, want) in cases {
+            assert_eq!(is_declaration(parents), *want, "{parents:?}");
+        }
+    }
+
+    #[test]
+    fn import_bindings_are_told_by_the_clause_before_them() {
+        // (text with `^` where the symbol's declaration starts, is an import)
+        let cases = [
+            ("import { ^add } from \"./util\";", true),
+            ("import { add, greet as ^hello } from \"./util\";", true),
+            ("import { add, ^greet as hello } from \"./util\";", true),
+            ("import ^React, { useState } from \"react\";", true),
+            ("import * as ^ns from \"m\";", true),
+            ("import type { ^Id } from \"./t\";", true),
+            ("import ^x = require(\"m\");", true),
+            ("import {\n  a,\n  ^b,\n} from \"m\";", true),
+            ("import ^os", true),
+            ("from app.main import ^add as plus", true),
+            ("from app.main import add as ^plus", true),
+            ("from . import (\n    a,\n    ^b,\n)", true),
+            // Declarations after an import are not imports.
+            ("import os\n^LIMIT = 10", false),
+            ("import os\n\n^def f(): pass", false),
+            ("import { a } from \"m\";\nexport const ^LIMIT = 1;", false),
+            ("import { a } from \"m\"\nconst ^b = 1", false),
+            ("export const ^LIMIT = 1;", false),
+            ("const { a, ^b } = obj;", false),
+            ("const ^important = 1;", false),
+            ("const x = foo.import\n^y = 1", false),
+            ("const ^m = await import(\"x\");", false),
+            ("^first", false),
+        ];
+        for (marked, want) in cases {
+            let at = marked.find('^').unwrap();
+            let text = marked.replacen('^', "", 1);
+            assert_eq!(is_import(&text, at), want, "{marked:?}");
+        }
+        // Never past the text, nor inside a character.
+        assert!(!is_import("é", 1));
+        assert!(!is_import("", 9));
+    }
+
+    /// The default outline lists declarations; `all` every symbol, as before. An import
+    /// binding given as a variable (tsc7), a method's local and an object literal's keys are
+    /// left out and counted, with how to see them.
+    #[test]
+    fn an_outline_lists_declarations_unless_asked_for_all() {
+        let (dir, ws) = workspace();
+        let text = "import { add } from \"./util\";\nexport const settings = { retries: 3 };\nexport class Box {\n  area() { const scale = 2; }\n}\n";
+        std::fs::write(dir.path().join("src/box.ts"), text).unwrap();
+        let at = |line: u32, from: u32, to: u32| Range {
+            start: lspedit_lsp::lsp_types::Position::new(line, from),
+            end: lspedit_lsp::lsp_types::Position::new(line, to),
+        };
+        let leaf = |name: &str, kind, range: Range, children| Symbol {
+            name: name.into(),
+            detail: None,
+            kind,
+            range,
+            selection_range: range,
+            children,
+        };
+        let symbols = vec![
+            leaf("add", SymbolKind::VARIABLE, at(0, 9, 12), Vec::new()),
+            leaf(
+                "settings",
+                SymbolKind::VARIABLE,
+                at(1, 13, 38),
+                vec![leaf(
+                    "retries",
+                    SymbolKind::PROPERTY,
+                    at(1, 26, 36),
+                    Vec::new(),
+                )],
+            ),
+            leaf(
+                "Box",
+                SymbolKind::CLASS,
+                Range {
+                    start: lspedit_lsp::lsp_types::Position::new(2, 0),
+                    end: lspedit_lsp::lsp_types::Position::new(4, 1),
+                },
+                vec![leaf(
+                    "area",
+                    SymbolKind::METHOD,
+                    at(3, 2, 31),
+                    vec![leaf(
+                        "scale",
+                        SymbolKind::VARIABLE,
+                        at(3, 17, 26),
+                        Vec::new(),
+                    )],
+                )],
+            ),
+        ];
+        let p = Scripted {
+            symbols,
+            matches: Vec::new(),
+            partial: false,
+        };
+        let names = |r: &OutlineReport| -> Vec<String> {
+            r.files[0]
+                .symbols
+                .iter()
+                .map(|s| s.name_path.clone())
+                .collect()
+        };
+        let r = outline(
+            &ws,
+            Some(&p),
+            "src/box.ts",
+            OutlineOptions::default(),
+            later(),
+        )
+        .unwrap();
+        assert_eq!(
+            names(&r),
+            ["settings", "Box", "Box/area"],
+            "{}",
+            r.llm_content
+        );
+        assert_eq!(r.hidden, 3);
+        let head = r.llm_content.lines().next().unwrap();
+        assert_eq!(
+            head,
+            "src/box.ts (fake): 3 symbols; 3 other symbols (imports, locals, object-literal keys) shown by outline with path=\"src/box.ts\" and all=true"
+        );
+        let all = outline(
+            &ws,
+            Some(&p),
+            "src/box.ts",
+            OutlineOptions { all: true },
+            later(),
+        )
+        .unwrap();
+        assert_eq!(
+            names(&all),
+            [
+                "add",
+                "settings",
+                "settings/retries",
+                "Box",
+                "Box/area",
+                "Box/area/scale"
+            ]
+        );
+        assert_eq!(all.hidden, 0);
+        assert_eq!(
+            all.llm_content.lines().next(),
+            Some("src/box.ts (fake): 6 symbols")
+        );
+        // A directory lists the top level: the import is left out there too.
+        std::fs::remove_file(dir.path().join("src/cart.ts")).unwrap();
+        let r = outline(&ws, Some(&p), "src", OutlineOptions::default(), later()).unwrap();
+        assert_eq!(names(&r), ["settings", "Box"], "{}", r.llm_content);
+        assert_eq!(r.hidden, 1, "{}", r.llm_content);
+        // find_symbol is not filtered: the import and the local are found.
+        for name in ["add", "Box/area/scale"] {
+            let q = FindQuery {
+                name: name.into(),
+                path: Some("src/box.ts".into()),
+                exact: true,
+                ..FindQuery::default()
+            };
+            let f = find(&ws, Some(&p), &q, later()).unwrap();
+            assert_eq!(f.matches.len(), 1, "{name}: {}", f.llm_content);
+        }
+    }
+
     /// A provider answering from a script: the `.ts` files are its, each document has
     /// `symbols`, `workspace/symbol` answers `matches`; `partial` marks every answer.
     struct Scripted {
@@ -1408,7 +1800,7 @@ mod tests {
             matches: Vec::new(),
             partial: false,
         };
-        let r = outline(&ws, Some(&p), "src", later()).unwrap();
+        let r = outline(&ws, Some(&p), "src", OutlineOptions::default(), later()).unwrap();
         let line = hashline(1, "impl Cart {");
         let anchor = line.split('|').next().unwrap();
         assert_eq!(
@@ -1419,11 +1811,25 @@ mod tests {
         );
         std::fs::create_dir_all(dir.path().join(".git")).unwrap();
         std::fs::write(dir.path().join(".git/a.ts"), "x\n").unwrap();
-        let e = outline(&ws, Some(&p), ".git/a.ts", later()).unwrap_err();
+        let e = outline(
+            &ws,
+            Some(&p),
+            ".git/a.ts",
+            OutlineOptions::default(),
+            later(),
+        )
+        .unwrap_err();
         assert_eq!(e.code(), "protected_path");
-        let e = outline(&ws, Some(&p), "src/notes.md", later()).unwrap_err();
+        let e = outline(
+            &ws,
+            Some(&p),
+            "src/notes.md",
+            OutlineOptions::default(),
+            later(),
+        )
+        .unwrap_err();
         assert_eq!(e.code(), "no_server");
-        let e = outline(&ws, None, "src", later()).unwrap_err();
+        let e = outline(&ws, None, "src", OutlineOptions::default(), later()).unwrap_err();
         assert_eq!(e.code(), "no_server");
     }
 
@@ -1470,7 +1876,14 @@ mod tests {
             matches: Vec::new(),
             partial: false,
         };
-        let r = outline(&ws, Some(&p), "src/cart.ts", later()).unwrap();
+        let r = outline(
+            &ws,
+            Some(&p),
+            "src/cart.ts",
+            OutlineOptions::default(),
+            later(),
+        )
+        .unwrap();
         let lines: Vec<&str> = r.llm_content.lines().collect();
         assert_eq!(lines.len(), 1 + MAX_OUTLINE_LINES + 1, "{}", r.llm_content);
         assert_eq!(

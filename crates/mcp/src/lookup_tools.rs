@@ -196,10 +196,11 @@ pub struct CallHierarchyOutput {
     pub targets: Vec<CallItemOutput>,
     /// The callers or callees, workspace files first (at most 50).
     pub calls: Vec<CallOutput>,
-    /// Calls past the 50 listed.
+    /// Calls not listed: past the 50 listed, or not read by the deadline.
     #[serde(skip_serializing_if = "is_zero")]
     pub more: usize,
-    /// The server was still loading the project: the list may be incomplete.
+    /// The list may be incomplete: the server was still loading the project, did not answer
+    /// for a target in time, or the deadline passed before every call was read.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub partial: bool,
 }

@@ -10,7 +10,7 @@ use lspedit_lsp_edits::{ActionPick, CodeActionList, EditOptions, LineRef, Lookup
 use lspedit_lsp_edits::{
     CodeActionInfo, FoundLocation, LocationsReport, LspEditResult, LspEditStatus, ServerFileOp,
 };
-use lspedit_lsp_edits::{FindQuery, FindReport, OutlineReport, SymbolEntry};
+use lspedit_lsp_edits::{FindQuery, FindReport, OutlineOptions, OutlineReport, SymbolEntry};
 use lspedit_lsp_edits::{SymbolEdit, SymbolEditKind};
 use lspedit_tools::ToolResult;
 use rmcp::handler::server::wrapper::Parameters;
@@ -135,6 +135,10 @@ impl SymbolArgs {
 pub struct OutlineArgs {
     /// A file, or a directory (the top-level symbols of its files, not recursive).
     pub path: String,
+    /// Every symbol the server gives, also imports, locals and object-literal keys (default:
+    /// the declarations only).
+    #[serde(default)]
+    pub all: Option<bool>,
 }
 
 /// Arguments of `find_symbol`.
@@ -468,6 +472,10 @@ pub struct OutlineOutput {
     /// Files of a directory not outlined (past the cap, or their server failed).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub left_out: Vec<String>,
+    /// Symbols left out because they are not declarations (imports, locals, object-literal
+    /// keys); `all` lists them.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub hidden: usize,
     /// A server was still loading the project when it answered.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub partial: bool,
@@ -483,6 +491,7 @@ impl OutlineOutput {
                 .flat_map(|f| f.symbols.iter().map(symbol_output))
                 .collect(),
             left_out: r.left_out.clone(),
+            hidden: r.hidden,
             partial: r.partial,
         }
     }
@@ -641,7 +650,13 @@ pub fn locations(session: &Session, a: &SymbolArgs, definition: bool) -> Reply {
 
 /// `outline` over `session`.
 pub fn outline(session: &Session, a: &OutlineArgs) -> Reply {
-    match session.lsp_edits().and_then(|e| e.outline(&a.path)) {
+    let options = OutlineOptions {
+        all: a.all.unwrap_or(false),
+    };
+    match session
+        .lsp_edits()
+        .and_then(|e| e.outline_with(&a.path, options))
+    {
         Ok(r) => Reply::new(
             ToolResult::text(r.llm_content.clone(), r.llm_content.clone(), false),
             &OutlineOutput::new(&r),
@@ -652,6 +667,7 @@ pub fn outline(session: &Session, a: &OutlineArgs) -> Reply {
                 reason: Some(e.reason().into()),
                 symbols: Vec::new(),
                 left_out: Vec::new(),
+                hidden: 0,
                 partial: false,
             },
         ),
@@ -771,8 +787,9 @@ impl LspeditServer {
         self.run(move |s| locations(s, &a, true)).await
     }
 
-    /// A file's symbols as a tree, or a directory's per file. Use it instead of reading a
-    /// whole file. Returns per symbol its kind, name_path, anchor and `lines A-B`.
+    /// A file's declarations as a tree, or a directory's per file (all: also imports, locals,
+    /// object-literal keys). Use it instead of reading a whole file. Returns per symbol its
+    /// kind, name_path, anchor and `lines A-B`.
     #[tool(annotations(read_only_hint = true))]
     async fn outline(
         &self,

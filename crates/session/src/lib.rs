@@ -36,7 +36,12 @@ pub use asynchronous::AsyncSession;
 /// The tools of one workspace and the pool behind their diagnostics.
 pub struct Session {
     tools: Arc<Tools>,
+    /// The pool: the diagnostics provider of the tools (unless `diagnostics` is off) and the
+    /// language-server tools' provider.
     lsp: Option<Arc<LspProvider>>,
+    /// Whether the tools check what they write (and `diagnostics` answers): off, the pool still
+    /// serves the language-server tools ([`Session::on_runtime_without_diagnostics`]).
+    diagnostics: bool,
     /// Why there is no pool, when diagnostics were asked for but could not be set up.
     no_pool: Option<String>,
     /// What loading the pool configuration ignored ([`PoolConfig::warnings`]): an untrusted
@@ -59,7 +64,8 @@ impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session")
             .field("root", &self.tools.workspace().root())
-            .field("diagnostics", &self.lsp.is_some())
+            .field("diagnostics", &self.unavailable().is_none())
+            .field("language_servers", &self.lsp.is_some())
             .finish()
     }
 }
@@ -117,7 +123,7 @@ impl Session {
     /// The pool runs on a two-thread runtime of its own; an async program passes its runtime
     /// with [`Session::on_runtime`] instead.
     pub fn new(ws: Workspace, pool: Option<PoolConfig>, config: ToolsConfig) -> Session {
-        Session::build(ws, pool, config, None)
+        Session::build(ws, pool, config, None, true)
     }
 
     /// [`Session::new`] with the language servers on the caller's tokio runtime (`handle`): one
@@ -130,7 +136,31 @@ impl Session {
         config: ToolsConfig,
         handle: tokio::runtime::Handle,
     ) -> Session {
-        Session::build(ws, pool, config, Some(handle))
+        Session::build(ws, pool, config, Some(handle), true)
+    }
+
+    /// [`Session::on_runtime`] whose tools check nothing they write (`lspedit mcp
+    /// --no-diagnostics`): no diagnostics are appended to a write's result and `diagnostics`
+    /// says they are turned off, while the pool serves the language-server tools
+    /// ([`Session::lsp_edits`]: outline, references, rename, ...), starting a server when one
+    /// of them first needs it.
+    pub fn on_runtime_without_diagnostics(
+        ws: Workspace,
+        pool: PoolConfig,
+        config: ToolsConfig,
+        handle: tokio::runtime::Handle,
+    ) -> Session {
+        Session::build(ws, Some(pool), config, Some(handle), false)
+    }
+
+    /// [`Session::on_runtime_without_diagnostics`] on a runtime of the pool's own, as
+    /// [`Session::new`].
+    pub fn new_without_diagnostics(
+        ws: Workspace,
+        pool: PoolConfig,
+        config: ToolsConfig,
+    ) -> Session {
+        Session::build(ws, Some(pool), config, None, false)
     }
 
     fn build(
@@ -138,6 +168,7 @@ impl Session {
         pool: Option<PoolConfig>,
         config: ToolsConfig,
         handle: Option<tokio::runtime::Handle>,
+        diagnostics: bool,
     ) -> Session {
         let config_warnings = pool
             .as_ref()
@@ -162,6 +193,7 @@ impl Session {
         };
         let provider = lsp
             .as_ref()
+            .filter(|_| diagnostics)
             .map(|p| Arc::clone(p) as Arc<dyn DiagnosticsProvider>);
         let mut session = Session::with_workflow(
             Arc::new(Tools::new(ws, provider, config)),
@@ -169,6 +201,7 @@ impl Session {
             no_pool,
             WorkflowConfig::default(),
         );
+        session.diagnostics = diagnostics;
         session.config_warnings = config_warnings;
         session
     }
@@ -189,6 +222,7 @@ impl Session {
         Session {
             tools,
             lsp,
+            diagnostics: true,
             no_pool,
             config_warnings: Vec::new(),
             workflow: OnceLock::new(),
@@ -317,7 +351,8 @@ impl Session {
         self.late_first(Answer { result, outcome }, began)
     }
 
-    /// The pool, when diagnostics are on.
+    /// The pool, when the session has language servers (with diagnostics on, or off by
+    /// [`Session::on_runtime_without_diagnostics`]).
     pub fn pool(&self) -> Option<&BlockingPool> {
         self.lsp.as_deref().map(LspProvider::pool)
     }
@@ -465,7 +500,7 @@ impl Session {
                     say(&Step::Diagnostics { path: None })
                 ),
             },
-            (DiagnosticsStatus::NoServer, _) if self.lsp.is_none() => format!(
+            (DiagnosticsStatus::NoServer, _) if self.unavailable().is_some() => format!(
                 "{shown}: no diagnostics: {}.",
                 self.unavailable().unwrap_or_default()
             ),
@@ -529,7 +564,7 @@ impl Session {
 
     /// Why this session has no diagnostics, when it has none.
     fn unavailable(&self) -> Option<String> {
-        if self.lsp.is_some() {
+        if self.lsp.is_some() && self.diagnostics {
             return None;
         }
         Some(match &self.no_pool {
@@ -542,7 +577,8 @@ impl Session {
     /// `definition`, `outline`, `find_symbol`, and the lookups `hover`, `call_hierarchy`,
     /// `implementations`, `type_definition`) over this session's workflow and pool: the server's edits go through the
     /// same planner, commit and diagnostics as a patch. Without a pool, every call is refused
-    /// as `no_server`.
+    /// as `no_server`; with diagnostics turned off they still run (the edits' results then
+    /// carry no diagnostics).
     pub fn lsp_edits(&self) -> Result<LspEdits<'_>, LspEditError> {
         self.lsp_edits_opened().map_err(LspEditError::from)
     }

@@ -244,6 +244,40 @@ fn a_name_path_is_resolved_or_refused_before_the_request() {
     assert!(env.asked("textDocument/hover"));
 }
 
+/// A server that answers the calls of the first of two targets and never those of the second:
+/// at the deadline the answer lists what came, names the target without an answer, and is
+/// partial, instead of failing as a timeout.
+#[test]
+fn calls_not_answered_by_the_deadline_leave_what_came_marked_partial() {
+    let env = env(|root, s| {
+        let a = uri(root, "a.ts");
+        s.call_items = Some(json!([item(&a, "add", 0, 16), item(&a, "add", 0, 16)]));
+        s.incoming_calls = Some(json!([
+            { "from": item(&uri(root, "b.ts"), "main", 1, 0), "fromRanges": [range(1, 0, 1, 3)] },
+        ]));
+        s.calls_answered = Some(1);
+    });
+    let r = env
+        .edits_within(std::time::Duration::from_secs(3))
+        .call_hierarchy(&by_line(), CallDirection::Incoming)
+        .unwrap();
+    assert!(env.logged("unanswered callHierarchy/incomingCalls"));
+    assert!(r.partial, "{}", r.llm_content);
+    assert_eq!(r.targets.len(), 2);
+    assert_eq!(r.calls.len(), 1, "{}", r.llm_content);
+    let a = anchor(A, 1);
+    assert_eq!(
+        r.llm_content,
+        format!(
+            "1 caller of `add` (a.ts:1 function add {a}) (fake), each with its call sites:\n\
+             b.ts:2 function main {}\n{}\n\n\
+             No answer from fake about the callers of `add` (a.ts:1 function add {a}) by the deadline; ask again shortly.",
+            anchor(B, 2),
+            hashline(2, B.lines().nth(1).unwrap())
+        )
+    );
+}
+
 #[test]
 fn long_call_lists_are_capped_and_say_what_was_left_out() {
     let c: String = (1..=15).map(|i| format!("add({i});\n")).collect();

@@ -50,10 +50,15 @@ impl Env {
     }
 
     pub(crate) fn asked(&self, method: &str) -> bool {
+        self.logged(&format!("request {method} "))
+    }
+
+    /// Whether the fake server logged a line starting with `prefix`.
+    pub(crate) fn logged(&self, prefix: &str) -> bool {
         std::fs::read_to_string(&self.log)
             .unwrap_or_default()
             .lines()
-            .any(|l| l.starts_with(&format!("request {method} ")))
+            .any(|l| l.starts_with(prefix))
     }
 }
 

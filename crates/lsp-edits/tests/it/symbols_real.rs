@@ -2,11 +2,12 @@
 //! `test-projects/` with a file holding a class (struct and impls in Rust) and its methods:
 //! the tree with name paths, anchors and line ranges; a symbol by name and by name path
 //! (`Cart/total` through rust-analyzer's `impl Cart`); an ambiguous name listing both
-//! candidates; an unknown name with the nearest name suggested; bodies as hashline excerpts.
+//! candidates; an unknown name with the nearest name suggested; bodies as hashline excerpts;
+//! the declarations an outline lists by default, and everything with `all`.
 
 use std::time::Instant;
 
-use lspedit_lsp_edits::{FindQuery, FindReport};
+use lspedit_lsp_edits::{FindQuery, FindReport, OutlineOptions};
 
 use crate::lsp_edits_real::{Real, open_real};
 
@@ -393,4 +394,195 @@ fn symbol_tool_latency() {
         });
         env.provider.pool().shutdown();
     }
+}
+
+/// A file of each language with import bindings, object literals held by constants and
+/// properties, locals in functions and methods, and the declarations around them
+/// (`test-projects/fixtures/symbols/decls.*`).
+struct Decls {
+    server: &'static str,
+    project: &'static str,
+    file: &'static str,
+    text: &'static str,
+    register: Option<(&'static str, &'static str)>,
+    /// The name paths `outline` lists by default, in order.
+    declarations: &'static [&'static str],
+    /// Name paths only `all` lists.
+    others: &'static [&'static str],
+}
+
+const TS_DECLS: &str = include_str!("../../../../test-projects/fixtures/symbols/decls.ts");
+const TS_DECLARATIONS: &[&str] = &[
+    "LIMIT",
+    "settings",
+    "Id",
+    "Color",
+    "Color/Red",
+    "Color/Green",
+    "Shape",
+    "Shape/area",
+    "Box",
+    "Box/width",
+    "Box/origin",
+    "Box/area",
+    "helper",
+];
+const TS_OTHERS: &[&str] = &[
+    "settings/retries",
+    "settings/nested",
+    "settings/nested/depth",
+    "settings/run",
+    "Box/origin/x",
+    "Box/area/scale",
+    "Box/area/scale/by",
+    "helper/local",
+    "helper/inner",
+];
+
+fn decls_ts(server: &'static str, others: &'static [&'static str]) -> Decls {
+    Decls {
+        server,
+        project: "ts-basic",
+        file: "src/decls.ts",
+        text: TS_DECLS,
+        register: None,
+        declarations: TS_DECLARATIONS,
+        others,
+    }
+}
+
+fn outline_declarations(case: Decls) {
+    let Some(env) = open_real(case.server, case.project) else {
+        return;
+    };
+    let server = case.server;
+    let root = env.dir.path();
+    std::fs::write(root.join(case.file), case.text).unwrap();
+    if let Some((path, line)) = case.register {
+        let mut old = std::fs::read_to_string(root.join(path)).unwrap();
+        old.push_str(line);
+        std::fs::write(root.join(path), old).unwrap();
+    }
+    let names = |o: &lspedit_lsp_edits::OutlineReport| -> Vec<String> {
+        o.files[0]
+            .symbols
+            .iter()
+            .map(|s| s.name_path.clone())
+            .collect()
+    };
+    let o = env.edits().outline(case.file).unwrap();
+    eprintln!("{server} outline:\n{}", o.llm_content);
+    assert_eq!(names(&o), case.declarations, "{server}: {}", o.llm_content);
+    let all = env
+        .edits()
+        .outline_with(case.file, OutlineOptions { all: true })
+        .unwrap();
+    eprintln!("{server} outline, all:\n{}", all.llm_content);
+    let every = names(&all);
+    assert_eq!(
+        every.len(),
+        o.files[0].symbols.len() + o.hidden,
+        "{server}: what is left out is counted: {}",
+        o.llm_content
+    );
+    for name in case.declarations.iter().chain(case.others) {
+        assert!(
+            every.iter().any(|n| n == name),
+            "{server}: {name} not in\n{}",
+            all.llm_content
+        );
+    }
+    assert!(
+        o.llm_content
+            .lines()
+            .next()
+            .unwrap()
+            .contains(&format!("; {} other symbol", o.hidden))
+            && o.llm_content.contains("all=true"),
+        "{server}: {}",
+        o.llm_content
+    );
+    // find_symbol still finds what the outline leaves out.
+    let r = find(
+        &env,
+        FindQuery {
+            name: case.others[0].into(),
+            exact: true,
+            path: Some(case.file.into()),
+            ..FindQuery::default()
+        },
+    );
+    assert_eq!(r.matches.len(), 1, "{server}: {}", r.llm_content);
+}
+
+#[test]
+fn typescript_language_server_outline_lists_declarations() {
+    outline_declarations(decls_ts("typescript-language-server", TS_OTHERS));
+}
+
+/// Regression: tsc7 gives import bindings as top-level variables (`variable add`).
+#[test]
+fn tsc7_outline_lists_declarations_not_imports() {
+    const TSC7_OTHERS: &[&str] = &[
+        "settings/retries",
+        "add",
+        "hello",
+        "settings/nested/depth",
+        "Box/origin/x",
+        "Box/area/scale",
+        "helper/local",
+        "helper/inner",
+    ];
+    outline_declarations(decls_ts("tsc7", TSC7_OTHERS));
+}
+
+#[test]
+fn pyright_outline_lists_declarations() {
+    outline_declarations(Decls {
+        server: "pyright",
+        project: "python-basic",
+        file: "app/decls.py",
+        text: include_str!("../../../../test-projects/fixtures/symbols/decls.py"),
+        register: None,
+        declarations: &[
+            "LIMIT",
+            "SETTINGS",
+            "Box",
+            "Box/origin",
+            "Box/__init__",
+            "Box/width",
+            "Box/area",
+            "helper",
+        ],
+        others: &["Box/area/scale", "helper/local", "helper/inner"],
+    });
+}
+
+#[test]
+fn rust_analyzer_outline_lists_declarations() {
+    outline_declarations(Decls {
+        server: "rust-analyzer",
+        project: "rust-basic",
+        file: "src/decls.rs",
+        text: include_str!("../../../../test-projects/fixtures/symbols/decls.rs"),
+        register: Some(("src/lib.rs", "\npub mod decls;\n")),
+        declarations: &[
+            "LIMIT",
+            "NAMES",
+            "Id",
+            "Color",
+            "Color/Red",
+            "Color/Green",
+            "Shape",
+            "Shape/area",
+            "Boxed",
+            "Boxed/width",
+            "Boxed",
+            "Boxed/area",
+            "inner",
+            "inner/nested",
+            "helper",
+        ],
+        others: &["helper/inner_fn"],
+    });
 }

@@ -186,6 +186,56 @@ fn a_session_without_diagnostics_says_why_in_every_file() {
     );
 }
 
+/// Regression: a session without diagnostics kept no pool, so every language-server tool was
+/// `no_server`. Turned off by [`Session::new_without_diagnostics`], the checks after a write are
+/// gone (an error line written is not reported) while the pool answers the symbol tools.
+#[test]
+fn without_diagnostics_the_language_server_tools_still_answer() {
+    let (_dir, root) = temp_root();
+    std::fs::write(
+        root.join("a.ts"),
+        "export function add() {}
+",
+    )
+    .unwrap();
+    let script = Script {
+        mode: Mode::Pull,
+        marker: "BAD".to_string(),
+        document_symbols: Some(serde_json::json!([{
+            "name": "add",
+            "kind": 12,
+            "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 24 } },
+            "selectionRange": { "start": { "line": 0, "character": 16 }, "end": { "line": 0, "character": 19 } }
+        }])),
+        ..Script::default()
+    };
+    let pool = crate::fake_pool(&root, &script, Duration::from_secs(5), Vec::new());
+    let session = Session::new_without_diagnostics(
+        Workspace::open(&root).unwrap(),
+        pool,
+        ToolsConfig::default(),
+    );
+    let outline = session.lsp_edits().and_then(|e| e.outline("a.ts"));
+    let written = session.tools().write_file("b.ts", "let b = BAD;\n");
+    let checked = session.diagnostics_report(&["a.ts".to_string()]);
+    session.shutdown();
+    let outline = outline.unwrap();
+    assert_eq!(
+        outline.files[0].symbols[0].name_path, "add",
+        "{}",
+        outline.llm_content
+    );
+    assert!(!written.is_error, "{}", written.llm_content);
+    assert!(
+        written.diagnostics.is_empty() && !written.llm_content.contains("BAD"),
+        "{written:?}"
+    );
+    assert_eq!(
+        checked.outcome.unavailable.as_deref(),
+        Some("diagnostics are turned off for this session")
+    );
+}
+
 #[test]
 fn the_workflow_answers_carry_their_outcomes() {
     let (_dir, root) = temp_root();
