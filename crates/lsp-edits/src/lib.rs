@@ -900,6 +900,7 @@ impl<'a> LspEdits<'a> {
             path,
             options,
             deadline,
+            self.memory,
         )?;
         if let Some(late) = self.tools.take_late_feedback() {
             r.llm_content = format!("{late}\n\n{}", r.llm_content);
@@ -912,7 +913,13 @@ impl<'a> LspEdits<'a> {
     /// found names the nearest names seen (`symbols.rs`).
     pub fn find_symbol(&self, query: &FindQuery) -> Result<FindReport, LspEditError> {
         let deadline = Instant::now() + self.config.timeout;
-        let mut r = symbols::find(self.tools.workspace(), self.provider, query, deadline)?;
+        let mut r = symbols::find(
+            self.tools.workspace(),
+            self.provider,
+            query,
+            deadline,
+            self.memory,
+        )?;
         if let Some(late) = self.tools.take_late_feedback() {
             r.llm_content = format!("{late}\n\n{}", r.llm_content);
         }

@@ -127,7 +127,7 @@ pub(crate) fn resolve(
             },
         )
     })?;
-    let found = symbols::file_symbols(provider, &file, deadline)?;
+    let found = symbols::file_symbols(provider, &file, deadline, None)?;
     // `/Cart/total` is the path from the top, exactly; `Cart/total` any path ending so.
     let from_top = name_path.trim().starts_with('/');
     let query = name_path.trim().trim_matches('/');
@@ -417,6 +417,30 @@ pub(crate) fn edit_target(
             found.entry.name_path
         ),
     })
+}
+
+/// Remembers a reading of `file` (its symbols and the server's ranges) in `memory` when lspedit
+/// lexes its language and the text lexes whole.
+pub(crate) fn remember(
+    memory: &SymbolMemory,
+    file: &FileText,
+    entries: &[SymbolEntry],
+    ranges: &[Range],
+    encoding: PositionEncoding,
+) {
+    let Some(lang) = extent::Lang::of(&file.rel) else {
+        return;
+    };
+    if extent::Scan::new(lang, &file.text).broken {
+        return;
+    }
+    memory.remember(
+        &file.rel,
+        &file.text,
+        entries.iter().zip(ranges).filter_map(|(e, r)| {
+            byte_range(&file.text, *r, encoding, false).map(|b| (e.name_path.as_str(), b, e.line))
+        }),
+    );
 }
 
 /// Why the server's tree does not hold the target as one symbol of its own: its range past the

@@ -625,10 +625,13 @@ pub(crate) struct FileSymbols {
     pub server_time: Duration,
 }
 
+/// The symbols of `file` by `documentSymbol`; a reading of a text that lexes whole is
+/// remembered in `memory` (the symbol edits' recall, `memory.rs`).
 pub(crate) fn file_symbols(
     provider: &dyn LspEditProvider,
     file: &FileText,
     deadline: Instant,
+    memory: Option<&crate::SymbolMemory>,
 ) -> Result<FileSymbols, LspEditError> {
     let answer = provider
         .document_symbols(&file.abs, &file.text, deadline)
@@ -650,7 +653,10 @@ pub(crate) fn file_symbols(
             declared.push(d);
             e
         })
-        .collect();
+        .collect::<Vec<_>>();
+    if let Some(memory) = memory {
+        crate::symbol_edits::remember(memory, file, &entries, &ranges, answer.encoding);
+    }
     Ok(FileSymbols {
         entries,
         ranges,
@@ -709,6 +715,7 @@ pub(crate) fn outline(
     path: &str,
     options: OutlineOptions,
     deadline: Instant,
+    memory: Option<&crate::SymbolMemory>,
 ) -> Result<OutlineReport, LspEditError> {
     let no_server =
         |rel: &str, abs: PathBuf| server_error(rel, lspedit_lsp::LspError::NoServer { path: abs });
@@ -721,7 +728,7 @@ pub(crate) fn outline(
     let provider = provider
         .filter(|p| p.handles(&file.abs))
         .ok_or_else(|| no_server(&file.rel, file.abs.clone()))?;
-    let found = file_symbols(provider, &file, deadline)?;
+    let found = file_symbols(provider, &file, deadline, memory)?;
     let (symbols, hidden) = shown(found.entries, &found.declared, options);
     let n = symbols.len();
     let mut llm = if n == 0 {
@@ -843,7 +850,7 @@ fn outline_dir(
         }
         let found = read_source(ws, &rel)
             .map_err(LspEditError::from)
-            .and_then(|file| file_symbols(provider, &file, deadline));
+            .and_then(|file| file_symbols(provider, &file, deadline, None));
         let found = match found {
             Ok(f) => f,
             Err(e) => {
@@ -971,6 +978,7 @@ struct Search<'a> {
     ws: &'a Workspace,
     provider: &'a dyn LspEditProvider,
     deadline: Instant,
+    memory: Option<&'a crate::SymbolMemory>,
     servers: BTreeSet<String>,
     loading: BTreeSet<String>,
     server_time: Duration,
@@ -1030,7 +1038,7 @@ impl Search<'_> {
     /// The symbols of the workspace file `rel`, their name paths remembered.
     fn read(&mut self, rel: &str) -> Result<Vec<SymbolEntry>, LspEditError> {
         let file = read_source(self.ws, rel)?;
-        let found = file_symbols(self.provider, &file, self.deadline)?;
+        let found = file_symbols(self.provider, &file, self.deadline, self.memory)?;
         self.servers.insert(found.server.clone());
         if found.partial {
             self.loading.insert(found.server.clone());
@@ -1052,6 +1060,7 @@ pub(crate) fn find(
     provider: Option<&dyn LspEditProvider>,
     q: &FindQuery,
     deadline: Instant,
+    memory: Option<&crate::SymbolMemory>,
 ) -> Result<FindReport, LspEditError> {
     let scope = q.path.as_deref().unwrap_or("");
     let no_server =
@@ -1088,6 +1097,7 @@ pub(crate) fn find(
         ws,
         provider,
         deadline,
+        memory,
         servers: BTreeSet::new(),
         loading: BTreeSet::new(),
         server_time: Duration::ZERO,
@@ -1540,6 +1550,7 @@ mod tests {
             "src/box.ts",
             OutlineOptions::default(),
             later(),
+            None,
         )
         .unwrap();
         assert_eq!(
@@ -1560,6 +1571,7 @@ mod tests {
             "src/box.ts",
             OutlineOptions { all: true },
             later(),
+            None,
         )
         .unwrap();
         assert_eq!(
@@ -1580,7 +1592,15 @@ mod tests {
         );
         // A directory lists the top level: the import is left out there too.
         std::fs::remove_file(dir.path().join("src/cart.ts")).unwrap();
-        let r = outline(&ws, Some(&p), "src", OutlineOptions::default(), later()).unwrap();
+        let r = outline(
+            &ws,
+            Some(&p),
+            "src",
+            OutlineOptions::default(),
+            later(),
+            None,
+        )
+        .unwrap();
         assert_eq!(names(&r), ["settings", "Box"], "{}", r.llm_content);
         assert_eq!(r.hidden, 1, "{}", r.llm_content);
         // find_symbol is not filtered: the import and the local are found.
@@ -1591,7 +1611,7 @@ mod tests {
                 exact: true,
                 ..FindQuery::default()
             };
-            let f = find(&ws, Some(&p), &q, later()).unwrap();
+            let f = find(&ws, Some(&p), &q, later(), None).unwrap();
             assert_eq!(f.matches.len(), 1, "{name}: {}", f.llm_content);
         }
     }
@@ -1746,7 +1766,7 @@ mod tests {
             name: "Cart".into(),
             ..FindQuery::default()
         };
-        let r = find(&ws, Some(&p), &q, later()).unwrap();
+        let r = find(&ws, Some(&p), &q, later(), None).unwrap();
         assert!(r.matches.is_empty() && r.partial, "{}", r.llm_content);
         assert_eq!(
             r.llm_content,
@@ -1769,7 +1789,7 @@ mod tests {
             include_body: true,
             ..FindQuery::default()
         };
-        let r = find(&ws, Some(&p), &q, later()).unwrap();
+        let r = find(&ws, Some(&p), &q, later(), None).unwrap();
         let anchor = hashline(2, "    fn total() {");
         let anchor = anchor.split('|').next().unwrap();
         assert_eq!(
@@ -1787,7 +1807,7 @@ mod tests {
             include_body: false,
             ..q
         };
-        let r = find(&ws, Some(&p), &q, later()).unwrap();
+        let r = find(&ws, Some(&p), &q, later(), None).unwrap();
         assert!(r.matches.is_empty());
         assert_eq!(r.suggestions, ["Cart/total"], "{}", r.llm_content);
     }
@@ -1800,7 +1820,15 @@ mod tests {
             matches: Vec::new(),
             partial: false,
         };
-        let r = outline(&ws, Some(&p), "src", OutlineOptions::default(), later()).unwrap();
+        let r = outline(
+            &ws,
+            Some(&p),
+            "src",
+            OutlineOptions::default(),
+            later(),
+            None,
+        )
+        .unwrap();
         let line = hashline(1, "impl Cart {");
         let anchor = line.split('|').next().unwrap();
         assert_eq!(
@@ -1817,6 +1845,7 @@ mod tests {
             ".git/a.ts",
             OutlineOptions::default(),
             later(),
+            None,
         )
         .unwrap_err();
         assert_eq!(e.code(), "protected_path");
@@ -1826,10 +1855,11 @@ mod tests {
             "src/notes.md",
             OutlineOptions::default(),
             later(),
+            None,
         )
         .unwrap_err();
         assert_eq!(e.code(), "no_server");
-        let e = outline(&ws, None, "src", OutlineOptions::default(), later()).unwrap_err();
+        let e = outline(&ws, None, "src", OutlineOptions::default(), later(), None).unwrap_err();
         assert_eq!(e.code(), "no_server");
     }
 
@@ -1856,10 +1886,10 @@ mod tests {
             exact: true,
             ..FindQuery::default()
         };
-        let r = find(&ws, Some(&p), &q("Cart/total"), later()).unwrap();
+        let r = find(&ws, Some(&p), &q("Cart/total"), later(), None).unwrap();
         assert_eq!(r.matches.len(), 1, "{}", r.llm_content);
         // A plain name the server does not know is not found (nothing to read).
-        let r = find(&ws, Some(&p), &q("total"), later()).unwrap();
+        let r = find(&ws, Some(&p), &q("total"), later(), None).unwrap();
         assert!(r.matches.is_empty(), "{}", r.llm_content);
     }
 
@@ -1882,6 +1912,7 @@ mod tests {
             "src/cart.ts",
             OutlineOptions::default(),
             later(),
+            None,
         )
         .unwrap();
         let lines: Vec<&str> = r.llm_content.lines().collect();

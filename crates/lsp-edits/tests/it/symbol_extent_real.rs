@@ -12,7 +12,9 @@
 //!   so; a body that brings its own replaces them;
 //! - a body shaped as `find_symbol` shows it (first line bare, the rest at the file's
 //!   indentation) lands at the file's indentation, not shifted;
-//! - pyright's name-only range of a constant: the statement is replaced, not doubled.
+//! - pyright's name-only range of a constant: the statement is replaced, not doubled;
+//! - a file read whole (an outline), then broken inside the target by another writer, is fixed
+//!   by name over the recalled lines.
 
 use lspedit_lsp_edits::{EditOptions, LspEditResult, LspEditStatus, SymbolEdit, SymbolEditKind};
 
