@@ -975,8 +975,7 @@ impl<'a> LspEdits<'a> {
                 );
                 if let Some(why) = &checked.recalled {
                     let spans = position::line_spans(&found.file.text);
-                    let a = spans.partition_point(|l| l.start <= target.range.start);
-                    let b = spans.partition_point(|l| l.start < target.range.end);
+                    let (a, b) = symbol_edits::line_numbers(&spans, &target.range);
                     head.push_str(&format!(
                         " {why}; its lines as lspedit last read them, with the changes since (all inside it), are lines {a}-{b}."
                     ));

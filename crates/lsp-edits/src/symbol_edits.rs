@@ -360,16 +360,12 @@ pub(crate) fn edit_target(
         }
     };
     let Some(why) = why else {
-        if let Some(memory) = memory
-            && scan.as_ref().is_some_and(|s| !s.broken)
-        {
-            memory.remember(
-                &found.file.rel,
-                text,
-                found
-                    .tree
-                    .iter()
-                    .filter_map(|(e, r)| r.clone().map(|r| (e.name_path.as_str(), r, e.line))),
+        if let (Some(memory), Some(scan)) = (memory, scan.as_ref()) {
+            keep_reading(
+                memory,
+                &found.file,
+                scan,
+                found.tree.iter().map(|(e, r)| (e, r.clone())),
             );
         }
         return Ok(Checked {
@@ -431,16 +427,45 @@ pub(crate) fn remember(
     let Some(lang) = extent::Lang::of(&file.rel) else {
         return;
     };
-    if extent::Scan::new(lang, &file.text).broken {
+    keep_reading(
+        memory,
+        file,
+        &extent::Scan::new(lang, &file.text),
+        entries
+            .iter()
+            .zip(ranges)
+            .map(|(e, r)| (e, byte_range(&file.text, *r, encoding, false))),
+    );
+}
+
+/// Keeps `symbols` of `file` (each with its byte range; `None`, outside the file, is left out)
+/// in `memory` when `scan`, its text lexed, found it whole.
+fn keep_reading<'s>(
+    memory: &SymbolMemory,
+    file: &FileText,
+    scan: &extent::Scan,
+    symbols: impl Iterator<Item = (&'s SymbolEntry, Option<std::ops::Range<usize>>)>,
+) {
+    if scan.broken {
         return;
     }
     memory.remember(
         &file.rel,
         &file.text,
-        entries.iter().zip(ranges).filter_map(|(e, r)| {
-            byte_range(&file.text, *r, encoding, false).map(|b| (e.name_path.as_str(), b, e.line))
-        }),
+        symbols.filter_map(|(e, r)| r.map(|r| (e.name_path.as_str(), r, e.line))),
     );
+}
+
+/// The 1-based first and last lines of `range` (an end at a line's start ends on the line
+/// before).
+pub(crate) fn line_numbers(
+    spans: &[super::position::LineSpan],
+    range: &std::ops::Range<usize>,
+) -> (usize, usize) {
+    (
+        line_of(spans, range.start) + 1,
+        line_of(spans, range.end.saturating_sub(1).max(range.start)) + 1,
+    )
 }
 
 /// Why the server's tree does not hold the target as one symbol of its own: its range past the
@@ -451,8 +476,7 @@ pub(crate) fn remember(
 fn tree_flaw(found: &Resolved, lexed: bool) -> Option<String> {
     let spans = line_spans(&found.file.text);
     let lines = |r: &std::ops::Range<usize>| {
-        let a = line_of(&spans, r.start) + 1;
-        let b = line_of(&spans, r.end.saturating_sub(1).max(r.start)) + 1;
+        let (a, b) = line_numbers(&spans, r);
         if a == b {
             format!("line {a}")
         } else {
@@ -689,8 +713,7 @@ pub(crate) fn kept_leading(text: &str, target: &Target, body: &str) -> Option<(u
         return None;
     }
     let spans = line_spans(text);
-    let a = line_of(&spans, target.leading.start) + 1;
-    let b = line_of(&spans, target.leading.end.saturating_sub(1)) + 1;
+    let (a, b) = line_numbers(&spans, &target.leading);
     Some((a, b))
 }
 
