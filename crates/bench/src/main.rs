@@ -47,6 +47,7 @@ mod servers;
 mod sources;
 mod suites;
 mod symbols;
+mod symbols_real;
 mod timing;
 mod workflow_tree;
 
@@ -71,7 +72,8 @@ const USAGE: &str = "usage: lspedit-bench <engine|process|servers|workflow|renam
              server's own rename time (not part of `all`)
   symbols    outline, find_symbol, hover, call_hierarchy, replace_symbol_body,
              insert_after_symbol on real servers, warm: end-to-end latency beside the
-             server's own time (not part of `all`)
+             server's own time (not part of `all`); `symbols --real`: the symbol edits
+             on the pinned real projects (requests, zod, memchr)
   real       pinned real projects (zod, requests, memchr) through the agent tools on real
              servers: cold start, warm edit -> result next to the server's own time, wrong or
              stale results, and the cross-file score against each language's own checker
@@ -374,6 +376,10 @@ fn run_rename(options: &[String]) -> Result<()> {
 
 /// `symbols [--write] [--quick]`: the symbol tools section (see `symbols.rs`).
 fn run_symbols(options: &[String]) -> Result<()> {
+    if options.iter().any(|o| o == "--real") {
+        let rest: Vec<String> = options.iter().filter(|o| *o != "--real").cloned().collect();
+        return run_symbols_real(&rest);
+    }
     let (write, quick) = write_quick(options)?;
     let root = workspace_root();
     let (machine, date, start) = (machine(&root), today(), load());
@@ -405,6 +411,48 @@ fn run_symbols(options: &[String]) -> Result<()> {
         fs::write(
             &path,
             replace_section(&doc, symbols::HEADING, &body, Some(rename::HEADING)),
+        )?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+/// `symbols --real [--write] [--quick]`: the symbol edits on real projects (see
+/// `symbols_real.rs`).
+fn run_symbols_real(options: &[String]) -> Result<()> {
+    let (write, quick) = write_quick(options)?;
+    ensure!(
+        !(write && quick),
+        "--quick figures are not written to BENCHMARKS.md"
+    );
+    let root = workspace_root();
+    let (machine, date, start) = (machine(&root), today(), load());
+    let table = symbols_real::run(quick)?;
+    let body = format!(
+        "Command (release build):\n\n```\ncargo run --release -p lspedit-bench -- symbols --real --write\n```\n\n\
+         Measured {date} on: {machine}; 1-minute load average {start:.2} at the start, {:.2} at \
+         the end.\n\n\
+         The pinned real projects of the `real` section (requests 2.32.3 with pyright, zod \
+         4.1.12 with tsc7, memchr 2.7.4 with rust-analyzer), warm: a first round, which starts \
+         the server and loads the project, is not counted; then 20 rounds. Two sessions share \
+         the one server: one without the diagnostics feedback (the symbol edit alone), one with \
+         it (what an agent sees). Each round: `replace_symbol_body` of one function (two bodies \
+         in turn), `insert_after_symbol` of a new function (undone untimed), \
+         `replace_symbol_body` of a name that is ambiguous in its file (refused with the \
+         candidates), `replace_symbol_body` with the feedback (the edit's verdict included), \
+         and `outline` of the file right after it. *Server's documentSymbol*: the server's own \
+         time for the request the call makes (the feedback's diagnostics not included). \
+         *lspedit's own*: end-to-end minus the server's time, round by round (with the \
+         feedback, that includes waiting for the verdict).\n\n{table}",
+        load()
+    );
+    println!("{}\n\n{body}", symbols_real::HEADING);
+    if write {
+        let path = root.join("BENCHMARKS.md");
+        let doc = fs::read_to_string(&path).unwrap_or_default();
+        fs::write(
+            &path,
+            replace_section(&doc, symbols_real::HEADING, &body, Some(symbols::HEADING)),
         )?;
         eprintln!("wrote {}", path.display());
     }
