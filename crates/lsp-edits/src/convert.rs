@@ -63,6 +63,9 @@ pub(crate) struct Converted {
     pub patch: String,
     /// The server's operations, in its order.
     pub ops: Vec<ServerFileOp>,
+    /// The sha of every file the edit changes, as read to compute it (existing files only):
+    /// what the change expects to find when it is applied.
+    pub bases: Vec<(String, String)>,
 }
 
 /// The files an edit reads and writes, as they would be after each step.
@@ -208,9 +211,19 @@ pub(crate) fn to_patch(
             }
         }
     }
+    let bases = vfs
+        .original
+        .iter()
+        .filter(|(path, old)| vfs.current.get(*path) != Some(*old))
+        .filter_map(|(path, old)| {
+            let old = old.as_deref()?;
+            Some((path.clone(), lspedit_write::base_sha(old.as_bytes())))
+        })
+        .collect();
     Ok(Converted {
         patch: render(&vfs),
         ops,
+        bases,
     })
 }
 

@@ -632,7 +632,8 @@ pub struct LspEditResult {
     pub server_time: Option<Duration>,
     /// What the server's edit does, per file, in its order.
     pub server_edit: Vec<ServerFileOp>,
-    /// The stored proposal the edit became (also when applied at once).
+    /// The stored proposal the edit became (`preview`); `None` when it was applied at once
+    /// (nothing is stored then).
     pub patch_id: Option<String>,
     pub checkpoint_id: Option<String>,
     /// The unified diff of the change.
@@ -1015,7 +1016,14 @@ impl<'a> LspEdits<'a> {
                     ));
                     LspEditResult::refused(&e, ops)
                 } else {
-                    self.propose_and_apply(patch, &head, ops, opts)
+                    let base = lspedit_write::base_sha(found.file.text.as_bytes());
+                    self.propose_and_apply(
+                        patch,
+                        &[(found.file.rel.clone(), base)],
+                        &head,
+                        ops,
+                        opts,
+                    )
                 };
                 r.server = Some(found.server);
                 r.server_time = Some(found.server_time);
@@ -1162,45 +1170,29 @@ impl<'a> LspEdits<'a> {
             return with_server(LspEditResult::refused(&e, ops), edit);
         }
         with_server(
-            self.propose_and_apply(converted.patch, &head, ops, opts),
+            self.propose_and_apply(converted.patch, &converted.bases, &head, ops, opts),
             edit,
         )
     }
 
-    /// `patch` proposed (stored), then applied unless `opts.preview`; `head` goes in front of
-    /// the workflow's text.
+    /// `patch`, made by lspedit from files whose shas were `bases`, applied at once (planned
+    /// once, nothing stored: `Workflow::apply_change`), or with `opts.preview` stored as a
+    /// proposal for `apply_edit`; either way refused when a file is no longer as it was read.
+    /// `head` goes in front of the workflow's text.
     fn propose_and_apply(
         &self,
         patch: String,
+        bases: &[(String, String)],
         head: &str,
         ops: Vec<ServerFileOp>,
         opts: EditOptions,
     ) -> LspEditResult {
-        let proposal = match self.workflow.propose_edit(&ProposeRequest::patch(patch)) {
-            Ok(p) => p,
-            Err(e) => {
-                let mut r = LspEditResult::refused(&LspEditError::Tool(e), ops);
-                r.llm_content = format!("{head}\n{}", r.llm_content);
-                return r;
-            }
-        };
+        let mut request = ProposeRequest::patch(patch);
+        for (path, sha) in bases {
+            request = request.with_base_sha(path.clone(), sha.clone());
+        }
         if opts.preview {
-            let llm = format!("{head}\n{}", proposal.llm_content());
-            return LspEditResult {
-                display: format!("{head}\n{}", proposal.diff),
-                llm_content: llm,
-                is_error: false,
-                status: LspEditStatus::Proposed,
-                reason: None,
-                server: None,
-                server_time: None,
-                server_edit: ops,
-                patch_id: Some(proposal.patch_id.clone()),
-                checkpoint_id: None,
-                diff: proposal.diff,
-                files: Vec::new(),
-                diagnostics: Vec::new(),
-            };
+            return self.propose(&request, head, ops);
         }
         let plan = ApplyPlan {
             atomicity: if opts.all_or_nothing {
@@ -1210,7 +1202,7 @@ impl<'a> LspEdits<'a> {
             },
             ..ApplyPlan::default()
         };
-        let out = self.workflow.apply_edit(&proposal.patch_id, &plan);
+        let out = self.workflow.apply_change(&request, &plan);
         let status = match out.status {
             ApplyStatus::Applied => LspEditStatus::Applied,
             ApplyStatus::PartiallyApplied => LspEditStatus::PartiallyApplied,
@@ -1226,11 +1218,44 @@ impl<'a> LspEdits<'a> {
             server: None,
             server_time: None,
             server_edit: ops,
-            patch_id: Some(proposal.patch_id),
+            patch_id: None,
             checkpoint_id: out.checkpoint_id,
-            diff: proposal.diff,
+            diff: out.diff,
             files: out.files,
             diagnostics: out.diagnostics,
+        }
+    }
+
+    /// `request` stored as a proposal (`preview`): nothing is written.
+    fn propose(
+        &self,
+        request: &ProposeRequest,
+        head: &str,
+        ops: Vec<ServerFileOp>,
+    ) -> LspEditResult {
+        let proposal = match self.workflow.propose_edit(request) {
+            Ok(p) => p,
+            Err(e) => {
+                let mut r = LspEditResult::refused(&LspEditError::Tool(e), ops);
+                r.llm_content = format!("{head}\n{}", r.llm_content);
+                return r;
+            }
+        };
+        let llm = format!("{head}\n{}", proposal.llm_content());
+        LspEditResult {
+            display: format!("{head}\n{}", proposal.diff),
+            llm_content: llm,
+            is_error: false,
+            status: LspEditStatus::Proposed,
+            reason: None,
+            server: None,
+            server_time: None,
+            server_edit: ops,
+            patch_id: Some(proposal.patch_id.clone()),
+            checkpoint_id: None,
+            diff: proposal.diff,
+            files: Vec::new(),
+            diagnostics: Vec::new(),
         }
     }
 

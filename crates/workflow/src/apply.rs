@@ -17,7 +17,7 @@ use super::evidence::{ApplyRecord, FileRecord, Manifest, Phase};
 use super::fresh::{check_fresh, stale_check};
 use super::model::{Pipeline, ProposedFile, Stage, affected};
 use super::plan::{ApplyPlan, Atomicity, RollbackStrategy, ValidationStage};
-use super::propose::{PatchPlan, plan_patch};
+use super::propose::{self, Built, PatchPlan, ProposeRequest, plan_patch};
 use super::store::{self, StoredPatch};
 use super::util::{self, is_valid_id, new_id, now_ms};
 use super::validate::{self, ValidationCommand, ValidationReport};
@@ -98,6 +98,9 @@ pub struct ApplyOutcome {
     /// Diagnostics status of each written text file, in path order (as
     /// [`lspedit_tools::ToolResult::diagnostics`]); empty when nothing was written or asked.
     pub diagnostics: Vec<FileDiagnosticsStatus>,
+    /// The unified diff applied; for [`Workflow::apply_change`], the diff it planned whatever
+    /// the outcome. Empty when there is none.
+    pub diff: String,
 }
 
 /// An apply run from async code that did not complete (`lspedit_tools::run_blocking`): refused,
@@ -133,6 +136,7 @@ impl ApplyOutcome {
             validation: None,
             rolled_back: false,
             diagnostics: Vec::new(),
+            diff: String::new(),
         }
     }
 }
@@ -231,6 +235,36 @@ impl ApplyRun<'_> {
             _ => "Nothing was applied".to_string(),
         }
     }
+}
+
+/// `reviewed` within the plan's limits, and with no refused file under all-or-nothing.
+fn within_plan(run: &mut ApplyRun<'_>, reviewed: &PatchPlan) -> Result<(), ToolError> {
+    let changing: Vec<&ProposedFile> = reviewed
+        .files
+        .iter()
+        .filter(|f| f.problem.is_none())
+        .collect();
+    let scope = run.plan.check(&changing).map_err(|e| {
+        run.breach = run.plan.breach(&changing);
+        run.failed(Stage::Scope, e)
+    })?;
+    run.pipeline.pass(Stage::Scope, scope);
+    if run.plan.atomicity == Atomicity::AllOrNothing
+        && let Some(f) = reviewed.files.iter().find(|f| f.problem.is_some())
+        && let Some(p) = &f.problem
+    {
+        let e = ToolError::new(
+            p.reason,
+            Some(&f.path),
+            format!(
+                "{}; {} applies no file when one is refused",
+                p.message,
+                lspedit_tools::front::say(&lspedit_tools::front::Step::AllOrNothing)
+            ),
+        );
+        return Err(run.failed(Stage::Hunk, e));
+    }
+    Ok(())
 }
 
 /// The refusal of a commit that wrote nothing: the first failure, saying when every file
@@ -355,8 +389,150 @@ impl Workflow {
             Ok(out) => out,
             Err(e) => self.refuse(&run, e),
         };
-        self.emit_apply_end(&out, step_id);
+        self.emit_apply_end(&out, step_id, "apply_edit");
         out
+    }
+
+    /// Apply a change lspedit computed itself (a symbol edit, a server's rename or code action)
+    /// at once, without storing a proposal: `request`'s patch is parsed and planned once, on
+    /// the files as they are; each file the request gives a base_sha for must be in that state
+    /// (else `sha_mismatch`, nothing written: the change was computed from other bytes). The
+    /// plan's limits and the approver then judge that plan, and under the locks the files must
+    /// still hold the bytes it was made from (else `stale_context`) before it is committed.
+    /// Events, checkpoint and evidence are those of [`Workflow::apply_edit`] (`diff_proposed`
+    /// in the seeds' place), under a patch id of its own that names no stored proposal
+    /// (`apply_edit` of it is `patch_not_found`): nothing is stored to apply later.
+    pub fn apply_change(&self, request: &ProposeRequest, plan: &ApplyPlan) -> ApplyOutcome {
+        self.apply_change_with(request, plan, self.config.approver.as_ref())
+    }
+
+    /// [`Workflow::apply_change`], asking `approver` instead of the configured one.
+    pub fn apply_change_with(
+        &self,
+        request: &ProposeRequest,
+        plan: &ApplyPlan,
+        approver: &dyn Approver,
+    ) -> ApplyOutcome {
+        self.emit(Event::ToolStart {
+            tool: "apply_change".into(),
+        });
+        let built = self.recover_if_needed().and_then(|()| {
+            propose::build(
+                self.tools.workspace(),
+                request,
+                self.tools.engine(),
+                self.config.max_scan_file_bytes,
+            )
+            .map_err(|refused| self.refused_evidence(*refused))
+        });
+        let mut built = match built {
+            Ok(b) => b,
+            Err(e) => {
+                self.failure(&e);
+                let text = format!("Error: {e}\nNothing was applied.");
+                self.emit(Event::ToolEnd {
+                    tool: "apply_change".into(),
+                    is_error: true,
+                });
+                return ApplyOutcome::refused_unread("", e.reason, text);
+            }
+        };
+        built.stored.patch_id = new_id("patch", built.stored.patch_text.as_bytes());
+        let Built {
+            stored,
+            plan: mut planned,
+            ..
+        } = built;
+        let mut run = ApplyRun {
+            stored: &stored,
+            plan,
+            pipeline: Pipeline::from_reports(&stored.stages),
+            start: Instant::now(),
+            checkpoint_id: None,
+            validation: None,
+            rolled_back: false,
+            breach: None,
+            rollback: None,
+            kept: BTreeSet::new(),
+        };
+        let step_id = stored
+            .step_id
+            .clone()
+            .unwrap_or_else(|| stored.patch_id.clone());
+        self.emit(Event::StepStarted {
+            step_id: step_id.clone(),
+            diff_id: stored.patch_id.clone(),
+        });
+        self.emit(Event::StageChanged {
+            step_id: step_id.clone(),
+            stage: StepStage::Edit,
+        });
+        self.evidence
+            .write_diff(stored.evidence_id(), &stored.patch_text);
+        self.emit(Event::DiffProposed {
+            diff_id: stored.patch_id.clone(),
+            files_changed: affected(&stored.files),
+            summary: stored.summary.clone(),
+            evidence_id: stored.evidence_id().to_string(),
+        });
+        let mut out = match self.change_inner(&mut run, approver, request, &mut planned) {
+            Ok(out) => out,
+            Err(e) => self.refuse(&run, e),
+        };
+        out.diff = planned.diff;
+        self.emit_apply_end(&out, step_id, "apply_change");
+        out
+    }
+
+    /// The steps of [`Workflow::apply_change`] after its one plan; any refusal is `Err`.
+    fn change_inner(
+        &self,
+        run: &mut ApplyRun<'_>,
+        approver: &dyn Approver,
+        request: &ProposeRequest,
+        planned: &mut PatchPlan,
+    ) -> Result<ApplyOutcome, ToolError> {
+        // The plan's own reads are the bytes committed against: they must be the ones the
+        // change was computed from (the build checked the files once before planning).
+        for (path, expected) in &request.expected_base_shas {
+            let key = propose::key(self.tools.workspace(), path)?;
+            // A path the patch does not read is not written either.
+            let Some(base) = planned.bases.get(&key) else {
+                continue;
+            };
+            if util::state_sha(base.as_deref()).as_deref() != Some(expected.as_str()) {
+                let e = ToolError::new(
+                    Reason::StaleContext,
+                    Some(&key),
+                    "the file changed while the edit was planned; nothing was written: read it again and redo the edit",
+                );
+                return Err(run.failed(Stage::Stale, e));
+            }
+        }
+        within_plan(run, planned)?;
+        if !self.approve(run, approver, planned)? {
+            return Ok(self.rejected(run));
+        }
+        let file_locks = self.file_locks(run.stored.base_shas.keys().cloned());
+        let _held: Vec<MutexGuard<'_, ()>> = file_locks.iter().map(|l| lock(l)).collect();
+        let _ws_lock = self.workspace_lock()?;
+        self.recover_pending();
+        if planned.units.is_empty() {
+            let e = ToolError::new(Reason::EmptyDiff, None, "the change changes nothing");
+            return Err(run.failed(Stage::Empty, e));
+        }
+        check_fresh(self.tools.workspace(), &planned.units)
+            .map_err(|e| run.failed(Stage::Stale, e))?;
+        run.pipeline
+            .pass(Stage::Stale, "every file is as it was when planned");
+        self.validate_isolated(run, planned)?;
+        let manifest = self.checkpoint(run, planned)?;
+        let (result, applied_paths, manifest) = self.commit_planned(run, planned, manifest)?;
+        if run.plan.timeout().is_some() || run.plan.validation_stage == ValidationStage::AfterCommit
+        {
+            self.after_commit(run, &manifest)?;
+        }
+        Ok(self.applied(run, planned, &result, &applied_paths))
     }
 
     /// The stored patch `patch_id`, or the outcome refusing it. Checked before anything is
@@ -389,7 +565,7 @@ impl Workflow {
 
     /// The events that end an apply step: `step_completed` when files were written, the first
     /// refused file of a partial apply, `tool_end`.
-    fn emit_apply_end(&self, out: &ApplyOutcome, step_id: String) {
+    fn emit_apply_end(&self, out: &ApplyOutcome, step_id: String, tool: &str) {
         let completed = match out.status {
             ApplyStatus::Applied => Some(StepStatus::Applied),
             ApplyStatus::PartiallyApplied => Some(StepStatus::PartiallyApplied),
@@ -417,7 +593,7 @@ impl Workflow {
             });
         }
         self.emit(Event::ToolEnd {
-            tool: "apply_edit".into(),
+            tool: tool.into(),
             is_error: out.is_error,
         });
     }
@@ -460,31 +636,7 @@ impl Workflow {
         let reviewed =
             plan_patch(ws, patch, self.tools.engine()).map_err(|e| run.failed(Stage::Hunk, e))?;
         self.check_still_proposed(run, &reviewed)?;
-        let changing: Vec<&ProposedFile> = reviewed
-            .files
-            .iter()
-            .filter(|f| f.problem.is_none())
-            .collect();
-        let scope = run.plan.check(&changing).map_err(|e| {
-            run.breach = run.plan.breach(&changing);
-            run.failed(Stage::Scope, e)
-        })?;
-        run.pipeline.pass(Stage::Scope, scope);
-        if run.plan.atomicity == Atomicity::AllOrNothing
-            && let Some(f) = reviewed.files.iter().find(|f| f.problem.is_some())
-            && let Some(p) = &f.problem
-        {
-            let e = ToolError::new(
-                p.reason,
-                Some(&f.path),
-                format!(
-                    "{}; {} applies no file when one is refused",
-                    p.message,
-                    lspedit_tools::front::say(&lspedit_tools::front::Step::AllOrNothing)
-                ),
-            );
-            return Err(run.failed(Stage::Hunk, e));
-        }
+        within_plan(run, &reviewed)?;
         Ok(reviewed)
     }
 
@@ -864,6 +1016,7 @@ impl Workflow {
             validation: run.validation.clone(),
             rolled_back: run.rolled_back,
             diagnostics: Vec::new(),
+            diff: String::new(),
         }
     }
 
@@ -901,6 +1054,7 @@ impl Workflow {
             validation: None,
             rolled_back: false,
             diagnostics: Vec::new(),
+            diff: String::new(),
         }
     }
 
@@ -966,6 +1120,7 @@ impl Workflow {
             validation: run.validation.clone(),
             rolled_back: false,
             diagnostics: feedback.statuses,
+            diff: planned.diff.clone(),
         }
     }
 }

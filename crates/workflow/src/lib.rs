@@ -307,7 +307,9 @@ impl Workflow {
     fn store_proposal(
         &self,
         request: &ProposeRequest,
-        propose::Built { mut stored, diff }: propose::Built,
+        propose::Built {
+            mut stored, diff, ..
+        }: propose::Built,
     ) -> Result<Proposal, ToolError> {
         if let Err(err) = self.store.save(&mut stored) {
             self.emit(Event::ToolEnd {
@@ -352,6 +354,17 @@ impl Workflow {
 
     /// Record a refused proposal's evidence and report it; the error names the evidence.
     fn refuse_proposal(&self, refused: propose::Refused) -> ToolError {
+        let e = self.refused_evidence(refused);
+        self.emit(Event::ToolEnd {
+            tool: "propose_edit".into(),
+            is_error: true,
+        });
+        self.failure(&e);
+        e
+    }
+
+    /// Record a refused proposal's evidence; the error names the evidence.
+    fn refused_evidence(&self, refused: propose::Refused) -> ToolError {
         let ev = new_id("refused", refused.raw.as_bytes());
         self.evidence.write_diff(&ev, &refused.raw);
         self.evidence.write_manifest(&Manifest {
@@ -365,11 +378,6 @@ impl Workflow {
             stats: refused.stats,
             files: refused.files,
         });
-        self.emit(Event::ToolEnd {
-            tool: "propose_edit".into(),
-            is_error: true,
-        });
-        self.failure(&refused.error);
         let e = refused.error;
         ToolError::new(
             e.reason,

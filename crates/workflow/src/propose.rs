@@ -187,11 +187,13 @@ impl Proposal {
     }
 }
 
-/// A proposal to store, and its reviewable diff (planned from the patch text, not stored).
+/// A proposal to store, its reviewable diff (planned from the patch text, not stored) and the
+/// plan it was made from (what a change applied at once commits).
 #[derive(Debug)]
 pub(crate) struct Built {
     pub stored: StoredPatch,
     pub diff: String,
+    pub plan: PatchPlan,
 }
 
 /// A refused proposal, with what the evidence needs.
@@ -598,8 +600,8 @@ pub(crate) fn build(
         Ok(p) => p,
         Err(e) => return Err(b.refuse(Stage::Hunk, e.to_string(), e, vec![])),
     };
-    let files = b.judge(patch.files.len(), plan.files, &replacements)?;
-    Ok(b.finish(&describe, files, &plan.bases, plan.diff))
+    let files = b.judge(patch.files.len(), plan.files.clone(), &replacements)?;
+    Ok(b.finish(&describe, files, plan))
 }
 
 impl Builder<'_> {
@@ -942,15 +944,10 @@ impl Builder<'_> {
 
     /// The stored patch: its summary, the base_sha of every path it reads (`bases`); the store
     /// gives it its id when it signs it (`PatchStore::save`).
-    fn finish(
-        self,
-        describe: &str,
-        files: Vec<ProposedFile>,
-        bases: &BTreeMap<String, Option<Vec<u8>>>,
-        diff: String,
-    ) -> Built {
+    fn finish(self, describe: &str, files: Vec<ProposedFile>, plan: PatchPlan) -> Built {
         let summary = self.summary(describe, &files);
-        let base_shas = bases
+        let base_shas = plan
+            .bases
             .iter()
             .map(|(k, v)| (k.clone(), state_sha(v.as_deref())))
             .collect();
@@ -973,7 +970,11 @@ impl Builder<'_> {
                 _ => None,
             },
         };
-        Built { stored, diff }
+        Built {
+            stored,
+            diff: plan.diff.clone(),
+            plan,
+        }
     }
 
     /// `3 file(s) changed (+4 -2) by <describe>`, with the regex's counts and the refused files.

@@ -194,6 +194,14 @@ fn a_plain_rename_applies_to_every_file_and_the_report_agrees() {
     let paths: Vec<&str> = r.files.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(paths, ["a.ts", "b.ts"]);
     assert!(env.asked("textDocument/prepareRename"));
+    // Applied at once: planned once, nothing stored as a proposal (only `preview` stores).
+    assert_eq!(r.patch_id, None);
+    assert_eq!(stored_proposals(&env.root), 0);
+}
+
+/// How many proposals the workspace's patch store holds.
+pub fn stored_proposals(root: &Path) -> usize {
+    std::fs::read_dir(root.join(".lspedit/patches")).map_or(0, |d| d.count())
 }
 
 #[test]

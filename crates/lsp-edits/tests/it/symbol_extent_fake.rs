@@ -8,7 +8,7 @@
 use lspedit_lsp_edits::{EditOptions, LspEditStatus, SymbolEdit, SymbolEditKind};
 use serde_json::{Value, json};
 
-use crate::lsp_edits_fake::{env, env_with};
+use crate::lsp_edits_fake::{env, env_with, stored_proposals};
 
 const FILE: &str = "export function one(): number {\n  return 1;\n}\nconsole.log(one());\nexport function two(): number {\n  return 2;\n}\n";
 
@@ -35,6 +35,9 @@ fn replace_one(one_range: Value) -> (LspEditStatus, Option<&'static str>, String
         EditOptions::default(),
     );
     let now = std::fs::read_to_string(e.root.join("c.ts")).unwrap();
+    // Applied or refused, a symbol edit stores no proposal (only `preview` does).
+    assert_eq!(stored_proposals(&e.root), 0, "{}", r.llm_content);
+    assert_eq!(r.patch_id, None);
     (r.status, r.reason.map(|r| r.as_str()), r.llm_content, now)
 }
 

@@ -10,5 +10,6 @@ mod state_tamper;
 mod support;
 mod tools_seam;
 mod workflow;
+mod workflow_change;
 mod workflow_scan;
 mod workflow_validation;
