@@ -257,6 +257,10 @@ pub(crate) struct Server {
     next_id: Mutex<i32>,
     shared: Arc<Shared>,
     docs: Mutex<HashMap<Url, Arc<tokio::sync::Mutex<Doc>>>>,
+    /// The text the server holds for each open document (what [`Doc::text`] says, readable
+    /// without the document's lock): a request about a document the server already holds
+    /// as asked does not wait for a check of it in progress.
+    held: Mutex<HashMap<Url, Arc<str>>>,
     link: Link,
     started: Instant,
     /// Checks in flight; maintenance only stops servers at zero.
@@ -457,6 +461,7 @@ impl Server {
             next_id: Mutex::new(0),
             shared,
             docs: Mutex::new(HashMap::new()),
+            held: Mutex::new(HashMap::new()),
             link,
             started: Instant::now(),
             busy: AtomicUsize::new(0),
@@ -890,7 +895,20 @@ impl Server {
         }
         doc.text = Arc::clone(text);
         doc.disk = DiskStamp::of(path);
+        self.held
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(uri.clone(), Arc::clone(text));
         Ok(())
+    }
+
+    /// Whether the server holds exactly `text` as `uri`'s open document.
+    fn holds(&self, uri: &Url, text: &str) -> bool {
+        self.held
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(uri)
+            .is_some_and(|t| &**t == text)
     }
 
     /// Makes the server hold `text` as `path`'s document before a request about it (`didOpen`
@@ -908,6 +926,16 @@ impl Server {
         })?;
         let language = self.cfg.language_for(path).unwrap_or("plaintext");
         let doc = self.doc(&uri, language);
+        // The server holds this text already: nothing to send, so nothing to wait for (a check
+        // of the document in progress holds its lock until the server's verdict, seconds on a
+        // real project, and a lookup right after an edit would queue behind it). The lock is
+        // no guarantee past this call either way: it is released before the request is sent.
+        if self.holds(&uri, text) {
+            if let Ok(mut d) = doc.try_lock() {
+                d.asked = Instant::now();
+            }
+            return Ok(uri);
+        }
         let mut doc = tokio::time::timeout_at(deadline.into(), doc.lock_owned())
             .await
             .map_err(|_| self.timeout("waiting for an earlier check of the file", since))?;
@@ -1108,6 +1136,10 @@ impl Server {
         doc.settled = None;
         doc.disk = None;
         doc.text = Arc::from("");
+        self.held
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(uri);
         Ok(())
     }
 

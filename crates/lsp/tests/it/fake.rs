@@ -1031,3 +1031,57 @@ async fn cache_follows_the_root_epoch_and_the_disk() {
     pool.shutdown().await;
     assert_gone(&groups);
 }
+
+/// A lookup about a document the server already holds as asked does not wait for a check of
+/// that document in progress (which holds the document until the server's verdict: seconds on
+/// a real project, right after every edit): its request reaches the server while the check
+/// still waits for its answer. Before, `outline` right after an edit was not even sent until
+/// the edit's own diagnostics had come back. (The fake, like most servers, then answers in
+/// order: when the lookup is answered is the server's business.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lookup_does_not_wait_for_a_check_of_the_same_text() {
+    let ws = FakeWs::new(Script {
+        mode: Mode::Pull,
+        // The check's pull is answered only after this.
+        delay_ms: 5_000,
+        document_symbols: Some(serde_json::json!([{
+            "name": "fine", "kind": 12,
+            "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 9 } },
+            "selectionRange": { "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 4 } }
+        }])),
+        ..Script::default()
+    });
+    let pool = Arc::new(ws.pool("pull"));
+    let f = ws.file("a.fk");
+    std::fs::write(&f, BAD).unwrap();
+    let check = {
+        let (pool, f) = (pool.clone(), f.clone());
+        tokio::spawn(async move { pool.check_file(&f, BAD, deadline(60_000)).await })
+    };
+    let wait_for = |what: &'static str| {
+        let ws = &ws;
+        async move {
+            let until = Instant::now() + Duration::from_secs(20);
+            while !ws.log().contains(what) {
+                assert!(Instant::now() < until, "no {what}: {}", ws.log());
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+    };
+    // The check has sent the text and waits for the server's answer to its pull.
+    wait_for("request textDocument/diagnostic").await;
+    let lookup = {
+        let (pool, f) = (pool.clone(), f.clone());
+        tokio::spawn(async move { pool.document_symbols(&f, BAD, deadline(30_000)).await })
+    };
+    wait_for("request textDocument/documentSymbol").await;
+    assert!(
+        !check.is_finished(),
+        "the lookup waited for the check: {}",
+        ws.log()
+    );
+    let symbols = lookup.await.unwrap().unwrap();
+    assert_eq!(symbols.symbols.len(), 1, "{symbols:?}");
+    check.await.unwrap().unwrap();
+    pool.shutdown().await;
+}
