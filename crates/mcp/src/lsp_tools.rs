@@ -263,7 +263,8 @@ pub struct LspEditOutput {
     pub server_time_ms: Option<u64>,
     /// What the server's edit does, in its order.
     pub server_edit: Vec<ServerOpOutput>,
-    /// The proposal the edit became: apply_edit(patch_id) applies a preview.
+    /// The proposal a preview stored: apply_edit(patch_id) applies it. Absent when the edit
+    /// was applied at once (nothing is stored then).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub patch_id: Option<String>,
     /// Pass it to undo to restore the files; present when anything was written.
