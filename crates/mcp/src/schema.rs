@@ -428,20 +428,29 @@ pub(crate) mod lenient {
     }
 
     /// The `scope` argument: one glob (`"backend/**/*.go"`, the seeds' own call) or a list of
-    /// globs; absent or null is no scope.
+    /// globs; absent or null is no scope. A string holding the JSON text of a list
+    /// (`"[\"src/a.ts\"]"`: what MCP Inspector's CLI sends for a list argument) is that list,
+    /// not a glob that matches nothing (which gave `empty_diff`); a JSON list of anything but
+    /// strings is refused naming the field.
     pub(crate) fn scope<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
         let bad = |got: &Value| {
             D::Error::custom(format!(
                 "`scope` must be a glob or a list of globs (e.g. \"src/**/*.ts\" or [\"src/**/*.ts\"]), not {got}"
             ))
         };
-        match Option::<Value>::deserialize(d)? {
-            None | Some(Value::Null) => Ok(Vec::new()),
-            Some(Value::String(s)) => Ok(vec![s]),
-            Some(Value::Array(items)) => items
+        let list = |items: &[Value]| {
+            items
                 .iter()
                 .map(|v| v.as_str().map(str::to_string).ok_or_else(|| bad(v)))
-                .collect(),
+                .collect()
+        };
+        match Option::<Value>::deserialize(d)? {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::String(s)) => match serde_json::from_str::<Value>(&s) {
+                Ok(Value::Array(items)) => list(&items),
+                _ => Ok(vec![s]),
+            },
+            Some(Value::Array(items)) => list(&items),
             Some(other) => Err(bad(&other)),
         }
     }
@@ -548,6 +557,46 @@ mod tests {
     struct Args {
         #[serde(default, deserialize_with = "lenient::offset")]
         offset: Option<usize>,
+    }
+
+    #[derive(Deserialize)]
+    struct ScopeArgs {
+        #[serde(default, deserialize_with = "lenient::scope")]
+        scope: Vec<String>,
+    }
+
+    // Regression: MCP Inspector's CLI sends a list argument as its JSON text; `scope` took
+    // that text as one glob, which matched no file, and propose_edit answered `empty_diff`.
+    #[test]
+    fn scope_takes_a_glob_a_list_or_the_json_text_of_a_list() {
+        let parse = |v: Value| serde_json::from_value::<ScopeArgs>(v).map(|a| a.scope);
+        let globs = |g: &[&str]| g.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(parse(json!({})).unwrap(), globs(&[]));
+        assert_eq!(parse(json!({"scope": null})).unwrap(), globs(&[]));
+        assert_eq!(
+            parse(json!({"scope": "src/**/*.ts"})).unwrap(),
+            globs(&["src/**/*.ts"])
+        );
+        assert_eq!(
+            parse(json!({"scope": ["src/a.ts", "!src/gen/**"]})).unwrap(),
+            globs(&["src/a.ts", "!src/gen/**"])
+        );
+        assert_eq!(
+            parse(json!({"scope": "[\"src/a.ts\", \"src/b.ts\"]"})).unwrap(),
+            globs(&["src/a.ts", "src/b.ts"])
+        );
+        // A glob that only starts like a list (a character class) stays a glob.
+        assert_eq!(
+            parse(json!({"scope": "[ab]*.ts"})).unwrap(),
+            globs(&["[ab]*.ts"])
+        );
+        for bad in [json!("[1, 2]"), json!([1]), json!(3)] {
+            let e = parse(json!({ "scope": bad })).unwrap_err().to_string();
+            assert!(
+                e.contains("`scope` must be a glob or a list of globs"),
+                "{e}"
+            );
+        }
     }
 
     #[test]
