@@ -591,13 +591,12 @@ fn invalid(schema: &Value, instance: &Value) -> Vec<String> {
         .with_draft(jsonschema::Draft::Draft7)
         .compile(schema)
         .unwrap_or_else(|e| panic!("the schema does not compile: {e}\n{schema}"));
-    let errors = match compiled.validate(instance) {
+    match compiled.validate(instance) {
         Ok(()) => Vec::new(),
         Err(errors) => errors
             .map(|e| format!("{}: {e}", e.instance_path))
             .collect(),
-    };
-    errors
+    }
 }
 
 #[test]
