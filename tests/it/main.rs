@@ -1,5 +1,6 @@
 //! End-to-end tests of the `lspedit` package: the CLI binary, the MCP server (driven by rmcp's
-//! client and by the Python `mcp` package), and the `testing` feature against real servers.
+//! client, and by the official Python and TypeScript MCP SDKs: `mcp_python.rs`,
+//! `mcp_interop.rs`), and the `testing` feature against real servers.
 //!
 //! Real-server tests need the pinned servers (`bash scripts/install-servers` or
 //! `lspedit servers install`). Without them a test says so on stderr and passes, unless
@@ -16,6 +17,7 @@ mod harness;
 mod host;
 mod languages;
 mod mcp;
+mod mcp_interop;
 mod mcp_lsp_edits;
 mod mcp_policy;
 mod mcp_profiles;

@@ -23,16 +23,33 @@ pub(crate) async fn connect(root: &std::path::Path, extra: &[&str]) -> Client {
     ().serve(transport).await.unwrap()
 }
 
+/// Calls `tool`; its structured result, refusals included, must validate against the output
+/// schema the server lists for it (rmcp's client does not check it; the official SDKs do, and
+/// reject the result otherwise).
 pub(crate) async fn call(
     client: &Client,
     tool: &'static str,
     args: serde_json::Value,
 ) -> CallToolResult {
     let args: JsonObject = serde_json::from_value(args).unwrap();
-    client
+    let result = client
         .call_tool(CallToolRequestParams::new(tool).with_arguments(args))
         .await
-        .unwrap()
+        .unwrap();
+    let listed = client.list_all_tools().await.unwrap();
+    let schema = listed
+        .iter()
+        .find(|t| t.name == tool)
+        .and_then(|t| t.output_schema.as_ref())
+        .map(|s| serde_json::Value::Object(s.as_ref().clone()));
+    if let (Some(schema), Some(structured)) = (schema, &result.structured_content) {
+        let compiled = jsonschema::JSONSchema::compile(&schema).unwrap();
+        if let Err(errors) = compiled.validate(structured) {
+            let errors: Vec<String> = errors.map(|e| e.to_string()).collect();
+            panic!("{tool}'s result is invalid against its outputSchema: {errors:?}\n{structured}");
+        }
+    }
+    result
 }
 
 pub(crate) fn text(r: &CallToolResult) -> String {

@@ -18,7 +18,7 @@ use crate::output::{
     ApplyEditOutput, ApplyState, CheckStatus, DiagnosticsOutput, ProposeOutput, ReasonCode,
     WriteOutput,
 };
-use crate::schema::portable;
+use crate::schema::portable_output;
 
 /// The text of `file` (relative to the repository root) from its line `heading` to the next
 /// heading of the same or a higher level.
@@ -176,7 +176,7 @@ fn every_status_is_documented_and_converted_code_for_code() {
 
 /// The `enum` of the schema at `pointer` (a JSON pointer) in `T`'s portable schema.
 fn schema_enum<T: schemars::JsonSchema>(pointer: &str) -> BTreeSet<String> {
-    let schema = Value::Object(portable::<T>().as_ref().clone());
+    let schema = Value::Object(portable_output::<T>().as_ref().clone());
     let at = schema
         .pointer(pointer)
         .unwrap_or_else(|| panic!("{pointer} not in {schema}"));
@@ -244,7 +244,7 @@ fn a_proposed_files_kind_is_the_workflows_change_kind() {
         schema_enum::<ProposeOutput>("/properties/files/items/properties/kind"),
         codes(kinds.map(|(_, code)| code))
     );
-    let schema = Value::Object(portable::<ProposeOutput>().as_ref().clone());
+    let schema = Value::Object(portable_output::<ProposeOutput>().as_ref().clone());
     assert_eq!(
         schema.pointer("/properties/files/items/properties/kind/description"),
         Some(&Value::from("What a proposed change does to a file."))

@@ -54,6 +54,8 @@
 //! ```
 
 #[cfg(test)]
+mod conformance;
+#[cfg(test)]
 mod documented_codes;
 pub mod lookup_tools;
 pub mod lsp_tools;

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::lsp_tools::{LineArg, LocationsOutput, refusal};
 use crate::output::{ReasonCode, Reply};
-use crate::schema::portable;
+use crate::schema::tool_schema_pair;
 use crate::server::LspeditServer;
 use lspedit_session::Session;
 
@@ -132,6 +132,14 @@ pub struct HoverOutput {
 }
 
 impl HoverOutput {
+    /// Nothing to show: refused with `reason` (or bad arguments).
+    pub fn refused(reason: Option<ReasonCode>) -> HoverOutput {
+        HoverOutput {
+            reason,
+            ..HoverOutput::default()
+        }
+    }
+
     fn new(r: &HoverReport) -> HoverOutput {
         HoverOutput {
             reason: None,
@@ -210,6 +218,14 @@ fn is_zero(n: &usize) -> bool {
 }
 
 impl CallHierarchyOutput {
+    /// Nothing listed: refused with `reason` (or bad arguments).
+    pub fn refused(reason: Option<ReasonCode>) -> CallHierarchyOutput {
+        CallHierarchyOutput {
+            reason,
+            ..CallHierarchyOutput::default()
+        }
+    }
+
     fn new(r: &CallsReport) -> CallHierarchyOutput {
         CallHierarchyOutput {
             reason: None,
@@ -247,17 +263,11 @@ fn refused<T: Serialize>(e: &LspEditError, out: &T) -> Reply {
 pub fn hover(session: &Session, a: &LookupArgs) -> Reply {
     let at = match a.at() {
         Ok(at) => at,
-        Err(why) => return invalid(&why, &HoverOutput::default()),
+        Err(why) => return invalid(&why, &HoverOutput::refused(None)),
     };
     match session.lsp_edits().and_then(|e| e.hover(&at)) {
         Ok(r) => Reply::new(text(&r.llm_content), &HoverOutput::new(&r)),
-        Err(e) => refused(
-            &e,
-            &HoverOutput {
-                reason: Some(e.reason().into()),
-                ..HoverOutput::default()
-            },
-        ),
+        Err(e) => refused(&e, &HoverOutput::refused(Some(e.reason().into()))),
     }
 }
 
@@ -265,34 +275,22 @@ pub fn hover(session: &Session, a: &LookupArgs) -> Reply {
 pub fn call_hierarchy(session: &Session, a: &CallHierarchyArgs) -> Reply {
     let at = match lookup_at(&a.path, &a.line, &a.symbol, a.occurrence, &a.name_path) {
         Ok(at) => at,
-        Err(why) => return invalid(&why, &CallHierarchyOutput::default()),
+        Err(why) => return invalid(&why, &CallHierarchyOutput::refused(None)),
     };
     match session
         .lsp_edits()
         .and_then(|e| e.call_hierarchy(&at, a.direction.into()))
     {
         Ok(r) => Reply::new(text(&r.llm_content), &CallHierarchyOutput::new(&r)),
-        Err(e) => refused(
-            &e,
-            &CallHierarchyOutput {
-                reason: Some(e.reason().into()),
-                ..CallHierarchyOutput::default()
-            },
-        ),
+        Err(e) => refused(&e, &CallHierarchyOutput::refused(Some(e.reason().into()))),
     }
 }
 
 /// `implementations` (`type_definition: false`) or `type_definition` over `session`.
 pub fn lookup_locations(session: &Session, a: &LookupArgs, type_definition: bool) -> Reply {
-    let empty = |reason| LocationsOutput {
-        reason,
-        locations: Vec::new(),
-        with_context: 0,
-        partial: false,
-    };
     let at = match a.at() {
         Ok(at) => at,
-        Err(why) => return invalid(&why, &empty(None)),
+        Err(why) => return invalid(&why, &LocationsOutput::refused(None)),
     };
     let found: Result<LocationsReport, LspEditError> = session.lsp_edits().and_then(|e| {
         if type_definition {
@@ -303,21 +301,16 @@ pub fn lookup_locations(session: &Session, a: &LookupArgs, type_definition: bool
     });
     match found {
         Ok(r) => Reply::new(text(&r.llm_content), &LocationsOutput::new(&r)),
-        Err(e) => refused(&e, &empty(Some(e.reason().into()))),
+        Err(e) => refused(&e, &LocationsOutput::refused(Some(e.reason().into()))),
     }
 }
 
 /// The schemas of the lookups (see `server.rs`'s `tool_schemas`).
 pub(crate) fn tool_schemas(name: &str) -> Option<(Arc<JsonObject>, Arc<JsonObject>)> {
     Some(match name {
-        "hover" => (portable::<LookupArgs>(), portable::<HoverOutput>()),
-        "call_hierarchy" => (
-            portable::<CallHierarchyArgs>(),
-            portable::<CallHierarchyOutput>(),
-        ),
-        "implementations" | "type_definition" => {
-            (portable::<LookupArgs>(), portable::<LocationsOutput>())
-        }
+        "hover" => tool_schema_pair::<LookupArgs, HoverOutput>(),
+        "call_hierarchy" => tool_schema_pair::<CallHierarchyArgs, CallHierarchyOutput>(),
+        "implementations" | "type_definition" => tool_schema_pair::<LookupArgs, LocationsOutput>(),
         _ => return None,
     })
 }

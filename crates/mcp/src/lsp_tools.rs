@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::lookup_tools::{invalid, lookup_at};
 use crate::output::{FileDiagnosticsState, ReasonCode, Reply};
-use crate::schema::portable;
+use crate::schema::tool_schema_pair;
 use crate::server::LspeditServer;
 use lspedit_session::Session;
 
@@ -276,7 +276,7 @@ pub struct LspEditOutput {
 
 impl LspEditOutput {
     /// Nothing was written or proposed.
-    fn refused(reason: Option<ReasonCode>) -> LspEditOutput {
+    pub fn refused(reason: Option<ReasonCode>) -> LspEditOutput {
         LspEditOutput {
             success: false,
             status: LspEditState::Refused,
@@ -358,6 +358,14 @@ pub struct CodeActionsOutput {
 }
 
 impl CodeActionsOutput {
+    /// Nothing listed: refused with `reason` (or bad arguments).
+    pub fn refused(reason: Option<ReasonCode>) -> CodeActionsOutput {
+        CodeActionsOutput {
+            reason,
+            actions: Vec::new(),
+        }
+    }
+
     fn new(list: &CodeActionList) -> CodeActionsOutput {
         CodeActionsOutput {
             reason: None,
@@ -404,6 +412,16 @@ pub struct LocationsOutput {
 }
 
 impl LocationsOutput {
+    /// Nothing found: refused with `reason` (or bad arguments).
+    pub fn refused(reason: Option<ReasonCode>) -> LocationsOutput {
+        LocationsOutput {
+            reason,
+            locations: Vec::new(),
+            with_context: 0,
+            partial: false,
+        }
+    }
+
     pub(crate) fn new(r: &LocationsReport) -> LocationsOutput {
         LocationsOutput {
             reason: None,
@@ -483,6 +501,17 @@ pub struct OutlineOutput {
 }
 
 impl OutlineOutput {
+    /// Nothing outlined: refused with `reason`.
+    pub fn refused(reason: Option<ReasonCode>) -> OutlineOutput {
+        OutlineOutput {
+            reason,
+            symbols: Vec::new(),
+            left_out: Vec::new(),
+            hidden: 0,
+            partial: false,
+        }
+    }
+
     fn new(r: &OutlineReport) -> OutlineOutput {
         OutlineOutput {
             reason: None,
@@ -521,6 +550,17 @@ fn is_zero(n: &usize) -> bool {
 }
 
 impl FindSymbolOutput {
+    /// Nothing searched: refused with `reason`.
+    pub fn refused(reason: Option<ReasonCode>) -> FindSymbolOutput {
+        FindSymbolOutput {
+            reason,
+            matches: Vec::new(),
+            more: 0,
+            suggestions: Vec::new(),
+            partial: false,
+        }
+    }
+
     fn new(r: &FindReport) -> FindSymbolOutput {
         FindSymbolOutput {
             reason: None,
@@ -581,10 +621,7 @@ pub fn code_actions(session: &Session, a: &CodeActionsArgs) -> Reply {
         ),
         Err(e) => Reply::new(
             refusal(&e),
-            &CodeActionsOutput {
-                reason: Some(e.reason().into()),
-                actions: Vec::new(),
-            },
+            &CodeActionsOutput::refused(Some(e.reason().into())),
         ),
     }
 }
@@ -615,15 +652,9 @@ pub fn apply_code_action(session: &Session, a: &ApplyCodeActionArgs) -> Reply {
 
 /// `references` (`definition: false`) or `definition` over `session`.
 pub fn locations(session: &Session, a: &SymbolArgs, definition: bool) -> Reply {
-    let empty = LocationsOutput {
-        reason: None,
-        locations: Vec::new(),
-        with_context: 0,
-        partial: false,
-    };
     let at = match a.at() {
         Ok(at) => at,
-        Err(why) => return invalid(&why, &empty),
+        Err(why) => return invalid(&why, &LocationsOutput::refused(None)),
     };
     let found = session.lsp_edits().and_then(|e| {
         if definition {
@@ -639,12 +670,7 @@ pub fn locations(session: &Session, a: &SymbolArgs, definition: bool) -> Reply {
         ),
         Err(e) => Reply::new(
             refusal(&e),
-            &LocationsOutput {
-                reason: Some(e.reason().into()),
-                locations: Vec::new(),
-                with_context: 0,
-                partial: false,
-            },
+            &LocationsOutput::refused(Some(e.reason().into())),
         ),
     }
 }
@@ -664,13 +690,7 @@ pub fn outline(session: &Session, a: &OutlineArgs) -> Reply {
         ),
         Err(e) => Reply::new(
             refusal(&e),
-            &OutlineOutput {
-                reason: Some(e.reason().into()),
-                symbols: Vec::new(),
-                left_out: Vec::new(),
-                hidden: 0,
-                partial: false,
-            },
+            &OutlineOutput::refused(Some(e.reason().into())),
         ),
     }
 }
@@ -691,13 +711,7 @@ pub fn find_symbol(session: &Session, a: &FindSymbolArgs) -> Reply {
         ),
         Err(e) => Reply::new(
             refusal(&e),
-            &FindSymbolOutput {
-                reason: Some(e.reason().into()),
-                matches: Vec::new(),
-                more: 0,
-                suggestions: Vec::new(),
-                partial: false,
-            },
+            &FindSymbolOutput::refused(Some(e.reason().into())),
         ),
     }
 }
@@ -715,20 +729,14 @@ pub fn symbol_edit(session: &Session, kind: SymbolEditKind, a: &SymbolBodyArgs) 
 /// The schemas of the LSP edit tools (see `server.rs`'s `tool_schemas`).
 pub(crate) fn tool_schemas(name: &str) -> Option<(Arc<JsonObject>, Arc<JsonObject>)> {
     Some(match name {
-        "rename_symbol" => (portable::<RenameSymbolArgs>(), portable::<LspEditOutput>()),
-        "code_actions" => (
-            portable::<CodeActionsArgs>(),
-            portable::<CodeActionsOutput>(),
-        ),
-        "apply_code_action" => (
-            portable::<ApplyCodeActionArgs>(),
-            portable::<LspEditOutput>(),
-        ),
-        "references" | "definition" => (portable::<SymbolArgs>(), portable::<LocationsOutput>()),
-        "outline" => (portable::<OutlineArgs>(), portable::<OutlineOutput>()),
-        "find_symbol" => (portable::<FindSymbolArgs>(), portable::<FindSymbolOutput>()),
+        "rename_symbol" => tool_schema_pair::<RenameSymbolArgs, LspEditOutput>(),
+        "code_actions" => tool_schema_pair::<CodeActionsArgs, CodeActionsOutput>(),
+        "apply_code_action" => tool_schema_pair::<ApplyCodeActionArgs, LspEditOutput>(),
+        "references" | "definition" => tool_schema_pair::<SymbolArgs, LocationsOutput>(),
+        "outline" => tool_schema_pair::<OutlineArgs, OutlineOutput>(),
+        "find_symbol" => tool_schema_pair::<FindSymbolArgs, FindSymbolOutput>(),
         "replace_symbol_body" | "insert_before_symbol" | "insert_after_symbol" => {
-            (portable::<SymbolBodyArgs>(), portable::<LspEditOutput>())
+            tool_schema_pair::<SymbolBodyArgs, LspEditOutput>()
         }
         _ => return None,
     })

@@ -860,8 +860,11 @@ mod tests {
 
     #[test]
     fn the_diagnostics_status_is_optional_in_the_schemas() {
-        let schema =
-            serde_json::Value::Object(crate::schema::portable::<WriteOutput>().as_ref().clone());
+        let schema = serde_json::Value::Object(
+            crate::schema::portable_output::<WriteOutput>()
+                .as_ref()
+                .clone(),
+        );
         let file = &schema["properties"]["files"]["items"];
         let required = file["required"].as_array().unwrap();
         assert!(!required.contains(&"diagnostics".into()), "{file}");
@@ -870,7 +873,7 @@ mod tests {
         assert_eq!(d["required"], serde_json::json!(["status"]), "{d}");
         assert_eq!(d["properties"]["errors"]["minimum"], 0, "{d}");
         let schema = serde_json::Value::Object(
-            crate::schema::portable::<ApplyEditOutput>()
+            crate::schema::portable_output::<ApplyEditOutput>()
                 .as_ref()
                 .clone(),
         );
@@ -881,7 +884,7 @@ mod tests {
             "{file}"
         );
         let schema = serde_json::Value::Object(
-            crate::schema::portable::<DiagnosticsOutput>()
+            crate::schema::portable_output::<DiagnosticsOutput>()
                 .as_ref()
                 .clone(),
         );

@@ -10,6 +10,11 @@
 //! default profile ([`crate::SchemaProfile`]); [`make_strict`] turns a portable input schema
 //! into the strict profile, what OpenAI's strict function calling accepts.
 //!
+//! An output schema ([`portable_output`]) describes what the result type serializes to, under
+//! schemars' serialize contract: `required` lists exactly the fields serde always writes, so a
+//! result cannot leave out a field its own schema requires (the official SDKs reject such a
+//! result). Output schemas are the same in both profiles.
+//!
 //! Some clients send numbers as strings (MCP Inspector sends `offset` as `"2"`): the count
 //! arguments accept both, and name the field when neither fits. `scope` takes one glob or a
 //! list.
@@ -22,17 +27,52 @@ use schemars::generate::SchemaSettings;
 use serde::{Deserialize, Deserializer, de::Error as _};
 use serde_json::Value;
 
-/// The portable schema of `T` (see the module doc), as an MCP tool schema object.
+/// The portable schema of `T` (see the module doc), as an MCP tool schema object: the schema
+/// of the arguments a tool reads (schemars' deserialize contract: a field with a default or an
+/// `Option` is optional).
 pub fn portable<T: JsonSchema>() -> Arc<JsonObject> {
-    let settings = SchemaSettings::draft2020_12().with(|s| {
+    let mut value = raw_schema::<T>(SchemaSettings::for_deserialize);
+    make_portable(&mut value);
+    into_object(value)
+}
+
+/// The portable schema of what `T` serializes to: a tool's `outputSchema`, from the same type
+/// whose serializer writes the `structuredContent`. It is generated under schemars' serialize
+/// contract, which reads serde's own attributes: a field is `required` exactly when serde
+/// always writes it (no `skip_serializing_if`), so the two cannot disagree. An optional
+/// property (one serde may leave out) loses its `null` alternative: absent is how a portable
+/// schema says optional, and `Option` fields are skipped when `None`. A `null` serde would
+/// write (an `Option` without `skip_serializing_if`, an `Option` in a list) stays in the
+/// schema, where [`portability_problems`] reports it (the test of every tool's schemas
+/// fails), instead of being dropped from the schema while the serializer still writes it.
+pub fn portable_output<T: JsonSchema>() -> Arc<JsonObject> {
+    let mut value = raw_schema::<T>(SchemaSettings::for_serialize);
+    rewrite(&mut value, Nulls::WhereAbsent);
+    let problems = portability_problems(&value);
+    if !problems.is_empty() {
+        tracing::error!(?problems, "an output schema is not portable");
+    }
+    into_object(value)
+}
+
+/// The input and the output schema of a tool whose arguments are `A` and result `O`.
+pub(crate) fn tool_schema_pair<A: JsonSchema, O: JsonSchema>() -> (Arc<JsonObject>, Arc<JsonObject>)
+{
+    (portable::<A>(), portable_output::<O>())
+}
+
+fn raw_schema<T: JsonSchema>(contract: fn(SchemaSettings) -> SchemaSettings) -> Value {
+    let settings = contract(SchemaSettings::draft2020_12()).with(|s| {
         s.inline_subschemas = true;
         s.meta_schema = None;
     });
-    let mut value = settings
+    settings
         .into_generator()
         .into_root_schema_for::<T>()
-        .to_value();
-    make_portable(&mut value);
+        .to_value()
+}
+
+fn into_object(value: Value) -> Arc<JsonObject> {
     match value {
         Value::Object(map) => Arc::new(map),
         // A root schema is always an object for the structs this crate describes; `true`
@@ -46,12 +86,25 @@ pub fn portable<T: JsonSchema>() -> Arc<JsonObject> {
     }
 }
 
+/// Where [`rewrite`] drops the `null` of a nullable schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Nulls {
+    /// Everywhere: an input schema, where a client may leave out what it would send as null.
+    Everywhere,
+    /// Only on properties that may be absent: an output schema (see [`portable_output`]).
+    WhereAbsent,
+}
+
 /// Rewrites `schema` in place into the portable subset: no `$schema`, no type arrays (the
 /// `null` member dropped), no `{"type": "null"}` alternative in `anyOf`/`oneOf`, no `null`
 /// among an `enum`'s values, no `default` (some hosts reject it, on objects and arrays above
 /// all; a description says the default in words), no `title`, no integer `format`s (unsigned ones become
 /// `minimum: 0`).
 pub fn make_portable(schema: &mut Value) {
+    rewrite(schema, Nulls::Everywhere);
+}
+
+fn rewrite(schema: &mut Value, nulls: Nulls) {
     let Value::Object(map) = schema else {
         return;
     };
@@ -59,35 +112,27 @@ pub fn make_portable(schema: &mut Value) {
     map.remove("default");
     // The struct's name: Gemini's parameters reject `title`, and it tells a model nothing.
     map.remove("title");
-    if let Some(Value::Array(types)) = map.get("type") {
-        let kept: Vec<Value> = types
-            .iter()
-            .filter(|t| t.as_str() != Some("null"))
-            .cloned()
-            .collect();
-        let single = match kept.as_slice() {
-            [one] => Some(one.clone()),
-            _ => None,
+    if nulls == Nulls::Everywhere {
+        drop_null(map);
+    } else {
+        single_types(map);
+    }
+    if nulls == Nulls::WhereAbsent {
+        let required: Vec<String> = match map.get("required") {
+            Some(Value::Array(r)) => r
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect(),
+            _ => Vec::new(),
         };
-        match single {
-            Some(t) => {
-                map.insert("type".into(), t);
-            }
-            // Several non-null types: the portable form is an `anyOf` of single types.
-            None => {
-                map.remove("type");
-                let alternatives = kept
-                    .into_iter()
-                    .map(|t| serde_json::json!({ "type": t }))
-                    .collect();
-                map.insert("anyOf".into(), Value::Array(alternatives));
+        if let Some(Value::Object(properties)) = map.get_mut("properties") {
+            for (name, child) in properties.iter_mut() {
+                if let (false, Value::Object(child)) = (required.contains(name), child) {
+                    drop_null(child);
+                }
             }
         }
-    }
-    // An `Option` of an enum lists `null` among its values; absent is how a portable schema
-    // says optional, so the value goes with the `null` type.
-    if let Some(Value::Array(values)) = map.get_mut("enum") {
-        values.retain(|v| !v.is_null());
     }
     if let Some(Value::String(format)) = map.get("format") {
         let unsigned = format.starts_with("uint");
@@ -97,6 +142,70 @@ pub fn make_portable(schema: &mut Value) {
                 map.insert("minimum".into(), Value::from(0));
             }
         }
+    }
+    // Recurse into subschemas only (a property named `default` or `format` is not a keyword).
+    for key in ["properties", "patternProperties", "$defs", "definitions"] {
+        if let Some(Value::Object(children)) = map.get_mut(key) {
+            children.values_mut().for_each(|c| rewrite(c, nulls));
+        }
+    }
+    for key in [
+        "items",
+        "additionalProperties",
+        "not",
+        "contains",
+        "propertyNames",
+        "if",
+        "then",
+        "else",
+    ] {
+        if let Some(child) = map.get_mut(key) {
+            rewrite(child, nulls);
+        }
+    }
+    for key in ["anyOf", "oneOf", "allOf", "prefixItems"] {
+        if let Some(Value::Array(children)) = map.get_mut(key) {
+            children.iter_mut().for_each(|c| rewrite(c, nulls));
+        }
+    }
+}
+
+/// A type array without `null` as one type, or an `anyOf` of single types.
+fn single_types(map: &mut serde_json::Map<String, Value>) {
+    let Some(Value::Array(types)) = map.get("type") else {
+        return;
+    };
+    if types.iter().any(|t| t.as_str() == Some("null")) {
+        // Kept as it is: a schema that says null is not portable, and says so.
+        return;
+    }
+    let types = types.clone();
+    match types.as_slice() {
+        [one] => {
+            map.insert("type".into(), one.clone());
+        }
+        _ => {
+            map.remove("type");
+            let alternatives = types
+                .into_iter()
+                .map(|t| serde_json::json!({ "type": t }))
+                .collect();
+            map.insert("anyOf".into(), Value::Array(alternatives));
+        }
+    }
+}
+
+/// `map`'s schema without its `null` alternative: from a type array, an `enum`'s values, an
+/// `anyOf`/`oneOf` (one alternative left is merged into `map`).
+fn drop_null(map: &mut serde_json::Map<String, Value>) {
+    if let Some(Value::Array(types)) = map.get_mut("type") {
+        types.retain(|t| t.as_str() != Some("null"));
+        single_types(map);
+    }
+    // An `Option` of an enum lists `null` among its values; absent is how a portable schema
+    // says optional, so the value goes with the `null` type.
+    if let Some(Value::Array(values)) = map.get_mut("enum") {
+        values.retain(|v| !v.is_null());
     }
     for key in ["anyOf", "oneOf"] {
         let Some(Value::Array(alts)) = map.get_mut(key) else {
@@ -111,31 +220,6 @@ pub fn make_portable(schema: &mut Value) {
                     map.entry(k).or_insert(v);
                 }
             }
-        }
-    }
-    // Recurse into subschemas only (a property named `default` or `format` is not a keyword).
-    for key in ["properties", "patternProperties", "$defs", "definitions"] {
-        if let Some(Value::Object(children)) = map.get_mut(key) {
-            children.values_mut().for_each(make_portable);
-        }
-    }
-    for key in [
-        "items",
-        "additionalProperties",
-        "not",
-        "contains",
-        "propertyNames",
-        "if",
-        "then",
-        "else",
-    ] {
-        if let Some(child) = map.get_mut(key) {
-            make_portable(child);
-        }
-    }
-    for key in ["anyOf", "oneOf", "allOf", "prefixItems"] {
-        if let Some(Value::Array(children)) = map.get_mut(key) {
-            children.iter_mut().for_each(make_portable);
         }
     }
 }
@@ -344,20 +428,29 @@ pub(crate) mod lenient {
     }
 
     /// The `scope` argument: one glob (`"backend/**/*.go"`, the seeds' own call) or a list of
-    /// globs; absent or null is no scope.
+    /// globs; absent or null is no scope. A string holding the JSON text of a list
+    /// (`"[\"src/a.ts\"]"`: what MCP Inspector's CLI sends for a list argument) is that list,
+    /// not a glob that matches nothing (which gave `empty_diff`); a JSON list of anything but
+    /// strings is refused naming the field.
     pub(crate) fn scope<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
         let bad = |got: &Value| {
             D::Error::custom(format!(
                 "`scope` must be a glob or a list of globs (e.g. \"src/**/*.ts\" or [\"src/**/*.ts\"]), not {got}"
             ))
         };
-        match Option::<Value>::deserialize(d)? {
-            None | Some(Value::Null) => Ok(Vec::new()),
-            Some(Value::String(s)) => Ok(vec![s]),
-            Some(Value::Array(items)) => items
+        let list = |items: &[Value]| {
+            items
                 .iter()
                 .map(|v| v.as_str().map(str::to_string).ok_or_else(|| bad(v)))
-                .collect(),
+                .collect()
+        };
+        match Option::<Value>::deserialize(d)? {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::String(s)) => match serde_json::from_str::<Value>(&s) {
+                Ok(Value::Array(items)) => list(&items),
+                _ => Ok(vec![s]),
+            },
+            Some(Value::Array(items)) => list(&items),
             Some(other) => Err(bad(&other)),
         }
     }
@@ -464,6 +557,46 @@ mod tests {
     struct Args {
         #[serde(default, deserialize_with = "lenient::offset")]
         offset: Option<usize>,
+    }
+
+    #[derive(Deserialize)]
+    struct ScopeArgs {
+        #[serde(default, deserialize_with = "lenient::scope")]
+        scope: Vec<String>,
+    }
+
+    // Regression: MCP Inspector's CLI sends a list argument as its JSON text; `scope` took
+    // that text as one glob, which matched no file, and propose_edit answered `empty_diff`.
+    #[test]
+    fn scope_takes_a_glob_a_list_or_the_json_text_of_a_list() {
+        let parse = |v: Value| serde_json::from_value::<ScopeArgs>(v).map(|a| a.scope);
+        let globs = |g: &[&str]| g.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(parse(json!({})).unwrap(), globs(&[]));
+        assert_eq!(parse(json!({"scope": null})).unwrap(), globs(&[]));
+        assert_eq!(
+            parse(json!({"scope": "src/**/*.ts"})).unwrap(),
+            globs(&["src/**/*.ts"])
+        );
+        assert_eq!(
+            parse(json!({"scope": ["src/a.ts", "!src/gen/**"]})).unwrap(),
+            globs(&["src/a.ts", "!src/gen/**"])
+        );
+        assert_eq!(
+            parse(json!({"scope": "[\"src/a.ts\", \"src/b.ts\"]"})).unwrap(),
+            globs(&["src/a.ts", "src/b.ts"])
+        );
+        // A glob that only starts like a list (a character class) stays a glob.
+        assert_eq!(
+            parse(json!({"scope": "[ab]*.ts"})).unwrap(),
+            globs(&["[ab]*.ts"])
+        );
+        for bad in [json!("[1, 2]"), json!([1]), json!(3)] {
+            let e = parse(json!({ "scope": bad })).unwrap_err().to_string();
+            assert!(
+                e.contains("`scope` must be a glob or a list of globs"),
+                "{e}"
+            );
+        }
     }
 
     #[test]

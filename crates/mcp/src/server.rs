@@ -43,7 +43,7 @@ use crate::output::{
     WriteOutput,
 };
 use crate::profile::{SchemaProfile, ToolSet, instructions, tools_of};
-use crate::schema::{lenient, make_strict, portable};
+use crate::schema::{lenient, make_strict, tool_schema_pair};
 use crate::transport::{DEFAULT_MAX_MESSAGE_BYTES, LineTransport};
 
 /// The name the server announces in `initialize`.
@@ -269,17 +269,14 @@ fn usage_error(text: String) -> ToolResult {
 /// Each tool's input and output schema, portable (see [`crate::schema`]).
 fn tool_schemas(name: &str) -> Option<(Arc<JsonObject>, Arc<JsonObject>)> {
     Some(match name {
-        "read_file" => (portable::<ReadFileArgs>(), portable::<ReadFileOutput>()),
-        "edit" => (portable::<EditArgs>(), portable::<WriteOutput>()),
-        "write_file" => (portable::<WriteFileArgs>(), portable::<WriteOutput>()),
-        "apply_patch" => (portable::<ApplyPatchArgs>(), portable::<WriteOutput>()),
-        "propose_edit" => (portable::<ProposeEditArgs>(), portable::<ProposeOutput>()),
-        "apply_edit" => (portable::<ApplyEditArgs>(), portable::<ApplyEditOutput>()),
-        "undo" => (portable::<UndoArgs>(), portable::<UndoOutput>()),
-        "diagnostics" => (
-            portable::<DiagnosticsArgs>(),
-            portable::<DiagnosticsOutput>(),
-        ),
+        "read_file" => tool_schema_pair::<ReadFileArgs, ReadFileOutput>(),
+        "edit" => tool_schema_pair::<EditArgs, WriteOutput>(),
+        "write_file" => tool_schema_pair::<WriteFileArgs, WriteOutput>(),
+        "apply_patch" => tool_schema_pair::<ApplyPatchArgs, WriteOutput>(),
+        "propose_edit" => tool_schema_pair::<ProposeEditArgs, ProposeOutput>(),
+        "apply_edit" => tool_schema_pair::<ApplyEditArgs, ApplyEditOutput>(),
+        "undo" => tool_schema_pair::<UndoArgs, UndoOutput>(),
+        "diagnostics" => tool_schema_pair::<DiagnosticsArgs, DiagnosticsOutput>(),
         other => {
             return crate::lsp_tools::tool_schemas(other)
                 .or_else(|| crate::lookup_tools::tool_schemas(other));
@@ -400,7 +397,7 @@ impl LspeditServer {
     }
 
     /// Every tool with its portable input and output schemas.
-    fn router() -> ToolRouter<LspeditServer> {
+    pub(crate) fn router() -> ToolRouter<LspeditServer> {
         let mut tool_router =
             Self::tool_router() + Self::lsp_tool_router() + Self::lookup_tool_router();
         for route in tool_router.map.values_mut() {
