@@ -63,7 +63,9 @@ Environment:
                                  API keys and tokens included)
   NO_COLOR, TERM=dumb            no colour under --color auto
   CLICOLOR_FORCE                 colour under --color auto, also when not a terminal
-  XDG_RUNTIME_DIR                where the server host's socket goes (else /tmp/lspedit-UID)
+  LSPEDIT_RUNTIME_DIR            the server host's socket goes in its lspedit/ (default:
+                                 /run/user/UID/lspedit, else /tmp/lspedit-UID, whatever
+                                 the environment; set it for every lspedit process or none)
   XDG_CONFIG_HOME, HOME          your config directory (trusted workspaces, [policy])
 
 With --json, stdout holds one JSON document: `ok`, `reason`, `llm_content`, `files`, then the
@@ -477,8 +479,8 @@ enum ServersCommand {
         /// Stop a server no client used for this long, and exit once idle for this long.
         #[arg(long, default_value_t = 600)]
         idle_secs: u64,
-        /// Where its socket goes (default: `$XDG_RUNTIME_DIR/lspedit`, else
-        /// `/tmp/lspedit-UID`).
+        /// Where its socket goes (default: `$LSPEDIT_RUNTIME_DIR/lspedit`, else `/run/user/UID/lspedit`,
+        /// else `/tmp/lspedit-UID`).
         #[arg(long, value_name = "DIR")]
         runtime_dir: Option<PathBuf>,
     },
@@ -1026,7 +1028,11 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
                 tools,
                 profile: schema_profile,
             };
-            cmd_mcp(root, no_diagnostics, config, &policy, &listed)
+            let root = match root {
+                Some(r) => r,
+                None => implied_mcp_root()?,
+            };
+            cmd_mcp(Some(root), no_diagnostics, config, &policy, &listed)
         }
         Command::Demo { keep } => {
             if json || root.is_some() {
@@ -1636,6 +1642,35 @@ struct McpListing {
 }
 
 #[allow(clippy::print_stderr)] // Configuration warnings, once, for the person who started it.
+/// `lspedit mcp`'s workspace without `--root`: the current directory, unless that is the file
+/// system's root or the home directory. A host that starts its servers there (an editor or app
+/// launched from the desktop starts them in `/` or `~`) would give the model every file of the
+/// machine or of the person (`read_file etc/passwd`), so the server refuses and names `--root`.
+/// An explicit `--root /` is the person's choice and is served.
+fn implied_mcp_root() -> Result<PathBuf, Failure> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| Failure::Usage(format!("cannot read the current directory: {e}")))?;
+    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_owned());
+    let here = canonical(&cwd);
+    let home = std::env::home_dir()
+        .filter(|h| h.is_absolute())
+        .map(|h| canonical(&h));
+    let what = if here.parent().is_none() {
+        "the file system's root"
+    } else if home.as_ref() == Some(&here) {
+        "the home directory"
+    } else {
+        return Ok(cwd);
+    };
+    Err(Failure::Usage(format!(
+        "`lspedit mcp` started in {} ({what}) without --root: it will not serve that as the \
+         workspace, the model would reach every file in it. Name the project with --root DIR \
+         (in the host's configuration: \"args\": [\"mcp\", \"--root\", \"/path/to/project\"]; \
+         docs/hosts.md shows each host's entry)",
+        here.display()
+    )))
+}
+
 fn cmd_mcp(
     root: Option<PathBuf>,
     no_diagnostics: bool,

@@ -1868,7 +1868,7 @@ fn help_lists_exit_codes_and_every_environment_variable_read() {
     for v in [
         "NO_COLOR",
         "CLICOLOR_FORCE",
-        "XDG_RUNTIME_DIR",
+        "LSPEDIT_RUNTIME_DIR",
         "XDG_CONFIG_HOME",
     ] {
         assert!(help.stdout.contains(v), "--help does not name {v}");

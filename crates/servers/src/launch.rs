@@ -525,16 +525,22 @@ impl PersonEnv {
     }
 }
 
-/// The server host's default runtime directory when `XDG_RUNTIME_DIR` is unset
-/// (`<tmp>/lspedit-<uid>`, as the host makes it; its socket and token), so that no grant (a
-/// workspace or a `PATH` prefix under `/tmp`) covers it. Not the directory a pool's host
-/// config names: the launch, confinement included, must be the same in a client and in the
-/// host, whose own config names none.
+/// The server host's default runtime directories (its socket and token), so that no grant (a
+/// workspace or a `PATH` prefix under `/tmp`) covers them: the one
+/// [`crate::default_host_runtime_dir`] chooses and the `/tmp` fallback, whichever this machine
+/// uses. Not the directory a pool's host config names: the launch, confinement included, must
+/// be the same in a client and in the host, whose own config names none.
 fn host_runtime_dirs() -> Vec<PathBuf> {
     #[cfg(unix)]
-    return vec![
-        std::env::temp_dir().join(format!("lspedit-{}", rustix::process::getuid().as_raw())),
-    ];
+    {
+        let fallback = PathBuf::from(format!("/tmp/lspedit-{}", rustix::process::getuid().as_raw()));
+        let chosen = crate::default_host_runtime_dir();
+        let mut out = vec![chosen];
+        if out[0] != fallback {
+            out.push(fallback);
+        }
+        out
+    }
     #[cfg(not(unix))]
     Vec::new()
 }

@@ -21,8 +21,10 @@ mod severity;
 pub mod trust;
 
 pub use config::{
-    DiagnosticsConfig, HostConfig, InstallRecipe, PolicyLayer, PoolConfig, Program, ProgramFrom,
+    DiagnosticsConfig, HOST_RUNTIME_DIR_ENV, HostConfig, InstallRecipe, PolicyLayer, PoolConfig, Program, ProgramFrom,
     Requirement, ServerConfig, Strategy, node_platform,
 };
+#[cfg(unix)]
+pub use config::default_host_runtime_dir;
 pub use error::ServersError;
 pub use severity::{Severity, SeverityOverride, SeverityOverrides};
