@@ -435,8 +435,8 @@ enum Command {
         #[arg(long, value_delimiter = ',', value_parser = str::parse::<lspedit::mcp::ToolSet>, default_value = "all")]
         tools: Vec<lspedit::mcp::ToolSet>,
         /// The tools' input schemas: `default` (portable: Gemini's function parameters accept
-        /// it) or `strict` (OpenAI strict function calling: closed objects, every argument
-        /// required, an optional one nullable).
+        /// it) or `strict` (OpenAI strict function calling and Anthropic strict tool use:
+        /// closed objects, every argument required, an optional one nullable, no bounds).
         #[arg(long, value_parser = str::parse::<lspedit::mcp::SchemaProfile>, default_value = "default")]
         schema_profile: lspedit::mcp::SchemaProfile,
         #[command(flatten)]
@@ -515,8 +515,17 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             if !e.use_stderr() {
-                // --help, --version.
-                let _ = e.print();
+                // --help, --version: under --json, the one JSON document too, the text as its
+                // `llm_content` (what the command prints without --json).
+                if std::env::args_os().any(|a| a == "--json") {
+                    let _ = print_json(&json::Doc::ok(
+                        e.render().to_string(),
+                        Vec::new(),
+                        json::NoData {},
+                    ));
+                } else {
+                    let _ = e.print();
+                }
                 return ExitCode::SUCCESS;
             }
             // Under --json, even a usage error is the one JSON document on stdout.

@@ -14,6 +14,7 @@ mod cli_lsp_edits;
 mod exfiltration;
 mod harness;
 mod host;
+mod host_configs;
 mod languages;
 mod mcp;
 mod mcp_lsp_edits;
