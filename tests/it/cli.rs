@@ -1891,7 +1891,14 @@ fn servers_status_json_has_exactly_the_keys_readme_lists() {
         .collect();
     let p = Project::with_files(&[("src/a.ts", "export const a = 1;\n")]);
     let r = p.run(
-        &["servers", "status", "--json", "--no-host", "--probe", "src/a.ts"],
+        &[
+            "servers",
+            "status",
+            "--json",
+            "--no-host",
+            "--probe",
+            "src/a.ts",
+        ],
         "",
     );
     r.assert_code(0);
@@ -1905,7 +1912,10 @@ fn servers_status_json_has_exactly_the_keys_readme_lists() {
     v["processes"].as_array().unwrap().iter().for_each(&mut add);
     let common = ["ok", "reason", "llm_content", "files"];
     for k in keys.iter().filter(|k| !common.contains(&k.as_str())) {
-        assert!(named.contains(k.as_str()), "README does not list `{k}`: {row}");
+        assert!(
+            named.contains(k.as_str()),
+            "README does not list `{k}`: {row}"
+        );
     }
 }
 
@@ -1913,7 +1923,10 @@ fn servers_status_json_has_exactly_the_keys_readme_lists() {
 // stdout, whatever happens". It is now an `ok` document with the help as `llm_content`.
 #[test]
 fn json_help_is_one_json_document() {
-    for args in [&["--json", "--help"][..], &["servers", "status", "--json", "--help"]] {
+    for args in [
+        &["--json", "--help"][..],
+        &["servers", "status", "--json", "--help"],
+    ] {
         let r = run(args, "");
         r.assert_code(0);
         let v = r.json();

@@ -260,7 +260,11 @@ fn a_host_started_with_xdg_runtime_dir_is_found_from_a_stripped_environment() {
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut ready)
         .unwrap();
-    let socket = ready.trim().strip_prefix("ready ").expect(&ready).to_owned();
+    let socket = ready
+        .trim()
+        .strip_prefix("ready ")
+        .expect(&ready)
+        .to_owned();
 
     let stripped = |args: &[&str]| {
         let mut c = Command::new(bin());
@@ -271,7 +275,10 @@ fn a_host_started_with_xdg_runtime_dir_is_found_from_a_stripped_environment() {
             }
         }
         let out = c.output().unwrap();
-        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
     };
     let (code, status) = stripped(&["servers", "status", "--json"]);
     let (stop_code, stopped) = stripped(&["servers", "stop"]);

@@ -38,7 +38,10 @@ fn keys(host: &str, entry: &Value, allowed: &[&str], required: &[&str]) {
         .map(String::as_str)
         .collect();
     for k in &found {
-        assert!(allowed.contains(k), "{host}: `{k}` is not a key the host reads");
+        assert!(
+            allowed.contains(k),
+            "{host}: `{k}` is not a key the host reads"
+        );
     }
     for k in required {
         assert!(found.contains(k), "{host}: `{k}` is missing");
@@ -62,7 +65,8 @@ fn command_of(host: &str, entry: &Value) -> (String, Vec<String>) {
         .collect();
     if let Some(env) = entry.get("env") {
         assert!(
-            env.as_object().is_some_and(|m| m.values().all(Value::is_string)),
+            env.as_object()
+                .is_some_and(|m| m.values().all(Value::is_string)),
             "{host}: `env` is not a map of strings"
         );
     }
@@ -111,7 +115,10 @@ fn answers_initialize(host: &str, command: &str, args: &[String], project: &Path
             String::from_utf8_lossy(&out.stderr)
         )
     });
-    assert_eq!(reply["result"]["serverInfo"]["name"], "lspedit", "{host}: {reply}");
+    assert_eq!(
+        reply["result"]["serverInfo"]["name"], "lspedit",
+        "{host}: {reply}"
+    );
 }
 
 fn project() -> Project {
@@ -125,7 +132,12 @@ fn the_claude_code_entry_has_its_shape_and_runs() {
     let doc: Value = serde_json::from_str(&snippet("Claude Code", "json")).unwrap();
     keys("Claude Code", &doc, &["mcpServers"], &["mcpServers"]);
     let entry = &doc["mcpServers"]["lspedit"];
-    keys("Claude Code", entry, &["type", "command", "args", "env"], &["command"]);
+    keys(
+        "Claude Code",
+        entry,
+        &["type", "command", "args", "env"],
+        &["command"],
+    );
     assert!(entry.get("type").is_none_or(|t| t == "stdio"));
     let (command, args) = command_of("Claude Code", entry);
     let p = project();
@@ -167,7 +179,12 @@ fn the_cursor_entry_has_its_shape_and_runs() {
     let doc: Value = serde_json::from_str(&snippet("Cursor", "json")).unwrap();
     keys("Cursor", &doc, &["mcpServers"], &["mcpServers"]);
     let entry = &doc["mcpServers"]["lspedit"];
-    keys("Cursor", entry, &["type", "command", "args", "env"], &["command"]);
+    keys(
+        "Cursor",
+        entry,
+        &["type", "command", "args", "env"],
+        &["command"],
+    );
     let (command, args) = command_of("Cursor", entry);
     assert!(args.iter().any(|a| a == "${workspaceFolder}"), "{args:?}");
     let p = project();
@@ -207,7 +224,10 @@ fn the_zed_entry_has_its_shape_and_runs() {
         &["command", "args", "env", "source", "enabled"],
         &["command"],
     );
-    assert!(entry["command"].is_string(), "Zed: `command` is a string now");
+    assert!(
+        entry["command"].is_string(),
+        "Zed: `command` is a string now"
+    );
     let (command, args) = command_of("Zed", entry);
     let p = project();
     answers_initialize("Zed", &command, &args, &p.root, &p.root);
@@ -259,5 +279,11 @@ fn mcp_refuses_the_file_system_root_or_home_as_an_implied_root() {
     }
     // A project directory is served.
     let p = project();
-    answers_initialize("a project", "lspedit", &["mcp".to_string()], &p.root, &p.root);
+    answers_initialize(
+        "a project",
+        "lspedit",
+        &["mcp".to_string()],
+        &p.root,
+        &p.root,
+    );
 }

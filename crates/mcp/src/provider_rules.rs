@@ -309,11 +309,15 @@ fn anthropic_walk(schema: &Value, path: &str, out: &mut Vec<String>) {
     };
     for key in map.keys() {
         if !ANTHROPIC_KEYWORDS.contains(&key.as_str()) {
-            out.push(format!("{path}: `{key}` is not supported in strict tool use"));
+            out.push(format!(
+                "{path}: `{key}` is not supported in strict tool use"
+            ));
         }
     }
     let is_object = map.get("type").is_some_and(|t| {
-        t == "object" || t.as_array().is_some_and(|ts| ts.iter().any(|t| t == "object"))
+        t == "object"
+            || t.as_array()
+                .is_some_and(|ts| ts.iter().any(|t| t == "object"))
     }) || map.contains_key("properties");
     if is_object && map.get("additionalProperties") != Some(&Value::Bool(false)) {
         out.push(format!(
@@ -326,14 +330,18 @@ fn anthropic_walk(schema: &Value, path: &str, out: &mut Vec<String>) {
         out.push(format!("{path}: `minItems` other than 0 or 1"));
     }
     if let Some(format) = map.get("format")
-        && !format.as_str().is_some_and(|f| ANTHROPIC_FORMATS.contains(&f))
+        && !format
+            .as_str()
+            .is_some_and(|f| ANTHROPIC_FORMATS.contains(&f))
     {
         out.push(format!("{path}: format {format} is not supported"));
     }
     if let Some(Value::Array(values)) = map.get("enum") {
         for v in values {
             if v.is_object() || v.is_array() {
-                out.push(format!("{path}.enum: {v} is not a string, number, boolean or null"));
+                out.push(format!(
+                    "{path}.enum: {v} is not a string, number, boolean or null"
+                ));
             }
         }
     }
@@ -731,8 +739,14 @@ mod tests {
         let props = bad["properties"].as_object_mut().unwrap();
         props.insert("count".into(), json!({"type": "integer", "minimum": 0}));
         props.insert("name".into(), json!({"type": "string", "maxLength": 9}));
-        props.insert("list".into(), json!({"type": "array", "minItems": 2, "maxItems": 3}));
-        props.insert("url".into(), json!({"type": "string", "format": "uri-reference"}));
+        props.insert(
+            "list".into(),
+            json!({"type": "array", "minItems": 2, "maxItems": 3}),
+        );
+        props.insert(
+            "url".into(),
+            json!({"type": "string", "format": "uri-reference"}),
+        );
         props.insert("open".into(), json!({"type": "object", "properties": {}}));
         props.insert("pick".into(), json!({"enum": [[1]]}));
         check(

@@ -188,7 +188,11 @@ fn strict(schema: &mut Value, optional: bool) {
     for key in NOT_IN_BOTH {
         map.remove(*key);
     }
-    if map.get("minItems").and_then(Value::as_u64).is_some_and(|n| n > 1) {
+    if map
+        .get("minItems")
+        .and_then(Value::as_u64)
+        .is_some_and(|n| n > 1)
+    {
         map.remove("minItems");
     }
     if map

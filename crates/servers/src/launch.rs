@@ -533,7 +533,10 @@ impl PersonEnv {
 fn host_runtime_dirs() -> Vec<PathBuf> {
     #[cfg(unix)]
     {
-        let fallback = PathBuf::from(format!("/tmp/lspedit-{}", rustix::process::getuid().as_raw()));
+        let fallback = PathBuf::from(format!(
+            "/tmp/lspedit-{}",
+            rustix::process::getuid().as_raw()
+        ));
         let chosen = crate::default_host_runtime_dir();
         let mut out = vec![chosen];
         if out[0] != fallback {

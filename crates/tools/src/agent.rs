@@ -911,7 +911,8 @@ impl Tools {
                         && lock(&self.told_missing).insert(missing.language.clone())
                     {
                         out.text.push_str("\n\n");
-                        out.text.push_str(&diagnostics::no_server_line(&w.path, &missing));
+                        out.text
+                            .push_str(&diagnostics::no_server_line(&w.path, &missing));
                     }
                     out.statuses.push(status);
                     continue;

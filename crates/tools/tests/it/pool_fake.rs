@@ -774,11 +774,14 @@ fn a_language_without_its_server_is_named_once_per_session_and_never_in_the_seed
         let second = tools.edit("b.go", "package a", "package b", false);
         let notes = tools.edit("notes.md", "hi", "ho", false);
         assert_eq!(first.diagnostics[0].status, DiagnosticsStatus::NoServer);
-        let said = |r: &lspedit_tools::ToolResult| r.llm_content.matches("No language server").count();
+        let said =
+            |r: &lspedit_tools::ToolResult| r.llm_content.matches("No language server").count();
         if feedback == lspedit_tools::Feedback::Full {
             assert_eq!(said(&first), 1, "{}", first.llm_content);
             assert!(
-                first.llm_content.contains("No language server for .go files here: a.go")
+                first
+                    .llm_content
+                    .contains("No language server for .go files here: a.go")
                     && first
                         .llm_content
                         .contains("(`lspedit servers install gopls-test`)"),
