@@ -1650,7 +1650,6 @@ struct McpListing {
     profile: lspedit::mcp::SchemaProfile,
 }
 
-#[allow(clippy::print_stderr)] // Configuration warnings, once, for the person who started it.
 /// `lspedit mcp`'s workspace without `--root`: the current directory, unless that is the file
 /// system's root or the home directory. A host that starts its servers there (an editor or app
 /// launched from the desktop starts them in `/` or `~`) would give the model every file of the
@@ -1680,6 +1679,7 @@ fn implied_mcp_root() -> Result<PathBuf, Failure> {
     )))
 }
 
+#[allow(clippy::print_stderr)] // Configuration warnings, once, for the person who started it.
 fn cmd_mcp(
     root: Option<PathBuf>,
     no_diagnostics: bool,
