@@ -63,7 +63,9 @@ Environment:
                                  API keys and tokens included)
   NO_COLOR, TERM=dumb            no colour under --color auto
   CLICOLOR_FORCE                 colour under --color auto, also when not a terminal
-  XDG_RUNTIME_DIR                where the server host's socket goes (else /tmp/lspedit-UID)
+  LSPEDIT_RUNTIME_DIR            the server host's socket goes in its lspedit/ (default:
+                                 /run/user/UID/lspedit, else /tmp/lspedit-UID, whatever
+                                 the environment; set it for every lspedit process or none)
   XDG_CONFIG_HOME, HOME          your config directory (trusted workspaces, [policy])
 
 With --json, stdout holds one JSON document: `ok`, `reason`, `llm_content`, `files`, then the
@@ -433,8 +435,8 @@ enum Command {
         #[arg(long, value_delimiter = ',', value_parser = str::parse::<lspedit::mcp::ToolSet>, default_value = "all")]
         tools: Vec<lspedit::mcp::ToolSet>,
         /// The tools' input schemas: `default` (portable: Gemini's function parameters accept
-        /// it) or `strict` (OpenAI strict function calling: closed objects, every argument
-        /// required, an optional one nullable).
+        /// it) or `strict` (OpenAI strict function calling and Anthropic strict tool use:
+        /// closed objects, every argument required, an optional one nullable, no bounds).
         #[arg(long, value_parser = str::parse::<lspedit::mcp::SchemaProfile>, default_value = "default")]
         schema_profile: lspedit::mcp::SchemaProfile,
         #[command(flatten)]
@@ -477,8 +479,8 @@ enum ServersCommand {
         /// Stop a server no client used for this long, and exit once idle for this long.
         #[arg(long, default_value_t = 600)]
         idle_secs: u64,
-        /// Where its socket goes (default: `$XDG_RUNTIME_DIR/lspedit`, else
-        /// `/tmp/lspedit-UID`).
+        /// Where its socket goes (default: `$LSPEDIT_RUNTIME_DIR/lspedit`, else `/run/user/UID/lspedit`,
+        /// else `/tmp/lspedit-UID`).
         #[arg(long, value_name = "DIR")]
         runtime_dir: Option<PathBuf>,
     },
@@ -513,8 +515,17 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             if !e.use_stderr() {
-                // --help, --version.
-                let _ = e.print();
+                // --help, --version: under --json, the one JSON document too, the text as its
+                // `llm_content` (what the command prints without --json).
+                if std::env::args_os().any(|a| a == "--json") {
+                    let _ = print_json(&json::Doc::ok(
+                        e.render().to_string(),
+                        Vec::new(),
+                        json::NoData {},
+                    ));
+                } else {
+                    let _ = e.print();
+                }
                 return ExitCode::SUCCESS;
             }
             // Under --json, even a usage error is the one JSON document on stdout.
@@ -1026,7 +1037,11 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
                 tools,
                 profile: schema_profile,
             };
-            cmd_mcp(root, no_diagnostics, config, &policy, &listed)
+            let root = match root {
+                Some(r) => r,
+                None => implied_mcp_root()?,
+            };
+            cmd_mcp(Some(root), no_diagnostics, config, &policy, &listed)
         }
         Command::Demo { keep } => {
             if json || root.is_some() {
@@ -1633,6 +1648,35 @@ fn print_text(text: String, json: bool) -> Result<(), Failure> {
 struct McpListing {
     tools: Vec<lspedit::mcp::ToolSet>,
     profile: lspedit::mcp::SchemaProfile,
+}
+
+/// `lspedit mcp`'s workspace without `--root`: the current directory, unless that is the file
+/// system's root or the home directory. A host that starts its servers there (an editor or app
+/// launched from the desktop starts them in `/` or `~`) would give the model every file of the
+/// machine or of the person (`read_file etc/passwd`), so the server refuses and names `--root`.
+/// An explicit `--root /` is the person's choice and is served.
+fn implied_mcp_root() -> Result<PathBuf, Failure> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| Failure::Usage(format!("cannot read the current directory: {e}")))?;
+    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_owned());
+    let here = canonical(&cwd);
+    let home = std::env::home_dir()
+        .filter(|h| h.is_absolute())
+        .map(|h| canonical(&h));
+    let what = if here.parent().is_none() {
+        "the file system's root"
+    } else if home.as_ref() == Some(&here) {
+        "the home directory"
+    } else {
+        return Ok(cwd);
+    };
+    Err(Failure::Usage(format!(
+        "`lspedit mcp` started in {} ({what}) without --root: it will not serve that as the \
+         workspace, the model would reach every file in it. Name the project with --root DIR \
+         (in the host's configuration: \"args\": [\"mcp\", \"--root\", \"/path/to/project\"]; \
+         docs/hosts.md shows each host's entry)",
+        here.display()
+    )))
 }
 
 #[allow(clippy::print_stderr)] // Configuration warnings, once, for the person who started it.

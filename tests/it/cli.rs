@@ -1868,9 +1868,83 @@ fn help_lists_exit_codes_and_every_environment_variable_read() {
     for v in [
         "NO_COLOR",
         "CLICOLOR_FORCE",
-        "XDG_RUNTIME_DIR",
+        "LSPEDIT_RUNTIME_DIR",
         "XDG_CONFIG_HOME",
     ] {
         assert!(help.stdout.contains(v), "--help does not name {v}");
     }
+}
+
+// Regression: `servers status --json` had keys README's table of `--json` fields did not list
+// (`mode`, `sandbox`, every server's own). Every key of the document (the top level past the
+// common four, each server's, each probed process's, the host's) is named in its row.
+#[test]
+fn servers_status_json_has_exactly_the_keys_readme_lists() {
+    let readme = std::fs::read_to_string(crate::harness::repo().join("README.md")).unwrap();
+    let row = readme
+        .lines()
+        .find(|l| l.trim_start().starts_with("| `servers status` |"))
+        .expect("README has no `servers status` row");
+    let named: std::collections::BTreeSet<&str> = row
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let p = Project::with_files(&[("src/a.ts", "export const a = 1;\n")]);
+    let r = p.run(
+        &[
+            "servers",
+            "status",
+            "--json",
+            "--no-host",
+            "--probe",
+            "src/a.ts",
+        ],
+        "",
+    );
+    r.assert_code(0);
+    let v = r.json();
+    let mut keys: Vec<String> = Vec::new();
+    let mut add = |o: &serde_json::Value| {
+        keys.extend(o.as_object().unwrap().keys().cloned());
+    };
+    add(&v);
+    v["servers"].as_array().unwrap().iter().for_each(&mut add);
+    v["processes"].as_array().unwrap().iter().for_each(&mut add);
+    let common = ["ok", "reason", "llm_content", "files"];
+    for k in keys.iter().filter(|k| !common.contains(&k.as_str())) {
+        assert!(
+            named.contains(k.as_str()),
+            "README does not list `{k}`: {row}"
+        );
+    }
+}
+
+// Regression: `--json --help` printed the help as text, against "exactly one JSON document on
+// stdout, whatever happens". It is now an `ok` document with the help as `llm_content`.
+#[test]
+fn json_help_is_one_json_document() {
+    for args in [
+        &["--json", "--help"][..],
+        &["servers", "status", "--json", "--help"],
+    ] {
+        let r = run(args, "");
+        r.assert_code(0);
+        let v = r.json();
+        assert_eq!(v["ok"], true, "{args:?}: {v}");
+        assert!(
+            v["llm_content"].as_str().unwrap().contains("Usage"),
+            "{args:?}: {v}"
+        );
+    }
+}
+
+// Regression: a write refused as a protected path logged a WARN on stderr at default
+// verbosity, beside the refusal itself; the refusal is the whole of stderr now.
+#[test]
+fn a_refused_protected_path_write_logs_no_warning() {
+    let p = Project::with_files(&[("a.txt", "hi\n")]);
+    let r = p.run(&["write", ".lspedit/config.toml", "--no-host"], "x\n");
+    r.assert_code(1);
+    assert!(r.stderr.contains("protected_path"), "{}", r.stderr);
+    assert!(!r.stderr.contains("WARN"), "{}", r.stderr);
 }

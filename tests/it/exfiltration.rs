@@ -666,7 +666,7 @@ struct Lab {
     cache: PathBuf,
     /// `XDG_CONFIG_HOME` (trust records).
     config: PathBuf,
-    /// `XDG_RUNTIME_DIR`: the host's socket, so the host is this case's.
+    /// `LSPEDIT_RUNTIME_DIR`: the host's socket, so the host is this case's.
     runtime: PathBuf,
 }
 
@@ -707,7 +707,7 @@ impl Lab {
         [
             ("XDG_CACHE_HOME", self.cache.clone().into()),
             ("XDG_CONFIG_HOME", self.config.clone().into()),
-            ("XDG_RUNTIME_DIR", self.runtime.clone().into()),
+            ("LSPEDIT_RUNTIME_DIR", self.runtime.clone().into()),
         ]
     }
 

@@ -1,7 +1,7 @@
 //! The server host from the command line (docs/host.md), with the real rust-analyzer: a second
 //! `apply` finds the server of the first warm, two `lspedit mcp` sessions on one root share one
 //! rust-analyzer, and `servers stop` leaves no server process. Each test has a runtime
-//! directory of its own (`XDG_RUNTIME_DIR`), so its host is its own.
+//! directory of its own (`LSPEDIT_RUNTIME_DIR`), so its host is its own.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -31,7 +31,7 @@ fn lspedit(root: &Path, runtime: &Path, args: &[&str], stdin: &str) -> Run {
         .args(args)
         .arg("--root")
         .arg(root)
-        .env("XDG_RUNTIME_DIR", runtime)
+        .env("LSPEDIT_RUNTIME_DIR", runtime)
         .env_remove("LSPEDIT_NO_HOST")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -128,7 +128,7 @@ fn two_mcp_sessions_on_one_root_run_one_rust_analyzer() {
     let (root, rt) = (project.root.as_path(), runtime.path());
     let rt_text = rt.display().to_string();
     let logs = tempfile::tempdir().unwrap();
-    let env = [("XDG_RUNTIME_DIR", rt_text.as_str())];
+    let env = [("LSPEDIT_RUNTIME_DIR", rt_text.as_str())];
     let mut sessions: Vec<Mcp> = (0..2)
         .map(|n| {
             let stderr = logs.path().join(format!("mcp{n}.stderr"));
@@ -179,7 +179,7 @@ fn the_host_answers_only_hellos_with_its_token() {
     let mut child = Command::new(bin())
         .args(["servers", "host", "--idle-secs", "60", "--root"])
         .arg(root)
-        .env("XDG_RUNTIME_DIR", rt)
+        .env("LSPEDIT_RUNTIME_DIR", rt)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -231,4 +231,68 @@ fn the_host_answers_only_hellos_with_its_token() {
         stop.stdout
     );
     assert!(child.wait().unwrap().success());
+}
+
+// Regression: Codex and the MCP SDKs start `lspedit mcp` with a whitelisted environment that
+// drops `XDG_RUNTIME_DIR` (and `TMPDIR`); the socket was under `XDG_RUNTIME_DIR` when it was set,
+// so such a session started a second host for a workspace the command line's host served. The
+// socket's place now depends on the user id alone: a host started with both variables is the
+// one a process with neither (only `PATH` and `HOME`) finds.
+#[test]
+fn a_host_started_with_xdg_runtime_dir_is_found_from_a_stripped_environment() {
+    use std::io::{BufRead, BufReader};
+
+    let project = Project::with_files(&[("notes.txt", "nothing\n")]);
+    let root = project.root.as_path();
+    let (xdg, tmp) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let mut child = Command::new(bin())
+        .args(["servers", "host", "--idle-secs", "60", "--root"])
+        .arg(root)
+        .env("XDG_RUNTIME_DIR", xdg.path())
+        .env("TMPDIR", tmp.path())
+        .env_remove("LSPEDIT_RUNTIME_DIR")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut ready = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut ready)
+        .unwrap();
+    let socket = ready
+        .trim()
+        .strip_prefix("ready ")
+        .expect(&ready)
+        .to_owned();
+
+    let stripped = |args: &[&str]| {
+        let mut c = Command::new(bin());
+        c.args(args).arg("--root").arg(root).env_clear();
+        for keep in ["PATH", "HOME"] {
+            if let Some(v) = std::env::var_os(keep) {
+                c.env(keep, v);
+            }
+        }
+        let out = c.output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, status) = stripped(&["servers", "status", "--json"]);
+    let (stop_code, stopped) = stripped(&["servers", "stop"]);
+    // Bounded even when the stop missed it: a host with no client exits after its idle time.
+    let exited = child.wait().unwrap();
+
+    assert!(
+        !socket.starts_with(&xdg.path().display().to_string())
+            && !socket.starts_with(&tmp.path().display().to_string()),
+        "the socket {socket} depends on the environment"
+    );
+    assert_eq!(code, Some(0), "{status}");
+    let status: Value = serde_json::from_str(&status).unwrap();
+    assert_eq!(status["host"]["pid"], child.id(), "{status}");
+    assert_eq!(stop_code, Some(0), "{stopped}");
+    assert!(exited.success(), "the host: {exited}");
 }

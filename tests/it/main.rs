@@ -15,6 +15,7 @@ mod cli_lsp_edits;
 mod exfiltration;
 mod harness;
 mod host;
+mod host_configs;
 mod languages;
 mod mcp;
 mod mcp_interop;

@@ -74,7 +74,7 @@ fn sigkilled_owner_leaves_no_server(hosted: bool) {
     let mut env = vec![
         ("XDG_CONFIG_HOME", xdg_config.as_str()),
         ("XDG_CACHE_HOME", xdg_cache.as_str()),
-        ("XDG_RUNTIME_DIR", runtime_dir.as_str()),
+        ("LSPEDIT_RUNTIME_DIR", runtime_dir.as_str()),
         ("LSPEDIT_LOG", "lspedit_lsp=debug"),
     ];
     if !hosted {

@@ -137,7 +137,7 @@ fn mcp_and_the_host_keep_no_secret_in_their_environment() {
         ("GITHUB_TOKEN", secret.as_str()),
         ("LSPEDIT_KEEP_ENV", "KEPT_FOR_VALIDATION"),
         ("KEPT_FOR_VALIDATION", "kept"),
-        ("XDG_RUNTIME_DIR", &runtime.path().display().to_string()),
+        ("LSPEDIT_RUNTIME_DIR", &runtime.path().display().to_string()),
     ];
     let mut mcp = crate::harness::Mcp::start(&p.root, &env, &logs.path().join("mcp.log"));
     let environ = environ_of(mcp.child.id());

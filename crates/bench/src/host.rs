@@ -9,7 +9,7 @@
 //! 2. *Shared memory*: N concurrent `lspedit mcp` sessions on one project, each asked for one
 //!    file's diagnostics, then the resident memory of every process they and the host run.
 //!
-//! Every lspedit process runs with the bench's own `XDG_RUNTIME_DIR` (so the host is the
+//! Every lspedit process runs with the bench's own `LSPEDIT_RUNTIME_DIR` (so the host is the
 //! bench's own, never a host another program uses) and `XDG_CONFIG_HOME` (the person's
 //! configuration of the bench: the one place that may switch a server off, see [`Case`]). Each
 //! case works in a temp directory of its own; after it, every host is stopped and any process
@@ -165,7 +165,7 @@ pub fn main(options: &[String]) -> Result<()> {
         "Command (after `scripts/install-servers`; release build):\n\n```\ncargo run --release -p lspedit-bench -- host --write\n```\n\n\
          Measured {date} on: {machine}; 1-minute load average {start:.2} at the start, {:.2} at \
          the end; servers as pinned in `lsp-configs/` (gopls from Debian), against copies of \
-         `test-projects/`. Every lspedit process runs with the bench's own `XDG_RUNTIME_DIR` \
+         `test-projects/`. Every lspedit process runs with the bench's own `LSPEDIT_RUNTIME_DIR` \
          (mode 0700), so the host is the bench's own, and `XDG_CONFIG_HOME`: for TypeScript the \
          person's configuration there switches the other TypeScript server off \
          (`[servers.<id>] enabled = false`; an untrusted `.lspedit/config.toml` may not, and \
@@ -282,7 +282,7 @@ impl Sandbox {
         c.args(args)
             .arg("--root")
             .arg(&self.root)
-            .env("XDG_RUNTIME_DIR", &self.runtime)
+            .env("LSPEDIT_RUNTIME_DIR", &self.runtime)
             .env("XDG_CONFIG_HOME", &self.config)
             .env_remove("LSPEDIT_NO_HOST");
         c

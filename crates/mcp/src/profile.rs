@@ -21,9 +21,10 @@ pub enum SchemaProfile {
     /// Gemini's function `parameters` (an OpenAPI 3.0 subset) and the other hosts accept it.
     #[default]
     Default,
-    /// What OpenAI's strict function calling accepts ([`crate::schema::make_strict`]): every
-    /// object closed (`additionalProperties: false`), every property required, an optional
-    /// one as a union with `null` (a model sends `null` for an argument it leaves out).
+    /// What OpenAI's strict function calling and Anthropic's strict tool use both accept
+    /// ([`crate::schema::make_strict`]): every object closed (`additionalProperties: false`),
+    /// every property required, an optional one as a union with `null` (a model sends `null`
+    /// for an argument it leaves out), no bounds such as `minimum`.
     Strict,
 }
 

@@ -1,6 +1,7 @@
 //! The model providers' published rules for a function's parameter schema, as checks, and the
-//! tests that hold every tool's input schema to them: OpenAI's strict function calling for the
-//! strict profile, Gemini's function `parameters` for the default profile. Each check returns
+//! tests that hold every tool's input schema to them: OpenAI's strict function calling and
+//! Anthropic's strict tool use for the strict profile, Gemini's function `parameters` for the
+//! default profile. Each check returns
 //! the violations as `<JSON path>: <rule>`, empty when the schema passes; the validators' own
 //! tests feed them known-bad schemas so they cannot pass vacuously. Where the providers'
 //! pages and their past versions differ, the stricter rule is kept.
@@ -15,6 +16,11 @@
 //!   <https://ai.google.dev/api/caching#Schema>, and "Function calling: function
 //!   declarations": <https://ai.google.dev/gemini-api/docs/function-calling#function_declarations>
 //!   (parameter names: a letter or `_`, then letters, digits or `_`, at most 64).
+//! - Anthropic, "Strict tool use" (`tools[].strict`), whose subset is the one of "Structured
+//!   outputs: JSON Schema limitations":
+//!   <https://platform.claude.com/docs/en/build-with-claude/structured-outputs#json-schema-limitations>
+//!   and <https://platform.claude.com/docs/en/agents-and-tools/tool-use/strict-tool-use>. The
+//!   API's refusal of a bound reads "For 'integer' type, property 'minimum' is not supported".
 
 use serde_json::Value;
 
@@ -242,6 +248,124 @@ fn openai_walk(
     }
     if let Some(Value::String(c)) = map.get("const") {
         totals.string_chars += c.chars().count();
+    }
+}
+
+/// Anthropic strict tool use: the keywords a schema may use. Not numeric constraints
+/// (`minimum`, `maximum`, their exclusive forms, `multipleOf`), string lengths, `maxItems`,
+/// object sizes.
+const ANTHROPIC_KEYWORDS: &[&str] = &[
+    "type",
+    "description",
+    "title",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "enum",
+    "const",
+    "anyOf",
+    "allOf",
+    "$ref",
+    "$defs",
+    "definitions",
+    "pattern",
+    "format",
+    "default",
+    "minItems",
+];
+
+/// Anthropic strict tool use: the string formats it supports.
+const ANTHROPIC_FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "uri",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+
+/// Why Anthropic's strict tool use would refuse `schema` as a tool's `input_schema`: a keyword
+/// outside its subset, an object not closed by `additionalProperties: false`, a `minItems` other
+/// than 0 or 1, a format it does not list, an `enum` value that is not a string, number, boolean
+/// or null.
+pub(crate) fn anthropic_strict_violations(schema: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    if schema.get("type").and_then(Value::as_str) != Some("object") {
+        out.push("$: the root must be `\"type\": \"object\"`".into());
+    }
+    anthropic_walk(schema, "$", &mut out);
+    out
+}
+
+fn anthropic_walk(schema: &Value, path: &str, out: &mut Vec<String>) {
+    let Value::Object(map) = schema else {
+        out.push(format!("{path}: a schema must be an object, not {schema}"));
+        return;
+    };
+    for key in map.keys() {
+        if !ANTHROPIC_KEYWORDS.contains(&key.as_str()) {
+            out.push(format!(
+                "{path}: `{key}` is not supported in strict tool use"
+            ));
+        }
+    }
+    let is_object = map.get("type").is_some_and(|t| {
+        t == "object"
+            || t.as_array()
+                .is_some_and(|ts| ts.iter().any(|t| t == "object"))
+    }) || map.contains_key("properties");
+    if is_object && map.get("additionalProperties") != Some(&Value::Bool(false)) {
+        out.push(format!(
+            "{path}: an object needs `additionalProperties: false`"
+        ));
+    }
+    if map.contains_key("minItems")
+        && !matches!(map.get("minItems").and_then(Value::as_u64), Some(0 | 1))
+    {
+        out.push(format!("{path}: `minItems` other than 0 or 1"));
+    }
+    if let Some(format) = map.get("format")
+        && !format
+            .as_str()
+            .is_some_and(|f| ANTHROPIC_FORMATS.contains(&f))
+    {
+        out.push(format!("{path}: format {format} is not supported"));
+    }
+    if let Some(Value::Array(values)) = map.get("enum") {
+        for v in values {
+            if v.is_object() || v.is_array() {
+                out.push(format!(
+                    "{path}.enum: {v} is not a string, number, boolean or null"
+                ));
+            }
+        }
+    }
+    if let Some(Value::Object(properties)) = map.get("properties") {
+        for (name, child) in properties {
+            anthropic_walk(child, &format!("{path}.properties.{name}"), out);
+        }
+    }
+    if let Some(items) = map.get("items") {
+        anthropic_walk(items, &format!("{path}.items"), out);
+    }
+    for key in ["anyOf", "allOf"] {
+        if let Some(Value::Array(alts)) = map.get(key) {
+            for (i, alt) in alts.iter().enumerate() {
+                anthropic_walk(alt, &format!("{path}.{key}[{i}]"), out);
+            }
+        }
+    }
+    for defs in ["$defs", "definitions"] {
+        if let Some(Value::Object(d)) = map.get(defs) {
+            for (name, child) in d {
+                anthropic_walk(child, &format!("{path}.{defs}.{name}"), out);
+            }
+        }
     }
 }
 
@@ -600,6 +724,55 @@ mod tests {
             let input = Value::Object(tool.input_schema.as_ref().clone());
             check(openai_strict_violations(&input), &[]);
             assert!(tool.name.len() <= 64 && gemini_parameter_name(&tool.name));
+        }
+    }
+
+    #[test]
+    fn anthropic_accepts_a_strict_schema_and_names_each_broken_rule() {
+        let mut ok = strict_ok();
+        ok["properties"]["offset"]
+            .as_object_mut()
+            .unwrap()
+            .remove("minimum");
+        check(anthropic_strict_violations(&ok), &[]);
+        let mut bad = ok.clone();
+        let props = bad["properties"].as_object_mut().unwrap();
+        props.insert("count".into(), json!({"type": "integer", "minimum": 0}));
+        props.insert("name".into(), json!({"type": "string", "maxLength": 9}));
+        props.insert(
+            "list".into(),
+            json!({"type": "array", "minItems": 2, "maxItems": 3}),
+        );
+        props.insert(
+            "url".into(),
+            json!({"type": "string", "format": "uri-reference"}),
+        );
+        props.insert("open".into(), json!({"type": "object", "properties": {}}));
+        props.insert("pick".into(), json!({"enum": [[1]]}));
+        check(
+            anthropic_strict_violations(&bad),
+            &[
+                "count: `minimum`",
+                "name: `maxLength`",
+                "list: `maxItems`",
+                "list: `minItems` other than 0 or 1",
+                "url: format",
+                "open: an object needs",
+                "pick.enum",
+            ],
+        );
+    }
+
+    // Regression: under Anthropic's strict tool use, 11 of the 22 input schemas were refused
+    // for `minimum: 0`. The strict profile is the subset both providers accept.
+    #[test]
+    fn every_tool_in_the_strict_profile_passes_anthropic_strict_tool_use() {
+        let tools = listed(&[ToolSet::All], SchemaProfile::Strict);
+        assert_eq!(tools.len(), 22);
+        for tool in tools {
+            let input = Value::Object(tool.input_schema.as_ref().clone());
+            let found = anthropic_strict_violations(&input);
+            assert!(found.is_empty(), "{}: {found:#?}", tool.name);
         }
     }
 

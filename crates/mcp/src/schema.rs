@@ -224,20 +224,67 @@ fn drop_null(map: &mut serde_json::Map<String, Value>) {
     }
 }
 
-/// Rewrites a portable input schema (see [`make_portable`]) in place into the strict profile:
+/// Rewrites a portable input schema (see [`make_portable`]) in place into the strict profile,
+/// the subset both OpenAI's strict function calling and Anthropic's strict tool use accept:
 /// every object gets `additionalProperties: false` and lists all its properties in `required`;
 /// a property that was optional becomes a union with `null` (`"type": ["string", "null"]`,
 /// `null` among an `enum`'s values, or a `{"type": "null"}` alternative of an `anyOf`), so a
-/// model sends `null` for an argument it leaves out, which every tool reads as absent.
+/// model sends `null` for an argument it leaves out, which every tool reads as absent. Bounds
+/// Anthropic's grammar rejects ([`NOT_IN_BOTH`]: `minimum: 0` on every count) are dropped, as
+/// is a `format` outside both providers' lists: the tools check those values themselves.
 pub fn make_strict(schema: &mut Value) {
     strict(schema, false);
 }
+
+/// Keywords OpenAI's strict mode or Anthropic's strict tool use rejects (Anthropic: no numeric,
+/// string-length, object-size or `maxItems` constraints; `minItems` only 0 or 1).
+const NOT_IN_BOTH: &[&str] = &[
+    "default",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+];
+
+/// String formats both providers' strict modes list.
+const FORMATS_IN_BOTH: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
 
 fn strict(schema: &mut Value, optional: bool) {
     let Value::Object(map) = schema else {
         return;
     };
-    map.remove("default");
+    for key in NOT_IN_BOTH {
+        map.remove(*key);
+    }
+    if map
+        .get("minItems")
+        .and_then(Value::as_u64)
+        .is_some_and(|n| n > 1)
+    {
+        map.remove("minItems");
+    }
+    if map
+        .get("format")
+        .is_some_and(|f| !f.as_str().is_some_and(|f| FORMATS_IN_BOTH.contains(&f)))
+    {
+        map.remove("format");
+    }
     let is_object =
         map.get("type").and_then(Value::as_str) == Some("object") || map.contains_key("properties");
     if is_object {
@@ -525,7 +572,7 @@ mod tests {
             "type": "object",
             "properties": {
                 "path": {"type": "string"},
-                "offset": {"type": ["integer", "null"], "minimum": 0},
+                "offset": {"type": ["integer", "null"]},
                 "line": {"description": "d", "anyOf": [{"type": "integer"}, {"type": "string"}, {"type": "null"}]},
                 "direction": {"type": "string", "enum": ["incoming", "outgoing"]},
                 "base_shas": {"type": ["array", "null"], "items": {

@@ -442,9 +442,43 @@ pub struct HostConfig {
     /// A server no client used for this long is stopped, and the host exits once it has no
     /// server and no client for this long.
     pub idle: Duration,
-    /// Where the hosts' sockets are (`None`: `$XDG_RUNTIME_DIR/lspedit`, else
-    /// `/tmp/lspedit-UID`); tests give each their own.
+    /// Where the hosts' sockets are (`None`: [`default_host_runtime_dir`]); tests give each
+    /// their own.
     pub runtime_dir: Option<PathBuf>,
+}
+
+/// The variable that moves the server hosts' runtime directory to its `lspedit` subdirectory
+/// (as `XDG_RUNTIME_DIR` did): tests and benchmarks give each run its own. Only for isolation: a process without it looks in the default place, so it must
+/// be set for every lspedit process of a run or for none.
+pub const HOST_RUNTIME_DIR_ENV: &str = "LSPEDIT_RUNTIME_DIR";
+
+/// Where the server hosts' sockets and token are when no [`HostConfig::runtime_dir`] names a
+/// place: `$LSPEDIT_RUNTIME_DIR/lspedit` when the variable is an absolute path, else a function of the user id
+/// alone, so that every process of the user finds the same host whatever environment its parent
+/// passed (Codex and the MCP SDKs start a server with a whitelist that drops `XDG_RUNTIME_DIR`
+/// and `TMPDIR`): `/run/user/UID/lspedit` when `/run/user/UID` is a real directory of this user
+/// closed to others (the login manager's runtime directory, which `XDG_RUNTIME_DIR` names where
+/// it is set; nobody else can create it: `/run/user` is root's), else `/tmp/lspedit-UID` (the
+/// host checks that it is this user's own, owner-only directory and is not used otherwise: a
+/// directory another user created there first is refused).
+#[cfg(unix)]
+pub fn default_host_runtime_dir() -> PathBuf {
+    use std::os::unix::fs::MetadataExt;
+    if let Some(dir) = std::env::var_os(HOST_RUNTIME_DIR_ENV)
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+    {
+        return dir.join("lspedit");
+    }
+    let uid = rustix::process::getuid().as_raw();
+    let run = PathBuf::from(format!("/run/user/{uid}"));
+    let private = std::fs::symlink_metadata(&run)
+        .is_ok_and(|m| m.file_type().is_dir() && m.uid() == uid && m.mode() & 0o077 == 0);
+    if private {
+        run.join("lspedit")
+    } else {
+        PathBuf::from(format!("/tmp/lspedit-{uid}"))
+    }
 }
 
 impl HostConfig {

@@ -497,8 +497,8 @@ impl PersonEnv {
 
     /// Every secret a grant could cover: Cargo's credentials, the person's credential files
     /// ([`HOME_SECRETS`]), lspedit's own configuration directory (the state key, trust records),
-    /// the runtime directory and the server host's `runtime_dirs` (its socket and token, an
-    /// ssh-agent's socket), and a
+    /// the runtime directory (`/run/user/UID`, and `XDG_RUNTIME_DIR` when elsewhere) and the
+    /// server host's `runtime_dirs` (its socket and token, an ssh-agent's socket), and a
     /// global `etc/npmrc` (registry tokens) found in a granted prefix.
     fn secrets(&self, granted: &[PathBuf], runtime_dirs: &[PathBuf]) -> Vec<PathBuf> {
         let mut out = runtime_dirs.to_vec();
@@ -510,11 +510,22 @@ impl PersonEnv {
             out.extend(HOME_SECRETS.iter().map(|s| home.join(s)));
         }
         out.extend(crate::trust::user_config_dir_from_env());
-        out.extend(
-            std::env::var_os("XDG_RUNTIME_DIR")
-                .map(PathBuf::from)
-                .filter(|p| p.is_absolute()),
-        );
+        // The user's runtime directory (agents' sockets) by the user id, as the host's socket
+        // is found: a client started with a stripped environment (no `XDG_RUNTIME_DIR`, as
+        // Codex starts `lspedit mcp`) must compute the same launch as the command line, or the
+        // host would not share its server. `XDG_RUNTIME_DIR` too when it names another place.
+        #[cfg(unix)]
+        let run = Some(PathBuf::from(format!(
+            "/run/user/{}",
+            rustix::process::getuid().as_raw()
+        )));
+        #[cfg(not(unix))]
+        let run: Option<PathBuf> = None;
+        let xdg = std::env::var_os("XDG_RUNTIME_DIR")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute() && Some(p) != run.as_ref());
+        out.extend(run);
+        out.extend(xdg);
         for g in granted {
             let npmrc = g.join("etc/npmrc");
             if npmrc.exists() {
@@ -525,16 +536,25 @@ impl PersonEnv {
     }
 }
 
-/// The server host's default runtime directory when `XDG_RUNTIME_DIR` is unset
-/// (`<tmp>/lspedit-<uid>`, as the host makes it; its socket and token), so that no grant (a
-/// workspace or a `PATH` prefix under `/tmp`) covers it. Not the directory a pool's host
-/// config names: the launch, confinement included, must be the same in a client and in the
-/// host, whose own config names none.
+/// The server host's default runtime directories (its socket and token), so that no grant (a
+/// workspace or a `PATH` prefix under `/tmp`) covers them: the one
+/// [`crate::default_host_runtime_dir`] chooses and the `/tmp` fallback, whichever this machine
+/// uses. Not the directory a pool's host config names: the launch, confinement included, must
+/// be the same in a client and in the host, whose own config names none.
 fn host_runtime_dirs() -> Vec<PathBuf> {
     #[cfg(unix)]
-    return vec![
-        std::env::temp_dir().join(format!("lspedit-{}", rustix::process::getuid().as_raw())),
-    ];
+    {
+        let fallback = PathBuf::from(format!(
+            "/tmp/lspedit-{}",
+            rustix::process::getuid().as_raw()
+        ));
+        let chosen = crate::default_host_runtime_dir();
+        let mut out = vec![chosen];
+        if out[0] != fallback {
+            out.push(fallback);
+        }
+        out
+    }
     #[cfg(not(unix))]
     Vec::new()
 }

@@ -20,9 +20,11 @@ pub mod launch;
 mod severity;
 pub mod trust;
 
+#[cfg(unix)]
+pub use config::default_host_runtime_dir;
 pub use config::{
-    DiagnosticsConfig, HostConfig, InstallRecipe, PolicyLayer, PoolConfig, Program, ProgramFrom,
-    Requirement, ServerConfig, Strategy, node_platform,
+    DiagnosticsConfig, HOST_RUNTIME_DIR_ENV, HostConfig, InstallRecipe, PolicyLayer, PoolConfig,
+    Program, ProgramFrom, Requirement, ServerConfig, Strategy, node_platform,
 };
 pub use error::ServersError;
 pub use severity::{Severity, SeverityOverride, SeverityOverrides};

@@ -197,6 +197,8 @@ pub struct Tools {
     seen: Mutex<HashMap<PathBuf, String>>,
     /// What the session has seen and told of each file's diagnostics.
     baselines: Mutex<Baselines>,
+    /// The languages whose missing server the full feedback has named (once each).
+    told_missing: Mutex<std::collections::BTreeSet<String>>,
 }
 
 impl std::fmt::Debug for Tools {
@@ -241,6 +243,7 @@ impl Tools {
             locks: Mutex::new(HashMap::new()),
             seen: Mutex::new(HashMap::new()),
             baselines: Mutex::new(Baselines::default()),
+            told_missing: Mutex::default(),
         }
     }
 
@@ -705,7 +708,7 @@ impl Tools {
                 new_text: text.into(),
             });
         }
-        let mut fb = self.feedback(&written, false);
+        let mut fb = self.feedback_telling(&written, false, false);
         for w in &written {
             if !fb.statuses.iter().any(|s| s.path == w.path) {
                 fb.statuses.push(FileDiagnosticsStatus {
@@ -809,6 +812,17 @@ impl Tools {
     /// `max_other_files` other files with errors this change caused. A file that timed out,
     /// failed or has no server gets no text, only its status.
     fn feedback(&self, written: &[WrittenFile], single: bool) -> DiagnosticsFeedback {
+        self.feedback_telling(written, single, true)
+    }
+
+    /// [`Tools::feedback`]; `tell_missing`: whether a language whose server is not installed
+    /// gets its line (not for `check`, which names each unchecked file and why itself).
+    fn feedback_telling(
+        &self,
+        written: &[WrittenFile],
+        single: bool,
+        tell_missing: bool,
+    ) -> DiagnosticsFeedback {
         let cfg = &self.config.diagnostics;
         let Some(provider) = self.provider.as_ref().filter(|_| cfg.enabled) else {
             return DiagnosticsFeedback::default();
@@ -887,6 +901,18 @@ impl Tools {
                     {
                         out.text.push_str("\n\n");
                         out.text.push_str(&line);
+                    }
+                    // A language whose server is not installed: said once per session and
+                    // language, so an unchecked file does not read as a clean one.
+                    if matches!(e, CheckError::NoServer)
+                        && !seed
+                        && tell_missing
+                        && let Some(missing) = diagnostics::missing_server(provider, abs)
+                        && lock(&self.told_missing).insert(missing.language.clone())
+                    {
+                        out.text.push_str("\n\n");
+                        out.text
+                            .push_str(&diagnostics::no_server_line(&w.path, &missing));
                     }
                     out.statuses.push(status);
                     continue;

@@ -79,6 +79,15 @@ pub struct FileDiagnosticsStatus {
     pub reported: Vec<Diagnostic>,
 }
 
+/// A language whose server is known but not installed ([`DiagnosticsProvider::missing_server`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingServer {
+    /// The LSP language id (`go`, `python`): the feedback says so once per language.
+    pub language: String,
+    /// The server's id, what `lspedit servers install` takes (`gopls`).
+    pub server: String,
+}
+
 /// A source of diagnostics for files right after they were written. The language-server pool
 /// implements it; so can an embedder's own checker. Implementations may fail or panic (the
 /// tools catch it, and a failure only drops the block); `check_files` must return by its
@@ -121,6 +130,14 @@ pub trait DiagnosticsProvider: Send + Sync {
     /// The name of the server that checks `path` (the text names it when its verdict is
     /// missing), if any.
     fn server_name(&self, path: &Path) -> Option<String> {
+        let _ = path;
+        None
+    }
+    /// When lspedit knows a server for `path`'s language but none is installed here, which one:
+    /// the full feedback says so once per session and language, with what to install, so that
+    /// an unchecked write never reads as a clean one. `None` when a server checks the file or
+    /// none is known for its type (a `.md`, a `.txt`: nothing to install).
+    fn missing_server(&self, path: &Path) -> Option<MissingServer> {
         let _ = path;
         None
     }
@@ -332,6 +349,30 @@ pub(crate) fn server_name(provider: &Arc<dyn DiagnosticsProvider>, path: &Path) 
     guarded("server_name", || provider.server_name(path))
         .ok()
         .flatten()
+}
+
+/// `path`'s missing server, guarded.
+pub(crate) fn missing_server(
+    provider: &Arc<dyn DiagnosticsProvider>,
+    path: &Path,
+) -> Option<MissingServer> {
+    guarded("missing_server", || provider.missing_server(path))
+        .ok()
+        .flatten()
+}
+
+/// The line that says a language's files are not checked because its server is not installed
+/// (`display_path` is the first such file written), and what to install.
+pub(crate) fn no_server_line(display_path: &str, missing: &MissingServer) -> String {
+    let kind = Path::new(display_path)
+        .extension()
+        .and_then(|e| e.to_str())
+        .map_or_else(|| missing.language.clone(), |e| format!(".{e}"));
+    format!(
+        "No language server for {kind} files here: {display_path} and the other {} files written in this session are not checked for errors. Install {server} (`lspedit servers install {server}`) and restart the session to have them checked.",
+        missing.language,
+        server = missing.server
+    )
 }
 
 /// The one neutral line that says a written file's verdict is missing (never the server's own

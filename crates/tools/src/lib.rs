@@ -18,7 +18,8 @@ pub use agent::{
 pub use asynchronous::{AsyncTools, FromRefusal, run_blocking};
 pub use diagnostics::{
     ChangedFile, CheckError, CheckReport, Deadlines, DiagnosticsConfig, DiagnosticsMode,
-    DiagnosticsProvider, DiagnosticsStatus, Feedback, FileDiagnosticsStatus, OtherFileDiagnostics,
+    DiagnosticsProvider, DiagnosticsStatus, Feedback, FileDiagnosticsStatus, MissingServer,
+    OtherFileDiagnostics,
 };
 pub use events::{
     Event, EventSink, FanOut, JsonlSink, NullSink, PauseReason, RecordingSink, StepStage,

@@ -109,6 +109,18 @@ impl DiagnosticsProvider for LspProvider {
         self.pool.server_for(path).map(|s| s.id.clone())
     }
 
+    fn missing_server(&self, path: &Path) -> Option<crate::diagnostics::MissingServer> {
+        let config = self.pool.pool().config();
+        let server = config.server_for(path)?;
+        if config.resolve_command(server).is_some() {
+            return None;
+        }
+        Some(crate::diagnostics::MissingServer {
+            language: server.language_for(path)?.to_string(),
+            server: server.id.clone(),
+        })
+    }
+
     fn touch(&self, path: &Path) {
         self.pool.touch(path);
     }

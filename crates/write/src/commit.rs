@@ -217,7 +217,10 @@ pub fn commit(ws: &Workspace, units: &[CommitUnit], policy: Policy<'_>) -> Commi
             kept.extend(written);
             continue;
         };
-        tracing::warn!(file = %unit.label, "commit of a unit failed; putting it back");
+        // The result reports the failure (a protected path refused at commit is an expected
+        // outcome): a person at default verbosity sees it there, not again as a warning. A put
+        // back that fails is warned about below.
+        tracing::debug!(file = %unit.label, "commit of a unit failed; putting it back");
         if journal.is_some() {
             kept.extend(written);
             run.put_back(&kept);

@@ -163,22 +163,16 @@ pub enum HostError {
     Unsupported,
 }
 
-/// The directory of the user's host sockets: `$XDG_RUNTIME_DIR/lspedit`, else
-/// `/tmp/lspedit-UID`; created owner-only, and refused unless it is a real directory of this
-/// user that nobody else can enter (a socket there is reachable by this user alone).
-/// `given` (a [`lspedit_servers::HostConfig::runtime_dir`]) is used as it is, checked the same
-/// way.
+/// The directory of the user's host sockets: `given` (a
+/// [`lspedit_servers::HostConfig::runtime_dir`]), else
+/// [`lspedit_servers::default_host_runtime_dir`] (`/run/user/UID/lspedit`, else
+/// `/tmp/lspedit-UID`: the same for every process of the user, whatever its environment);
+/// created owner-only, and refused unless it is a real directory of this user that nobody else
+/// can enter (a socket there is reachable by this user alone).
 #[cfg(unix)]
 pub fn runtime_dir(given: Option<&Path>) -> Result<PathBuf, HostError> {
     let uid = rustix::process::getuid().as_raw();
-    let base = std::env::var_os("XDG_RUNTIME_DIR")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute() && p.is_dir());
-    let dir = match (given, base) {
-        (Some(g), _) => g.to_owned(),
-        (None, Some(b)) => b.join("lspedit"),
-        (None, None) => std::env::temp_dir().join(format!("lspedit-{uid}")),
-    };
+    let dir = given.map_or_else(lspedit_servers::default_host_runtime_dir, Path::to_owned);
     use std::os::unix::fs::{DirBuilderExt, MetadataExt};
     match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
         Ok(()) => {}

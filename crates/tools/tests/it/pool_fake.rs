@@ -735,3 +735,63 @@ fn a_server_hung_in_initialize_dies_with_its_owner_process() {
         }
     }
 }
+
+// Regression: a written file whose language's server is not installed read exactly like a
+// clean check (only the structured status said `no_server`). The full feedback now says so
+// once per session and language, with what to install; the seed stays silent, and a file of a
+// type no server is known for (`.md`) gets nothing.
+#[test]
+fn a_language_without_its_server_is_named_once_per_session_and_never_in_the_seed() {
+    for feedback in [lspedit_tools::Feedback::Full, lspedit_tools::Feedback::Seed] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let toml = r#"
+            id = "gopls-test"
+            command = "lspedit-test-server-that-is-not-installed"
+            root_markers = []
+            languages = { go = "go" }
+            diagnostics = { strategy = "pull" }
+        "#;
+        let config = PoolConfig {
+            servers: vec![ServerConfig::from_toml(toml).unwrap()],
+            ..PoolConfig::default()
+        };
+        let provider = Arc::new(LspProvider::from_pool(
+            BlockingPool::new(&root, config).unwrap(),
+        ));
+        let mut cfg = ToolsConfig::default();
+        cfg.diagnostics.feedback = feedback;
+        let tools = Tools::new(
+            Workspace::open(&root).unwrap(),
+            Some(provider as Arc<dyn DiagnosticsProvider>),
+            cfg,
+        );
+        for f in ["a.go", "b.go"] {
+            std::fs::write(root.join(f), "package a\n").unwrap();
+        }
+        std::fs::write(root.join("notes.md"), "hi\n").unwrap();
+        let first = tools.edit("a.go", "package a", "package b", false);
+        let second = tools.edit("b.go", "package a", "package b", false);
+        let notes = tools.edit("notes.md", "hi", "ho", false);
+        assert_eq!(first.diagnostics[0].status, DiagnosticsStatus::NoServer);
+        let said =
+            |r: &lspedit_tools::ToolResult| r.llm_content.matches("No language server").count();
+        if feedback == lspedit_tools::Feedback::Full {
+            assert_eq!(said(&first), 1, "{}", first.llm_content);
+            assert!(
+                first
+                    .llm_content
+                    .contains("No language server for .go files here: a.go")
+                    && first
+                        .llm_content
+                        .contains("(`lspedit servers install gopls-test`)"),
+                "{}",
+                first.llm_content
+            );
+        } else {
+            assert_eq!(said(&first), 0, "{}", first.llm_content);
+        }
+        assert_eq!(said(&second), 0, "{}", second.llm_content);
+        assert_eq!(said(&notes), 0, "{}", notes.llm_content);
+    }
+}
