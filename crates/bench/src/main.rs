@@ -443,7 +443,8 @@ fn run_symbols_real(options: &[String]) -> Result<()> {
          and `outline` of the file right after it. *Server's documentSymbol*: the server's own \
          time for the request the call makes (the feedback's diagnostics not included). \
          *lspedit's own*: end-to-end minus the server's time, round by round (with the \
-         feedback, that includes waiting for the verdict).\n\n{table}",
+         feedback, that includes waiting for the verdict). A refusal carries no server time, so \
+         its server column is 0 and its own time includes the `documentSymbol` request.\n\n{table}",
         load()
     );
     println!("{}\n\n{body}", symbols_real::HEADING);
