@@ -230,7 +230,7 @@ fn drop_null(map: &mut serde_json::Map<String, Value>) {
 /// a property that was optional becomes a union with `null` (`"type": ["string", "null"]`,
 /// `null` among an `enum`'s values, or a `{"type": "null"}` alternative of an `anyOf`), so a
 /// model sends `null` for an argument it leaves out, which every tool reads as absent. Bounds
-/// Anthropic's grammar rejects ([`NOT_IN_BOTH`]: `minimum: 0` on every count) are dropped, as
+/// Anthropic's grammar rejects (`NOT_IN_BOTH`: `minimum: 0` on every count) are dropped, as
 /// is a `format` outside both providers' lists: the tools check those values themselves.
 pub fn make_strict(schema: &mut Value) {
     strict(schema, false);
