@@ -158,6 +158,24 @@ struct ApplyRun<'a> {
     kept: BTreeSet<String>,
 }
 
+impl<'a> ApplyRun<'a> {
+    /// A run of `stored` under `plan`, starting now, with the verdicts its proposal recorded.
+    fn new(stored: &'a StoredPatch, plan: &'a ApplyPlan) -> ApplyRun<'a> {
+        ApplyRun {
+            stored,
+            plan,
+            pipeline: Pipeline::from_reports(&stored.stages),
+            start: Instant::now(),
+            checkpoint_id: None,
+            validation: None,
+            rolled_back: false,
+            breach: None,
+            rollback: None,
+            kept: BTreeSet::new(),
+        }
+    }
+}
+
 impl ApplyRun<'_> {
     /// `Err(scope_violation)` when the plan's timeout has passed; `at` names the point.
     fn check_deadline(&mut self, at: &str) -> Result<(), ToolError> {
@@ -358,33 +376,11 @@ impl Workflow {
             Ok(stored) => stored,
             Err(refused) => return *refused,
         };
-        let mut run = ApplyRun {
-            stored: &stored,
-            plan,
-            pipeline: Pipeline::from_reports(&stored.stages),
-            start: Instant::now(),
-            checkpoint_id: None,
-            validation: None,
-            rolled_back: false,
-            breach: None,
-            rollback: None,
-            kept: BTreeSet::new(),
-        };
-        let step_id = stored
-            .step_id
-            .clone()
-            .unwrap_or_else(|| stored.patch_id.clone());
+        let mut run = ApplyRun::new(&stored, plan);
         self.emit(Event::ToolStart {
             tool: "apply_edit".into(),
         });
-        self.emit(Event::StepStarted {
-            step_id: step_id.clone(),
-            diff_id: stored.patch_id.clone(),
-        });
-        self.emit(Event::StageChanged {
-            step_id: step_id.clone(),
-            stage: StepStage::Edit,
-        });
+        let step_id = self.begin_step(&stored);
         let out = match self.apply_inner(&mut run, approver) {
             Ok(out) => out,
             Err(e) => self.refuse(&run, e),
@@ -443,30 +439,8 @@ impl Workflow {
             plan: mut planned,
             ..
         } = built;
-        let mut run = ApplyRun {
-            stored: &stored,
-            plan,
-            pipeline: Pipeline::from_reports(&stored.stages),
-            start: Instant::now(),
-            checkpoint_id: None,
-            validation: None,
-            rolled_back: false,
-            breach: None,
-            rollback: None,
-            kept: BTreeSet::new(),
-        };
-        let step_id = stored
-            .step_id
-            .clone()
-            .unwrap_or_else(|| stored.patch_id.clone());
-        self.emit(Event::StepStarted {
-            step_id: step_id.clone(),
-            diff_id: stored.patch_id.clone(),
-        });
-        self.emit(Event::StageChanged {
-            step_id: step_id.clone(),
-            stage: StepStage::Edit,
-        });
+        let mut run = ApplyRun::new(&stored, plan);
+        let step_id = self.begin_step(&stored);
         self.evidence
             .write_diff(stored.evidence_id(), &stored.patch_text);
         self.emit(Event::DiffProposed {
@@ -561,6 +535,24 @@ impl Workflow {
                 )))
             }
         }
+    }
+
+    /// `step_started` and `stage_changed(edit)` of `stored`'s step (the caller's step id, else
+    /// the patch id), which it returns.
+    fn begin_step(&self, stored: &StoredPatch) -> String {
+        let step_id = stored
+            .step_id
+            .clone()
+            .unwrap_or_else(|| stored.patch_id.clone());
+        self.emit(Event::StepStarted {
+            step_id: step_id.clone(),
+            diff_id: stored.patch_id.clone(),
+        });
+        self.emit(Event::StageChanged {
+            step_id: step_id.clone(),
+            stage: StepStage::Edit,
+        });
+        step_id
     }
 
     /// The events that end an apply step: `step_completed` when files were written, the first
