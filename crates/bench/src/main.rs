@@ -361,14 +361,17 @@ fn run_rename(options: &[String]) -> Result<()> {
          to change both files and leave no error.\n\n{table}",
         load()
     );
-    println!("{}\n\n{body}", rename::HEADING);
+    publish(&root, write, rename::HEADING, &body, SERVERS_HEADING)
+}
+
+/// A section printed, and with `write` put into BENCHMARKS.md (after the section `after`
+/// when it is new there).
+fn publish(root: &Path, write: bool, heading: &str, body: &str, after: &str) -> Result<()> {
+    println!("{heading}\n\n{body}");
     if write {
         let path = root.join("BENCHMARKS.md");
         let doc = fs::read_to_string(&path).unwrap_or_default();
-        fs::write(
-            &path,
-            replace_section(&doc, rename::HEADING, &body, Some(SERVERS_HEADING)),
-        )?;
+        fs::write(&path, replace_section(&doc, heading, body, Some(after)))?;
         eprintln!("wrote {}", path.display());
     }
     Ok(())
@@ -404,17 +407,7 @@ fn run_symbols(options: &[String]) -> Result<()> {
          diagnostics). Every edit is checked to apply and to leave no error.\n\n{table}",
         load()
     );
-    println!("{}\n\n{body}", symbols::HEADING);
-    if write {
-        let path = root.join("BENCHMARKS.md");
-        let doc = fs::read_to_string(&path).unwrap_or_default();
-        fs::write(
-            &path,
-            replace_section(&doc, symbols::HEADING, &body, Some(rename::HEADING)),
-        )?;
-        eprintln!("wrote {}", path.display());
-    }
-    Ok(())
+    publish(&root, write, symbols::HEADING, &body, rename::HEADING)
 }
 
 /// `symbols --real [--write] [--quick]`: the symbol edits on real projects (see
@@ -447,17 +440,7 @@ fn run_symbols_real(options: &[String]) -> Result<()> {
          its server column is 0 and its own time includes the `documentSymbol` request.\n\n{table}",
         load()
     );
-    println!("{}\n\n{body}", symbols_real::HEADING);
-    if write {
-        let path = root.join("BENCHMARKS.md");
-        let doc = fs::read_to_string(&path).unwrap_or_default();
-        fs::write(
-            &path,
-            replace_section(&doc, symbols_real::HEADING, &body, Some(symbols::HEADING)),
-        )?;
-        eprintln!("wrote {}", path.display());
-    }
-    Ok(())
+    publish(&root, write, symbols_real::HEADING, &body, symbols::HEADING)
 }
 
 /// `real --large [--write] [--quick]`: the large-repositories section (see `real_large.rs`).
@@ -505,17 +488,7 @@ fn run_real_large(options: &[String]) -> Result<()> {
          (rust-analyzer runs `cargo check` in a process group of its own).\n\n{table}",
         load()
     );
-    println!("{}\n\n{body}", real_large::HEADING);
-    if write {
-        let path = root.join("BENCHMARKS.md");
-        let doc = fs::read_to_string(&path).unwrap_or_default();
-        fs::write(
-            &path,
-            replace_section(&doc, real_large::HEADING, &body, Some(real::HEADING)),
-        )?;
-        eprintln!("wrote {}", path.display());
-    }
-    Ok(())
+    publish(&root, write, real_large::HEADING, &body, real::HEADING)
 }
 
 /// `real [--write] [--quick]`: the real-projects section (see `real.rs`).
@@ -570,17 +543,7 @@ fn run_real(options: &[String]) -> Result<()> {
          its text said some dependents were not checked or the search hit its bounds.\n\n{table}",
         load()
     );
-    println!("{}\n\n{body}", real::HEADING);
-    if write {
-        let path = root.join("BENCHMARKS.md");
-        let doc = fs::read_to_string(&path).unwrap_or_default();
-        fs::write(
-            &path,
-            replace_section(&doc, real::HEADING, &body, Some(rename::HEADING)),
-        )?;
-        eprintln!("wrote {}", path.display());
-    }
-    Ok(())
+    publish(&root, write, real::HEADING, &body, rename::HEADING)
 }
 
 /// The retry measure: every drift case applied in process, then the same patch again.
