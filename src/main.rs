@@ -194,16 +194,16 @@ impl PolicyOpts {
     /// `policy` with these flags applied (the operator's flags set, never merely tighten).
     fn apply(&self, mut policy: lspedit::workflow::Policy) -> lspedit::workflow::Policy {
         if let Some(n) = self.max_files {
-            policy.max_files = n;
+            policy.set_max_files(n);
         }
         if let Some(n) = self.max_changed_lines {
-            policy.max_changed_lines = n;
+            policy.set_max_changed_lines(n);
         }
         if let Some(Forbidden(ops)) = &self.forbid {
             policy.set_forbidden(ops);
         }
         if let Some(a) = self.approve {
-            policy.approve = a;
+            policy.set_approve(a);
         }
         policy
     }

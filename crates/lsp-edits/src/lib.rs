@@ -54,7 +54,7 @@ pub use symbols::{
 use lspedit_tools::Tools;
 use lspedit_tools::diagnostics::FileDiagnosticsStatus;
 use lspedit_workflow::{
-    ApplyPlan, ApplyStatus, Atomicity, FileApplyResult, ProposeRequest, Workflow,
+    ApplyPlan, ApplyStatus, Atomicity, FileApplyResult, PolicyGate, ProposeRequest, Workflow,
 };
 use lspedit_write::{Reason, ToolError};
 
@@ -716,6 +716,8 @@ pub struct LspEdits<'a> {
     provider: Option<&'a dyn LspEditProvider>,
     config: LspEditsConfig,
     memory: Option<&'a SymbolMemory>,
+    /// The operator's policy over the edits these tools apply ([`LspEdits::gated`]).
+    gate: Option<&'a PolicyGate<'a>>,
 }
 
 impl std::fmt::Debug for LspEdits<'_> {
@@ -742,6 +744,7 @@ impl<'a> LspEdits<'a> {
             provider,
             config,
             memory: None,
+            gate: None,
         }
     }
 
@@ -751,6 +754,15 @@ impl<'a> LspEdits<'a> {
     /// inside it. Without one such an edit is refused (`symbol_range_unreliable`).
     pub fn remembering(mut self, memory: &'a SymbolMemory) -> LspEdits<'a> {
         self.memory = Some(memory);
+        self
+    }
+
+    /// Every edit these tools apply (renames, code actions, symbol edits) judged by `gate`:
+    /// its limits and forbidden operations as an `apply_edit` plan's, its approver asked
+    /// before anything is written (`docs/policy.md`). A preview writes nothing and is not
+    /// judged; the `apply_edit` of it is, under the workflow's policy.
+    pub fn gated(mut self, gate: &'a PolicyGate<'a>) -> LspEdits<'a> {
+        self.gate = Some(gate);
         self
     }
 
@@ -1200,9 +1212,17 @@ impl<'a> LspEdits<'a> {
             } else {
                 Atomicity::PerFile
             },
-            ..ApplyPlan::default()
+            ..self.gate.map(|g| g.plan().clone()).unwrap_or_default()
         };
-        let out = self.workflow.apply_change(&request, &plan);
+        let mut out = match self.gate {
+            Some(g) => self
+                .workflow
+                .apply_change_with(&request, &plan, g.approver()),
+            None => self.workflow.apply_change(&request, &plan),
+        };
+        if let (Some(g), ApplyStatus::Rejected) = (self.gate, out.status) {
+            out.llm_content = format!("{}\n{}", out.llm_content.trim_end(), g.declined());
+        }
         let status = match out.status {
             ApplyStatus::Applied => LspEditStatus::Applied,
             ApplyStatus::PartiallyApplied => LspEditStatus::PartiallyApplied,

@@ -342,8 +342,20 @@ impl Session {
 
     /// `undo` as a tool result; the outcome is what was restored, or the refusal.
     pub fn undo(&self, checkpoint_id: &str) -> Answer<Result<UndoOutcome, ToolError>> {
+        self.undo_gated(checkpoint_id, None)
+    }
+
+    /// [`Session::undo`] with the restore passing `gate` first (the operator's policy over the
+    /// writers outside the workflow: [`lspedit_workflow::PolicyGate`]).
+    pub fn undo_gated(
+        &self,
+        checkpoint_id: &str,
+        gate: Option<&dyn lspedit_write::WriteGate>,
+    ) -> Answer<Result<UndoOutcome, ToolError>> {
         let began = Instant::now();
-        let outcome = self.workflow().and_then(|wf| wf.undo(checkpoint_id));
+        let outcome = self
+            .workflow()
+            .and_then(|wf| wf.undo_gated(checkpoint_id, gate));
         let result = match &outcome {
             Ok(u) => text_result(u.llm_content.clone(), u.llm_content.clone(), false),
             Err(e) => ToolResult::error(e),

@@ -25,7 +25,7 @@ use crate::render;
 use lspedit_lsp::ChangedFile;
 use lspedit_write::plan::Resolved;
 use lspedit_write::{ApplyPatchOptions, FileReport, FileStatus, PatchLimits, apply_resolved};
-use lspedit_write::{Reason, ToolError, write_planned};
+use lspedit_write::{Reason, ToolError, WriteGate, write_planned};
 use lspedit_write::{Workspace, base_sha};
 
 /// What a tool returns. `llm_content` is what the model reads; `display` is a short summary with
@@ -210,6 +210,45 @@ impl std::fmt::Debug for Tools {
     }
 }
 
+/// The writing tools of a [`Tools`] with every write passing the operator's gate
+/// ([`Tools::gated`]): the same tools, the same results, and a refusal of the gate as the
+/// tool's error with nothing written.
+pub struct Gated<'a> {
+    tools: &'a Tools,
+    gate: Option<&'a dyn WriteGate>,
+}
+
+impl Gated<'_> {
+    /// [`Tools::edit`] under the gate.
+    pub fn edit(
+        &self,
+        path: &str,
+        old_text: &str,
+        new_text: &str,
+        replace_all: bool,
+    ) -> ToolResult {
+        let began = Instant::now();
+        let r = self
+            .tools
+            .edit_inner(path, old_text, new_text, replace_all, self.gate);
+        self.tools.with_late(r, began)
+    }
+
+    /// [`Tools::write_file`] under the gate.
+    pub fn write_file(&self, path: &str, content: &str) -> ToolResult {
+        let began = Instant::now();
+        let r = self.tools.write_file_inner(path, content, self.gate);
+        self.tools.with_late(r, began)
+    }
+
+    /// [`Tools::apply_patch`] under the gate.
+    pub fn apply_patch(&self, patch_text: &str) -> ToolResult {
+        let began = Instant::now();
+        let r = self.tools.apply_patch_inner(patch_text, self.gate);
+        self.tools.with_late(r, began)
+    }
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -360,9 +399,14 @@ impl Tools {
         new_text: &str,
         replace_all: bool,
     ) -> ToolResult {
-        let began = Instant::now();
-        let r = self.edit_inner(path, old_text, new_text, replace_all);
-        self.with_late(r, began)
+        self.gated(None).edit(path, old_text, new_text, replace_all)
+    }
+
+    /// The writing tools with every write passing `gate` first, when given (the operator's
+    /// policy: limits, forbidden operations, approval; `docs/policy.md`). A refusal writes
+    /// nothing and is the tool's error.
+    pub fn gated<'a>(&'a self, gate: Option<&'a dyn WriteGate>) -> Gated<'a> {
+        Gated { tools: self, gate }
     }
 
     fn edit_inner(
@@ -371,6 +415,7 @@ impl Tools {
         old_text: &str,
         new_text: &str,
         replace_all: bool,
+        gate: Option<&dyn WriteGate>,
     ) -> ToolResult {
         let abs = match self.ws.resolve(path) {
             Ok(a) => a,
@@ -417,6 +462,7 @@ impl Tools {
                     Ok((content, r))
                 },
                 "the file kept changing on disk while this edit was being written; nothing was written: re-read it and retry",
+                gate,
             )?;
             let r = written.planned;
             let not_utf8 =
@@ -478,12 +524,15 @@ impl Tools {
 
     /// `write_file`: create or overwrite a file (parents created).
     pub fn write_file(&self, path: &str, content: &str) -> ToolResult {
-        let began = Instant::now();
-        let r = self.write_file_inner(path, content);
-        self.with_late(r, began)
+        self.gated(None).write_file(path, content)
     }
 
-    fn write_file_inner(&self, path: &str, content: &str) -> ToolResult {
+    fn write_file_inner(
+        &self,
+        path: &str,
+        content: &str,
+        gate: Option<&dyn WriteGate>,
+    ) -> ToolResult {
         let abs = match self.ws.resolve(path) {
             Ok(a) => a,
             Err(e) => return ToolResult::error(&e),
@@ -504,6 +553,7 @@ impl Tools {
                 current,
                 |_| Ok((content.as_bytes().to_vec(), ())),
                 "the file kept changing on disk while it was being written; nothing was written: retry",
+                gate,
             )?
             .old;
             self.remember(&abs, content.as_bytes());
@@ -556,12 +606,10 @@ impl Tools {
     /// `apply_patch`: every engine format, multi-file, per-file status, live sync, diagnostics
     /// for the files the patch writes content to (one block each, in path order).
     pub fn apply_patch(&self, patch_text: &str) -> ToolResult {
-        let began = Instant::now();
-        let r = self.apply_patch_inner(patch_text);
-        self.with_late(r, began)
+        self.gated(None).apply_patch(patch_text)
     }
 
-    fn apply_patch_inner(&self, patch_text: &str) -> ToolResult {
+    fn apply_patch_inner(&self, patch_text: &str, gate: Option<&dyn WriteGate>) -> ToolResult {
         let patch = match self.config.patch_limits.parse(patch_text) {
             Ok(p) => p,
             Err(e) => return ToolResult::error(&e),
@@ -603,7 +651,7 @@ impl Tools {
             dry_run: false,
             limits: self.config.patch_limits,
         };
-        let report = match apply_resolved(&self.ws, &patch, &opts, &resolved) {
+        let report = match apply_resolved(&self.ws, &patch, &opts, &resolved, gate) {
             Ok(r) => r,
             Err(e) => return ToolResult::error(&e),
         };

@@ -12,7 +12,7 @@ mod lsp_provider;
 pub mod render;
 
 pub use agent::{
-    DiagnosticsFeedback, Done, EditReport, ReadReport, ToolResult, Tools, ToolsConfig,
+    DiagnosticsFeedback, Done, EditReport, Gated, ReadReport, ToolResult, Tools, ToolsConfig,
     WriteFileReport, WrittenFile, offset_past_end,
 };
 pub use asynchronous::{AsyncTools, FromRefusal, run_blocking};

@@ -764,7 +764,7 @@ impl Workflow {
         mut manifest: CheckpointManifest,
     ) -> Result<(CommitResult, BTreeSet<String>, CheckpointManifest), ToolError> {
         let checkpoint_id = manifest.checkpoint_id.clone();
-        let result = self.commit(&mut planned.units, run.plan.atomicity, &manifest);
+        let result = self.commit(&mut planned.units, run.plan.atomicity, &manifest, None);
         if result.rolled_back {
             run.rollback = Some(RollbackStatus::Success);
         }
@@ -872,7 +872,7 @@ impl Workflow {
                 run.kept = manifest.entries.iter().map(|e| e.path.clone()).collect();
                 Err(e)
             }
-            RollbackStrategy::RestoreCheckpoint => match self.restore_locked(manifest) {
+            RollbackStrategy::RestoreCheckpoint => match self.restore_locked(manifest, None) {
                 Ok(redo) => {
                     self.checkpoints.remove(&redo.redo_checkpoint_id);
                     run.checkpoint_id = None;

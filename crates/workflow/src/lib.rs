@@ -26,6 +26,7 @@ mod checkpoint;
 mod evidence;
 mod excerpt;
 mod fresh;
+mod gate;
 mod journal;
 mod key;
 mod model;
@@ -50,6 +51,7 @@ pub use evidence::{ApplyRecord, FileRecord, Manifest, Outcome, Phase};
 pub use excerpt::{
     ExcerptCandidates, ExcerptLimits, ExcerptSet, FileExcerpt, SkippedCandidate, select_excerpts,
 };
+pub use gate::PolicyGate;
 pub use journal::RecoveryReport;
 #[doc(hidden)]
 pub use lspedit_write::commit::CommitObserver;
@@ -57,7 +59,7 @@ pub use model::{
     ChangeKind, FileProblem, ProposeStats, ProposedFile, STAGES, Stage, StageReport, StageStatus,
 };
 pub use plan::{ApplyPlan, Atomicity, RollbackStrategy, ValidationStage};
-pub use policy::{Approve, Operation, PlanRequest, Policy, PolicyError};
+pub use policy::{Approve, Operation, PlanRequest, Policy, PolicyError, SetKeys};
 pub use propose::{Proposal, ProposeRequest, ProposeSource};
 pub use scan::language_globs;
 pub use tools::WorkflowTools;
@@ -431,6 +433,7 @@ impl Workflow {
         units: &mut [CommitUnit],
         atomicity: Atomicity,
         checkpoint: &CheckpointManifest,
+        gate: Option<&dyn lspedit_write::WriteGate>,
     ) -> CommitResult {
         for c in units.iter_mut().flat_map(|u| u.changes.iter_mut()) {
             c.old_mode = checkpoint
@@ -449,6 +452,7 @@ impl Workflow {
                 Atomicity::AllOrNothing => Some(&mut journal),
             },
             observer: self.config.commit_observer.as_deref(),
+            gate,
         };
         commit(ws, units, policy)
     }
@@ -461,6 +465,16 @@ impl Workflow {
     /// `checkpoint_not_found`; a checkpoint that is not what lspedit wrote is `tampered_state`
     /// naming its file, and nothing is restored.
     pub fn undo(&self, checkpoint_id: &str) -> Result<UndoOutcome, ToolError> {
+        self.undo_gated(checkpoint_id, None)
+    }
+
+    /// [`Workflow::undo`] with the restore passing `gate` (the operator's policy over the
+    /// writers outside the workflow, [`PolicyGate`]) before anything is restored.
+    pub fn undo_gated(
+        &self,
+        checkpoint_id: &str,
+        gate: Option<&dyn lspedit_write::WriteGate>,
+    ) -> Result<UndoOutcome, ToolError> {
         let manifest = self
             .layout
             .verify()
@@ -473,7 +487,7 @@ impl Workflow {
         self.emit(Event::ToolStart {
             tool: "undo".into(),
         });
-        let result = self.undo_inner(&manifest);
+        let result = self.undo_inner(&manifest, gate);
         self.emit(Event::ToolEnd {
             tool: "undo".into(),
             is_error: result.is_err(),
@@ -484,12 +498,16 @@ impl Workflow {
         result
     }
 
-    fn undo_inner(&self, manifest: &CheckpointManifest) -> Result<UndoOutcome, ToolError> {
+    fn undo_inner(
+        &self,
+        manifest: &CheckpointManifest,
+        gate: Option<&dyn lspedit_write::WriteGate>,
+    ) -> Result<UndoOutcome, ToolError> {
         let file_locks = self.file_locks(manifest.entries.iter().map(|e| e.path.clone()));
         let _held: Vec<MutexGuard<'_, ()>> = file_locks.iter().map(|l| lock(l)).collect();
         let _ws_lock = self.workspace_lock()?;
         self.recover_pending();
-        let out = self.restore_locked(manifest)?;
+        let out = self.restore_locked(manifest, gate)?;
         self.emit(Event::CheckpointCreated {
             checkpoint_id: out.redo_checkpoint_id.clone(),
             files: out.restored.clone(),
@@ -498,7 +516,11 @@ impl Workflow {
     }
 
     /// Restore a checkpoint (see [`Workflow::undo`]); callers hold the file and workspace locks.
-    fn restore_locked(&self, manifest: &CheckpointManifest) -> Result<UndoOutcome, ToolError> {
+    fn restore_locked(
+        &self,
+        manifest: &CheckpointManifest,
+        gate: Option<&dyn lspedit_write::WriteGate>,
+    ) -> Result<UndoOutcome, ToolError> {
         let ws = self.tools.workspace();
         let id = &manifest.checkpoint_id;
         let mut changes = Vec::with_capacity(manifest.entries.len());
@@ -538,7 +560,7 @@ impl Workflow {
             .checkpoints
             .create(&redo_id, &manifest.patch_id, &all)
             .map_err(|e| ToolError::io(".lspedit/checkpoints", "writing the checkpoint", &e))?;
-        let result = self.commit(&mut units, Atomicity::AllOrNothing, &redo);
+        let result = self.commit(&mut units, Atomicity::AllOrNothing, &redo, gate);
         if let Some((_, e)) = result.failures().next() {
             self.checkpoints.remove(&redo_id);
             return Err(e.clone());

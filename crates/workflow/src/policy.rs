@@ -124,6 +124,24 @@ pub struct Policy {
     /// A caller may not ask for a per-file apply: every apply is all-or-nothing.
     pub forbid_per_file: bool,
     pub approve: Approve,
+    /// Which of the values above the operator set (in a config's `[policy]` or with an `mcp`
+    /// flag). The workflow's applies are judged by every value, set or default; the direct
+    /// writers only by what the operator set ([`Policy::writer_plan`],
+    /// [`Policy::writer_approve`]).
+    pub set: SetKeys,
+}
+
+/// The values of a [`Policy`] the operator set, as opposed to defaults. `forbid` is kept per
+/// operation: a list sets all of them (what it leaves out is allowed), an untrusted workspace's
+/// list only the operations it names.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SetKeys {
+    pub max_files: bool,
+    pub max_changed_lines: bool,
+    pub forbid_create: bool,
+    pub forbid_delete: bool,
+    pub forbid_rename: bool,
+    pub approve: bool,
 }
 
 impl Default for Policy {
@@ -138,6 +156,7 @@ impl Default for Policy {
             forbid_rename: true,
             forbid_per_file: false,
             approve: Approve::ElicitIfSupported,
+            set: SetKeys::default(),
         }
     }
 }
@@ -252,16 +271,16 @@ impl Policy {
         let forbid = t.forbid(path)?;
         let approve = t.approve(path)?;
         if let Some(n) = t.max_files {
-            self.max_files = n;
+            self.set_max_files(n);
         }
         if let Some(n) = t.max_changed_lines {
-            self.max_changed_lines = n;
+            self.set_max_changed_lines(n);
         }
         if let Some(ops) = forbid {
             self.set_forbidden(&ops);
         }
         if let Some(a) = approve {
-            self.approve = a;
+            self.set_approve(a);
         }
         Ok(())
     }
@@ -271,15 +290,24 @@ impl Policy {
         let t = PolicyTable::parse(value, path)?;
         let forbid = t.forbid(path)?;
         let approve = t.approve(path)?;
-        self.tighten(&Policy {
-            max_files: t.max_files.unwrap_or(usize::MAX),
-            max_changed_lines: t.max_changed_lines.unwrap_or(usize::MAX),
-            forbid_create: false,
-            forbid_delete: false,
-            forbid_rename: false,
-            forbid_per_file: false,
-            approve: approve.unwrap_or(Approve::Auto),
-        });
+        // What the table asks binds the direct writers too, when it is at least as strict as
+        // the value in force (a looser `max_files` than the workflow's default of 3 binds
+        // nothing: the writers keep the operator's word, and the workflow its 3).
+        if let Some(n) = t.max_files
+            && n <= self.max_files
+        {
+            self.set_max_files(n);
+        }
+        if let Some(n) = t.max_changed_lines
+            && n <= self.max_changed_lines
+        {
+            self.set_max_changed_lines(n);
+        }
+        if let Some(a) = approve
+            && a >= self.approve
+        {
+            self.set_approve(a);
+        }
         for op in forbid.unwrap_or_default() {
             self.forbid(op);
         }
@@ -297,19 +325,79 @@ impl Policy {
         self.approve = self.approve.max(other.approve);
     }
 
-    /// Exactly `ops` are forbidden (the others allowed).
+    /// The operator sets `max_files`.
+    pub fn set_max_files(&mut self, n: usize) {
+        self.max_files = n;
+        self.set.max_files = true;
+    }
+
+    /// The operator sets `max_changed_lines`.
+    pub fn set_max_changed_lines(&mut self, n: usize) {
+        self.max_changed_lines = n;
+        self.set.max_changed_lines = true;
+    }
+
+    /// The operator sets `approve`.
+    pub fn set_approve(&mut self, approve: Approve) {
+        self.approve = approve;
+        self.set.approve = true;
+    }
+
+    /// The limits and forbidden operations that bind the writers outside the propose → apply
+    /// workflow (`edit`, `write_file`, `apply_patch`, `undo`, the language-server edits): only
+    /// what the operator set. The seeds' defaults (3 files, 100 lines, no create, delete or
+    /// rename) belong to the workflow: a `write_file` that creates a file or a rename that
+    /// touches 20 files is not refused unless the operator said so.
+    pub fn writer_plan(&self) -> ApplyPlan {
+        ApplyPlan {
+            max_files: self.set.max_files.then_some(self.max_files),
+            max_changed_lines: self.set.max_changed_lines.then_some(self.max_changed_lines),
+            forbid_create: self.set.forbid_create && self.forbid_create,
+            forbid_delete: self.set.forbid_delete && self.forbid_delete,
+            forbid_rename: self.set.forbid_rename && self.forbid_rename,
+            ..ApplyPlan::default()
+        }
+    }
+
+    /// Who approves the writers outside the workflow: the operator's `approve` when they set
+    /// one (`elicit`: the person, and a client that cannot ask one is refused; `deny`: every
+    /// such write refused), else nobody is asked ([`Approve::Auto`]).
+    pub fn writer_approve(&self) -> Approve {
+        if self.set.approve {
+            self.approve
+        } else {
+            Approve::Auto
+        }
+    }
+
+    /// Whether anything the operator set binds the writers outside the workflow.
+    pub fn binds_writers(&self) -> bool {
+        let p = self.writer_plan();
+        p.max_files.is_some()
+            || p.max_changed_lines.is_some()
+            || p.forbid_create
+            || p.forbid_delete
+            || p.forbid_rename
+            || self.writer_approve() != Approve::Auto
+    }
+
+    /// Exactly `ops` are forbidden (the others allowed); the operator set `forbid`.
     pub fn set_forbidden(&mut self, ops: &[Operation]) {
+        self.set.forbid_create = true;
+        self.set.forbid_delete = true;
+        self.set.forbid_rename = true;
         self.forbid_create = ops.contains(&Operation::Create);
         self.forbid_delete = ops.contains(&Operation::Delete);
         self.forbid_rename = ops.contains(&Operation::Rename);
         self.forbid_per_file = ops.contains(&Operation::PerFile);
     }
 
+    /// `op` is forbidden, and the operator said so.
     fn forbid(&mut self, op: Operation) {
         match op {
-            Operation::Create => self.forbid_create = true,
-            Operation::Delete => self.forbid_delete = true,
-            Operation::Rename => self.forbid_rename = true,
+            Operation::Create => (self.forbid_create, self.set.forbid_create) = (true, true),
+            Operation::Delete => (self.forbid_delete, self.set.forbid_delete) = (true, true),
+            Operation::Rename => (self.forbid_rename, self.set.forbid_rename) = (true, true),
             Operation::PerFile => self.forbid_per_file = true,
         }
     }
@@ -556,6 +644,20 @@ mod tests {
         assert_eq!(p.max_files, 10);
         assert_eq!(p.forbidden(), [Operation::Delete]);
         assert_eq!(p.approve, Approve::Auto);
+        // What a table names is the operator's: it binds the direct writers too.
+        assert_eq!(
+            p.set,
+            SetKeys {
+                max_files: true,
+                max_changed_lines: false,
+                forbid_create: true,
+                forbid_delete: true,
+                forbid_rename: true,
+                approve: true
+            }
+        );
+        assert_eq!(p.writer_plan().max_files, Some(10));
+        assert_eq!(p.writer_plan().max_changed_lines, None);
         let mut q = p.clone();
         q.tighten_from(
             &json!({"max_files": 50, "max_changed_lines": 20, "forbid": ["per-file"], "approve": "auto"}),
@@ -565,9 +667,15 @@ mod tests {
         assert_eq!(q.max_files, 10, "an untrusted file loosened max_files");
         assert_eq!(q.max_changed_lines, 20);
         assert_eq!(q.forbidden(), [Operation::Delete, Operation::PerFile]);
+        assert!(
+            q.set.max_changed_lines,
+            "an untrusted file's stricter limit binds the writers"
+        );
+        assert_eq!(q.writer_plan().max_changed_lines, Some(20));
         let mut r = p.clone();
         r.tighten_from(&json!({"approve": "deny"}), path).unwrap();
         assert_eq!(r.approve, Approve::Deny);
+        assert_eq!(r.writer_approve(), Approve::Deny);
         let bad = p.set_from(&json!({"maxFiles": 1}), path).unwrap_err();
         assert!(bad.to_string().contains("maxFiles"), "{bad}");
         let bad = p.set_from(&json!({"forbid": ["chmod"]}), path).unwrap_err();

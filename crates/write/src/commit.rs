@@ -110,6 +110,19 @@ pub struct Policy<'a> {
     /// All-or-nothing under this journal; `None`: each unit on its own.
     pub journal: Option<&'a mut dyn Journal>,
     pub observer: Option<&'a dyn CommitObserver>,
+    /// The operator's gate ([`WriteGate`]): asked once, before anything is staged, about every
+    /// unit; a refusal fails every unit with it and writes nothing. `None` for writes the
+    /// operator's policy has already judged (the workflow's applies) and for put-backs.
+    pub gate: Option<&'a dyn WriteGate>,
+}
+
+/// The operator's say over a write that is about to happen: the direct writers (`edit`,
+/// `write_file`, `apply_patch`) and undo pass their commit through it, so the limits, the
+/// forbidden operations and the approval the operator set bind them as they bind `apply_edit`
+/// (`docs/policy.md`). Implemented by the workflow's policy gate.
+pub trait WriteGate: Send + Sync {
+    /// `Ok` to write `units` as planned; `Err` is the refusal every unit fails with.
+    fn admit(&self, units: &[CommitUnit]) -> Result<(), ToolError>;
 }
 
 /// What became of one unit.
@@ -184,7 +197,20 @@ pub fn commit(ws: &Workspace, units: &[CommitUnit], policy: Policy<'_>) -> Commi
         staging,
         mut journal,
         observer,
+        gate,
     } = policy;
+    if let Some(g) = gate
+        && let Err(e) = g.admit(units)
+    {
+        // Refused before anything is staged or journaled: every unit fails with the refusal.
+        return CommitResult {
+            units: units
+                .iter()
+                .map(|_| UnitOutcome::Failed(e.clone()))
+                .collect(),
+            ..CommitResult::default()
+        };
+    }
     let changes: Vec<&PathChange> = units.iter().flat_map(|u| &u.changes).collect();
     let tmps: Vec<PathBuf> = changes.iter().map(|c| temp_path(&c.abs)).collect();
     if let Some(j) = journal.as_deref_mut()
@@ -570,6 +596,7 @@ mod tests {
                 staging,
                 journal: None,
                 observer: Some(&other),
+                gate: None,
             };
             let result = commit(&ws, &units, policy);
             match (&result.units[..], replan) {
@@ -624,6 +651,7 @@ mod tests {
                 staging: Staging::AtSwitch,
                 journal: journaled.then_some(&mut log as &mut dyn Journal),
                 observer: Some(&fail_b),
+                gate: None,
             };
             let result = commit(&ws, &units, policy);
             assert!(
@@ -671,6 +699,7 @@ mod tests {
             staging: Staging::Ahead,
             journal: Some(&mut log),
             observer: Some(&overwrite_a),
+            gate: None,
         };
         let result = commit(&ws, &units, policy);
         assert_eq!(read(&dir, "a.txt"), "theirs\n");
@@ -730,6 +759,7 @@ mod tests {
             staging: Staging::AtSwitch,
             journal: Some(&mut journal),
             observer: Some(&seen),
+            gate: None,
         };
         let result = commit(&ws, &units, policy);
         assert!(
@@ -770,6 +800,7 @@ mod tests {
             staging: Staging::Ahead,
             journal: None,
             observer: None,
+            gate: None,
         };
         let result = commit(&ws, &units, policy);
         assert!(
@@ -818,6 +849,7 @@ mod tests {
             staging: Staging::Ahead,
             journal: None,
             observer: None,
+            gate: None,
         };
         let result = commit(&ws, &units, policy);
         assert_eq!(result.written().count(), pairs, "{:?}", result.units);

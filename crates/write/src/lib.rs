@@ -21,6 +21,7 @@ pub mod plan;
 mod single;
 mod workspace;
 
+pub use commit::WriteGate;
 pub use error::{Reason, ToolError};
 pub use patch::{
     ApplyPatchOptions, FileReport, FileStatus, MAX_REPLANS, PatchLimits, PatchReport, apply_parsed,

@@ -9,7 +9,7 @@ use lspedit_engine::{
     classify_patch_operations, parse_patch,
 };
 
-use crate::commit::{CommitUnit, OnChanged, Policy, Staging, UnitOutcome, commit};
+use crate::commit::{CommitUnit, OnChanged, Policy, Staging, UnitOutcome, WriteGate, commit};
 use crate::error::{Reason, ToolError};
 use crate::plan::{Planned, Resolved, Section, plan_sections};
 use crate::workspace::Workspace;
@@ -205,24 +205,26 @@ pub fn apply_parsed(
     patch: &Patch,
     opts: &ApplyPatchOptions,
 ) -> Result<PatchReport, ToolError> {
-    apply_resolved(ws, patch, opts, &Resolved::new())
+    apply_resolved(ws, patch, opts, &Resolved::new(), None)
 }
 
 /// [`apply_parsed`] with the paths the caller has already resolved ([`Workspace::resolve`]
 /// of the patch's spelling, as `apply_patch` does to lock the files): each is resolved once
-/// per call, not again by every pass.
+/// per call, not again by every pass. `gate`, when given, is asked about the planned files
+/// before each commit; its refusal fails every section and writes nothing.
 pub fn apply_resolved(
     ws: &Workspace,
     patch: &Patch,
     opts: &ApplyPatchOptions,
     resolved: &Resolved,
+    gate: Option<&dyn WriteGate>,
 ) -> Result<PatchReport, ToolError> {
     let all: Vec<usize> = (0..patch.files.len()).collect();
-    let mut run = run_sections(ws, patch, &all, opts, resolved)?;
+    let mut run = run_sections(ws, patch, &all, opts, resolved, gate)?;
     let mut tries = 0;
     while !run.conflicted.is_empty() && tries < MAX_REPLANS {
         tries += 1;
-        let again = match run_sections(ws, patch, &run.conflicted, opts, resolved) {
+        let again = match run_sections(ws, patch, &run.conflicted, opts, resolved, gate) {
             Ok(r) => r,
             Err(e) => {
                 // Other files may be written already: the refusal is these sections', not the
@@ -283,6 +285,7 @@ fn run_sections(
     indices: &[usize],
     opts: &ApplyPatchOptions,
     resolved: &Resolved,
+    gate: Option<&dyn WriteGate>,
 ) -> Result<Run, ToolError> {
     let planned = plan_sections(
         ws,
@@ -302,6 +305,7 @@ fn run_sections(
             staging: Staging::AtSwitch,
             journal: None,
             observer: None,
+            gate,
         };
         outcomes = ids
             .into_iter()
@@ -558,7 +562,7 @@ mod tests {
 
         let mut resolved = Resolved::new();
         resolved.insert("a.txt".to_string(), root.join(".git/f.txt"));
-        let report = apply_resolved(&ws, &patch("a.txt"), &opts, &resolved).unwrap();
+        let report = apply_resolved(&ws, &patch("a.txt"), &opts, &resolved, None).unwrap();
         assert_eq!(status(&report), Some(Reason::ProtectedPath));
 
         std::fs::create_dir(root.join("d")).unwrap();
@@ -567,7 +571,7 @@ mod tests {
         resolved.insert("d/f.txt".to_string(), ws.resolve("d/f.txt").unwrap());
         std::fs::rename(root.join("d"), root.join("d.old")).unwrap();
         std::os::unix::fs::symlink(".git", root.join("d")).unwrap();
-        let report = apply_resolved(&ws, &patch("d/f.txt"), &opts, &resolved).unwrap();
+        let report = apply_resolved(&ws, &patch("d/f.txt"), &opts, &resolved, None).unwrap();
         assert_eq!(status(&report), Some(Reason::IoError));
         let read = |p: &str| std::fs::read_to_string(dir.path().join(p)).unwrap();
         assert_eq!([read(".git/f.txt"), read("a.txt")], ["a\n", "a\n"]);

@@ -4,7 +4,9 @@
 
 use std::path::Path;
 
-use crate::commit::{CommitUnit, OnChanged, PathChange, Policy, Staging, UnitOutcome, commit};
+use crate::commit::{
+    CommitUnit, OnChanged, PathChange, Policy, Staging, UnitOutcome, WriteGate, commit,
+};
 use crate::error::{Reason, ToolError};
 use crate::patch::MAX_REPLANS;
 use crate::workspace::Workspace;
@@ -28,7 +30,8 @@ pub struct Written<T> {
 /// file is committed as a one-file unit ([`OnChanged::Replan`], staged at its switch); when
 /// another program changed it since it was read, it is read again and planned again, up to
 /// [`MAX_REPLANS`] times, then refused as `stale_context` with `stale` as the message. A plan
-/// that fails fails the write, with nothing written.
+/// that fails fails the write, with nothing written; so does a refusal of `gate`, asked about
+/// each planned content before it is written.
 pub fn write_planned<T>(
     ws: &Workspace,
     path: &str,
@@ -36,6 +39,7 @@ pub fn write_planned<T>(
     mut current: Option<Vec<u8>>,
     mut plan: impl FnMut(Option<&[u8]>) -> Result<(Vec<u8>, T), ToolError>,
     stale: &str,
+    gate: Option<&dyn WriteGate>,
 ) -> Result<Written<T>, ToolError> {
     let mut tries = 0;
     loop {
@@ -57,6 +61,7 @@ pub fn write_planned<T>(
             staging: Staging::AtSwitch,
             journal: None,
             observer: None,
+            gate,
         };
         let mut result = commit(ws, std::slice::from_ref(&unit), policy);
         // The unit's bytes move back out: the plan's content is not copied on its way to disk.
@@ -132,6 +137,7 @@ mod tests {
                 Ok((text.to_uppercase().into_bytes(), plans))
             },
             "kept changing",
+            None,
         );
         (result, seen)
     }
@@ -183,6 +189,7 @@ mod tests {
             None,
             |_| Ok((b"x\n".to_vec(), ())),
             "kept changing",
+            None,
         )
         .unwrap_err();
         assert_eq!(err.reason, Reason::ProtectedPath, "{err}");
@@ -207,6 +214,7 @@ mod tests {
                 ))
             },
             "kept changing",
+            None,
         )
         .unwrap_err();
         assert_eq!(err.reason, Reason::HunkMismatch);

@@ -13,3 +13,4 @@ mod workflow;
 mod workflow_change;
 mod workflow_scan;
 mod workflow_validation;
+mod writer_gate;
