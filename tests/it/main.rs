@@ -23,6 +23,7 @@ mod mcp_lsp_edits;
 mod mcp_policy;
 mod mcp_profiles;
 mod mcp_python;
+mod mcp_writers;
 mod orphans;
 mod planted;
 mod security;

@@ -84,7 +84,7 @@ fn an_unknown_tool_set_or_profile_is_a_usage_error_naming_the_choices() {
     assert_eq!(bad.code, 2, "{}", bad.stderr);
     assert!(
         bad.stderr
-            .contains("use `core`, `lsp`, `workflow` or `all`"),
+            .contains("use `core`, `lsp`, `workflow`, `review` or `all`"),
         "{}",
         bad.stderr
     );

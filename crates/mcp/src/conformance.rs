@@ -582,7 +582,13 @@ fn samples(tool: &str) -> Option<Vec<Value>> {
     })
 }
 
-const SETS: [ToolSet; 4] = [ToolSet::Core, ToolSet::Lsp, ToolSet::Workflow, ToolSet::All];
+const SETS: [ToolSet; 5] = [
+    ToolSet::Core,
+    ToolSet::Lsp,
+    ToolSet::Workflow,
+    ToolSet::All,
+    ToolSet::Review,
+];
 const PROFILES: [SchemaProfile; 2] = [SchemaProfile::Default, SchemaProfile::Strict];
 
 /// Why `instance` is not valid against `schema`, one line per error; empty when it is.

@@ -11,10 +11,12 @@ use lspedit_lsp_edits::{
     CodeActionInfo, FoundLocation, LocationsReport, LspEditResult, LspEditStatus, ServerFileOp,
 };
 use lspedit_lsp_edits::{FindQuery, FindReport, OutlineOptions, OutlineReport, SymbolEntry};
-use lspedit_lsp_edits::{SymbolEdit, SymbolEditKind};
+use lspedit_lsp_edits::{LspEdits, SymbolEdit, SymbolEditKind};
 use lspedit_tools::ToolResult;
+use lspedit_workflow::PolicyGate;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, JsonObject};
+use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -596,15 +598,21 @@ fn options(preview: Option<bool>, all_or_nothing: Option<bool>) -> EditOptions {
 }
 
 /// `rename_symbol` over `session`.
-pub fn rename_symbol(session: &Session, a: &RenameSymbolArgs) -> Reply {
+pub fn rename_symbol(
+    session: &Session,
+    a: &RenameSymbolArgs,
+    gate: Option<&PolicyGate<'_>>,
+) -> Reply {
     let at = match lookup_at(&a.path, &a.line, &a.symbol, a.occurrence, &a.name_path) {
         Ok(at) => at,
         Err(why) => return invalid(&why, &LspEditOutput::refused(None)),
     };
     match session.lsp_edits() {
-        Ok(e) => {
-            edit_reply(e.rename_symbol(&at, &a.new_name, options(a.preview, a.all_or_nothing)))
-        }
+        Ok(e) => edit_reply(under(e, gate).rename_symbol(
+            &at,
+            &a.new_name,
+            options(a.preview, a.all_or_nothing),
+        )),
         Err(e) => edit_refused(&e),
     }
 }
@@ -627,7 +635,11 @@ pub fn code_actions(session: &Session, a: &CodeActionsArgs) -> Reply {
 }
 
 /// `apply_code_action` over `session`.
-pub fn apply_code_action(session: &Session, a: &ApplyCodeActionArgs) -> Reply {
+pub fn apply_code_action(
+    session: &Session,
+    a: &ApplyCodeActionArgs,
+    gate: Option<&PolicyGate<'_>>,
+) -> Reply {
     let pick = match (&a.index, &a.title) {
         (Some(i), None) => ActionPick::Index(*i),
         (None, Some(t)) => ActionPick::Title(t.clone()),
@@ -640,7 +652,7 @@ pub fn apply_code_action(session: &Session, a: &ApplyCodeActionArgs) -> Reply {
         }
     };
     match session.lsp_edits() {
-        Ok(e) => edit_reply(e.apply_code_action(
+        Ok(e) => edit_reply(under(e, gate).apply_code_action(
             &a.path,
             &a.line.line_ref(),
             &pick,
@@ -717,12 +729,25 @@ pub fn find_symbol(session: &Session, a: &FindSymbolArgs) -> Reply {
 }
 
 /// `replace_symbol_body`, `insert_before_symbol` or `insert_after_symbol` over `session`.
-pub fn symbol_edit(session: &Session, kind: SymbolEditKind, a: &SymbolBodyArgs) -> Reply {
+pub fn symbol_edit(
+    session: &Session,
+    kind: SymbolEditKind,
+    a: &SymbolBodyArgs,
+    gate: Option<&PolicyGate<'_>>,
+) -> Reply {
     let mut edit = SymbolEdit::new(kind, &a.path, &a.name_path, &a.body);
     edit.anchor = a.anchor.clone();
     match session.lsp_edits() {
-        Ok(e) => edit_reply(e.edit_symbol(&edit, options(a.preview, Some(true)))),
+        Ok(e) => edit_reply(under(e, gate).edit_symbol(&edit, options(a.preview, Some(true)))),
         Err(e) => edit_refused(&e),
+    }
+}
+
+/// `edits` judged by the operator's `gate`, when one binds this call's writes.
+fn under<'a>(edits: LspEdits<'a>, gate: Option<&'a PolicyGate<'a>>) -> LspEdits<'a> {
+    match gate {
+        Some(g) => edits.gated(g),
+        None => edits,
     }
 }
 
@@ -751,8 +776,11 @@ impl LspeditServer {
     async fn rename_symbol(
         &self,
         Parameters(a): Parameters<RenameSymbolArgs>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
-        self.run(move |s| rename_symbol(s, &a)).await
+        let writes = self.writes("rename_symbol", &context);
+        self.run(move |s| writes.judge(|g| rename_symbol(s, &a, g)))
+            .await
     }
 
     /// The language server's code actions for a line (quick fixes such as a missing import,
@@ -772,8 +800,11 @@ impl LspeditServer {
     async fn apply_code_action(
         &self,
         Parameters(a): Parameters<ApplyCodeActionArgs>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
-        self.run(move |s| apply_code_action(s, &a)).await
+        let writes = self.writes("apply_code_action", &context);
+        self.run(move |s| writes.judge(|g| apply_code_action(s, &a, g)))
+            .await
     }
 
     /// Every reference to a symbol. Use it before changing a signature. Returns them by file,
@@ -825,8 +856,10 @@ impl LspeditServer {
     async fn replace_symbol_body(
         &self,
         Parameters(a): Parameters<SymbolBodyArgs>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
-        self.run(move |s| symbol_edit(s, SymbolEditKind::Replace, &a))
+        let writes = self.writes("replace_symbol_body", &context);
+        self.run(move |s| writes.judge(|g| symbol_edit(s, SymbolEditKind::Replace, &a, g)))
             .await
     }
 
@@ -836,8 +869,10 @@ impl LspeditServer {
     async fn insert_before_symbol(
         &self,
         Parameters(a): Parameters<SymbolBodyArgs>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
-        self.run(move |s| symbol_edit(s, SymbolEditKind::InsertBefore, &a))
+        let writes = self.writes("insert_before_symbol", &context);
+        self.run(move |s| writes.judge(|g| symbol_edit(s, SymbolEditKind::InsertBefore, &a, g)))
             .await
     }
 
@@ -847,8 +882,10 @@ impl LspeditServer {
     async fn insert_after_symbol(
         &self,
         Parameters(a): Parameters<SymbolBodyArgs>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
-        self.run(move |s| symbol_edit(s, SymbolEditKind::InsertAfter, &a))
+        let writes = self.writes("insert_after_symbol", &context);
+        self.run(move |s| writes.judge(|g| symbol_edit(s, SymbolEditKind::InsertAfter, &a, g)))
             .await
     }
 }

@@ -1,8 +1,10 @@
 //! What a host sees of the server: which tools it lists ([`ToolSet`]) and the shape of their
 //! input schemas ([`SchemaProfile`]), with the server instructions that fit the tools listed.
 //!
-//! Every tool set includes [`ToolSet::Core`], so a host that lists `lsp` or `workflow` can
-//! still read, edit and check files; several sets are their union (`lsp,workflow` is `all`).
+//! Every tool set but [`ToolSet::Review`] includes [`ToolSet::Core`], so a host that lists
+//! `lsp` or `workflow` can still read, edit and check files; `review` lists no tool that writes
+//! directly, for an operator who wants every change proposed (`docs/policy.md`). Several sets
+//! are their union (`lsp,workflow` is `all`).
 //! The default is [`ToolSet::All`], what the server always listed. The conventions every tool
 //! shares (anchors, workspace-relative paths, the diagnostics block, reason codes) are stated
 //! once, in the instructions, not in each tool's description. `docs/mcp.md` has the sets, the
@@ -58,7 +60,7 @@ impl FromStr for SchemaProfile {
     }
 }
 
-/// A named set of tools. Each includes [`ToolSet::Core`].
+/// A named set of tools. Each but [`ToolSet::Review`] includes [`ToolSet::Core`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum ToolSet {
@@ -72,6 +74,10 @@ pub enum ToolSet {
     /// Every tool.
     #[default]
     All,
+    /// Read, look up and propose; no tool that writes a file directly: [`REVIEW_TOOLS`]. Every
+    /// change is a proposal the person approves (`apply_edit` under `approve = "elicit"`) or
+    /// applies (`lspedit apply-id`, with `approve = "deny"`).
+    Review,
 }
 
 /// The tools of [`ToolSet::Core`], in every set.
@@ -85,6 +91,26 @@ pub const CORE_TOOLS: &[&str] = &[
 
 /// The tools [`ToolSet::Workflow`] adds to the core.
 pub const WORKFLOW_TOOLS: &[&str] = &["propose_edit", "apply_edit", "undo"];
+
+/// The tools of [`ToolSet::Review`]: what reads, looks up, checks and proposes, the
+/// workflow's `apply_edit` and `undo` (each under the operator's approval), and none of the
+/// tools that write directly (`edit`, `write_file`, `apply_patch`, the language-server edits).
+pub const REVIEW_TOOLS: &[&str] = &[
+    "read_file",
+    "diagnostics",
+    "propose_edit",
+    "apply_edit",
+    "undo",
+    "code_actions",
+    "references",
+    "definition",
+    "outline",
+    "find_symbol",
+    "hover",
+    "call_hierarchy",
+    "implementations",
+    "type_definition",
+];
 
 /// The tools [`ToolSet::Lsp`] adds to the core.
 pub const LSP_TOOLS: &[&str] = &[
@@ -112,16 +138,20 @@ impl ToolSet {
             ToolSet::Lsp => "lsp",
             ToolSet::Workflow => "workflow",
             ToolSet::All => "all",
+            ToolSet::Review => "review",
         }
     }
 
     /// The tools of this set, core first.
     pub fn tools(self) -> Vec<&'static str> {
+        if self == ToolSet::Review {
+            return REVIEW_TOOLS.to_vec();
+        }
         let extra: &[&[&str]] = match self {
             ToolSet::Core => &[],
             ToolSet::Lsp => &[LSP_TOOLS],
             ToolSet::Workflow => &[WORKFLOW_TOOLS],
-            ToolSet::All => &[WORKFLOW_TOOLS, LSP_TOOLS],
+            ToolSet::All | ToolSet::Review => &[WORKFLOW_TOOLS, LSP_TOOLS],
         };
         let mut tools = CORE_TOOLS.to_vec();
         tools.extend(extra.iter().flat_map(|t| t.iter().copied()));
@@ -144,8 +174,9 @@ impl FromStr for ToolSet {
             "lsp" => Ok(ToolSet::Lsp),
             "workflow" => Ok(ToolSet::Workflow),
             "all" => Ok(ToolSet::All),
+            "review" => Ok(ToolSet::Review),
             other => Err(format!(
-                "unknown tool set `{other}`; use `core`, `lsp`, `workflow` or `all`"
+                "unknown tool set `{other}`; use `core`, `lsp`, `workflow`, `review` or `all`"
             )),
         }
     }
@@ -188,6 +219,12 @@ and insert_after_symbol write like apply_patch (all files or none) and answer th
 the lookups (references, definition, hover, call_hierarchy, implementations, \
 type_definition, outline, find_symbol) change nothing and show code as read_file lines.";
 
+const LOOKUPS: &str = "With a language server: a symbol is named by path, line (a number or \
+an anchor) and its text on that line, or by path and name_path as outline shows it \
+(`Cart/total`). The lookups (references, definition, hover, call_hierarchy, implementations, \
+type_definition, outline, find_symbol, code_actions) change nothing and show code as \
+read_file lines. Every change you make is a proposal: propose_edit.";
+
 const LSP_WITHOUT_WORKFLOW: &str = "A preview of an LSP edit is a proposal that this \
 session cannot apply (apply_edit is not listed): leave preview unset.";
 
@@ -201,7 +238,10 @@ pub fn instructions(tools: &BTreeSet<&'static str>, policy: &str) -> String {
         text.push(' ');
         text.push_str(WORKFLOW);
     }
-    if has(LSP_TOOLS) {
+    if has(LSP_TOOLS) && !tools.contains(&"rename_symbol") {
+        text.push(' ');
+        text.push_str(LOOKUPS);
+    } else if has(LSP_TOOLS) {
         text.push(' ');
         text.push_str(LSP);
         if !tools.contains(&"apply_edit") {
@@ -227,6 +267,7 @@ mod tests {
             assert!(CORE_TOOLS.iter().all(|t| tools.contains(t)), "{set}");
             assert_eq!(set.name().parse::<ToolSet>(), Ok(set));
         }
+        assert_eq!("review".parse::<ToolSet>(), Ok(ToolSet::Review));
         assert_eq!(
             tools_of(&[ToolSet::Lsp, ToolSet::Workflow]),
             tools_of(&[ToolSet::All])
@@ -258,5 +299,35 @@ mod tests {
             "{all}"
         );
         assert!(!all.contains("leave preview unset"), "{all}");
+        let review = instructions(&tools_of(&[ToolSet::Review]), "POLICY");
+        assert!(
+            review.contains("Every change you make is a proposal") && review.ends_with("POLICY"),
+            "{review}"
+        );
+        assert!(!review.contains("rename_symbol"), "{review}");
+    }
+
+    /// The review set writes nothing directly: none of the tools that write without a
+    /// proposal, every lookup and the workflow.
+    #[test]
+    fn the_review_set_has_no_direct_writer() {
+        let review = ToolSet::Review.tools();
+        for writer in [
+            "edit",
+            "write_file",
+            "apply_patch",
+            "rename_symbol",
+            "apply_code_action",
+            "replace_symbol_body",
+            "insert_before_symbol",
+            "insert_after_symbol",
+        ] {
+            assert!(!review.contains(&writer), "{writer}");
+        }
+        let all = ToolSet::All.tools();
+        for tool in &review {
+            assert!(all.contains(tool), "{tool} is not a tool");
+        }
+        assert!(review.contains(&"propose_edit") && review.contains(&"outline"));
     }
 }

@@ -20,7 +20,9 @@ use std::sync::Arc;
 
 use lspedit_session::Session;
 use lspedit_tools::ToolResult;
-use lspedit_workflow::{ApplyStatus, ApprovalRequest, Callback, Deny};
+use lspedit_workflow::{
+    ApplyPlan, ApplyStatus, ApprovalRequest, Approver, AutoApprove, Callback, Deny, PolicyGate,
+};
 use lspedit_workflow::{Approve, PlanRequest, Policy, ProposeRequest};
 use lspedit_write::Reason;
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -449,14 +451,21 @@ impl LspeditServer {
     /// replace_all. Use it for a small change when you know the exact text. Returns the
     /// outcome, the changed lines' anchors and the file's errors.
     #[tool(annotations(destructive_hint = true))]
-    async fn edit(&self, Parameters(a): Parameters<EditArgs>) -> Result<CallToolResult, McpError> {
+    async fn edit(
+        &self,
+        Parameters(a): Parameters<EditArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let writes = self.writes("edit", &context);
         self.run(move |s| {
-            let r = s.tools().edit(
-                &a.path,
-                &a.old_text,
-                &a.new_text,
-                a.replace_all.unwrap_or(false),
-            );
+            let r = writes.judge(|gate| {
+                s.tools().gated(gate.map(|g| g as _)).edit(
+                    &a.path,
+                    &a.old_text,
+                    &a.new_text,
+                    a.replace_all.unwrap_or(false),
+                )
+            });
             let out = WriteOutput::new(&r, Some(&a.path));
             Reply::new(r, &out)
         })
@@ -469,9 +478,15 @@ impl LspeditServer {
     async fn write_file(
         &self,
         Parameters(a): Parameters<WriteFileArgs>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
+        let writes = self.writes("write_file", &context);
         self.run(move |s| {
-            let r = s.tools().write_file(&a.path, &a.content);
+            let r = writes.judge(|gate| {
+                s.tools()
+                    .gated(gate.map(|g| g as _))
+                    .write_file(&a.path, &a.content)
+            });
             let out = WriteOutput::new(&r, Some(&a.path));
             Reply::new(r, &out)
         })
@@ -486,9 +501,12 @@ impl LspeditServer {
     async fn apply_patch(
         &self,
         Parameters(a): Parameters<ApplyPatchArgs>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
+        let writes = self.writes("apply_patch", &context);
         self.run(move |s| {
-            let r = s.tools().apply_patch(&a.patch);
+            let r =
+                writes.judge(|gate| s.tools().gated(gate.map(|g| g as _)).apply_patch(&a.patch));
             let out = WriteOutput::new(&r, None);
             Reply::new(r, &out)
         })
@@ -589,9 +607,14 @@ impl LspeditServer {
     /// ones it created). Use it when an applied change was wrong. Returns the files
     /// restored; stale_context if one changed since.
     #[tool(annotations(destructive_hint = true))]
-    async fn undo(&self, Parameters(a): Parameters<UndoArgs>) -> Result<CallToolResult, McpError> {
+    async fn undo(
+        &self,
+        Parameters(a): Parameters<UndoArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let writes = self.writes("undo", &context);
         self.run(move |s| {
-            let answer = s.undo(&a.checkpoint_id);
+            let answer = writes.judge(|gate| s.undo_gated(&a.checkpoint_id, gate.map(|g| g as _)));
             let out = UndoOutput::from_outcome(&a.checkpoint_id, &answer.outcome);
             Reply::new(answer.result, &out)
         })
@@ -612,6 +635,54 @@ impl LspeditServer {
         })
         .await
     }
+}
+
+impl LspeditServer {
+    /// The server instructions: the tools' conventions, the workflow's policy when
+    /// `apply_edit` is listed, and what binds the direct writers when the operator set it.
+    fn instructions(&self) -> String {
+        let mut text = instructions(&self.tools, &policy_sentence(&self.policy));
+        if let Some(w) = writers_sentence(&self.policy) {
+            text.push(' ');
+            text.push_str(&w);
+        }
+        text
+    }
+}
+
+/// What the operator set over the tools that write directly, in a sentence for the model
+/// (`None` when nothing binds them): so it works within the limits instead of learning them
+/// from refusals.
+fn writers_sentence(policy: &Policy) -> Option<String> {
+    if !policy.binds_writers() {
+        return None;
+    }
+    let plan = policy.writer_plan();
+    let mut rules = Vec::new();
+    if let Some(n) = plan.max_files {
+        rules.push(format!("at most {n} files per call"));
+    }
+    if let Some(n) = plan.max_changed_lines {
+        rules.push(format!("at most {n} changed lines per call"));
+    }
+    for (forbidden, what) in [
+        (plan.forbid_create, "no creating files"),
+        (plan.forbid_delete, "no deleting files"),
+        (plan.forbid_rename, "no renaming files"),
+    ] {
+        if forbidden {
+            rules.push(what.to_string());
+        }
+    }
+    match policy.writer_approve() {
+        Approve::Elicit => rules.push("the user approves each write".into()),
+        Approve::Deny => rules.push("every write is refused: the user makes changes".into()),
+        Approve::Auto | Approve::ElicitIfSupported => {}
+    }
+    Some(format!(
+        "The user running lspedit also binds every tool that writes (edit, write_file, apply_patch, undo, the symbol edits): {}.",
+        rules.join(", ")
+    ))
 }
 
 /// The operator's policy in a sentence for the model: what `apply_edit` may do in this
@@ -644,7 +715,94 @@ fn policy_sentence(policy: &Policy) -> String {
     )
 }
 
-/// How one `apply_edit` is approved.
+/// How the writes of one tool call outside the workflow (`edit`, `write_file`, `apply_patch`,
+/// `undo`, the language-server edits) are judged: by what the operator set
+/// ([`Policy::writer_plan`], [`Policy::writer_approve`]) and who approves (`docs/policy.md`).
+pub(crate) struct Writes {
+    tool: &'static str,
+    /// `None`: nothing the operator set binds these writers.
+    plan: Option<ApplyPlan>,
+    approval: Approval,
+    /// Why a write the approver refused was not made, for the model.
+    declined: String,
+}
+
+impl LspeditServer {
+    /// The operator's judgement over `tool`'s writes in this call.
+    pub(crate) fn writes(
+        &self,
+        tool: &'static str,
+        context: &RequestContext<RoleServer>,
+    ) -> Writes {
+        let policy = &self.policy;
+        if !policy.binds_writers() {
+            return Writes {
+                tool,
+                plan: None,
+                approval: Approval::Auto,
+                declined: String::new(),
+            };
+        }
+        let can_elicit = context
+            .peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.elicitation.is_some());
+        let (approval, declined) = match (policy.writer_approve(), can_elicit) {
+            (Approve::Auto, _) | (Approve::ElicitIfSupported, false) => {
+                (Approval::Auto, String::new())
+            }
+            (Approve::Deny, _) => (
+                Approval::Deny,
+                format!(
+                    "the operator's policy (approve = \"deny\") refuses every change a model makes in this session, {tool} included; nothing was written. The user makes changes themselves (a proposal with `lspedit apply-id`)."
+                ),
+            ),
+            (Approve::Elicit | Approve::ElicitIfSupported, true) => (
+                Approval::Elicit(context.peer.clone(), tokio::runtime::Handle::current()),
+                format!(
+                    "the user declined this {tool}; nothing was written. Ask them what they want changed."
+                ),
+            ),
+            (Approve::Elicit, false) => (
+                Approval::Deny,
+                format!(
+                    "the operator's policy (approve = \"elicit\") asks the person to approve every change, {tool} included, and this MCP client cannot ask one (it did not declare the `elicitation` capability); nothing was written. Ask the user to make the change, or to apply a proposal with `lspedit apply-id`."
+                ),
+            ),
+        };
+        Writes {
+            tool,
+            plan: Some(policy.writer_plan()),
+            approval,
+            declined,
+        }
+    }
+}
+
+impl Writes {
+    /// Runs `f` with the gate of this call's writes (`None` when nothing binds them), on the
+    /// call's blocking thread.
+    pub(crate) fn judge<R>(&self, f: impl FnOnce(Option<&PolicyGate<'_>>) -> R) -> R {
+        let Some(plan) = &self.plan else {
+            return f(None);
+        };
+        let ask;
+        let approver: &dyn Approver = match &self.approval {
+            Approval::Auto => &AutoApprove,
+            Approval::Deny => &Deny,
+            Approval::Elicit(peer, handle) => {
+                ask = Callback(move |request: &ApprovalRequest<'_>| {
+                    elicit_approval(peer, handle, request)
+                });
+                &ask
+            }
+        };
+        let gate = PolicyGate::new(self.tool, plan.clone(), approver, self.declined.clone());
+        f(Some(&gate))
+    }
+}
+
+/// How one apply is approved.
 enum Approval {
     /// The call approves (the workflow's own approver).
     Auto,
@@ -775,7 +933,7 @@ impl ServerHandler for LspeditServer {
                 Implementation::new(SERVER_NAME, SERVER_VERSION)
                     .with_title("lspedit: anchored edits with language-server diagnostics"),
             )
-            .with_instructions(instructions(&self.tools, &policy_sentence(&self.policy)))
+            .with_instructions(self.instructions())
     }
 }
 
@@ -896,6 +1054,9 @@ mod tests {
         for profile in [SchemaProfile::Default, SchemaProfile::Strict] {
             assert_eq!(names(listed(&[ToolSet::Core], profile)), core);
             assert_eq!(names(listed(&[ToolSet::All], profile)), all);
+            let mut review = crate::profile::REVIEW_TOOLS.to_vec();
+            review.sort_unstable();
+            assert_eq!(names(listed(&[ToolSet::Review], profile)), review);
         }
     }
 
