@@ -256,6 +256,14 @@ async fn apply_edit_is_all_or_nothing_by_default() {
     let client = connect(&project.root, &["--no-diagnostics"]).await;
     let proposed = call(&client, "propose_edit", json!({ "patch": patch })).await;
     assert!(!is_error(&proposed), "{}", text(&proposed));
+    // Stored for a per-file apply, but it cannot apply as a whole: not a success (issue 47).
+    assert_eq!(
+        structured(&proposed)["success"],
+        false,
+        "{}",
+        text(&proposed)
+    );
+    assert_eq!(structured(&proposed)["reason"], "hunk_mismatch");
     let id = structured(&proposed)["patch_id"]
         .as_str()
         .unwrap()

@@ -429,7 +429,9 @@ impl WriteOutput {
 /// `propose_edit`'s structured result.
 #[derive(Debug, Default, Serialize, JsonSchema)]
 pub struct ProposeOutput {
-    /// The proposal was stored (a `patch_id` follows); false when it was refused. Seed 001's
+    /// The proposal was stored (a `patch_id` follows) and every file of it applies; false
+    /// when it was refused, or when a file would be refused (the proposal is stored for a
+    /// per-file apply, but cannot apply all or nothing; `reason` is that file's). Seed 001's
     /// result shape: every propose and apply result says whether it succeeded.
     pub success: bool,
     /// The id to pass to apply_edit (`patch_<unix_ms>_<32 hex>`); absent when refused.
@@ -494,9 +496,12 @@ pub struct ProposedFileOutput {
 }
 
 impl ProposeOutput {
+    /// `success` only when every file of the proposal applies: one that would be refused makes
+    /// an all-or-nothing apply of it impossible, and `reason` is that file's.
     pub fn from_proposal(p: &Proposal) -> ProposeOutput {
+        let problem = p.files.iter().find_map(|f| f.problem.as_ref());
         ProposeOutput {
-            success: true,
+            success: problem.is_none(),
             patch_id: Some(p.patch_id.clone()),
             affected_files: p.affected_files(),
             unified_diff: Some(p.diff.clone()),
@@ -523,7 +528,7 @@ impl ProposeOutput {
                 })
                 .collect(),
             evidence_id: Some(p.evidence_id.clone()),
-            reason: None,
+            reason: code(problem.map(|p| p.reason)),
         }
     }
 
