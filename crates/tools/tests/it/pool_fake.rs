@@ -401,7 +401,7 @@ fn late_break() -> (FakeEnv, Instant) {
     env.write("a.ts", "let a = 1;\n");
     env.write("b.ts", "let b = 1;\n");
     let began = Instant::now();
-    let r = timed_edit(&env, "let a = 1;", "let a = BAD;", Duration::from_secs(2));
+    let r = env.tools.edit("a.ts", "let a = 1;", "let a = BAD;", false);
     assert_eq!(
         r.diagnostics[0].status,
         DiagnosticsStatus::TimedOut,
