@@ -465,6 +465,9 @@ impl Pool {
                 Err(e) => out.push((path, Some(Err(e)))),
             }
         }
+        for (key, items) in &groups {
+            self.outdate_others_changed_by(key, items);
+        }
         let mut waits = Vec::new();
         for (key, items) in groups {
             let mut receivers = Vec::with_capacity(items.len());
@@ -1247,6 +1250,34 @@ impl Pool {
             late.outdate(l.file);
         }
         std::mem::take(&mut late.outdated).into_values().collect()
+    }
+
+    /// A change in `key`'s root is asked for: every other file's late result of that root
+    /// kept so far is moot from now on, before the server has even been sent the change (its
+    /// pass may wait behind others, and the caller builds its result meanwhile: the root's
+    /// epoch alone would still say "current"). A file counts as changed unless the server
+    /// already holds its text (a check of an open document, nothing changed).
+    fn outdate_others_changed_by(&self, key: &ServerKey, items: &[Item]) {
+        let server = match self.slots().get(key).map(|s| &s.state) {
+            Some(SlotState::Running(s)) => Arc::clone(s),
+            _ => return,
+        };
+        let changes = items.iter().any(|it| {
+            server
+                .held_text(&it.path)
+                .is_none_or(|held| held != it.text)
+        });
+        if !changes {
+            return;
+        }
+        let mut late = self.late();
+        let (gone, kept): (Vec<LateOther>, Vec<LateOther>) = std::mem::take(&mut late.others)
+            .into_iter()
+            .partition(|l| &l.key == key);
+        late.others = kept;
+        for l in gone {
+            late.outdate(l.file);
+        }
     }
 
     /// Other files' results that no longer hold: their "before" is kept for
