@@ -174,6 +174,7 @@ pub fn cmd_apply_id(
             "--confirm asks on a terminal, but standard input is not one; run it interactively, or review the diff with `lspedit propose` and apply without --confirm".into(),
         ));
     }
+    let began = std::time::Instant::now();
     let session = open_session(root, diagnostics, ToolsConfig::default())?;
     let workflow = session.workflow()?;
     let loaded = PoolConfig::load(session.tools().workspace().root());
@@ -207,9 +208,10 @@ pub fn cmd_apply_id(
         progress.done();
         o
     };
-    // Late answers to earlier checks of this process come first, as in every tool result.
+    // Late answers to earlier checks come first, as in every tool result; none of this
+    // command's own (its files' verdicts, or "pending", stand).
     let mut o = o;
-    o.llm_content = session.with_late_feedback(&o.llm_content);
+    o.llm_content = session.with_late_feedback_for_call(&o.llm_content, began);
     // Explicitly, not on drop: a diagnostics thread abandoned at its deadline may still hold
     // the pool, and the process would exit before its drop killed the servers.
     session.shutdown();

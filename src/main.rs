@@ -863,6 +863,7 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
             finish_tool(&session, &r, None, json, opts.diff)
         }
         Command::Check { files, deadlines } => {
+            let began = std::time::Instant::now();
             let session = open_session(root, true, deadlines.apply(ToolsConfig::default()))?;
             // One pass under one deadline for all files (the `diagnostics` tool's): each file's
             // status, and the text of those that were checked.
@@ -920,7 +921,11 @@ fn run(command: Command, ctx: Ctx) -> Result<u8, Failure> {
             }
             let r = ToolResult {
                 diagnostics: statuses,
-                ..ToolResult::text(session.with_late_feedback(&text), String::new(), false)
+                ..ToolResult::text(
+                    session.with_late_feedback_for_call(&text, began),
+                    String::new(),
+                    false,
+                )
             };
             // Explicitly, not on drop: a diagnostics thread abandoned at its deadline may still
             // hold the pool, and the process would exit before its drop killed the servers.

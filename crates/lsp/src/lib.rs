@@ -31,7 +31,9 @@
 //! should use [`PoolConfig::check_timeout`] after a write, [`PoolConfig::first_check_timeout`]
 //! when [`Pool::is_warm`] is false (a server is warm once it has answered a check, not when its
 //! process is up); past the deadline the call fails with [`LspError::Timeout`], the check goes
-//! on in the background and its answer is kept for [`Pool::take_late`].
+//! on in the background and its answer is kept for [`Pool::take_late`], which hands it out
+//! only while the file still has the text it was computed on (never an error the current text
+//! does not have) and never to the call that asked for it.
 //!
 //! A change touching several files goes through [`Pool::check_files`]: all texts are sent
 //! before any file is checked, under one deadline for the whole call. Any change of a text (or
@@ -251,8 +253,8 @@ impl BlockingPool {
     }
 
     /// See [`Pool::take_late`].
-    pub fn take_late(&self) -> Vec<FileDiagnostics> {
-        self.pool.take_late()
+    pub fn take_late(&self, asked_before: Instant) -> Vec<FileDiagnostics> {
+        self.pool.take_late(asked_before)
     }
 
     /// See [`Pool::wait_passes_done`].
@@ -276,6 +278,11 @@ impl BlockingPool {
     /// See [`Pool::take_late_others`].
     pub fn take_late_others(&self, asked_before: Instant) -> Vec<OtherFileDiagnostics> {
         self.pool.take_late_others(asked_before)
+    }
+
+    /// See [`Pool::take_outdated_others`].
+    pub fn take_outdated_others(&self) -> Vec<OtherFileDiagnostics> {
+        self.pool.take_outdated_others()
     }
 
     /// See [`Pool::wait_for_late`].

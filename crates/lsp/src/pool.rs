@@ -193,6 +193,20 @@ impl Drop for PassGuard {
     }
 }
 
+/// A named file's answer that came after its caller stopped waiting, with what it was
+/// computed on: it is shown only while that is still the file's text ([`Pool::take_late`]).
+struct LateAnswer {
+    key: ServerKey,
+    /// When the check that produced it was asked for.
+    asked: Instant,
+    /// The text the server checked.
+    text: Arc<str>,
+    /// Whether that text was the file's content on disk when the check began (a caller may
+    /// check a text it has not saved): then it holds only while the disk still has it.
+    saved: bool,
+    result: FileDiagnostics,
+}
+
 /// An other file's result that came after its caller stopped waiting.
 struct LateOther {
     key: ServerKey,
@@ -200,6 +214,9 @@ struct LateOther {
     epoch: u64,
     /// When the check that produced it was asked for.
     asked: Instant,
+    /// The file's text its `after` was computed on: it holds while the file (on disk, and as
+    /// the server holds it when open) still has it.
+    text: Arc<str>,
     file: OtherFileDiagnostics,
 }
 
@@ -210,11 +227,23 @@ struct Late {
     /// stale and dropped, and its text is never sent over the newer one.
     generation: HashMap<PathBuf, u64>,
     /// Answers that arrived after their caller gave up, until [`Pool::take_late`].
-    ready: BTreeMap<PathBuf, FileDiagnostics>,
+    ready: BTreeMap<PathBuf, LateAnswer>,
     /// Other files' results that arrived after their caller gave up, with the server and the
     /// epoch they hold in and when their check was asked for, until
     /// [`Pool::take_late_others`].
     others: Vec<LateOther>,
+    /// Other files' results that no longer hold (something changed since, or a newer result
+    /// of the file replaced them), the earliest per file, until
+    /// [`Pool::take_outdated_others`]: never shown, but their `before` is what the file had
+    /// before the change that asked for them.
+    outdated: BTreeMap<PathBuf, OtherFileDiagnostics>,
+}
+
+impl Late {
+    /// `file` no longer holds: only its `before` is kept, unless an earlier one is.
+    fn outdate(&mut self, file: OtherFileDiagnostics) {
+        self.outdated.entry(file.path.clone()).or_insert(file);
+    }
 }
 
 /// The language-server pool. Cheap to clone (shared). Async: call from a tokio runtime (any
@@ -436,6 +465,9 @@ impl Pool {
                 Err(e) => out.push((path, Some(Err(e)))),
             }
         }
+        for (key, items) in &groups {
+            self.outdate_others_changed_by(key, items);
+        }
         let mut waits = Vec::new();
         for (key, items) in groups {
             let mut receivers = Vec::with_capacity(items.len());
@@ -573,6 +605,15 @@ impl Pool {
         others_out: OthersOut,
         deadline: Instant,
     ) {
+        // What each file is checked with, and whether that is its content on disk (read first,
+        // right after the caller's write): a late answer holds only while it is the file's text.
+        let checked: HashMap<PathBuf, (Arc<str>, bool)> = items
+            .iter()
+            .map(|it| {
+                let saved = std::fs::read(&it.path).is_ok_and(|b| b == it.text.as_bytes());
+                (it.path.clone(), (Arc::clone(&it.text), saved))
+            })
+            .collect();
         let server = match self.get_server(&key, deadline).await {
             Ok(s) => s,
             Err(e) => {
@@ -651,6 +692,9 @@ impl Pool {
         let settles = synced.into_iter().zip(senders).map(|(s, tx)| {
             let server = &server;
             let generations = &generations;
+            let checked = &checked;
+            let key = &key;
+            let asked = others_out.asked;
             async move {
                 let (path, res) = match s {
                     Ok(s) => {
@@ -674,8 +718,18 @@ impl Pool {
                 if let Err(Ok(result)) = tx.send(res)
                     && let Some(path) = path
                     && let Some(g) = generations.get(&path)
+                    && let Some((text, saved)) = checked.get(&path)
                 {
-                    self.keep_late(&path, *g, result);
+                    self.keep_late(
+                        *g,
+                        LateAnswer {
+                            key: key.clone(),
+                            asked,
+                            text: Arc::clone(text),
+                            saved: *saved,
+                            result,
+                        },
+                    );
                 }
                 ok
             }
@@ -688,6 +742,10 @@ impl Pool {
             slot.crashes = 0;
         }
         let mut others = Vec::new();
+        // The text each other file's `after` was computed on.
+        let mut texts: HashMap<PathBuf, Arc<str>> = HashMap::new();
+        // The "before" of other files whose check a newer pass stopped.
+        let mut stopped: Vec<OtherFileDiagnostics> = Vec::new();
         if !pull {
             // Every file whose publish differs from what the previous pass saw (a cold
             // server's first pass has no "before": all of its results would look new).
@@ -704,11 +762,12 @@ impl Pool {
                 };
                 let overrides = &server.config().severity_overrides;
                 others.push(OtherFileDiagnostics {
-                    path,
+                    path: path.clone(),
                     server: key.server.clone(),
                     before: convert(&text, &old, overrides, server.encoding()),
                     after: convert(&text, &after, overrides, server.encoding()),
                 });
+                texts.insert(path, text.into());
             }
         }
         // Pull servers: every candidate's settled result after the change, changed or not
@@ -753,17 +812,26 @@ impl Pool {
                 }
             };
             self.done_checking_others(&key, serial);
-            for ((path, _, before), after) in known.into_iter().zip(afters) {
+            if superseded {
+                stopped.extend(known.iter().map(|(path, _, before)| OtherFileDiagnostics {
+                    path: path.clone(),
+                    server: key.server.clone(),
+                    before: before.clone(),
+                    after: Vec::new(),
+                }));
+            }
+            for ((path, text, before), after) in known.into_iter().zip(afters) {
                 let Some(after) = after else {
                     unchecked += 1;
                     continue;
                 };
                 others.push(OtherFileDiagnostics {
-                    path,
+                    path: path.clone(),
                     server: key.server.clone(),
                     before,
                     after: after.diagnostics,
                 });
+                texts.insert(path, text);
             }
         }
         // Not busy any more before the caller hears the end, so that maintenance right after
@@ -777,10 +845,16 @@ impl Pool {
         };
         if let Err(report) = others_out.tx.send(report) {
             // The caller stopped waiting: the results hold while nothing in the root changes
-            // (a superseded pass's are partial: the newer pass reports those files).
+            // and their files keep the text they were computed on (a superseded pass's are
+            // partial: the newer pass reports those files). Those that do not hold keep only
+            // their "before".
             if server.epoch() == epoch && !superseded {
-                self.keep_late_others(&key, epoch, others_out.asked, report.files);
+                self.keep_late_others(&key, epoch, others_out.asked, report.files, &texts);
+            } else {
+                self.outdate_others(report.files.into_iter().chain(stopped));
             }
+        } else {
+            self.outdate_others(stopped);
         }
     }
 
@@ -958,11 +1032,19 @@ impl Pool {
         self.inner.late.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A new check of `path` begins: older checks' late answers are stale.
+    /// A new check of `path` begins: older checks' late answers are stale, its own and those
+    /// of it as another file (its new verdict supersedes them; their "before" is kept).
     fn next_generation(&self, path: &Path) -> u64 {
         let g = {
             let mut late = self.late();
             late.ready.remove(path);
+            let (gone, kept): (Vec<LateOther>, Vec<LateOther>) = std::mem::take(&mut late.others)
+                .into_iter()
+                .partition(|l| l.file.path == path);
+            late.others = kept;
+            for l in gone {
+                late.outdate(l.file);
+            }
             let g = late.generation.entry(path.to_owned()).or_default();
             *g += 1;
             *g
@@ -1010,11 +1092,12 @@ impl Pool {
         self.late().generation.get(path) == Some(&generation)
     }
 
-    fn keep_late(&self, path: &Path, generation: u64, result: FileDiagnostics) {
+    fn keep_late(&self, generation: u64, answer: LateAnswer) {
         let mut late = self.late();
-        if late.generation.get(path) == Some(&generation) {
+        let path = answer.result.path.clone();
+        if late.generation.get(&path) == Some(&generation) {
             tracing::debug!(path = %path.display(), "late diagnostics kept");
-            late.ready.insert(path.to_owned(), result);
+            late.ready.insert(path, answer);
             drop(late);
             self.inner
                 .generation_changed
@@ -1050,19 +1133,65 @@ impl Pool {
         self.wait_state(Some(deadline), || kept(&self.late())).await
     }
 
-    /// The results of checks that timed out for their caller and settled later, each once,
-    /// sorted by path. A check of the same file asked for since replaces its late answer.
-    pub fn take_late(&self) -> Vec<FileDiagnostics> {
-        std::mem::take(&mut self.late().ready)
-            .into_values()
+    /// The results of checks asked for before `asked_before` that timed out for their caller
+    /// and settled later, each once, sorted by path: a late answer is true when shown.
+    ///
+    /// - It is of the text the file has now: it is dropped when the file's text changed since
+    ///   the check was asked for: the text the server holds for it (the latest lspedit sent)
+    ///   and, for a check of the file as saved, its content on disk (a foreign writer). So it
+    ///   never shows an error the current text does not have.
+    /// - A newer check of the file supersedes it (dropped when that check is asked for), and a
+    ///   caller passes when its own call began, so that its own checks' late answers wait for
+    ///   the next call: never shown in the result of a call that wrote or checked the file
+    ///   (that call's own verdict, or "pending", stands there).
+    pub fn take_late(&self, asked_before: Instant) -> Vec<FileDiagnostics> {
+        let taken: Vec<LateAnswer> = {
+            let mut late = self.late();
+            let (taken, kept) = std::mem::take(&mut late.ready)
+                .into_iter()
+                .partition(|(_, a)| a.asked < asked_before);
+            late.ready = kept;
+            taken.into_values().collect()
+        };
+        taken
+            .into_iter()
+            .filter(|a| {
+                let holds = self.still_has_text(&a.key, &a.result.path, &a.text, a.saved);
+                if !holds {
+                    tracing::debug!(path = %a.result.path.display(), "late diagnostics of an older text dropped");
+                }
+                holds
+            })
+            .map(|a| a.result)
             .collect()
+    }
+
+    /// Whether `path` still has the text `text` a check was of: as the server of `key` holds
+    /// it when it is open there, and on disk when `on_disk` (the check was of the saved file).
+    fn still_has_text(&self, key: &ServerKey, path: &Path, text: &str, on_disk: bool) -> bool {
+        let server = match self.slots().get(key).map(|s| &s.state) {
+            Some(SlotState::Running(s)) => Some(Arc::clone(s)),
+            _ => None,
+        };
+        if server
+            .and_then(|s| s.held_text(path))
+            .is_some_and(|held| &*held != text)
+        {
+            return false;
+        }
+        !on_disk || std::fs::read(path).is_ok_and(|b| b == text.as_bytes())
     }
 
     /// Other files' results of checks asked for before `asked_before` whose caller stopped
     /// waiting for them ([`Pool::check_change_within`]), each once, sorted by path; only those
-    /// still current (nothing in their server root changed since they were computed). A caller
-    /// passes when its own call began, so that its own check's late results wait for the next
-    /// call instead of being shown as "after your earlier change" in the same one.
+    /// still true: nothing in their server root changed since they were computed, and the file
+    /// still has the text its result was computed on (on disk, and as the server holds it).
+    /// A result of a file checked since is superseded by that check. A caller passes when its
+    /// own call began, so that its own check's late results wait for the next call instead of
+    /// being shown as "after your earlier change" in the same one. Each result has its `before`
+    /// and `after`; what counts as caused by the change is the caller's to decide (against
+    /// what it knew of the file first: see [`Pool::take_outdated_others`]). Those that no
+    /// longer hold go to [`Pool::take_outdated_others`].
     pub fn take_late_others(&self, asked_before: Instant) -> Vec<OtherFileDiagnostics> {
         let taken: Vec<LateOther> = {
             let mut late = self.late();
@@ -1072,18 +1201,92 @@ impl Pool {
             late.others = kept;
             taken
         };
-        let slots = self.slots();
-        let mut out: Vec<OtherFileDiagnostics> = taken
+        let (mut out, gone): (Vec<LateOther>, Vec<LateOther>) =
+            taken.into_iter().partition(|l| self.late_other_holds(l));
+        self.outdate_others(gone.into_iter().map(|l| l.file));
+        out.sort_by(|a, b| a.file.path.cmp(&b.file.path));
+        out.into_iter().map(|l| l.file).collect()
+    }
+
+    /// Whether a late other file's result still holds: its root's epoch is the one it was
+    /// computed in and the file still has its text.
+    fn late_other_holds(&self, l: &LateOther) -> bool {
+        self.late_other_in_epoch(l) && self.still_has_text(&l.key, &l.file.path, &l.text, true)
+    }
+
+    /// Whether a late other file's root is still in the epoch its result was computed in.
+    fn late_other_in_epoch(&self, l: &LateOther) -> bool {
+        matches!(self.slots().get(&l.key).map(|s| &s.state),
+            Some(SlotState::Running(s)) if s.epoch() == l.epoch)
+    }
+
+    /// Other files' results kept for [`Pool::take_late_others`] that no longer hold (a change
+    /// since, a newer result of the file, or a pass stopped by a newer one), each once, sorted
+    /// by path, the earliest per file: never to be shown, but their `before` is what the file
+    /// had before the change that asked for them, which a caller that never saw the file
+    /// takes as what it had first (a later "before" can be of a state a change had already
+    /// altered: errors the change hid would then read as new once they come back). Results
+    /// still kept whose root changed since are moved here first (a cheap check, no file read:
+    /// [`Pool::take_late_others`] checks the texts).
+    pub fn take_outdated_others(&self) -> Vec<OtherFileDiagnostics> {
+        let held: Vec<LateOther> = std::mem::take(&mut self.late().others);
+        let (holding, gone): (Vec<LateOther>, Vec<LateOther>) =
+            held.into_iter().partition(|l| self.late_other_in_epoch(l));
+        let mut late = self.late();
+        // Back in front of those kept meanwhile, unless one of those replaced it.
+        let newer = std::mem::take(&mut late.others);
+        for l in holding {
+            if newer
+                .iter()
+                .any(|n| n.key == l.key && n.file.path == l.file.path)
+            {
+                late.outdate(l.file);
+            } else {
+                late.others.push(l);
+            }
+        }
+        late.others.extend(newer);
+        for l in gone {
+            late.outdate(l.file);
+        }
+        std::mem::take(&mut late.outdated).into_values().collect()
+    }
+
+    /// A change in `key`'s root is asked for: every other file's late result of that root
+    /// kept so far is moot from now on, before the server has even been sent the change (its
+    /// pass may wait behind others, and the caller builds its result meanwhile: the root's
+    /// epoch alone would still say "current"). A file counts as changed unless the server
+    /// already holds its text (a check of an open document, nothing changed).
+    fn outdate_others_changed_by(&self, key: &ServerKey, items: &[Item]) {
+        let server = match self.slots().get(key).map(|s| &s.state) {
+            Some(SlotState::Running(s)) => Arc::clone(s),
+            _ => return,
+        };
+        let changes = items.iter().any(|it| {
+            server
+                .held_text(&it.path)
+                .is_none_or(|held| held != it.text)
+        });
+        if !changes {
+            return;
+        }
+        let mut late = self.late();
+        let (gone, kept): (Vec<LateOther>, Vec<LateOther>) = std::mem::take(&mut late.others)
             .into_iter()
-            .filter(|l| {
-                matches!(slots.get(&l.key).map(|s| &s.state),
-                    Some(SlotState::Running(s)) if s.epoch() == l.epoch)
-            })
-            .map(|l| l.file)
-            .collect();
-        drop(slots);
-        out.sort_by(|a, b| a.path.cmp(&b.path));
-        out
+            .partition(|l| &l.key == key);
+        late.others = kept;
+        for l in gone {
+            late.outdate(l.file);
+        }
+    }
+
+    /// Other files' results that no longer hold: their "before" is kept for
+    /// [`Pool::take_outdated_others`].
+    fn outdate_others(&self, files: impl IntoIterator<Item = OtherFileDiagnostics>) {
+        let mut late = self.late();
+        for f in files {
+            late.outdate(f);
+        }
     }
 
     fn keep_late_others(
@@ -1092,19 +1295,32 @@ impl Pool {
         epoch: u64,
         asked: Instant,
         files: Vec<OtherFileDiagnostics>,
+        texts: &HashMap<PathBuf, Arc<str>>,
     ) {
         if files.is_empty() {
             return;
         }
         let mut late = self.late();
-        late.others
-            .retain(|l| &l.key != key || !files.iter().any(|f| f.path == l.file.path));
-        late.others.extend(files.into_iter().map(|file| LateOther {
-            key: key.clone(),
-            epoch,
-            asked,
-            file,
-        }));
+        let (replaced, kept): (Vec<LateOther>, Vec<LateOther>) = std::mem::take(&mut late.others)
+            .into_iter()
+            .partition(|l| &l.key == key && files.iter().any(|f| f.path == l.file.path));
+        late.others = kept;
+        for l in replaced {
+            late.outdate(l.file);
+        }
+        for file in files {
+            let Some(text) = texts.get(&file.path) else {
+                late.outdate(file);
+                continue;
+            };
+            late.others.push(LateOther {
+                key: key.clone(),
+                epoch,
+                asked,
+                text: Arc::clone(text),
+                file,
+            });
+        }
         drop(late);
         self.inner
             .generation_changed

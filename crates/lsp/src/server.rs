@@ -902,6 +902,17 @@ impl Server {
         Ok(())
     }
 
+    /// The text the server holds for `path` as an open document (the latest lspedit sent),
+    /// `None` when it is not open.
+    pub(crate) fn held_text(&self, path: &Path) -> Option<Arc<str>> {
+        let uri = Url::from_file_path(path).ok()?;
+        self.held
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&uri)
+            .cloned()
+    }
+
     /// Whether the server holds exactly `text` as `uri`'s open document.
     fn holds(&self, uri: &Url, text: &str) -> bool {
         self.held

@@ -566,6 +566,13 @@ impl Session {
         self.late_in_front(text, Instant::now())
     }
 
+    /// [`Session::with_late_feedback`] for the result of a call that began at `began`: the
+    /// late answers of checks that call asked for itself are not its to show (a one-shot
+    /// command passes when it began: its own file's verdict, or "pending", stands).
+    pub fn with_late_feedback_for_call(&self, text: &str, began: Instant) -> String {
+        self.late_in_front(text, began)
+    }
+
     /// `text`, the result of a call that began at `began`, with the late answers in front.
     fn late_in_front(&self, text: &str, began: Instant) -> String {
         match self.tools.take_late_feedback_for_call(began) {

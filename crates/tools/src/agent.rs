@@ -789,7 +789,11 @@ impl Tools {
             .provider
             .as_ref()
             .filter(|_| cfg.enabled && cfg.feedback == Feedback::Full)?;
-        let mut blocks: Vec<String> = diagnostics::take_late(provider)
+        // A late block is true when shown: the pool hands out only results of checks asked for
+        // before this call began (this call's own wait for the next) whose file still has the
+        // text they were computed on; other files' errors are only those new against what the
+        // session knew of the file first.
+        let mut blocks: Vec<String> = diagnostics::take_late(provider, call_began)
             .into_iter()
             .filter_map(|(path, diags)| {
                 let shown = self.ws.display_path(&path);
@@ -803,6 +807,9 @@ impl Tools {
             })
             .collect();
         let others = diagnostics::take_late_others(provider, call_began);
+        if cfg.max_other_files > 0 {
+            self.seed_outdated(provider);
+        }
         if !others.is_empty() && cfg.max_other_files > 0 {
             let news = self.other_news(others, &[]);
             if let Some(section) = diagnostics::others_section(
@@ -838,6 +845,22 @@ impl Tools {
             })
             .filter(|(_, d)| !d.is_empty())
             .collect()
+    }
+
+    /// Other files' results that no longer hold (never shown): their "before" becomes what the
+    /// session knew first of the files it never saw, before any other file's errors are judged
+    /// new (a later "before" can be of a state the session's change had already altered, and
+    /// the errors it hid would read as new when they came back).
+    fn seed_outdated(&self, provider: &Arc<dyn DiagnosticsProvider>) {
+        let outdated = diagnostics::take_outdated_others(provider);
+        if outdated.is_empty() {
+            return;
+        }
+        let cfg = &self.config.diagnostics;
+        let mut baselines = lock(&self.baselines);
+        for o in outdated {
+            baselines.seed(&o.path, &diagnostics::select(&o.before, cfg));
+        }
     }
 
     /// `r`, the result of a call that began at `began`, with the late answers' blocks in front
@@ -1000,6 +1023,7 @@ impl Tools {
         }
         if !seed && cfg.max_other_files > 0 {
             let written_abs: Vec<&Path> = files.iter().map(|(_, abs)| abs.as_path()).collect();
+            self.seed_outdated(provider);
             let news = self.other_news(report.others, &written_abs);
             let coverage = diagnostics::Coverage {
                 pending: report.others_pending,

@@ -2,8 +2,10 @@
 //! is new to the agent and never blames a change for errors that were there before it.
 //!
 //! - Another file's errors are reported when they are neither in the file's **first-seen**
-//!   diagnostics (its "before" the first time a check reported the file: what it had before the
-//!   session changed anything it depends on) nor already **told** and still present. So a fix
+//!   diagnostics (its "before" the first time a check reported the file, the report shown or
+//!   not: a late result dropped as no longer true still seeds it, `Baselines::seed`; what it
+//!   had before the session changed anything it depends on) nor already **told** and still
+//!   present. So a fix
 //!   that uncovers an error the break had hidden does not report it (it was there first), an
 //!   error a change introduced is reported once however many later checks still see it, and an
 //!   error whose report was lost (a late answer dropped because the root changed) is reported
@@ -87,6 +89,15 @@ impl Baselines {
             }
         }
         out
+    }
+
+    /// What another file had before a change (`before`), when the session never saw it: it
+    /// becomes the file's first-seen state (a result of the change itself may not be shown:
+    /// a late result no longer true). Nothing when the session saw the file already.
+    pub(crate) fn seed(&mut self, path: &Path, before: &[Diagnostic]) {
+        self.first_seen
+            .entry(path.to_path_buf())
+            .or_insert_with(|| counts(before));
     }
 
     /// A written file was checked with `text`: its errors `after`, reordered so that those the

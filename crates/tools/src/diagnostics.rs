@@ -117,14 +117,26 @@ pub trait DiagnosticsProvider: Send + Sync {
         let _ = others_wait;
         self.check_files(files, deadline)
     }
-    /// Results of earlier checks that timed out and arrived since, each returned once.
-    fn take_late(&self) -> Vec<(PathBuf, Vec<Diagnostic>)> {
+    /// Results of checks asked for before `asked_before` that timed out and arrived since,
+    /// each returned once, only while true: the file still has the text the result was
+    /// computed on (a check of the file since supersedes it). The caller passes when its own
+    /// call began, so its own checks' late results wait for the next call.
+    fn take_late(&self, asked_before: Instant) -> Vec<(PathBuf, Vec<Diagnostic>)> {
+        let _ = asked_before;
         Vec::new()
     }
     /// Other files' results of checks asked for before `asked_before` that returned before
-    /// them (see [`DiagnosticsProvider::check_change`]), each once, only while still current.
+    /// them (see [`DiagnosticsProvider::check_change`]), each once, only while still true
+    /// (nothing in their root changed since, the file still has its text).
     fn take_late_others(&self, asked_before: Instant) -> Vec<OtherFileDiagnostics> {
         let _ = asked_before;
+        Vec::new()
+    }
+    /// Other files' results that were kept for [`DiagnosticsProvider::take_late_others`] and
+    /// no longer hold, each once: never shown, but their `before` is what the file had before
+    /// the change that asked for them (what a session that never saw the file knew of it
+    /// first).
+    fn take_outdated_others(&self) -> Vec<OtherFileDiagnostics> {
         Vec::new()
     }
     /// The name of the server that checks `path` (the text names it when its verdict is
@@ -329,8 +341,16 @@ pub(crate) fn fetch_all(
 /// Late results, guarded.
 pub(crate) fn take_late(
     provider: &Arc<dyn DiagnosticsProvider>,
+    asked_before: Instant,
 ) -> Vec<(PathBuf, Vec<Diagnostic>)> {
-    guarded("take_late", || provider.take_late()).unwrap_or_default()
+    guarded("take_late", || provider.take_late(asked_before)).unwrap_or_default()
+}
+
+/// Outdated other files' results, guarded.
+pub(crate) fn take_outdated_others(
+    provider: &Arc<dyn DiagnosticsProvider>,
+) -> Vec<OtherFileDiagnostics> {
+    guarded("take_outdated_others", || provider.take_outdated_others()).unwrap_or_default()
 }
 
 /// Late other files, guarded.
@@ -908,11 +928,14 @@ mod tests {
         fn touch(&self, _: &Path) {
             panic!("touch exploded")
         }
-        fn take_late(&self) -> Vec<(PathBuf, Vec<Diagnostic>)> {
+        fn take_late(&self, _: Instant) -> Vec<(PathBuf, Vec<Diagnostic>)> {
             panic!("take_late exploded")
         }
         fn take_late_others(&self, _: Instant) -> Vec<OtherFileDiagnostics> {
             panic!("take_late_others exploded")
+        }
+        fn take_outdated_others(&self) -> Vec<OtherFileDiagnostics> {
+            panic!("take_outdated_others exploded")
         }
         fn server_name(&self, _: &Path) -> Option<String> {
             panic!("server_name exploded")
@@ -937,8 +960,9 @@ mod tests {
         );
         let report = fetch_all(&everywhere, std::slice::from_ref(&file), deadline, None);
         assert_eq!(report.files, vec![Err(CheckError::NoServer)]);
-        assert!(take_late(&everywhere).is_empty());
+        assert!(take_late(&everywhere, Instant::now()).is_empty());
         assert!(take_late_others(&everywhere, Instant::now()).is_empty());
+        assert!(take_outdated_others(&everywhere).is_empty());
         assert_eq!(server_name(&everywhere, &file.path), None);
         touch(&everywhere, &file.path);
 

@@ -105,6 +105,10 @@ impl DiagnosticsProvider for LspProvider {
         self.pool.take_late_others(asked_before)
     }
 
+    fn take_outdated_others(&self) -> Vec<OtherFileDiagnostics> {
+        self.pool.take_outdated_others()
+    }
+
     fn server_name(&self, path: &Path) -> Option<String> {
         self.pool.server_for(path).map(|s| s.id.clone())
     }
@@ -125,9 +129,9 @@ impl DiagnosticsProvider for LspProvider {
         self.pool.touch(path);
     }
 
-    fn take_late(&self) -> Vec<(PathBuf, Vec<Diagnostic>)> {
+    fn take_late(&self, asked_before: Instant) -> Vec<(PathBuf, Vec<Diagnostic>)> {
         self.pool
-            .take_late()
+            .take_late(asked_before)
             .into_iter()
             .map(|fd| (fd.path, fd.diagnostics))
             .collect()

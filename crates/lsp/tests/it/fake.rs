@@ -966,18 +966,59 @@ async fn a_late_answer_is_kept_once_unless_superseded() {
     let err = check_timed(&pool, &f, BAD, 100).await.unwrap_err();
     assert!(err.is_timeout(), "{err:?}");
     assert!(pool.wait_for_late(deadline(5000)).await, "no late answer");
-    let late = pool.take_late();
+    let late = pool.take_late(Instant::now());
     assert_eq!(late.len(), 1);
     assert_eq!(late[0].path, f);
     assert_eq!(late[0].diagnostics.len(), 1);
-    assert!(pool.take_late().is_empty(), "each late answer once");
+    assert!(
+        pool.take_late(Instant::now()).is_empty(),
+        "each late answer once"
+    );
 
     // Superseded: the newer check of the file wins and the older answer is never kept.
     let err = check_timed(&pool, &f, BAD2, 100).await.unwrap_err();
     assert!(err.is_timeout(), "{err:?}");
     let r = check_timed(&pool, &f, OK, 5000).await.unwrap();
     assert!(r.diagnostics.is_empty());
-    assert!(pool.take_late().is_empty());
+    assert!(pool.take_late(Instant::now()).is_empty());
+    let groups = pgids(&pool);
+    pool.shutdown().await;
+    assert_gone(&groups);
+}
+
+// A late answer is true when shown: it is handed out only to a call that began after its check
+// was asked for (the call that asked shows its own verdict, or "pending"), and only while the
+// file still has the text it was computed on; a saved file changed on disk since (another
+// program's write) drops it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_answer_is_handed_out_only_while_its_text_is_the_files() {
+    let ws = FakeWs::new(Script {
+        delay_ms: 600,
+        ..script(Mode::Pull)
+    });
+    let pool = ws.pool("pull");
+    let f = ws.file("a.fk");
+    std::fs::write(&f, OK).unwrap();
+    check_timed(&pool, &f, OK, 5000).await.unwrap();
+
+    // Not to the call that asked for it; to the next one, while the file has that text.
+    let began = Instant::now();
+    std::fs::write(&f, BAD).unwrap();
+    let err = check_timed(&pool, &f, BAD, 100).await.unwrap_err();
+    assert!(err.is_timeout(), "{err:?}");
+    assert!(pool.wait_for_late(deadline(5000)).await, "no late answer");
+    assert!(pool.take_late(began).is_empty(), "shown to its own call");
+    let late = pool.take_late(Instant::now());
+    assert_eq!(late.len(), 1, "{late:?}");
+    assert_eq!(late[0].diagnostics.len(), 1);
+
+    // Another program rewrites the file before the answer is taken: it is never shown.
+    std::fs::write(&f, BAD2).unwrap();
+    let err = check_timed(&pool, &f, BAD2, 100).await.unwrap_err();
+    assert!(err.is_timeout(), "{err:?}");
+    assert!(pool.wait_for_late(deadline(5000)).await, "no late answer");
+    std::fs::write(&f, OK).unwrap();
+    assert!(pool.take_late(Instant::now()).is_empty());
     let groups = pgids(&pool);
     pool.shutdown().await;
     assert_gone(&groups);

@@ -387,6 +387,76 @@ fn a_late_answer_starts_the_next_result_once() {
     assert!(!again.llm_content.contains("LSP"), "{}", again.llm_content);
 }
 
+/// A fake server too slow for the deadline over `a.ts` and `b.ts`, and the result of an edit of
+/// `a.ts` that breaks it, whose check timed out; returns once its late answer is kept. `began`:
+/// when the edit began.
+fn late_break() -> (FakeEnv, Instant) {
+    let env = FakeEnv::new(
+        Script {
+            delay_ms: 1200,
+            ..script(Mode::Pull)
+        },
+        Duration::from_millis(400),
+    );
+    env.write("a.ts", "let a = 1;\n");
+    env.write("b.ts", "let b = 1;\n");
+    let began = Instant::now();
+    let r = env.tools.edit("a.ts", "let a = 1;", "let a = BAD;", false);
+    assert_eq!(
+        r.diagnostics[0].status,
+        DiagnosticsStatus::TimedOut,
+        "{r:?}"
+    );
+    assert!(
+        env.provider
+            .pool()
+            .wait_for_late(Instant::now() + Duration::from_secs(10)),
+        "the late answer never came"
+    );
+    (env, began)
+}
+
+// A late block is true when shown. Not in the result of the call that asked for it (its own
+// "pending" line stands there): the edit's own late answer, come while its result was being
+// made, waits for the next result, which shows it while the file still has that text.
+#[test]
+fn a_calls_own_late_answer_waits_for_the_next_call() {
+    let (env, began) = late_break();
+    assert_eq!(env.tools.take_late_feedback_for_call(began), None);
+    let next = env.tools.read_file("b.ts", None, None);
+    assert!(
+        next.llm_content.starts_with(
+            "LSP errors detected in a.ts after your earlier change, please fix:\n<diagnostics file=\"a.ts\">\nERROR [1:9] "
+        ),
+        "{}",
+        next.llm_content
+    );
+}
+
+// A late block is true when shown: another program rewrote the file after its check (the error
+// is gone from it), so the late answer about the old text is never shown.
+#[test]
+fn a_late_answer_about_a_text_changed_on_disk_is_not_shown() {
+    let (env, _) = late_break();
+    env.write("a.ts", "let a = 2;\n");
+    let next = env.tools.read_file("b.ts", None, None);
+    assert!(!next.llm_content.contains("LSP"), "{}", next.llm_content);
+}
+
+// A late block is true when shown: the call that deletes the file (a write that asks the server
+// nothing) does not show the late answer about it, nor does any call after.
+#[test]
+fn a_late_answer_about_a_file_the_call_deleted_is_not_shown() {
+    let (env, _) = late_break();
+    let r = env
+        .tools
+        .apply_patch("*** Begin Patch\n*** Delete File: a.ts\n*** End Patch\n");
+    assert!(!r.is_error, "{}", r.llm_content);
+    assert!(!r.llm_content.contains("LSP"), "{}", r.llm_content);
+    let next = env.tools.read_file("b.ts", None, None);
+    assert!(!next.llm_content.contains("LSP"), "{}", next.llm_content);
+}
+
 // `feedback = seed`: the seed contract exactly: a timed-out check leaves the plain success
 // message, and the late answer is never shown.
 #[test]
@@ -481,6 +551,101 @@ fn the_edited_files_verdict_does_not_wait_for_other_files() {
     // Told once.
     let again = env.tools.read_file("a.ts", None, None);
     assert!(!again.llm_content.contains("LSP"), "{}", again.llm_content);
+}
+
+// A late block is true when shown: errors another file had when the session first saw it are
+// never presented as caused by a change. `a.ts` starts broken, so `b.ts`, which imports it, has
+// an error from the start; a fix of `a.ts` takes it away and the revert brings it back (as
+// reverting a type in requests' api.py brought back test_requests.py's errors). The fix's late
+// result about `b.ts` is dropped (the revert changed the root); the revert's, whose "before" is
+// the fixed state, must not show the error `b.ts` had first.
+#[test]
+fn a_revert_does_not_present_another_files_first_errors_as_new() {
+    let env = FakeEnv::configured(
+        Script {
+            cross_file: true,
+            slow_suffix: Some("/b.ts".to_string()),
+            slow_ms: 300,
+            ..script(Mode::Pull)
+        },
+        Some((Duration::from_secs(20), Duration::from_secs(20))),
+        None,
+        |_| {},
+    );
+    env.write("a.ts", "export const a = BAD;\n");
+    env.write("b.ts", "import { a } from \"./a\";\nlet b = a;\n");
+    let pool = env.provider.pool();
+    let fix = env.tools.edit(
+        "a.ts",
+        "export const a = BAD;",
+        "export const a = 1;",
+        false,
+    );
+    assert_eq!(
+        fix.diagnostics[0].status,
+        DiagnosticsStatus::Checked,
+        "{fix:?}"
+    );
+    assert!(
+        fix.llm_content.contains("Still checking 1 other file"),
+        "{}",
+        fix.llm_content
+    );
+    assert!(
+        pool.wait_for_late_others(Instant::now() + Duration::from_secs(20)),
+        "the fix's check of b.ts never ended"
+    );
+    let revert = env.tools.edit(
+        "a.ts",
+        "export const a = 1;",
+        "export const a = BAD;",
+        false,
+    );
+    assert_eq!(revert.diagnostics[0].status, DiagnosticsStatus::Checked);
+    assert!(
+        !revert.llm_content.contains("b.ts\">"),
+        "{}",
+        revert.llm_content
+    );
+    assert!(
+        revert.llm_content.contains("Still checking 1 other file"),
+        "{}",
+        revert.llm_content
+    );
+    assert!(
+        pool.wait_for_late_others(Instant::now() + Duration::from_secs(20)),
+        "the revert's check of b.ts never ended"
+    );
+    let next = env.tools.read_file("a.ts", None, None);
+    assert!(!next.llm_content.contains("LSP"), "{}", next.llm_content);
+}
+
+// A late block is true when shown: another file's late result about a text another program
+// replaced since is never shown.
+#[test]
+fn a_late_other_file_changed_on_disk_since_is_not_shown() {
+    let env = slow_importer(Duration::from_millis(300), |_| {});
+    let r = env.tools.edit(
+        "a.ts",
+        "export const a = 2;",
+        "export const a = BAD;",
+        false,
+    );
+    assert!(
+        r.llm_content.contains("Still checking 1 other file"),
+        "{}",
+        r.llm_content
+    );
+    assert!(
+        env.provider
+            .pool()
+            .wait_for_late_others(Instant::now() + Duration::from_secs(20)),
+        "the importer's check never ended"
+    );
+    // No longer importing a.ts: the error is gone from it.
+    env.write("b.ts", "let b = 1;\n");
+    let next = env.tools.read_file("a.ts", None, None);
+    assert!(!next.llm_content.contains("LSP"), "{}", next.llm_content);
 }
 
 // Regression: a call's own check of other files, still running when its result was built,

@@ -539,3 +539,100 @@ fn pyright_rename_in_a_long_session_reports_the_importer_and_never_blames_the_fi
         fix.llm_content
     );
 }
+
+// A late block is true when shown (issue 48: reverting `method: int` in requests' api.py opened
+// the revert's own result with the error that very call removed). A session whose budget is
+// zero gets every verdict late: the break of a parameter's type in `app/api.py`, then its
+// revert. Neither the revert's result nor the next one shows the removed error, nor presents
+// the error `app/main.py` had from the start as caused by the change; once everything settled
+// the file's late answer, if any, is of its reverted text.
+#[test]
+fn pyright_a_reverts_results_never_show_the_error_it_removed() {
+    let Some(cfg) = require_server("pyright") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let api_good = "def request(method: str, url: str) -> str:\n    return method.upper() + url\n";
+    let api_bad = "def request(method: int, url: str) -> str:\n    return method.upper() + url\n";
+    let files: &[(&str, &str)] = &[
+        ("pyproject.toml", "[tool.pyright]\n"),
+        ("app/__init__.py", ""),
+        ("app/api.py", api_good),
+        (
+            "app/main.py",
+            "from app.api import request\n\n\ndef get(url: str) -> str:\n    return request(\"GET\", url)\n\n\nlegacy: int = \"old\"\n",
+        ),
+    ];
+    for (path, text) in files {
+        let p = root.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let provider = Arc::new(LspProvider::from_pool(
+        BlockingPool::new(&root, cfg).unwrap(),
+    ));
+    let pool = provider.pool();
+    let settle = || {
+        assert!(
+            pool.wait_passes_done(std::time::Instant::now() + Duration::from_secs(90)),
+            "pyright never settled"
+        );
+    };
+    // Warm: both files checked by a patient session (the older error of main.py is there).
+    let mut patient = ToolsConfig::default();
+    patient.diagnostics.timeout = Some(Duration::from_secs(60));
+    patient.diagnostics.start_timeout = Some(Duration::from_secs(90));
+    let warm = Tools::new(
+        Workspace::open(&root).unwrap(),
+        Some(Arc::clone(&provider) as Arc<dyn DiagnosticsProvider>),
+        patient,
+    );
+    let fb = warm
+        .check_paths(&["app/main.py".to_string(), "app/api.py".to_string()])
+        .unwrap();
+    assert!(
+        fb.text
+            .contains("<diagnostics file=\"app/main.py\">\nERROR [8:"),
+        "the older error: {}",
+        fb.text
+    );
+    // The session under test never waits: every verdict of its own is late.
+    let mut hasty = ToolsConfig::default();
+    hasty.diagnostics.timeout = Some(Duration::ZERO);
+    hasty.diagnostics.start_timeout = Some(Duration::ZERO);
+    let tools = Tools::new(
+        Workspace::open(&root).unwrap(),
+        Some(Arc::clone(&provider) as Arc<dyn DiagnosticsProvider>),
+        hasty,
+    );
+    let r = tools.edit("app/api.py", api_good, api_bad, false);
+    assert!(!r.is_error, "{}", r.llm_content);
+    settle();
+    let revert = tools.edit("app/api.py", api_bad, api_good, false);
+    assert!(!revert.is_error, "{}", revert.llm_content);
+    // pyright: `Cannot access attribute "upper" for class "int"` in api.py, `... parameter
+    // "method" of type "int"` in main.py.
+    assert!(
+        !revert
+            .llm_content
+            .contains("<diagnostics file=\"app/api.py\">")
+            && !revert.llm_content.contains("\"int\""),
+        "the revert's result shows the error it removed:\n{}",
+        revert.llm_content
+    );
+    assert!(
+        !revert
+            .llm_content
+            .contains("<diagnostics file=\"app/main.py\">"),
+        "the revert's result blames it for main.py's errors:\n{}",
+        revert.llm_content
+    );
+    settle();
+    let next = tools.read_file("app/main.py", None, None);
+    assert!(
+        !next.llm_content.contains("LSP errors"),
+        "a late block after the revert settled:\n{}",
+        next.llm_content
+    );
+}
