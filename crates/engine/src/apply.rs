@@ -1445,10 +1445,11 @@ fn emit(doc: &TextView<'_>, hunk: &Hunk, old: &[OldLine<'_>], al: &Alignment) ->
     for (run, plan) in al.runs.iter().zip(&plans) {
         out.extend(blanks(run, &plan.before));
     }
+    let reindent = Reindent::of(doc, hunk, old, al);
     let mut k = 0;
-    for hl in &hunk.lines {
+    for (i, hl) in hunk.lines.iter().enumerate() {
         if hl.kind == LineKind::Add {
-            out.push(doc.new_line(hl.text.clone()));
+            out.push(doc.new_line(reindent.line(i, &hl.text)));
             continue;
         }
         match al.slots[k] {
@@ -1470,6 +1471,70 @@ fn emit(doc: &TextView<'_>, hunk: &Hunk, old: &[OldLine<'_>], al: &Alignment) ->
         out.extend(blanks(run, &plan.after));
     }
     out
+}
+
+/// The indentation added lines take when the hunk matched lines indented otherwise than it
+/// says (a tier that ignores whitespace): each added line is moved from the indentation of the
+/// nearest old-side line (the one above it, else the one below) to that line's indentation in
+/// the file, in the file's style ([`crate::indent`]). Where the two indentations agree the
+/// added line is written as the patch says.
+struct Reindent<'a> {
+    /// Per hunk line: the patch's and the file's indentation of its reference line, when they
+    /// differ.
+    pairs: Vec<Option<(&'a str, &'a str)>>,
+    styles: Option<(crate::indent::Style, crate::indent::Style)>,
+}
+
+impl<'a> Reindent<'a> {
+    fn of(doc: &'a TextView<'_>, hunk: &'a Hunk, old: &[OldLine<'_>], al: &Alignment) -> Self {
+        let ws = |s: &'a str| &s[..s.len() - s.trim_start().len()];
+        // Per hunk line: the (patch, file) indentation of the old-side line it stands for.
+        let mut k = 0;
+        let matched: Vec<Option<(&'a str, &'a str)>> = (hunk.lines.iter())
+            .map(|hl| {
+                if hl.kind == LineKind::Add {
+                    return None;
+                }
+                let slot = &al.slots[k];
+                k += 1;
+                match slot {
+                    Slot::One(j) if !old[k - 1].norm.is_empty() => {
+                        Some((ws(&hl.text), ws(&doc.lines[*j].text)))
+                    }
+                    _ => None,
+                }
+            })
+            .collect();
+        let pairs: Vec<Option<(&'a str, &'a str)>> = (0..hunk.lines.len())
+            .map(|i| {
+                let above = matched[..i].iter().rev().flatten().next();
+                let below = || matched[i..].iter().flatten().next();
+                above.or_else(below).copied().filter(|(p, f)| p != f)
+            })
+            .collect();
+        let differs =
+            (hunk.lines.iter().zip(&pairs)).any(|(hl, p)| hl.kind == LineKind::Add && p.is_some());
+        let styles = differs.then(|| {
+            // The file's style around the match: the lines a window away tell it as well as
+            // the whole file, at a cost that does not grow with the file.
+            let lo = al.range.start.saturating_sub(200);
+            let hi = (al.range.end + 200).min(doc.len());
+            let file = doc.lines[lo..hi].iter().map(|l| l.text);
+            let model = hunk.lines.iter().map(|l| l.text.as_str());
+            crate::indent::styles(file, model)
+        });
+        Reindent { pairs, styles }
+    }
+
+    /// Hunk line `i`, an added line whose text is `text`, as it is written.
+    fn line(&self, i: usize, text: &str) -> String {
+        match (self.pairs[i], self.styles) {
+            (Some((from, to)), Some((file, model))) => {
+                crate::indent::reindent_line(text, from, to, model, file)
+            }
+            _ => text.to_string(),
+        }
+    }
 }
 
 /// How the blank file lines of a collapsed run are emitted (offsets into `run.file`).
@@ -1669,6 +1734,46 @@ mod tests {
             "the collapsed match at the target"
         );
         assert_eq!(applied.doc.to_text(), "d\nx\n\n\n\na\n\n\n\nz\n");
+    }
+
+    // Regression (issue 49): a hunk matched ignoring whitespace wrote its added lines as the
+    // patch indents them, spaces into a tab-indented file (`\t    return a - b` where the
+    // added line is deeper than its context). Added lines now move from the patch's
+    // indentation to the file's, in the file's style, whatever tier matched.
+    #[test]
+    fn added_lines_take_the_files_indentation_style() {
+        let patch = "--- a/f\n+++ b/f\n@@ -1,3 +1,4 @@\n def sub(a, b):\n-    return a + b\n+    if a:\n+        return a - b\n+    return 0\n x = 1\n";
+        for (file, want) in [
+            (
+                "def sub(a, b):\n\treturn a + b\nx = 1\n",
+                "def sub(a, b):\n\tif a:\n\t\treturn a - b\n\treturn 0\nx = 1\n",
+            ),
+            (
+                "def sub(a, b):\n  return a + b\nx = 1\n",
+                "def sub(a, b):\n  if a:\n    return a - b\n  return 0\nx = 1\n",
+            ),
+            (
+                "class K:\n    def sub(a, b):\n        return a + b\n    x = 1\n",
+                "class K:\n    def sub(a, b):\n        if a:\n            return a - b\n        return 0\n    x = 1\n",
+            ),
+            (
+                "class K:\n\tdef sub(a, b):\n\t\treturn a + b\n\tx = 1\n",
+                "class K:\n\tdef sub(a, b):\n\t\tif a:\n\t\t\treturn a - b\n\t\treturn 0\n\tx = 1\n",
+            ),
+        ] {
+            let doc = Document::from_text(file);
+            let applied = apply_hunks(&doc, &hunks_of(patch), &ApplyOptions::default())
+                .unwrap_or_else(|e| panic!("{file}: {e}"));
+            assert_eq!(applied.doc.to_text(), want, "{file}");
+        }
+        // Matched as written: the added lines are written as written, even mixed.
+        let doc = Document::from_text("def sub(a, b):\n    return a + b\nx = 1\n");
+        let mixed = patch.replace("+        return a - b", "+    \treturn a - b");
+        let applied = apply_hunks(&doc, &hunks_of(&mixed), &ApplyOptions::default()).unwrap();
+        assert_eq!(
+            applied.doc.to_text(),
+            "def sub(a, b):\n    if a:\n    \treturn a - b\n    return 0\nx = 1\n"
+        );
     }
 
     /// Where each hunk of `patch` lands in `file` (1-based), or the refusal.
