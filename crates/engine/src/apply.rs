@@ -1499,7 +1499,7 @@ impl<'a> Reindent<'a> {
                 k += 1;
                 match slot {
                     Slot::One(j) if !old[k - 1].norm.is_empty() => {
-                        Some((ws(&hl.text), ws(&doc.lines[*j].text)))
+                        Some((ws(&hl.text), ws(doc.lines[*j].text)))
                     }
                     _ => None,
                 }
