@@ -826,6 +826,14 @@ fn locate(
 /// response re-sends the patch; a chunk that ends on added lines (no trailing context) still
 /// matches and would be inserted a second time, and a replacement whose old lines are gone
 /// could land on a farther copy of them.
+///
+/// Invariant (issue 49; `crates/engine/tests/retry.rs`): a retry never changes the file. When
+/// the old side still matches somewhere but the hunk's new side stands nearer to where the hunk
+/// points than that match, in its tier or a stricter one, or anywhere in the window in a
+/// stricter tier than the match (for a hunk without position: anywhere after the previous
+/// hunk, unique there, in a stricter tier), the hunk is `already_applied`, never applied to
+/// the copy: whatever tier the first apply matched in, for pure deletions (their new side is
+/// their context, looked for outside the lines matched), pure insertions and replacements.
 struct Retry<'a, 'h> {
     hunk: &'a Hunk,
     old: &'a [OldLine<'h>],
@@ -861,7 +869,10 @@ impl Retry<'_, '_> {
         let adds_only = pure && self.hunk.additions() > 0;
         // The common case, a hunk that replaces or removes lines found byte-exact at its
         // target, has nothing to check: nothing else is read or allocated for it.
-        if !adds_only && al.runs.is_empty() && !drifted && !loose {
+        // A hunk without position found in a tier other than byte-exact may be the copy of
+        // one whose change is made where the exact lines were: it is checked below too.
+        let inexact = target.is_none() && tier > Tier::Exact;
+        if !adds_only && al.runs.is_empty() && !drifted && !loose && !inexact {
             return None;
         }
         // Only the search for the new side elsewhere is left: it needs the hunk's first added
@@ -885,11 +896,9 @@ impl Retry<'_, '_> {
             let len = norm.doc.len() as isize;
             let lo = (t - reach).clamp(0, len) as usize;
             let hi = (t + reach + self.hunk.lines.len() as isize).clamp(0, len) as usize;
-            let want = add.text.trim_end();
-            if !norm.doc.lines[lo..hi]
-                .iter()
-                .any(|l| l.text.trim_end() == want)
-            {
+            // Indentation aside: a hunk applied in a looser tier wrote it in the file's style.
+            let want = add.text.trim();
+            if !norm.doc.lines[lo..hi].iter().any(|l| l.text.trim() == want) {
                 return None;
             }
         }
@@ -954,18 +963,17 @@ impl Retry<'_, '_> {
                 return Some((at, None));
             }
         }
-        // Found away from its target, or only in a tier looser than trailing whitespace: a
-        // byte-exact (trailing whitespace aside) new side nearer to where it would be, or
-        // anywhere in the window when the old lines matched only loosely, says the change is
-        // made and the old lines found are another copy (the same rule as locating: a stricter
-        // tier wins over any looser one, the nearest within a tier). Not for a hunk whose two
-        // sides differ only in whitespace or the final newline (its new side is its old side
-        // in a looser tier), nor one pinned to the end of the file (found there, wherever its
-        // target).
-        let target = target?;
-        let distance = (al.range.start as isize - target).unsigned_abs();
+        // Found away from its target, or only in a tier looser than trailing whitespace: the
+        // new side standing nearer to where it would be (in the tier the old lines matched in,
+        // or a stricter one), or anywhere in the window in a tier stricter than the one the old
+        // lines matched in, says the change is made and the old lines found are another copy
+        // (the same rule as locating: a stricter tier wins over any looser one, the nearest
+        // within a tier). Not for a hunk whose two sides differ only in whitespace or the final
+        // newline (its new side is its old side in a looser tier), nor one pinned to the end of
+        // the file (found there, wherever its target).
         let h = self.hunk;
-        if (distance == 0 && !loose)
+        let distance = target.map(|t| (al.range.start as isize - t).unsigned_abs());
+        if (distance == Some(0) && !loose)
             || h.pinned_to_eof()
             || h.new_no_newline
             || new
@@ -975,25 +983,63 @@ impl Retry<'_, '_> {
         {
             return None;
         }
-        let window = ApplyOptions {
-            search_radius: if loose {
-                opts.search_radius
-            } else {
-                distance - 1
-            },
-            ..opts.clone()
-        };
-        // A hunk that only removes lines between context lines counts too: its new side is
-        // the context above and below joined, which a file holds where the lines are gone.
-        let kinds: Vec<LineKind> = h.lines.iter().map(|l| l.kind).collect();
-        let interior_removal = h.additions() == 0
-            && kinds.first() == Some(&LineKind::Context)
-            && kinds.last() == Some(&LineKind::Context)
-            && new.iter().filter(|l| !l.norm.is_empty()).count() >= 2;
-        if !adds_text(h) && !interior_removal {
+        // A hunk that only removes lines counts too when it has context: its new side is the
+        // context (above and below joined), which a file holds where the lines are gone. Two
+        // non-blank lines of it at least, unless the old lines matched only in a looser tier
+        // (the retry of a deletion whose lines have a copy indented otherwise, issue 49). Its
+        // new side is looked for outside the lines the old side matched: the context there is
+        // part of the copy found, not a sign of the change.
+        let removal = h.additions() == 0;
+        let context = new.iter().filter(|l| !l.norm.is_empty()).count();
+        let with_context = removal && context >= if loose || inexact { 1 } else { 2 };
+        if !adds_text(h) && !with_context {
             return None;
         }
-        self.reversed_found(norm, &window, &[Tier::TrailingWhitespace])
+        let mut outside = Claimed::default();
+        if removal {
+            outside.insert(&al.range);
+        }
+        let stricter: Vec<Tier> = (Tier::SPIRAL.into_iter())
+            .filter(|&t| t == Tier::TrailingWhitespace || t < tier)
+            .collect();
+        let found = match distance {
+            // No position (a Codex chunk): searched as it is, from where the previous hunk
+            // ended and unique there, the new side must stand in a stricter tier than the old
+            // lines found (byte-exact being stricter than trailing whitespace ignored, as the
+            // search for such a chunk tells them apart).
+            None => {
+                if !inexact {
+                    return None;
+                }
+                let found = self.reversed_found(norm, opts, &stricter, &outside)?;
+                let at = found.0.start;
+                let t = (Tier::ALL.into_iter()).find(|&t| new_side_at(norm, &new, at, t))?;
+                (t < tier).then_some(found)?
+            }
+            Some(distance) => {
+                // Nearer than the old lines, in their tier or a stricter one.
+                let nearer = ApplyOptions {
+                    search_radius: distance.saturating_sub(1),
+                    ..opts.clone()
+                };
+                let same: Vec<Tier> = (Tier::SPIRAL.into_iter())
+                    .filter(|&t| t == Tier::TrailingWhitespace || t <= tier)
+                    .collect();
+                let near = (distance > 0)
+                    .then(|| self.reversed_found(norm, &nearer, &same, &outside))
+                    .flatten();
+                // Anywhere in the window, in a stricter tier (a hunk that adds text: its added
+                // lines say it; one that only removes lines: nearer only).
+                match near {
+                    Some(f) => f,
+                    None if loose && adds_text(h) => {
+                        self.reversed_found(norm, opts, &stricter, &outside)?
+                    }
+                    None => return None,
+                }
+            }
+        };
+        new_side_at(norm, &new, found.0.start, Tier::Punctuation).then_some(found)
     }
 
     /// The hunk did not match: already applied when its new side is where it would be.
@@ -1008,7 +1054,7 @@ impl Retry<'_, '_> {
         // Context lines may have drifted in whitespace since the patch was made; the added
         // lines must be there as written (trailing whitespace aside): `a<TAB>b` where the hunk
         // adds `a b` is a change still to make, not one made.
-        let found = self.reversed_found(norm, opts, &Tier::SPIRAL)?;
+        let found = self.reversed_found(norm, opts, &Tier::SPIRAL, &Claimed::default())?;
         let new: Vec<OldLine<'_>> = self
             .hunk
             .lines
@@ -1026,6 +1072,7 @@ impl Retry<'_, '_> {
         norm: &mut Normalized<'_, '_>,
         opts: &ApplyOptions,
         tiers: &[Tier],
+        outside: &Claimed,
     ) -> Option<(Range<usize>, Option<isize>)> {
         let hunk = self.hunk;
         let len = norm.doc.len();
@@ -1074,7 +1121,7 @@ impl Retry<'_, '_> {
             self.index,
             self.carry,
             self.cursor,
-            &Claimed::default(),
+            outside,
             opts,
             tiers,
         )
@@ -1101,16 +1148,17 @@ fn adds_text(hunk: &Hunk) -> bool {
 }
 
 /// The hunk's new side (context and added lines) one line to one line at `p`: context lines
-/// in `tier`, added lines no looser than ignoring trailing whitespace.
+/// in `tier`, added lines no looser than ignoring trailing whitespace, or in a tier that ignores
+/// whitespace, also ignoring their indentation (a hunk applied there wrote its added lines in
+/// the file's indentation style, [`crate::indent`]); never other whitespace inside them.
 fn new_side_at(norm: &mut Normalized<'_, '_>, new: &[OldLine<'_>], p: usize, tier: Tier) -> bool {
     p + new.len() <= norm.doc.len()
         && new.iter().enumerate().all(|(k, l)| {
-            let t = if l.kind == LineKind::Add {
-                tier.min(Tier::TrailingWhitespace)
-            } else {
-                tier
-            };
-            norm.line_eq(p + k, l, t)
+            if l.kind != LineKind::Add {
+                return norm.line_eq(p + k, l, tier);
+            }
+            norm.line_eq(p + k, l, tier.min(Tier::TrailingWhitespace))
+                || tier >= Tier::Whitespace && norm.doc.lines[p + k].text.trim() == l.text.trim()
         })
 }
 
