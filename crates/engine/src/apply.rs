@@ -1571,6 +1571,19 @@ impl<'a> Reindent<'a> {
             let model = hunk.lines.iter().map(|l| l.text.as_str());
             crate::indent::styles(file, model)
         });
+        // Only a block indented otherwise as a whole is re-indented: every matched line's
+        // indentation in the file is the patch's moved as the first one's is. A line or two
+        // whose whitespace drifted alone says nothing of where the added lines go.
+        let styles = styles.filter(|&(file, model)| {
+            let mut all = matched.iter().flatten();
+            let Some(&(from, to)) = all.next() else {
+                return false;
+            };
+            all.all(|&(p, f)| {
+                crate::indent::reindent_line(&format!("{p}x"), from, to, model, file)
+                    == format!("{f}x")
+            })
+        });
         Reindent { pairs, styles }
     }
 
