@@ -1827,6 +1827,12 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{file}: {e}"));
             assert_eq!(applied.doc.to_text(), want, "{file}");
         }
+        // One context line whose indentation drifted alone (the others as the patch says) is
+        // no block indented otherwise: the added lines are written as the patch says.
+        let doc = Document::from_text("    def f():\nx = 1\n");
+        let hunks = hunks_of("--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n def f():\n+    pass\n x = 1\n");
+        let applied = apply_hunks(&doc, &hunks, &ApplyOptions::default()).unwrap();
+        assert_eq!(applied.doc.to_text(), "    def f():\n    pass\nx = 1\n");
         // Matched as written: the added lines are written as written, even mixed.
         let doc = Document::from_text("def sub(a, b):\n    return a + b\nx = 1\n");
         let mixed = patch.replace("+        return a - b", "+    \treturn a - b");
