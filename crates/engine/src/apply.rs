@@ -833,7 +833,8 @@ fn locate(
 /// stricter tier than the match (for a hunk without position: anywhere after the previous
 /// hunk, unique there, in a stricter tier), the hunk is `already_applied`, never applied to
 /// the copy: whatever tier the first apply matched in, for pure deletions (their new side is
-/// their context, looked for outside the lines matched), pure insertions and replacements.
+/// their context, looked for nearer than the lines matched and outside them), pure insertions
+/// and replacements.
 struct Retry<'a, 'h> {
     hunk: &'a Hunk,
     old: &'a [OldLine<'h>],
@@ -986,7 +987,8 @@ impl Retry<'_, '_> {
         // A hunk that only removes lines counts too when it has context: its new side is the
         // context (above and below joined), which a file holds where the lines are gone. Two
         // non-blank lines of it at least, unless the old lines matched only in a looser tier
-        // (the retry of a deletion whose lines have a copy indented otherwise, issue 49). Its
+        // (the retry of a deletion whose lines have a copy indented otherwise, issue 49) or,
+        // for a chunk without position, other than byte-exact. Its
         // new side is looked for outside the lines the old side matched: the context there is
         // part of the copy found, not a sign of the change.
         let removal = h.additions() == 0;
@@ -1027,12 +1029,21 @@ impl Retry<'_, '_> {
                     .collect();
                 let near = (distance > 0)
                     .then(|| self.reversed_found(norm, &nearer, &same, &outside))
-                    .flatten();
-                // Anywhere in the window, in a stricter tier (a hunk that adds text: its added
-                // lines say it; one that only removes lines: nearer only).
+                    .flatten()
+                    .filter(|f| new_side_at(norm, &new, f.0.start, Tier::Punctuation));
+                // Anywhere in the window, in a stricter tier (the first apply may have found
+                // the lines farther from the target than the copy now matched): for a hunk that
+                // adds text, its added lines say it; for one that only removes lines, only when
+                // they lie between context lines (two non-blank at least), whose joining no
+                // whole copy of the old lines holds. Context on one side only is in every copy.
+                let kinds: Vec<LineKind> = h.lines.iter().map(|l| l.kind).collect();
+                let interior = removal
+                    && context >= 2
+                    && kinds.first() == Some(&LineKind::Context)
+                    && kinds.last() == Some(&LineKind::Context);
                 match near {
                     Some(f) => f,
-                    None if loose && adds_text(h) => {
+                    None if loose && (adds_text(h) || interior) => {
                         self.reversed_found(norm, opts, &stricter, &outside)?
                     }
                     None => return None,
