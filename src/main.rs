@@ -1172,7 +1172,14 @@ fn err_summary(
         .collect();
     if refused.is_empty() {
         let reason = reason.map_or("refused", |r| r.as_str());
-        let text = first_line(text.trim_start_matches("Error: "));
+        // The report's text already names the reason (`Error: anchored_addition: …`): said
+        // once here, not `anchored_addition: anchored_addition: …`.
+        let text = text.trim_start_matches("Error: ");
+        let text = first_line(
+            text.strip_prefix(reason)
+                .and_then(|t| t.strip_prefix(": "))
+                .unwrap_or(text),
+        );
         err_line(&format!("{reason}: {text}"));
         return;
     }

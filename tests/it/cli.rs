@@ -1176,6 +1176,34 @@ fn top_level_keys(stdout: &str) -> Vec<String> {
         .collect()
 }
 
+// Regression (issue 49): a whole-patch refusal was summarised on stderr with its reason twice
+// (`anchored_addition: anchored_addition: …`): the report's text already starts with it.
+#[test]
+fn a_whole_patch_refusal_names_its_reason_once_on_stderr() {
+    let p = Project::with_files(&[("a.txt", "a\nb\n")]);
+    for (patch, reason) in [
+        (
+            "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+1abcd|B\n",
+            "anchored_addition",
+        ),
+        ("not a patch at all\n", "invalid_diff_format"),
+        (
+            "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n",
+            "truncated_input",
+        ),
+    ] {
+        let r = p.run(&["apply", "--no-diagnostics"], patch);
+        r.assert_code(1);
+        assert_eq!(r.stderr.matches(reason).count(), 1, "{}", r.stderr);
+        assert!(
+            r.stderr.starts_with(&format!("lspedit: {reason}: ")),
+            "{}",
+            r.stderr
+        );
+        assert_eq!(p.read("a.txt"), "a\nb\n");
+    }
+}
+
 #[test]
 fn reports_go_to_stdout_and_refusals_are_summarised_on_stderr() {
     let p = greet_project();

@@ -826,6 +826,15 @@ fn locate(
 /// response re-sends the patch; a chunk that ends on added lines (no trailing context) still
 /// matches and would be inserted a second time, and a replacement whose old lines are gone
 /// could land on a farther copy of them.
+///
+/// Invariant (issue 49; `crates/engine/tests/retry.rs`): a retry never changes the file. When
+/// the old side still matches somewhere but the hunk's new side stands nearer to where the hunk
+/// points than that match, in its tier or a stricter one, or anywhere in the window in a
+/// stricter tier than the match (for a hunk without position: anywhere after the previous
+/// hunk, unique there, in a stricter tier), the hunk is `already_applied`, never applied to
+/// the copy: whatever tier the first apply matched in, for pure deletions (their new side is
+/// their context, looked for nearer than the lines matched and outside them), pure insertions
+/// and replacements.
 struct Retry<'a, 'h> {
     hunk: &'a Hunk,
     old: &'a [OldLine<'h>],
@@ -861,7 +870,10 @@ impl Retry<'_, '_> {
         let adds_only = pure && self.hunk.additions() > 0;
         // The common case, a hunk that replaces or removes lines found byte-exact at its
         // target, has nothing to check: nothing else is read or allocated for it.
-        if !adds_only && al.runs.is_empty() && !drifted && !loose {
+        // A hunk without position found in a tier other than byte-exact may be the copy of
+        // one whose change is made where the exact lines were: it is checked below too.
+        let inexact = target.is_none() && tier > Tier::Exact;
+        if !adds_only && al.runs.is_empty() && !drifted && !loose && !inexact {
             return None;
         }
         // Only the search for the new side elsewhere is left: it needs the hunk's first added
@@ -885,11 +897,9 @@ impl Retry<'_, '_> {
             let len = norm.doc.len() as isize;
             let lo = (t - reach).clamp(0, len) as usize;
             let hi = (t + reach + self.hunk.lines.len() as isize).clamp(0, len) as usize;
-            let want = add.text.trim_end();
-            if !norm.doc.lines[lo..hi]
-                .iter()
-                .any(|l| l.text.trim_end() == want)
-            {
+            // Indentation aside: a hunk applied in a looser tier wrote it in the file's style.
+            let want = add.text.trim();
+            if !norm.doc.lines[lo..hi].iter().any(|l| l.text.trim() == want) {
                 return None;
             }
         }
@@ -954,18 +964,17 @@ impl Retry<'_, '_> {
                 return Some((at, None));
             }
         }
-        // Found away from its target, or only in a tier looser than trailing whitespace: a
-        // byte-exact (trailing whitespace aside) new side nearer to where it would be, or
-        // anywhere in the window when the old lines matched only loosely, says the change is
-        // made and the old lines found are another copy (the same rule as locating: a stricter
-        // tier wins over any looser one, the nearest within a tier). Not for a hunk whose two
-        // sides differ only in whitespace or the final newline (its new side is its old side
-        // in a looser tier), nor one pinned to the end of the file (found there, wherever its
-        // target).
-        let target = target?;
-        let distance = (al.range.start as isize - target).unsigned_abs();
+        // Found away from its target, or only in a tier looser than trailing whitespace: the
+        // new side standing nearer to where it would be (in the tier the old lines matched in,
+        // or a stricter one), or anywhere in the window in a tier stricter than the one the old
+        // lines matched in, says the change is made and the old lines found are another copy
+        // (the same rule as locating: a stricter tier wins over any looser one, the nearest
+        // within a tier). Not for a hunk whose two sides differ only in whitespace or the final
+        // newline (its new side is its old side in a looser tier), nor one pinned to the end of
+        // the file (found there, wherever its target).
         let h = self.hunk;
-        if (distance == 0 && !loose)
+        let distance = target.map(|t| (al.range.start as isize - t).unsigned_abs());
+        if (distance == Some(0) && !loose)
             || h.pinned_to_eof()
             || h.new_no_newline
             || new
@@ -975,25 +984,73 @@ impl Retry<'_, '_> {
         {
             return None;
         }
-        let window = ApplyOptions {
-            search_radius: if loose {
-                opts.search_radius
-            } else {
-                distance - 1
-            },
-            ..opts.clone()
-        };
-        // A hunk that only removes lines between context lines counts too: its new side is
-        // the context above and below joined, which a file holds where the lines are gone.
-        let kinds: Vec<LineKind> = h.lines.iter().map(|l| l.kind).collect();
-        let interior_removal = h.additions() == 0
-            && kinds.first() == Some(&LineKind::Context)
-            && kinds.last() == Some(&LineKind::Context)
-            && new.iter().filter(|l| !l.norm.is_empty()).count() >= 2;
-        if !adds_text(h) && !interior_removal {
+        // A hunk that only removes lines counts too when it has context: its new side is the
+        // context (above and below joined), which a file holds where the lines are gone. Two
+        // non-blank lines of it at least, unless the old lines matched only in a looser tier
+        // (the retry of a deletion whose lines have a copy indented otherwise, issue 49) or,
+        // for a chunk without position, other than byte-exact. Its
+        // new side is looked for outside the lines the old side matched: the context there is
+        // part of the copy found, not a sign of the change.
+        let removal = h.additions() == 0;
+        let context = new.iter().filter(|l| !l.norm.is_empty()).count();
+        let with_context = removal && context >= if loose || inexact { 1 } else { 2 };
+        if !adds_text(h) && !with_context {
             return None;
         }
-        self.reversed_found(norm, &window, &[Tier::TrailingWhitespace])
+        let mut outside = Claimed::default();
+        if removal {
+            outside.insert(&al.range);
+        }
+        let stricter: Vec<Tier> = (Tier::SPIRAL.into_iter())
+            .filter(|&t| t == Tier::TrailingWhitespace || t < tier)
+            .collect();
+        let found = match distance {
+            // No position (a Codex chunk): searched as it is, from where the previous hunk
+            // ended and unique there, the new side must stand in a stricter tier than the old
+            // lines found (byte-exact being stricter than trailing whitespace ignored, as the
+            // search for such a chunk tells them apart).
+            None => {
+                if !inexact {
+                    return None;
+                }
+                let found = self.reversed_found(norm, opts, &stricter, &outside)?;
+                let at = found.0.start;
+                let t = (Tier::ALL.into_iter()).find(|&t| new_side_at(norm, &new, at, t))?;
+                (t < tier).then_some(found)?
+            }
+            Some(distance) => {
+                // Nearer than the old lines, in their tier or a stricter one.
+                let nearer = ApplyOptions {
+                    search_radius: distance.saturating_sub(1),
+                    ..opts.clone()
+                };
+                let same: Vec<Tier> = (Tier::SPIRAL.into_iter())
+                    .filter(|&t| t == Tier::TrailingWhitespace || t <= tier)
+                    .collect();
+                let near = (distance > 0)
+                    .then(|| self.reversed_found(norm, &nearer, &same, &outside))
+                    .flatten()
+                    .filter(|f| new_side_at(norm, &new, f.0.start, Tier::Punctuation));
+                // Anywhere in the window, in a stricter tier (the first apply may have found
+                // the lines farther from the target than the copy now matched): for a hunk that
+                // adds text, its added lines say it; for one that only removes lines, only when
+                // they lie between context lines (two non-blank at least), whose joining no
+                // whole copy of the old lines holds. Context on one side only is in every copy.
+                let kinds: Vec<LineKind> = h.lines.iter().map(|l| l.kind).collect();
+                let interior = removal
+                    && context >= 2
+                    && kinds.first() == Some(&LineKind::Context)
+                    && kinds.last() == Some(&LineKind::Context);
+                match near {
+                    Some(f) => f,
+                    None if loose && (adds_text(h) || interior) => {
+                        self.reversed_found(norm, opts, &stricter, &outside)?
+                    }
+                    None => return None,
+                }
+            }
+        };
+        new_side_at(norm, &new, found.0.start, Tier::Punctuation).then_some(found)
     }
 
     /// The hunk did not match: already applied when its new side is where it would be.
@@ -1008,7 +1065,7 @@ impl Retry<'_, '_> {
         // Context lines may have drifted in whitespace since the patch was made; the added
         // lines must be there as written (trailing whitespace aside): `a<TAB>b` where the hunk
         // adds `a b` is a change still to make, not one made.
-        let found = self.reversed_found(norm, opts, &Tier::SPIRAL)?;
+        let found = self.reversed_found(norm, opts, &Tier::SPIRAL, &Claimed::default())?;
         let new: Vec<OldLine<'_>> = self
             .hunk
             .lines
@@ -1026,6 +1083,7 @@ impl Retry<'_, '_> {
         norm: &mut Normalized<'_, '_>,
         opts: &ApplyOptions,
         tiers: &[Tier],
+        outside: &Claimed,
     ) -> Option<(Range<usize>, Option<isize>)> {
         let hunk = self.hunk;
         let len = norm.doc.len();
@@ -1074,7 +1132,7 @@ impl Retry<'_, '_> {
             self.index,
             self.carry,
             self.cursor,
-            &Claimed::default(),
+            outside,
             opts,
             tiers,
         )
@@ -1101,16 +1159,17 @@ fn adds_text(hunk: &Hunk) -> bool {
 }
 
 /// The hunk's new side (context and added lines) one line to one line at `p`: context lines
-/// in `tier`, added lines no looser than ignoring trailing whitespace.
+/// in `tier`, added lines no looser than ignoring trailing whitespace, or in a tier that ignores
+/// whitespace, also ignoring their indentation (a hunk applied there wrote its added lines in
+/// the file's indentation style, [`crate::indent`]); never other whitespace inside them.
 fn new_side_at(norm: &mut Normalized<'_, '_>, new: &[OldLine<'_>], p: usize, tier: Tier) -> bool {
     p + new.len() <= norm.doc.len()
         && new.iter().enumerate().all(|(k, l)| {
-            let t = if l.kind == LineKind::Add {
-                tier.min(Tier::TrailingWhitespace)
-            } else {
-                tier
-            };
-            norm.line_eq(p + k, l, t)
+            if l.kind != LineKind::Add {
+                return norm.line_eq(p + k, l, tier);
+            }
+            norm.line_eq(p + k, l, tier.min(Tier::TrailingWhitespace))
+                || tier >= Tier::Whitespace && norm.doc.lines[p + k].text.trim() == l.text.trim()
         })
 }
 
@@ -1445,10 +1504,11 @@ fn emit(doc: &TextView<'_>, hunk: &Hunk, old: &[OldLine<'_>], al: &Alignment) ->
     for (run, plan) in al.runs.iter().zip(&plans) {
         out.extend(blanks(run, &plan.before));
     }
+    let reindent = Reindent::of(doc, hunk, old, al);
     let mut k = 0;
-    for hl in &hunk.lines {
+    for (i, hl) in hunk.lines.iter().enumerate() {
         if hl.kind == LineKind::Add {
-            out.push(doc.new_line(hl.text.clone()));
+            out.push(doc.new_line(reindent.line(i, &hl.text)));
             continue;
         }
         match al.slots[k] {
@@ -1470,6 +1530,83 @@ fn emit(doc: &TextView<'_>, hunk: &Hunk, old: &[OldLine<'_>], al: &Alignment) ->
         out.extend(blanks(run, &plan.after));
     }
     out
+}
+
+/// The indentation added lines take when the hunk matched lines indented otherwise than it
+/// says (a tier that ignores whitespace): each added line is moved from the indentation of the
+/// nearest old-side line (the one above it, else the one below) to that line's indentation in
+/// the file, in the file's style ([`crate::indent`]). Where the two indentations agree the
+/// added line is written as the patch says.
+struct Reindent<'a> {
+    /// Per hunk line: the patch's and the file's indentation of its reference line, when they
+    /// differ.
+    pairs: Vec<Option<(&'a str, &'a str)>>,
+    styles: Option<(crate::indent::Style, crate::indent::Style)>,
+}
+
+impl<'a> Reindent<'a> {
+    fn of(doc: &'a TextView<'_>, hunk: &'a Hunk, old: &[OldLine<'_>], al: &Alignment) -> Self {
+        let ws = |s: &'a str| &s[..s.len() - s.trim_start().len()];
+        // Per hunk line: the (patch, file) indentation of the old-side line it stands for.
+        let mut k = 0;
+        let matched: Vec<Option<(&'a str, &'a str)>> = (hunk.lines.iter())
+            .map(|hl| {
+                if hl.kind == LineKind::Add {
+                    return None;
+                }
+                let slot = &al.slots[k];
+                k += 1;
+                match slot {
+                    Slot::One(j) if !old[k - 1].norm.is_empty() => {
+                        Some((ws(&hl.text), ws(doc.lines[*j].text)))
+                    }
+                    _ => None,
+                }
+            })
+            .collect();
+        let pairs: Vec<Option<(&'a str, &'a str)>> = (0..hunk.lines.len())
+            .map(|i| {
+                let above = matched[..i].iter().rev().flatten().next();
+                let below = || matched[i..].iter().flatten().next();
+                above.or_else(below).copied().filter(|(p, f)| p != f)
+            })
+            .collect();
+        let differs =
+            (hunk.lines.iter().zip(&pairs)).any(|(hl, p)| hl.kind == LineKind::Add && p.is_some());
+        let styles = differs.then(|| {
+            // The file's style around the match: the lines a window away tell it as well as
+            // the whole file, at a cost that does not grow with the file.
+            let lo = al.range.start.saturating_sub(200);
+            let hi = (al.range.end + 200).min(doc.len());
+            let file = doc.lines[lo..hi].iter().map(|l| l.text);
+            let model = hunk.lines.iter().map(|l| l.text.as_str());
+            crate::indent::styles(file, model)
+        });
+        // Only a block indented otherwise as a whole is re-indented: every matched line's
+        // indentation in the file is the patch's moved as the first one's is. A line or two
+        // whose whitespace drifted alone says nothing of where the added lines go.
+        let styles = styles.filter(|&(file, model)| {
+            let mut all = matched.iter().flatten();
+            let Some(&(from, to)) = all.next() else {
+                return false;
+            };
+            all.all(|&(p, f)| {
+                crate::indent::reindent_line(&format!("{p}x"), from, to, model, file)
+                    == format!("{f}x")
+            })
+        });
+        Reindent { pairs, styles }
+    }
+
+    /// Hunk line `i`, an added line whose text is `text`, as it is written.
+    fn line(&self, i: usize, text: &str) -> String {
+        match (self.pairs[i], self.styles) {
+            (Some((from, to)), Some((file, model))) => {
+                crate::indent::reindent_line(text, from, to, model, file)
+            }
+            _ => text.to_string(),
+        }
+    }
 }
 
 /// How the blank file lines of a collapsed run are emitted (offsets into `run.file`).
@@ -1669,6 +1806,52 @@ mod tests {
             "the collapsed match at the target"
         );
         assert_eq!(applied.doc.to_text(), "d\nx\n\n\n\na\n\n\n\nz\n");
+    }
+
+    // Regression (issue 49): a hunk matched ignoring whitespace wrote its added lines as the
+    // patch indents them, spaces into a tab-indented file (`\t    return a - b` where the
+    // added line is deeper than its context). Added lines now move from the patch's
+    // indentation to the file's, in the file's style, whatever tier matched.
+    #[test]
+    fn added_lines_take_the_files_indentation_style() {
+        let patch = "--- a/f\n+++ b/f\n@@ -1,3 +1,4 @@\n def sub(a, b):\n-    return a + b\n+    if a:\n+        return a - b\n+    return 0\n x = 1\n";
+        for (file, want) in [
+            (
+                "def sub(a, b):\n\treturn a + b\nx = 1\n",
+                "def sub(a, b):\n\tif a:\n\t\treturn a - b\n\treturn 0\nx = 1\n",
+            ),
+            (
+                "def sub(a, b):\n  return a + b\nx = 1\n",
+                "def sub(a, b):\n  if a:\n    return a - b\n  return 0\nx = 1\n",
+            ),
+            (
+                "class K:\n    def sub(a, b):\n        return a + b\n    x = 1\n",
+                "class K:\n    def sub(a, b):\n        if a:\n            return a - b\n        return 0\n    x = 1\n",
+            ),
+            (
+                "class K:\n\tdef sub(a, b):\n\t\treturn a + b\n\tx = 1\n",
+                "class K:\n\tdef sub(a, b):\n\t\tif a:\n\t\t\treturn a - b\n\t\treturn 0\n\tx = 1\n",
+            ),
+        ] {
+            let doc = Document::from_text(file);
+            let applied = apply_hunks(&doc, &hunks_of(patch), &ApplyOptions::default())
+                .unwrap_or_else(|e| panic!("{file}: {e}"));
+            assert_eq!(applied.doc.to_text(), want, "{file}");
+        }
+        // One context line whose indentation drifted alone (the others as the patch says) is
+        // no block indented otherwise: the added lines are written as the patch says.
+        let doc = Document::from_text("    def f():\nx = 1\n");
+        let hunks = hunks_of("--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n def f():\n+    pass\n x = 1\n");
+        let applied = apply_hunks(&doc, &hunks, &ApplyOptions::default()).unwrap();
+        assert_eq!(applied.doc.to_text(), "    def f():\n    pass\nx = 1\n");
+        // Matched as written: the added lines are written as written, even mixed.
+        let doc = Document::from_text("def sub(a, b):\n    return a + b\nx = 1\n");
+        let mixed = patch.replace("+        return a - b", "+    \treturn a - b");
+        let applied = apply_hunks(&doc, &hunks_of(&mixed), &ApplyOptions::default()).unwrap();
+        assert_eq!(
+            applied.doc.to_text(),
+            "def sub(a, b):\n    if a:\n    \treturn a - b\n    return 0\nx = 1\n"
+        );
     }
 
     /// Where each hunk of `patch` lands in `file` (1-based), or the refusal.

@@ -13,6 +13,7 @@ mod error;
 mod file;
 pub mod front;
 mod hash;
+mod indent;
 mod parse;
 mod patch;
 mod replace;

@@ -11,6 +11,7 @@ use crate::edit::{LineEdit, LineEdits};
 use crate::error::{EngineError, Reason};
 use crate::file::edited_len;
 use crate::hash::fold_punctuation;
+use crate::indent;
 use crate::text::{Document, TextView};
 
 /// Which comparison found the text.
@@ -319,6 +320,8 @@ fn fallback(
         } else {
             reindent(
                 new_body,
+                file,
+                &old_lines,
                 old_lines
                     .iter()
                     .copied()
@@ -357,21 +360,15 @@ fn strategy_words(s: MatchStrategy) -> &'static str {
     }
 }
 
-/// Shift `new`'s indentation from the indentation the model used (`from`) to the file's (`to`).
-fn reindent(new: &str, from: &str, to: &str) -> String {
-    if from == to {
-        return new.to_string();
-    }
+/// Shift `new`'s indentation from the indentation the model used (`from`) to the file's (`to`),
+/// in the file's style: a level of the model's (its tabs or its width of spaces, measured on
+/// `old` and `new`) is a level of the file's, so a tab-indented file never gets a line indented
+/// `\t    ` ([`crate::indent`]).
+fn reindent(new: &str, file: &[&str], old: &[&str], from: &str, to: &str) -> String {
+    let model = old.iter().copied().chain(new.split('\n'));
+    let (file_style, model_style) = indent::styles(file.iter().copied(), model);
     new.split('\n')
-        .map(|l| {
-            if l.trim().is_empty() {
-                l.to_string()
-            } else if let Some(rest) = l.strip_prefix(from) {
-                format!("{to}{rest}")
-            } else {
-                format!("{to}{}", l.trim_start())
-            }
-        })
+        .map(|l| indent::reindent_line(l, from, to, model_style, file_style))
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -669,6 +666,52 @@ mod tests {
             "\n  z();",
             false,
             Ok(("a\n\n        z();\n", MatchStrategy::Indentation)),
+        );
+    }
+
+    // Regression (issue 49): an edit matched ignoring indentation on a tab-indented file wrote
+    // `\t    return a - b`: the model's spaces kept after the file's tab. new_text now takes the
+    // file's style (tabs, or spaces of the file's width) level for level.
+    #[test]
+    fn new_text_takes_the_files_indentation_style() {
+        let old = "def sub(a, b):\n    return a + b";
+        let new = "def sub(a, b):\n    if a:\n        return a - b\n    return 0";
+        for (file, want) in [
+            (
+                "def sub(a, b):\n\treturn a + b\n",
+                "def sub(a, b):\n\tif a:\n\t\treturn a - b\n\treturn 0\n",
+            ),
+            (
+                "def sub(a, b):\n  return a + b\n",
+                "def sub(a, b):\n  if a:\n    return a - b\n  return 0\n",
+            ),
+            (
+                "class K:\n\tdef sub(a, b):\n\t\treturn a + b\n",
+                "class K:\n\tdef sub(a, b):\n\t\tif a:\n\t\t\treturn a - b\n\t\treturn 0\n",
+            ),
+            (
+                "class K:\n    def sub(a, b):\n        return a + b\n",
+                "class K:\n    def sub(a, b):\n        if a:\n            return a - b\n        return 0\n",
+            ),
+        ] {
+            check(
+                file,
+                old,
+                new,
+                false,
+                Ok((want, MatchStrategy::Indentation)),
+            );
+        }
+        // The model writing tabs into a space-indented file (two wide).
+        check(
+            "fn f() {\n  if x {\n    a();\n  }\n}\n",
+            "\tif x {\n\t\ta();",
+            "\tif x {\n\t\tb();\n\t\tc();",
+            false,
+            Ok((
+                "fn f() {\n  if x {\n    b();\n    c();\n  }\n}\n",
+                MatchStrategy::Indentation,
+            )),
         );
     }
 

@@ -205,8 +205,13 @@ fn heredoc<'t, 'a>(tokens: &'t [Token<'a>]) -> Option<(String, &'t [Token<'a>])>
 
 /// Read the command line opening a heredoc around an envelope. Understood: `apply_patch
 /// <<'EOF'` and `cat <<'EOF' | apply_patch` (`applypatch` too; any quoting of the delimiter,
-/// `<<-`), optionally after one `cd DIR &&` or `cd DIR;`. `Err` names the part of the command
-/// that is not honoured: running the patch without it would write somewhere else than meant.
+/// `<<-`), and the heredoc with no command to run it: a bare `<<'EOF'` (Codex's lenient parser
+/// takes it: models send the heredoc as the tool's argument) and `cat <<'EOF'` without the pipe
+/// (OpenCode takes it); each optionally after one `cd DIR &&` or `cd DIR;`. The patch tool
+/// receiving the text is what runs it, so a heredoc that only prints its body asks for nothing
+/// else. `Err` names the part of the command that is not honoured: running the patch without
+/// it would write somewhere else than meant (a redirection, a second command, a pipe into
+/// anything but `apply_patch`).
 fn read_wrapper(line: &str) -> Result<Wrapper, String> {
     let tokens = shell_tokens(line)?;
     let mut rest = &tokens[..];
@@ -245,18 +250,23 @@ fn read_wrapper(line: &str) -> Result<Wrapper, String> {
         }
     }
     let is_apply = |t: &Token<'_>| t.is("apply_patch") || t.is("applypatch");
-    let Some(start) = rest.iter().position(|t| is_apply(t) || t.is("cat")) else {
-        return Err(format!("`{}`: it runs no `apply_patch`", line.trim()));
-    };
-    if start > 0 {
-        let shown: Vec<&str> = rest[..start].iter().map(Token::raw).collect();
-        return Err(format!("`{}`", shown.join(" ")));
+    // A bare heredoc: no command before it.
+    let bare = heredoc(rest).is_some();
+    if !bare {
+        let Some(start) = rest.iter().position(|t| is_apply(t) || t.is("cat")) else {
+            return Err(format!("`{}`: it runs no `apply_patch`", line.trim()));
+        };
+        if start > 0 {
+            let shown: Vec<&str> = rest[..start].iter().map(Token::raw).collect();
+            return Err(format!("`{}`", shown.join(" ")));
+        }
     }
     let (delimiter, left) = match rest {
+        _ if bare => heredoc(rest),
         [cmd, tail @ ..] if is_apply(cmd) => heredoc(tail),
-        [_cat, tail @ ..] => heredoc(tail).and_then(|(d, after)| match after {
-            [Token::Op("|"), cmd, after @ ..] if is_apply(cmd) => Some((d, after)),
-            _ => None,
+        [_cat, tail @ ..] => heredoc(tail).map(|(d, after)| match after {
+            [Token::Op("|"), cmd, after @ ..] if is_apply(cmd) => (d, after),
+            after => (d, after),
         }),
         [] => None,
     }
@@ -300,7 +310,7 @@ fn strip_heredoc<'a>(
             Reason::InvalidDiffFormat,
             first.no,
             format!(
-                "the patch is wrapped in the shell command `{}`, and lspedit cannot honour {what}. Nothing was applied. Understood are `apply_patch <<'EOF'` and `cat <<'EOF' | apply_patch`, optionally after one `cd DIR &&`; or send the `*** Begin Patch` … `*** End Patch` text alone, with paths relative to the workspace root",
+                "the patch is wrapped in the shell command `{}`, and lspedit cannot honour {what}. Nothing was applied. Understood are `apply_patch <<'EOF'`, `cat <<'EOF' | apply_patch`, `cat <<'EOF'` and a bare `<<'EOF'`, optionally after one `cd DIR &&`; or send the `*** Begin Patch` … `*** End Patch` text alone, with paths relative to the workspace root",
                 first.text.trim()
             ),
         )

@@ -68,6 +68,74 @@ fn heredoc_wrapped_envelopes_are_unwrapped() {
     }
 }
 
+// Regression (issue 49): the heredoc without a command to run it was refused as
+// `invalid_diff_format`, though the peers' own tests accept it: Codex's lenient parser takes a
+// bare `<<EOF`, `<<'EOF'` or `<<"EOF"` first line (models send the heredoc as the tool's
+// argument), OpenCode takes `cat <<'EOF'` without a pipe. The tool receiving the text is what
+// applies it, so these ask for nothing else; a `cd DIR &&` before them is honoured as before.
+#[test]
+fn a_heredoc_without_apply_patch_is_unwrapped_as_the_peers_do() {
+    for (open, dir) in [
+        ("<<EOF", ""),
+        ("<<'EOF'", ""),
+        ("<<\"EOF\"", ""),
+        ("<< 'EOF'", ""),
+        ("<<-EOF", ""),
+        ("cat <<'EOF'", ""),
+        ("cat <<EOF", ""),
+        ("cat <<\"EOF\"", ""),
+        ("  cat<<'PATCH'  ", ""),
+        ("cd src && cat <<'EOF'", "src/"),
+        ("cd src && <<'EOF'", "src/"),
+    ] {
+        let close = if open.contains("PATCH") {
+            "PATCH"
+        } else {
+            "EOF"
+        };
+        // As the peers' tests send it (no newline after the delimiter), and with one.
+        for patch in [
+            format!("{open}\n{ENVELOPE}{close}"),
+            format!("{open}\n{ENVELOPE}{close}\n"),
+        ] {
+            assert_eq!(update_paths(&patch), [format!("{dir}f.txt")], "{patch}");
+        }
+    }
+    // Codex's own cases: an add-file envelope in each bare form.
+    for open in ["<<EOF", "<<'EOF'", "<<\"EOF\"", "cat <<'EOF'"] {
+        let patch =
+            format!("{open}\n*** Begin Patch\n*** Add File: a.txt\n+hello\n*** End Patch\nEOF");
+        assert_eq!(
+            sections(&patch),
+            [("a.txt".into(), Some("a.txt".into()), 0)],
+            "{open}"
+        );
+    }
+    // What Codex refuses stays refused: mismatched quotes, a heredoc not closed by its
+    // delimiter. And a heredoc whose body goes anywhere but the patch tool is not honoured.
+    for (open, close, line, needle) in [
+        ("<<\"EOF'", "EOF", 1, "unclosed quote"),
+        ("<<EOF", "END", 9, "not the delimiter `EOF`"),
+        (
+            "cat <<'EOF' > out.txt",
+            "EOF",
+            1,
+            "`> out.txt` after the heredoc",
+        ),
+        ("cat <<'EOF' | sh", "EOF", 1, "`| sh` after the heredoc"),
+        (
+            "<<'EOF' | git apply",
+            "EOF",
+            1,
+            "`| git apply` after the heredoc",
+        ),
+        ("cat a.txt <<'EOF'", "EOF", 1, "`cat a.txt << 'EOF'`"),
+    ] {
+        let patch = format!("{open}\n{ENVELOPE}{close}\n");
+        check_refused(&patch, Reason::InvalidDiffFormat, line, needle);
+    }
+}
+
 // The wrapper is stripped only when it is whole: a heredoc whose last line is not its
 // delimiter is refused naming that line, never guessed at.
 #[test]
@@ -493,7 +561,7 @@ fn a_wrapper_command_that_cannot_be_honoured_is_refused_naming_it() {
         ),
         (
             "cat <<'EOF' | tee x | apply_patch",
-            "`cat << 'EOF' | tee x | apply_patch`",
+            "`| tee x | apply_patch` after the heredoc",
         ),
         ("git apply <<'EOF'", "it runs no `apply_patch`"),
         ("cd 'a && apply_patch <<'EOF'", "unclosed quote"),
