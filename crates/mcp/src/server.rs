@@ -559,18 +559,10 @@ impl LspeditServer {
                 return self.run(move |s| Reply::new(late_first(s, r), &out)).await;
             }
         };
-        let can_elicit = context
-            .peer
-            .peer_info()
-            .is_some_and(|info| info.capabilities.elicitation.is_some());
         let approve = self.policy.approve;
-        let approval = match (approve, can_elicit) {
-            (Approve::Auto, _) | (Approve::ElicitIfSupported, false) => Approval::Auto,
-            (Approve::Deny, _) => Approval::Deny,
-            (Approve::Elicit | Approve::ElicitIfSupported, true) => {
-                Approval::Elicit(context.peer.clone(), tokio::runtime::Handle::current())
-            }
-            (Approve::Elicit, false) => {
+        let approval = match Approval::of(approve, &context) {
+            Some(approval) => approval,
+            None => {
                 let text = format!(
                     "Error: approval_required: the operator's policy (approve = \"elicit\") asks the person to approve every apply_edit, and this MCP client cannot ask one (it did not declare the `elicitation` capability). Nothing was applied. Ask the user to apply it themselves: `lspedit apply-id {}`.",
                     a.patch_id
@@ -581,16 +573,8 @@ impl LspeditServer {
             }
         };
         self.run(move |s| {
-            let mut answer = match approval {
-                Approval::Auto => s.apply_edit(&a.patch_id, &plan),
-                Approval::Deny => s.apply_edit_with(&a.patch_id, &plan, &Deny),
-                Approval::Elicit(peer, handle) => {
-                    let ask = Callback(move |request: &ApprovalRequest<'_>| {
-                        elicit_approval(&peer, &handle, request)
-                    });
-                    s.apply_edit_with(&a.patch_id, &plan, &ask)
-                }
-            };
+            let mut answer =
+                approval.asking(|approver| s.apply_edit_with(&a.patch_id, &plan, approver));
             let rejected = matches!(&answer.outcome, Ok(o) if o.status == ApplyStatus::Rejected);
             if approve == Approve::Deny && rejected {
                 answer.result.llm_content.push_str(
@@ -743,27 +727,22 @@ impl LspeditServer {
                 declined: String::new(),
             };
         }
-        let can_elicit = context
-            .peer
-            .peer_info()
-            .is_some_and(|info| info.capabilities.elicitation.is_some());
-        let (approval, declined) = match (policy.writer_approve(), can_elicit) {
-            (Approve::Auto, _) | (Approve::ElicitIfSupported, false) => {
-                (Approval::Auto, String::new())
-            }
-            (Approve::Deny, _) => (
+        let (approval, declined) = match Approval::of(policy.writer_approve(), context) {
+            Some(Approval::Auto) => (Approval::Auto, String::new()),
+            Some(Approval::Deny) => (
                 Approval::Deny,
                 format!(
                     "the operator's policy (approve = \"deny\") refuses every change a model makes in this session, {tool} included; nothing was written. The user makes changes themselves (a proposal with `lspedit apply-id`)."
                 ),
             ),
-            (Approve::Elicit | Approve::ElicitIfSupported, true) => (
-                Approval::Elicit(context.peer.clone(), tokio::runtime::Handle::current()),
+            Some(elicit @ Approval::Elicit(..)) => (
+                elicit,
                 format!(
                     "the user declined this {tool}; nothing was written. Ask them what they want changed."
                 ),
             ),
-            (Approve::Elicit, false) => (
+            // An explicit `elicit` and a client that cannot ask: refused, never approved.
+            None => (
                 Approval::Deny,
                 format!(
                     "the operator's policy (approve = \"elicit\") asks the person to approve every change, {tool} included, and this MCP client cannot ask one (it did not declare the `elicitation` capability); nothing was written. Ask the user to make the change, or to apply a proposal with `lspedit apply-id`."
@@ -786,19 +765,10 @@ impl Writes {
         let Some(plan) = &self.plan else {
             return f(None);
         };
-        let ask;
-        let approver: &dyn Approver = match &self.approval {
-            Approval::Auto => &AutoApprove,
-            Approval::Deny => &Deny,
-            Approval::Elicit(peer, handle) => {
-                ask = Callback(move |request: &ApprovalRequest<'_>| {
-                    elicit_approval(peer, handle, request)
-                });
-                &ask
-            }
-        };
-        let gate = PolicyGate::new(self.tool, plan.clone(), approver, self.declined.clone());
-        f(Some(&gate))
+        self.approval.asking(|approver| {
+            let gate = PolicyGate::new(self.tool, plan.clone(), approver, self.declined.clone());
+            f(Some(&gate))
+        })
     }
 }
 
@@ -810,6 +780,38 @@ enum Approval {
     Deny,
     /// The person, through an MCP elicitation sent to the client on the session's runtime.
     Elicit(Peer<RoleServer>, tokio::runtime::Handle),
+}
+
+impl Approval {
+    /// Who approves under `approve` for the client of `context`; `None` when the operator
+    /// asked for a person (`elicit`) and this client cannot ask one (it did not declare the
+    /// `elicitation` capability): refused, never approved.
+    fn of(approve: Approve, context: &RequestContext<RoleServer>) -> Option<Approval> {
+        let can_elicit = context
+            .peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.elicitation.is_some());
+        match (approve, can_elicit) {
+            (Approve::Auto, _) | (Approve::ElicitIfSupported, false) => Some(Approval::Auto),
+            (Approve::Deny, _) => Some(Approval::Deny),
+            (Approve::Elicit | Approve::ElicitIfSupported, true) => Some(Approval::Elicit(
+                context.peer.clone(),
+                tokio::runtime::Handle::current(),
+            )),
+            (Approve::Elicit, false) => None,
+        }
+    }
+
+    /// Runs `f` with the approver this approval stands for, on the call's blocking thread.
+    fn asking<R>(&self, f: impl FnOnce(&dyn Approver) -> R) -> R {
+        match self {
+            Approval::Auto => f(&AutoApprove),
+            Approval::Deny => f(&Deny),
+            Approval::Elicit(peer, handle) => f(&Callback(move |request: &ApprovalRequest<'_>| {
+                elicit_approval(peer, handle, request)
+            })),
+        }
+    }
 }
 
 /// The longest diff shown in an approval request; past it the person is told how to see the
