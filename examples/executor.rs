@@ -20,8 +20,8 @@ use lspedit::truncation::{
     EditExecutor, EditModel, EditOutcome, EditRequest, EditTask, ModelError, ModelReply,
 };
 use lspedit::workflow::{
-    ApplyPlan, ExcerptCandidates, ExcerptLimits, ProposeRequest, Workflow, WorkflowConfig,
-    select_excerpts,
+    ApplyPlan, ApprovalRequest, Callback, ExcerptCandidates, ExcerptLimits, ProposeRequest,
+    Workflow, WorkflowConfig, select_excerpts,
 };
 use lspedit::write::Workspace;
 use serde_json::json;
@@ -133,7 +133,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // Propose the step's diff for review and apply it; nothing was written before this.
     let tools = Arc::new(Tools::new(ws, None, ToolsConfig::default()));
-    let wf = Workflow::open(tools, WorkflowConfig::default())?;
+    // The library's defaults (the seeds' limits), with the person's approval: here, an approver
+    // that says what it approves.
+    let approver = Callback(|r: &ApprovalRequest<'_>| {
+        println!("approving {} ({})\n", r.patch_id, r.files.join(", "));
+        true
+    });
+    let wf = Workflow::open(
+        tools,
+        WorkflowConfig::default().with_approver(Arc::new(approver)),
+    )?;
     let proposal = wf.propose_edit(
         &ProposeRequest::patch(combined_diff)
             .with_step(Some("rename-task"), "step-1")

@@ -1,15 +1,19 @@
 //! Propose → approve → apply → undo, in-process, on a throwaway workspace.
 //!
 //! `cargo run --example workflow` proposes a rename by regex over `backend/**`, prints the diff
-//! (nothing is written yet), applies it under the "mission edit" limits (at most 3 files and 100
-//! changed lines, all or nothing), then undoes it from the checkpoint.
+//! (nothing is written yet), applies it under the library's defaults (the seeds' limits: at most
+//! 3 files and 100 changed lines, no create, delete or rename, all or nothing; an approver
+//! asked, here one that prints what it is asked and approves), then undoes it from the
+//! checkpoint.
 
 #![allow(clippy::print_stdout, reason = "an example shows its results")]
 
 use std::sync::Arc;
 
 use lspedit::tools::{Tools, ToolsConfig};
-use lspedit::workflow::{ApplyPlan, ProposeRequest, Workflow, WorkflowConfig};
+use lspedit::workflow::{
+    ApplyPlan, ApprovalRequest, Callback, ProposeRequest, Workflow, WorkflowConfig,
+};
 use lspedit::write::{ToolError, Workspace};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -24,7 +28,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         None,
         ToolsConfig::default(),
     ));
-    let wf = Workflow::open(tools, WorkflowConfig::default())?;
+    // Without an approver the defaults apply nothing (`approval_required`); a real one asks the
+    // person.
+    let approver = Callback(|r: &ApprovalRequest<'_>| {
+        println!("approving {} ({})\n", r.patch_id, r.files.join(", "));
+        true
+    });
+    let wf = Workflow::open(
+        tools,
+        WorkflowConfig::default().with_approver(Arc::new(approver)),
+    )?;
     let p = wf.propose_edit(&ProposeRequest::regex(
         r"\bold_name\b",
         "new_name",

@@ -31,6 +31,7 @@ use lspedit::servers::install::{self, InstallError};
 use lspedit::session::Session;
 use lspedit::tools::front::Front;
 use lspedit::tools::{DiagnosticsStatus, Feedback, ToolResult, Tools, ToolsConfig, render};
+use lspedit::workflow::WorkflowConfig;
 use lspedit::write::{ApplyPatchOptions, FileStatus, ToolError, Workspace, apply_patch};
 use serde::Serialize;
 
@@ -686,7 +687,9 @@ fn open_session(
     } else {
         None
     };
-    Ok(Session::new(ws, pool, config))
+    // The CLI's commands are the person's own: nothing is asked and no limit is added here.
+    // `apply-id` holds its plan to the operator's [policy] itself (`flow::PlanInput::plan`).
+    Ok(Session::new(ws, pool, config).with_workflow_config(WorkflowConfig::unrestricted()))
 }
 
 /// A result on stdout: the same text whatever the colour, each line styled by its kind
@@ -1738,7 +1741,13 @@ fn cmd_mcp(
     for w in &policy_warnings {
         eprintln!("lspedit: warning: {w}");
     }
-    let session = Arc::new(session);
+    // The operator's policy bounds the workflow's applies and the language-server edits in
+    // the library too, not only in the server's checks: a plan the server built is held to it
+    // again, never loosened. No approver: the server passes the one its policy names.
+    let session = Arc::new(session.with_workflow_config(WorkflowConfig {
+        policy: policy.clone(),
+        ..WorkflowConfig::default()
+    }));
     // stdout is the protocol: warnings go to stderr, whatever the log filter.
     for w in session.config_warnings() {
         eprintln!("lspedit: warning: {w}");

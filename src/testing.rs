@@ -60,6 +60,7 @@ use lspedit_lsp_edits::{
 };
 use lspedit_session::Session;
 use lspedit_tools::{ToolResult, Tools, ToolsConfig};
+use lspedit_workflow::WorkflowConfig;
 use lspedit_write::Workspace;
 
 /// The scripted fake language server, as a library: its [`fake::Script`] (delivery mode,
@@ -319,7 +320,9 @@ impl TestWorkspace {
         config.diagnostics.start_timeout = Some(timeouts.start);
         config.diagnostics.timeout = Some(timeouts.warm);
         Ok(TestWorkspace {
-            session: Session::new(ws, pool, config),
+            // A test suite is the person: its `apply_edit` calls are applied as planned.
+            session: Session::new(ws, pool, config)
+                .with_workflow_config(WorkflowConfig::unrestricted()),
             root,
             _dir: dir,
         })

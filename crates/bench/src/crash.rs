@@ -178,7 +178,7 @@ fn open_workflow(root: &Path) -> Result<(Workflow, usize)> {
     let tools = Arc::new(Tools::new(ws, None, ToolsConfig::default()));
     let config = WorkflowConfig {
         event_log: false,
-        ..WorkflowConfig::default()
+        ..WorkflowConfig::unrestricted()
     };
     let wf = Workflow::open(tools, config)?;
     let n = wf.recovered().len();

@@ -241,7 +241,7 @@ pub fn run(quick: bool) -> Result<String> {
             tools.clone(),
             WorkflowConfig {
                 event_log: false,
-                ..WorkflowConfig::default()
+                ..WorkflowConfig::unrestricted()
             },
         )?;
         let provider = Scripted { edit };

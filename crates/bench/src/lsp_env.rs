@@ -50,7 +50,7 @@ impl LspEnv {
             tools.clone(),
             WorkflowConfig {
                 event_log: false,
-                ..WorkflowConfig::default()
+                ..WorkflowConfig::unrestricted()
             },
         )?;
         Ok(Some(LspEnv {

@@ -115,7 +115,7 @@ impl Side {
             tools.clone(),
             WorkflowConfig {
                 event_log: false,
-                ..WorkflowConfig::default()
+                ..WorkflowConfig::unrestricted()
             },
         )?;
         Ok(Side { tools, wf })

@@ -64,7 +64,7 @@ pub fn propose_and_apply(
         None,
         ToolsConfig::default(),
     ));
-    let wf = Workflow::open(tools, WorkflowConfig::default())?;
+    let wf = Workflow::open(tools, WorkflowConfig::unrestricted())?;
     let t0 = Instant::now();
     let proposal = wf.propose_edit(&ProposeRequest::regex(
         format!(r"\b{OLD_NAME}\b"),

@@ -232,6 +232,18 @@ impl Session {
         }
     }
 
+    /// This session with the propose → apply workflow configured by `config`: its
+    /// [`Policy`](lspedit_workflow::Policy) bounds every `apply_edit` and every change the
+    /// language-server edits apply, its approver is asked where the policy leaves an apply to
+    /// a person. Without it the workflow runs under [`WorkflowConfig::default`]: the seeds'
+    /// limits, and nothing applied without an approver.
+    pub fn with_workflow_config(mut self, config: WorkflowConfig) -> Session {
+        self.workflow_config = config;
+        // A workflow already opened under the old configuration is opened again on next use.
+        self.workflow = OnceLock::new();
+        self
+    }
+
     /// The workflow, opened (which rolls back an interrupted all-or-nothing commit) the first
     /// time it is asked for.
     fn opened(&self) -> &Result<Workflow, ToolError> {

@@ -11,12 +11,13 @@ use std::time::{Duration, Instant};
 use lspedit_engine::{Patch, parse_patch};
 use serde::{Deserialize, Serialize};
 
-use super::approval::{ApprovalRequest, Approver};
+use super::approval::{ApprovalRequest, Approver, AutoApprove, Deny};
 use super::checkpoint::CheckpointManifest;
 use super::evidence::{ApplyRecord, FileRecord, Manifest, Phase};
 use super::fresh::{check_fresh, stale_check};
 use super::model::{Pipeline, ProposedFile, Stage, affected};
 use super::plan::{ApplyPlan, Atomicity, RollbackStrategy, ValidationStage};
+use super::policy::Approve;
 use super::propose::{self, Built, PatchPlan, ProposeRequest, plan_patch};
 use super::store::{self, StoredPatch};
 use super::util::{self, is_valid_id, new_id, now_ms};
@@ -360,8 +361,39 @@ fn file_results(
 impl Workflow {
     /// `apply_edit`: apply a stored patch under `plan`. Never panics on bad input; every
     /// refusal is an outcome with `is_error` and a reason code.
+    ///
+    /// The plan is held to the configured [`Policy`](crate::Policy) ([`Policy::bound`](crate::Policy::bound)), and
+    /// approval is the policy's: `auto` approves, `deny` rejects, a person's approval asks the
+    /// configured approver, or is refused as `approval_required` when there is none (the
+    /// defaults: see [`WorkflowConfig::unrestricted`](crate::WorkflowConfig::unrestricted) for the named way out).
     pub fn apply_edit(&self, patch_id: &str, plan: &ApplyPlan) -> ApplyOutcome {
-        self.apply_edit_with(patch_id, plan, self.config.approver.as_ref())
+        match self.approver_for(self.config.policy.approve) {
+            Ok(approver) => self.apply_edit_with(patch_id, plan, approver),
+            Err(e) => ApplyOutcome::refused_unread(
+                patch_id,
+                e.reason,
+                format!("Error: {e}\nNothing was applied."),
+            ),
+        }
+    }
+
+    /// Who approves an apply under `approve`: see [`Workflow::apply_edit`].
+    fn approver_for(&self, approve: Approve) -> Result<&dyn Approver, ToolError> {
+        match approve {
+            Approve::Auto => Ok(&AutoApprove),
+            Approve::Deny => Ok(&Deny),
+            Approve::Elicit | Approve::ElicitIfSupported => {
+                self.config.approver.as_deref().ok_or_else(|| {
+                    ToolError::new(
+                        Reason::ApprovalRequired,
+                        None,
+                        format!(
+                            "the workflow's policy (approve = {approve}) applies nothing without approval, and no approver is configured: set WorkflowConfig::approver (e.g. a Callback that asks the person), or use WorkflowConfig::unrestricted() to apply without asking"
+                        ),
+                    )
+                })
+            }
+        }
     }
 
     /// [`Workflow::apply_edit`], asking `approver` instead of the configured one (a CLI that
@@ -372,11 +404,18 @@ impl Workflow {
         plan: &ApplyPlan,
         approver: &dyn Approver,
     ) -> ApplyOutcome {
+        let plan = match self.config.policy.bound(plan) {
+            Ok(plan) => plan,
+            Err(e) => {
+                let text = format!("Error: {e}\nNothing was applied.");
+                return ApplyOutcome::refused_unread(patch_id, e.reason, text);
+            }
+        };
         let stored = match self.load_stored(patch_id) {
             Ok(stored) => stored,
             Err(refused) => return *refused,
         };
-        let mut run = ApplyRun::new(&stored, plan);
+        let mut run = ApplyRun::new(&stored, &plan);
         self.emit(Event::ToolStart {
             tool: "apply_edit".into(),
         });
@@ -398,11 +437,34 @@ impl Workflow {
     /// Events, checkpoint and evidence are those of [`Workflow::apply_edit`] (`diff_proposed`
     /// in the seeds' place), under a patch id of its own that names no stored proposal
     /// (`apply_edit` of it is `patch_not_found`): nothing is stored to apply later.
+    ///
+    /// The plan is held to what the configured policy binds the writers outside the workflow
+    /// ([`Policy::bound_writer`](crate::Policy::bound_writer)), and approval is
+    /// [`Policy::writer_approve`](crate::Policy::writer_approve)'s: by default neither limits nor
+    /// asks (a rename that touches 20 files is the server's answer, not a model's proposal).
     pub fn apply_change(&self, request: &ProposeRequest, plan: &ApplyPlan) -> ApplyOutcome {
-        self.apply_change_with(request, plan, self.config.approver.as_ref())
+        match self.approver_for(self.config.policy.writer_approve()) {
+            Ok(approver) => self.apply_change_with(request, plan, approver),
+            Err(e) => {
+                self.emit(Event::ToolStart {
+                    tool: "apply_change".into(),
+                });
+                self.failure(&e);
+                self.emit(Event::ToolEnd {
+                    tool: "apply_change".into(),
+                    is_error: true,
+                });
+                ApplyOutcome::refused_unread(
+                    "",
+                    e.reason,
+                    format!("Error: {e}\nNothing was applied."),
+                )
+            }
+        }
     }
 
-    /// [`Workflow::apply_change`], asking `approver` instead of the configured one.
+    /// [`Workflow::apply_change`], asking `approver` instead of the configured one (the plan
+    /// is still held to the policy).
     pub fn apply_change_with(
         &self,
         request: &ProposeRequest,
@@ -412,6 +474,21 @@ impl Workflow {
         self.emit(Event::ToolStart {
             tool: "apply_change".into(),
         });
+        let plan = &match self.config.policy.bound_writer(plan) {
+            Ok(plan) => plan,
+            Err(e) => {
+                self.failure(&e);
+                self.emit(Event::ToolEnd {
+                    tool: "apply_change".into(),
+                    is_error: true,
+                });
+                return ApplyOutcome::refused_unread(
+                    "",
+                    e.reason,
+                    format!("Error: {e}\nNothing was applied."),
+                );
+            }
+        };
         let built = self.recover_if_needed().and_then(|()| {
             propose::build(
                 self.tools.workspace(),

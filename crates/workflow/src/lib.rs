@@ -84,8 +84,18 @@ use lspedit_write::{Reason, ToolError};
 /// Configuration of a [`Workflow`].
 #[derive(Clone)]
 pub struct WorkflowConfig {
-    /// Asked before every apply. Default: [`AutoApprove`].
-    pub approver: Arc<dyn Approver>,
+    /// The limits, forbidden operations and approval every apply is held to: an
+    /// `apply_edit`'s plan is bounded by it ([`Policy::bound`]; the plan can tighten it, never
+    /// lift it), a change lspedit computed ([`Workflow::apply_change`]) by what it binds the
+    /// writers outside the workflow ([`Policy::writer_plan`], [`Policy::writer_approve`]).
+    /// Default: the seeds' ([`Policy::default`]: 3 files, 100 changed lines, no create, delete
+    /// or rename, nothing applied without approval).
+    pub policy: Policy,
+    /// Asked before an apply the policy leaves to a person ([`Approve::ElicitIfSupported`],
+    /// [`Approve::Elicit`]). Default: none, and such an apply is refused as
+    /// `approval_required`: set one ([`AutoApprove`], a [`Callback`] that asks), or loosen the
+    /// whole configuration by name with [`WorkflowConfig::unrestricted`].
+    pub approver: Option<Arc<dyn Approver>>,
     /// Sinks that get every event, after the JSONL log.
     pub sinks: Vec<Arc<dyn EventSink>>,
     /// Log events to `.lspedit/events.jsonl`. Default: true.
@@ -113,7 +123,8 @@ pub struct WorkflowConfig {
 impl Default for WorkflowConfig {
     fn default() -> Self {
         WorkflowConfig {
-            approver: Arc::new(AutoApprove),
+            policy: Policy::default(),
+            approver: None,
             sinks: Vec::new(),
             event_log: true,
             max_patches: 256,
@@ -128,9 +139,41 @@ impl Default for WorkflowConfig {
     }
 }
 
+impl WorkflowConfig {
+    /// The defaults with no limit and no approval: every apply the caller asks for is made as
+    /// its plan says ([`Policy::unrestricted`], [`AutoApprove`]). For an embedder whose caller
+    /// is the person (a command they typed, a test suite) or that judges each change itself;
+    /// never for a model's calls.
+    pub fn unrestricted() -> WorkflowConfig {
+        WorkflowConfig {
+            policy: Policy::unrestricted(),
+            approver: Some(Arc::new(AutoApprove)),
+            ..WorkflowConfig::default()
+        }
+    }
+
+    /// These settings, with `approver` asked where the policy leaves an apply to a person
+    /// (by default, every `apply_edit`).
+    pub fn with_approver(mut self, approver: Arc<dyn Approver>) -> WorkflowConfig {
+        self.approver = Some(approver);
+        self
+    }
+
+    /// These settings, with every apply asking `approver`: the workflow's `apply_edit` and the
+    /// changes lspedit computes ([`Workflow::apply_change`]) alike (the policy's `approve` set
+    /// to [`Approve::Elicit`]).
+    pub fn asking(mut self, approver: Arc<dyn Approver>) -> WorkflowConfig {
+        self.approver = Some(approver);
+        self.policy.set_approve(Approve::Elicit);
+        self
+    }
+}
+
 impl std::fmt::Debug for WorkflowConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("WorkflowConfig")
+            .field("policy", &self.policy.describe())
+            .field("approver", &self.approver.is_some())
             .field("sinks", &self.sinks.len())
             .field("event_log", &self.event_log)
             .field("max_patches", &self.max_patches)

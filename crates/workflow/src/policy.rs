@@ -161,6 +161,16 @@ impl Default for Policy {
     }
 }
 
+/// The limits one apply is held to ([`Policy::bound`]); `None`: no limit.
+struct Limits {
+    max_files: Option<usize>,
+    max_changed_lines: Option<usize>,
+    forbid_create: bool,
+    forbid_delete: bool,
+    forbid_rename: bool,
+    forbid_per_file: bool,
+}
+
 /// What a caller (the model, over MCP) asks of one apply. Every field only tightens the
 /// [`Policy`]; `None` takes the operator's.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -505,14 +515,98 @@ impl Policy {
         })
     }
 
+    /// No limit, nothing forbidden, every apply approved without asking: the named way to
+    /// loosen the library's defaults ([`WorkflowConfig::unrestricted`](crate::WorkflowConfig::unrestricted)),
+    /// for an embedder whose caller is the person (a CLI, a test suite) or which judges every
+    /// change itself. Nothing in it is set, so it binds the writers outside the workflow to
+    /// nothing either.
+    pub fn unrestricted() -> Policy {
+        Policy {
+            max_files: usize::MAX,
+            max_changed_lines: usize::MAX,
+            forbid_create: false,
+            forbid_delete: false,
+            forbid_rename: false,
+            forbid_per_file: false,
+            approve: Approve::Auto,
+            set: SetKeys::default(),
+        }
+    }
+
+    /// `plan` held to this policy: each limit the smaller of the two, each operation forbidden
+    /// when either forbids it. A per-file plan under a policy that forbids per-file applies is
+    /// refused (`scope_violation`): making it all-or-nothing would change what the caller
+    /// asked for, not only how much. The workflow holds every `apply_edit` to its
+    /// [`WorkflowConfig::policy`](crate::WorkflowConfig::policy) this way, so a caller's plan can
+    /// tighten the policy but never lift it.
+    pub fn bound(&self, plan: &ApplyPlan) -> Result<ApplyPlan, ToolError> {
+        self.bound_by(plan, self.workflow_limits())
+    }
+
+    /// [`Policy::bound`] by the values that bind the writers outside the workflow
+    /// ([`Policy::writer_plan`]): what the workflow holds [`Workflow::apply_change`](crate::Workflow::apply_change) to.
+    pub fn bound_writer(&self, plan: &ApplyPlan) -> Result<ApplyPlan, ToolError> {
+        let w = self.writer_plan();
+        let limits = Limits {
+            max_files: w.max_files,
+            max_changed_lines: w.max_changed_lines,
+            forbid_create: w.forbid_create,
+            forbid_delete: w.forbid_delete,
+            forbid_rename: w.forbid_rename,
+            forbid_per_file: false,
+        };
+        self.bound_by(plan, limits)
+    }
+
+    fn workflow_limits(&self) -> Limits {
+        let finite = |n: usize| (n != usize::MAX).then_some(n);
+        Limits {
+            max_files: finite(self.max_files),
+            max_changed_lines: finite(self.max_changed_lines),
+            forbid_create: self.forbid_create,
+            forbid_delete: self.forbid_delete,
+            forbid_rename: self.forbid_rename,
+            forbid_per_file: self.forbid_per_file,
+        }
+    }
+
+    fn bound_by(&self, plan: &ApplyPlan, limits: Limits) -> Result<ApplyPlan, ToolError> {
+        if limits.forbid_per_file && plan.atomicity == Atomicity::PerFile {
+            return Err(ToolError::new(
+                Reason::ScopeViolation,
+                None,
+                "the plan asks for a per-file apply, which the workflow's policy forbids (Policy::forbid_per_file): apply all or nothing".to_string(),
+            ));
+        }
+        let min = |a: Option<usize>, b: Option<usize>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        Ok(ApplyPlan {
+            max_files: min(plan.max_files, limits.max_files),
+            max_changed_lines: min(plan.max_changed_lines, limits.max_changed_lines),
+            forbid_create: plan.forbid_create || limits.forbid_create,
+            forbid_delete: plan.forbid_delete || limits.forbid_delete,
+            forbid_rename: plan.forbid_rename || limits.forbid_rename,
+            ..plan.clone()
+        })
+    }
+
     /// One line for logs and `--help`-style messages: `max_files 3, max_changed_lines 100,
     /// forbid create,delete,rename, approve elicit-if-supported`.
     pub fn describe(&self) -> String {
         let forbidden: Vec<&str> = self.forbidden().iter().map(|o| o.as_str()).collect();
+        let limit = |n: usize| {
+            if n == usize::MAX {
+                "none".to_string()
+            } else {
+                n.to_string()
+            }
+        };
         format!(
             "max_files {}, max_changed_lines {}, forbid {}, approve {}",
-            self.max_files,
-            self.max_changed_lines,
+            limit(self.max_files),
+            limit(self.max_changed_lines),
             if forbidden.is_empty() {
                 "none".to_string()
             } else {

@@ -117,7 +117,7 @@ pub(crate) fn env_with(diagnostics: &str, f: impl FnOnce(&Path, &mut Script)) ->
         Some(provider.clone() as Arc<dyn DiagnosticsProvider>),
         ToolsConfig::default(),
     ));
-    let wf = Workflow::open(tools.clone(), WorkflowConfig::default()).unwrap();
+    let wf = Workflow::open(tools.clone(), WorkflowConfig::unrestricted()).unwrap();
     Env {
         dir,
         root,

@@ -76,7 +76,7 @@ pub fn open_real(server: &str, project: &str) -> Option<Real> {
         Some(provider.clone() as Arc<dyn DiagnosticsProvider>),
         tcfg,
     ));
-    let wf = Workflow::open(tools.clone(), WorkflowConfig::default()).unwrap();
+    let wf = Workflow::open(tools.clone(), WorkflowConfig::unrestricted()).unwrap();
     Some(Real {
         dir,
         tools,

@@ -57,7 +57,8 @@ fn session() -> (tempfile::TempDir, AsyncSession) {
         Some(pool),
         ToolsConfig::default(),
         tokio::runtime::Handle::current(),
-    );
+    )
+    .with_workflow_config(lspedit_workflow::WorkflowConfig::unrestricted());
     (dir, AsyncSession::new(session))
 }
 

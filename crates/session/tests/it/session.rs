@@ -257,6 +257,31 @@ fn the_workflow_answers_carry_their_outcomes() {
         "one\ntwo\n"
     );
 
+    // The library's defaults are the seeds': nothing is applied without an approver, and the
+    // refusal names the way to configure one.
+    let refused = session.apply_edit(&p.patch_id, &ApplyPlan::default());
+    assert!(refused.result.is_error);
+    assert_eq!(refused.result.reason, Some(Reason::ApprovalRequired));
+    assert!(
+        refused
+            .result
+            .llm_content
+            .contains("WorkflowConfig::unrestricted()"),
+        "{}",
+        refused.result.llm_content
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("a.txt")).unwrap(),
+        "one\ntwo\n"
+    );
+
+    // Loosened by name, another session applies the stored proposal.
+    let session = Session::new(
+        Workspace::open(&root).unwrap(),
+        None,
+        ToolsConfig::default(),
+    )
+    .with_workflow_config(WorkflowConfig::unrestricted());
     let applied = session.apply_edit(&p.patch_id, &ApplyPlan::default());
     let o = applied.outcome.as_ref().unwrap();
     assert!(!applied.result.is_error, "{}", applied.result.llm_content);
@@ -318,7 +343,7 @@ fn a_crashed_commit_is_rolled_back_before_a_plain_apply() {
     ));
     let crashing = WorkflowConfig {
         commit_observer: Some(Arc::new(DieAfterFirstFile)),
-        ..WorkflowConfig::default()
+        ..WorkflowConfig::unrestricted()
     };
     let wf = Workflow::open(tools, crashing).unwrap();
     let patch = ["a.txt", "b.txt"]

@@ -212,7 +212,7 @@ fn workflow_events() -> (Vec<Event>, Vec<Value>) {
     let collect = |rec: &RecordingSink, events: &mut Vec<Event>| events.extend(rec.events());
 
     // A full apply, then undo.
-    let (wf, rec) = workflow(root, WorkflowConfig::default());
+    let (wf, rec) = workflow(root, WorkflowConfig::unrestricted());
     let p = wf
         .propose_edit(&ProposeRequest::patch(diff("a.txt", "b", "B")).with_step(Some("t-1"), "s-1"))
         .unwrap();
@@ -261,8 +261,7 @@ fn workflow_events() -> (Vec<Event>, Vec<Value>) {
     let (wf, rec) = workflow(
         root,
         WorkflowConfig {
-            approver: Arc::new(Deny),
-            ..WorkflowConfig::default()
+            ..WorkflowConfig::unrestricted().asking(Arc::new(Deny))
         },
     );
     let p = wf
@@ -276,7 +275,7 @@ fn workflow_events() -> (Vec<Event>, Vec<Value>) {
         root,
         WorkflowConfig {
             commit_observer: Some(Arc::new(FailSecondWrite)),
-            ..WorkflowConfig::default()
+            ..WorkflowConfig::unrestricted()
         },
     );
     let three = diff("d.txt", "b", "N") + &diff("e.txt", "b", "N") + &diff("f.txt", "b", "N");

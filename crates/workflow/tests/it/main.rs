@@ -3,6 +3,7 @@
 // Test code: a failed unwrap is a failed test, and skipped real-server tests say why on stderr.
 #![allow(clippy::unwrap_used, clippy::print_stderr, clippy::type_complexity)]
 
+mod library_defaults;
 mod state_tamper;
 // The diagnostics provider the tools tests script, shared rather than copied.
 #[path = "../../../tools/tests/it/support.rs"]

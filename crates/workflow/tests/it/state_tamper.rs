@@ -59,7 +59,7 @@ impl Env {
     fn open(&self) -> Workflow {
         self.open_with(WorkflowConfig {
             event_log: false,
-            ..WorkflowConfig::default()
+            ..WorkflowConfig::unrestricted()
         })
         .unwrap()
     }
@@ -393,11 +393,12 @@ fn a_proposal_whose_patch_text_changed_is_refused() {
     let wf = e
         .open_with(WorkflowConfig {
             event_log: false,
-            approver: Arc::new(Callback(move |req: &ApprovalRequest<'_>| {
-                asked2.lock().unwrap().push(req.diff.to_string());
-                true
-            })),
-            ..WorkflowConfig::default()
+            ..WorkflowConfig::unrestricted().asking(Arc::new(Callback(
+                move |req: &ApprovalRequest<'_>| {
+                    asked2.lock().unwrap().push(req.diff.to_string());
+                    true
+                },
+            )))
         })
         .unwrap();
     let p = wf
@@ -438,11 +439,12 @@ fn the_approver_sees_the_diff_planned_from_the_patch_text() {
     let wf = e
         .open_with(WorkflowConfig {
             event_log: false,
-            approver: Arc::new(Callback(move |req: &ApprovalRequest<'_>| {
-                asked2.lock().unwrap().push(req.diff.to_string());
-                false
-            })),
-            ..WorkflowConfig::default()
+            ..WorkflowConfig::unrestricted().asking(Arc::new(Callback(
+                move |req: &ApprovalRequest<'_>| {
+                    asked2.lock().unwrap().push(req.diff.to_string());
+                    false
+                },
+            )))
         })
         .unwrap();
     let p = wf
@@ -484,7 +486,7 @@ fn lspedit_as_a_symlink_is_refused_and_nothing_is_written_outside() {
     std::os::unix::fs::symlink(&e.outside, e.root.join(".lspedit")).unwrap();
     // At open, before the event log could write through it.
     let err = e
-        .open_with(WorkflowConfig::default())
+        .open_with(WorkflowConfig::unrestricted())
         .expect_err("open refused");
     assert_eq!(err.reason, Reason::TamperedState, "{err}");
     assert_eq!(err.path.as_deref(), Some(".lspedit"));
@@ -612,7 +614,7 @@ fn open_keyed(e: &Env, name: &str) -> Workflow {
     e.open_with(WorkflowConfig {
         event_log: false,
         key_dir: Some(e.outside.parent().unwrap().join(name)),
-        ..WorkflowConfig::default()
+        ..WorkflowConfig::unrestricted()
     })
     .unwrap()
 }
@@ -837,7 +839,7 @@ impl Two {
             WorkflowConfig {
                 event_log: false,
                 key_dir: Some(self.base.join("key")),
-                ..WorkflowConfig::default()
+                ..WorkflowConfig::unrestricted()
             },
         )
         .unwrap()

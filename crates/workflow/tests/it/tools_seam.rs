@@ -61,7 +61,7 @@ fn an_apply_locks_remembers_and_reports_through_the_tools_it_was_given() {
     });
     let cfg = WorkflowConfig {
         event_log: false,
-        ..WorkflowConfig::default()
+        ..WorkflowConfig::unrestricted()
     };
     let wf = Workflow::open(watching.clone(), cfg).unwrap();
     let patch = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+three\n";

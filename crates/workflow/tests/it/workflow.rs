@@ -64,7 +64,7 @@ fn setup_with(files: &[(&str, &str)], provider: Option<Arc<Mock>>, cfg: Workflow
 }
 
 fn setup(files: &[(&str, &str)]) -> Env {
-    setup_with(files, None, WorkflowConfig::default())
+    setup_with(files, None, WorkflowConfig::unrestricted())
 }
 
 impl Env {
@@ -140,7 +140,7 @@ fn happy_path_full_event_order_evidence_and_diagnostics() {
     let e = setup_with(
         &[("a.ts", "let a = 1;\nlet b = 2;\nlet c = 3;\n")],
         Some(Mock::with(bad_lines)),
-        WorkflowConfig::default(),
+        WorkflowConfig::unrestricted(),
     );
     let before = e.snapshot();
     let patch = "--- a/a.ts\n+++ b/a.ts\n@@ -1,3 +1,3 @@\n let a = 1;\n-let b = 2;\n+let b = BAD;\n let c = 3;\n";
@@ -490,7 +490,7 @@ fn user_rejects_nothing_applied() {
     let seen: Arc<Mutex<Vec<String>>> = Arc::default();
     let seen2 = seen.clone();
     let cfg = WorkflowConfig {
-        approver: Arc::new(lspedit_workflow::Callback(
+        ..WorkflowConfig::unrestricted().asking(Arc::new(lspedit_workflow::Callback(
             move |req: &ApprovalRequest<'_>| {
                 seen2
                     .lock()
@@ -499,8 +499,7 @@ fn user_rejects_nothing_applied() {
                 assert!(req.diff.contains("+B"));
                 false
             },
-        )),
-        ..WorkflowConfig::default()
+        )))
     };
     let e = setup_with(&[("a.txt", "a\nb\nc\n")], None, cfg);
     let p =
@@ -552,8 +551,7 @@ fn user_rejects_nothing_applied() {
         &[("a.txt", "a\nb\nc\n")],
         None,
         WorkflowConfig {
-            approver: Arc::new(lspedit_workflow::Deny),
-            ..WorkflowConfig::default()
+            ..WorkflowConfig::unrestricted().asking(Arc::new(lspedit_workflow::Deny))
         },
     );
     let p =
@@ -622,7 +620,7 @@ fn three_file_patch() -> String {
 
 #[test]
 fn all_or_nothing_with_a_mismatching_hunk_applies_nothing() {
-    let e = three_file_env(WorkflowConfig::default());
+    let e = three_file_env(WorkflowConfig::unrestricted());
     let mut patch = replace_diff("a.txt", "b", "NEW") + &replace_diff("b.txt", "b", "NEW");
     patch.push_str("--- a/c.txt\n+++ b/c.txt\n@@ -1,3 +1,3 @@\n a\n-not in the file\n+NEW\n c\n");
     let p = e.wf.propose_edit(&ProposeRequest::patch(&patch)).unwrap();
@@ -708,7 +706,7 @@ impl CommitObserver for FailAt {
 /// nothing, and a write failing mid-commit rolls back the files already written.
 #[test]
 fn the_default_apply_is_all_or_nothing_and_rolls_back() {
-    let e = three_file_env(WorkflowConfig::default());
+    let e = three_file_env(WorkflowConfig::unrestricted());
     let mut patch = replace_diff("a.txt", "b", "NEW") + &replace_diff("b.txt", "b", "NEW");
     patch.push_str("--- a/c.txt\n+++ b/c.txt\n@@ -1,3 +1,3 @@\n a\n-not in the file\n+NEW\n c\n");
     let p = e.wf.propose_edit(&ProposeRequest::patch(&patch)).unwrap();
@@ -720,7 +718,7 @@ fn the_default_apply_is_all_or_nothing_and_rolls_back() {
 
     let e = three_file_env(WorkflowConfig {
         commit_observer: Some(Arc::new(FailAt(2))),
-        ..WorkflowConfig::default()
+        ..WorkflowConfig::unrestricted()
     });
     let p =
         e.wf.propose_edit(&ProposeRequest::patch(three_file_patch()))
@@ -736,7 +734,7 @@ fn the_default_apply_is_all_or_nothing_and_rolls_back() {
 fn all_or_nothing_failure_mid_commit_rolls_back_every_file() {
     let e = three_file_env(WorkflowConfig {
         commit_observer: Some(Arc::new(FailAt(2))),
-        ..WorkflowConfig::default()
+        ..WorkflowConfig::unrestricted()
     });
     let p =
         e.wf.propose_edit(&ProposeRequest::patch(three_file_patch()))
@@ -792,7 +790,7 @@ fn all_or_nothing_failure_mid_commit_rolls_back_every_file() {
 fn per_file_when_asked_a_failed_file_leaves_the_others_applied() {
     let e = three_file_env(WorkflowConfig {
         commit_observer: Some(Arc::new(FailAt(2))),
-        ..WorkflowConfig::default()
+        ..WorkflowConfig::unrestricted()
     });
     let p =
         e.wf.propose_edit(&ProposeRequest::patch(three_file_patch()))
@@ -823,7 +821,7 @@ fn per_file_when_asked_a_failed_file_leaves_the_others_applied() {
     );
     // The checkpoint covers only what was written, so undo restores exactly that (through a
     // workflow without the failing observer).
-    let (wf2, _rec) = open(e.root(), None, WorkflowConfig::default());
+    let (wf2, _rec) = open(e.root(), None, WorkflowConfig::unrestricted());
     let u = wf2.undo(out.checkpoint_id.as_deref().unwrap()).unwrap();
     assert_eq!(u.restored, ["a.txt", "c.txt"]);
     assert_eq!(e.read("a.txt"), "a\nb\nc\n");
@@ -997,7 +995,7 @@ fn store_is_capped_and_evicts_the_oldest() {
         None,
         WorkflowConfig {
             max_patches: 2,
-            ..WorkflowConfig::default()
+            ..WorkflowConfig::unrestricted()
         },
     );
     let ids: Vec<String> = ["B", "C", "D"]
@@ -1097,11 +1095,11 @@ fn child_process_entry() {
     let root = PathBuf::from(std::env::var("LSPEDIT_WF_ROOT").unwrap());
     let patch_id = std::env::var("LSPEDIT_WF_PATCH").unwrap();
     let (cfg, plan) = match mode.as_str() {
-        "apply" => (WorkflowConfig::default(), ApplyPlan::default()),
+        "apply" => (WorkflowConfig::unrestricted(), ApplyPlan::default()),
         "crash" => (
             WorkflowConfig {
                 commit_observer: Some(Arc::new(PauseAt(2))),
-                ..WorkflowConfig::default()
+                ..WorkflowConfig::unrestricted()
             },
             ApplyPlan {
                 atomicity: Atomicity::AllOrNothing,
@@ -1152,7 +1150,7 @@ fn apply_from_a_second_process() {
 
 #[test]
 fn crash_mid_commit_is_rolled_back_on_reopen() {
-    let e = three_file_env(WorkflowConfig::default());
+    let e = three_file_env(WorkflowConfig::unrestricted());
     let p =
         e.wf.propose_edit(&ProposeRequest::patch(three_file_patch()))
             .unwrap();
@@ -1178,7 +1176,7 @@ fn crash_mid_commit_is_rolled_back_on_reopen() {
     let status = child.wait().unwrap();
     assert!(!status.success());
 
-    let (wf2, _rec) = open(e.root(), None, WorkflowConfig::default());
+    let (wf2, _rec) = open(e.root(), None, WorkflowConfig::unrestricted());
     let rec = wf2.recovered();
     assert_eq!(rec.len(), 1, "{rec:?}");
     assert_eq!(rec[0].patch_id, p.patch_id);
@@ -1227,7 +1225,7 @@ fn crash_child_mid_commit(root: &Path, patch_id: &str) {
 // A workflow opened before another process crashed recovers under the lock before it commits.
 #[test]
 fn crash_is_recovered_by_a_workflow_opened_before_it() {
-    let e = three_file_env(WorkflowConfig::default());
+    let e = three_file_env(WorkflowConfig::unrestricted());
     let p =
         e.wf.propose_edit(&ProposeRequest::patch(three_file_patch()))
             .unwrap();
@@ -1494,7 +1492,7 @@ fn scope_violations_name_the_limit_and_the_numbers() {
         (None, Some(5), "max_changed_lines", 5, 6),
         (Some(3), Some(0), "max_changed_lines", 0, 6),
     ] {
-        let e = three_file_env(WorkflowConfig::default());
+        let e = three_file_env(WorkflowConfig::unrestricted());
         let before = e.snapshot();
         let p =
             e.wf.propose_edit(&ProposeRequest::patch(three_file_patch()))
@@ -1532,13 +1530,12 @@ fn the_timeout_bounds_the_whole_apply() {
     let asked = Arc::new(Mutex::new(0));
     let asked2 = asked.clone();
     let cfg = WorkflowConfig {
-        approver: Arc::new(lspedit_workflow::Callback(
+        ..WorkflowConfig::unrestricted().asking(Arc::new(lspedit_workflow::Callback(
             move |_: &ApprovalRequest<'_>| {
                 *asked2.lock().unwrap() += 1;
                 true
             },
-        )),
-        ..WorkflowConfig::default()
+        )))
     };
     let e = setup_with(&[("a.txt", "a\nb\nc\n")], None, cfg);
     let p =

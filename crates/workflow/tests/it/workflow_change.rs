@@ -58,7 +58,7 @@ fn change(path: &str, computed_from: &str, from: &str, to: &str) -> ProposeReque
 
 #[test]
 fn a_change_applies_at_once_stores_nothing_and_undo_restores_it() {
-    let e = setup(&[("a.txt", "a\nb\nc\n")], WorkflowConfig::default());
+    let e = setup(&[("a.txt", "a\nb\nc\n")], WorkflowConfig::unrestricted());
     let out = e.wf.apply_change(
         &change("a.txt", "a\nb\nc\n", "b", "B"),
         &ApplyPlan::default(),
@@ -94,7 +94,7 @@ fn a_change_applies_at_once_stores_nothing_and_undo_restores_it() {
 /// nothing is written, whatever the patch would still match.
 #[test]
 fn a_change_computed_from_other_bytes_writes_nothing() {
-    let e = setup(&[("a.txt", "a\nb\nc\nd\n")], WorkflowConfig::default());
+    let e = setup(&[("a.txt", "a\nb\nc\nd\n")], WorkflowConfig::unrestricted());
     // The patch still applies to the file as it is; the change was made from other bytes.
     let out = e.wf.apply_change(
         &change("a.txt", "a\nb\nc\n", "b", "B"),
@@ -121,7 +121,7 @@ fn the_plan_and_the_approver_judge_a_change_as_they_judge_apply_edit() {
     ))
     .with_base_sha("a.txt", base_sha(b"a\nb\nc\n"))
     .with_base_sha("b.txt", base_sha(b"a\nb\nc\n"));
-    let e = setup(&files, WorkflowConfig::default());
+    let e = setup(&files, WorkflowConfig::unrestricted());
     let out = e.wf.apply_change(
         &both,
         &ApplyPlan {
@@ -143,8 +143,7 @@ fn the_plan_and_the_approver_judge_a_change_as_they_judge_apply_edit() {
     let e = setup(
         &files,
         WorkflowConfig {
-            approver: Arc::new(lspedit_workflow::Deny),
-            ..WorkflowConfig::default()
+            ..WorkflowConfig::unrestricted().asking(Arc::new(lspedit_workflow::Deny))
         },
     );
     let out = e.wf.apply_change(&both, &ApplyPlan::default());

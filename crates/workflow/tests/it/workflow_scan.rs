@@ -33,7 +33,7 @@ fn stored(root: &Path) -> usize {
 
 #[test]
 fn bad_patterns_and_scopes_are_refused_before_anything_is_stored() {
-    let (dir, wf) = workflow(&[("src/a.rs", b"old\n")], WorkflowConfig::default());
+    let (dir, wf) = workflow(&[("src/a.rs", b"old\n")], WorkflowConfig::unrestricted());
     // check(pattern, scope, reason, message fragment)
     let check = |pattern: &str, scope: &[&str], reason: Reason, needle: &str| {
         let err = wf
@@ -73,7 +73,7 @@ fn binary_non_utf8_and_oversized_files_are_skipped_and_counted() {
     let big = "old\n".repeat(100);
     let cfg = WorkflowConfig {
         max_scan_file_bytes: 64,
-        ..WorkflowConfig::default()
+        ..WorkflowConfig::unrestricted()
     };
     let files: &[(&str, &[u8])] = &[
         ("src/a.rs", b"old\n"),
@@ -103,7 +103,7 @@ fn binary_non_utf8_and_oversized_files_are_skipped_and_counted() {
 // counts as scanned, not as matched, and the proposal is refused as empty.
 #[test]
 fn a_replacement_equal_to_the_match_is_no_change() {
-    let (dir, wf) = workflow(&[("a.txt", b"same\n")], WorkflowConfig::default());
+    let (dir, wf) = workflow(&[("a.txt", b"same\n")], WorkflowConfig::unrestricted());
     let err = wf
         .propose_edit(&ProposeRequest::regex("same", "same", &[]))
         .unwrap_err();
@@ -114,7 +114,7 @@ fn a_replacement_equal_to_the_match_is_no_change() {
 #[test]
 fn a_language_scope_searches_only_its_files() {
     let files: &[(&str, &[u8])] = &[("x.cpp", b"old\n"), ("x.hpp", b"old\n"), ("x.rs", b"old\n")];
-    let (_dir, wf) = workflow(files, WorkflowConfig::default());
+    let (_dir, wf) = workflow(files, WorkflowConfig::unrestricted());
     let p = wf
         .propose_edit(&ProposeRequest::regex("old", "new", &[]).with_language("C++"))
         .unwrap();

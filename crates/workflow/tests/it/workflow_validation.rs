@@ -20,7 +20,7 @@ fn workflow(root: &Path) -> Workflow {
         tools,
         WorkflowConfig {
             event_log: false,
-            ..WorkflowConfig::default()
+            ..WorkflowConfig::unrestricted()
         },
     )
     .unwrap()

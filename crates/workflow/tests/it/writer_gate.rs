@@ -24,7 +24,7 @@ fn setup() -> (tempfile::TempDir, Arc<Tools>, Workflow) {
         None,
         ToolsConfig::default(),
     ));
-    let wf = Workflow::open(tools.clone(), WorkflowConfig::default()).unwrap();
+    let wf = Workflow::open(tools.clone(), WorkflowConfig::unrestricted()).unwrap();
     (dir, tools, wf)
 }
 
