@@ -123,6 +123,26 @@ fn compute(wall: Duration) {
 }
 
 impl FakeServer {
+    /// The answer to a `textDocument/diagnostic` of `uri`.
+    async fn diagnostic_answer(&self, uri: &str) -> Result<DocumentDiagnosticReportResult> {
+        let uri = uri.to_owned();
+        self.pause(self.script.delay_ms).await;
+        if let Some(suffix) = &self.script.slow_suffix
+            && uri.ends_with(suffix.as_str())
+        {
+            self.pause(self.script.slow_ms).await;
+        }
+        self.send_hostile().await;
+        let mut items = self
+            .diagnostics_of(&uri)
+            .map(|(_, d)| d)
+            .unwrap_or_default();
+        if self.script.cross_file {
+            items.extend(self.import_errors(&uri));
+        }
+        typed(json!({ "kind": "full", "items": items }))
+    }
+
     pub(crate) fn new(
         client: Client,
         script: Script,
@@ -625,21 +645,12 @@ impl LanguageServer for FakeServer {
     ) -> Result<DocumentDiagnosticReportResult> {
         self.at(Event::Diagnostic, "textDocument/diagnostic").await;
         let uri = params.text_document.uri.as_str().to_owned();
-        self.pause(self.script.delay_ms).await;
-        if let Some(suffix) = &self.script.slow_suffix
-            && uri.ends_with(suffix.as_str())
-        {
-            self.pause(self.script.slow_ms).await;
-        }
-        self.send_hostile().await;
-        let mut items = self
-            .diagnostics_of(&uri)
-            .map(|(_, d)| d)
-            .unwrap_or_default();
-        if self.script.cross_file {
-            items.extend(self.import_errors(&uri));
-        }
-        typed(json!({ "kind": "full", "items": items }))
+        // Logged as it begins and as it ends: a test counts the pulls in flight. A pull that is
+        // cancelled (dropped) logs no end.
+        self.log.line(&format!("pull {uri}"));
+        let answer = self.diagnostic_answer(&uri).await;
+        self.log.line(&format!("pulled {uri}"));
+        answer
     }
 
     async fn prepare_rename(

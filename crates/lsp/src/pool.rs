@@ -146,6 +146,32 @@ impl From<(PathBuf, String)> for ChangedFile {
 /// At most this many other files are compared before and after a change on a pull server.
 const MAX_OTHER_CANDIDATES: usize = 20;
 
+/// At most this many checks of other files are asked of a server at a time. tsserver runs its
+/// requests one after another and does not drop a cancelled one: 20 importers asked at once
+/// were 60 requests that the next edit's verdict queued behind (issue 48). A few keep the
+/// server busy between answers without building a backlog.
+const OTHER_CHECKS_IN_FLIGHT: usize = 3;
+
+/// A changed file of a pass: its path, its new text and its previous one (when known).
+type ChangedText = (PathBuf, Arc<str>, Option<Arc<str>>);
+
+/// A candidate other file: its path, the text it is checked with, its last known diagnostics.
+type Candidate = (PathBuf, Arc<str>, Option<Vec<Diagnostic>>);
+
+/// What [`Pool::check_others`] found.
+struct CheckedOthers {
+    /// The files with a "before", in the candidates' order.
+    known: Vec<(PathBuf, Arc<str>, Vec<Diagnostic>)>,
+    /// Their "after", in the same order (`None`: not checked); empty when superseded.
+    afters: Vec<Option<FileDiagnostics>>,
+    /// Files whose "before" could not be had.
+    unchecked: usize,
+    /// A newer pass of the server began and stopped this one.
+    superseded: bool,
+    /// The server's epoch the "after"s were computed in.
+    epoch: u64,
+}
+
 /// Where a server's share of a check pass reports its other files.
 struct OthersOut {
     tx: tokio::sync::oneshot::Sender<OthersReport>,
@@ -640,24 +666,29 @@ impl Pool {
         }
         // "Before" of the other files. Push servers: their publishes, only once the server
         // has answered (a cold one's first results would all look new). Pull servers: the
-        // other open documents and the importers of the changed files, pulled now against the
-        // previous texts unless a result of the current epoch is cached.
+        // other open documents and the importers of the changed files, with their last known
+        // result where there is one; the others are pulled after the named files' verdict
+        // (`Pool::check_others`), so that the verdict never waits behind them.
         let warm = server.has_answered();
         let pull = server.strategy().is_pull();
         let published_before = (warm && !pull).then(|| server.publishes_given());
-        let (open_before, mut unchecked, bounded) = if pull {
-            self.pull_baseline(&server, &key, &items, &skip, &carried, deadline)
-                .await
+        let (candidates, mut unchecked, bounded) = if pull {
+            self.other_candidates(&server, &key, &items, &skip, &carried)
         } else {
             (Vec::new(), 0, false)
         };
         // Known before any named file is settled, so the caller can tell how many other
         // files are still being checked when it stops waiting for them.
         *others_out.plan.lock().unwrap_or_else(|e| e.into_inner()) = Some(OthersPlan {
-            pulls: open_before.len(),
+            pulls: candidates.len(),
             unchecked,
             bounded,
         });
+        // The changed files' texts, new and previous, for the other files' "before".
+        let changed: Vec<ChangedText> = items
+            .iter()
+            .map(|it| (it.path.clone(), Arc::clone(&it.text), it.previous.clone()))
+            .collect();
         let generations: HashMap<PathBuf, u64> = items
             .iter()
             .map(|it| (it.path.clone(), it.generation))
@@ -773,54 +804,34 @@ impl Pool {
         // Pull servers: every candidate's settled result after the change, changed or not
         // (the caller decides what it has not been told yet); those that could not be
         // checked are counted.
-        let epoch = server.epoch();
+        let mut epoch = server.epoch();
         let mut superseded = false;
-        if !open_before.is_empty() {
-            let known = open_before;
+        if !candidates.is_empty() {
             self.checking_others(
                 &key,
                 serial,
-                known.iter().map(|(p, _, _)| p.clone()).collect(),
+                candidates.iter().map(|(p, _, _)| p.clone()).collect(),
             );
-            let after_all = async {
-                let synced = server
-                    .sync_all(
-                        known
-                            .iter()
-                            .map(|(p, t, _)| (p.clone(), Arc::clone(t)))
-                            .collect(),
-                        deadline,
-                        &|_| true,
-                    )
-                    .await;
-                futures::future::join_all(synced.into_iter().map(|s| {
-                    let server = &server;
-                    async move {
-                        match s {
-                            Ok(s) => server.settle(s, deadline).await.ok(),
-                            Err(_) => None,
-                        }
-                    }
-                }))
-                .await
-            };
-            let afters = tokio::select! {
-                afters = after_all => afters,
-                () = self.pass_superseded(&key, serial) => {
-                    superseded = true;
-                    Vec::new()
-                }
-            };
+            let checked = self
+                .check_others(
+                    &server, &key, serial, candidates, &changed, deadline, &current,
+                )
+                .await;
             self.done_checking_others(&key, serial);
+            epoch = checked.epoch;
+            unchecked += checked.unchecked;
+            superseded = checked.superseded;
             if superseded {
-                stopped.extend(known.iter().map(|(path, _, before)| OtherFileDiagnostics {
-                    path: path.clone(),
-                    server: key.server.clone(),
-                    before: before.clone(),
-                    after: Vec::new(),
+                stopped.extend(checked.known.iter().map(|(path, _, before)| {
+                    OtherFileDiagnostics {
+                        path: path.clone(),
+                        server: key.server.clone(),
+                        before: before.clone(),
+                        after: Vec::new(),
+                    }
                 }));
             }
-            for ((path, text, before), after) in known.into_iter().zip(afters) {
+            for ((path, text, before), after) in checked.known.into_iter().zip(checked.afters) {
                 let Some(after) = after else {
                     unchecked += 1;
                     continue;
@@ -858,25 +869,21 @@ impl Pool {
         }
     }
 
-    /// The "before" of a pull server's other files: (path, text, diagnostics) of the changed
-    /// files' dependents, nearest first, then those an older pass left unchecked (`carried`),
-    /// then the other open documents, at most [`MAX_OTHER_CANDIDATES`]; and how many
-    /// dependents go unchecked (past the cap, or whose "before" could not be had). A file's
-    /// last known result for its text is taken as is, whatever changed since elsewhere (so a
-    /// change costs no request before the changed files are checked, once the session has seen
-    /// the files: the caller compares with what it has told, the "before" only seeds a file it
-    /// never saw); the others are pulled now, after sending the changed files' previous texts
-    /// (the new ones are on disk already, and a server reads a file it has not opened from the
-    /// disk).
-    async fn pull_baseline(
+    /// The other files of a pull server's pass: (path, text, last known diagnostics) of the
+    /// changed files' dependents, nearest first, then those an older pass left unchecked
+    /// (`carried`), then the other open documents, at most [`MAX_OTHER_CANDIDATES`]; and how
+    /// many dependents go unchecked (past the cap, or unreadable). No request is sent: a file's
+    /// last known result for its text is its "before" as is, whatever changed since elsewhere
+    /// (the caller compares with what it has told; the "before" only seeds a file it never
+    /// saw), and the others are pulled by [`Pool::check_others`], after the named files.
+    fn other_candidates(
         &self,
         server: &Arc<Server>,
         key: &ServerKey,
         items: &[Item],
         skip: &HashSet<PathBuf>,
         carried: &[PathBuf],
-        deadline: Instant,
-    ) -> (Vec<(PathBuf, Arc<str>, Vec<Diagnostic>)>, usize, bool) {
+    ) -> (Vec<Candidate>, usize, bool) {
         let mut open: BTreeMap<PathBuf, (Arc<str>, Option<Vec<Diagnostic>>)> = server
             .open_documents_settled(skip)
             .into_iter()
@@ -885,7 +892,7 @@ impl Pool {
         let cfg = server.config();
         let extensions: Vec<&str> = cfg.languages.keys().map(String::as_str).collect();
         let changed: Vec<PathBuf> = items.iter().map(|it| it.path.clone()).collect();
-        let mut candidates: Vec<(PathBuf, Arc<str>, Option<Vec<Diagnostic>>)> = Vec::new();
+        let mut candidates: Vec<Candidate> = Vec::new();
         let dependents = {
             let mut scans = self.inner.scans.lock().unwrap_or_else(|e| e.into_inner());
             crate::importers::dependents(
@@ -921,47 +928,137 @@ impl Pool {
         }
         let room = MAX_OTHER_CANDIDATES - candidates.len();
         candidates.extend(open.into_iter().take(room).map(|(p, (t, c))| (p, t, c)));
+        (candidates, unchecked, bounded)
+    }
+
+    /// The other files of a pull server's pass, once the named files have their verdict: the
+    /// "before" of those with no known result, pulled against the changed files' previous
+    /// texts (sent, then the new ones sent back whatever happens, so the server never keeps an
+    /// older text), then every file's "after". At most [`OTHER_CHECKS_IN_FLIGHT`] requests are
+    /// in flight, nearest file first, and a newer pass of the server stops the rest unsent:
+    /// the server's queue holds a few of lspedit's background requests, never a batch that
+    /// the next edit's verdict would wait behind.
+    #[allow(clippy::too_many_arguments)]
+    async fn check_others(
+        &self,
+        server: &Arc<Server>,
+        key: &ServerKey,
+        serial: u64,
+        candidates: Vec<Candidate>,
+        changed: &[ChangedText],
+        deadline: Instant,
+        current: &(dyn Fn(&Path) -> bool + Send + Sync),
+    ) -> CheckedOthers {
         let unknown: Vec<(PathBuf, Arc<str>)> = candidates
             .iter()
             .filter(|(_, _, c)| c.is_none())
             .map(|(p, t, _)| (p.clone(), Arc::clone(t)))
             .collect();
         let mut pulled: HashMap<PathBuf, Vec<Diagnostic>> = HashMap::new();
+        let mut superseded = false;
         if !unknown.is_empty() {
             // The server must see the changed files as they were: their previous texts (those
-            // with none are new files or unknown, left as the server has them).
-            // A pass that a newer check superseded must not send an older text.
-            let previous: Vec<(PathBuf, Arc<str>)> = items
+            // with none are new files or unknown, left as the server has them). A text a newer
+            // check replaced is not sent (`current`).
+            let previous: Vec<(PathBuf, Arc<str>)> = changed
                 .iter()
-                .filter(|it| self.is_current_generation(&it.path, it.generation))
-                .filter_map(|it| Some((it.path.clone(), Arc::clone(it.previous.as_ref()?))))
+                .filter_map(|(p, _, prev)| Some((p.clone(), Arc::clone(prev.as_ref()?))))
                 .collect();
-            if !previous.is_empty() {
-                drop(server.sync_all(previous, deadline, &|_| true).await);
-            }
-            let synced = server.sync_all(unknown, deadline, &|_| true).await;
-            let results = futures::future::join_all(synced.into_iter().map(|s| async move {
-                match s {
-                    Ok(s) => server.settle(s, deadline).await.ok(),
-                    Err(_) => None,
+            // While they are shown, requests about the files wait ([`Server::current_view`]);
+            // one that arrives stops the pulls (their files go unchecked, and are counted).
+            // One already reading the view goes first: no "before" is pulled then.
+            let view = if previous.is_empty() {
+                None
+            } else {
+                server.show_older_texts()
+            };
+            let reverted = view.is_some();
+            // The changed files stay locked while their previous texts are shown: the file
+            // watcher and the stat check leave a locked document alone, so neither sends the
+            // new text from the disk under the "before" pulls.
+            let shown = if reverted {
+                server.sync_all(previous, deadline, current).await
+            } else {
+                Vec::new()
+            };
+            if reverted || changed.iter().all(|(_, _, prev)| prev.is_none()) {
+                tokio::select! {
+                    results = self.check_each(server, unknown, deadline) => {
+                        for r in results.into_iter().flatten() {
+                            pulled.insert(r.path.clone(), r.diagnostics);
+                        }
+                    }
+                    () = self.pass_superseded(key, serial) => superseded = true,
+                    () = server.view_wanted(), if reverted => {}
                 }
-            }))
-            .await;
-            for r in results.into_iter().flatten() {
-                pulled.insert(r.path.clone(), r.diagnostics);
             }
+            drop(shown);
+            if reverted {
+                // Not cancellable: a newer pass waits for this one to stop checking others
+                // (`Pool::older_passes_stopped`), so it never finds an older text sent.
+                let new: Vec<(PathBuf, Arc<str>)> = changed
+                    .iter()
+                    .filter(|(_, _, prev)| prev.is_some())
+                    .map(|(p, t, _)| (p.clone(), Arc::clone(t)))
+                    .collect();
+                drop(server.sync_all(new, deadline, current).await);
+            }
+            drop(view);
         }
+        let mut unchecked = 0;
         let known: Vec<(PathBuf, Arc<str>, Vec<Diagnostic>)> = candidates
             .into_iter()
             .filter_map(|(p, t, cached)| {
                 let before = cached.or_else(|| pulled.remove(&p));
-                if before.is_none() {
+                if before.is_none() && !superseded {
                     unchecked += 1;
                 }
                 Some((p, t, before?))
             })
             .collect();
-        (known, unchecked, bounded)
+        // The state the "after"s are computed in: the changed files' new texts are back.
+        let epoch = server.epoch();
+        let mut afters = Vec::new();
+        if !superseded {
+            let files = known
+                .iter()
+                .map(|(p, t, _)| (p.clone(), Arc::clone(t)))
+                .collect();
+            tokio::select! {
+                results = self.check_each(server, files, deadline) => afters = results,
+                () = self.pass_superseded(key, serial) => superseded = true,
+            }
+        }
+        CheckedOthers {
+            known,
+            afters,
+            unchecked,
+            superseded,
+            epoch,
+        }
+    }
+
+    /// Each file's settled result (in order; `None` for one that could not be checked), with
+    /// at most [`OTHER_CHECKS_IN_FLIGHT`] checks at a time: the rest are not sent until one
+    /// answers, and are never sent when the caller drops this.
+    async fn check_each(
+        &self,
+        server: &Arc<Server>,
+        files: Vec<(PathBuf, Arc<str>)>,
+        deadline: Instant,
+    ) -> Vec<Option<FileDiagnostics>> {
+        use futures::StreamExt;
+        futures::stream::iter(files)
+            .map(|file| async move {
+                let synced = server.sync_all(vec![file], deadline, &|_| true).await;
+                match synced.into_iter().next() {
+                    Some(Ok(s)) => server.settle(s, deadline).await.ok(),
+                    _ => None,
+                }
+            })
+            .buffered(OTHER_CHECKS_IN_FLIGHT)
+            .collect()
+            .await
     }
 
     fn serials(&self) -> MutexGuard<'_, HashMap<ServerKey, Serials>> {

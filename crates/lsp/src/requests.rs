@@ -13,7 +13,6 @@
 //! loading (rust-analyzer), the end of it: a rename right after a start must see the project.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use async_lsp::ErrorCode;
@@ -22,7 +21,7 @@ use async_lsp::lsp_types::{CodeAction, CodeActionOrCommand, Location, Range, Url
 use serde_json::{Value, json};
 
 use crate::pool::BusyGuard;
-use crate::server::Server;
+use crate::server::{Server, Viewed};
 use crate::{BlockingPool, LspError, Pool, PositionEncoding};
 
 /// A request with untyped params and result: servers' answers vary in shape (`null`, a
@@ -95,7 +94,7 @@ impl Pool {
         path: &Path,
         text: &str,
         deadline: Instant,
-    ) -> Result<(Arc<Server>, PathBuf, Url), LspError> {
+    ) -> Result<(Viewed, PathBuf, Url), LspError> {
         let since = Instant::now();
         let (server, abs, uri, loaded) = self.synced_server(path, text, deadline, deadline).await?;
         if !loaded {
@@ -109,17 +108,19 @@ impl Pool {
     }
 
     /// The running server for `path` with `text` as its document and the stat check done,
-    /// waiting for its loading to finish until `load_by`; with whether it did.
+    /// waiting for its loading to finish until `load_by`; with whether it did. Its view of
+    /// the files stays current while the returned server is held (no check pass shows it a
+    /// changed file's older text meanwhile: [`Viewed`]).
     pub(crate) async fn synced_server(
         &self,
         path: &Path,
         text: &str,
         load_by: Instant,
         deadline: Instant,
-    ) -> Result<(Arc<Server>, PathBuf, Url, bool), LspError> {
+    ) -> Result<(Viewed, PathBuf, Url, bool), LspError> {
         let abs = self.absolute(path)?;
         let key = self.key_for(&abs)?;
-        let server = self.get_server(&key, deadline).await?;
+        let server = Viewed::of(self.get_server(&key, deadline).await?, deadline).await?;
         self.touch_slot(&key);
         let skip = std::iter::once(abs.clone()).collect();
         server.refresh_from_disk(&skip)?;

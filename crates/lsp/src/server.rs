@@ -281,6 +281,39 @@ pub(crate) struct Server {
     /// of the next pass's other files, so that what was published between passes (a check
     /// that went on past its caller) still counts as changed.
     given: Mutex<Option<HashMap<PathBuf, Vec<lsp_types::Diagnostic>>>>,
+    /// Held for writing while a check pass shows the server changed files' previous texts (the
+    /// "before" of other files, `Pool::check_others`); every request about the files holds it
+    /// for reading ([`Server::current_view`]), so none is answered from an older text.
+    view: Arc<tokio::sync::RwLock<()>>,
+    /// Requests waiting for [`Server::view`]: a pass showing previous texts stops for them.
+    view_wanted: AtomicUsize,
+    view_notify: tokio::sync::Notify,
+}
+
+/// A server whose view of the workspace's files is current while this is held: a check pass
+/// does not show it older texts meanwhile ([`Server::current_view`]). Requests hold one through
+/// their answer.
+pub(crate) struct Viewed {
+    server: Arc<Server>,
+    _view: tokio::sync::OwnedRwLockReadGuard<()>,
+}
+
+impl Viewed {
+    pub(crate) async fn of(server: Arc<Server>, deadline: Instant) -> Result<Viewed, LspError> {
+        let view = server.current_view(deadline).await?;
+        Ok(Viewed {
+            server,
+            _view: view,
+        })
+    }
+}
+
+impl std::ops::Deref for Viewed {
+    type Target = Arc<Server>;
+
+    fn deref(&self) -> &Arc<Server> {
+        &self.server
+    }
 }
 
 /// Where the server runs.
@@ -472,6 +505,9 @@ impl Server {
             // A server the host has served other clients with has loaded its project.
             answered: AtomicBool::new(served > 0),
             capabilities: std::sync::OnceLock::new(),
+            view: Arc::default(),
+            view_wanted: AtomicUsize::new(0),
+            view_notify: tokio::sync::Notify::new(),
         });
 
         let deadline = Instant::now() + startup_timeout;
@@ -1038,6 +1074,45 @@ impl Server {
             return Ok(false);
         }
         Ok(true)
+    }
+
+    /// Waits (until `deadline`) until no check pass shows the server older texts than the
+    /// current ones, stopping one that does; the server's view stays current while the guard
+    /// is held. Every request about the workspace's files holds it through its answer.
+    pub(crate) async fn current_view(
+        &self,
+        deadline: Instant,
+    ) -> Result<tokio::sync::OwnedRwLockReadGuard<()>, LspError> {
+        let since = Instant::now();
+        self.view_wanted.fetch_add(1, Ordering::SeqCst);
+        self.view_notify.notify_waiters();
+        let guard =
+            tokio::time::timeout_at(deadline.into(), Arc::clone(&self.view).read_owned()).await;
+        self.view_wanted.fetch_sub(1, Ordering::SeqCst);
+        guard.map_err(|_| self.timeout("waiting for a check to restore the current texts", since))
+    }
+
+    /// The right to show the server older texts for a while, unless a request is reading or
+    /// waiting to read its view (then `None`: the request goes first, and the caller does
+    /// without).
+    pub(crate) fn show_older_texts(&self) -> Option<tokio::sync::OwnedRwLockWriteGuard<()>> {
+        if self.view_wanted.load(Ordering::SeqCst) > 0 {
+            return None;
+        }
+        Arc::clone(&self.view).try_write_owned().ok()
+    }
+
+    /// Resolves once a request wants the server's current view ([`Server::current_view`]).
+    pub(crate) async fn view_wanted(&self) {
+        loop {
+            let notified = self.view_notify.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.view_wanted.load(Ordering::SeqCst) > 0 {
+                return;
+            }
+            notified.await;
+        }
     }
 
     /// The stat check of docs/design.md §7: every open document (except `skip`, which the caller is

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 use crate::pool::BusyGuard;
 use crate::requests::{Locations, load_by, raw_request, retry, unsupported};
-use crate::server::Server;
+use crate::server::{Server, Viewed};
 use crate::{BlockingPool, LspError, Pool, PositionEncoding, ServerKey};
 
 raw_request!(RawDocumentSymbol, "textDocument/documentSymbol");
@@ -251,7 +251,7 @@ impl Pool {
             // its name, without a document.
             Err(_) => {
                 let key = self.key_for(&abs)?;
-                let server = self.get_server(&key, deadline).await?;
+                let server = Viewed::of(self.get_server(&key, deadline).await?, deadline).await?;
                 self.touch_slot(&key);
                 server.refresh_from_disk(&Default::default())?;
                 let uri = Url::from_file_path(&abs).map_err(|()| LspError::OutsideWorkspace {
@@ -389,7 +389,7 @@ impl Pool {
     where
         R: Request<Params = Value, Result = Value>,
     {
-        let server = self.get_server(&item.key, deadline).await?;
+        let server = Viewed::of(self.get_server(&item.key, deadline).await?, deadline).await?;
         self.touch_slot(&item.key);
         // The files changed on disk since the item was found reach the server first.
         server.refresh_from_disk(&Default::default())?;

@@ -15,6 +15,7 @@ mod cross_file;
 mod fake;
 mod harness;
 mod host;
+mod others;
 mod real;
 mod sandbox;
 mod symbols;

@@ -1,0 +1,231 @@
+//! The other files of a change on a pull server (issue 48, "no self-inflicted queueing"). The
+//! properties: the written file's check is the first request of its pass (never queued behind
+//! lspedit's own checks of other files); at most a few checks of other files are in flight at
+//! a time; while a pass shows the server a changed file's previous text (to get its importers'
+//! "before"), a request about the files waits for the current text, and the pass gives up those
+//! "before"s (counted unchecked) rather than compute them on the wrong text.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use lspedit_fake_lsp::{Mode, Script};
+use lspedit_lsp::{ChangedFile, Pool, ServerConfig};
+use serde_json::json;
+
+use crate::harness::*;
+
+/// The pool over `ws` with the fake server checking `.ts` files by pull.
+fn ts_pool(ws: &FakeWs) -> Pool {
+    let toml = format!(
+        r#"
+        id = "fake"
+        command = {cmd:?}
+        root_markers = []
+        languages = {{ ts = "typescript" }}
+        diagnostics = {{ strategy = "pull" }}
+        env = {{ LSPEDIT_FAKE_SCRIPT_FILE = {script:?} }}
+        "#,
+        cmd = fake_bin().display().to_string(),
+        script = ws.script_file.display().to_string(),
+    );
+    Pool::new(
+        ws.root(),
+        ws.config_for(ServerConfig::from_toml(&toml).unwrap()),
+    )
+    .unwrap()
+}
+
+const IMPORTER: &str = "import { a } from \"./a\";\nlet b = a;\n";
+
+/// `a.ts`, `c.ts` (imports nothing) and `importers` files importing `a.ts`; the server warm from
+/// a check of `c.ts`, which opens none of the others.
+async fn project(script: Script, importers: &[&str]) -> (FakeWs, Pool) {
+    let ws = FakeWs::new(Script {
+        mode: Mode::Pull,
+        cross_file: true,
+        marker: "BAD".to_string(),
+        ..script
+    });
+    std::fs::write(ws.root().join("a.ts"), "export const a = 1;\n").unwrap();
+    std::fs::write(ws.root().join("c.ts"), "let c = 1;\n").unwrap();
+    for name in importers {
+        std::fs::write(ws.root().join(name), IMPORTER).unwrap();
+    }
+    let pool = ts_pool(&ws);
+    let c = ws.root().join("c.ts");
+    pool.check_file(&c, "let c = 1;\n", deadline(20_000))
+        .await
+        .unwrap();
+    (ws, pool)
+}
+
+/// `a.ts` broken on disk, as the check of a write sees it.
+fn break_a(root: &Path) -> ChangedFile {
+    let new = "export const a = BAD;\n";
+    std::fs::write(root.join("a.ts"), new).unwrap();
+    ChangedFile {
+        path: root.join("a.ts"),
+        text: new.into(),
+        previous: Some("export const a = 1;\n".into()),
+    }
+}
+
+/// The file names of the fake server's `pull` / `pulled` log lines from `from` on, in order:
+/// (began, name).
+fn pulls(log: &str, from: usize) -> Vec<(bool, String)> {
+    log[from..]
+        .lines()
+        .filter_map(|l| {
+            let (began, uri) = match l.split_once(' ')? {
+                ("pull", uri) => (true, uri),
+                ("pulled", uri) => (false, uri),
+                _ => return None,
+            };
+            Some((began, uri.rsplit('/').next()?.to_string()))
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_written_file_is_checked_first_and_other_files_a_few_at_a_time() {
+    let importers: Vec<String> = (0..8).map(|i| format!("b{i}.ts")).collect();
+    let names: Vec<&str> = importers.iter().map(String::as_str).collect();
+    let (ws, pool) = project(
+        Script {
+            delay_ms: 100,
+            ..Script::default()
+        },
+        &names,
+    )
+    .await;
+    let from = ws.log().len();
+    let out = pool
+        .check_change(vec![break_a(&ws.root())], deadline(30_000))
+        .await;
+
+    let a = out.files[0].1.as_ref().unwrap();
+    assert_eq!(messages(a), ["1:18 found BAD"], "{out:#?}");
+    // Every importer, none of whose "before" was known, is reported with its new error.
+    for name in &names {
+        let other = out
+            .others
+            .iter()
+            .find(|o| o.path.ends_with(name))
+            .unwrap_or_else(|| panic!("{name} missing: {out:#?}"));
+        let new = |d: &&lspedit_lsp::Diagnostic| d.code.as_deref() == Some("F002");
+        assert!(
+            other.before.iter().find(new).is_none() && other.after.iter().any(|d| new(&d)),
+            "{name}: {other:#?}"
+        );
+    }
+    assert_eq!(out.others_unchecked, 0, "{out:#?}");
+
+    let log = pulls(&ws.log(), from);
+    assert_eq!(log.first(), Some(&(true, "a.ts".to_string())), "{log:?}");
+    let mut in_flight: i32 = 0;
+    let mut most = 0;
+    for (began, _) in &log {
+        in_flight += if *began { 1 } else { -1 };
+        most = most.max(in_flight);
+    }
+    assert!(most <= 3, "{most} checks in flight at once: {log:?}");
+    pool.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_during_the_other_files_check_sees_the_current_text() {
+    // b.ts takes the server long to check: its "before" is pulled while the server holds
+    // a.ts's previous text.
+    let (ws, pool) = project(
+        Script {
+            slow_suffix: Some("/b.ts".to_string()),
+            slow_ms: 3000,
+            document_symbols: Some(json!([])),
+            ..Script::default()
+        },
+        &["b.ts"],
+    )
+    .await;
+    let root = ws.root();
+    let from = ws.log().len();
+    let check = tokio::spawn({
+        let pool = pool.clone();
+        let changed = break_a(&root);
+        async move { pool.check_change(vec![changed], deadline(30_000)).await }
+    });
+    // Wait for the pull of b.ts's "before": the server now has a.ts's previous text.
+    let by = Instant::now() + Duration::from_secs(20);
+    while !pulls(&ws.log(), from).contains(&(true, "b.ts".to_string())) {
+        assert!(Instant::now() < by, "b.ts was never pulled: {}", ws.log());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let a = root.join("a.ts");
+    let asked_at = ws.log().len();
+    pool.document_symbols(&a, "export const a = BAD;\n", deadline(20_000))
+        .await
+        .unwrap();
+    // The request reached the server after a.ts's current text did.
+    let log = ws.log();
+    let request = log[asked_at..]
+        .find("request textDocument/documentSymbol")
+        .map(|i| asked_at + i)
+        .unwrap_or_else(|| panic!("no documentSymbol request: {log}"));
+    let last_text = log[..request]
+        .lines()
+        .rev()
+        .find(|l| {
+            (l.starts_with("notification textDocument/didChange")
+                || l.starts_with("notification textDocument/didOpen"))
+                && l.contains("/a.ts\"")
+        })
+        .unwrap_or_else(|| panic!("a.ts never sent: {log}"));
+    assert!(last_text.contains("BAD"), "the request saw: {last_text}");
+
+    // b.ts's "before" was given up, not computed on a.ts's new text: it is counted as not
+    // checked, never reported as checked with the change's error already in its "before".
+    let out = check.await.unwrap();
+    assert!(
+        out.others
+            .iter()
+            .filter(|o| o.path.ends_with("b.ts"))
+            .all(|o| !o.before.iter().any(|d| d.code.as_deref() == Some("F002"))),
+        "{out:#?}"
+    );
+    assert_eq!(out.others_unchecked, 1, "{out:#?}");
+    pool.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_first_changes_late_other_files_are_kept_once_the_new_texts_are_back() {
+    // The caller does not wait for other files; b.ts, never seen before, is checked against
+    // a.ts's previous text and then its new one, after the call returned.
+    let (ws, pool) = project(
+        Script {
+            slow_suffix: Some("/b.ts".to_string()),
+            slow_ms: 300,
+            ..Script::default()
+        },
+        &["b.ts"],
+    )
+    .await;
+    let out = pool
+        .check_change_within(
+            vec![break_a(&ws.root())],
+            deadline(20_000),
+            Some(Duration::ZERO),
+        )
+        .await;
+    assert_eq!(out.others_pending, 2, "b.ts and c.ts: {out:#?}");
+    assert!(pool.wait_for_late_others(deadline(20_000)).await);
+    let late = pool.take_late_others(Instant::now());
+    let b = late
+        .iter()
+        .find(|o| o.path.ends_with("b.ts"))
+        .unwrap_or_else(|| panic!("b.ts's late result was dropped: {late:#?}"));
+    let new = |d: &lspedit_lsp::Diagnostic| d.code.as_deref() == Some("F002");
+    assert!(
+        !b.before.iter().any(new) && b.after.iter().any(new),
+        "{b:#?}"
+    );
+    pool.shutdown().await;
+}
