@@ -75,7 +75,9 @@ use self::store::PatchStore;
 use self::util::{
     Layout, WorkspaceLock, is_valid_id, lock_workspace, new_id, now_ms, show_sha, state_error,
 };
-use lspedit_tools::events::{Event, EventSink, FailureDetails, FanOut, JsonlSink, PauseReason};
+use lspedit_tools::events::{
+    Event, EventSink, FailureDetails, FanOut, JsonlSink, PauseReason, RollbackStatus,
+};
 use lspedit_write::commit::{
     CommitResult, CommitUnit, OnChanged, PathChange, Policy as CommitPolicy, Staging, commit,
 };
@@ -487,13 +489,18 @@ impl Workflow {
         self.emit(Event::ToolStart {
             tool: "undo".into(),
         });
-        let result = self.undo_inner(&manifest, gate);
+        let mut rollback = None;
+        let result = self.undo_inner(&manifest, gate, &mut rollback);
         self.emit(Event::ToolEnd {
             tool: "undo".into(),
             is_error: result.is_err(),
         });
         if let Err(e) = &result {
-            self.failure(e);
+            let details = FailureDetails {
+                rollback,
+                ..FailureDetails::message(e.to_string())
+            };
+            self.failure_with(e, details, None);
         }
         result
     }
@@ -502,12 +509,13 @@ impl Workflow {
         &self,
         manifest: &CheckpointManifest,
         gate: Option<&dyn lspedit_write::WriteGate>,
+        rollback: &mut Option<RollbackStatus>,
     ) -> Result<UndoOutcome, ToolError> {
         let file_locks = self.file_locks(manifest.entries.iter().map(|e| e.path.clone()));
         let _held: Vec<MutexGuard<'_, ()>> = file_locks.iter().map(|l| lock(l)).collect();
         let _ws_lock = self.workspace_lock()?;
         self.recover_pending();
-        let out = self.restore_locked(manifest, gate)?;
+        let out = self.restore_locked(manifest, gate, rollback)?;
         self.emit(Event::CheckpointCreated {
             checkpoint_id: out.redo_checkpoint_id.clone(),
             files: out.restored.clone(),
@@ -516,10 +524,13 @@ impl Workflow {
     }
 
     /// Restore a checkpoint (see [`Workflow::undo`]); callers hold the file and workspace locks.
+    /// When the restore's commit fails after writing, `rollback` says whether what it wrote
+    /// was put back.
     fn restore_locked(
         &self,
         manifest: &CheckpointManifest,
         gate: Option<&dyn lspedit_write::WriteGate>,
+        rollback: &mut Option<RollbackStatus>,
     ) -> Result<UndoOutcome, ToolError> {
         let ws = self.tools.workspace();
         let id = &manifest.checkpoint_id;
@@ -561,6 +572,7 @@ impl Workflow {
             .create(&redo_id, &manifest.patch_id, &all)
             .map_err(|e| ToolError::io(".lspedit/checkpoints", "writing the checkpoint", &e))?;
         let result = self.commit(&mut units, Atomicity::AllOrNothing, &redo, gate);
+        *rollback = apply::rollback_status(&result);
         if let Some((_, e)) = result.failures().next() {
             self.checkpoints.remove(&redo_id);
             return Err(e.clone());

@@ -830,6 +830,104 @@ fn per_file_when_asked_a_failed_file_leaves_the_others_applied() {
     assert_eq!(e.read("c.txt"), "a\nb\nc\n");
 }
 
+// The invariant: a `failure_detected` after a write that the failure undid carries
+// `details.rollback`. An all-or-nothing commit failing mid-way, a validation after the commit
+// and a timeout after it are covered above and below; these are the other paths that write and
+// put back.
+
+/// A rename (a unit of two files: the new one written, the old one removed) failing after both
+/// were switched, under per-file atomicity: the unit is put back, nothing is applied, and the
+/// failure says the rollback succeeded.
+// Regression: only an all-or-nothing commit's put-back was reported.
+#[test]
+fn per_file_a_rename_failing_part_way_is_put_back_and_says_so() {
+    let e = setup_with(
+        &[("old.txt", "x\n")],
+        None,
+        WorkflowConfig {
+            commit_observer: Some(Arc::new(FailAt(2))),
+            ..WorkflowConfig::default()
+        },
+    );
+    let patch =
+        "*** Begin Patch\n*** Update File: old.txt\n*** Move to: moved.txt\n*** End Patch\n";
+    let p = e.wf.propose_edit(&ProposeRequest::patch(patch)).unwrap();
+    let before = e.snapshot();
+    let per_file = ApplyPlan {
+        atomicity: Atomicity::PerFile,
+        ..ApplyPlan::default()
+    };
+    let out = e.wf.apply_edit(&p.patch_id, &per_file);
+    assert_eq!(out.status, ApplyStatus::Refused, "{}", out.llm_content);
+    assert_eq!(e.snapshot(), before, "the rename was not put back");
+    assert_eq!(failure_details(&e)["rollback"], "success");
+}
+
+/// Per-file: one file written and kept, then a rename that fails part-way and is put back. The
+/// partial apply's `failure_detected` is about the rename, whose written file was put back.
+// Regression: a partial apply's failure never carried `rollback`.
+#[test]
+fn per_file_a_partial_apply_reports_the_put_back_unit() {
+    let e = setup_with(
+        &[("keep.txt", "a\nb\nc\n"), ("old.txt", "x\n")],
+        None,
+        WorkflowConfig {
+            commit_observer: Some(Arc::new(FailAt(3))),
+            ..WorkflowConfig::default()
+        },
+    );
+    let patch = "*** Begin Patch\n*** Update File: keep.txt\n@@\n a\n-b\n+B\n c\n*** Update File: old.txt\n*** Move to: moved.txt\n*** End Patch\n";
+    let p = e.wf.propose_edit(&ProposeRequest::patch(patch)).unwrap();
+    let per_file = ApplyPlan {
+        atomicity: Atomicity::PerFile,
+        ..ApplyPlan::default()
+    };
+    let out = e.wf.apply_edit(&p.patch_id, &per_file);
+    assert_eq!(
+        out.status,
+        ApplyStatus::PartiallyApplied,
+        "{}",
+        out.llm_content
+    );
+    assert_eq!(e.read("keep.txt"), "a\nB\nc\n");
+    assert_eq!(e.read("old.txt"), "x\n");
+    assert!(!e.root().join("moved.txt").exists());
+    assert_eq!(failure_details(&e)["rollback"], "success");
+}
+
+/// Undo restores all or nothing: a restore failing part-way puts back what it wrote, and its
+/// failure says so.
+// Regression: undo's failure never carried `rollback`.
+#[test]
+fn undo_failing_part_way_is_rolled_back_and_says_so() {
+    let e = three_file_env(WorkflowConfig::default());
+    let p =
+        e.wf.propose_edit(&ProposeRequest::patch(three_file_patch()))
+            .unwrap();
+    let out = e.wf.apply_edit(&p.patch_id, &ApplyPlan::default());
+    assert_eq!(out.status, ApplyStatus::Applied, "{}", out.llm_content);
+    let applied = e.snapshot();
+    let (wf2, rec2) = open(
+        e.root(),
+        None,
+        WorkflowConfig {
+            commit_observer: Some(Arc::new(FailAt(2))),
+            ..WorkflowConfig::default()
+        },
+    );
+    let err = wf2.undo(out.checkpoint_id.as_deref().unwrap()).unwrap_err();
+    assert_eq!(err.reason, Reason::IoError, "{err}");
+    assert_eq!(e.snapshot(), applied, "the restore was not put back");
+    let failures: Vec<serde_json::Value> = rec2
+        .events()
+        .iter()
+        .filter(|ev| ev.name() == "failure_detected")
+        .map(|ev| ev.to_json(0)["details"].clone())
+        .collect();
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert_eq!(failures[0]["rollback"], "success", "{failures:?}");
+}
+
 #[test]
 fn empty_diff_is_refused() {
     let e = setup(&[("a.txt", "a\nb\nc\n"), ("src/x.rs", "fn x() {}\n")]);
