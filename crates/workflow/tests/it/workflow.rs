@@ -382,6 +382,141 @@ fn assert_refused_before_approval(e: &Env, reason: &str) {
     );
 }
 
+/// The event sequences README.md's events paragraph states, in order: each a span of
+/// `a → b → c`, annotations like `(edit)` dropped; a leading `…` means "ends with".
+fn readme_event_orders() -> Vec<(bool, Vec<String>)> {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .unwrap();
+    let start = readme
+        .find("Events go to `.lspedit/events.jsonl`")
+        .expect("README's events paragraph");
+    let para = &readme[start..];
+    let para = &para[..para.find("\n\n").unwrap_or(para.len())];
+    let annotation = regex::Regex::new(r"\([^)]*\)|\{[^}]*\}").unwrap();
+    para.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|span| span.contains('→'))
+        .map(|span| {
+            let span = annotation.replace_all(span, "");
+            let suffix = span.trim_start().starts_with('…');
+            let names = span
+                .trim_start()
+                .trim_start_matches('…')
+                .split('→')
+                .map(|n| n.trim().to_string())
+                .collect();
+            (suffix, names)
+        })
+        .collect()
+}
+
+/// README states the orders an apply emits: propose; a successful apply; a refusal, which
+/// ends the step where it happens (before approval, and at the commit); an approver's no; a
+/// partial apply. Each is checked against what the workflow emits.
+// Regression: README said refusals "add" `failure_detected` and `execution_paused` to the
+// successful order, and named `diff_proposed` as part of the apply's.
+#[test]
+fn readme_states_the_event_orders_the_workflow_emits() {
+    let orders = readme_event_orders();
+    let [propose, applied, refused, rejected, partial] = orders.as_slice() else {
+        panic!("README's events paragraph should state five orders: {orders:?}");
+    };
+    let emitted = |e: &Env| -> Vec<String> { e.names().iter().map(|n| n.to_string()).collect() };
+    let holds = |(suffix, names): &(bool, Vec<String>), got: &[String]| {
+        if *suffix {
+            got.ends_with(names)
+        } else {
+            got == names.as_slice()
+        }
+    };
+
+    let e = setup(&[("a.txt", "a\nb\nc\n")]);
+    let p =
+        e.wf.propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B")))
+            .unwrap();
+    let names = emitted(&e);
+    assert!(holds(propose, &names), "{propose:?} vs {names:?}");
+    let out = e.wf.apply_edit(&p.patch_id, &ApplyPlan::default());
+    assert_eq!(out.status, ApplyStatus::Applied, "{}", out.llm_content);
+    let names = emitted(&e);
+    assert!(holds(applied, &names[3..]), "{applied:?} vs {names:?}");
+
+    // Refused before approval (a limit) and at the commit (rolled back).
+    let four: Vec<(String, String)> = (0..4)
+        .map(|i| (format!("f{i}.txt"), "a\nb\nc\n".to_string()))
+        .collect();
+    let refs: Vec<(&str, &str)> = four.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let e = setup(&refs);
+    let patch: String = (0..4)
+        .map(|i| replace_diff(&format!("f{i}.txt"), "b", "B"))
+        .collect();
+    let p = e.wf.propose_edit(&ProposeRequest::patch(patch)).unwrap();
+    let out = e.wf.apply_edit(&p.patch_id, &ApplyPlan::mission_edit());
+    assert_eq!(out.status, ApplyStatus::Refused, "{}", out.llm_content);
+    let e2 = three_file_env(WorkflowConfig {
+        commit_observer: Some(Arc::new(FailAt(2))),
+        ..WorkflowConfig::default()
+    });
+    let p2 = e2
+        .wf
+        .propose_edit(&ProposeRequest::patch(three_file_patch()))
+        .unwrap();
+    let all_or_nothing = ApplyPlan {
+        atomicity: Atomicity::AllOrNothing,
+        ..ApplyPlan::default()
+    };
+    let out = e2.wf.apply_edit(&p2.patch_id, &all_or_nothing);
+    assert_eq!(out.status, ApplyStatus::Refused, "{}", out.llm_content);
+    for names in [emitted(&e), emitted(&e2)] {
+        assert!(holds(refused, &names), "{refused:?} vs {names:?}");
+        for absent in ["diff_applied", "step_completed"] {
+            assert!(!names.iter().any(|n| n == absent), "{names:?}");
+        }
+    }
+
+    let e = setup_with(
+        &[("a.txt", "a\nb\nc\n")],
+        None,
+        WorkflowConfig {
+            approver: Arc::new(lspedit_workflow::Deny),
+            ..WorkflowConfig::default()
+        },
+    );
+    let p =
+        e.wf.propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B")))
+            .unwrap();
+    assert_eq!(
+        e.wf.apply_edit(&p.patch_id, &ApplyPlan::default()).status,
+        ApplyStatus::Rejected
+    );
+    let names = emitted(&e);
+    assert!(holds(rejected, &names), "{rejected:?} vs {names:?}");
+    assert!(!names.iter().any(|n| n == "failure_detected"), "{names:?}");
+
+    // A partial apply: the stated events come right after `step_completed`.
+    let e = three_file_env(WorkflowConfig {
+        commit_observer: Some(Arc::new(FailAt(2))),
+        ..WorkflowConfig::default()
+    });
+    let p =
+        e.wf.propose_edit(&ProposeRequest::patch(three_file_patch()))
+            .unwrap();
+    let per_file = ApplyPlan {
+        atomicity: Atomicity::PerFile,
+        ..ApplyPlan::default()
+    };
+    let out = e.wf.apply_edit(&p.patch_id, &per_file);
+    assert_eq!(out.status, ApplyStatus::PartiallyApplied);
+    let names = emitted(&e);
+    let at = names.iter().position(|n| n == "step_completed").unwrap() + 1;
+    assert!(
+        !partial.0 && names[at..].starts_with(&partial.1),
+        "{partial:?} vs {names:?}"
+    );
+}
+
 #[test]
 fn scope_max_files_is_a_scope_violation() {
     let files: Vec<(String, String)> = (0..4)
