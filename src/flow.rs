@@ -66,12 +66,30 @@ pub fn cmd_propose(input: ProposeInput, root: Option<PathBuf>, json: bool) -> Re
     match workflow.propose_edit(&request) {
         Ok(p) => {
             let text = format!("{}\n", p.llm_content().trim_end());
+            // As `propose_edit`'s `success`: a proposal with a file that would be refused is
+            // stored (for a per-file apply) but cannot apply all or nothing, so the command
+            // did not succeed: exit 1, `reason` that file's.
+            let refused = p
+                .files
+                .iter()
+                .find_map(|f| f.problem.as_ref().map(|x| (f, x)));
             if json {
-                print_json(&Doc::ok(text, proposed_files(&p), ProposalJson::from(&p)))?;
+                let mut doc = Doc::ok(text, proposed_files(&p), ProposalJson::from(&p));
+                if let Some((_, problem)) = refused {
+                    doc.ok = false;
+                    doc.reason = Some(problem.reason.into());
+                }
+                print_json(&doc)?;
             } else {
                 out(&text);
+                if let Some((f, problem)) = refused {
+                    err_text(&format!(
+                        "Error: {}: {}: {}\n",
+                        f.path, problem.reason, problem.message
+                    ));
+                }
             }
-            Ok(0)
+            Ok(u8::from(refused.is_some()))
         }
         Err(e) => print_refusal(&e, json),
     }
@@ -320,6 +338,9 @@ fn proposed_files(p: &Proposal) -> Vec<FileJson> {
 /// `propose`'s own fields.
 #[derive(Serialize)]
 struct ProposalJson<'a> {
+    /// `propose_edit`'s `success`: stored, and every file of it applies (a file that would be
+    /// refused makes an all-or-nothing apply impossible; `reason` is that file's).
+    success: bool,
     patch_id: &'a str,
     summary: &'a str,
     diff: &'a str,
@@ -341,6 +362,7 @@ struct BaseShaJson<'a> {
 impl<'a> From<&'a Proposal> for ProposalJson<'a> {
     fn from(p: &'a Proposal) -> Self {
         ProposalJson {
+            success: p.files.iter().all(|f| f.problem.is_none()),
             patch_id: &p.patch_id,
             summary: &p.summary,
             diff: &p.diff,

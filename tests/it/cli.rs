@@ -520,6 +520,49 @@ fn propose_apply_id_and_undo_across_processes() {
     p.run(&["propose", "--pattern", "x"], "").assert_code(2);
 }
 
+/// `propose --json` says `success` as `propose_edit` does: a proposal with a file that would
+/// be refused is stored (its `patch_id` applies per file) but is not a success: `ok` and
+/// `success` false, `reason` that file's, exit 1 (a refused file fails the command). A clean
+/// proposal is `success: true`, exit 0.
+// Regression (issue 47): `propose --json` had no `success` and exited 0 for a proposal that can
+// never apply all or nothing.
+#[test]
+fn propose_json_says_success_false_for_a_proposal_with_a_refused_file() {
+    let p = Project::with_files(&[("a.txt", "a\nb\nc\n"), ("c.txt", "a\nb\nc\n")]);
+    let good = "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+NEW\n c\n";
+    let bad = "--- a/c.txt\n+++ b/c.txt\n@@ -1,3 +1,3 @@\n a\n-not in the file\n+NEW\n c\n";
+    let r = p.run(&["propose", "-", "--json"], &format!("{good}{bad}"));
+    r.assert_code(1);
+    let v = r.json();
+    assert_eq!(v["success"], false, "{v}");
+    assert_eq!(v["ok"], false, "{v}");
+    assert_eq!(v["reason"], "hunk_mismatch", "{v}");
+    assert!(v["patch_id"].as_str().unwrap().starts_with("patch_"), "{v}");
+    let failed: Vec<&serde_json::Value> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["status"] == "failed")
+        .collect();
+    assert_eq!(failed.len(), 1, "{v}");
+    assert_eq!(failed[0]["path"], "c.txt");
+    assert_eq!(failed[0]["reason"], "hunk_mismatch");
+    // Without --json: the same exit code, the refused file on stderr.
+    let r = p.run(&["propose", "-"], &format!("{good}{bad}"));
+    r.assert_code(1);
+    assert!(r.stderr.contains("c.txt: hunk_mismatch"), "{}", r.stderr);
+
+    let r = p.run(&["propose", "-", "--json"], good);
+    r.assert_code(0);
+    let v = r.json();
+    assert_eq!(
+        (v["success"].clone(), v["ok"].clone()),
+        (true.into(), true.into()),
+        "{v}"
+    );
+    assert_eq!(v["reason"], serde_json::Value::Null, "{v}");
+}
+
 /// Regression (issue 24): `apply-id` was per file by default, writing two files of a 3-file
 /// proposal whose third hunk failed. Now it writes every file or none unless `--per-file`, and
 /// its limits only tighten the policy (a person widens it in their config's `[policy]`).
@@ -539,7 +582,8 @@ fn apply_id_is_all_or_nothing_and_its_limits_only_tighten_the_policy() {
     }
     patch.push_str("--- a/c.txt\n+++ b/c.txt\n@@ -1,3 +1,3 @@\n a\n-not in the file\n+NEW\n c\n");
     let r = p.run(&["propose", "-", "--json"], &patch);
-    r.assert_code(0);
+    // Stored for a per-file apply, but it cannot apply all or nothing: not a success.
+    r.assert_code(1);
     let id = r.json()["patch_id"].as_str().unwrap().to_string();
 
     let r = p.run(&["apply-id", &id, "--no-diagnostics", "--json"], "");
