@@ -49,7 +49,8 @@ pub use apply::{ApplyOutcome, ApplyStatus, FileApplyResult};
 pub use approval::{ApprovalRequest, Approver, AutoApprove, Callback, Deny};
 pub use evidence::{ApplyRecord, FileRecord, Manifest, Outcome, Phase};
 pub use excerpt::{
-    ExcerptCandidates, ExcerptLimits, ExcerptSet, FileExcerpt, SkippedCandidate, select_excerpts,
+    ContextError, ContextRequest, ExcerptCandidates, ExcerptFocus, ExcerptLimits, ExcerptSet,
+    FileExcerpt, SkippedCandidate, select_excerpts, select_excerpts_focused,
 };
 pub use gate::PolicyGate;
 pub use journal::RecoveryReport;
@@ -60,7 +61,7 @@ pub use model::{
 };
 pub use plan::{ApplyPlan, Atomicity, RollbackStrategy, ValidationStage};
 pub use policy::{Approve, Operation, PlanRequest, Policy, PolicyError, SetKeys};
-pub use propose::{Proposal, ProposeRequest, ProposeSource};
+pub use propose::{IdError, Proposal, ProposeRequest, ProposeSource, StepIdArg};
 pub use scan::language_globs;
 pub use tools::WorkflowTools;
 pub use validate::{CopyScope, ValidationCommand, ValidationReport};

@@ -2059,6 +2059,74 @@ fn step_ids_name_the_evidence_the_events_and_the_context_record() {
 
 // `apply_edit_with` asks the approver given for this apply (a CLI's terminal prompt), not the
 // configured one.
+/// What the CLI and the MCP server check before anything is stored, and the context they
+/// have the selector build: named files in order, focused files after them, focus lines first.
+#[test]
+fn front_ends_check_ids_and_name_the_context_the_selector_builds() {
+    use lspedit_workflow::{ContextError, ContextRequest, ExcerptFocus, IdError, StepIdArg};
+    let req = |task: Option<&str>, step: Option<&str>| ProposeRequest {
+        task_id: task.map(str::to_string),
+        step_id: step.map(str::to_string),
+        ..ProposeRequest::patch("")
+    };
+    assert_eq!(req(Some("task-7"), Some("step-2")).check_ids(), Ok(()));
+    assert_eq!(req(None, Some("step-2")).check_ids(), Ok(()));
+    let long = "x".repeat(65);
+    for (task, step, arg) in [
+        (Some("a_b"), Some("s"), StepIdArg::Task),
+        (Some("t"), Some("../x"), StepIdArg::Step),
+        (None, Some(""), StepIdArg::Step),
+        (None, Some(long.as_str()), StepIdArg::Step),
+    ] {
+        match req(task, step).check_ids() {
+            Err(IdError::Invalid { arg: a, .. }) => assert_eq!(a, arg, "{task:?} {step:?}"),
+            other => panic!("{task:?} {step:?}: {other:?}"),
+        }
+    }
+    assert_eq!(
+        req(Some("t"), None).check_ids(),
+        Err(IdError::TaskWithoutStep)
+    );
+
+    let e = setup(&[
+        ("a.rs", "use x;\nfn one() {}\nfn two() {}\n"),
+        ("b.txt", "1\n2\n3\n4\n5\n"),
+    ]);
+    let ws = Workspace::open(e.root()).unwrap();
+    let focus = |path: &str, start_line, end_line| ExcerptFocus {
+        path: path.into(),
+        start_line,
+        end_line,
+    };
+    let context = ContextRequest {
+        files: vec!["a.rs".into(), "gone.rs".into()],
+        keywords: vec!["two".into()],
+        focus: vec![focus("./b.txt", 4, 9)],
+    };
+    assert_eq!(context.check(), Ok(()));
+    let set = context.select(&ws);
+    let paths: Vec<&str> = set.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["a.rs", "b.txt"]);
+    assert_eq!(set.files[1].ranges, [(4, 5)]);
+    assert_eq!(set.skipped[0].path, "gone.rs");
+    assert!(matches!(
+        ContextRequest {
+            focus: vec![focus("b.txt", 3, 2)],
+            ..ContextRequest::default()
+        }
+        .check(),
+        Err(ContextError::BadFocus { .. })
+    ));
+    assert_eq!(
+        ContextRequest {
+            keywords: vec!["two".into()],
+            ..ContextRequest::default()
+        }
+        .check(),
+        Err(ContextError::NoFiles)
+    );
+}
+
 #[test]
 fn apply_edit_with_asks_the_given_approver() {
     let e = setup(&[("a.txt", "a\nb\nc\n")]);
