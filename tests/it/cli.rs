@@ -563,6 +563,89 @@ fn propose_json_says_success_false_for_a_proposal_with_a_refused_file() {
     assert_eq!(v["reason"], serde_json::Value::Null, "{v}");
 }
 
+/// `propose --task-id --step-id --context --context-keyword --context-focus` reach the
+/// evidence as the library records them (`diff_<task>_<step>_<ms>.*`, `context_<step>_<ms>.json`
+/// with the excerpts lspedit selected); an id that cannot name a file or a focus that is not
+/// `PATH:START-END` is a usage error naming the flag, and nothing is stored.
+// Regression (issue 47): ids and context were library-only.
+#[test]
+fn propose_names_the_step_and_records_the_context() {
+    let p = Project::with_files(&[
+        ("a.txt", "a\nb\nc\n"),
+        (
+            "ctx.rs",
+            "use std::fs;\nfn one() {}\nfn two() {}\nfn three() {}\n",
+        ),
+    ]);
+    let patch = "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n";
+    for (args, flag) in [
+        (vec!["--step-id", "bad_id"], "--step-id"),
+        (vec!["--task-id", "a.b", "--step-id", "s-1"], "--task-id"),
+        (
+            vec!["--context", "ctx.rs", "--context-focus", "ctx.rs:x"],
+            "--context-focus",
+        ),
+        (vec!["--context-focus", "ctx.rs:3-1"], "--context-focus"),
+    ] {
+        let mut all = vec!["propose", "-", "--json"];
+        all.extend(&args);
+        let r = p.run(&all, patch);
+        r.assert_code(2);
+        let v = r.json();
+        assert_eq!(v["reason"], "usage_error", "{args:?}: {v}");
+        assert!(
+            v["llm_content"].as_str().unwrap().contains(flag),
+            "{args:?}: {v}"
+        );
+        assert!(
+            !p.root.join(".lspedit").exists(),
+            "{args:?} stored something"
+        );
+    }
+
+    let r = p.run(
+        &[
+            "propose",
+            "-",
+            "--json",
+            "--task-id",
+            "task-7",
+            "--step-id",
+            "step-2",
+            "--context",
+            "ctx.rs",
+            "--context-keyword",
+            "two",
+            "--context-focus",
+            "a.txt:1-2",
+        ],
+        patch,
+    );
+    r.assert_code(0);
+    let v = r.json();
+    let evidence_id = v["evidence_id"].as_str().unwrap();
+    let ms = evidence_id
+        .strip_prefix("diff_task-7_step-2_")
+        .filter(|ms| ms.len() == 13 && ms.bytes().all(|b| b.is_ascii_digit()))
+        .unwrap_or_else(|| panic!("{v}"));
+    let evidence = p.root.join(".lspedit/evidence");
+    assert!(evidence.join(format!("{evidence_id}.diff")).is_file());
+    let context: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(evidence.join(format!("context_step-2_{ms}.json"))).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(context["files"][0]["path"], "ctx.rs", "{context}");
+    assert!(
+        context["files"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("fn two"),
+        "{context}"
+    );
+    assert_eq!(context["files"][1]["path"], "a.txt", "{context}");
+    assert_eq!(context["files"][1]["ranges"], serde_json::json!([[1, 2]]));
+}
+
 /// Regression (issue 24): `apply-id` was per file by default, writing two files of a 3-file
 /// proposal whose third hunk failed. Now it writes every file or none unless `--per-file`, and
 /// its limits only tighten the policy (a person widens it in their config's `[policy]`).
