@@ -10,7 +10,10 @@ use lspedit::tools::ToolsConfig;
 use lspedit::workflow::{
     ApplyOutcome, ApprovalRequest, Callback, Proposal, UndoOutcome, ValidationCommand,
 };
-use lspedit::workflow::{ApplyPlan, PlanRequest, Policy, ProposeRequest};
+use lspedit::workflow::{
+    ApplyPlan, ContextError, ContextRequest, ExcerptFocus, IdError, PlanRequest, Policy,
+    ProposeRequest, StepIdArg,
+};
 use lspedit::write::ToolError;
 use serde::Serialize;
 
@@ -36,9 +39,72 @@ pub struct ProposeInput {
     /// typescript, javascript, python, go, java, c, cpp).
     #[arg(long, requires = "pattern")]
     language: Option<String>,
+    /// Your task's id (1-64 letters, digits, `-`); with --step-id the evidence is named
+    /// `diff_<TASK>_<STEP>_<ms>.*` under `.lspedit/evidence/`.
+    #[arg(long, requires = "step_id")]
+    task_id: Option<String>,
+    /// This step's id (1-64 letters, digits, `-`): names the step in `apply-id`'s events and
+    /// the context record.
+    #[arg(long)]
+    step_id: Option<String>,
+    /// A file read as context for this change, most relevant first (repeatable): lspedit
+    /// selects excerpts (at most 6 files, 400 lines) and records them as
+    /// `context_<STEP>_<ms>.json` in the evidence.
+    #[arg(long = "context", value_name = "FILE")]
+    context_files: Vec<String>,
+    /// A word whose lines the context excerpts show (repeatable).
+    #[arg(long = "context-keyword", value_name = "WORD")]
+    context_keywords: Vec<String>,
+    /// Lines of a context file to show first, `PATH:START-END` (1-based, inclusive;
+    /// repeatable).
+    #[arg(long = "context-focus", value_name = "PATH:START-END")]
+    context_focus: Vec<String>,
+}
+
+impl ProposeInput {
+    /// The context the flags name (`None`: none), or the usage error naming the flag.
+    fn context(&self) -> Result<Option<ContextRequest>, Failure> {
+        let focus = self
+            .context_focus
+            .iter()
+            .map(|f| parse_focus(f))
+            .collect::<Result<Vec<_>, _>>()?;
+        let context = ContextRequest {
+            files: self.context_files.clone(),
+            keywords: self.context_keywords.clone(),
+            focus,
+        };
+        if let Err(e) = context.check() {
+            let flag = match e {
+                ContextError::NoFiles => "--context-keyword",
+                _ => "--context-focus",
+            };
+            return Err(Failure::Usage(format!("{flag}: {e}")));
+        }
+        Ok((!context.is_empty()).then_some(context))
+    }
+}
+
+/// `PATH:START-END` of `--context-focus`.
+fn parse_focus(text: &str) -> Result<ExcerptFocus, Failure> {
+    let bad = || {
+        Failure::Usage(format!(
+            "--context-focus: `{text}` is not PATH:START-END (e.g. src/a.rs:40-60)"
+        ))
+    };
+    let (path, lines) = text.rsplit_once(':').ok_or_else(bad)?;
+    let (start, end) = lines.split_once('-').unwrap_or((lines, lines));
+    let number = |n: &str| n.trim().parse::<usize>().map_err(|_| bad());
+    Ok(ExcerptFocus {
+        path: path.to_string(),
+        start_line: number(start)?,
+        end_line: number(end)?,
+    })
 }
 
 pub fn cmd_propose(input: ProposeInput, root: Option<PathBuf>, json: bool) -> Result<u8, Failure> {
+    let context = input.context()?;
+    let (task_id, step_id) = (input.task_id.clone(), input.step_id.clone());
     let request = match (input.pattern, input.replacement) {
         (Some(pattern), Some(replacement)) => {
             if input.patch.is_some() {
@@ -60,18 +126,56 @@ pub fn cmd_propose(input: ProposeInput, root: Option<PathBuf>, json: bool) -> Re
         }
         (None, None) => ProposeRequest::patch(read_input(input.patch.as_deref(), "patch")?),
     };
+    let mut request = ProposeRequest {
+        task_id,
+        step_id,
+        ..request
+    };
+    // The ids name files: refused before anything is read or stored.
+    if let Err(e) = request.check_ids() {
+        let (flag, hint) = match &e {
+            IdError::Invalid {
+                arg: StepIdArg::Task,
+                ..
+            } => ("--task-id", "; use letters, digits and `-`, e.g. task-7"),
+            IdError::Invalid { .. } => ("--step-id", "; use letters, digits and `-`, e.g. step-2"),
+            _ => ("--task-id", "; give --step-id too"),
+        };
+        return Err(Failure::Usage(format!("{flag}: {e}{hint}")));
+    }
     // Proposing reads files only: no language servers.
     let session = open_session(root, false, ToolsConfig::default())?;
+    if let Some(context) = context {
+        request = request.with_context(context.select(session.tools().workspace()));
+    }
     let workflow = session.workflow()?;
     match workflow.propose_edit(&request) {
         Ok(p) => {
             let text = format!("{}\n", p.llm_content().trim_end());
+            // As `propose_edit`'s `success`: a proposal with a file that would be refused is
+            // stored (for a per-file apply) but cannot apply all or nothing, so the command
+            // did not succeed: exit 1, `reason` that file's.
+            let refused = p
+                .files
+                .iter()
+                .find_map(|f| f.problem.as_ref().map(|x| (f, x)));
             if json {
-                print_json(&Doc::ok(text, proposed_files(&p), ProposalJson::from(&p)))?;
+                let mut doc = Doc::ok(text, proposed_files(&p), ProposalJson::from(&p));
+                if let Some((_, problem)) = refused {
+                    doc.ok = false;
+                    doc.reason = Some(problem.reason.into());
+                }
+                print_json(&doc)?;
             } else {
                 out(&text);
+                if let Some((f, problem)) = refused {
+                    err_text(&format!(
+                        "Error: {}: {}: {}\n",
+                        f.path, problem.reason, problem.message
+                    ));
+                }
             }
-            Ok(0)
+            Ok(u8::from(refused.is_some()))
         }
         Err(e) => print_refusal(&e, json),
     }
@@ -320,6 +424,9 @@ fn proposed_files(p: &Proposal) -> Vec<FileJson> {
 /// `propose`'s own fields.
 #[derive(Serialize)]
 struct ProposalJson<'a> {
+    /// `propose_edit`'s `success`: stored, and every file of it applies (a file that would be
+    /// refused makes an all-or-nothing apply impossible; `reason` is that file's).
+    success: bool,
     patch_id: &'a str,
     summary: &'a str,
     diff: &'a str,
@@ -341,6 +448,7 @@ struct BaseShaJson<'a> {
 impl<'a> From<&'a Proposal> for ProposalJson<'a> {
     fn from(p: &'a Proposal) -> Self {
         ProposalJson {
+            success: p.files.iter().all(|f| f.problem.is_none()),
             patch_id: &p.patch_id,
             summary: &p.summary,
             diff: &p.diff,

@@ -520,6 +520,132 @@ fn propose_apply_id_and_undo_across_processes() {
     p.run(&["propose", "--pattern", "x"], "").assert_code(2);
 }
 
+/// `propose --json` says `success` as `propose_edit` does: a proposal with a file that would
+/// be refused is stored (its `patch_id` applies per file) but is not a success: `ok` and
+/// `success` false, `reason` that file's, exit 1 (a refused file fails the command). A clean
+/// proposal is `success: true`, exit 0.
+// Regression (issue 47): `propose --json` had no `success` and exited 0 for a proposal that can
+// never apply all or nothing.
+#[test]
+fn propose_json_says_success_false_for_a_proposal_with_a_refused_file() {
+    let p = Project::with_files(&[("a.txt", "a\nb\nc\n"), ("c.txt", "a\nb\nc\n")]);
+    let good = "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+NEW\n c\n";
+    let bad = "--- a/c.txt\n+++ b/c.txt\n@@ -1,3 +1,3 @@\n a\n-not in the file\n+NEW\n c\n";
+    let r = p.run(&["propose", "-", "--json"], &format!("{good}{bad}"));
+    r.assert_code(1);
+    let v = r.json();
+    assert_eq!(v["success"], false, "{v}");
+    assert_eq!(v["ok"], false, "{v}");
+    assert_eq!(v["reason"], "hunk_mismatch", "{v}");
+    assert!(v["patch_id"].as_str().unwrap().starts_with("patch_"), "{v}");
+    let failed: Vec<&serde_json::Value> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["status"] == "failed")
+        .collect();
+    assert_eq!(failed.len(), 1, "{v}");
+    assert_eq!(failed[0]["path"], "c.txt");
+    assert_eq!(failed[0]["reason"], "hunk_mismatch");
+    // Without --json: the same exit code, the refused file on stderr.
+    let r = p.run(&["propose", "-"], &format!("{good}{bad}"));
+    r.assert_code(1);
+    assert!(r.stderr.contains("c.txt: hunk_mismatch"), "{}", r.stderr);
+
+    let r = p.run(&["propose", "-", "--json"], good);
+    r.assert_code(0);
+    let v = r.json();
+    assert_eq!(
+        (v["success"].clone(), v["ok"].clone()),
+        (true.into(), true.into()),
+        "{v}"
+    );
+    assert_eq!(v["reason"], serde_json::Value::Null, "{v}");
+}
+
+/// `propose --task-id --step-id --context --context-keyword --context-focus` reach the
+/// evidence as the library records them (`diff_<task>_<step>_<ms>.*`, `context_<step>_<ms>.json`
+/// with the excerpts lspedit selected); an id that cannot name a file or a focus that is not
+/// `PATH:START-END` is a usage error naming the flag, and nothing is stored.
+// Regression (issue 47): ids and context were library-only.
+#[test]
+fn propose_names_the_step_and_records_the_context() {
+    let p = Project::with_files(&[
+        ("a.txt", "a\nb\nc\n"),
+        (
+            "ctx.rs",
+            "use std::fs;\nfn one() {}\nfn two() {}\nfn three() {}\n",
+        ),
+    ]);
+    let patch = "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n";
+    for (args, flag) in [
+        (vec!["--step-id", "bad_id"], "--step-id"),
+        (vec!["--task-id", "a.b", "--step-id", "s-1"], "--task-id"),
+        (
+            vec!["--context", "ctx.rs", "--context-focus", "ctx.rs:x"],
+            "--context-focus",
+        ),
+        (vec!["--context-focus", "ctx.rs:3-1"], "--context-focus"),
+    ] {
+        let mut all = vec!["propose", "-", "--json"];
+        all.extend(&args);
+        let r = p.run(&all, patch);
+        r.assert_code(2);
+        let v = r.json();
+        assert_eq!(v["reason"], "usage_error", "{args:?}: {v}");
+        assert!(
+            v["llm_content"].as_str().unwrap().contains(flag),
+            "{args:?}: {v}"
+        );
+        assert!(
+            !p.root.join(".lspedit").exists(),
+            "{args:?} stored something"
+        );
+    }
+
+    let r = p.run(
+        &[
+            "propose",
+            "-",
+            "--json",
+            "--task-id",
+            "task-7",
+            "--step-id",
+            "step-2",
+            "--context",
+            "ctx.rs",
+            "--context-keyword",
+            "two",
+            "--context-focus",
+            "a.txt:1-2",
+        ],
+        patch,
+    );
+    r.assert_code(0);
+    let v = r.json();
+    let evidence_id = v["evidence_id"].as_str().unwrap();
+    let ms = evidence_id
+        .strip_prefix("diff_task-7_step-2_")
+        .filter(|ms| ms.len() == 13 && ms.bytes().all(|b| b.is_ascii_digit()))
+        .unwrap_or_else(|| panic!("{v}"));
+    let evidence = p.root.join(".lspedit/evidence");
+    assert!(evidence.join(format!("{evidence_id}.diff")).is_file());
+    let context: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(evidence.join(format!("context_step-2_{ms}.json"))).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(context["files"][0]["path"], "ctx.rs", "{context}");
+    assert!(
+        context["files"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("fn two"),
+        "{context}"
+    );
+    assert_eq!(context["files"][1]["path"], "a.txt", "{context}");
+    assert_eq!(context["files"][1]["ranges"], serde_json::json!([[1, 2]]));
+}
+
 /// Regression (issue 24): `apply-id` was per file by default, writing two files of a 3-file
 /// proposal whose third hunk failed. Now it writes every file or none unless `--per-file`, and
 /// its limits only tighten the policy (a person widens it in their config's `[policy]`).
@@ -539,7 +665,8 @@ fn apply_id_is_all_or_nothing_and_its_limits_only_tighten_the_policy() {
     }
     patch.push_str("--- a/c.txt\n+++ b/c.txt\n@@ -1,3 +1,3 @@\n a\n-not in the file\n+NEW\n c\n");
     let r = p.run(&["propose", "-", "--json"], &patch);
-    r.assert_code(0);
+    // Stored for a per-file apply, but it cannot apply all or nothing: not a success.
+    r.assert_code(1);
     let id = r.json()["patch_id"].as_str().unwrap().to_string();
 
     let r = p.run(&["apply-id", &id, "--no-diagnostics", "--json"], "");

@@ -583,6 +583,99 @@ async fn read_file_base_sha_guards_propose_edit() {
     client.cancel().await.unwrap();
 }
 
+/// propose_edit's `task_id`, `step_id` and context (files, keywords, focus lines) reach the
+/// evidence as the library records them: `diff_<task>_<step>_<ms>.*`, and the excerpts lspedit
+/// selected as `context_<step>_<ms>.json`; apply_edit's events name the step. An id that cannot
+/// name a file, a lone `task_id` or a focus range that is not one is an invalid argument naming
+/// it, and nothing is stored.
+// Regression (issue 47): ids and context were library-only.
+#[tokio::test]
+async fn propose_edit_names_the_step_and_records_the_context() {
+    let project = Project::copy("ts-basic");
+    let client = connect(&project.root, &["--no-diagnostics"]).await;
+    let evidence = project.root.join(".lspedit/evidence");
+    let listing = || -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&evidence)
+            .map(|d| {
+                d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    };
+    for (args, named) in [
+        (json!({ "step_id": "bad_id" }), "`step_id`"),
+        (json!({ "task_id": "a/b", "step_id": "s-1" }), "`task_id`"),
+        (json!({ "task_id": "t-1" }), "`task_id`"),
+        (
+            json!({ "context_focus": [{ "path": "src/util.ts", "start_line": 5, "end_line": 2 }] }),
+            "`context_focus`",
+        ),
+    ] {
+        let mut args = args;
+        args["pattern"] = json!("a \\+ b");
+        args["replacement"] = json!("b + a");
+        let r = call(&client, "propose_edit", args.clone()).await;
+        assert!(is_error(&r), "{args}: {}", text(&r));
+        assert!(text(&r).contains(named), "{args}: {}", text(&r));
+        assert_eq!(structured(&r)["success"], false);
+        assert!(listing().is_empty(), "{args} stored {:?}", listing());
+    }
+    assert!(!project.root.join(".lspedit/patches").exists());
+
+    let r = call(
+        &client,
+        "propose_edit",
+        json!({
+            "pattern": "a \\+ b", "replacement": "b + a", "scope": "src/util.ts",
+            "task_id": "task-7", "step_id": "step-2",
+            "context_files": ["src/index.ts", "missing.ts"],
+            "context_keywords": "total",
+            "context_focus": [{ "path": "src/util.ts", "start_line": 1, "end_line": 1 }],
+        }),
+    )
+    .await;
+    assert!(!is_error(&r), "{}", text(&r));
+    let p = structured(&r);
+    let evidence_id = p["evidence_id"].as_str().unwrap().to_string();
+    let ms = evidence_id
+        .strip_prefix("diff_task-7_step-2_")
+        .filter(|ms| ms.len() == 13 && ms.bytes().all(|b| b.is_ascii_digit()))
+        .unwrap_or_else(|| panic!("{evidence_id}"))
+        .to_string();
+    let names = listing();
+    assert!(names.contains(&format!("{evidence_id}.diff")), "{names:?}");
+    let context: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(evidence.join(format!("context_step-2_{ms}.json"))).unwrap(),
+    )
+    .unwrap();
+    let paths: Vec<&str> = context["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["src/index.ts", "src/util.ts"], "{context}");
+    assert_eq!(context["files"][1]["ranges"][0], json!([1, 1]), "{context}");
+    assert_eq!(context["skipped"][0]["path"], "missing.ts", "{context}");
+
+    let applied = call(
+        &client,
+        "apply_edit",
+        json!({ "patch_id": p["patch_id"].as_str().unwrap() }),
+    )
+    .await;
+    assert!(!is_error(&applied), "{}", text(&applied));
+    let log = std::fs::read_to_string(project.root.join(".lspedit/events.jsonl")).unwrap();
+    assert!(
+        log.lines().any(|l| l.contains(r#""event":"step_started""#)
+            && l.contains(r#""step_id":"step-2""#)),
+        "{log}"
+    );
+    client.cancel().await.unwrap();
+}
+
 /// A `.lspedit/config.toml` that does not parse used to make `lspedit mcp` exit: the tools are
 /// served with diagnostics off, and the reason is on stderr once and in every diagnostics
 /// result.

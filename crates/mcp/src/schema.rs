@@ -480,11 +480,48 @@ pub(crate) mod lenient {
     /// not a glob that matches nothing (which gave `empty_diff`); a JSON list of anything but
     /// strings is refused naming the field.
     pub(crate) fn scope<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-        let bad = |got: &Value| {
-            D::Error::custom(format!(
-                "`scope` must be a glob or a list of globs (e.g. \"src/**/*.ts\" or [\"src/**/*.ts\"]), not {got}"
-            ))
-        };
+        strings(
+            d,
+            "`scope` must be a glob or a list of globs (e.g. \"src/**/*.ts\" or [\"src/**/*.ts\"])",
+        )
+    }
+
+    /// `propose_edit`'s `context_files`: one path or a list, as `scope` takes its globs.
+    pub(crate) fn context_files<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+        strings(
+            d,
+            "`context_files` must be a path or a list of paths (e.g. \"src/a.ts\" or [\"src/a.ts\"])",
+        )
+    }
+
+    /// `propose_edit`'s `context_keywords`: one word or a list.
+    pub(crate) fn context_keywords<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Vec<String>, D::Error> {
+        strings(
+            d,
+            "`context_keywords` must be a word or a list of words (e.g. \"parse\" or [\"parse\"])",
+        )
+    }
+
+    /// `propose_edit`'s `context_focus`: a list of `{path, start_line, end_line}`; absent or
+    /// null is none.
+    pub(crate) fn context_focus<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Vec<crate::server::FocusArg>, D::Error> {
+        match Option::<Value>::deserialize(d)? {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(v) => serde_json::from_value(v).map_err(|e| {
+                D::Error::custom(format!(
+                    "`context_focus` must be a list of {{\"path\", \"start_line\", \"end_line\"}} objects, e.g. [{{\"path\": \"src/a.ts\", \"start_line\": 40, \"end_line\": 60}}]; {e}"
+                ))
+            }),
+        }
+    }
+
+    /// One string or a list of strings (see [`scope`]); `form` says what is expected.
+    fn strings<'de, D: Deserializer<'de>>(d: D, form: &str) -> Result<Vec<String>, D::Error> {
+        let bad = |got: &Value| D::Error::custom(format!("{form}, not {got}"));
         let list = |items: &[Value]| {
             items
                 .iter()

@@ -23,7 +23,10 @@ use lspedit_tools::ToolResult;
 use lspedit_workflow::{
     ApplyPlan, ApplyStatus, ApprovalRequest, Approver, AutoApprove, Callback, Deny, PolicyGate,
 };
-use lspedit_workflow::{Approve, PlanRequest, Policy, ProposeRequest};
+use lspedit_workflow::{
+    Approve, ContextError, ContextRequest, ExcerptFocus, IdError, PlanRequest, Policy,
+    ProposeRequest, StepIdArg,
+};
 use lspedit_write::Reason;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
@@ -133,6 +136,31 @@ pub struct ProposeEditArgs {
     /// sha_mismatch.
     #[serde(default, deserialize_with = "lenient::base_shas")]
     pub base_shas: Vec<BaseShaArg>,
+    /// Your task's id (1-64 letters, digits, `-`); with step_id it names the evidence.
+    #[serde(default)]
+    pub task_id: Option<String>,
+    /// This step's id (1-64 letters, digits, `-`): names the step's events and evidence.
+    #[serde(default)]
+    pub step_id: Option<String>,
+    /// Files you read for this change, most relevant first: their excerpts are kept as
+    /// evidence.
+    #[serde(default, deserialize_with = "lenient::context_files")]
+    pub context_files: Vec<String>,
+    /// Words whose lines the excerpts show.
+    #[serde(default, deserialize_with = "lenient::context_keywords")]
+    pub context_keywords: Vec<String>,
+    /// Lines of context files to show first (1-based, inclusive).
+    #[serde(default, deserialize_with = "lenient::context_focus")]
+    pub context_focus: Vec<FocusArg>,
+}
+
+// Lines of a file in `propose_edit`'s `context_focus` (no doc comment: it would be sent as the
+// schema's description on every turn, and the field's says it).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+pub struct FocusArg {
+    pub path: String,
+    pub start_line: usize,
+    pub end_line: usize,
 }
 
 /// One file's expected base_sha in `propose_edit`'s `base_shas`.
@@ -224,8 +252,30 @@ impl ApplyEditArgs {
 }
 
 impl ProposeEditArgs {
-    /// The request these arguments describe, or why they do not describe one.
-    pub fn request(self) -> Result<ProposeRequest, String> {
+    /// The request these arguments describe and the context it names (`None`: none), or why
+    /// they do not describe one: an id that cannot name files, or a focus range that is not
+    /// one, is refused here, naming the argument, before anything is read or stored.
+    pub fn request(self) -> Result<(ProposeRequest, Option<ContextRequest>), String> {
+        let context = ContextRequest {
+            files: self.context_files,
+            keywords: self.context_keywords,
+            focus: self
+                .context_focus
+                .into_iter()
+                .map(|f| ExcerptFocus {
+                    path: f.path,
+                    start_line: f.start_line,
+                    end_line: f.end_line,
+                })
+                .collect(),
+        };
+        if let Err(e) = context.check() {
+            let arg = match e {
+                ContextError::NoFiles => "context_keywords",
+                _ => "context_focus",
+            };
+            return Err(format!("`{arg}`: {e}"));
+        }
         let mut request = match (self.patch, self.pattern, self.replacement) {
             (Some(patch), None, None) => ProposeRequest::patch(patch),
             (None, Some(pattern), Some(replacement)) => {
@@ -245,7 +295,24 @@ impl ProposeEditArgs {
             .map(|b| (b.path, b.sha))
             .collect();
         request.language = self.language;
-        Ok(request)
+        request.task_id = self.task_id;
+        request.step_id = self.step_id;
+        if let Err(e) = request.check_ids() {
+            let arg = match &e {
+                IdError::Invalid {
+                    arg: StepIdArg::Task,
+                    ..
+                } => "task_id",
+                IdError::Invalid { .. } => "step_id",
+                _ => "task_id",
+            };
+            let hint = match e {
+                IdError::Invalid { .. } => "; use letters, digits and `-`, e.g. `task-7`",
+                _ => "; give `step_id` too",
+            };
+            return Err(format!("`{arg}`: {e}{hint}"));
+        }
+        Ok((request, (!context.is_empty()).then_some(context)))
     }
 }
 
@@ -523,7 +590,10 @@ impl LspeditServer {
         Parameters(a): Parameters<ProposeEditArgs>,
     ) -> Result<CallToolResult, McpError> {
         self.run(move |s| match a.request() {
-            Ok(request) => {
+            Ok((mut request, context)) => {
+                if let Some(context) = context {
+                    request = request.with_context(context.select(s.tools().workspace()));
+                }
                 let a = s.propose_edit(&request);
                 Reply::new(a.result, &ProposeOutput::from_outcome(&a.outcome))
             }

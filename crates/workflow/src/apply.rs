@@ -286,6 +286,20 @@ fn within_plan(run: &mut ApplyRun<'_>, reviewed: &PatchPlan) -> Result<(), ToolE
     Ok(())
 }
 
+/// What became of the files a commit wrote and then put back, for `failure_detected`'s
+/// `rollback`: `None` when it put nothing back (nothing was written before the failure, or
+/// nothing failed). The invariant: a `failure_detected` after a write that the failure undid
+/// (all-or-nothing, or a unit of several files under per-file atomicity) carries `rollback`.
+pub(crate) fn rollback_status(result: &CommitResult) -> Option<RollbackStatus> {
+    if !result.rollback_errors.is_empty() {
+        Some(RollbackStatus::Failed)
+    } else if result.put_back {
+        Some(RollbackStatus::Success)
+    } else {
+        None
+    }
+}
+
 /// The refusal of a commit that wrote nothing: the first failure, saying when every file
 /// already written was rolled back.
 fn nothing_written(result: &CommitResult) -> ToolError {
@@ -424,7 +438,7 @@ impl Workflow {
             Ok(out) => out,
             Err(e) => self.refuse(&run, e),
         };
-        self.emit_apply_end(&out, step_id, "apply_edit");
+        self.emit_apply_end(&out, step_id, "apply_edit", run.rollback);
         out
     }
 
@@ -531,7 +545,7 @@ impl Workflow {
             Err(e) => self.refuse(&run, e),
         };
         out.diff = planned.diff;
-        self.emit_apply_end(&out, step_id, "apply_change");
+        self.emit_apply_end(&out, step_id, "apply_change", run.rollback);
         out
     }
 
@@ -634,7 +648,13 @@ impl Workflow {
 
     /// The events that end an apply step: `step_completed` when files were written, the first
     /// refused file of a partial apply, `tool_end`.
-    fn emit_apply_end(&self, out: &ApplyOutcome, step_id: String, tool: &str) {
+    fn emit_apply_end(
+        &self,
+        out: &ApplyOutcome,
+        step_id: String,
+        tool: &str,
+        rollback: Option<RollbackStatus>,
+    ) {
         let completed = match out.status {
             ApplyStatus::Applied => Some(StepStatus::Applied),
             ApplyStatus::PartiallyApplied => Some(StepStatus::PartiallyApplied),
@@ -654,7 +674,11 @@ impl Workflow {
             self.emit(Event::FailureDetected {
                 // Every file an apply refuses has its reason; io_error only if one had none.
                 reason: f.reason.unwrap_or(Reason::IoError),
-                details: FailureDetails::message(f.message.clone()),
+                // The failed unit's files written before it failed were put back.
+                details: FailureDetails {
+                    rollback,
+                    ..FailureDetails::message(f.message.clone())
+                },
             });
             self.emit(Event::ExecutionPaused {
                 reason: PauseReason::NeedsUserDecision,
@@ -842,11 +866,8 @@ impl Workflow {
     ) -> Result<(CommitResult, BTreeSet<String>, CheckpointManifest), ToolError> {
         let checkpoint_id = manifest.checkpoint_id.clone();
         let result = self.commit(&mut planned.units, run.plan.atomicity, &manifest, None);
-        if result.rolled_back {
-            run.rollback = Some(RollbackStatus::Success);
-        }
+        run.rollback = rollback_status(&result);
         if !result.rollback_errors.is_empty() {
-            run.rollback = Some(RollbackStatus::Failed);
             run.rolled_back = false;
             return Err(ToolError::new(
                 Reason::IoError,
@@ -949,26 +970,28 @@ impl Workflow {
                 run.kept = manifest.entries.iter().map(|e| e.path.clone()).collect();
                 Err(e)
             }
-            RollbackStrategy::RestoreCheckpoint => match self.restore_locked(manifest, None) {
-                Ok(redo) => {
-                    self.checkpoints.remove(&redo.redo_checkpoint_id);
-                    run.checkpoint_id = None;
-                    run.rolled_back = true;
-                    run.rollback = Some(RollbackStatus::Success);
-                    Err(e)
+            RollbackStrategy::RestoreCheckpoint => {
+                match self.restore_locked(manifest, None, &mut None) {
+                    Ok(redo) => {
+                        self.checkpoints.remove(&redo.redo_checkpoint_id);
+                        run.checkpoint_id = None;
+                        run.rolled_back = true;
+                        run.rollback = Some(RollbackStatus::Success);
+                        Err(e)
+                    }
+                    Err(restore) => {
+                        run.rollback = Some(RollbackStatus::Failed);
+                        Err(ToolError::new(
+                            e.reason,
+                            e.path.as_deref(),
+                            format!(
+                                "{}; restoring the written files failed ({restore}); checkpoint {} holds the old contents",
+                                e.message, manifest.checkpoint_id
+                            ),
+                        ))
+                    }
                 }
-                Err(restore) => {
-                    run.rollback = Some(RollbackStatus::Failed);
-                    Err(ToolError::new(
-                        e.reason,
-                        e.path.as_deref(),
-                        format!(
-                            "{}; restoring the written files failed ({restore}); checkpoint {} holds the old contents",
-                            e.message, manifest.checkpoint_id
-                        ),
-                    ))
-                }
-            },
+            }
         }
     }
 

@@ -26,6 +26,102 @@ pub struct ExcerptCandidates {
     pub fallback: Vec<String>,
 }
 
+/// Lines of a candidate file the caller wants shown: 1-based, inclusive. They come before
+/// keyword matches and imports in the file's share of the budget (clamped to the file; a range
+/// past its end shows nothing).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExcerptFocus {
+    pub path: String,
+    pub start_line: usize,
+    pub end_line: usize,
+}
+
+/// A step's context as a front end names it (MCP's `propose_edit`, `lspedit propose`): files
+/// in priority order, keywords and focus lines. [`ContextRequest::select`] runs the selector
+/// over them, so the caller never builds excerpts itself.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ContextRequest {
+    pub files: Vec<String>,
+    pub keywords: Vec<String>,
+    /// A focused file not among `files` is a candidate after them.
+    pub focus: Vec<ExcerptFocus>,
+}
+
+/// A [`ContextRequest`] that cannot be selected from; a front end refuses it, naming its
+/// argument, before anything is read or stored.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ContextError {
+    /// Focus lines are 1-based and `start_line <= end_line`.
+    #[error(
+        "the focus lines {start_line}-{end_line} of `{path}` are not a range of 1-based lines (start_line >= 1, end_line >= start_line)"
+    )]
+    BadFocus {
+        path: String,
+        start_line: usize,
+        end_line: usize,
+    },
+    /// Keywords and focus lines choose lines of files: without a file there is nothing to show.
+    #[error("keywords choose lines of the context's files, but no file was named")]
+    NoFiles,
+}
+
+impl ContextRequest {
+    /// Nothing was asked: no context is recorded.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty() && self.keywords.is_empty() && self.focus.is_empty()
+    }
+
+    /// `Err` when the request cannot be selected from (see [`ContextError`]).
+    pub fn check(&self) -> Result<(), ContextError> {
+        if let Some(f) = self
+            .focus
+            .iter()
+            .find(|f| f.start_line == 0 || f.end_line < f.start_line)
+        {
+            return Err(ContextError::BadFocus {
+                path: f.path.clone(),
+                start_line: f.start_line,
+                end_line: f.end_line,
+            });
+        }
+        if self.files.is_empty() && self.focus.is_empty() && !self.keywords.is_empty() {
+            return Err(ContextError::NoFiles);
+        }
+        Ok(())
+    }
+
+    /// The excerpts of the named files, by [`select_excerpts_focused`] with the default limits.
+    pub fn select(&self, ws: &Workspace) -> ExcerptSet {
+        let mut files = self.files.clone();
+        for f in &self.focus {
+            if !files.iter().any(|p| same_path(p, &f.path)) {
+                files.push(f.path.clone());
+            }
+        }
+        let candidates = ExcerptCandidates {
+            retrieval_hits: files,
+            ..ExcerptCandidates::default()
+        };
+        select_excerpts_focused(
+            ws,
+            &candidates,
+            &self.keywords,
+            &self.focus,
+            &ExcerptLimits::default(),
+        )
+    }
+}
+
+/// A candidate's path as the selector compares it (`./` dropped).
+fn normal(path: &str) -> &str {
+    path.strip_prefix("./").unwrap_or(path)
+}
+
+fn same_path(a: &str, b: &str) -> bool {
+    normal(a) == normal(b)
+}
+
 /// Caps of the selection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ExcerptLimits {
@@ -156,14 +252,21 @@ fn ranges(selected: &BTreeSet<usize>) -> Vec<(usize, usize)> {
     out
 }
 
-/// Choose lines of one file within `budget` rendered lines.
+/// Choose lines of one file within `budget` rendered lines: the `focus` ranges (0-based,
+/// inclusive) first.
 fn choose_lines(
     texts: &[&str],
     keywords: &[String],
+    focus: &[(usize, usize)],
     limits: &ExcerptLimits,
     budget: usize,
 ) -> BTreeSet<usize> {
-    let mut windows: Vec<(usize, usize)> = Vec::new();
+    let last = texts.len().saturating_sub(1);
+    let mut windows: Vec<(usize, usize)> = focus
+        .iter()
+        .filter(|(start, _)| *start <= last)
+        .map(|&(start, end)| (start, end.min(last)))
+        .collect();
     for (i, line) in texts.iter().enumerate() {
         let lower = line.to_lowercase();
         if keywords.iter().any(|k| lower.contains(k.as_str())) {
@@ -202,6 +305,18 @@ pub fn select_excerpts(
     keywords: &[String],
     limits: &ExcerptLimits,
 ) -> ExcerptSet {
+    select_excerpts_focused(ws, candidates, keywords, &[], limits)
+}
+
+/// [`select_excerpts`], showing the `focus` lines of their files first (see
+/// [`ExcerptFocus`]).
+pub fn select_excerpts_focused(
+    ws: &Workspace,
+    candidates: &ExcerptCandidates,
+    keywords: &[String],
+    focus: &[ExcerptFocus],
+    limits: &ExcerptLimits,
+) -> ExcerptSet {
     let keywords: Vec<String> = keywords
         .iter()
         .map(|k| k.trim().to_lowercase())
@@ -215,7 +330,7 @@ pub fn select_excerpts(
         .chain(&candidates.open_files)
         .chain(&candidates.fallback);
     for raw in ordered {
-        let path = raw.strip_prefix("./").unwrap_or(raw).to_string();
+        let path = normal(raw).to_string();
         if !seen.insert(path.clone()) {
             continue;
         }
@@ -267,7 +382,12 @@ pub fn select_excerpts(
             skip(&mut set, "the file is empty".into());
             continue;
         }
-        let selected = choose_lines(&texts, &keywords, limits, budget);
+        let focused: Vec<(usize, usize)> = focus
+            .iter()
+            .filter(|f| same_path(&f.path, &path) && f.start_line >= 1)
+            .map(|f| (f.start_line - 1, f.end_line.saturating_sub(1)))
+            .collect();
+        let selected = choose_lines(&texts, &keywords, &focused, limits, budget);
         if selected.is_empty() {
             skip(&mut set, "nothing fits the remaining line budget".into());
             continue;
@@ -346,12 +466,18 @@ mod tests {
             .collect();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let limits = ExcerptLimits::default();
-        let sel = choose_lines(&refs, &["target".into()], &limits, 6);
+        let sel = choose_lines(&refs, &["target".into()], &[], &limits, 6);
         // Header + 5 lines of the keyword window; the import does not fit (it needs a gap too).
         assert_eq!(sel, BTreeSet::from([28, 29, 30, 31, 32]));
-        let sel = choose_lines(&refs, &["target".into()], &limits, 100);
+        let sel = choose_lines(&refs, &["target".into()], &[], &limits, 100);
         assert!(sel.contains(&0) && sel.contains(&30));
-        let sel = choose_lines(&refs, &["absent".into()], &limits, 100);
+        let sel = choose_lines(&refs, &["absent".into()], &[], &limits, 100);
         assert_eq!(sel, BTreeSet::from([0]));
+        // Focus lines come first: with a budget of 4 (header + 3 lines) only they are shown;
+        // a range past the end is clamped.
+        let sel = choose_lines(&refs, &["target".into()], &[(10, 12)], &limits, 4);
+        assert_eq!(sel, BTreeSet::from([10, 11, 12]));
+        let sel = choose_lines(&refs, &[], &[(48, 60), (70, 80)], &limits, 100);
+        assert!(sel.contains(&48) && sel.contains(&49), "{sel:?}");
     }
 }

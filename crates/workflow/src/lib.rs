@@ -49,7 +49,8 @@ pub use apply::{ApplyOutcome, ApplyStatus, FileApplyResult};
 pub use approval::{ApprovalRequest, Approver, AutoApprove, Callback, Deny};
 pub use evidence::{ApplyRecord, FileRecord, Manifest, Outcome, Phase};
 pub use excerpt::{
-    ExcerptCandidates, ExcerptLimits, ExcerptSet, FileExcerpt, SkippedCandidate, select_excerpts,
+    ContextError, ContextRequest, ExcerptCandidates, ExcerptFocus, ExcerptLimits, ExcerptSet,
+    FileExcerpt, SkippedCandidate, select_excerpts, select_excerpts_focused,
 };
 pub use gate::PolicyGate;
 pub use journal::RecoveryReport;
@@ -60,7 +61,7 @@ pub use model::{
 };
 pub use plan::{ApplyPlan, Atomicity, RollbackStrategy, ValidationStage};
 pub use policy::{Approve, Operation, PlanRequest, Policy, PolicyError, SetKeys};
-pub use propose::{Proposal, ProposeRequest, ProposeSource};
+pub use propose::{IdError, Proposal, ProposeRequest, ProposeSource, StepIdArg};
 pub use scan::language_globs;
 pub use tools::WorkflowTools;
 pub use validate::{CopyScope, ValidationCommand, ValidationReport};
@@ -75,7 +76,9 @@ use self::store::PatchStore;
 use self::util::{
     Layout, WorkspaceLock, is_valid_id, lock_workspace, new_id, now_ms, show_sha, state_error,
 };
-use lspedit_tools::events::{Event, EventSink, FailureDetails, FanOut, JsonlSink, PauseReason};
+use lspedit_tools::events::{
+    Event, EventSink, FailureDetails, FanOut, JsonlSink, PauseReason, RollbackStatus,
+};
 use lspedit_write::commit::{
     CommitResult, CommitUnit, OnChanged, PathChange, Policy as CommitPolicy, Staging, commit,
 };
@@ -530,13 +533,18 @@ impl Workflow {
         self.emit(Event::ToolStart {
             tool: "undo".into(),
         });
-        let result = self.undo_inner(&manifest, gate);
+        let mut rollback = None;
+        let result = self.undo_inner(&manifest, gate, &mut rollback);
         self.emit(Event::ToolEnd {
             tool: "undo".into(),
             is_error: result.is_err(),
         });
         if let Err(e) = &result {
-            self.failure(e);
+            let details = FailureDetails {
+                rollback,
+                ..FailureDetails::message(e.to_string())
+            };
+            self.failure_with(e, details, None);
         }
         result
     }
@@ -545,12 +553,13 @@ impl Workflow {
         &self,
         manifest: &CheckpointManifest,
         gate: Option<&dyn lspedit_write::WriteGate>,
+        rollback: &mut Option<RollbackStatus>,
     ) -> Result<UndoOutcome, ToolError> {
         let file_locks = self.file_locks(manifest.entries.iter().map(|e| e.path.clone()));
         let _held: Vec<MutexGuard<'_, ()>> = file_locks.iter().map(|l| lock(l)).collect();
         let _ws_lock = self.workspace_lock()?;
         self.recover_pending();
-        let out = self.restore_locked(manifest, gate)?;
+        let out = self.restore_locked(manifest, gate, rollback)?;
         self.emit(Event::CheckpointCreated {
             checkpoint_id: out.redo_checkpoint_id.clone(),
             files: out.restored.clone(),
@@ -559,10 +568,13 @@ impl Workflow {
     }
 
     /// Restore a checkpoint (see [`Workflow::undo`]); callers hold the file and workspace locks.
+    /// When the restore's commit fails after writing, `rollback` says whether what it wrote
+    /// was put back.
     fn restore_locked(
         &self,
         manifest: &CheckpointManifest,
         gate: Option<&dyn lspedit_write::WriteGate>,
+        rollback: &mut Option<RollbackStatus>,
     ) -> Result<UndoOutcome, ToolError> {
         let ws = self.tools.workspace();
         let id = &manifest.checkpoint_id;
@@ -604,6 +616,7 @@ impl Workflow {
             .create(&redo_id, &manifest.patch_id, &all)
             .map_err(|e| ToolError::io(".lspedit/checkpoints", "writing the checkpoint", &e))?;
         let result = self.commit(&mut units, Atomicity::AllOrNothing, &redo, gate);
+        *rollback = apply::rollback_status(&result);
         if let Some((_, e)) = result.failures().next() {
             self.checkpoints.remove(&redo_id);
             return Err(e.clone());

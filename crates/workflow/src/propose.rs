@@ -64,7 +64,68 @@ pub struct ProposeRequest {
     pub context: Option<ExcerptSet>,
 }
 
+/// Which of a [`ProposeRequest`]'s caller ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepIdArg {
+    Task,
+    Step,
+}
+
+impl StepIdArg {
+    fn words(self) -> &'static str {
+        match self {
+            StepIdArg::Task => "task id",
+            StepIdArg::Step => "step id",
+        }
+    }
+}
+
+/// A caller's task or step id that cannot be used (see [`ProposeRequest::check_ids`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum IdError {
+    /// Not 1 to 64 ASCII letters, digits or `-` (an id names files).
+    #[error("the {} `{value}` is not 1 to 64 ASCII letters, digits or `-`", arg.words())]
+    Invalid { arg: StepIdArg, value: String },
+    /// A task id names the evidence only together with a step id.
+    #[error("a task id names the evidence together with a step id, but no step id was given")]
+    TaskWithoutStep,
+}
+
 impl ProposeRequest {
+    /// The first caller id that is not 1 to 64 ASCII letters, digits or `-`.
+    fn invalid_id(&self) -> Option<IdError> {
+        [
+            (StepIdArg::Task, &self.task_id),
+            (StepIdArg::Step, &self.step_id),
+        ]
+        .into_iter()
+        .find_map(|(arg, id)| {
+            id.as_ref()
+                .filter(|id| !is_valid_label(id))
+                .map(|id| IdError::Invalid {
+                    arg,
+                    value: id.clone(),
+                })
+        })
+    }
+
+    /// Whether the caller's ids can name the evidence and the step: `Err` for an id that is not
+    /// 1 to 64 ASCII letters, digits or `-`, or a task id without a step id (it would name
+    /// nothing). The CLI and the MCP server refuse such a request, naming the argument, before
+    /// anything is stored; [`Workflow::propose_edit`](crate::Workflow::propose_edit) refuses an
+    /// invalid id itself (`invalid_diff_format`, with evidence of the refusal) and leaves a lone
+    /// task id unused.
+    pub fn check_ids(&self) -> Result<(), IdError> {
+        if let Some(e) = self.invalid_id() {
+            return Err(e);
+        }
+        if self.task_id.is_some() && self.step_id.is_none() {
+            return Err(IdError::TaskWithoutStep);
+        }
+        Ok(())
+    }
+
     pub fn regex(
         pattern: impl Into<String>,
         replacement: impl Into<String>,
@@ -626,20 +687,13 @@ impl Builder<'_> {
 
     /// The caller's task and step ids name files: letters, digits and `-` only.
     fn check_ids(&mut self) -> Step<()> {
-        let req = self.req;
-        let Some(bad) = [&req.task_id, &req.step_id]
-            .into_iter()
-            .flatten()
-            .find(|id| !is_valid_label(id))
-        else {
+        let Some(bad) = self.req.invalid_id() else {
             return Ok(());
         };
         let e = ToolError::new(
             Reason::InvalidDiffFormat,
             None,
-            format!(
-                "the task or step id `{bad}` is not 1 to 64 ASCII letters, digits or `-`; name the step with those"
-            ),
+            format!("{bad}; name the step with those"),
         );
         Err(self.refuse(Stage::Parse, e.message.clone(), e, vec![]))
     }

@@ -148,6 +148,10 @@ pub struct CommitResult {
     pub rolled_back: bool,
     /// A put-back itself failed: the files named here may be left new.
     pub rollback_errors: Vec<String>,
+    /// Some file this commit wrote was put back (all-or-nothing, or the files of a unit that
+    /// failed part-way under either policy); with `rollback_errors`, putting back failed for
+    /// some. `false` when a failure came before anything was written.
+    pub put_back: bool,
 }
 
 impl CommitResult {
@@ -232,6 +236,7 @@ pub fn commit(ws: &Workspace, units: &[CommitUnit], policy: Policy<'_>) -> Commi
         observer,
         next: 0,
         rollback_errors: Vec::new(),
+        put_back: false,
     };
     let mut result = CommitResult::default();
     // Files written so far by units that succeeded: all-or-nothing puts them back too.
@@ -258,6 +263,7 @@ pub fn commit(ws: &Workspace, units: &[CommitUnit], policy: Policy<'_>) -> Commi
     }
     run.close_window();
     result.rollback_errors = run.rollback_errors;
+    result.put_back = run.put_back;
     if let Some(j) = journal {
         if result.rollback_errors.is_empty() {
             j.end();
@@ -284,6 +290,8 @@ struct Run<'a> {
     /// Index (among `changes`) of the first change of the next unit.
     next: usize,
     rollback_errors: Vec<String>,
+    /// Some written file was put back (or putting it back was tried).
+    put_back: bool,
 }
 
 impl<'a> Run<'a> {
@@ -386,6 +394,7 @@ impl<'a> Run<'a> {
     /// Put `written` back to their old states, last written first, each only if it still holds
     /// what was written.
     fn put_back(&mut self, written: &[&PathChange]) {
+        self.put_back |= !written.is_empty();
         for c in written.iter().rev() {
             let put =
                 self.ws
@@ -661,6 +670,8 @@ mod tests {
                 result.failures().map(|(i, e)| (i, e.reason)).collect();
             assert_eq!(failures, [(1, Reason::IoError)], "{:?}", result.units);
             assert_eq!(read(&dir, "b.txt"), "b\n");
+            // b.txt was written, then put back: either way the result says so.
+            assert!(result.put_back);
             if journaled {
                 assert!(result.rolled_back);
                 assert!(matches!(result.units[0], UnitOutcome::RolledBack));

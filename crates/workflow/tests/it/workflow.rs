@@ -382,6 +382,141 @@ fn assert_refused_before_approval(e: &Env, reason: &str) {
     );
 }
 
+/// The event sequences README.md's events paragraph states, in order: each a span of
+/// `a → b → c`, annotations like `(edit)` dropped; a leading `…` means "ends with".
+fn readme_event_orders() -> Vec<(bool, Vec<String>)> {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .unwrap();
+    let start = readme
+        .find("Events go to `.lspedit/events.jsonl`")
+        .expect("README's events paragraph");
+    let para = &readme[start..];
+    let para = &para[..para.find("\n\n").unwrap_or(para.len())];
+    let annotation = regex::Regex::new(r"\([^)]*\)|\{[^}]*\}").unwrap();
+    para.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|span| span.contains('→'))
+        .map(|span| {
+            let span = annotation.replace_all(span, "");
+            let suffix = span.trim_start().starts_with('…');
+            let names = span
+                .trim_start()
+                .trim_start_matches('…')
+                .split('→')
+                .map(|n| n.trim().to_string())
+                .collect();
+            (suffix, names)
+        })
+        .collect()
+}
+
+/// README states the orders an apply emits: propose; a successful apply; a refusal, which
+/// ends the step where it happens (before approval, and at the commit); an approver's no; a
+/// partial apply. Each is checked against what the workflow emits.
+// Regression: README said refusals "add" `failure_detected` and `execution_paused` to the
+// successful order, and named `diff_proposed` as part of the apply's.
+#[test]
+fn readme_states_the_event_orders_the_workflow_emits() {
+    let orders = readme_event_orders();
+    let [propose, applied, refused, rejected, partial] = orders.as_slice() else {
+        panic!("README's events paragraph should state five orders: {orders:?}");
+    };
+    let emitted = |e: &Env| -> Vec<String> { e.names().iter().map(|n| n.to_string()).collect() };
+    let holds = |(suffix, names): &(bool, Vec<String>), got: &[String]| {
+        if *suffix {
+            got.ends_with(names)
+        } else {
+            got == names.as_slice()
+        }
+    };
+
+    let e = setup(&[("a.txt", "a\nb\nc\n")]);
+    let p =
+        e.wf.propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B")))
+            .unwrap();
+    let names = emitted(&e);
+    assert!(holds(propose, &names), "{propose:?} vs {names:?}");
+    let out = e.wf.apply_edit(&p.patch_id, &ApplyPlan::default());
+    assert_eq!(out.status, ApplyStatus::Applied, "{}", out.llm_content);
+    let names = emitted(&e);
+    assert!(holds(applied, &names[3..]), "{applied:?} vs {names:?}");
+
+    // Refused before approval (a limit) and at the commit (rolled back).
+    let four: Vec<(String, String)> = (0..4)
+        .map(|i| (format!("f{i}.txt"), "a\nb\nc\n".to_string()))
+        .collect();
+    let refs: Vec<(&str, &str)> = four.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let e = setup(&refs);
+    let patch: String = (0..4)
+        .map(|i| replace_diff(&format!("f{i}.txt"), "b", "B"))
+        .collect();
+    let p = e.wf.propose_edit(&ProposeRequest::patch(patch)).unwrap();
+    let out = e.wf.apply_edit(&p.patch_id, &ApplyPlan::mission_edit());
+    assert_eq!(out.status, ApplyStatus::Refused, "{}", out.llm_content);
+    let e2 = three_file_env(WorkflowConfig {
+        commit_observer: Some(Arc::new(FailAt(2))),
+        ..WorkflowConfig::default()
+    });
+    let p2 = e2
+        .wf
+        .propose_edit(&ProposeRequest::patch(three_file_patch()))
+        .unwrap();
+    let all_or_nothing = ApplyPlan {
+        atomicity: Atomicity::AllOrNothing,
+        ..ApplyPlan::default()
+    };
+    let out = e2.wf.apply_edit(&p2.patch_id, &all_or_nothing);
+    assert_eq!(out.status, ApplyStatus::Refused, "{}", out.llm_content);
+    for names in [emitted(&e), emitted(&e2)] {
+        assert!(holds(refused, &names), "{refused:?} vs {names:?}");
+        for absent in ["diff_applied", "step_completed"] {
+            assert!(!names.iter().any(|n| n == absent), "{names:?}");
+        }
+    }
+
+    let e = setup_with(
+        &[("a.txt", "a\nb\nc\n")],
+        None,
+        WorkflowConfig {
+            approver: Arc::new(lspedit_workflow::Deny),
+            ..WorkflowConfig::default()
+        },
+    );
+    let p =
+        e.wf.propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B")))
+            .unwrap();
+    assert_eq!(
+        e.wf.apply_edit(&p.patch_id, &ApplyPlan::default()).status,
+        ApplyStatus::Rejected
+    );
+    let names = emitted(&e);
+    assert!(holds(rejected, &names), "{rejected:?} vs {names:?}");
+    assert!(!names.iter().any(|n| n == "failure_detected"), "{names:?}");
+
+    // A partial apply: the stated events come right after `step_completed`.
+    let e = three_file_env(WorkflowConfig {
+        commit_observer: Some(Arc::new(FailAt(2))),
+        ..WorkflowConfig::default()
+    });
+    let p =
+        e.wf.propose_edit(&ProposeRequest::patch(three_file_patch()))
+            .unwrap();
+    let per_file = ApplyPlan {
+        atomicity: Atomicity::PerFile,
+        ..ApplyPlan::default()
+    };
+    let out = e.wf.apply_edit(&p.patch_id, &per_file);
+    assert_eq!(out.status, ApplyStatus::PartiallyApplied);
+    let names = emitted(&e);
+    let at = names.iter().position(|n| n == "step_completed").unwrap() + 1;
+    assert!(
+        !partial.0 && names[at..].starts_with(&partial.1),
+        "{partial:?} vs {names:?}"
+    );
+}
+
 #[test]
 fn scope_max_files_is_a_scope_violation() {
     let files: Vec<(String, String)> = (0..4)
@@ -826,6 +961,104 @@ fn per_file_when_asked_a_failed_file_leaves_the_others_applied() {
     assert_eq!(u.restored, ["a.txt", "c.txt"]);
     assert_eq!(e.read("a.txt"), "a\nb\nc\n");
     assert_eq!(e.read("c.txt"), "a\nb\nc\n");
+}
+
+// The invariant: a `failure_detected` after a write that the failure undid carries
+// `details.rollback`. An all-or-nothing commit failing mid-way, a validation after the commit
+// and a timeout after it are covered above and below; these are the other paths that write and
+// put back.
+
+/// A rename (a unit of two files: the new one written, the old one removed) failing after both
+/// were switched, under per-file atomicity: the unit is put back, nothing is applied, and the
+/// failure says the rollback succeeded.
+// Regression: only an all-or-nothing commit's put-back was reported.
+#[test]
+fn per_file_a_rename_failing_part_way_is_put_back_and_says_so() {
+    let e = setup_with(
+        &[("old.txt", "x\n")],
+        None,
+        WorkflowConfig {
+            commit_observer: Some(Arc::new(FailAt(2))),
+            ..WorkflowConfig::default()
+        },
+    );
+    let patch =
+        "*** Begin Patch\n*** Update File: old.txt\n*** Move to: moved.txt\n*** End Patch\n";
+    let p = e.wf.propose_edit(&ProposeRequest::patch(patch)).unwrap();
+    let before = e.snapshot();
+    let per_file = ApplyPlan {
+        atomicity: Atomicity::PerFile,
+        ..ApplyPlan::default()
+    };
+    let out = e.wf.apply_edit(&p.patch_id, &per_file);
+    assert_eq!(out.status, ApplyStatus::Refused, "{}", out.llm_content);
+    assert_eq!(e.snapshot(), before, "the rename was not put back");
+    assert_eq!(failure_details(&e)["rollback"], "success");
+}
+
+/// Per-file: one file written and kept, then a rename that fails part-way and is put back. The
+/// partial apply's `failure_detected` is about the rename, whose written file was put back.
+// Regression: a partial apply's failure never carried `rollback`.
+#[test]
+fn per_file_a_partial_apply_reports_the_put_back_unit() {
+    let e = setup_with(
+        &[("keep.txt", "a\nb\nc\n"), ("old.txt", "x\n")],
+        None,
+        WorkflowConfig {
+            commit_observer: Some(Arc::new(FailAt(3))),
+            ..WorkflowConfig::default()
+        },
+    );
+    let patch = "*** Begin Patch\n*** Update File: keep.txt\n@@\n a\n-b\n+B\n c\n*** Update File: old.txt\n*** Move to: moved.txt\n*** End Patch\n";
+    let p = e.wf.propose_edit(&ProposeRequest::patch(patch)).unwrap();
+    let per_file = ApplyPlan {
+        atomicity: Atomicity::PerFile,
+        ..ApplyPlan::default()
+    };
+    let out = e.wf.apply_edit(&p.patch_id, &per_file);
+    assert_eq!(
+        out.status,
+        ApplyStatus::PartiallyApplied,
+        "{}",
+        out.llm_content
+    );
+    assert_eq!(e.read("keep.txt"), "a\nB\nc\n");
+    assert_eq!(e.read("old.txt"), "x\n");
+    assert!(!e.root().join("moved.txt").exists());
+    assert_eq!(failure_details(&e)["rollback"], "success");
+}
+
+/// Undo restores all or nothing: a restore failing part-way puts back what it wrote, and its
+/// failure says so.
+// Regression: undo's failure never carried `rollback`.
+#[test]
+fn undo_failing_part_way_is_rolled_back_and_says_so() {
+    let e = three_file_env(WorkflowConfig::default());
+    let p =
+        e.wf.propose_edit(&ProposeRequest::patch(three_file_patch()))
+            .unwrap();
+    let out = e.wf.apply_edit(&p.patch_id, &ApplyPlan::default());
+    assert_eq!(out.status, ApplyStatus::Applied, "{}", out.llm_content);
+    let applied = e.snapshot();
+    let (wf2, rec2) = open(
+        e.root(),
+        None,
+        WorkflowConfig {
+            commit_observer: Some(Arc::new(FailAt(2))),
+            ..WorkflowConfig::default()
+        },
+    );
+    let err = wf2.undo(out.checkpoint_id.as_deref().unwrap()).unwrap_err();
+    assert_eq!(err.reason, Reason::IoError, "{err}");
+    assert_eq!(e.snapshot(), applied, "the restore was not put back");
+    let failures: Vec<serde_json::Value> = rec2
+        .events()
+        .iter()
+        .filter(|ev| ev.name() == "failure_detected")
+        .map(|ev| ev.to_json(0)["details"].clone())
+        .collect();
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert_eq!(failures[0]["rollback"], "success", "{failures:?}");
 }
 
 #[test]
@@ -1823,6 +2056,74 @@ fn step_ids_name_the_evidence_the_events_and_the_context_record() {
 
 // `apply_edit_with` asks the approver given for this apply (a CLI's terminal prompt), not the
 // configured one.
+/// What the CLI and the MCP server check before anything is stored, and the context they
+/// have the selector build: named files in order, focused files after them, focus lines first.
+#[test]
+fn front_ends_check_ids_and_name_the_context_the_selector_builds() {
+    use lspedit_workflow::{ContextError, ContextRequest, ExcerptFocus, IdError, StepIdArg};
+    let req = |task: Option<&str>, step: Option<&str>| ProposeRequest {
+        task_id: task.map(str::to_string),
+        step_id: step.map(str::to_string),
+        ..ProposeRequest::patch("")
+    };
+    assert_eq!(req(Some("task-7"), Some("step-2")).check_ids(), Ok(()));
+    assert_eq!(req(None, Some("step-2")).check_ids(), Ok(()));
+    let long = "x".repeat(65);
+    for (task, step, arg) in [
+        (Some("a_b"), Some("s"), StepIdArg::Task),
+        (Some("t"), Some("../x"), StepIdArg::Step),
+        (None, Some(""), StepIdArg::Step),
+        (None, Some(long.as_str()), StepIdArg::Step),
+    ] {
+        match req(task, step).check_ids() {
+            Err(IdError::Invalid { arg: a, .. }) => assert_eq!(a, arg, "{task:?} {step:?}"),
+            other => panic!("{task:?} {step:?}: {other:?}"),
+        }
+    }
+    assert_eq!(
+        req(Some("t"), None).check_ids(),
+        Err(IdError::TaskWithoutStep)
+    );
+
+    let e = setup(&[
+        ("a.rs", "use x;\nfn one() {}\nfn two() {}\n"),
+        ("b.txt", "1\n2\n3\n4\n5\n"),
+    ]);
+    let ws = Workspace::open(e.root()).unwrap();
+    let focus = |path: &str, start_line, end_line| ExcerptFocus {
+        path: path.into(),
+        start_line,
+        end_line,
+    };
+    let context = ContextRequest {
+        files: vec!["a.rs".into(), "gone.rs".into()],
+        keywords: vec!["two".into()],
+        focus: vec![focus("./b.txt", 4, 9)],
+    };
+    assert_eq!(context.check(), Ok(()));
+    let set = context.select(&ws);
+    let paths: Vec<&str> = set.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["a.rs", "b.txt"]);
+    assert_eq!(set.files[1].ranges, [(4, 5)]);
+    assert_eq!(set.skipped[0].path, "gone.rs");
+    assert!(matches!(
+        ContextRequest {
+            focus: vec![focus("b.txt", 3, 2)],
+            ..ContextRequest::default()
+        }
+        .check(),
+        Err(ContextError::BadFocus { .. })
+    ));
+    assert_eq!(
+        ContextRequest {
+            keywords: vec!["two".into()],
+            ..ContextRequest::default()
+        }
+        .check(),
+        Err(ContextError::NoFiles)
+    );
+}
+
 #[test]
 fn apply_edit_with_asks_the_given_approver() {
     let e = setup(&[("a.txt", "a\nb\nc\n")]);
