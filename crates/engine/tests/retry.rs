@@ -3,13 +3,13 @@
 //! Invariant: applying a patch to the result of applying it never writes. When the old side
 //! would still match somewhere (a copy of the lines, maybe indented otherwise or with other
 //! punctuation, i.e. in a looser tier) and the patch's new side stands where the first apply
-//! put it (nearer to where the hunk points than that copy, in the copy's tier or a stricter
-//! one; or anywhere in the window in a stricter tier), the answer is `already_applied` and the
-//! file is left byte for byte as it is, whatever tier the first apply matched in, for pure
-//! deletions, pure insertions and replacements alike. A hunk whose old side matches nowhere any
-//! more is refused too: `already_applied` when it adds text that is in place, and a deletion
-//! with no copy left (its removed lines are simply gone, which nothing tells from lines that
-//! were never there) `hunk_mismatch`.
+//! put it (nearer to where the hunk points than that copy, or there when the copy is found
+//! there, in the copy's tier or a stricter one; or anywhere in the window in a stricter tier),
+//! the answer is `already_applied` and the file is left byte for byte as it is, whatever tier
+//! the first apply matched in, for pure deletions, pure insertions and replacements alike. A
+//! hunk whose old side matches nowhere any more is refused too: `already_applied` when it adds
+//! text that is in place, and a deletion with no copy left (its removed lines are simply gone,
+//! which nothing tells from lines that were never there) `hunk_mismatch`.
 
 use lspedit_engine::{ApplyOptions, Reason, apply_file_patch, parse_patch};
 
