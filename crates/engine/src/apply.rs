@@ -829,7 +829,8 @@ fn locate(
 ///
 /// Invariant (issue 49; `crates/engine/tests/retry.rs`): a retry never changes the file. When
 /// the old side still matches somewhere but the hunk's new side stands nearer to where the hunk
-/// points than that match, in its tier or a stricter one, or anywhere in the window in a
+/// points than that match (or at that point, where the old side matched there in a looser
+/// tier), in its tier or a stricter one, or anywhere in the window in a
 /// stricter tier than the match (for a hunk without position: anywhere after the previous
 /// hunk, unique there, in a stricter tier), the hunk is `already_applied`, never applied to
 /// the copy: whatever tier the first apply matched in, for pure deletions (their new side is
@@ -872,7 +873,7 @@ impl Retry<'_, '_> {
         // target, has nothing to check: nothing else is read or allocated for it.
         // A hunk without position found in a tier other than byte-exact may be the copy of
         // one whose change is made where the exact lines were: it is checked below too.
-        let inexact = target.is_none() && tier > Tier::Exact;
+        let inexact = target.is_none() && tier != Tier::Exact;
         if !adds_only && al.runs.is_empty() && !drifted && !loose && !inexact {
             return None;
         }
@@ -1019,7 +1020,10 @@ impl Retry<'_, '_> {
                 (t < tier).then_some(found)?
             }
             Some(distance) => {
-                // Nearer than the old lines, in their tier or a stricter one.
+                // Nearer than the old lines, in their tier or a stricter one; for old lines
+                // found at the target (in a looser tier), at the target itself: the new side
+                // standing where the old side matches is the change made, and applying the
+                // hunk again would answer "applied" for a second application.
                 let nearer = ApplyOptions {
                     search_radius: distance.saturating_sub(1),
                     ..opts.clone()
@@ -1027,9 +1031,8 @@ impl Retry<'_, '_> {
                 let same: Vec<Tier> = (Tier::SPIRAL.into_iter())
                     .filter(|&t| t == Tier::TrailingWhitespace || t <= tier)
                     .collect();
-                let near = (distance > 0)
-                    .then(|| self.reversed_found(norm, &nearer, &same, &outside))
-                    .flatten()
+                let near = self
+                    .reversed_found(norm, &nearer, &same, &outside)
                     .filter(|f| new_side_at(norm, &new, f.0.start, Tier::Punctuation));
                 // Anywhere in the window, in a stricter tier (the first apply may have found
                 // the lines farther from the target than the copy now matched): for a hunk that
@@ -1571,6 +1574,8 @@ impl<'a> Reindent<'a> {
                 above.or_else(below).copied().filter(|(p, f)| p != f)
             })
             .collect();
+        // Only to skip measuring the styles: `line` reads them only for an added line with a
+        // pair, so `||` for `&&` here is an equivalent mutant (excluded in .cargo/mutants.toml).
         let differs =
             (hunk.lines.iter().zip(&pairs)).any(|(hl, p)| hl.kind == LineKind::Add && p.is_some());
         let styles = differs.then(|| {
@@ -1852,6 +1857,51 @@ mod tests {
             applied.doc.to_text(),
             "def sub(a, b):\n    if a:\n    \treturn a - b\n    return 0\nx = 1\n"
         );
+    }
+
+    // An added line moves with the nearest old-side line that has text: a blank context line
+    // between them has no indentation to tell (it would leave the added line as the patch
+    // writes it). And a hunk that ends on its added lines, its first context line not indented
+    // at all, still moves them with the indented line above them.
+    #[test]
+    fn added_lines_move_with_the_nearest_context_line_that_has_text() {
+        for (patch, file, want) in [
+            (
+                "--- a/f\n+++ b/f\n@@ -1,4 +1,5 @@\n def sub(a, b):\n     x = 1\n \n+    y = 2\n     return x\n",
+                "def sub(a, b):\n\tx = 1\n\n\treturn x\n",
+                "def sub(a, b):\n\tx = 1\n\n\ty = 2\n\treturn x\n",
+            ),
+            (
+                "--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n def sub(a, b):\n     x = 1\n+    y = 2\n",
+                "def sub(a, b):\n\tx = 1\n\treturn x\n",
+                "def sub(a, b):\n\tx = 1\n\ty = 2\n\treturn x\n",
+            ),
+        ] {
+            let doc = Document::from_text(file);
+            let applied = apply_hunks(&doc, &hunks_of(patch), &ApplyOptions::default())
+                .unwrap_or_else(|e| panic!("{file}: {e}"));
+            assert_eq!(applied.doc.to_text(), want, "{patch}");
+        }
+    }
+
+    // The style added lines take is the file's around the match: a file indented with tabs
+    // where the hunk lands and with spaces in a part written by someone else, farther than the
+    // window (200 lines each way) and larger, keeps tabs there.
+    #[test]
+    fn added_lines_take_the_style_of_the_file_around_the_match() {
+        let patch = "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n def sub(a, b):\n-    return a + b\n+    return a - b\n";
+        let mut file = String::from("def sub(a, b):\n\treturn a + b\n");
+        file.extend((0..210).map(|i| format!("f{i} = {i}\n")));
+        file.extend((0..100).map(|i| format!("    p{i} = {i}\n")));
+        let doc = Document::from_text(&file);
+        let applied = apply_hunks(&doc, &hunks_of(patch), &ApplyOptions::default()).unwrap();
+        let text = applied.doc.to_text();
+        assert!(
+            text.starts_with("def sub(a, b):\n\treturn a - b\nf0 = 0\n"),
+            "{}",
+            &text[..60]
+        );
+        assert_eq!(text.len(), file.len());
     }
 
     /// Where each hunk of `patch` lands in `file` (1-based), or the refusal.

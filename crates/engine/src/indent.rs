@@ -158,6 +158,21 @@ mod tests {
         assert_eq!(space_width(doc), Some(4));
     }
 
+    // Tabs only when more lines start with a tab than with spaces: as many of each is spaces.
+    // No indented line (one space is alignment) says nothing, and the other side decides.
+    #[test]
+    fn tabs_are_the_style_of_more_lines_than_spaces() {
+        assert_eq!(uses_tabs(["a", "\tb", "    c"]), Some(false));
+        assert_eq!(uses_tabs(["a", "\tb", "\tc", "    d"]), Some(true));
+        assert_eq!(uses_tabs(["a", "  b", "\tc", "\td", "  e"]), Some(false));
+        assert_eq!(uses_tabs(["/**", " * x", " */", "fn a() {}"]), None);
+        let (file, _) = styles(["fn a() {}", "fn b() {}"], ["fn a() {", "\tb();", "}"]);
+        assert!(
+            file.tabs,
+            "a file without indentation takes the model's tabs"
+        );
+    }
+
     #[test]
     fn levels_move_in_the_files_style() {
         let tabs = Style {

@@ -3,13 +3,13 @@
 //! Invariant: applying a patch to the result of applying it never writes. When the old side
 //! would still match somewhere (a copy of the lines, maybe indented otherwise or with other
 //! punctuation, i.e. in a looser tier) and the patch's new side stands where the first apply
-//! put it (nearer to where the hunk points than that copy, in the copy's tier or a stricter
-//! one; or anywhere in the window in a stricter tier), the answer is `already_applied` and the
-//! file is left byte for byte as it is, whatever tier the first apply matched in, for pure
-//! deletions, pure insertions and replacements alike. A hunk whose old side matches nowhere any
-//! more is refused too: `already_applied` when it adds text that is in place, and a deletion
-//! with no copy left (its removed lines are simply gone, which nothing tells from lines that
-//! were never there) `hunk_mismatch`.
+//! put it (nearer to where the hunk points than that copy, or there when the copy is found
+//! there, in the copy's tier or a stricter one; or anywhere in the window in a stricter tier),
+//! the answer is `already_applied` and the file is left byte for byte as it is, whatever tier
+//! the first apply matched in, for pure deletions, pure insertions and replacements alike. A
+//! hunk whose old side matches nowhere any more is refused too: `already_applied` when it adds
+//! text that is in place, and a deletion with no copy left (its removed lines are simply gone,
+//! which nothing tells from lines that were never there) `hunk_mismatch`.
 
 use lspedit_engine::{ApplyOptions, Reason, apply_file_patch, parse_patch};
 
@@ -254,4 +254,173 @@ fn the_retried_deletion_does_not_delete_the_copy_indented_otherwise() {
         apply(patch, first).unwrap(),
         "def b():\n    x = 1\n\nclass K:\n  def a():\n    x = 1\n"
     );
+}
+
+/// `lines` joined, each terminated.
+fn text(lines: &[&str]) -> String {
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// `patch` applied to `text` with `opts`, or the refusal's reason.
+fn apply_with(patch: &str, text: &str, opts: &ApplyOptions) -> Result<String, Reason> {
+    let fp = parse_patch(patch).map_err(|e| e.reason)?.files.remove(0);
+    let out = apply_file_patch(&fp, Some(text.as_bytes()), opts).map_err(|e| e.reason)?;
+    Ok(String::from_utf8(out.new_content.unwrap_or_default()).expect("the engine writes UTF-8"))
+}
+
+/// The patch that moves the limit of the block at line 3 (the hunk's target) from 5 to 10.
+const LIMIT: &str =
+    "--- a/f\n+++ b/f\n@@ -3,2 +3,2 @@\n     label = \"sum\"\n-    limit = 5\n+    limit = 10\n";
+
+/// A copy of the new side counts only nearer than the old lines found, in their tier or a
+/// stricter one, or anywhere in a stricter tier: here the old lines match ignoring indentation
+/// three lines from the target, and a second block, indented otherwise too (the same tier) and
+/// farther, already has the new limit. That block is another one; the hunk changes the nearer.
+#[test]
+fn a_changed_copy_farther_than_the_old_lines_in_their_tier_is_another_block() {
+    let mut lines = vec![
+        "h0",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "\tlabel = \"sum\"",
+        "\tlimit = 5",
+    ];
+    lines.extend(["m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9"]);
+    lines.extend(["\tlabel = \"sum\"", "\tlimit = 10", "t0"]);
+    let mut want = lines.clone();
+    want[6] = "\tlimit = 10";
+    assert_eq!(apply(LIMIT, &text(&lines)).unwrap(), text(&want));
+}
+
+/// The old lines matched byte for byte away from the target: a copy of the new side nearer to
+/// the target but only ignoring indentation (a looser tier than the match) is another block.
+#[test]
+fn a_changed_copy_nearer_than_the_old_lines_but_in_a_looser_tier_is_another_block() {
+    let lines = [
+        "h0",
+        "h1",
+        "h2",
+        "\tlabel = \"sum\"",
+        "\tlimit = 10",
+        "h3",
+        "h4",
+        "    label = \"sum\"",
+        "    limit = 5",
+        "t0",
+    ];
+    let mut want = lines;
+    want[8] = "    limit = 10";
+    assert_eq!(apply(LIMIT, &text(&lines)).unwrap(), text(&want));
+}
+
+/// The first apply found the block indented otherwise far from the target (the nearer copy has
+/// curly quotes: a looser tier); on the retry, the old lines match only that copy.
+/// The new side standing in a stricter tier than that copy, however far, says the change is
+/// made.
+#[test]
+fn a_retry_whose_old_lines_match_only_in_a_looser_tier_finds_the_change_farther() {
+    let mut lines = vec!["h0", "h1", "h2", "h3", "h4"];
+    lines.extend(["\tlabel = \u{201C}sum\u{201D}", "\tlimit = 5"]);
+    lines.extend(["m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9"]);
+    lines.extend(["\tlabel = \"sum\"", "\tlimit = 5", "t0"]);
+    let before = text(&lines);
+    let once = apply(LIMIT, &before).unwrap();
+    let mut want = lines.clone();
+    want[18] = "\tlimit = 10";
+    assert_eq!(once, text(&want));
+    let (reason, message) = apply(LIMIT, &once).unwrap_err();
+    assert_eq!(reason, Reason::AlreadyApplied, "{message}");
+    assert!(message.contains("line 18"), "{message}");
+}
+
+/// A deletion between two context lines whose first apply was made on a byte-exact block far
+/// from the target (an exact match wins over a nearer copy indented otherwise). On the retry
+/// the old lines match only that copy: the context lines joined where the exact block was say
+/// the deletion is made, and the copy keeps its line.
+#[test]
+fn a_retried_deletion_between_context_keeps_the_nearer_copy_indented_otherwise() {
+    let patch =
+        "--- a/f\n+++ b/f\n@@ -3,3 +3,2 @@\n     count = 0\n-    total = 1\n     return count\n";
+    let mut lines = vec!["h0", "h1", "h2", "h3", "h4"];
+    lines.extend(["\tcount = 0", "\ttotal = 1", "\treturn count"]);
+    lines.extend(["m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9"]);
+    lines.extend(["    count = 0", "    total = 1", "    return count", "t0"]);
+    let once = apply(patch, &text(&lines)).unwrap();
+    let mut want = lines.clone();
+    want.remove(19);
+    assert_eq!(once, text(&want));
+    let (reason, message) = apply(patch, &once).unwrap_err();
+    assert_eq!(reason, Reason::AlreadyApplied, "{message}");
+}
+
+/// A deletion with one line of context, matched byte for byte: that one line standing nearer
+/// to the target proves nothing (a `}` or a `return` is in many places), so a hunk found away
+/// from its target with trailing whitespace aside is applied there.
+#[test]
+fn one_context_line_nearer_than_a_drifted_deletion_does_not_make_it_applied() {
+    let patch = "--- a/f\n+++ b/f\n@@ -2,2 +2,1 @@\n end\n-drop = 1\n";
+    let lines = [
+        "a = 1",
+        "end",
+        "b = 2",
+        "c = 3",
+        "d = 4",
+        "end  ",
+        "drop = 1  ",
+        "e = 5",
+    ];
+    let mut want = lines.to_vec();
+    want.remove(6);
+    assert_eq!(apply(patch, &text(&lines)).unwrap(), text(&want));
+}
+
+/// The retried deletion with one line of context: where the old lines match only a copy
+/// indented otherwise, that one line standing nearer, byte for byte, says the deletion is made.
+#[test]
+fn a_retried_deletion_with_one_context_line_keeps_the_copy_indented_otherwise() {
+    let patch = "--- a/f\n+++ b/f\n@@ -2,2 +2,1 @@\n     x = 1\n-    y = 2\n";
+    let first =
+        "def a():\n    x = 1\n    y = 2\n\nclass K:\n  def b():\n      x = 1\n      y = 2\n";
+    let once = apply(patch, first).unwrap();
+    assert_eq!(
+        once,
+        "def a():\n    x = 1\n\nclass K:\n  def b():\n      x = 1\n      y = 2\n"
+    );
+    let (reason, message) = apply(patch, &once).unwrap_err();
+    assert_eq!(reason, Reason::AlreadyApplied, "{message}");
+}
+
+/// A fix of typographic punctuation retried on a file whose one line is the fix: the new side
+/// is the whole window, and it is already applied, whatever the search radius.
+#[test]
+fn a_retried_fix_of_the_files_only_line_is_already_applied() {
+    let patch = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-it\u{2019}s\n+it's\n";
+    for radius in [100, 0] {
+        let opts = ApplyOptions {
+            search_radius: radius,
+            ..ApplyOptions::default()
+        };
+        let once = apply_with(patch, "it\u{2019}s\n", &opts).unwrap();
+        assert_eq!(once, "it's\n");
+        assert_eq!(
+            apply_with(patch, &once, &opts),
+            Err(Reason::AlreadyApplied),
+            "radius {radius}"
+        );
+    }
+}
+
+/// A fix of typographic punctuation whose context lines the file also writes with other
+/// punctuation: on the retry, the old and the new side both match at the target in that tier.
+/// The new side is where the old side matched: already applied.
+#[test]
+fn a_retried_punctuation_fix_at_its_target_is_already_applied() {
+    let patch =
+        "--- a/f\n+++ b/f\n@@ -2,2 +2,2 @@\n say(\u{201C}hi\u{201D})\n-it\u{2019}s\n+it's\n";
+    let once = apply(patch, "a\nsay(\"hi\")\nit\u{2019}s\nb\n").unwrap();
+    assert_eq!(once, "a\nsay(\"hi\")\nit's\nb\n");
+    let (reason, message) = apply(patch, &once).unwrap_err();
+    assert_eq!(reason, Reason::AlreadyApplied, "{message}");
 }

@@ -130,6 +130,14 @@ fn a_heredoc_without_apply_patch_is_unwrapped_as_the_peers_do() {
             "`| git apply` after the heredoc",
         ),
         ("cat a.txt <<'EOF'", "EOF", 1, "`cat a.txt << 'EOF'`"),
+        // Only `cat` pipes the heredoc into the patch tool; the patch tool's own output piped
+        // into a second one is not a patch.
+        (
+            "apply_patch <<'EOF' | apply_patch",
+            "EOF",
+            1,
+            "`| apply_patch` after the heredoc",
+        ),
     ] {
         let patch = format!("{open}\n{ENVELOPE}{close}\n");
         check_refused(&patch, Reason::InvalidDiffFormat, line, needle);
