@@ -457,7 +457,7 @@ fn readme_states_the_event_orders_the_workflow_emits() {
     assert_eq!(out.status, ApplyStatus::Refused, "{}", out.llm_content);
     let e2 = three_file_env(WorkflowConfig {
         commit_observer: Some(Arc::new(FailAt(2))),
-        ..WorkflowConfig::default()
+        ..WorkflowConfig::unrestricted()
     });
     let p2 = e2
         .wf
@@ -479,10 +479,7 @@ fn readme_states_the_event_orders_the_workflow_emits() {
     let e = setup_with(
         &[("a.txt", "a\nb\nc\n")],
         None,
-        WorkflowConfig {
-            approver: Arc::new(lspedit_workflow::Deny),
-            ..WorkflowConfig::default()
-        },
+        WorkflowConfig::unrestricted().asking(Arc::new(lspedit_workflow::Deny)),
     );
     let p =
         e.wf.propose_edit(&ProposeRequest::patch(replace_diff("a.txt", "b", "B")))
@@ -498,7 +495,7 @@ fn readme_states_the_event_orders_the_workflow_emits() {
     // A partial apply: the stated events come right after `step_completed`.
     let e = three_file_env(WorkflowConfig {
         commit_observer: Some(Arc::new(FailAt(2))),
-        ..WorkflowConfig::default()
+        ..WorkflowConfig::unrestricted()
     });
     let p =
         e.wf.propose_edit(&ProposeRequest::patch(three_file_patch()))
@@ -979,7 +976,7 @@ fn per_file_a_rename_failing_part_way_is_put_back_and_says_so() {
         None,
         WorkflowConfig {
             commit_observer: Some(Arc::new(FailAt(2))),
-            ..WorkflowConfig::default()
+            ..WorkflowConfig::unrestricted()
         },
     );
     let patch =
@@ -1006,7 +1003,7 @@ fn per_file_a_partial_apply_reports_the_put_back_unit() {
         None,
         WorkflowConfig {
             commit_observer: Some(Arc::new(FailAt(3))),
-            ..WorkflowConfig::default()
+            ..WorkflowConfig::unrestricted()
         },
     );
     let patch = "*** Begin Patch\n*** Update File: keep.txt\n@@\n a\n-b\n+B\n c\n*** Update File: old.txt\n*** Move to: moved.txt\n*** End Patch\n";
@@ -1033,7 +1030,7 @@ fn per_file_a_partial_apply_reports_the_put_back_unit() {
 // Regression: undo's failure never carried `rollback`.
 #[test]
 fn undo_failing_part_way_is_rolled_back_and_says_so() {
-    let e = three_file_env(WorkflowConfig::default());
+    let e = three_file_env(WorkflowConfig::unrestricted());
     let p =
         e.wf.propose_edit(&ProposeRequest::patch(three_file_patch()))
             .unwrap();
@@ -1045,7 +1042,7 @@ fn undo_failing_part_way_is_rolled_back_and_says_so() {
         None,
         WorkflowConfig {
             commit_observer: Some(Arc::new(FailAt(2))),
-            ..WorkflowConfig::default()
+            ..WorkflowConfig::unrestricted()
         },
     );
     let err = wf2.undo(out.checkpoint_id.as_deref().unwrap()).unwrap_err();
