@@ -967,10 +967,11 @@ impl Pool {
             // While they are shown, requests about the files wait ([`Server::current_view`]);
             // one that arrives stops the pulls (their files go unchecked, and are counted).
             // One already reading the view goes first: no "before" is pulled then.
-            let view = if previous.is_empty() {
-                None
-            } else {
+            let must_revert = !previous.is_empty();
+            let view = if must_revert {
                 server.show_older_texts()
+            } else {
+                None
             };
             let reverted = view.is_some();
             // The changed files stay locked while their previous texts are shown: the file
@@ -981,7 +982,7 @@ impl Pool {
             } else {
                 Vec::new()
             };
-            if reverted || changed.iter().all(|(_, _, prev)| prev.is_none()) {
+            if reverted || !must_revert {
                 tokio::select! {
                     results = self.check_each(server, unknown, deadline) => {
                         for r in results.into_iter().flatten() {

@@ -463,16 +463,7 @@ impl Workflow {
                 self.emit(Event::ToolStart {
                     tool: "apply_change".into(),
                 });
-                self.failure(&e);
-                self.emit(Event::ToolEnd {
-                    tool: "apply_change".into(),
-                    is_error: true,
-                });
-                ApplyOutcome::refused_unread(
-                    "",
-                    e.reason,
-                    format!("Error: {e}\nNothing was applied."),
-                )
+                self.change_refused(&e)
             }
         }
     }
@@ -490,18 +481,7 @@ impl Workflow {
         });
         let plan = &match self.config.policy.bound_writer(plan) {
             Ok(plan) => plan,
-            Err(e) => {
-                self.failure(&e);
-                self.emit(Event::ToolEnd {
-                    tool: "apply_change".into(),
-                    is_error: true,
-                });
-                return ApplyOutcome::refused_unread(
-                    "",
-                    e.reason,
-                    format!("Error: {e}\nNothing was applied."),
-                );
-            }
+            Err(e) => return self.change_refused(&e),
         };
         let built = self.recover_if_needed().and_then(|()| {
             propose::build(
@@ -514,15 +494,7 @@ impl Workflow {
         });
         let mut built = match built {
             Ok(b) => b,
-            Err(e) => {
-                self.failure(&e);
-                let text = format!("Error: {e}\nNothing was applied.");
-                self.emit(Event::ToolEnd {
-                    tool: "apply_change".into(),
-                    is_error: true,
-                });
-                return ApplyOutcome::refused_unread("", e.reason, text);
-            }
+            Err(e) => return self.change_refused(&e),
         };
         built.stored.patch_id = new_id("patch", built.stored.patch_text.as_bytes());
         let Built {
@@ -547,6 +519,17 @@ impl Workflow {
         out.diff = planned.diff;
         self.emit_apply_end(&out, step_id, "apply_change", run.rollback);
         out
+    }
+
+    /// An `apply_change` refused before anything was planned: its failure and the end of the
+    /// tool, nothing written.
+    fn change_refused(&self, e: &ToolError) -> ApplyOutcome {
+        self.failure(e);
+        self.emit(Event::ToolEnd {
+            tool: "apply_change".into(),
+            is_error: true,
+        });
+        ApplyOutcome::refused_unread("", e.reason, format!("Error: {e}\nNothing was applied."))
     }
 
     /// The steps of [`Workflow::apply_change`] after its one plan; any refusal is `Err`.

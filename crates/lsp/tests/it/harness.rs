@@ -85,12 +85,18 @@ impl FakeWs {
 
     /// A declaration whose `diagnostics` table is `diagnostics` (inline-table body).
     pub fn server_config_with(&self, diagnostics: &str) -> ServerConfig {
+        self.server_config_for(r#"fk = "fake""#, diagnostics)
+    }
+
+    /// A declaration serving `languages` (inline-table body: extension = language id) whose
+    /// `diagnostics` table is `diagnostics`.
+    pub fn server_config_for(&self, languages: &str, diagnostics: &str) -> ServerConfig {
         let toml = format!(
             r#"
             id = "fake"
             command = {cmd:?}
             root_markers = ["fake.root"]
-            languages = {{ fk = "fake" }}
+            languages = {{ {languages} }}
             diagnostics = {{ {diagnostics} }}
             env = {{ LSPEDIT_FAKE_SCRIPT_FILE = {script:?} }}
             [settings.fake]

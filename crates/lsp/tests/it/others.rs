@@ -9,30 +9,15 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use lspedit_fake_lsp::{Mode, Script};
-use lspedit_lsp::{ChangedFile, Pool, ServerConfig};
+use lspedit_lsp::{ChangedFile, Pool};
 use serde_json::json;
 
 use crate::harness::*;
 
 /// The pool over `ws` with the fake server checking `.ts` files by pull.
 fn ts_pool(ws: &FakeWs) -> Pool {
-    let toml = format!(
-        r#"
-        id = "fake"
-        command = {cmd:?}
-        root_markers = []
-        languages = {{ ts = "typescript" }}
-        diagnostics = {{ strategy = "pull" }}
-        env = {{ LSPEDIT_FAKE_SCRIPT_FILE = {script:?} }}
-        "#,
-        cmd = fake_bin().display().to_string(),
-        script = ws.script_file.display().to_string(),
-    );
-    Pool::new(
-        ws.root(),
-        ws.config_for(ServerConfig::from_toml(&toml).unwrap()),
-    )
-    .unwrap()
+    let server = ws.server_config_for(r#"ts = "typescript""#, r#"strategy = "pull""#);
+    Pool::new(ws.root(), ws.config_for(server)).unwrap()
 }
 
 const IMPORTER: &str = "import { a } from \"./a\";\nlet b = a;\n";
