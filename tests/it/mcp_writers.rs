@@ -1,10 +1,11 @@
 //! Issue 47 over MCP: the operator's word binds every writer, not only `apply_edit`. Each test
 //! drives the real `lspedit mcp` binary with rmcp's client: for every tool that writes
-//! (`edit`, `write_file`, `apply_patch`, `undo`, and with a TypeScript server the symbol edits,
-//! `rename_symbol` and `apply_code_action`) × (limit exceeded, forbidden operation,
-//! `approve = deny`, elicitation declined, elicitation unsupported under an explicit
-//! `elicit`): nothing is written and the refusal says why. And the defaults stay usable: with
-//! nothing set, the direct writers write without asking anyone.
+//! (`edit`, `write_file`, `apply_patch`, `undo`; with a TypeScript server the symbol edits and
+//! `rename_symbol`; `apply_code_action` with the scripted fake server, declared in a trusted
+//! workspace config, whose action edits one file and creates another) × (limit exceeded,
+//! forbidden operation, `approve = deny`, elicitation declined, elicitation unsupported under
+//! an explicit `elicit`): nothing is written and the refusal says why. And the defaults stay
+//! usable: with nothing set, the direct writers write without asking anyone.
 
 use std::sync::{Arc, Mutex};
 
@@ -453,5 +454,152 @@ async fn the_review_set_serves_no_direct_writer() {
         .await;
     assert!(refused.is_err(), "{refused:?}");
     assert_eq!(project.read("a.txt"), A);
+    session.cancel().await.unwrap();
+}
+
+/// A workspace whose `.fk` files are served by the scripted fake server, declared in the
+/// workspace's `.lspedit/config.toml` and trusted (`lspedit trust`, with the person's config in
+/// `config`). Its one code action on `a.fk` edits line 1 and creates `b.fk` with a line.
+struct ActionWorkspace {
+    project: Project,
+    config: tempfile::TempDir,
+}
+
+impl ActionWorkspace {
+    fn new() -> ActionWorkspace {
+        use lspedit::testing::fake::{Mode, Script, binary};
+        let project = Project::with_files(&[("a.fk", A)]);
+        let uri = |rel: &str| format!("file://{}", project.root.join(rel).display());
+        let script = Script {
+            mode: Mode::Pull,
+            code_actions: Some(json!([{
+                "title": "Move `two` out",
+                "kind": "quickfix",
+                "edit": { "documentChanges": [
+                    { "textDocument": { "uri": uri("a.fk"), "version": null }, "edits": [{
+                        "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 3 } },
+                        "newText": "uno",
+                    }] },
+                    { "kind": "create", "uri": uri("b.fk") },
+                    { "textDocument": { "uri": uri("b.fk"), "version": null }, "edits": [{
+                        "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 0 } },
+                        "newText": "two\n",
+                    }] },
+                ] },
+            }])),
+            ..Script::default()
+        };
+        // The script lives in lspedit's own state (the server may read the workspace, the
+        // model cannot write there).
+        let config = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(project.root.join(".lspedit")).unwrap();
+        let script_file = project.root.join(".lspedit/fake-script.json");
+        std::fs::write(&script_file, script.to_json()).unwrap();
+        let declared = format!(
+            "[servers.fake]\ncommand = {cmd:?}\nroot_markers = []\nlanguages = {{ fk = \"fake\" }}\n\
+             diagnostics = {{ strategy = \"pull\" }}\nenv = {{ LSPEDIT_FAKE_SCRIPT_FILE = {script:?} }}\n",
+            cmd = binary().display().to_string(),
+            script = script_file.display().to_string(),
+        );
+        std::fs::write(project.root.join(".lspedit/config.toml"), declared).unwrap();
+        let out = std::process::Command::new(bin())
+            .args(["trust", "--root"])
+            .arg(&project.root)
+            .env("XDG_CONFIG_HOME", config.path())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "lspedit trust: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        ActionWorkspace { project, config }
+    }
+
+    async fn open(&self, flags: &[&str], client: &Client) -> Session {
+        let root = self.project.root.clone();
+        let config = self.config.path().to_path_buf();
+        let flags: Vec<String> = flags.iter().map(|s| s.to_string()).collect();
+        let transport =
+            TokioChildProcess::new(tokio::process::Command::new(bin()).configure(|cmd| {
+                cmd.arg("mcp")
+                    .arg("--root")
+                    .arg(&root)
+                    .args(&flags)
+                    .env("XDG_CONFIG_HOME", &config);
+            }))
+            .unwrap();
+        client.clone().serve(transport).await.unwrap()
+    }
+
+    fn untouched(&self, case: &str) {
+        assert_eq!(self.project.read("a.fk"), A, "{case}: a.fk written");
+        assert!(
+            !self.project.root.join("b.fk").exists(),
+            "{case}: b.fk created"
+        );
+    }
+}
+
+/// Regression (issue 47): `apply_code_action` created and deleted files under
+/// `--forbid create,delete --approve deny`. A server's code action that edits `a.fk` and
+/// creates `b.fk` (2 + 1 changed lines), under each case and under `--forbid create`: refused
+/// with the reason, nothing written; with nothing set it applies.
+#[tokio::test]
+async fn apply_code_action_is_bound_by_the_operators_policy() {
+    let args = json!({ "path": "a.fk", "line": 1, "index": 1 });
+    let forbid_create = Case {
+        name: "forbidden create",
+        flags: &["--forbid", "create"],
+        client: Client::plain,
+        reason: "unsafe_diff",
+        says: "forbids",
+    };
+    for case in CASES.iter().chain([&forbid_create]) {
+        let ws = ActionWorkspace::new();
+        let client = (case.client)();
+        let session = ws
+            .open(&[&["--no-diagnostics"], case.flags].concat(), &client)
+            .await;
+        let listed = call(
+            &session,
+            "code_actions",
+            &json!({ "path": "a.fk", "line": 1 }),
+        )
+        .await;
+        assert!(
+            text(&listed).contains("1. Move `two` out"),
+            "{}: {}",
+            case.name,
+            text(&listed)
+        );
+        let r = call(&session, "apply_code_action", &args).await;
+        let t = text(&r);
+        assert!(is_error(&r), "{}: apply_code_action wrote: {t}", case.name);
+        let s = r.structured_content.as_ref().unwrap();
+        assert_eq!(s["success"], false, "{}: {s}", case.name);
+        assert!(t.contains(case.says), "{}: {t}", case.name);
+        ws.untouched(case.name);
+        if case.name == "elicitation declined" {
+            let asked = client.asked();
+            assert_eq!(asked.len(), 1, "{asked:?}");
+            assert!(
+                asked[0].contains("b.fk") && asked[0].contains("+uno"),
+                "the person must see what will change: {}",
+                asked[0]
+            );
+        }
+        session.cancel().await.unwrap();
+    }
+    // The same action with nothing set writes both files.
+    let ws = ActionWorkspace::new();
+    let client = Client::plain();
+    let session = ws.open(&["--no-diagnostics"], &client).await;
+    let r = call(&session, "apply_code_action", &args).await;
+    assert!(!is_error(&r), "{}", text(&r));
+    assert_eq!(ws.project.read("a.fk"), "uno\ntwo\n");
+    assert_eq!(ws.project.read("b.fk"), "two\n");
+    assert!(client.asked().is_empty());
     session.cancel().await.unwrap();
 }
