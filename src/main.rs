@@ -678,7 +678,7 @@ fn open_session(
 ) -> Result<Session, Failure> {
     // A one-shot command has no later result to carry other files' late answers: it waits for
     // them (up to the deadline).
-    config.diagnostics.other_files_wait = None;
+    config.diagnostics.other_files_wait = lspedit_lsp::OthersWait::UntilDeadline;
     let ws = open_workspace(root)?;
     let pool = if diagnostics {
         Some(host_cmds::with_host(PoolConfig::load(ws.root()).map_err(

@@ -519,8 +519,8 @@ fn run_real(options: &[String]) -> Result<()> {
          tests included, dependencies as the machine has them), memchr 2.7.4 (crates.io; its \
          lock file made once and kept beside the archive). Driven as an agent drives them: \
          `Tools::edit` over `LspProvider` on a pool of the one server, default `ToolsConfig` \
-         (the result returns once the edited file is checked; other files come as late \
-         results). *Cold*: from creating the pool to the first edit's result (the server \
+         (the result returns once the edited file is checked and the other files checked \
+         within the server's `dependents_wait_ms` after it; the rest come as late results). *Cold*: from creating the pool to the first edit's result (the server \
          starts and loads the project; rust-analyzer's first `cargo check` builds memchr's \
          dependencies). *Warm*: 20 edit → fix cycles of a type error inside a function body \
          (no exported type changes), both edits timed, each result checked: an error on the \

@@ -262,7 +262,7 @@ fn session(
                     previous: Some(previous.as_str().into()),
                 }],
                 Instant::now() + Duration::from_secs(60),
-                Some(Duration::ZERO),
+                lspedit_lsp::OthersWait::For(Duration::ZERO),
             );
             let took = t.elapsed();
             let file = out

@@ -94,7 +94,7 @@ pub use lspedit_servers::{
     DiagnosticsConfig, HostConfig, InstallRecipe, PolicyLayer, PoolConfig, ServerConfig, Severity,
     SeverityOverride, SeverityOverrides, Strategy,
 };
-pub use pool::{ChangedFile, Pool, ServerKey, ServerState, ServerStatus};
+pub use pool::{ChangedFile, OthersWait, Pool, ServerKey, ServerState, ServerStatus};
 pub use position::PositionEncoding;
 pub use requests::{CodeActions, Locations, ServerEdit};
 pub use root::detect_root;
@@ -214,7 +214,7 @@ impl BlockingPool {
     /// [`CHECK_GRACE`] after it is dropped (which cancels its requests) and every file is
     /// `Timeout`. The caller waits on its own thread: no thread per call.
     pub fn check_change(&self, files: Vec<ChangedFile>, deadline: Instant) -> CheckOutcome {
-        self.check_change_within(files, deadline, None)
+        self.check_change_within(files, deadline, OthersWait::UntilDeadline)
     }
 
     /// See [`Pool::check_change_within`]; bounded as [`BlockingPool::check_change`].
@@ -222,7 +222,7 @@ impl BlockingPool {
         &self,
         files: Vec<ChangedFile>,
         deadline: Instant,
-        others_wait: Option<std::time::Duration>,
+        others_wait: OthersWait,
     ) -> CheckOutcome {
         let pool = self.pool.clone();
         let paths: Vec<std::path::PathBuf> = files.iter().map(|f| f.path.clone()).collect();

@@ -152,6 +152,20 @@ const MAX_OTHER_CANDIDATES: usize = 20;
 /// server busy between answers without building a backlog.
 const OTHER_CHECKS_IN_FLIGHT: usize = 3;
 
+/// How long a check waits for the other files (the changed files' dependents, the other open
+/// documents) once the named files have their verdict ([`Pool::check_change_within`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OthersWait {
+    /// Up to the server's declared `dependents_wait_ms` (its `[diagnostics]`): the other files
+    /// finished by then come in the same result, the rest are counted and come later.
+    #[default]
+    Declared,
+    /// Up to this long (`ZERO`: not at all).
+    For(Duration),
+    /// Up to the call's deadline (a one-shot command that has no later result).
+    UntilDeadline,
+}
+
 /// A changed file of a pass: its path, its new text and its previous one (when known).
 type ChangedText = (PathBuf, Arc<str>, Option<Arc<str>>);
 
@@ -180,6 +194,27 @@ struct OthersOut {
     plan: Arc<Mutex<Option<OthersPlan>>>,
     /// When the pass was asked for.
     asked: Instant,
+    /// The other files checked so far, for a caller that stops waiting before the pass ends.
+    partial: Arc<Mutex<PartialOthers>>,
+}
+
+/// A pull server's other files as their checks finish: what a caller that stops waiting
+/// reports in its own result (the rest are counted, and kept for a later one).
+#[derive(Default)]
+struct PartialOthers {
+    /// Files whose "after" is known, not yet taken.
+    files: Vec<OtherFileDiagnostics>,
+    /// Files the caller took: reported, so not kept as late results.
+    taken: HashSet<PathBuf>,
+}
+
+impl PartialOthers {
+    /// What a caller stopping now reports: the finished files, each once.
+    fn take(&mut self) -> Vec<OtherFileDiagnostics> {
+        let files = std::mem::take(&mut self.files);
+        self.taken.extend(files.iter().map(|f| f.path.clone()));
+        files
+    }
 }
 
 /// The other files a pass checks with requests of their own (pull servers), and what it
@@ -443,27 +478,31 @@ impl Pool {
     /// changed one (a textual scan, see `importers.rs`) even when they were never checked,
     /// since their "before" can be pulled against the previous texts first.
     pub async fn check_change(&self, files: Vec<ChangedFile>, deadline: Instant) -> CheckOutcome {
-        self.check_change_within(files, deadline, None).await
+        self.check_change_within(files, deadline, OthersWait::UntilDeadline)
+            .await
     }
 
-    /// [`Pool::check_change`] that does not wait for the other files past `others_wait` after
-    /// the named files are settled (`None`: until `deadline`). The named files' results never
-    /// wait for the other files: a server is asked about the files of the change first. Other
-    /// files still being checked when the call returns are counted in
-    /// [`CheckOutcome::others_pending`]; their results are kept for [`Pool::take_late_others`]
-    /// as long as nothing in their root changes. Push servers' other files are known as soon as
-    /// the named files are settled and are always waited for (up to `deadline`).
+    /// [`Pool::check_change`] that waits for the other files at most `others_wait` after the
+    /// named files are settled (never past `deadline`). The named files' results never wait
+    /// for the other files: a server is asked about the files of the change first. The other
+    /// files whose checks finished by then are in [`CheckOutcome::others`]; those still being
+    /// checked are counted in [`CheckOutcome::others_pending`] and their results kept for
+    /// [`Pool::take_late_others`] as long as nothing in their root changes. Push servers'
+    /// other files are known as soon as the named files are settled and are always waited for
+    /// (up to `deadline`).
     pub async fn check_change_within(
         &self,
         files: Vec<ChangedFile>,
         deadline: Instant,
-        others_wait: Option<Duration>,
+        others_wait: OthersWait,
     ) -> CheckOutcome {
         let asked = Instant::now();
         let n = files.len();
         let mut out: Vec<(PathBuf, Option<Result<FileDiagnostics, LspError>>)> =
             Vec::with_capacity(n);
         let mut groups: BTreeMap<ServerKey, Vec<Item>> = BTreeMap::new();
+        // Per server, how long the other files are waited for.
+        let mut waits_for: BTreeMap<ServerKey, Option<Duration>> = BTreeMap::new();
         for (
             i,
             ChangedFile {
@@ -478,6 +517,14 @@ impl Pool {
                 .and_then(|abs| self.key_for(&abs).map(|key| (abs, key)));
             match resolved {
                 Ok((abs, key)) => {
+                    let declared = self
+                        .server_for(&abs)
+                        .map(|c| Duration::from_millis(c.diagnostics.dependents_wait_ms));
+                    waits_for.entry(key.clone()).or_insert(match others_wait {
+                        OthersWait::Declared => declared,
+                        OthersWait::For(d) => Some(d),
+                        OthersWait::UntilDeadline => None,
+                    });
                     let generation = self.next_generation(&abs);
                     out.push((abs.clone(), None));
                     groups.entry(key).or_default().push(Item {
@@ -505,12 +552,15 @@ impl Pool {
             }
             let (others_tx, others_rx) = tokio::sync::oneshot::channel();
             let plan: Arc<Mutex<Option<OthersPlan>>> = Arc::default();
+            let partial: Arc<Mutex<PartialOthers>> = Arc::default();
+            let others_wait = waits_for.get(&key).copied().flatten();
             // The pass runs on its own task so that it goes on past the caller's deadline and
             // a late answer can still be kept (bounded by the startup timeout).
             let pool = self.background();
             let late_deadline = deadline.max(Instant::now() + self.inner.config.startup_timeout);
             let task_key = key.clone();
             let task_plan = Arc::clone(&plan);
+            let task_partial = Arc::clone(&partial);
             let running = PassGuard::new(&self.inner.passes);
             tokio::spawn(async move {
                 let _running = running;
@@ -522,16 +572,17 @@ impl Pool {
                         tx: others_tx,
                         plan: task_plan,
                         asked,
+                        partial: task_partial,
                     },
                     late_deadline,
                 )
                 .await;
             });
-            waits.push((key, receivers, others_rx, plan));
+            waits.push((key, receivers, others_rx, plan, partial, others_wait));
         }
         let since = Instant::now();
         let all = futures::future::join_all(waits.into_iter().map(
-            |(key, receivers, others_rx, plan)| async move {
+            |(key, receivers, others_rx, plan, partial, others_wait)| async move {
                 let results = futures::future::join_all(receivers.into_iter().map(|(i, rx)| {
                     let key = key.clone();
                     async move {
@@ -559,13 +610,15 @@ impl Pool {
                     Ok(Ok(o)) => o,
                     Ok(Err(_)) => OthersReport::default(),
                     Err(_) => {
+                        // What is finished comes now; the rest is counted, and kept for later.
                         let p = plan
                             .lock()
                             .unwrap_or_else(|e| e.into_inner())
                             .unwrap_or_default();
+                        let files = partial.lock().unwrap_or_else(|e| e.into_inner()).take();
                         OthersReport {
-                            files: Vec::new(),
-                            pending: p.pulls,
+                            pending: p.pulls.saturating_sub(files.len()),
+                            files,
                             unchecked: p.unchecked,
                             bounded: p.bounded,
                         }
@@ -814,7 +867,14 @@ impl Pool {
             );
             let checked = self
                 .check_others(
-                    &server, &key, serial, candidates, &changed, deadline, &current,
+                    &server,
+                    &key,
+                    serial,
+                    candidates,
+                    &changed,
+                    deadline,
+                    &current,
+                    &others_out.partial,
                 )
                 .await;
             self.done_checking_others(&key, serial);
@@ -854,11 +914,15 @@ impl Pool {
             unchecked,
             bounded,
         };
-        if let Err(report) = others_out.tx.send(report) {
-            // The caller stopped waiting: the results hold while nothing in the root changes
-            // and their files keep the text they were computed on (a superseded pass's are
-            // partial: the newer pass reports those files). Those that do not hold keep only
-            // their "before".
+        if let Err(mut report) = others_out.tx.send(report) {
+            // The caller stopped waiting: the results it did not report already hold while
+            // nothing in the root changes and their files keep the text they were computed on
+            // (a superseded pass's are partial: the newer pass reports those files). Those
+            // that do not hold keep only their "before".
+            {
+                let partial = others_out.partial.lock().unwrap_or_else(|e| e.into_inner());
+                report.files.retain(|f| !partial.taken.contains(&f.path));
+            }
             if server.epoch() == epoch && !superseded {
                 self.keep_late_others(&key, epoch, others_out.asked, report.files, &texts);
             } else {
@@ -948,6 +1012,7 @@ impl Pool {
         changed: &[ChangedText],
         deadline: Instant,
         current: &(dyn Fn(&Path) -> bool + Send + Sync),
+        partial: &Mutex<PartialOthers>,
     ) -> CheckedOthers {
         let unknown: Vec<(PathBuf, Arc<str>)> = candidates
             .iter()
@@ -984,7 +1049,7 @@ impl Pool {
             };
             if reverted || !must_revert {
                 tokio::select! {
-                    results = self.check_each(server, unknown, deadline) => {
+                    results = self.check_each(server, unknown, deadline, &|_, _| {}) => {
                         for r in results.into_iter().flatten() {
                             pulled.insert(r.path.clone(), r.diagnostics);
                         }
@@ -1025,10 +1090,32 @@ impl Pool {
                 .iter()
                 .map(|(p, t, _)| (p.clone(), Arc::clone(t)))
                 .collect();
+            // Each file as it finishes, for a caller that stops waiting before the rest.
+            let finished = |i: usize, after: &FileDiagnostics| {
+                let (path, _, before) = &known[i];
+                partial
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .files
+                    .push(OtherFileDiagnostics {
+                        path: path.clone(),
+                        server: key.server.clone(),
+                        before: before.clone(),
+                        after: after.diagnostics.clone(),
+                    });
+            };
             tokio::select! {
-                results = self.check_each(server, files, deadline) => afters = results,
+                results = self.check_each(server, files, deadline, &finished) => afters = results,
                 () = self.pass_superseded(key, serial) => superseded = true,
             }
+        }
+        if superseded {
+            // A newer change is being checked: what finished here is not reported now.
+            partial
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .files
+                .clear();
         }
         CheckedOthers {
             known,
@@ -1041,21 +1128,27 @@ impl Pool {
 
     /// Each file's settled result (in order; `None` for one that could not be checked), with
     /// at most [`OTHER_CHECKS_IN_FLIGHT`] checks at a time: the rest are not sent until one
-    /// answers, and are never sent when the caller drops this.
+    /// answers, and are never sent when the caller drops this. `finished` hears each result
+    /// (with the file's index) as soon as it is settled.
     async fn check_each(
         &self,
         server: &Arc<Server>,
         files: Vec<(PathBuf, Arc<str>)>,
         deadline: Instant,
+        finished: &(dyn Fn(usize, &FileDiagnostics) + Send + Sync),
     ) -> Vec<Option<FileDiagnostics>> {
         use futures::StreamExt;
-        futures::stream::iter(files)
-            .map(|file| async move {
+        futures::stream::iter(files.into_iter().enumerate())
+            .map(|(i, file)| async move {
                 let synced = server.sync_all(vec![file], deadline, &|_| true).await;
-                match synced.into_iter().next() {
+                let result = match synced.into_iter().next() {
                     Some(Ok(s)) => server.settle(s, deadline).await.ok(),
                     _ => None,
+                };
+                if let Some(r) = &result {
+                    finished(i, r);
                 }
+                result
             })
             .buffered(OTHER_CHECKS_IN_FLIGHT)
             .collect()

@@ -140,6 +140,17 @@ pub struct DiagnosticsConfig {
     /// been observed (a cold project, or one whose files were all clean so far).
     #[serde(default = "default_first_publish_timeout_ms")]
     pub first_publish_timeout_ms: u64,
+    /// Pull servers: how long a tool's result waits for the other files a change may have
+    /// broken (its dependents) once the written files have their verdict, before it reports
+    /// what is finished and counts the rest for a later result. Bounds the wait; a warm
+    /// server's dependents usually take less. Push servers' other files come with the
+    /// written files' verdict.
+    #[serde(default = "default_dependents_wait_ms")]
+    pub dependents_wait_ms: u64,
+}
+
+fn default_dependents_wait_ms() -> u64 {
+    500
 }
 
 fn default_quiet_window_ms() -> u64 {
@@ -1207,6 +1218,9 @@ mod tests {
         assert!(Strategy::TsserverPull.is_pull() && !Strategy::PushUnversioned.is_pull());
         let ts = cfg.server("typescript-language-server").unwrap();
         assert_eq!(ts.diagnostics.strategy, Strategy::TsserverPull);
+        // The wait for a change's dependents: declared, else the default.
+        assert_eq!(ts.diagnostics.dependents_wait_ms, 1000);
+        assert_eq!(cfg.server("tsc7").unwrap().diagnostics.dependents_wait_ms, 500);
         let ra = cfg.server("rust-analyzer").unwrap();
         assert_eq!(ra.language_for(Path::new("src/lib.rs")), Some("rust"));
         assert!(ra.cargo_workspace);

@@ -22,7 +22,7 @@ use crate::diagnostics::{
     DiagnosticsStatus, Feedback, FileDiagnosticsStatus,
 };
 use crate::render;
-use lspedit_lsp::ChangedFile;
+use lspedit_lsp::{ChangedFile, OthersWait};
 use lspedit_write::plan::Resolved;
 use lspedit_write::{ApplyPatchOptions, FileReport, FileStatus, PatchLimits, apply_resolved};
 use lspedit_write::{Reason, ToolError, WriteGate, write_planned};
@@ -926,8 +926,12 @@ impl Tools {
                         ))
                     })
                     .unzip();
-                let report =
-                    diagnostics::fetch_all(provider, &batch, deadline, Some(Duration::ZERO));
+                let report = diagnostics::fetch_all(
+                    provider,
+                    &batch,
+                    deadline,
+                    OthersWait::For(Duration::ZERO),
+                );
                 let mut out = vec![None; files.len()];
                 for (i, r) in indices.into_iter().zip(report.files) {
                     out[i] = r.ok();
@@ -944,7 +948,7 @@ impl Tools {
             .collect();
         let seed = cfg.feedback == Feedback::Seed;
         let others_wait = if seed {
-            Some(Duration::ZERO)
+            OthersWait::For(Duration::ZERO)
         } else {
             cfg.other_files_wait
         };

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 // The provider speaks the pool's types: one type per fact across the seam, and a provider
 // with no pool (a test's mock, an embedder's checker) builds them as plain structs.
 pub use lspedit_lsp::{
-    ChangedFile, CheckError, CheckReport, Diagnostic, OtherFileDiagnostics, Severity,
+    ChangedFile, CheckError, CheckReport, Diagnostic, OtherFileDiagnostics, OthersWait, Severity,
 };
 
 /// A written file's diagnostics status, as a structured result shows it (docs/design.md §7).
@@ -104,7 +104,7 @@ pub trait DiagnosticsProvider: Send + Sync {
     /// Start the file's server in the background (after a read), without waiting.
     fn touch(&self, path: &Path);
     /// [`DiagnosticsProvider::check_files`] that returns once the files are checked and
-    /// waits for the other files at most `others_wait` more (`None`: up to `deadline`); other
+    /// waits for the other files at most `others_wait` more (never past `deadline`); other
     /// files still being checked then are counted in [`CheckReport::others_pending`] and their
     /// results come later from [`DiagnosticsProvider::take_late_others`]. By default the same
     /// as `check_files`.
@@ -112,7 +112,7 @@ pub trait DiagnosticsProvider: Send + Sync {
         &self,
         files: &[ChangedFile],
         deadline: Instant,
-        others_wait: Option<Duration>,
+        others_wait: OthersWait,
     ) -> CheckReport {
         let _ = others_wait;
         self.check_files(files, deadline)
@@ -216,11 +216,13 @@ pub struct DiagnosticsConfig {
     pub max_per_file: usize,
     /// A writing tool also reports up to this many other files with errors.
     pub max_other_files: usize,
-    /// How long a writing tool waits for other files once its own files are checked: `None`,
-    /// up to the deadline (a one-shot command that has no later result); `Some(ZERO)` (the
-    /// default), not at all: the result comes at the server's speed for the written files, and
-    /// other files still being checked are named by count and reported in a later result.
-    pub other_files_wait: Option<Duration>,
+    /// How long a writing tool waits for other files (the change's dependents) once its own
+    /// files are checked: by default (`Declared`) up to each server's `dependents_wait_ms`, so
+    /// that the callers a change broke come in the same result when their checks finish soon
+    /// after the written files' verdict; `UntilDeadline` for a one-shot command that has no
+    /// later result; `For(ZERO)`, not at all. Other files still being checked then are named
+    /// by count and reported in a later result.
+    pub other_files_wait: OthersWait,
     /// Wait after a write when the server is running. `None`: the provider's deadline (the
     /// pool's `[pool] check_timeout_ms`), else 3 s.
     pub timeout: Option<Duration>,
@@ -238,7 +240,7 @@ impl Default for DiagnosticsConfig {
             severities: vec![Severity::Error],
             max_per_file: 20,
             max_other_files: 5,
-            other_files_wait: Some(Duration::ZERO),
+            other_files_wait: OthersWait::Declared,
             timeout: None,
             start_timeout: None,
         }
@@ -285,7 +287,7 @@ pub(crate) fn fetch_all(
     provider: &Arc<dyn DiagnosticsProvider>,
     files: &[ChangedFile],
     deadline: Instant,
-    others_wait: Option<Duration>,
+    others_wait: OthersWait,
 ) -> CheckReport {
     let mut out: Vec<Result<Vec<Diagnostic>, CheckError>> =
         vec![Err(CheckError::NoServer); files.len()];
@@ -958,7 +960,12 @@ mod tests {
             budget(&everywhere, &cfg, &[file.path.as_path()]),
             Deadlines::default().cold
         );
-        let report = fetch_all(&everywhere, std::slice::from_ref(&file), deadline, None);
+        let report = fetch_all(
+            &everywhere,
+            std::slice::from_ref(&file),
+            deadline,
+            OthersWait::UntilDeadline,
+        );
         assert_eq!(report.files, vec![Err(CheckError::NoServer)]);
         assert!(take_late(&everywhere, Instant::now()).is_empty());
         assert!(take_late_others(&everywhere, Instant::now()).is_empty());
@@ -970,7 +977,12 @@ mod tests {
             handles: Some(true),
         });
         touch(&in_the_check, &file.path);
-        let report = fetch_all(&in_the_check, &[file.clone(), file], deadline, None);
+        let report = fetch_all(
+            &in_the_check,
+            &[file.clone(), file],
+            deadline,
+            OthersWait::UntilDeadline,
+        );
         let failed = Err(CheckError::Failed {
             message: "the provider panicked".to_owned(),
         });

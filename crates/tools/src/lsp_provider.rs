@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use lspedit_lsp::{
     BlockingPool, ChangedFile, CheckError, CheckReport, Diagnostic, LspError, OtherFileDiagnostics,
-    PoolConfig,
+    OthersWait, PoolConfig,
 };
 
 use crate::diagnostics::DiagnosticsProvider;
@@ -80,14 +80,14 @@ impl DiagnosticsProvider for LspProvider {
     }
 
     fn check_files(&self, files: &[ChangedFile], deadline: Instant) -> CheckReport {
-        self.check_change(files, deadline, None)
+        self.check_change(files, deadline, OthersWait::UntilDeadline)
     }
 
     fn check_change(
         &self,
         files: &[ChangedFile],
         deadline: Instant,
-        others_wait: Option<Duration>,
+        others_wait: OthersWait,
     ) -> CheckReport {
         // The texts are shared: this copies paths and counts references, not the texts.
         let outcome = self

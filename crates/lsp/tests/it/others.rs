@@ -9,14 +9,15 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use lspedit_fake_lsp::{Mode, Script};
-use lspedit_lsp::{ChangedFile, Pool};
+use lspedit_lsp::{ChangedFile, OthersWait, Pool};
 use serde_json::json;
 
 use crate::harness::*;
 
-/// The pool over `ws` with the fake server checking `.ts` files by pull.
-fn ts_pool(ws: &FakeWs) -> Pool {
-    let server = ws.server_config_for(r#"ts = "typescript""#, r#"strategy = "pull""#);
+/// The pool over `ws` with the fake server checking `.ts` files by pull, its `[diagnostics]`
+/// as given (inline TOML).
+fn ts_pool(ws: &FakeWs, diagnostics: &str) -> Pool {
+    let server = ws.server_config_for(r#"ts = "typescript""#, diagnostics);
     Pool::new(ws.root(), ws.config_for(server)).unwrap()
 }
 
@@ -25,6 +26,15 @@ const IMPORTER: &str = "import { a } from \"./a\";\nlet b = a;\n";
 /// `a.ts`, `c.ts` (imports nothing) and `importers` files importing `a.ts`; the server warm from
 /// a check of `c.ts`, which opens none of the others.
 async fn project(script: Script, importers: &[&str]) -> (FakeWs, Pool) {
+    project_declaring(script, importers, r#"strategy = "pull""#).await
+}
+
+/// [`project`] with the server's `[diagnostics]` as given.
+async fn project_declaring(
+    script: Script,
+    importers: &[&str],
+    diagnostics: &str,
+) -> (FakeWs, Pool) {
     let ws = FakeWs::new(Script {
         mode: Mode::Pull,
         cross_file: true,
@@ -36,7 +46,7 @@ async fn project(script: Script, importers: &[&str]) -> (FakeWs, Pool) {
     for name in importers {
         std::fs::write(ws.root().join(name), IMPORTER).unwrap();
     }
-    let pool = ts_pool(&ws);
+    let pool = ts_pool(&ws, diagnostics);
     let c = ws.root().join("c.ts");
     pool.check_file(&c, "let c = 1;\n", deadline(20_000))
         .await
@@ -197,7 +207,7 @@ async fn a_first_changes_late_other_files_are_kept_once_the_new_texts_are_back()
         .check_change_within(
             vec![break_a(&ws.root())],
             deadline(20_000),
-            Some(Duration::ZERO),
+            OthersWait::For(Duration::ZERO),
         )
         .await;
     assert_eq!(out.others_pending, 2, "b.ts and c.ts: {out:#?}");
@@ -211,6 +221,95 @@ async fn a_first_changes_late_other_files_are_kept_once_the_new_texts_are_back()
     assert!(
         !b.before.iter().any(new) && b.after.iter().any(new),
         "{b:#?}"
+    );
+    pool.shutdown().await;
+}
+
+/// Item 2 of issue 48: the callers a change broke come in the result of the edit that broke
+/// them. With the default wait ([`OthersWait::Declared`]) the caller waits for the other files
+/// up to the server's declared `dependents_wait_ms` after the written file's verdict: an
+/// importer whose check ends within it is in the same outcome, nothing left pending.
+/// (Before: the tools never waited, and the importer's error came a call late.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dependents_checked_within_the_servers_declared_wait_come_in_the_same_outcome() {
+    let (ws, pool) = project_declaring(
+        Script {
+            slow_suffix: Some("/b.ts".to_string()),
+            slow_ms: 300,
+            ..Script::default()
+        },
+        &["b.ts"],
+        r#"strategy = "pull", dependents_wait_ms = 20000"#,
+    )
+    .await;
+    let out = pool
+        .check_change_within(
+            vec![break_a(&ws.root())],
+            deadline(30_000),
+            OthersWait::Declared,
+        )
+        .await;
+    assert_eq!(out.others_pending, 0, "{out:#?}");
+    let b = out
+        .others
+        .iter()
+        .find(|o| o.path.ends_with("b.ts"))
+        .unwrap_or_else(|| panic!("b.ts is not in the outcome: {out:#?}"));
+    assert!(
+        b.after.iter().any(|d| d.code.as_deref() == Some("F002")),
+        "{b:#?}"
+    );
+    pool.shutdown().await;
+}
+
+/// Only the stragglers go to a later result: when the wait for other files ends, those whose
+/// checks finished are in the outcome, the rest are counted as pending, and the later results
+/// hold only the stragglers (a file is reported once). `d.ts` is slow to check; the server
+/// answers one request at a time, so `c.ts` (an open document, checked after the dependents)
+/// waits behind it; `b.ts` is checked first. (Before: the outcome had none of them and counted
+/// all three pending.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn when_the_wait_ends_the_finished_other_files_come_and_only_the_stragglers_later() {
+    let (ws, pool) = project(
+        Script {
+            slow_suffix: Some("/d.ts".to_string()),
+            slow_ms: 4000,
+            ..Script::default()
+        },
+        &["b.ts", "d.ts"],
+    )
+    .await;
+    // d.ts's "before" is known (it was checked), so only its "after" is slow.
+    let d = ws.root().join("d.ts");
+    pool.check_file(&d, IMPORTER, deadline(20_000))
+        .await
+        .unwrap();
+    let out = pool
+        .check_change_within(
+            vec![break_a(&ws.root())],
+            deadline(30_000),
+            OthersWait::For(Duration::from_secs(2)),
+        )
+        .await;
+    let names = |files: &[lspedit_lsp::OtherFileDiagnostics]| -> Vec<String> {
+        let mut n: Vec<String> = files
+            .iter()
+            .map(|o| o.path.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        n.sort();
+        n
+    };
+    assert_eq!(names(&out.others), ["b.ts"], "{out:#?}");
+    assert_eq!(out.others_pending, 2, "c.ts and d.ts: {out:#?}");
+    assert!(pool.wait_for_late_others(deadline(20_000)).await);
+    let late = pool.take_late_others(Instant::now());
+    assert_eq!(names(&late), ["c.ts", "d.ts"], "{late:#?}");
+    assert!(
+        late[1]
+            .after
+            .iter()
+            .any(|d| d.code.as_deref() == Some("F002")),
+        "{late:#?}"
     );
     pool.shutdown().await;
 }

@@ -513,6 +513,37 @@ fn slow_importer(slow: Duration, tweak: impl FnOnce(&mut ToolsConfig)) -> FakeEn
     env
 }
 
+/// Other files not waited for at all: their results come in a later call (what the tests of
+/// late results exercise).
+fn no_wait_for_others(cfg: &mut ToolsConfig) {
+    cfg.diagnostics.other_files_wait = lspedit_lsp::OthersWait::For(Duration::ZERO);
+}
+
+// Issue 48 item 2: with the default configuration, a caller the change broke is named in the
+// result of the edit that broke it, not a call later: the result waits for the other files up
+// to the server's declared `dependents_wait_ms` once the edited file has its verdict. (Before:
+// "Still checking 1 other file", and the importer's error at the start of the next result.)
+#[test]
+fn by_default_the_callers_a_change_broke_come_in_its_result() {
+    let env = slow_importer(Duration::ZERO, |_| {});
+    let r = env.tools.edit(
+        "a.ts",
+        "export const a = 2;",
+        "export const a = BAD;",
+        false,
+    );
+    assert!(
+        r.llm_content.ends_with("\n\nLSP errors detected in other files:\n<diagnostics file=\"b.ts\">\nERROR [1:1] imports ./a, which has errors (F002)\n</diagnostics>"),
+        "{}",
+        r.llm_content
+    );
+    assert!(
+        !r.llm_content.contains("Still checking"),
+        "{}",
+        r.llm_content
+    );
+}
+
 // The edited file's verdict comes at the server's speed for it: an importer that takes the
 // server long to check does not hold the result back. The result says the importer is still
 // being checked, and its new error starts the next result.
@@ -570,7 +601,7 @@ fn a_revert_does_not_present_another_files_first_errors_as_new() {
         },
         Some((Duration::from_secs(20), Duration::from_secs(20))),
         None,
-        |_| {},
+        no_wait_for_others,
     );
     env.write("a.ts", "export const a = BAD;\n");
     env.write("b.ts", "import { a } from \"./a\";\nlet b = a;\n");
@@ -624,7 +655,7 @@ fn a_revert_does_not_present_another_files_first_errors_as_new() {
 // replaced since is never shown.
 #[test]
 fn a_late_other_file_changed_on_disk_since_is_not_shown() {
-    let env = slow_importer(Duration::from_millis(300), |_| {});
+    let env = slow_importer(Duration::from_millis(300), no_wait_for_others);
     let r = env.tools.edit(
         "a.ts",
         "export const a = 2;",
@@ -654,7 +685,7 @@ fn a_late_other_file_changed_on_disk_since_is_not_shown() {
 // Late other files of checks a call asked for itself wait for the next call.
 #[test]
 fn a_calls_own_late_other_files_wait_for_the_next_call() {
-    let env = slow_importer(Duration::from_millis(300), |_| {});
+    let env = slow_importer(Duration::from_millis(300), no_wait_for_others);
     let began = Instant::now();
     let r = env.tools.edit(
         "a.ts",
@@ -723,12 +754,12 @@ fn a_late_other_file_answer_is_dropped_when_the_root_changed_since() {
     );
 }
 
-// A one-shot caller (`other_files_wait = None`, as the CLI's commands) waits for the other
+// A one-shot caller (`other_files_wait = UntilDeadline`, as the CLI's commands) waits for the other
 // files and gets their errors in the same result.
 #[test]
 fn waiting_for_other_files_puts_them_in_the_same_result() {
     let env = slow_importer(Duration::from_millis(800), |cfg| {
-        cfg.diagnostics.other_files_wait = None;
+        cfg.diagnostics.other_files_wait = lspedit_lsp::OthersWait::UntilDeadline;
     });
     let r = env.tools.edit(
         "a.ts",
