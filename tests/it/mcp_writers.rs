@@ -144,6 +144,17 @@ const CASES: &[Case] = &[
     },
 ];
 
+/// The case of an operation the operator forbids (`flags`), for a client that cannot be asked.
+fn forbidden(name: &'static str, flags: &'static [&'static str]) -> Case {
+    Case {
+        name,
+        flags,
+        client: Client::plain,
+        reason: "unsafe_diff",
+        says: "forbids",
+    }
+}
+
 /// A file of two lines; each core write below changes its first line (+1 -1: two changed
 /// lines, over a limit of 1).
 const A: &str = "one\ntwo\n";
@@ -309,13 +320,7 @@ async fn undo_is_bound_by_the_operators_policy() {
     };
     let modify = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+uno\n two\n*** End Patch\n";
     let create = "*** Begin Patch\n*** Add File: new.txt\n+new\n*** End Patch\n";
-    let forbid_delete = Case {
-        name: "forbidden delete",
-        flags: &["--forbid", "delete"],
-        client: Client::plain,
-        reason: "unsafe_diff",
-        says: "forbids",
-    };
+    let forbid_delete = forbidden("forbidden delete", &["--forbid", "delete"]);
     for case in CASES.iter().chain([&forbid_delete]) {
         let project = Project::with_files(&[("a.txt", A)]);
         let patch = if case.name == "forbidden delete" {
@@ -396,6 +401,7 @@ async fn the_language_server_edits_are_bound_by_the_operators_policy() {
             assert!(is_error(&r), "{}: {tool} wrote: {t}", case.name);
             let s = r.structured_content.as_ref().unwrap();
             assert_eq!(s["success"], false, "{}: {tool}: {s}", case.name);
+            assert_eq!(reason(&r), case.reason, "{}: {tool}: {s}", case.name);
             assert!(t.contains(case.says), "{}: {tool}: {t}", case.name);
         }
         let after: Vec<String> = ["src/cart.ts", "src/util.ts", "src/index.ts"]
@@ -549,13 +555,7 @@ impl ActionWorkspace {
 #[tokio::test]
 async fn apply_code_action_is_bound_by_the_operators_policy() {
     let args = json!({ "path": "a.fk", "line": 1, "index": 1 });
-    let forbid_create = Case {
-        name: "forbidden create",
-        flags: &["--forbid", "create"],
-        client: Client::plain,
-        reason: "unsafe_diff",
-        says: "forbids",
-    };
+    let forbid_create = forbidden("forbidden create", &["--forbid", "create"]);
     for case in CASES.iter().chain([&forbid_create]) {
         let ws = ActionWorkspace::new();
         let client = (case.client)();
@@ -579,6 +579,7 @@ async fn apply_code_action_is_bound_by_the_operators_policy() {
         assert!(is_error(&r), "{}: apply_code_action wrote: {t}", case.name);
         let s = r.structured_content.as_ref().unwrap();
         assert_eq!(s["success"], false, "{}: {s}", case.name);
+        assert_eq!(reason(&r), case.reason, "{}: {t}\n{s}", case.name);
         assert!(t.contains(case.says), "{}: {t}", case.name);
         ws.untouched(case.name);
         if case.name == "elicitation declined" {

@@ -539,7 +539,9 @@ fn run_real(options: &[String]) -> Result<()> {
          edit. Reported: the files the edit's result names (`max_other_files = 1000`, so none \
          is left unnamed) plus those of the late section the next result starts with (waited \
          for up to 30 s when the result says other files are still being checked). A case is \
-         right when the sets are equal; *incomplete, said so* when lspedit named a subset and \
+         right when the sets are equal; *of which in the edit's own result* when the edit's \
+         result alone named them all (what a model that ends its turn after the edit knows); \
+         *incomplete, said so* when lspedit named a subset and \
          its text said some dependents were not checked or the search hit its bounds.\n\n{table}",
         load()
     );

@@ -36,6 +36,9 @@ struct Verdict {
     reported: BTreeSet<String>,
     /// The text said some dependents were not checked or the search hit its bounds.
     said_incomplete: bool,
+    /// The files the edit's own result named (no late section): the callers a model that ends
+    /// its turn after the edit would know of.
+    in_result: BTreeSet<String>,
     /// The result said other files were still being checked and no late answer came within
     /// [`LATE_WAIT`].
     late_missing: bool,
@@ -44,6 +47,11 @@ struct Verdict {
 impl Verdict {
     fn right(&self) -> bool {
         self.reported == self.expected
+    }
+
+    /// Right from the edit's own result alone.
+    fn right_in_result(&self) -> bool {
+        self.in_result == self.expected
     }
 
     fn incomplete_said_so(&self) -> bool {
@@ -291,6 +299,7 @@ fn session(
         let r = edit(&tools_x, case, true)?;
         let mut text = r.llm_content.clone();
         let said_incomplete = says_incomplete(&text);
+        let (in_result, _) = named_files(&text, case.file);
         let mut late_missing = false;
         if text.contains("Still checking") {
             match late_section(&tools_x, &provider, &text) {
@@ -308,6 +317,7 @@ fn session(
             expected: expected.clone(),
             reported,
             said_incomplete: said_incomplete || unnamed,
+            in_result,
             late_missing,
         };
         println!(
@@ -369,15 +379,16 @@ pub fn run(quick: bool) -> Result<String> {
         }
     }
     let mut s = String::from(
-        "| project | server | cold: pool start → first edit's result (ms) | warm edit → result p50 (ms) | p90 | server's own time p50 (ms) | added by lspedit p50 (ms) | p90 | pool level: added p50 (ms) | wrong or stale | cross-file right | incomplete, said so |\n\
-         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| project | server | cold: pool start → first edit's result (ms) | warm edit → result p50 (ms) | p90 | server's own time p50 (ms) | added by lspedit p50 (ms) | p90 | pool level: added p50 (ms) | wrong or stale | cross-file right | of which in the edit's own result | incomplete, said so |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in &rows {
         let right = r.verdicts.iter().filter(|v| v.right()).count();
         let said = r.verdicts.iter().filter(|v| v.incomplete_said_so()).count();
+        let own = r.verdicts.iter().filter(|v| v.right_in_result()).count();
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {right}/{} | {said} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {right}/{} | {own} | {said} |",
             r.project,
             r.server,
             ms(r.cold),

@@ -1221,7 +1221,9 @@ impl<'a> LspEdits<'a> {
             None => self.workflow.apply_change(&request, &plan),
         };
         if let (Some(g), ApplyStatus::Rejected) = (self.gate, out.status) {
+            // The operator's approval was not given: the same reason the direct writers give.
             out.llm_content = format!("{}\n{}", out.llm_content.trim_end(), g.declined());
+            out.reason = Some(lspedit_write::Reason::ApprovalRequired);
         }
         let status = match out.status {
             ApplyStatus::Applied => LspEditStatus::Applied,

@@ -1220,7 +1220,10 @@ mod tests {
         assert_eq!(ts.diagnostics.strategy, Strategy::TsserverPull);
         // The wait for a change's dependents: declared, else the default.
         assert_eq!(ts.diagnostics.dependents_wait_ms, 1000);
-        assert_eq!(cfg.server("tsc7").unwrap().diagnostics.dependents_wait_ms, 500);
+        assert_eq!(
+            cfg.server("tsc7").unwrap().diagnostics.dependents_wait_ms,
+            500
+        );
         let ra = cfg.server("rust-analyzer").unwrap();
         assert_eq!(ra.language_for(Path::new("src/lib.rs")), Some("rust"));
         assert!(ra.cargo_workspace);

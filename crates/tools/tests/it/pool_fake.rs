@@ -525,7 +525,12 @@ fn no_wait_for_others(cfg: &mut ToolsConfig) {
 // "Still checking 1 other file", and the importer's error at the start of the next result.)
 #[test]
 fn by_default_the_callers_a_change_broke_come_in_its_result() {
-    let env = slow_importer(Duration::ZERO, |_| {});
+    breaking_a_names_its_importer_in_the_same_result(&slow_importer(Duration::ZERO, |_| {}));
+}
+
+/// Breaks `a.ts` (of [`slow_importer`]): the edit's own result names the importer's new error,
+/// and nothing is left for later.
+fn breaking_a_names_its_importer_in_the_same_result(env: &FakeEnv) {
     let r = env.tools.edit(
         "a.ts",
         "export const a = 2;",
@@ -761,22 +766,7 @@ fn waiting_for_other_files_puts_them_in_the_same_result() {
     let env = slow_importer(Duration::from_millis(800), |cfg| {
         cfg.diagnostics.other_files_wait = lspedit_lsp::OthersWait::UntilDeadline;
     });
-    let r = env.tools.edit(
-        "a.ts",
-        "export const a = 2;",
-        "export const a = BAD;",
-        false,
-    );
-    assert!(
-        r.llm_content.ends_with("\n\nLSP errors detected in other files:\n<diagnostics file=\"b.ts\">\nERROR [1:1] imports ./a, which has errors (F002)\n</diagnostics>"),
-        "{}",
-        r.llm_content
-    );
-    assert!(
-        !r.llm_content.contains("Still checking"),
-        "{}",
-        r.llm_content
-    );
+    breaking_a_names_its_importer_in_the_same_result(&env);
 }
 
 // One deadline per call: a patch over six files on a server that hangs at the first
