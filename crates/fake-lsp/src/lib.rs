@@ -21,6 +21,9 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+/// The `$/progress` token of the work shown while answers wait ([`Script::progress_ms`]).
+pub const WORK_TOKEN: &str = "fake/working";
+
 /// Environment variable holding a script as inline JSON.
 pub const SCRIPT_ENV: &str = "LSPEDIT_FAKE_SCRIPT";
 /// Environment variable naming a file that holds the script as JSON. Read at every start, so a
@@ -66,6 +69,10 @@ pub struct Script {
     pub marker: String,
     /// Delay before each publish or pull answer (an intentionally slow server).
     pub delay_ms: u64,
+    /// While it waits [`Script::delay_ms`] before a publish or pull answer: a `$/progress`
+    /// begin (token [`WORK_TOKEN`]), a report every this many milliseconds and an end, as a
+    /// server visibly working on the request; 0: silent while it waits.
+    pub progress_ms: u64,
     /// Delay before answering `initialize`.
     pub initialize_delay_ms: u64,
     /// Exit with status 101 when this event arrives.
@@ -456,6 +463,7 @@ impl Default for Script {
             mode: Mode::Push,
             marker: "ERROR".to_owned(),
             delay_ms: 0,
+            progress_ms: 0,
             initialize_delay_ms: 0,
             crash_on: None,
             hang_on: None,

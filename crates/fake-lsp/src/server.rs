@@ -29,8 +29,8 @@ use tower_lsp_server::{Client, LanguageServer};
 
 use crate::transport::{Control, Log};
 use crate::{
-    CHECK_FAILED_STATUS, CHECK_TOKEN, Event, Mode, Script, diagnostics_for, stale_diagnostics,
-    tsserver_diagnostic,
+    CHECK_FAILED_STATUS, CHECK_TOKEN, Event, Mode, Script, WORK_TOKEN, diagnostics_for,
+    stale_diagnostics, tsserver_diagnostic,
 };
 
 /// A server-to-client message of any method, with its params as given (so the fake sends
@@ -126,7 +126,7 @@ impl FakeServer {
     /// The answer to a `textDocument/diagnostic` of `uri`.
     async fn diagnostic_answer(&self, uri: &str) -> Result<DocumentDiagnosticReportResult> {
         let uri = uri.to_owned();
-        self.pause(self.script.delay_ms).await;
+        self.working().await;
         if let Some(suffix) = &self.script.slow_suffix
             && uri.ends_with(suffix.as_str())
         {
@@ -220,6 +220,32 @@ impl FakeServer {
         }
     }
 
+    /// The scripted wait before an answer ([`Script::delay_ms`]), shown as work in progress
+    /// with [`Script::progress_ms`].
+    /// The scripted slowness of the fake server itself, not synchronization.
+    async fn working(&self) {
+        let every = self.script.progress_ms;
+        if every == 0 || self.script.delay_ms == 0 {
+            return self.pause(self.script.delay_ms).await;
+        }
+        let until = Instant::now() + Duration::from_millis(self.script.delay_ms);
+        self.notify::<Progress>(
+            json!({ "token": WORK_TOKEN, "value": { "kind": "begin", "title": "fake work" } }),
+        )
+        .await;
+        let mut n = 0u64;
+        while Instant::now() < until {
+            let step = Duration::from_millis(every).min(until - Instant::now());
+            tokio::time::sleep(step).await;
+            n += 1;
+            self.notify::<Progress>(json!({ "token": WORK_TOKEN,
+                "value": { "kind": "report", "message": format!("step {n}") } }))
+                .await;
+        }
+        self.notify::<Progress>(json!({ "token": WORK_TOKEN, "value": { "kind": "end" } }))
+            .await;
+    }
+
     async fn notify<N: Notification<Params = Value>>(&self, params: Value) {
         self.client.send_notification::<N>(params).await;
     }
@@ -290,7 +316,7 @@ impl FakeServer {
             self.log.line(&format!("skip {uri} {version}"));
             return;
         }
-        self.pause(self.script.delay_ms).await;
+        self.working().await;
         let versioned = self.script.mode == Mode::Push;
         if self.script.stale_versions && versioned {
             self.publish(uri, Some(version - 1), &stale_diagnostics())
@@ -538,7 +564,7 @@ impl FakeServer {
             });
         };
         let body: Vec<Value> = if command == "semanticDiagnosticsSync" {
-            self.pause(self.script.delay_ms).await;
+            self.working().await;
             diagnostics_for(&text, &self.script.marker)
                 .iter()
                 .map(tsserver_diagnostic)

@@ -30,7 +30,11 @@
 //! (rust-analyzer runs `cargo check`) read the disk, not the text sent. Deadlines: callers
 //! should use [`PoolConfig::check_timeout`] after a write, [`PoolConfig::first_check_timeout`]
 //! when [`Pool::is_warm`] is false (a server is warm once it has answered a check, not when its
-//! process is up); past the deadline the call fails with [`LspError::Timeout`], the check goes
+//! process is up). The deadline is the quiet one: past it, a check whose server is visibly
+//! working on it (a `$/progress`, any notification, CPU time) waits on up to the server's
+//! `[diagnostics] verdict_cap_ms`, as [`PoolConfig::verdict_wait`] says (by default only a cold
+//! server's); an idle, silent server meets the deadline. When the wait ends without a verdict
+//! the call fails with [`LspError::Timeout`], the check goes
 //! on in the background and its answer is kept for [`Pool::take_late`], which hands it out
 //! only while the file still has the text it was computed on (never an error the current text
 //! does not have) and never to the call that asked for it.
@@ -75,6 +79,7 @@ mod server;
 mod symbols;
 mod transport;
 mod tsserver;
+mod verdict;
 mod watcher;
 
 use std::future::Future;
@@ -92,7 +97,7 @@ pub use error::LspError;
 /// builds a [`Pool`] from a [`PoolConfig`] and reads [`Severity`] in every [`Diagnostic`].
 pub use lspedit_servers::{
     DiagnosticsConfig, HostConfig, InstallRecipe, PolicyLayer, PoolConfig, ServerConfig, Severity,
-    SeverityOverride, SeverityOverrides, Strategy,
+    SeverityOverride, SeverityOverrides, Strategy, VerdictProgress, VerdictWait, VerdictWaiting,
 };
 pub use pool::{ChangedFile, OthersWait, Pool, ServerKey, ServerState, ServerStatus};
 pub use position::PositionEncoding;

@@ -545,9 +545,11 @@ impl Pool {
         for (key, items) in groups {
             let mut receivers = Vec::with_capacity(items.len());
             let mut senders = Vec::with_capacity(items.len());
+            // Past `deadline`, a working server's verdict is waited for up to this.
+            let limit = self.verdict_limit(&key, deadline, asked, self.is_key_warm(&key));
             for item in &items {
                 let (tx, rx) = tokio::sync::oneshot::channel();
-                receivers.push((item.index, rx));
+                receivers.push((item.index, item.path.clone(), rx));
                 senders.push(tx);
             }
             let (others_tx, others_rx) = tokio::sync::oneshot::channel();
@@ -557,7 +559,9 @@ impl Pool {
             // The pass runs on its own task so that it goes on past the caller's deadline and
             // a late answer can still be kept (bounded by the startup timeout).
             let pool = self.background();
-            let late_deadline = deadline.max(Instant::now() + self.inner.config.startup_timeout);
+            let late_deadline = deadline
+                .max(Instant::now() + self.inner.config.startup_timeout)
+                .max(limit);
             let task_key = key.clone();
             let task_plan = Arc::clone(&plan);
             let task_partial = Arc::clone(&partial);
@@ -578,27 +582,22 @@ impl Pool {
                 )
                 .await;
             });
-            waits.push((key, receivers, others_rx, plan, partial, others_wait));
+            waits.push((key, receivers, others_rx, plan, partial, others_wait, limit));
         }
         let since = Instant::now();
         let all = futures::future::join_all(waits.into_iter().map(
-            |(key, receivers, others_rx, plan, partial, others_wait)| async move {
-                let results = futures::future::join_all(receivers.into_iter().map(|(i, rx)| {
-                    let key = key.clone();
-                    async move {
-                        let r = match tokio::time::timeout_at(deadline.into(), rx).await {
-                            Ok(Ok(r)) => r,
-                            Ok(Err(_)) => Err(LspError::PoolClosed),
-                            Err(_) => Err(LspError::Timeout {
-                                server: key.server.clone(),
-                                stage: "waiting for the settled result",
-                                waited: since.elapsed(),
-                            }),
-                        };
-                        (i, r)
-                    }
-                }))
-                .await;
+            |(key, receivers, others_rx, plan, partial, others_wait, limit)| async move {
+                let results =
+                    futures::future::join_all(receivers.into_iter().map(|(i, path, rx)| {
+                        let key = key.clone();
+                        async move {
+                            let r = self
+                                .wait_verdict(&key, &path, rx, deadline, limit, since)
+                                .await;
+                            (i, r)
+                        }
+                    }))
+                    .await;
                 // The named files are settled (or past the deadline): other files that need
                 // requests of their own get `others_wait` more; a push server's are ready.
                 let planned = *plan.lock().unwrap_or_else(|e| e.into_inner());
@@ -1570,6 +1569,24 @@ impl Pool {
         )
     }
 
+    /// True when `key`'s server is running and has answered a check ([`Pool::is_warm`]).
+    fn is_key_warm(&self, key: &ServerKey) -> bool {
+        matches!(
+            self.slots().get(key).map(|s| &s.state),
+            Some(SlotState::Running(s)) if s.is_alive() && s.has_answered()
+        )
+    }
+
+    /// What `key`'s server has done so far (see `crate::verdict`).
+    pub(crate) fn activity(&self, key: &ServerKey) -> crate::verdict::Activity {
+        let (server, starting) = match self.slots().get(key).map(|s| &s.state) {
+            Some(SlotState::Running(s)) => (Some(Arc::clone(s)), false),
+            Some(SlotState::Starting(_)) => (None, true),
+            _ => (None, false),
+        };
+        crate::verdict::Activity::of(server.as_deref(), starting)
+    }
+
     /// Process groups of every server process this pool spawned and has not killed yet,
     /// including those still starting.
     pub fn process_groups(&self) -> Vec<u32> {
@@ -2136,7 +2153,7 @@ impl Drop for BusyGuard<'_> {
 /// (10 ms each, see [`process::group_cpu_ticks`]) over `waited`. At least a fiftieth of one
 /// core and two ticks: a busy server on a machine loaded fifty times over its cores still gets
 /// that, while one tick may be the rounding of a few microseconds.
-fn computed_meanwhile(ticks: u64, waited: Duration) -> bool {
+pub(crate) fn computed_meanwhile(ticks: u64, waited: Duration) -> bool {
     const TICK_MS: u128 = 10;
     ticks >= 2 && u128::from(ticks) * TICK_MS * 50 >= waited.as_millis()
 }

@@ -100,6 +100,11 @@ struct State {
     check_begins: u64,
     /// Active `$/progress` tokens other than the on-save check's (project loading, indexing).
     loading: HashSet<String>,
+    /// Bumped on every notification of any kind: the server is doing something.
+    heard: u64,
+    /// What the latest `$/progress` said the server is doing: the title of the latest begin,
+    /// the message of the latest begin or report.
+    doing: (Option<String>, Option<String>),
     quiescent: Option<bool>,
     /// The latest `experimental/serverStatus` says the last on-save check could not run (its
     /// message holds the declaration's `check_failed_status`).
@@ -583,6 +588,19 @@ impl Server {
 
     pub(crate) fn strategy(&self) -> Strategy {
         self.cfg.diagnostics.strategy
+    }
+
+    /// How many notifications the server has sent (of any kind), and what its latest
+    /// `$/progress` said it is doing: signs of work for the wait past a check's deadline
+    /// (`crate::verdict`).
+    pub(crate) fn heard(&self) -> (u64, Option<String>) {
+        let st = self.shared.lock();
+        let doing = match &st.doing {
+            (Some(title), Some(message)) => Some(format!("{title}: {message}")),
+            (Some(text), None) | (None, Some(text)) => Some(text.clone()),
+            (None, None) => None,
+        };
+        (st.heard, doing)
     }
 
     /// True once the server answered a check (see [`Server::answered`]).

@@ -115,6 +115,14 @@ pub struct DiagnosticsConfig {
     /// the file instead of "no errors" (or the previous text's errors).
     #[serde(default)]
     pub check_failed_status: Option<String>,
+    /// The longest a check waits for a file's verdict while the server is visibly working on
+    /// it (see [`VerdictWait`]): past the caller's short deadline, the wait goes on only while
+    /// the server shows activity (a notification such as `$/progress`, CPU time of its
+    /// processes, a start in progress), and never past this. An idle, silent server meets the
+    /// short deadline. Sized per server from what a cold check of a large project takes
+    /// (rust-analyzer: minutes; pyright, tsserver: tens of seconds).
+    #[serde(default = "default_verdict_cap_ms")]
+    pub verdict_cap_ms: u64,
     /// A `textDocument/hover` at the file's start is the server's "loaded" signal. Before a
     /// request about a file (rename, references: `Server::wait_loaded`), its answer, then the
     /// end of the server's loading progress: tsserver answers it only once the project is
@@ -151,6 +159,13 @@ pub struct DiagnosticsConfig {
 
 fn default_dependents_wait_ms() -> u64 {
     500
+}
+
+/// 30 s: the cap of a server whose declaration names none.
+pub const DEFAULT_VERDICT_CAP_MS: u64 = 30_000;
+
+fn default_verdict_cap_ms() -> u64 {
+    DEFAULT_VERDICT_CAP_MS
 }
 
 fn default_quiet_window_ms() -> u64 {
@@ -400,6 +415,12 @@ pub struct PoolConfig {
     pub check_timeout: Duration,
     /// Suggested deadline when the server must start first.
     pub first_check_timeout: Duration,
+    /// What a check does past its caller's deadline while a server is visibly working on it
+    /// (see [`VerdictWait`]); the wait never passes the server's `verdict_cap_ms`.
+    pub verdict_wait: VerdictWait,
+    /// Told, at most every few seconds, that a check waits past its deadline for a working
+    /// server (the CLI prints it on stderr).
+    pub verdict_progress: Option<VerdictProgress>,
     /// Watch the roots of running servers for changes other programs make (`watcher.rs`).
     pub watch: bool,
     /// A burst of file events is handed to the servers once none came for this long (or 1 s
@@ -440,6 +461,49 @@ pub struct PoolConfig {
     /// and `lspedit mcp` set it to themselves; an embedder names a program that runs
     /// `lspedit servers host`. No config file can set the program.
     pub host: Option<HostConfig>,
+}
+
+/// How far a check waits for a file's verdict past its caller's deadline. The deadline is the
+/// quiet one: a server that is idle and silent meets it (the file's result is "pending"). Past
+/// it, the wait goes on while the server shows activity since the last look (a notification
+/// such as a `$/progress` begin or report, CPU time of its processes, a start still in
+/// progress), never past the server's `[diagnostics] verdict_cap_ms`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum VerdictWait {
+    /// The caller's deadline holds for a server that had answered a check when the call began
+    /// (warm); a cold one's check goes on while it works, up to its cap. The library's and
+    /// `lspedit mcp`'s: a verdict that comes later still is given on the next call.
+    #[default]
+    Cold,
+    /// Every check goes on while its server works, up to the cap: one-shot commands that have
+    /// no later result (the CLI's `check`, `apply`, `edit`, `write`).
+    Cap,
+    /// The caller's deadline holds for every check.
+    Deadline,
+}
+
+/// A check waiting past its deadline for a working server's verdict ([`VerdictProgress`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerdictWaiting {
+    /// The server's id.
+    pub server: String,
+    /// The file whose verdict is awaited (absolute).
+    pub path: PathBuf,
+    /// What the server says it is doing (the title or message of its latest `$/progress`,
+    /// `starting`), if anything.
+    pub doing: Option<String>,
+    /// How long the check has waited so far.
+    pub waited: Duration,
+}
+
+/// Receives [`VerdictWaiting`] reports (see [`PoolConfig::verdict_progress`]).
+#[derive(Clone)]
+pub struct VerdictProgress(pub std::sync::Arc<dyn Fn(&VerdictWaiting) + Send + Sync>);
+
+impl std::fmt::Debug for VerdictProgress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("VerdictProgress")
+    }
 }
 
 /// How to reach the server host: the program started when none is listening yet, and how long
@@ -534,6 +598,8 @@ impl Default for PoolConfig {
             broken_cooldown: Duration::from_secs(300),
             check_timeout: Duration::from_secs(3),
             first_check_timeout: Duration::from_secs(10),
+            verdict_wait: VerdictWait::default(),
+            verdict_progress: None,
             watch: true,
             watch_debounce: Duration::from_millis(100),
             document_idle_timeout: Some(Duration::from_secs(300)),

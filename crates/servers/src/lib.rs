@@ -24,7 +24,8 @@ pub mod trust;
 pub use config::default_host_runtime_dir;
 pub use config::{
     DiagnosticsConfig, HOST_RUNTIME_DIR_ENV, HostConfig, InstallRecipe, PolicyLayer, PoolConfig,
-    Program, ProgramFrom, Requirement, ServerConfig, Strategy, node_platform,
+    Program, ProgramFrom, Requirement, ServerConfig, Strategy, VerdictProgress, VerdictWait,
+    VerdictWaiting, node_platform,
 };
 pub use error::ServersError;
 pub use severity::{Severity, SeverityOverride, SeverityOverrides};

@@ -134,26 +134,32 @@ pub(super) fn router(shared: Arc<Shared>) -> Router<Arc<Shared>> {
             )))
         })
         .notification::<Tolerant<PublishDiagnostics>>(|st, p| {
+            st.heard(None);
             st.on_publish(p);
             ControlFlow::Continue(())
         })
         .notification::<Tolerant<Progress>>(|st, p| {
+            st.heard(progress_doing(&p));
             st.on_progress(&p);
             ControlFlow::Continue(())
         })
         .notification::<Tolerant<ServerStatus>>(|st, p| {
+            st.heard(None);
             st.on_server_status(&p);
             ControlFlow::Continue(())
         })
         .notification::<Tolerant<LogMessage>>(|st, p| {
+            st.heard(None);
             st.on_message(LogMessage::METHOD, message(&p, |p| &p.message));
             ControlFlow::Continue(())
         })
         .notification::<Tolerant<ShowMessage>>(|st, p| {
+            st.heard(None);
             st.on_message(ShowMessage::METHOD, message(&p, |p| &p.message));
             ControlFlow::Continue(())
         })
         .unhandled_notification(|st, n| {
+            st.heard(None);
             tracing::trace!(server = %st.name, method = %n.method, "ignored notification");
             ControlFlow::Continue(())
         })
@@ -360,6 +366,20 @@ impl Shared {
         self.bump();
     }
 
+    /// Any notification: the server is doing something (what the pool's wait for a verdict past
+    /// its deadline looks at, `Server::activity`); `doing` is what a `$/progress` says.
+    fn heard(&self, doing: Option<(Option<String>, Option<String>)>) {
+        let mut st = self.lock();
+        st.heard = st.heard.wrapping_add(1);
+        match doing {
+            // A begin: new work, under its title.
+            Some((Some(title), message)) => st.doing = (Some(title), message),
+            // A report: the same work, further on.
+            Some((None, Some(message))) => st.doing.1 = Some(message),
+            _ => {}
+        }
+    }
+
     /// `$/progress`: the on-save check's tokens (the declaration's `check_progress` prefix)
     /// count checks begun and running; any other token is project loading or indexing.
     fn on_progress(&self, p: &Params<ProgressParams>) {
@@ -465,4 +485,38 @@ impl Shared {
             self.bump();
         }
     }
+}
+
+/// What a `$/progress` says the server is doing: a begin's title and message, a report's
+/// message (each on one line, bounded); `None` for an end.
+fn progress_doing(p: &Params<ProgressParams>) -> Option<(Option<String>, Option<String>)> {
+    let (title, message) = match p {
+        Params::Typed(p) => {
+            let ProgressParamsValue::WorkDone(value) = &p.value;
+            match value {
+                WorkDoneProgress::Begin(b) => (Some(b.title.clone()), b.message.clone()),
+                WorkDoneProgress::Report(r) => (None, r.message.clone()),
+                WorkDoneProgress::End(_) => return None,
+            }
+        }
+        Params::Raw(v) => {
+            let text = |k: &str| {
+                v.pointer(&format!("/value/{k}"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            };
+            if text("kind").as_deref() == Some("end") {
+                return None;
+            }
+            (text("title"), text("message"))
+        }
+    };
+    // A server's own words, shown on one line: bounded, without control characters.
+    let line = |t: String| -> String {
+        t.chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .take(60)
+            .collect()
+    };
+    Some((title.map(line), message.map(line)))
 }

@@ -19,4 +19,5 @@ mod others;
 mod real;
 mod sandbox;
 mod symbols;
+mod verdict;
 mod watch;

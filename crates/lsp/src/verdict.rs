@@ -1,0 +1,181 @@
+//! The wait for a file's verdict past its caller's deadline ([`VerdictWait`]).
+//!
+//! Invariant: a check ends at its caller's (quiet) deadline unless its server showed activity
+//! since the last look: a notification of any kind (a `$/progress` begin or report, a log line,
+//! a publish), CPU time of its processes ([`computed_meanwhile`]), or a start still in
+//! progress. While it does, the wait goes on, looking again every [`LOOK_EVERY`], up to the
+//! limit [`Pool::verdict_limit`] sets: the server's `[diagnostics] verdict_cap_ms` when the
+//! call may wait for it, the caller's deadline otherwise. An idle, silent server meets the
+//! deadline: its file is "pending", as before.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use lspedit_servers::{VerdictWait, VerdictWaiting};
+use tokio::sync::oneshot;
+
+use crate::pool::{Pool, ServerKey, computed_meanwhile};
+use crate::server::Server;
+use crate::{FileDiagnostics, LspError};
+
+/// How often a wait past the deadline looks at the server again. Long enough that a server
+/// between two phases of its work (rust-analyzer between loading and `cargo check`) or starved
+/// on a loaded machine still shows a sign of work within it.
+pub(crate) const LOOK_EVERY: Duration = Duration::from_secs(2);
+
+/// At most one [`VerdictWaiting`] report per file this often.
+const REPORT_EVERY: Duration = Duration::from_secs(5);
+
+/// What a server had done by `at`: compared with a later look, whether it worked meanwhile.
+#[derive(Debug, Clone)]
+pub(crate) struct Activity {
+    /// Notifications heard so far; `None`: no server running.
+    heard: Option<u64>,
+    /// CPU ticks of its process group so far.
+    cpu: Option<u64>,
+    /// The server is starting (spawned, `initialize` not answered yet).
+    starting: bool,
+    doing: Option<String>,
+    at: Instant,
+}
+
+impl Activity {
+    pub(crate) fn of(server: Option<&Server>, starting: bool) -> Activity {
+        let (heard, doing, cpu) = match server {
+            Some(s) => {
+                let (heard, doing) = s.heard();
+                (
+                    Some(heard),
+                    doing,
+                    lspedit_process::group_cpu_ticks(s.pgid()),
+                )
+            }
+            None => (None, None, None),
+        };
+        Activity {
+            heard,
+            cpu,
+            starting,
+            doing,
+            at: Instant::now(),
+        }
+    }
+
+    /// Whether the server worked between `earlier` and this look.
+    fn worked_since(&self, earlier: &Activity) -> bool {
+        if self.starting {
+            return true;
+        }
+        match (earlier.heard, self.heard) {
+            // Running now and not before: it started meanwhile.
+            (None, Some(_)) => return true,
+            (Some(a), Some(b)) if a != b => return true,
+            _ => {}
+        }
+        match (earlier.cpu, self.cpu) {
+            (Some(a), Some(b)) => {
+                computed_meanwhile(b.saturating_sub(a), self.at.duration_since(earlier.at))
+            }
+            _ => false,
+        }
+    }
+
+    fn doing(&self) -> Option<String> {
+        if self.starting {
+            return Some("starting".to_owned());
+        }
+        self.doing.clone()
+    }
+}
+
+impl Pool {
+    /// The latest a check of `key` asked for with `deadline` may wait for a verdict while the
+    /// server works (see the module): the caller's deadline, or the server's cap counted from
+    /// `asked`, as [`lspedit_servers::PoolConfig::verdict_wait`] says; `warm`: the server had
+    /// answered a check when the call began.
+    pub(crate) fn verdict_limit(
+        &self,
+        key: &ServerKey,
+        deadline: Instant,
+        asked: Instant,
+        warm: bool,
+    ) -> Instant {
+        let config = self.config();
+        let extends = match config.verdict_wait {
+            VerdictWait::Cap => true,
+            VerdictWait::Cold => !warm,
+            VerdictWait::Deadline => false,
+        };
+        if !extends {
+            return deadline;
+        }
+        let cap = config
+            .servers
+            .iter()
+            .find(|s| s.id == key.server)
+            .map_or(lspedit_servers::config::DEFAULT_VERDICT_CAP_MS, |s| {
+                s.diagnostics.verdict_cap_ms
+            });
+        deadline.max(asked + Duration::from_millis(cap))
+    }
+
+    /// Waits for `rx`, the verdict on `path` from `key`'s server, until `deadline`, then on
+    /// while the server works, up to `limit` (see the module). `waiting_since`: when the
+    /// caller began to wait, what a timeout reports as waited.
+    pub(crate) async fn wait_verdict(
+        &self,
+        key: &ServerKey,
+        path: &Path,
+        mut rx: oneshot::Receiver<Result<FileDiagnostics, LspError>>,
+        deadline: Instant,
+        limit: Instant,
+        waiting_since: Instant,
+    ) -> Result<FileDiagnostics, LspError> {
+        let timeout = |stage| LspError::Timeout {
+            server: key.server.clone(),
+            stage,
+            waited: waiting_since.elapsed(),
+        };
+        // Taken when the caller begins to wait: the first look, at the deadline, asks whether
+        // the server worked at all during the call.
+        let mut last = (limit > deadline).then(|| self.activity(key));
+        let mut until = deadline;
+        let mut reported: Option<Instant> = None;
+        loop {
+            match tokio::time::timeout_at(until.into(), &mut rx).await {
+                Ok(Ok(r)) => return r,
+                Ok(Err(_)) => return Err(LspError::PoolClosed),
+                Err(_) => {}
+            }
+            let Some(earlier) = &last else {
+                return Err(timeout("waiting for the settled result"));
+            };
+            if Instant::now() >= limit {
+                return Err(timeout(if limit > deadline {
+                    "waiting for the settled result, up to the server's verdict cap"
+                } else {
+                    "waiting for the settled result"
+                }));
+            }
+            let now = self.activity(key);
+            if !now.worked_since(earlier) {
+                return Err(timeout(
+                    "waiting for the settled result; the server is idle",
+                ));
+            }
+            if reported.is_none_or(|at| at.elapsed() >= REPORT_EVERY)
+                && let Some(progress) = &self.config().verdict_progress
+            {
+                reported = Some(Instant::now());
+                (progress.0)(&VerdictWaiting {
+                    server: key.server.clone(),
+                    path: path.to_owned(),
+                    doing: now.doing(),
+                    waited: waiting_since.elapsed(),
+                });
+            }
+            last = Some(now);
+            until = (Instant::now() + LOOK_EVERY).min(limit);
+        }
+    }
+}
