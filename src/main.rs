@@ -681,15 +681,49 @@ fn open_session(
     config.diagnostics.other_files_wait = lspedit_lsp::OthersWait::UntilDeadline;
     let ws = open_workspace(root)?;
     let pool = if diagnostics {
-        Some(host_cmds::with_host(PoolConfig::load(ws.root()).map_err(
-            |e| Failure::Usage(format!("language-server configuration: {e}")),
-        )?))
+        let pool = PoolConfig::load(ws.root())
+            .map_err(|e| Failure::Usage(format!("language-server configuration: {e}")))?;
+        Some(host_cmds::with_host(waits_for_verdicts(pool, ws.root())))
     } else {
         None
     };
     // The CLI's commands are the person's own: nothing is asked and no limit is added here.
     // `apply-id` holds its plan to the operator's [policy] itself (`flow::PlanInput::plan`).
     Ok(Session::new(ws, pool, config).with_workflow_config(WorkflowConfig::unrestricted()))
+}
+
+/// A one-shot command's pool: it has no later result to give a late verdict in, so every check
+/// waits while its server visibly works, up to the server's `verdict_cap_ms`
+/// (`VerdictWait::Cap`), saying on stderr what it waits for, at most every few seconds.
+fn waits_for_verdicts(mut pool: PoolConfig, root: &Path) -> PoolConfig {
+    let root = root.to_path_buf();
+    pool.verdict_wait = lspedit::lsp::VerdictWait::Cap;
+    pool.verdict_progress = Some(lspedit::lsp::VerdictProgress(Arc::new(
+        move |w: &lspedit::lsp::VerdictWaiting| {
+            let file = w.path.strip_prefix(&root).unwrap_or(&w.path);
+            let doing = w
+                .doing
+                .as_deref()
+                .map(|d| format!("{d}, "))
+                .unwrap_or_default();
+            verdict_wait_line(&format!(
+                "lspedit: waiting for {}'s verdict on {} ({doing}{} s)…",
+                w.server,
+                file.display(),
+                w.waited.as_secs()
+            ));
+        },
+    )));
+    pool
+}
+
+/// A line on stderr, over the terminal's status line if there is one.
+#[allow(clippy::print_stderr)] // Progress for the person: the command waits on purpose.
+fn verdict_wait_line(text: &str) {
+    if std::io::stderr().is_terminal() {
+        eprint!("\r\x1b[K");
+    }
+    eprintln!("{text}");
 }
 
 /// A result on stdout: the same text whatever the colour, each line styled by its kind

@@ -2103,3 +2103,66 @@ fn a_refused_protected_path_write_logs_no_warning() {
     assert!(r.stderr.contains("protected_path"), "{}", r.stderr);
     assert!(!r.stderr.contains("WARN"), "{}", r.stderr);
 }
+
+/// `lspedit check` has no later result: a server that is slow but visibly working (it reports
+/// progress until it answers, long past the check's deadline) gets waited for, up to its
+/// `verdict_cap_ms`; stderr says what the command waits for, and the exit code is the verdict
+/// (1: errors found), not 3 ("run `lspedit check` again shortly", the fixed budget's answer).
+#[test]
+fn check_waits_for_a_working_servers_verdict_and_says_so() {
+    use lspedit::testing::fake;
+    let p = Project::with_files(&[("a.fak", "x = BAD\n")]);
+    let config = tempfile::tempdir().unwrap();
+    // Beside the person's lspedit config directory (hidden from servers), granted to them.
+    let run = config.path().join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    let script = fake::Script {
+        mode: fake::Mode::Pull,
+        marker: "BAD".to_string(),
+        delay_ms: 4_000,
+        progress_ms: 200,
+        log_file: Some(run.join("fake.log")),
+        ..fake::Script::default()
+    };
+    let script_file = run.join("script.json");
+    std::fs::write(&script_file, script.to_json()).unwrap();
+    std::fs::create_dir_all(config.path().join("lspedit")).unwrap();
+    std::fs::write(
+        config.path().join("lspedit/config.toml"),
+        format!(
+            "[pool]\nsandbox_allow = [{dir:?}]\n\
+             [servers.fake]\ncommand = {cmd:?}\nlanguages = {{ fak = \"fake\" }}\n\
+             diagnostics = {{ strategy = \"pull\", verdict_cap_ms = 60000 }}\n\
+             env = {{ {env} = {script:?} }}\n",
+            dir = run.display().to_string(),
+            cmd = fake::binary().display().to_string(),
+            env = fake::SCRIPT_FILE_ENV,
+            script = script_file.display().to_string(),
+        ),
+    )
+    .unwrap();
+    let r = run_with_config(
+        &p,
+        config.path(),
+        &[
+            "check",
+            "a.fak",
+            "--no-host",
+            "--check-timeout-ms",
+            "500",
+            "--first-check-timeout-ms",
+            "500",
+        ],
+    );
+    r.assert_code(1);
+    assert!(r.stdout.contains("BAD"), "{}", r.stdout);
+    assert!(
+        r.stderr
+            .contains("lspedit: waiting for fake's verdict on a.fak (fake work"),
+        "{}",
+        r.stderr
+    );
+    // At most one line every few seconds: the 4 s wait past a 0.5 s deadline gives one or two.
+    let lines = r.stderr.matches("waiting for fake's verdict").count();
+    assert!((1..=2).contains(&lines), "{}", r.stderr);
+}

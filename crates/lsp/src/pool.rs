@@ -1579,12 +1579,11 @@ impl Pool {
 
     /// What `key`'s server has done so far (see `crate::verdict`).
     pub(crate) fn activity(&self, key: &ServerKey) -> crate::verdict::Activity {
-        let (server, starting) = match self.slots().get(key).map(|s| &s.state) {
-            Some(SlotState::Running(s)) => (Some(Arc::clone(s)), false),
-            Some(SlotState::Starting(_)) => (None, true),
-            _ => (None, false),
+        let server = match self.slots().get(key).map(|s| &s.state) {
+            Some(SlotState::Running(s)) => Some(Arc::clone(s)),
+            _ => None,
         };
-        crate::verdict::Activity::of(server.as_deref(), starting)
+        crate::verdict::Activity::of(server.as_deref())
     }
 
     /// Process groups of every server process this pool spawned and has not killed yet,

@@ -2,8 +2,10 @@
 //!
 //! Invariant: a check ends at its caller's (quiet) deadline unless its server showed activity
 //! since the last look: a notification of any kind (a `$/progress` begin or report, a log line,
-//! a publish), CPU time of its processes ([`computed_meanwhile`]), or a start still in
-//! progress. While it does, the wait goes on, looking again every [`LOOK_EVERY`], up to the
+//! a publish) or CPU time of its processes ([`computed_meanwhile`]). A server that started
+//! since the previous look counts only what it said since (its start took CPU time whether it
+//! then works or hangs); one still starting at the deadline has shown nothing yet (a hung
+//! `initialize` is not work): its check times out. While it does, the wait goes on, looking again every [`LOOK_EVERY`], up to the
 //! limit [`Pool::verdict_limit`] sets: the server's `[diagnostics] verdict_cap_ms` when the
 //! call may wait for it, the caller's deadline otherwise. An idle, silent server meets the
 //! deadline: its file is "pending", as before.
@@ -33,14 +35,12 @@ pub(crate) struct Activity {
     heard: Option<u64>,
     /// CPU ticks of its process group so far.
     cpu: Option<u64>,
-    /// The server is starting (spawned, `initialize` not answered yet).
-    starting: bool,
     doing: Option<String>,
     at: Instant,
 }
 
 impl Activity {
-    pub(crate) fn of(server: Option<&Server>, starting: bool) -> Activity {
+    pub(crate) fn of(server: Option<&Server>) -> Activity {
         let (heard, doing, cpu) = match server {
             Some(s) => {
                 let (heard, doing) = s.heard();
@@ -55,7 +55,6 @@ impl Activity {
         Activity {
             heard,
             cpu,
-            starting,
             doing,
             at: Instant::now(),
         }
@@ -63,12 +62,10 @@ impl Activity {
 
     /// Whether the server worked between `earlier` and this look.
     fn worked_since(&self, earlier: &Activity) -> bool {
-        if self.starting {
-            return true;
-        }
         match (earlier.heard, self.heard) {
-            // Running now and not before: it started meanwhile.
-            (None, Some(_)) => return true,
+            // Started meanwhile: worked if it said anything since (its start alone is not work,
+            // nor the CPU time it took: a server hung after `initialize` did that much too).
+            (None, Some(b)) => return b > 0,
             (Some(a), Some(b)) if a != b => return true,
             _ => {}
         }
@@ -78,13 +75,6 @@ impl Activity {
             }
             _ => false,
         }
-    }
-
-    fn doing(&self) -> Option<String> {
-        if self.starting {
-            return Some("starting".to_owned());
-        }
-        self.doing.clone()
     }
 }
 
@@ -170,7 +160,7 @@ impl Pool {
                 (progress.0)(&VerdictWaiting {
                     server: key.server.clone(),
                     path: path.to_owned(),
-                    doing: now.doing(),
+                    doing: now.doing.clone(),
                     waited: waiting_since.elapsed(),
                 });
             }

@@ -27,7 +27,8 @@
 //! memory_limit_mb = 4096         # a server group above this is restarted between requests
 //! check_timeout_ms = 3000        # how long a tool waits for diagnostics after a write
 //! first_check_timeout_ms = 10000 # ... when the server must start first (the tools use both
-//!                                # unless their own config sets a deadline)
+//!                                # unless their own config sets a deadline); deadlines an
+//!                                # idle, silent server meets (see `VerdictWait`)
 //! startup_timeout_ms = 60000     # initialize must answer within this
 //! servers_dir = "tools/lsp"      # where project-local installs live (trusted files only)
 //! sandbox_allow = ["/var/log/x"] # more paths servers may write (trusted files only)
@@ -41,6 +42,8 @@
 //!
 //! [servers.pyright]              # merged over the bundled declaration, key by key
 //! enabled = false
+//! diagnostics = { verdict_cap_ms = 90000 } # wait up to this while the server visibly works
+//!                                # past check_timeout_ms (see `VerdictWait`)
 //!
 //! [servers.my-lang]              # a new server needs a full declaration (trusted files only)
 //! command = "my-lang-server"
@@ -118,7 +121,7 @@ pub struct DiagnosticsConfig {
     /// The longest a check waits for a file's verdict while the server is visibly working on
     /// it (see [`VerdictWait`]): past the caller's short deadline, the wait goes on only while
     /// the server shows activity (a notification such as `$/progress`, CPU time of its
-    /// processes, a start in progress), and never past this. An idle, silent server meets the
+    /// processes, its start), and never past this. An idle, silent server meets the
     /// short deadline. Sized per server from what a cold check of a large project takes
     /// (rust-analyzer: minutes; pyright, tsserver: tens of seconds).
     #[serde(default = "default_verdict_cap_ms")]
@@ -466,8 +469,8 @@ pub struct PoolConfig {
 /// How far a check waits for a file's verdict past its caller's deadline. The deadline is the
 /// quiet one: a server that is idle and silent meets it (the file's result is "pending"). Past
 /// it, the wait goes on while the server shows activity since the last look (a notification
-/// such as a `$/progress` begin or report, CPU time of its processes, a start still in
-/// progress), never past the server's `[diagnostics] verdict_cap_ms`.
+/// such as a `$/progress` begin or report, CPU time of its processes, its start), never past
+/// the server's `[diagnostics] verdict_cap_ms`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum VerdictWait {
     /// The caller's deadline holds for a server that had answered a check when the call began
@@ -489,8 +492,8 @@ pub struct VerdictWaiting {
     pub server: String,
     /// The file whose verdict is awaited (absolute).
     pub path: PathBuf,
-    /// What the server says it is doing (the title or message of its latest `$/progress`,
-    /// `starting`), if anything.
+    /// What the server says it is doing (the title and message of its latest `$/progress`),
+    /// if anything.
     pub doing: Option<String>,
     /// How long the check has waited so far.
     pub waited: Duration,
@@ -1267,6 +1270,33 @@ pub fn default_servers_dir() -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each server's verdict cap: declared where a cold check is known to be long, the
+    /// default elsewhere; a person's override changes it alone, key by key.
+    #[test]
+    fn verdict_caps_are_declared_per_server() {
+        let cfg = PoolConfig::bundled().unwrap();
+        let cap = |cfg: &PoolConfig, id: &str| cfg.server(id).unwrap().diagnostics.verdict_cap_ms;
+        assert_eq!(cap(&cfg, "rust-analyzer"), 300_000);
+        for id in ["pyright", "typescript-language-server", "tsc7"] {
+            assert_eq!(cap(&cfg, id), 45_000, "{id}");
+        }
+        assert_eq!(cap(&cfg, "clangd"), DEFAULT_VERDICT_CAP_MS);
+        assert_eq!(cfg.verdict_wait, VerdictWait::Cold);
+        let over = PoolConfig::bundled_with_overrides(
+            Path::new("config.toml"),
+            "[servers.pyright]\ndiagnostics = { verdict_cap_ms = 90000 }\n",
+        )
+        .unwrap();
+        assert_eq!(cap(&over, "pyright"), 90_000);
+        assert!(
+            over.server("pyright")
+                .unwrap()
+                .diagnostics
+                .strategy
+                .is_pull()
+        );
+    }
 
     #[test]
     fn bundled_configs_parse() {

@@ -923,14 +923,22 @@ async fn dropping_the_pool_kills_a_server_still_in_initialize() {
 }
 
 // One deadline per call: six files on a server that hangs at the first diagnostics request
-// cost one deadline, not six; every file says it timed out.
+// cost one deadline, not six; every file says it timed out. (The deadline holds: the cold
+// server's talk at start would otherwise earn it one more look, see verdict.rs.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_deadline_for_all_files_of_a_call() {
     let ws = FakeWs::new(Script {
         hang_on: Some(Event::Diagnostic),
         ..script(Mode::Pull)
     });
-    let pool = ws.pool("pull");
+    let pool = Pool::new(
+        ws.root(),
+        lspedit_lsp::PoolConfig {
+            verdict_wait: lspedit_lsp::VerdictWait::Deadline,
+            ..ws.config("pull")
+        },
+    )
+    .unwrap();
     let files: Vec<(std::path::PathBuf, String)> = (0..6)
         .map(|i| (ws.file(&format!("f{i}.fk")), BAD.to_string()))
         .collect();

@@ -98,25 +98,37 @@ async fn a_one_shot_check_waits_for_a_warm_server_reporting_progress() {
     pool.shutdown().await;
 }
 
-/// A server that computes without a word (its first analysis) is working too: CPU time.
+/// A server that computes without a word (reanalysing after a change) is working too: its
+/// CPU time says so.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_computing_silently_is_waited_for() {
     let ws = FakeWs::new(Script {
         mode: Mode::Pull,
-        busy_on: Some(Event::Diagnostic),
-        busy_ms: 4_000,
+        busy_on: Some(Event::DidChange),
+        busy_ms: 3_000,
+        // Not a word at start either.
+        server_requests: false,
         ..Script::default()
     });
-    let (pool, _) = pool(&ws, 30_000, VerdictWait::Cold);
+    let (pool, reports) = pool(&ws, 30_000, VerdictWait::Cap);
     let f = ws.file("a.fk");
+    std::fs::write(&f, "fine\n").unwrap();
+    pool.check_file(&f, "fine\n", deadline(30_000))
+        .await
+        .unwrap();
     std::fs::write(&f, BAD).unwrap();
     let start = Instant::now();
     let r = pool.check_file(&f, BAD, deadline(800)).await;
     let took = start.elapsed();
     let r = r.unwrap_or_else(|e| panic!("no verdict after {took:?}: {e}\n{}", ws.log()));
     assert_eq!(messages(&r).len(), 1, "{r:?}");
-    // Past the first look (it started meanwhile), a look at which only its CPU time told.
-    assert!(took >= Duration::from_millis(2_800), "{took:?}");
+    assert!(took >= Duration::from_millis(800), "{took:?}");
+    // Nothing was said: no progress to show, only the wait.
+    let reports = reports.lock().unwrap().clone();
+    assert!(
+        !reports.is_empty() && reports.iter().all(|r| r.doing.is_none()),
+        "{reports:?}"
+    );
     pool.shutdown().await;
 }
 
