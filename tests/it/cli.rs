@@ -2166,3 +2166,41 @@ fn check_waits_for_a_working_servers_verdict_and_says_so() {
     let lines = r.stderr.matches("waiting for fake's verdict").count();
     assert!((1..=2).contains(&lines), "{}", r.stderr);
 }
+
+/// A cold rust-analyzer on a new crate (loading it, then `cargo check`) takes longer than a
+/// one-second deadline, and works visibly all along: `lspedit check` waits for its verdict
+/// (rustc's E0308) and says so on stderr, instead of exiting 3 ("run `lspedit check` again
+/// shortly", what a fixed 10 s budget gave at load 4).
+#[test]
+fn check_waits_for_a_cold_rust_analyzers_verdict() {
+    if !have_server(&["rust-analyzer"]) {
+        return;
+    }
+    let p = Project::copy("rust-basic");
+    let lib = p.read("src/lib.rs");
+    std::fs::write(
+        p.root.join("src/lib.rs"),
+        format!("{lib}\npub fn broken() -> u32 {{\n    \"not a number\"\n}}\n"),
+    )
+    .unwrap();
+    let r = p.run(
+        &[
+            "check",
+            "src/lib.rs",
+            "--no-host",
+            "--check-timeout-ms",
+            "1000",
+            "--first-check-timeout-ms",
+            "1000",
+        ],
+        "",
+    );
+    r.assert_code(1);
+    assert!(r.stdout.contains("(E0308)"), "{}", r.stdout);
+    assert!(
+        r.stderr
+            .contains("lspedit: waiting for rust-analyzer's verdict on src/lib.rs ("),
+        "{}",
+        r.stderr
+    );
+}

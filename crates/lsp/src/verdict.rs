@@ -137,15 +137,14 @@ impl Pool {
                 Ok(Err(_)) => return Err(LspError::PoolClosed),
                 Err(_) => {}
             }
+            // No look taken: the caller's deadline is the limit.
             let Some(earlier) = &last else {
                 return Err(timeout("waiting for the settled result"));
             };
             if Instant::now() >= limit {
-                return Err(timeout(if limit > deadline {
-                    "waiting for the settled result, up to the server's verdict cap"
-                } else {
-                    "waiting for the settled result"
-                }));
+                return Err(timeout(
+                    "waiting for the settled result, up to the server's verdict cap",
+                ));
             }
             let now = self.activity(key);
             if !now.worked_since(earlier) {
