@@ -128,7 +128,10 @@ enum FeedbackArg {
 }
 
 /// How long a call waits for diagnostics (over `[pool] check_timeout_ms` and
-/// `first_check_timeout_ms` of the configuration).
+/// `first_check_timeout_ms` of the configuration). What an idle, silent server meets: past it,
+/// `check`, `apply`, `edit` and `write` wait on while the server visibly works, up to its
+/// `[diagnostics] verdict_cap_ms`; `mcp` does so for a cold server unless given
+/// `--first-check-timeout-ms`.
 #[derive(clap::Args, Clone, Copy)]
 struct DeadlineOpts {
     /// Wait this long for diagnostics after a write when the file's server has answered a
@@ -1746,7 +1749,14 @@ fn cmd_mcp(
     // off, say why once here and in every `diagnostics` result.
     let ws = open_workspace(root)?;
     // The configuration is read even without diagnostics: its `[policy]` is the operator's.
-    let loaded = PoolConfig::load(ws.root());
+    // A cold server's check waits on while the server works (`VerdictWait::Cold`), unless the
+    // operator set the cold deadline on the command line: then it holds.
+    let loaded = PoolConfig::load(ws.root()).map(|mut pool| {
+        if config.diagnostics.start_timeout.is_some() {
+            pool.verdict_wait = lspedit::lsp::VerdictWait::Deadline;
+        }
+        pool
+    });
     let (policy, policy_warnings) = policy_from(loaded.as_ref().ok())?;
     let policy = policy_opts.apply(policy);
     // `--no-diagnostics` turns off the checks after writes, not the language servers: the

@@ -1053,6 +1053,9 @@ impl SlowServer {
             restart_backoff: std::time::Duration::from_millis(50),
             startup_timeout: std::time::Duration::from_secs(5),
             request_timeout: std::time::Duration::from_secs(5),
+            // The operator's deadline holds for the cold first check too (as `lspedit mcp
+            // --first-check-timeout-ms` sets): the late answers are what is tested here.
+            verdict_wait: lspedit::lsp::VerdictWait::Deadline,
             ..lspedit::lsp::PoolConfig::default()
         };
         let mut config = lspedit::tools::ToolsConfig::default();
