@@ -198,7 +198,8 @@ impl BlockingPool {
         let pool = self.pool.clone();
         let path = path.to_owned();
         let text = text.to_owned();
-        self.run(deadline + CHECK_GRACE, "check", async move {
+        let bound = self.pool.verdict_bound(deadline);
+        self.run(bound + CHECK_GRACE, "check", async move {
             pool.check_file(&path, &text, deadline).await
         })
         .and_then(|r| r)
@@ -215,7 +216,8 @@ impl BlockingPool {
 
     /// See [`Pool::check_change`].
     ///
-    /// The pool bounds every wait by `deadline`; as a last bound, a check still running
+    /// The pool bounds every wait by `deadline`, past it by the server's verdict cap while the
+    /// server works ([`PoolConfig::verdict_wait`]); as a last bound, a check still running
     /// [`CHECK_GRACE`] after it is dropped (which cancels its requests) and every file is
     /// `Timeout`. The caller waits on its own thread: no thread per call.
     pub fn check_change(&self, files: Vec<ChangedFile>, deadline: Instant) -> CheckOutcome {
@@ -232,9 +234,11 @@ impl BlockingPool {
         let pool = self.pool.clone();
         let paths: Vec<std::path::PathBuf> = files.iter().map(|f| f.path.clone()).collect();
         let started = Instant::now();
-        let bound = tokio::time::Instant::from_std(deadline + CHECK_GRACE);
+        // Past `deadline` a working server's verdict may be waited for (`Pool::verdict_bound`).
+        let hard = self.pool.verdict_bound(deadline) + CHECK_GRACE;
+        let bound = tokio::time::Instant::from_std(hard);
         // `Ok(None)`: the check outlived its bound.
-        let answer = self.run(deadline + CHECK_GRACE, "check", async move {
+        let answer = self.run(hard, "check", async move {
             tokio::time::timeout_at(
                 bound,
                 pool.check_change_within(files, deadline, others_wait),

@@ -109,6 +109,25 @@ impl Pool {
         deadline.max(asked + Duration::from_millis(cap))
     }
 
+    /// The latest a check asked now with `deadline` may return: `deadline`, or past it the
+    /// largest verdict cap of the configured servers when checks may wait for one. A bound
+    /// for a caller that waits on another thread ([`crate::BlockingPool`]); the pool itself
+    /// bounds each file's wait by [`Pool::verdict_limit`].
+    pub fn verdict_bound(&self, deadline: Instant) -> Instant {
+        let config = self.config();
+        if config.verdict_wait == VerdictWait::Deadline {
+            return deadline;
+        }
+        let cap = config
+            .servers
+            .iter()
+            .map(|s| s.diagnostics.verdict_cap_ms)
+            .max()
+            .unwrap_or(0)
+            .max(lspedit_servers::config::DEFAULT_VERDICT_CAP_MS);
+        deadline.max(Instant::now() + Duration::from_millis(cap))
+    }
+
     /// Waits for `rx`, the verdict on `path` from `key`'s server, until `deadline`, then on
     /// while the server works, up to `limit` (see the module). `waiting_since`: when the
     /// caller began to wait, what a timeout reports as waited.

@@ -91,7 +91,9 @@ pub struct MissingServer {
 /// A source of diagnostics for files right after they were written. The language-server pool
 /// implements it; so can an embedder's own checker. Implementations may fail or panic (the
 /// tools catch it, and a failure only drops the block); `check_files` must return by its
-/// deadline (the pool bounds every wait by it), since the tool waits for it on its own thread.
+/// deadline (the pool bounds every wait by it, and past it waits only while a server visibly
+/// works, up to the server's verdict cap: `lspedit_lsp::VerdictWait`), since the tool waits
+/// for it on its own thread.
 pub trait DiagnosticsProvider: Send + Sync {
     /// Whether a server is configured for the file. No server → no call at all.
     fn handles(&self, path: &Path) -> bool;
