@@ -97,6 +97,10 @@ impl FakeEnv {
             startup_timeout: Duration::from_secs(3),
             request_timeout: Duration::from_secs(2),
             sandbox_allow,
+            // The deadlines hold, as for an operator who set them (`lspedit mcp
+            // --first-check-timeout-ms`): these tests are about deadlines and late answers. The
+            // wait past a deadline for a working server: crates/lsp/tests/it/verdict.rs.
+            verdict_wait: lspedit_lsp::VerdictWait::Deadline,
             ..PoolConfig::default()
         };
         if let Some((warm, cold)) = pool {
