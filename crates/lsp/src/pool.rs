@@ -600,10 +600,22 @@ impl Pool {
                     .await;
                 // The named files are settled (or past the deadline): other files that need
                 // requests of their own get `others_wait` more; a push server's are ready.
+                // Counted from the verdict, bounded by how long the verdict itself could wait
+                // (`limit`): a verdict that came past the deadline leaves the others their time.
+                // A named file without one ends the wait at the deadline (the server is idle,
+                // or gone).
                 let planned = *plan.lock().unwrap_or_else(|e| e.into_inner());
+                let bound = if results
+                    .iter()
+                    .any(|(_, r)| matches!(r, Err(LspError::Timeout { .. })))
+                {
+                    deadline
+                } else {
+                    limit
+                };
                 let others_by = match (others_wait, planned) {
-                    (Some(wait), Some(p)) if p.pulls > 0 => deadline.min(Instant::now() + wait),
-                    _ => deadline,
+                    (Some(wait), Some(p)) if p.pulls > 0 => bound.min(Instant::now() + wait),
+                    _ => bound,
                 };
                 let others = match tokio::time::timeout_at(others_by.into(), others_rx).await {
                     Ok(Ok(o)) => o,

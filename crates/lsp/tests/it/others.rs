@@ -313,3 +313,53 @@ async fn when_the_wait_ends_the_finished_other_files_come_and_only_the_straggler
     );
     pool.shutdown().await;
 }
+
+/// The other files' wait counts from the written file's verdict, not from the caller's
+/// deadline: a one-shot caller (`VerdictWait::Cap`) that waited past its deadline for a server
+/// reporting progress still gets the importer's result in the same outcome. (Before: the
+/// others' wait ended at the deadline, already past, and the importer was left pending.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_verdict_past_the_deadline_leaves_the_other_files_their_wait() {
+    let ws = FakeWs::new(Script {
+        mode: Mode::Pull,
+        cross_file: true,
+        marker: "BAD".to_string(),
+        delay_ms: 1_000,
+        progress_ms: 200,
+        ..Script::default()
+    });
+    std::fs::write(ws.root().join("a.ts"), "export const a = 1;\n").unwrap();
+    std::fs::write(ws.root().join("b.ts"), IMPORTER).unwrap();
+    let server = ws.server_config_for(
+        r#"ts = "typescript""#,
+        r#"strategy = "pull", verdict_cap_ms = 30000"#,
+    );
+    let config = lspedit_lsp::PoolConfig {
+        verdict_wait: lspedit_lsp::VerdictWait::Cap,
+        ..ws.config_for(server)
+    };
+    let pool = Pool::new(ws.root(), config).unwrap();
+    let a = ws.root().join("a.ts");
+    pool.check_file(&a, "export const a = 1;\n", deadline(20_000))
+        .await
+        .unwrap();
+    let out = pool
+        .check_change_within(
+            vec![break_a(&ws.root())],
+            deadline(300),
+            OthersWait::UntilDeadline,
+        )
+        .await;
+    assert!(out.files[0].1.is_ok(), "no verdict: {out:#?}");
+    assert_eq!(out.others_pending, 0, "{out:#?}");
+    let b = out
+        .others
+        .iter()
+        .find(|o| o.path.ends_with("b.ts"))
+        .unwrap_or_else(|| panic!("b.ts is not in the outcome: {out:#?}"));
+    assert!(
+        b.after.iter().any(|d| d.code.as_deref() == Some("F002")),
+        "{b:#?}"
+    );
+    pool.shutdown().await;
+}
