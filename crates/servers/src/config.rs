@@ -153,9 +153,9 @@ pub struct DiagnosticsConfig {
     pub first_publish_timeout_ms: u64,
     /// Pull servers: how long a tool's result waits for the other files a change may have
     /// broken (its dependents) once the written files have their verdict, before it reports
-    /// what is finished and counts the rest for a later result. Bounds the wait; a warm
-    /// server's dependents usually take less. Push servers' other files come with the
-    /// written files' verdict.
+    /// what is finished and counts the rest for a later result. Bounds the wait; skipped for
+    /// a server whose other files took longer than this on its last change. Push servers'
+    /// other files come with the written files' verdict.
     #[serde(default = "default_dependents_wait_ms")]
     pub dependents_wait_ms: u64,
 }

@@ -363,3 +363,57 @@ async fn a_verdict_past_the_deadline_leaves_the_other_files_their_wait() {
     );
     pool.shutdown().await;
 }
+
+/// The declared wait is spent only where it can bring the other files: a server whose last
+/// pass took longer than the wait to check them is not waited for (the caller would pay the
+/// whole wait for nothing, as every edit on zod and requests did: 20 importers took seconds).
+/// Its stragglers are counted as always, and come later.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_declared_wait_the_other_files_did_not_fit_last_time_is_not_waited() {
+    let (ws, pool) = project_declaring(
+        Script {
+            slow_suffix: Some("/b.ts".to_string()),
+            slow_ms: 1_500,
+            ..Script::default()
+        },
+        &["b.ts"],
+        r#"strategy = "pull", dependents_wait_ms = 1000"#,
+    )
+    .await;
+    // The first change waits the declared second, and b.ts (two slow pulls) does not fit,
+    // nor c.ts (an open document, checked after it).
+    let started = Instant::now();
+    let first = pool
+        .check_change_within(
+            vec![break_a(&ws.root())],
+            deadline(30_000),
+            OthersWait::Declared,
+        )
+        .await;
+    assert!(
+        started.elapsed() >= Duration::from_millis(1000),
+        "{first:#?}"
+    );
+    assert_eq!(first.others_pending, 2, "b.ts and c.ts: {first:#?}");
+    assert!(pool.wait_passes_done(deadline(20_000)).await);
+    // The next one does not wait for it.
+    let fix = "export const a = 2;\n";
+    std::fs::write(ws.root().join("a.ts"), fix).unwrap();
+    let started = Instant::now();
+    let second = pool
+        .check_change_within(
+            vec![ChangedFile {
+                path: ws.root().join("a.ts"),
+                text: fix.into(),
+                previous: Some("export const a = BAD;\n".into()),
+            }],
+            deadline(30_000),
+            OthersWait::Declared,
+        )
+        .await;
+    let took = started.elapsed();
+    assert!(second.files[0].1.is_ok(), "{second:#?}");
+    assert_eq!(second.others_pending, 2, "b.ts and c.ts: {second:#?}");
+    assert!(took < Duration::from_millis(1000), "waited {took:?}");
+    pool.shutdown().await;
+}
