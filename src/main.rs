@@ -1749,12 +1749,11 @@ fn cmd_mcp(
     // off, say why once here and in every `diagnostics` result.
     let ws = open_workspace(root)?;
     // The configuration is read even without diagnostics: its `[policy]` is the operator's.
-    // A cold server's check waits on while the server works (`VerdictWait::Cold`), unless the
-    // operator set the cold deadline on the command line: then it holds.
+    // A tool call keeps the operator's deadline, cold or warm (`VerdictWait::Deadline`): MCP
+    // clients time tool calls out (Codex after 60 s), and an edit that was written must not
+    // come back as a failed call; a later verdict comes with the next call.
     let loaded = PoolConfig::load(ws.root()).map(|mut pool| {
-        if config.diagnostics.start_timeout.is_some() {
-            pool.verdict_wait = lspedit::lsp::VerdictWait::Deadline;
-        }
+        pool.verdict_wait = lspedit::lsp::VerdictWait::Deadline;
         pool
     });
     let (policy, policy_warnings) = policy_from(loaded.as_ref().ok())?;
