@@ -221,8 +221,7 @@ impl FakeServer {
     }
 
     /// The scripted wait before an answer ([`Script::delay_ms`]), shown as work in progress
-    /// with [`Script::progress_ms`].
-    /// The scripted slowness of the fake server itself, not synchronization.
+    /// with [`Script::progress_ms`]: the fake server's own slowness, not synchronization.
     async fn working(&self) {
         let every = self.script.progress_ms;
         if every == 0 || self.script.delay_ms == 0 {
