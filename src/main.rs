@@ -130,8 +130,8 @@ enum FeedbackArg {
 /// How long a call waits for diagnostics (over `[pool] check_timeout_ms` and
 /// `first_check_timeout_ms` of the configuration). What an idle, silent server meets: past it,
 /// `check`, `apply`, `edit` and `write` wait on while the server visibly works, up to its
-/// `[diagnostics] verdict_cap_ms`; `mcp` does so for a cold server unless given
-/// `--first-check-timeout-ms`.
+/// `[diagnostics] verdict_cap_ms`; `mcp` keeps the deadline, cold or warm (a later verdict
+/// comes with the next call).
 #[derive(clap::Args, Clone, Copy)]
 struct DeadlineOpts {
     /// Wait this long for diagnostics after a write when the file's server has answered a
