@@ -112,7 +112,7 @@ impl Pool {
     /// The latest a check asked now with `deadline` may return: `deadline`, or past it the
     /// largest verdict cap of the configured servers when checks may wait for one. A bound
     /// for a caller that waits on another thread ([`crate::BlockingPool`]); the pool itself
-    /// bounds each file's wait by [`Pool::verdict_limit`].
+    /// bounds each file's wait by its per-server limit (`Pool::verdict_limit`).
     pub fn verdict_bound(&self, deadline: Instant) -> Instant {
         let config = self.config();
         if config.verdict_wait == VerdictWait::Deadline {
