@@ -358,6 +358,13 @@ impl FakeServer {
             self.notify::<Progress>(json!({ "token": CHECK_TOKEN, "value": { "kind": "end" } }))
                 .await;
         }
+        // Like `cargo check`, the check reads the file from disk, as it is when the check has
+        // run (a text never saved is checked as sent); the publish carries the version of the
+        // document the save was for, as rust-analyzer's carries its in-memory version.
+        let diags = match file_path(uri).and_then(|p| std::fs::read_to_string(p).ok()) {
+            Some(text) => diagnostics_for(&text, &self.script.marker),
+            None => diags,
+        };
         // Like rust-analyzer: the status follows the check's end, and only when it changes.
         let was_failed = std::mem::replace(&mut self.state().check_failed, fails);
         if fails {
@@ -770,4 +777,30 @@ impl LanguageServer for FakeServer {
     ) -> Result<Option<GotoTypeDefinitionResponse>> {
         typed(self.script.type_definitions.clone().unwrap_or(Value::Null))
     }
+}
+
+/// The path of a `file://` URI, percent-decoded; `None` for any other URI or a path that is
+/// not UTF-8.
+fn file_path(uri: &str) -> Option<std::path::PathBuf> {
+    let rest = uri.strip_prefix("file://")?.as_bytes();
+    let mut bytes = Vec::with_capacity(rest.len());
+    let mut i = 0;
+    while i < rest.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (
+            rest[i],
+            rest.get(i + 1).and_then(|b| hex(*b)),
+            rest.get(i + 2).and_then(|b| hex(*b)),
+        ) {
+            (b'%', Some(hi), Some(lo)) => {
+                bytes.push((hi * 16 + lo) as u8);
+                i += 3;
+            }
+            (b, _, _) => {
+                bytes.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(bytes).ok().map(std::path::PathBuf::from)
 }

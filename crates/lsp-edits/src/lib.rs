@@ -511,6 +511,7 @@ impl LspEditError {
                 | LspError::ServerDied { .. }
                 | LspError::Request { .. }
                 | LspError::CheckFailed { .. }
+                | LspError::Superseded { .. }
                 | LspError::Broken { .. }
                 | LspError::Backoff { .. }
                 | LspError::Config { .. }

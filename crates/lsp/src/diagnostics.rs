@@ -135,6 +135,11 @@ pub enum CheckError {
     /// is lspedit's own text, shown to the model. Status `failed`.
     #[error("not started: {reason}")]
     Refused { reason: String },
+    /// The file changed during the server's check (rewritten on disk, or another session's
+    /// text reached the server shared through the host): its diagnostics would have been of
+    /// another text. Status `failed`; checking it again checks the text it has now.
+    #[error("the file changed during the check")]
+    Superseded,
 }
 
 impl From<crate::LspError> for CheckError {
@@ -147,6 +152,7 @@ impl From<crate::LspError> for CheckError {
             E::NoServer { .. } | E::CommandNotFound { .. } => CheckError::NoServer,
             E::Timeout { .. } => CheckError::TimedOut,
             E::Refused { reason, .. } => CheckError::Refused { reason },
+            E::Superseded { .. } => CheckError::Superseded,
             // Not "call again shortly": the cooldown is minutes.
             E::Broken {
                 crashes, retry_in, ..
@@ -340,6 +346,13 @@ mod tests {
             CheckError::Refused {
                 reason: "it crashed 3 times in a row; lspedit starts it again in 1 s".into()
             }
+        );
+        assert_eq!(
+            check(E::Superseded {
+                server: "s".into(),
+                path: "/w/a.rs".into(),
+            }),
+            CheckError::Superseded
         );
         let died = E::ServerDied {
             server: "s".into(),

@@ -70,6 +70,16 @@ pub enum LspError {
     #[error("language server `{server}`: its check on save could not run; diagnostics unknown")]
     CheckFailed { server: String },
 
+    /// The server's check on save reads the file from disk (rust-analyzer's `cargo check`), and
+    /// the checked text did not stay both the file's content on disk and the server's text
+    /// from the save to the check's end: another writer rewrote the file (an editor, a second
+    /// session), the text was never saved, or another session's text reached the server shared
+    /// through the host. Its diagnostics would be of another text, so there are none.
+    #[error(
+        "language server `{server}`: {path} changed during its check on save (on disk, or another session's text reached the server); its diagnostics would be of another text"
+    )]
+    Superseded { server: String, path: PathBuf },
+
     /// The server crashed repeatedly and is not restarted any more.
     #[error(
         "language server `{server}` is marked broken after {crashes} crashes; tried again in {} s",

@@ -94,6 +94,9 @@ struct State {
     /// Bumped on every notification; orders publishes relative to our writes.
     seq: u64,
     publishes: HashMap<Url, Published>,
+    /// Through the host: per document, the `seq` at which the host last said another client's
+    /// text replaced ours in the server ([`crate::host::TEXT_REPLACED`]).
+    replaced: HashMap<Url, u64>,
     /// Active `$/progress` tokens of the on-save check.
     check_active: HashSet<String>,
     /// Number of on-save checks begun.
@@ -194,6 +197,14 @@ impl DiskStamp {
             modified: m.modified().ok(),
             len: m.len(),
         })
+    }
+
+    /// The file's stamp when the disk holds exactly `text` (the same stamp before and after
+    /// reading it, so no write landed in between); `None` when it holds anything else.
+    fn holding(path: &Path, text: &str) -> Option<DiskStamp> {
+        let before = DiskStamp::of(path)?;
+        let same = std::fs::read(path).is_ok_and(|b| b == text.as_bytes());
+        (same && DiskStamp::of(path) == Some(before)).then_some(before)
     }
 }
 
@@ -1413,7 +1424,8 @@ impl Server {
             Strategy::Pull => self.settle_pull(&uri, deadline).await?,
             Strategy::TsserverPull => self.settle_tsserver(&uri, deadline).await?,
             Strategy::PushVersioned if self.cfg.diagnostics.save => {
-                self.settle_on_save(&uri, seq0, deadline).await?
+                self.settle_on_save(&path, &uri, &text, seq0, deadline)
+                    .await?
             }
             Strategy::PushVersioned if !sent => {
                 self.settle_republish(&uri, version, seq0, deadline).await?
@@ -1654,12 +1666,28 @@ impl Server {
     /// that stops being quiescent (its answers may then bypass the pool), voids the fence: wait
     /// for the checks to end again and fence again. Every wait is on a server event, bounded by
     /// `deadline`.
+    ///
+    /// The check reads the file from disk, not the text the server was sent, so its result is
+    /// this text's only if the disk held exactly this text, unwritten, from before the save to
+    /// after the fence: the check that counts began after the save, and nothing could have
+    /// read another text in between. And through the host, only if no other client's text
+    /// replaced ours in the shared server from our sync to the fence (the host says so,
+    /// [`crate::host::TEXT_REPLACED`]): publishes go to the client whose text they are about.
+    /// Otherwise (another session wrote the file, an editor saved, the text was never saved)
+    /// the answer is [`LspError::Superseded`], never the diagnostics of the other text as this
+    /// one's.
     async fn settle_on_save(
         &self,
+        path: &Path,
         uri: &Url,
+        text: &str,
         seq0: u64,
         deadline: Instant,
     ) -> Result<Outcome, LspError> {
+        let changed = || LspError::Superseded {
+            server: self.id.clone(),
+            path: path.to_owned(),
+        };
         let since = Instant::now();
         let d = &self.cfg.diagnostics;
         if d.wait_quiescent {
@@ -1670,6 +1698,9 @@ impl Server {
         let (begins0, failures0) = {
             let st = self.shared.lock();
             (st.check_begins, st.check_failures)
+        };
+        let Some(stamp) = DiskStamp::holding(path, text) else {
+            return Err(changed());
         };
         tracing::trace!(server = %self.id, %uri, begins0, "didSave");
         self.notify::<DidSaveTextDocument>(lsp_types::DidSaveTextDocumentParams {
@@ -1710,7 +1741,16 @@ impl Server {
                 "check restarted or server busy during the fence; waiting again"
             );
         }
+        if DiskStamp::holding(path, text) != Some(stamp) {
+            return Err(changed());
+        }
         let st = self.shared.lock();
+        // Through the host: another session's text was the server's meanwhile, so a publish
+        // of the check may have gone to that session (it is routed by text) and the latest one
+        // here is older than the check.
+        if st.replaced.get(uri).is_some_and(|at| *at > seq0) {
+            return Err(changed());
+        }
         // The check ended without running: what was published before says nothing of this
         // text, and neither does the silence.
         if d.check_failed_status.is_some() && st.check_failed {

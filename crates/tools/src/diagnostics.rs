@@ -55,9 +55,9 @@ impl DiagnosticsStatus {
             Ok(_) => DiagnosticsStatus::Checked,
             Err(CheckError::NoServer) => DiagnosticsStatus::NoServer,
             Err(CheckError::TimedOut) => DiagnosticsStatus::TimedOut,
-            Err(CheckError::Failed { .. } | CheckError::Refused { .. }) => {
-                DiagnosticsStatus::Failed
-            }
+            Err(
+                CheckError::Failed { .. } | CheckError::Refused { .. } | CheckError::Superseded,
+            ) => DiagnosticsStatus::Failed,
         }
     }
 }
@@ -414,6 +414,12 @@ pub(crate) fn missing_verdict(
         )),
         CheckError::Failed { .. } => Some(format!(
             "Diagnostics for {display_path} unavailable: {server} failed to check it; {} to try again.",
+            crate::front::say(&crate::front::Step::Diagnostics {
+                path: Some(display_path)
+            })
+        )),
+        CheckError::Superseded => Some(format!(
+            "Diagnostics for {display_path} unavailable: the file changed while {server} checked it (rewritten on disk, or another session's text); {} to check it as it is now.",
             crate::front::say(&crate::front::Step::Diagnostics {
                 path: Some(display_path)
             })

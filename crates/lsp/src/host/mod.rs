@@ -44,8 +44,15 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 /// The protocol's version: a host and a client of different versions do not talk (the client
-/// runs its servers itself). 2: every hello carries the token.
-pub const PROTOCOL: u32 = 2;
+/// runs its servers itself). 2: every hello carries the token. 3: the host tells a client when
+/// another client's text of a document replaced its own in the server ([`TEXT_REPLACED`]).
+pub const PROTOCOL: u32 = 3;
+
+/// The host's notification to a client: another client's text of the document `params.uri`,
+/// which this client has open, replaced this client's in the server. A check that needs the
+/// server to hold the client's text throughout (a check on save) is void if this comes
+/// before its end. A server's own notification of this name never reaches a client.
+pub const TEXT_REPLACED: &str = "$/lspedit/textReplaced";
 
 /// The file of the runtime directory holding the token every client sends
 /// (`token::load_or_create`): owner-only, never read through a symlink.
@@ -323,7 +330,7 @@ mod tests {
         };
         let line = serde_json::to_string(&hello).unwrap();
         assert!(line.contains(r#""op":"connect""#), "{line}");
-        assert!(line.contains(r#""v":2"#), "{line}");
+        assert!(line.contains(r#""v":3"#), "{line}");
         let back = serde_json::from_str::<Hello>(&line).unwrap();
         assert_eq!((back.v, &back.op), (hello.v, &hello.op));
         assert!(back.token.matches(&token));
@@ -335,7 +342,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             status,
-            format!(r#"{{"v":2,"token":"{}","op":"status"}}"#, "ab".repeat(32))
+            format!(r#"{{"v":3,"token":"{}","op":"status"}}"#, "ab".repeat(32))
         );
         // A hello of protocol 1 (no token) is no hello of this one.
         assert!(serde_json::from_str::<Hello>(r#"{"op":"status","v":1}"#).is_err());

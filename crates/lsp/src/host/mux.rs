@@ -3,9 +3,13 @@
 //! Every message is routed as JSON by hand (the host never interprets a server's answers
 //! beyond what routing needs):
 //! - a client's request gets a host id, unique per server, and its answer goes back under the
-//!   client's own id; `$/cancelRequest` follows the renumbering. A request about a document
-//!   goes after the client's own text of it, and its answer becomes `ContentModified` when
-//!   another text reached the server meanwhile (a pull answer has no version to route by);
+//!   client's own id; `$/cancelRequest` follows the renumbering. A request about a document,
+//!   and a `didSave` of it, goes after the client's own text of it, and a request's answer
+//!   becomes `ContentModified` when another text reached the server meanwhile (a pull answer
+//!   has no version to route by);
+//! - when a client's text of a document replaces another's in the server, each other client
+//!   that has it open is told ([`super::TEXT_REPLACED`]): a check on save of theirs under way
+//!   may have lost its publishes to this client's text;
 //! - `initialize` reaches the server once, with no process id (the sandbox scopes signals, so a
 //!   server could not probe one); later clients get the first answer, and `initialized`,
 //!   `shutdown` and `exit` of a client never reach the server;
@@ -41,6 +45,7 @@ use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 use tokio::sync::{mpsc, watch};
 
+use super::TEXT_REPLACED;
 use super::daemon::Tree;
 use crate::transport::sanitize;
 use crate::watcher::{self, Watcher};
@@ -541,6 +546,13 @@ impl Instance {
                     self.close_for(m, client, &uri);
                 }
             }
+            "textDocument/didSave" => {
+                // The save starts the server's check, whose publishes carry the server's
+                // version of the document: the client's own text goes first, as before a
+                // request, so they are of (and routed to) this client's text.
+                self.own_text_first(m, client, &msg);
+                self.send_server(&msg);
+            }
             "$/lspedit/kill" => {
                 tracing::debug!(server = %self.server, "killed at a client's request");
                 self.guard.kill();
@@ -575,6 +587,29 @@ impl Instance {
             Some(doc) => {
                 doc.open_by.insert(client);
                 if doc.hash != hash {
+                    // The other clients that have it open no longer have their text in the
+                    // server: a check on save of theirs in progress reads nothing of it any
+                    // more (`Server::settle_on_save` ends with `Superseded`).
+                    let others: Vec<u64> = doc
+                        .open_by
+                        .iter()
+                        .copied()
+                        .filter(|o| *o != client)
+                        .collect();
+                    for other in others {
+                        Self::send_client(
+                            m,
+                            other,
+                            &json!({
+                                "jsonrpc": "2.0",
+                                "method": TEXT_REPLACED,
+                                "params": { "uri": uri },
+                            }),
+                        );
+                    }
+                    let Some(doc) = m.docs.get_mut(uri) else {
+                        return;
+                    };
                     doc.version = next;
                     doc.hash = hash;
                     doc.published = false;
@@ -904,6 +939,8 @@ impl Instance {
                     m.logs.push(msg.clone());
                 }
             }
+            // The host's own word to its clients: a server cannot speak it.
+            method if method.starts_with("$/lspedit/") => return,
             _ => {}
         }
         for client in m.clients.keys().copied().collect::<Vec<_>>() {

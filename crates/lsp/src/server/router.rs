@@ -101,6 +101,20 @@ impl Notification for ServerStatus {
     const METHOD: &'static str = "experimental/serverStatus";
 }
 
+/// The host's word that another client's text of a document replaced this pool's in the
+/// shared server ([`crate::host::TEXT_REPLACED`]).
+enum TextReplaced {}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct TextReplacedParams {
+    uri: Url,
+}
+
+impl Notification for TextReplaced {
+    type Params = TextReplacedParams;
+    const METHOD: &'static str = crate::host::TEXT_REPLACED;
+}
+
 type Answer<T> = Ready<Result<T, ResponseError>>;
 
 /// The main loop's service: the requests servers block on get success, anything else
@@ -146,6 +160,10 @@ pub(super) fn router(shared: Arc<Shared>) -> Router<Arc<Shared>> {
         .notification::<Tolerant<ServerStatus>>(|st, p| {
             st.heard(None);
             st.on_server_status(&p);
+            ControlFlow::Continue(())
+        })
+        .notification::<Tolerant<TextReplaced>>(|st, p| {
+            st.on_text_replaced(&p);
             ControlFlow::Continue(())
         })
         .notification::<Tolerant<LogMessage>>(|st, p| {
@@ -471,6 +489,29 @@ impl Shared {
             if check_failed {
                 st.check_failures += 1;
             }
+        }
+        self.bump();
+    }
+
+    /// The host says another client's text of a document replaced ours in the server: recorded
+    /// with the sequence number it arrived at (`Server::settle_on_save` compares).
+    fn on_text_replaced(&self, p: &Params<TextReplacedParams>) {
+        let uri = match p {
+            Params::Typed(p) => Some(p.uri.clone()),
+            Params::Raw(v) => v
+                .get("uri")
+                .and_then(Value::as_str)
+                .and_then(|u| Url::parse(u).ok()),
+        };
+        let Some(uri) = uri else {
+            return;
+        };
+        tracing::trace!(server = %self.name, %uri, "another client's text replaced ours");
+        {
+            let mut st = self.lock();
+            st.seq += 1;
+            let seq = st.seq;
+            st.replaced.insert(uri, seq);
         }
         self.bump();
     }

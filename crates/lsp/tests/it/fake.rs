@@ -115,7 +115,7 @@ async fn on_save_check_publish_after_end_is_not_missed() {
         (OK, vec![]),
         (BAD, vec!["2:14 found ERROR"]),
     ] {
-        let r = check_timed(&pool, &f, text, 5000).await.unwrap();
+        let r = save_check(&pool, &f, text, 5000).await.unwrap();
         assert_eq!(messages(&r), want, "{text:?}\n{}", ws.log());
     }
     // Every result came after a save, a finished check and the hover fence.
@@ -142,17 +142,64 @@ async fn on_save_fake_models_the_late_publish() {
     let ws = FakeWs::new(on_save_script());
     let pool = Pool::new(ws.root(), on_save_config(&ws, false)).unwrap();
     let f = ws.file("a.fk");
-    let r = check_timed(&pool, &f, BAD, 5000).await.unwrap();
+    let r = save_check(&pool, &f, BAD, 5000).await.unwrap();
     assert!(
         r.diagnostics.is_empty(),
         "first publish not yet flushed: {r:?}"
     );
-    let r = check_timed(&pool, &f, OK, 5000).await.unwrap();
+    let r = save_check(&pool, &f, OK, 5000).await.unwrap();
     assert_eq!(
         messages(&r),
         vec!["2:14 found ERROR"],
         "stale by construction"
     );
+    let groups = pgids(&pool);
+    pool.shutdown().await;
+    assert_gone(&groups);
+}
+
+/// Regression (issue 48: two sessions on one file through the host, rust-analyzer, 7 of 20
+/// results wrong): a check on save reads the file from disk, so a result is the checked text's
+/// only while the disk holds that text from the save to the check's end. A text rewritten on
+/// disk during its check (another session, an editor), or never saved, gets
+/// `Superseded`, never the other text's diagnostics: here the other text is clean, so the
+/// old answer was a false "no errors" for a broken file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_on_save_check_of_a_text_the_disk_no_longer_holds_is_no_verdict() {
+    let ws = FakeWs::new(Script {
+        delay_ms: 300,
+        ..on_save_script()
+    });
+    let pool = Arc::new(Pool::new(ws.root(), on_save_config(&ws, true)).unwrap());
+    let f = ws.file("a.fk");
+    let changed = |r: &Result<lspedit_lsp::FileDiagnostics, LspError>| matches!(r, Err(LspError::Superseded { server, path }) if server == "fake" && *path == f);
+    assert!(
+        save_check(&pool, &f, OK, 5000)
+            .await
+            .unwrap()
+            .diagnostics
+            .is_empty()
+    );
+
+    // Rewritten while the server checks it: the save was sent, the check reads the disk.
+    std::fs::write(&f, BAD).unwrap();
+    let check = tokio::spawn({
+        let (pool, f) = (pool.clone(), f.clone());
+        async move { pool.check_file(&f, BAD, deadline(5000)).await }
+    });
+    ws.wait_log("notification textDocument/didSave", 2).await;
+    std::fs::write(&f, OK).unwrap();
+    let r = check.await.unwrap();
+    assert!(changed(&r), "{r:?}\n{}", ws.log());
+
+    // Never saved: the disk has another text from the start.
+    std::fs::write(&f, OK).unwrap();
+    let r = check_timed(&pool, &f, BAD, 5000).await;
+    assert!(changed(&r), "{r:?}\n{}", ws.log());
+
+    // Saved and left alone, the same text has its verdict.
+    let r = save_check(&pool, &f, BAD, 5000).await.unwrap();
+    assert_eq!(messages(&r), vec!["2:14 found ERROR"]);
     let groups = pgids(&pool);
     pool.shutdown().await;
     assert_gone(&groups);
@@ -191,7 +238,7 @@ async fn unchecked_then_checked(silently: bool) {
     );
     let pool = Pool::new(ws.root(), config).unwrap();
     let f = ws.file("a.fk");
-    let r = check_timed(&pool, &f, BAD, 5000).await.unwrap();
+    let r = save_check(&pool, &f, BAD, 5000).await.unwrap();
     assert_eq!(messages(&r), vec!["2:14 found ERROR"]);
     // A second silent failure changes nothing the server says: that one would time out.
     let texts = if silently {
@@ -200,16 +247,16 @@ async fn unchecked_then_checked(silently: bool) {
         vec![UNCHECKED, "NOCHECK again\n"]
     };
     for text in texts {
-        let r = check_timed(&pool, &f, text, 5000).await;
+        let r = save_check(&pool, &f, text, 5000).await;
         assert!(
             matches!(r, Err(LspError::CheckFailed { ref server }) if server == "fake"),
             "{text:?}: {r:?}\n{}",
             ws.log()
         );
     }
-    let r = check_timed(&pool, &f, OK, 5000).await.unwrap();
+    let r = save_check(&pool, &f, OK, 5000).await.unwrap();
     assert!(r.diagnostics.is_empty(), "{r:?}");
-    let r = check_timed(&pool, &f, BAD2, 5000).await.unwrap();
+    let r = save_check(&pool, &f, BAD2, 5000).await.unwrap();
     assert_eq!(messages(&r), vec!["1:1 found ERROR", "3:4 found ERROR"]);
     let failed = if silently { 1 } else { 2 };
     assert_eq!(
@@ -234,8 +281,8 @@ async fn on_save_fake_models_the_check_that_could_not_run() {
     });
     let pool = Pool::new(ws.root(), on_save_config(&ws, true)).unwrap();
     let f = ws.file("a.fk");
-    check_timed(&pool, &f, BAD, 5000).await.unwrap();
-    let r = check_timed(&pool, &f, UNCHECKED, 5000).await.unwrap();
+    save_check(&pool, &f, BAD, 5000).await.unwrap();
+    let r = save_check(&pool, &f, UNCHECKED, 5000).await.unwrap();
     assert_eq!(
         messages(&r),
         vec!["2:14 found ERROR"],

@@ -68,6 +68,20 @@ impl FakeWs {
         std::fs::read_to_string(&self.log_file).unwrap_or_default()
     }
 
+    /// Waits until the fake's log holds `what` at least `times` times (the log file is the
+    /// only event the fake gives a test), for at most 20 s.
+    pub async fn wait_log(&self, what: &str, times: usize) {
+        let until = Instant::now() + Duration::from_secs(20);
+        while self.log().matches(what).count() < times {
+            assert!(
+                Instant::now() < until,
+                "{what:?} not logged {times} times: {}",
+                self.log()
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     /// Process group ids of every fake server started so far (each logs `start <pid>`).
     pub fn started_pgids(&self) -> Vec<u32> {
         self.log()
@@ -136,6 +150,18 @@ impl FakeWs {
 
 pub fn deadline(ms: u64) -> Instant {
     Instant::now() + Duration::from_millis(ms)
+}
+
+/// Writes `text` to `path`, as the tools do before they check, then [`check_timed`]: a server
+/// that checks on save reads the file from disk.
+pub async fn save_check(
+    pool: &Pool,
+    path: &Path,
+    text: &str,
+    ms: u64,
+) -> Result<FileDiagnostics, lspedit_lsp::LspError> {
+    std::fs::write(path, text).unwrap();
+    check_timed(pool, path, text, ms).await
 }
 
 /// Runs a check and asserts it returned by its deadline plus [`SLACK`].

@@ -322,6 +322,72 @@ async fn concurrent_texts_of_one_file_each_get_their_own_diagnostics() {
     }
 }
 
+/// Regression (issue 48, item 5: two sessions editing one file through the host with
+/// rust-analyzer, 7 of 20 results wrong): a server that checks on save reads the file from
+/// disk, which the other session may have rewritten, and publishes under its own version of
+/// the document, which the other session's text may have become (the host routes a publish to
+/// the client whose text it is about). Two pools each write their text of one file and check
+/// it at the same time, round after round, each going first in turn and each text broken in
+/// turn: each answer is its own text's diagnostics or `Superseded`, never the other text's.
+/// Alone, each gets its verdict again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_sessions_saving_one_file_get_their_own_verdict_or_none() {
+    let ws = FakeWs::new(Script {
+        check_on_save: true,
+        delay_ms: 100,
+        ..Script::default()
+    });
+    let config = || {
+        ws.config_for(ws.server_config_with(
+            r#"strategy = "push-versioned", save = true, wait_quiescent = true, check_progress = "fake/flycheck", hover_barrier = true"#,
+        ))
+    };
+    let host = TestHost::start(&ws, config());
+    let a = Pool::new(ws.root(), host.client_config(config())).unwrap();
+    let b = Pool::new(ws.root(), host.client_config(config())).unwrap();
+    let f = ws.file("a.fk");
+    let (mut verdicts, mut superseded) = (0, 0);
+    for round in 0..8 {
+        let (ta, tb) = if round % 4 < 2 { (BAD, OK) } else { (OK, BAD) };
+        let (ra, rb) = if round % 2 == 0 {
+            tokio::join!(save_check(&a, &f, ta, 8000), save_check(&b, &f, tb, 8000))
+        } else {
+            let (rb, ra) = tokio::join!(save_check(&b, &f, tb, 8000), save_check(&a, &f, ta, 8000));
+            (ra, rb)
+        };
+        for (who, r, text) in [("a", ra, ta), ("b", rb, tb)] {
+            let want = if text == BAD {
+                vec!["2:14 found ERROR"]
+            } else {
+                vec![]
+            };
+            match r {
+                Ok(r) => {
+                    verdicts += 1;
+                    assert_eq!(messages(&r), want, "round {round}, {who}: {}", ws.log());
+                }
+                Err(LspError::Superseded { .. }) => superseded += 1,
+                Err(e) => panic!("round {round}, {who}: {e:?}\n{}", ws.log()),
+            }
+        }
+    }
+    // The first writer of a round has its text rewritten under its check every time.
+    assert!(
+        superseded >= 8,
+        "{verdicts} verdicts, {superseded} superseded"
+    );
+    assert_eq!(write_check(&a, &f, BAD).await, vec!["2:14 found ERROR"]);
+    assert!(write_check(&b, &f, OK).await.is_empty());
+    assert_eq!(write_check(&a, &f, OK).await, Vec::<String>::new());
+    assert_eq!(write_check(&b, &f, BAD).await, vec!["2:14 found ERROR"]);
+    assert_eq!(ws.started_pgids().len(), 1, "{}", ws.log());
+    a.shutdown().await;
+    b.shutdown().await;
+    let group = host.status().servers[0].pgid;
+    host.stop();
+    assert_gone(&[group]);
+}
+
 /// Sends `line` as the first line on the host's socket, as any process of this user that can
 /// reach the socket could, and returns the host's answer.
 fn raw_hello(socket: &Path, line: &str) -> Reply {
