@@ -997,4 +997,48 @@ mod tests {
         assert_eq!(report.files, vec![failed.clone(), failed]);
         assert!(report.others.is_empty());
     }
+
+    // Each way a written file can lack its verdict has its own line, naming the file and the
+    // server in lspedit's words and saying what to do; a check the file outran (issue 48) is
+    // not called the server's failure, and its status is `failed`.
+    #[test]
+    fn each_missing_verdict_says_why_in_its_own_words() {
+        let line = |e: &CheckError| missing_verdict("src/lib.rs", Some("rust-analyzer"), e);
+        assert_eq!(line(&CheckError::NoServer), None);
+        let failed = CheckError::Failed {
+            message: "server text".to_owned(),
+        };
+        let refused = CheckError::Refused {
+            reason: "no sandbox".to_owned(),
+        };
+        let lines: Vec<String> = [
+            CheckError::TimedOut,
+            failed,
+            refused,
+            CheckError::Superseded,
+        ]
+        .iter()
+        .map(|e| line(e).unwrap())
+        .collect();
+        for l in &lines {
+            assert!(l.starts_with("Diagnostics for src/lib.rs "), "{l}");
+            assert!(l.contains("rust-analyzer"), "{l}");
+            assert!(!l.contains("server text"), "{l}");
+        }
+        assert!(lines[0].contains("pending"), "{}", lines[0]);
+        assert!(lines[1].contains("failed to check it"), "{}", lines[1]);
+        assert!(lines[2].contains("no sandbox"), "{}", lines[2]);
+        assert!(
+            lines[3].contains("changed while rust-analyzer checked it")
+                && !lines[3].contains("failed"),
+            "{}",
+            lines[3]
+        );
+        let unique: std::collections::BTreeSet<&String> = lines.iter().collect();
+        assert_eq!(unique.len(), lines.len());
+        assert_eq!(
+            DiagnosticsStatus::of::<()>(&Err(CheckError::Superseded)),
+            DiagnosticsStatus::Failed
+        );
+    }
 }
