@@ -80,6 +80,15 @@ impl Request for Barrier {
     const METHOD: &'static str = "lspedit/barrier";
 }
 
+/// When the host sent our `didSave` of a document on: the `seq` its word arrived at, and the
+/// check counts then (the progress of our check comes after it).
+#[derive(Debug, Clone, Copy)]
+struct SaveStart {
+    seq: u64,
+    check_begins: u64,
+    check_failures: u64,
+}
+
 #[derive(Debug, Clone)]
 struct Published {
     version: Option<i32>,
@@ -97,6 +106,9 @@ struct State {
     /// Through the host: per document, the `seq` at which the host last said another client's
     /// text replaced ours in the server ([`crate::host::TEXT_REPLACED`]).
     replaced: HashMap<Url, u64>,
+    /// Through the host: per document, when the host last sent our `didSave` on
+    /// ([`crate::host::SAVE_STARTED`]).
+    save_started: HashMap<Url, SaveStart>,
     /// Active `$/progress` tokens of the on-save check.
     check_active: HashSet<String>,
     /// Number of on-save checks begun.
@@ -342,6 +354,29 @@ enum Link {
     /// In the server host (`crate::host`), shared with other clients; the connection is this
     /// client's only. `pgid` is the server's process group there.
     Hosted { pgid: u32 },
+}
+
+/// Tells the host our check on save of a document ended ([`crate::host::SAVE_ENDED`]).
+enum HostSaveEnded {}
+impl lsp_types::notification::Notification for HostSaveEnded {
+    type Params = Value;
+    const METHOD: &'static str = crate::host::SAVE_ENDED;
+}
+
+/// Through the host: our check on save of `uri` runs (or may, once the host answers) until
+/// this is dropped, whatever way the check ends; then the host lets other clients' saves of
+/// the document through again.
+struct SaveTurn<'a> {
+    server: &'a Server,
+    uri: &'a Url,
+}
+
+impl Drop for SaveTurn<'_> {
+    fn drop(&mut self) {
+        let _ = self
+            .server
+            .notify::<HostSaveEnded>(json!({ "uri": self.uri.as_str() }));
+    }
 }
 
 /// Asks the host to kill the server (a client found it hung, or over its memory limit).
@@ -1670,9 +1705,11 @@ impl Server {
     /// The check reads the file from disk, not the text the server was sent, so its result is
     /// this text's only if the disk held exactly this text, unwritten, from before the save to
     /// after the fence: the check that counts began after the save, and nothing could have
-    /// read another text in between. And through the host, only if no other client's text
-    /// replaced ours in the shared server from our sync to the fence (the host says so,
-    /// [`crate::host::TEXT_REPLACED`]): publishes go to the client whose text they are about.
+    /// read another text in between. Through the host, the check is ours only from when the
+    /// host says it sent our save on ([`crate::host::SAVE_STARTED`]; it runs one client's check
+    /// on save of a document at a time), and holds only if no other client's text replaced
+    /// ours in the shared server from then to the fence ([`crate::host::TEXT_REPLACED`]):
+    /// publishes go to the client whose text they are about.
     /// Otherwise (another session wrote the file, an editor saved, the text was never saved)
     /// the answer is [`LspError::Superseded`], never the diagnostics of the other text as this
     /// one's.
@@ -1695,9 +1732,9 @@ impl Server {
                 .await?
                 .ok_or_else(|| self.timeout("waiting for the server to finish loading", since))?;
         }
-        let (begins0, failures0) = {
+        let (mut begins0, mut failures0, asked) = {
             let st = self.shared.lock();
-            (st.check_begins, st.check_failures)
+            (st.check_begins, st.check_failures, st.seq)
         };
         let Some(stamp) = DiskStamp::holding(path, text) else {
             return Err(changed());
@@ -1707,6 +1744,24 @@ impl Server {
             text_document: lsp_types::TextDocumentIdentifier { uri: uri.clone() },
             text: None,
         })?;
+        // Through the host, another client's check on save of the document may be running:
+        // its progress would pass for ours. The host runs one at a time and says when our save
+        // goes on, so the checks counted from then on are ours, and another client's text that
+        // replaces ours from then on voids the result.
+        let mut replaced_after = seq0;
+        let _turn = self.is_hosted().then_some(SaveTurn { server: self, uri });
+        if self.is_hosted() {
+            let started = self
+                .wait_for(deadline, |st| {
+                    st.save_started.get(uri).filter(|s| s.seq > asked).copied()
+                })
+                .await?
+                .ok_or_else(|| {
+                    self.timeout("waiting for another session's check on save to end", since)
+                })?;
+            (begins0, failures0) = (started.check_begins, started.check_failures);
+            replaced_after = started.seq;
+        }
         let mut answered_at = None;
         loop {
             let mut begins = begins0;
@@ -1748,7 +1803,7 @@ impl Server {
         // Through the host: another session's text was the server's meanwhile, so a publish
         // of the check may have gone to that session (it is routed by text) and the latest one
         // here is older than the check.
-        if st.replaced.get(uri).is_some_and(|at| *at > seq0) {
+        if st.replaced.get(uri).is_some_and(|at| *at > replaced_after) {
             return Err(changed());
         }
         // The check ended without running: what was published before says nothing of this

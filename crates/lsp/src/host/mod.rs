@@ -45,7 +45,8 @@ use serde::{Deserialize, Serialize};
 
 /// The protocol's version: a host and a client of different versions do not talk (the client
 /// runs its servers itself). 2: every hello carries the token. 3: the host tells a client when
-/// another client's text of a document replaced its own in the server ([`TEXT_REPLACED`]).
+/// another client's text of a document replaced its own in the server ([`TEXT_REPLACED`]), and
+/// runs one client's check on save of a document at a time ([`SAVE_STARTED`], [`SAVE_ENDED`]).
 pub const PROTOCOL: u32 = 3;
 
 /// The host's notification to a client: another client's text of the document `params.uri`,
@@ -53,6 +54,17 @@ pub const PROTOCOL: u32 = 3;
 /// server to hold the client's text throughout (a check on save) is void if this comes
 /// before its end. A server's own notification of this name never reaches a client.
 pub const TEXT_REPLACED: &str = "$/lspedit/textReplaced";
+
+/// The host's word to a client that its `didSave` of `params.uri` goes to the server now:
+/// one client's check on save of a document runs at a time, so a save that comes while another
+/// client's runs waits until that one ends ([`SAVE_ENDED`]). Sent just before the save is
+/// forwarded: the check's progress and publishes follow it.
+pub const SAVE_STARTED: &str = "$/lspedit/saveStarted";
+
+/// A client's word to the host that its check on save of `params.uri` ended (with a verdict,
+/// an error or its deadline), or that it no longer waits for its save to start: the next
+/// client's save of it goes on. A client that leaves ends its checks too.
+pub const SAVE_ENDED: &str = "$/lspedit/saveEnded";
 
 /// The file of the runtime directory holding the token every client sends
 /// (`token::load_or_create`): owner-only, never read through a symlink.

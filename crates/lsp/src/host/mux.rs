@@ -10,6 +10,10 @@
 //! - when a client's text of a document replaces another's in the server, each other client
 //!   that has it open is told ([`super::TEXT_REPLACED`]): a check on save of theirs under way
 //!   may have lost its publishes to this client's text;
+//! - one client's check on save of a document runs at a time: a `didSave` that comes while
+//!   another client's check of the document runs waits until that client ends it
+//!   ([`super::SAVE_ENDED`]) or leaves; the client is told ([`super::SAVE_STARTED`]) just
+//!   before its save reaches the server;
 //! - `initialize` reaches the server once, with no process id (the sandbox scopes signals, so a
 //!   server could not probe one); later clients get the first answer, and `initialized`,
 //!   `shutdown` and `exit` of a client never reach the server;
@@ -45,8 +49,8 @@ use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 use tokio::sync::{mpsc, watch};
 
-use super::TEXT_REPLACED;
 use super::daemon::Tree;
+use super::{SAVE_ENDED, SAVE_STARTED, TEXT_REPLACED};
 use crate::transport::sanitize;
 use crate::watcher::{self, Watcher};
 
@@ -153,6 +157,11 @@ struct Mux {
     publishes: BTreeMap<String, Value>,
     config_answers: HashMap<String, Value>,
     no_clients_since: Option<Instant>,
+    /// Documents with a check on save running: URI → the client whose save started it.
+    saving: HashMap<String, u64>,
+    /// Saves waiting for another client's check of their document to end, in arrival order:
+    /// (URI, client, the `didSave`).
+    waiting_saves: Vec<(String, u64, Value)>,
 }
 
 /// One server of the host and the clients attached to it.
@@ -238,6 +247,8 @@ impl Instance {
                 publishes: BTreeMap::new(),
                 config_answers: HashMap::new(),
                 no_clients_since: Some(Instant::now()),
+                saving: HashMap::new(),
+                waiting_saves: Vec::new(),
             }),
             dead: AtomicBool::new(false),
             gone,
@@ -371,6 +382,17 @@ impl Instance {
         };
         for uri in c.docs.keys() {
             self.close_for(&mut m, client, uri);
+        }
+        m.waiting_saves.retain(|(_, c, _)| *c != client);
+        let ended: Vec<String> = m
+            .saving
+            .iter()
+            .filter(|(_, c)| **c == client)
+            .map(|(u, _)| u.clone())
+            .collect();
+        for uri in ended {
+            m.saving.remove(&uri);
+            self.next_save(&mut m, &uri);
         }
         let unanswered: Vec<String> = m
             .forwarded
@@ -547,17 +569,55 @@ impl Instance {
                 }
             }
             "textDocument/didSave" => {
-                // The save starts the server's check, whose publishes carry the server's
-                // version of the document: the client's own text goes first, as before a
-                // request, so they are of (and routed to) this client's text.
-                self.own_text_first(m, client, &msg);
-                self.send_server(&msg);
+                let uri = params["textDocument"]["uri"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned();
+                // One client's check on save of a document at a time: the server's progress
+                // of a check does not say whose save started it, so a client could take
+                // another's check (of another text on disk) for its own.
+                if m.saving.get(&uri).is_none_or(|c| *c == client) {
+                    self.start_save(m, client, uri, &msg);
+                } else {
+                    m.waiting_saves.push((uri, client, msg));
+                }
+            }
+            SAVE_ENDED => {
+                let uri = params["uri"].as_str().unwrap_or_default().to_owned();
+                m.waiting_saves
+                    .retain(|(u, c, _)| !(*u == uri && *c == client));
+                if m.saving.get(&uri) == Some(&client) {
+                    m.saving.remove(&uri);
+                    self.next_save(m, &uri);
+                }
             }
             "$/lspedit/kill" => {
                 tracing::debug!(server = %self.server, "killed at a client's request");
                 self.guard.kill();
             }
             _ => self.send_server(&msg),
+        }
+    }
+
+    /// `client`'s save of `uri` goes to the server: its check on save runs until it says it
+    /// ended. The client is told first; its own text goes before the save, since the check's
+    /// publishes carry the server's version of the document and are routed by its text.
+    fn start_save(&self, m: &mut Mux, client: u64, uri: String, msg: &Value) {
+        Self::send_client(
+            m,
+            client,
+            &json!({ "jsonrpc": "2.0", "method": SAVE_STARTED, "params": { "uri": uri } }),
+        );
+        m.saving.insert(uri, client);
+        self.own_text_first(m, client, msg);
+        self.send_server(msg);
+    }
+
+    /// The check on save of `uri` ended: the first save of it that waited goes on.
+    fn next_save(&self, m: &mut Mux, uri: &str) {
+        if let Some(at) = m.waiting_saves.iter().position(|(u, ..)| u == uri) {
+            let (uri, client, msg) = m.waiting_saves.remove(at);
+            self.start_save(m, client, uri, &msg);
         }
     }
 

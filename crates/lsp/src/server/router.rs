@@ -41,7 +41,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Published, Shared, Stop};
+use super::{Published, SaveStart, Shared, Stop};
 use crate::diagnostics::each_diagnostic;
 
 /// A server's params: `Typed` when they deserialize into `P`, else `Raw`, the JSON as sent.
@@ -115,6 +115,19 @@ impl Notification for TextReplaced {
     const METHOD: &'static str = crate::host::TEXT_REPLACED;
 }
 
+/// The host's word that our `didSave` goes to the server now ([`crate::host::SAVE_STARTED`]).
+enum SaveStarted {}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct SaveStartedParams {
+    uri: Url,
+}
+
+impl Notification for SaveStarted {
+    type Params = SaveStartedParams;
+    const METHOD: &'static str = crate::host::SAVE_STARTED;
+}
+
 type Answer<T> = Ready<Result<T, ResponseError>>;
 
 /// The main loop's service: the requests servers block on get success, anything else
@@ -164,6 +177,10 @@ pub(super) fn router(shared: Arc<Shared>) -> Router<Arc<Shared>> {
         })
         .notification::<Tolerant<TextReplaced>>(|st, p| {
             st.on_text_replaced(&p);
+            ControlFlow::Continue(())
+        })
+        .notification::<Tolerant<SaveStarted>>(|st, p| {
+            st.on_save_started(&p);
             ControlFlow::Continue(())
         })
         .notification::<Tolerant<LogMessage>>(|st, p| {
@@ -512,6 +529,33 @@ impl Shared {
             st.seq += 1;
             let seq = st.seq;
             st.replaced.insert(uri, seq);
+        }
+        self.bump();
+    }
+
+    /// The host says our `didSave` goes to the server now: recorded with the sequence number it
+    /// arrived at and the check counts as they were (our check's progress follows it).
+    fn on_save_started(&self, p: &Params<SaveStartedParams>) {
+        let uri = match p {
+            Params::Typed(p) => Some(p.uri.clone()),
+            Params::Raw(v) => v
+                .get("uri")
+                .and_then(Value::as_str)
+                .and_then(|u| Url::parse(u).ok()),
+        };
+        let Some(uri) = uri else {
+            return;
+        };
+        tracing::trace!(server = %self.name, %uri, "the host sent our save on");
+        {
+            let mut st = self.lock();
+            st.seq += 1;
+            let started = SaveStart {
+                seq: st.seq,
+                check_begins: st.check_begins,
+                check_failures: st.check_failures,
+            };
+            st.save_started.insert(uri, started);
         }
         self.bump();
     }

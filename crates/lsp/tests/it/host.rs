@@ -20,18 +20,19 @@ use crate::harness::*;
 
 const OK: &str = "fine line\nanother fine line\n";
 const BAD: &str = "fine line\n  here is an ERROR\n";
+const BAD2: &str = "ERROR first\nfine\nxx ERROR again\n";
 
-/// A host serving `ws` from `config`, its sockets in a directory of its own.
-struct TestHost {
+/// A host serving a workspace from `config`, its sockets in a directory of its own.
+pub(crate) struct TestHost {
     runtime: tempfile::TempDir,
     root: PathBuf,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
-/// The options of a host of `ws` with its sockets in `runtime`.
-fn options(ws: &FakeWs, runtime: &Path, config: PoolConfig) -> HostOptions {
+/// The options of a host of `root` with its sockets in `runtime`.
+fn options(root: &Path, runtime: &Path, config: PoolConfig) -> HostOptions {
     HostOptions {
-        root: ws.root(),
+        root: root.to_owned(),
         idle: Duration::from_secs(120),
         runtime_dir: Some(runtime.to_owned()),
         config: Some(config),
@@ -40,8 +41,13 @@ fn options(ws: &FakeWs, runtime: &Path, config: PoolConfig) -> HostOptions {
 
 impl TestHost {
     fn start(ws: &FakeWs, config: PoolConfig) -> TestHost {
+        TestHost::start_at(&ws.root(), config)
+    }
+
+    /// A host of the workspace at `root` (a real server's project).
+    pub(crate) fn start_at(root: &Path, config: PoolConfig) -> TestHost {
         let runtime = private_dir();
-        let options = options(ws, runtime.path(), config);
+        let options = options(root, runtime.path(), config);
         let (ready_tx, ready) = std::sync::mpsc::channel();
         let thread = std::thread::spawn(move || {
             let served = serve(&options, |_| {
@@ -54,14 +60,14 @@ impl TestHost {
             .expect("the host listens");
         TestHost {
             runtime,
-            root: ws.root(),
+            root: root.to_owned(),
             thread: Some(thread),
         }
     }
 
     /// `config` with its servers in this host (never started by a pool: the program is not
     /// there, so a pool that cannot attach runs the server itself).
-    fn client_config(&self, mut config: PoolConfig) -> PoolConfig {
+    pub(crate) fn client_config(&self, mut config: PoolConfig) -> PoolConfig {
         config.host = Some(HostConfig {
             program: PathBuf::from("/nonexistent/lspedit"),
             args: Vec::new(),
@@ -79,11 +85,11 @@ impl TestHost {
         self.runtime.path().join(host::TOKEN_FILE)
     }
 
-    fn status(&self) -> HostStatus {
+    pub(crate) fn status(&self) -> HostStatus {
         host::status(&self.root, Some(self.runtime.path())).unwrap()
     }
 
-    fn stop(mut self) -> HostStatus {
+    pub(crate) fn stop(mut self) -> HostStatus {
         let stopped = host::stop(&self.root, Some(self.runtime.path())).unwrap();
         if let Some(t) = self.thread.take() {
             t.join().unwrap();
@@ -371,16 +377,88 @@ async fn two_sessions_saving_one_file_get_their_own_verdict_or_none() {
             }
         }
     }
-    // The first writer of a round has its text rewritten under its check every time.
-    assert!(
-        superseded >= 8,
-        "{verdicts} verdicts, {superseded} superseded"
-    );
+    // How many of each depends on timing (and a text checked before is answered from the
+    // cache): what holds is that none was wrong.
+    eprintln!("two sessions: {verdicts} verdicts, {superseded} superseded");
     assert_eq!(write_check(&a, &f, BAD).await, vec!["2:14 found ERROR"]);
     assert!(write_check(&b, &f, OK).await.is_empty());
     assert_eq!(write_check(&a, &f, OK).await, Vec::<String>::new());
     assert_eq!(write_check(&b, &f, BAD).await, vec!["2:14 found ERROR"]);
     assert_eq!(ws.started_pgids().len(), 1, "{}", ws.log());
+    a.shutdown().await;
+    b.shutdown().await;
+    let group = host.status().servers[0].pgid;
+    host.stop();
+    assert_gone(&[group]);
+}
+
+/// The host runs one client's check on save of a document at a time: a save that comes while
+/// another client's check of the file runs reaches the server only once that client's check has
+/// ended (its fence answered), and then gets its own verdict; the first, whose text the second
+/// rewrote on disk meanwhile, gets none. Without the turn the second save reached the server
+/// during the first check, and either could take the other's check for its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_save_during_another_sessions_check_waits_for_its_end() {
+    let ws = FakeWs::new(Script {
+        check_on_save: true,
+        delay_ms: 400,
+        ..Script::default()
+    });
+    let config = || {
+        ws.config_for(ws.server_config_with(
+            r#"strategy = "push-versioned", save = true, wait_quiescent = true, check_progress = "fake/flycheck", hover_barrier = true"#,
+        ))
+    };
+    let host = TestHost::start(&ws, config());
+    let a = std::sync::Arc::new(Pool::new(ws.root(), host.client_config(config())).unwrap());
+    let b = Pool::new(ws.root(), host.client_config(config())).unwrap();
+    let f = ws.file("a.fk");
+    assert!(write_check(&b, &f, OK).await.is_empty());
+    let from = ws.log().len();
+
+    std::fs::write(&f, BAD).unwrap();
+    let first = tokio::spawn({
+        let (a, f) = (a.clone(), f.clone());
+        async move { a.check_file(&f, BAD, deadline(8000)).await }
+    });
+    ws.wait_log(
+        "notification textDocument/didSave",
+        ws.log()[..from]
+            .matches("notification textDocument/didSave")
+            .count()
+            + 1,
+    )
+    .await;
+    let second = save_check(&b, &f, BAD2, 8000).await.unwrap();
+    assert_eq!(
+        messages(&second),
+        vec!["1:1 found ERROR", "3:4 found ERROR"],
+        "{}",
+        ws.log()
+    );
+    let first = first.await.unwrap();
+    assert!(
+        matches!(first, Err(LspError::Superseded { .. })),
+        "{first:?}\n{}",
+        ws.log()
+    );
+    // In the server's log: the first save, its check's fence, then the second save.
+    let log = ws.log();
+    let order: Vec<&str> = log[from..]
+        .lines()
+        .filter(|l| {
+            l.starts_with("notification textDocument/didSave")
+                || l.starts_with("request textDocument/hover")
+        })
+        .take(3)
+        .collect();
+    assert!(
+        order.len() == 3
+            && order[0].starts_with("notification textDocument/didSave")
+            && order[1].starts_with("request textDocument/hover")
+            && order[2].starts_with("notification textDocument/didSave"),
+        "{order:?}\n{log}"
+    );
     a.shutdown().await;
     b.shutdown().await;
     let group = host.status().servers[0].pgid;
@@ -510,7 +588,7 @@ async fn a_token_file_that_is_a_symlink_or_open_to_others_is_refused() {
 
     for runtime in [&linked, &open] {
         let served = serve(
-            &options(&ws, runtime.path(), ws.config("push-versioned")),
+            &options(&ws.root(), runtime.path(), ws.config("push-versioned")),
             |_| panic!("a host listened with {:?}", runtime.path()),
         );
         assert!(matches!(served, Err(HostError::Token(_))), "{served:?}");
@@ -673,7 +751,7 @@ fn an_exiting_host_leaves_a_newer_hosts_socket() {
     use std::os::unix::fs::MetadataExt;
     let ws = FakeWs::new(Script::default());
     let runtime = private_dir();
-    let options = options(&ws, runtime.path(), ws.config("push-versioned"));
+    let options = options(&ws.root(), runtime.path(), ws.config("push-versioned"));
     let (ready_tx, ready) = std::sync::mpsc::channel();
     let thread = std::thread::spawn(move || {
         serve(&options, |socket| {

@@ -263,6 +263,82 @@ async fn rust_analyzer_check_that_cannot_run_is_no_verdict() {
     assert_gone(&groups);
 }
 
+/// Issue 48, item 5, with the real server: two sessions edit one file through the host's one
+/// rust-analyzer, each writing and checking its own text at the same time, round after round
+/// (each first in turn, each text broken in turn). rust-analyzer's check on save reads the disk
+/// the other session rewrites and publishes under the version the other session's text may
+/// have become: 7 of 20 results were the other text's. Every answer is now its own text's
+/// diagnostics or "changed during the check", never the other's; alone, each gets its verdict.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rust_analyzer_two_sessions_through_the_host_get_their_own_verdict_or_none() {
+    let Some(cfg) = require_server("rust-analyzer") else {
+        return;
+    };
+    let dir = copy_project("rust-basic");
+    let root = dir.path().canonicalize().unwrap();
+    let path = root.join("src/lib.rs");
+    let good = std::fs::read_to_string(&path).unwrap();
+    let bad = good.replacen("add(40, 2)", "\"forty-two\"", 1);
+    let host = crate::host::TestHost::start_at(&root, cfg.clone());
+    let a = Pool::new(&root, host.client_config(cfg.clone())).unwrap();
+    let b = Pool::new(&root, host.client_config(cfg)).unwrap();
+    let right = |r: &FileDiagnostics, broken: bool| {
+        let e0308 = errors(r)
+            .iter()
+            .any(|d| d.code.as_deref() == Some("E0308") && d.line == 8);
+        e0308 == broken && (broken || errors(r).is_empty())
+    };
+    // Warm: the first check loads the project.
+    let r = save_check(&a, &path, &bad, 120_000).await.unwrap();
+    assert!(right(&r, true), "{r:#?}");
+    let (mut verdicts, mut superseded) = (0, 0);
+    for round in 0..6 {
+        let (a_broken, b_broken) = if round % 4 < 2 {
+            (true, false)
+        } else {
+            (false, true)
+        };
+        let text = |broken: bool| if broken { bad.as_str() } else { good.as_str() };
+        let (ra, rb) = if round % 2 == 0 {
+            tokio::join!(
+                save_check(&a, &path, text(a_broken), 60_000),
+                save_check(&b, &path, text(b_broken), 60_000)
+            )
+        } else {
+            let (rb, ra) = tokio::join!(
+                save_check(&b, &path, text(b_broken), 60_000),
+                save_check(&a, &path, text(a_broken), 60_000)
+            );
+            (ra, rb)
+        };
+        for (who, r, broken) in [("a", ra, a_broken), ("b", rb, b_broken)] {
+            match r {
+                Ok(r) => {
+                    verdicts += 1;
+                    assert!(
+                        right(&r, broken),
+                        "round {round}, {who} (broken: {broken}): {r:#?}"
+                    );
+                }
+                Err(lspedit_lsp::LspError::Superseded { .. }) => superseded += 1,
+                Err(e) => panic!("round {round}, {who}: {e}"),
+            }
+        }
+    }
+    eprintln!("two sessions: {verdicts} verdicts, {superseded} superseded");
+    for (pool, broken) in [(&a, false), (&b, true), (&a, true), (&b, false)] {
+        let r = save_check(pool, &path, if broken { &bad } else { &good }, 60_000)
+            .await
+            .unwrap();
+        assert!(right(&r, broken), "alone (broken: {broken}): {r:#?}");
+    }
+    a.shutdown().await;
+    b.shutdown().await;
+    let groups: Vec<u32> = host.status().servers.iter().map(|s| s.pgid).collect();
+    host.stop();
+    assert_gone(&groups);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pyright_type_error() {
     run(Case {
