@@ -276,6 +276,17 @@ fn acknowledge<R: Request<Result = ()>>(router: &mut Router<Arc<Shared>>) {
 
 /// The `message` of a log or show message (`typed` reads it from the typed shape); empty when
 /// there is none.
+/// The `uri` of a host notification's params, typed or raw; `None` when it has none.
+fn uri_param<P>(p: &Params<P>, typed: impl Fn(&P) -> &Url) -> Option<Url> {
+    match p {
+        Params::Typed(p) => Some(typed(p).clone()),
+        Params::Raw(v) => v
+            .get("uri")
+            .and_then(Value::as_str)
+            .and_then(|u| Url::parse(u).ok()),
+    }
+}
+
 fn message<P>(p: &Params<P>, typed: impl Fn(&P) -> &String) -> &str {
     match p {
         Params::Typed(p) => typed(p),
@@ -513,14 +524,7 @@ impl Shared {
     /// The host says another client's text of a document replaced ours in the server: recorded
     /// with the sequence number it arrived at (`Server::settle_on_save` compares).
     fn on_text_replaced(&self, p: &Params<TextReplacedParams>) {
-        let uri = match p {
-            Params::Typed(p) => Some(p.uri.clone()),
-            Params::Raw(v) => v
-                .get("uri")
-                .and_then(Value::as_str)
-                .and_then(|u| Url::parse(u).ok()),
-        };
-        let Some(uri) = uri else {
+        let Some(uri) = uri_param(p, |p| &p.uri) else {
             return;
         };
         tracing::trace!(server = %self.name, %uri, "another client's text replaced ours");
@@ -536,14 +540,7 @@ impl Shared {
     /// The host says our `didSave` goes to the server now: recorded with the sequence number it
     /// arrived at and the check counts as they were (our check's progress follows it).
     fn on_save_started(&self, p: &Params<SaveStartedParams>) {
-        let uri = match p {
-            Params::Typed(p) => Some(p.uri.clone()),
-            Params::Raw(v) => v
-                .get("uri")
-                .and_then(Value::as_str)
-                .and_then(|u| Url::parse(u).ok()),
-        };
-        let Some(uri) = uri else {
+        let Some(uri) = uri_param(p, |p| &p.uri) else {
             return;
         };
         tracing::trace!(server = %self.name, %uri, "the host sent our save on");

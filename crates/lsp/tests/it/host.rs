@@ -320,12 +320,35 @@ async fn concurrent_texts_of_one_file_each_get_their_own_diagnostics() {
         assert_eq!(write_check(&a, &f, BAD).await, vec!["2:14 found ERROR"]);
         assert!(write_check(&b, &f, OK).await.is_empty());
         assert_eq!(ws.started_pgids().len(), 1, "{}", ws.log());
-        a.shutdown().await;
-        b.shutdown().await;
-        let group = host.status().servers[0].pgid;
-        host.stop();
-        assert_gone(&[group]);
+        end_sessions(host, &[&a, &b]).await;
     }
+}
+
+/// The pools leave, the host stops, and its one server's processes are gone.
+async fn end_sessions(host: TestHost, pools: &[&Pool]) {
+    for pool in pools {
+        pool.shutdown().await;
+    }
+    let group = host.status().servers[0].pgid;
+    host.stop();
+    assert_gone(&[group]);
+}
+
+/// A host of a new workspace whose fake server checks on save as rust-analyzer does, each check
+/// taking `delay_ms`, and the configuration pools attach to it with.
+fn on_save_host(delay_ms: u64) -> (FakeWs, TestHost, PoolConfig) {
+    let ws = FakeWs::new(Script {
+        check_on_save: true,
+        delay_ms,
+        ..Script::default()
+    });
+    let server = ws.server_config_with(
+        r#"strategy = "push-versioned", save = true, wait_quiescent = true, check_progress = "fake/flycheck", hover_barrier = true"#,
+    );
+    let config = ws.config_for(server);
+    let host = TestHost::start(&ws, config.clone());
+    let client = host.client_config(config);
+    (ws, host, client)
 }
 
 /// Regression (issue 48, item 5: two sessions editing one file through the host with
@@ -338,19 +361,9 @@ async fn concurrent_texts_of_one_file_each_get_their_own_diagnostics() {
 /// Alone, each gets its verdict again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_sessions_saving_one_file_get_their_own_verdict_or_none() {
-    let ws = FakeWs::new(Script {
-        check_on_save: true,
-        delay_ms: 100,
-        ..Script::default()
-    });
-    let config = || {
-        ws.config_for(ws.server_config_with(
-            r#"strategy = "push-versioned", save = true, wait_quiescent = true, check_progress = "fake/flycheck", hover_barrier = true"#,
-        ))
-    };
-    let host = TestHost::start(&ws, config());
-    let a = Pool::new(ws.root(), host.client_config(config())).unwrap();
-    let b = Pool::new(ws.root(), host.client_config(config())).unwrap();
+    let (ws, host, config) = on_save_host(100);
+    let a = Pool::new(ws.root(), config.clone()).unwrap();
+    let b = Pool::new(ws.root(), config).unwrap();
     let f = ws.file("a.fk");
     let (mut verdicts, mut superseded) = (0, 0);
     for round in 0..8 {
@@ -385,11 +398,7 @@ async fn two_sessions_saving_one_file_get_their_own_verdict_or_none() {
     assert_eq!(write_check(&a, &f, OK).await, Vec::<String>::new());
     assert_eq!(write_check(&b, &f, BAD).await, vec!["2:14 found ERROR"]);
     assert_eq!(ws.started_pgids().len(), 1, "{}", ws.log());
-    a.shutdown().await;
-    b.shutdown().await;
-    let group = host.status().servers[0].pgid;
-    host.stop();
-    assert_gone(&[group]);
+    end_sessions(host, &[&a, &b]).await;
 }
 
 /// The host runs one client's check on save of a document at a time: a save that comes while
@@ -399,19 +408,9 @@ async fn two_sessions_saving_one_file_get_their_own_verdict_or_none() {
 /// during the first check, and either could take the other's check for its own.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_save_during_another_sessions_check_waits_for_its_end() {
-    let ws = FakeWs::new(Script {
-        check_on_save: true,
-        delay_ms: 400,
-        ..Script::default()
-    });
-    let config = || {
-        ws.config_for(ws.server_config_with(
-            r#"strategy = "push-versioned", save = true, wait_quiescent = true, check_progress = "fake/flycheck", hover_barrier = true"#,
-        ))
-    };
-    let host = TestHost::start(&ws, config());
-    let a = std::sync::Arc::new(Pool::new(ws.root(), host.client_config(config())).unwrap());
-    let b = Pool::new(ws.root(), host.client_config(config())).unwrap();
+    let (ws, host, config) = on_save_host(400);
+    let a = std::sync::Arc::new(Pool::new(ws.root(), config.clone()).unwrap());
+    let b = Pool::new(ws.root(), config).unwrap();
     let f = ws.file("a.fk");
     assert!(write_check(&b, &f, OK).await.is_empty());
     let from = ws.log().len();
@@ -459,11 +458,7 @@ async fn a_save_during_another_sessions_check_waits_for_its_end() {
             && order[2].starts_with("notification textDocument/didSave"),
         "{order:?}\n{log}"
     );
-    a.shutdown().await;
-    b.shutdown().await;
-    let group = host.status().servers[0].pgid;
-    host.stop();
-    assert_gone(&[group]);
+    end_sessions(host, &[&a, &b]).await;
 }
 
 /// Sends `line` as the first line on the host's socket, as any process of this user that can
