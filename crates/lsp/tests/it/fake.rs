@@ -1154,23 +1154,13 @@ async fn a_lookup_does_not_wait_for_a_check_of_the_same_text() {
         let (pool, f) = (pool.clone(), f.clone());
         tokio::spawn(async move { pool.check_file(&f, BAD, deadline(60_000)).await })
     };
-    let wait_for = |what: &'static str| {
-        let ws = &ws;
-        async move {
-            let until = Instant::now() + Duration::from_secs(20);
-            while !ws.log().contains(what) {
-                assert!(Instant::now() < until, "no {what}: {}", ws.log());
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-        }
-    };
     // The check has sent the text and waits for the server's answer to its pull.
-    wait_for("request textDocument/diagnostic").await;
+    ws.wait_log("request textDocument/diagnostic", 1).await;
     let lookup = {
         let (pool, f) = (pool.clone(), f.clone());
         tokio::spawn(async move { pool.document_symbols(&f, BAD, deadline(30_000)).await })
     };
-    wait_for("request textDocument/documentSymbol").await;
+    ws.wait_log("request textDocument/documentSymbol", 1).await;
     assert!(
         !check.is_finished(),
         "the lookup waited for the check: {}",

@@ -65,6 +65,19 @@ fn break_a(root: &Path) -> ChangedFile {
     }
 }
 
+/// `b.ts` is among the outcome's other files, with the error `a.ts`'s break gives it (`F002`).
+fn assert_b_broken(out: &lspedit_lsp::CheckOutcome) {
+    let b = out
+        .others
+        .iter()
+        .find(|o| o.path.ends_with("b.ts"))
+        .unwrap_or_else(|| panic!("b.ts is not in the outcome: {out:#?}"));
+    assert!(
+        b.after.iter().any(|d| d.code.as_deref() == Some("F002")),
+        "{b:#?}"
+    );
+}
+
 /// The file names of the fake server's `pull` / `pulled` log lines from `from` on, in order:
 /// (began, name).
 fn pulls(log: &str, from: usize) -> Vec<(bool, String)> {
@@ -250,15 +263,7 @@ async fn dependents_checked_within_the_servers_declared_wait_come_in_the_same_ou
         )
         .await;
     assert_eq!(out.others_pending, 0, "{out:#?}");
-    let b = out
-        .others
-        .iter()
-        .find(|o| o.path.ends_with("b.ts"))
-        .unwrap_or_else(|| panic!("b.ts is not in the outcome: {out:#?}"));
-    assert!(
-        b.after.iter().any(|d| d.code.as_deref() == Some("F002")),
-        "{b:#?}"
-    );
+    assert_b_broken(&out);
     pool.shutdown().await;
 }
 
@@ -352,15 +357,7 @@ async fn a_verdict_past_the_deadline_leaves_the_other_files_their_wait() {
         .await;
     assert!(out.files[0].1.is_ok(), "no verdict: {out:#?}");
     assert_eq!(out.others_pending, 0, "{out:#?}");
-    let b = out
-        .others
-        .iter()
-        .find(|o| o.path.ends_with("b.ts"))
-        .unwrap_or_else(|| panic!("b.ts is not in the outcome: {out:#?}"));
-    assert!(
-        b.after.iter().any(|d| d.code.as_deref() == Some("F002")),
-        "{b:#?}"
-    );
+    assert_b_broken(&out);
     pool.shutdown().await;
 }
 
