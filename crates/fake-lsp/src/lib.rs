@@ -94,11 +94,12 @@ pub struct Script {
     /// (or it is killed).
     pub ignore_shutdown: bool,
     /// Publish a result for an older version (with a `STALE` diagnostic) before and after
-    /// every correct publish.
+    /// every correct publish (with [`Script::check_on_save`]: after each publish of a check).
     pub stale_versions: bool,
     /// Publish every result twice.
     pub publish_twice: bool,
-    /// Publish nothing when the diagnostics did not change since the last publish.
+    /// Publish nothing when the diagnostics did not change since the last publish (with
+    /// [`Script::check_on_save`]: since the document's last publish, of whichever text).
     pub skip_unchanged: bool,
     /// Start a long-lived grandchild (`sleep`) in the server's process group.
     pub spawn_child: bool,

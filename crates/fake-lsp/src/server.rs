@@ -289,6 +289,10 @@ impl FakeServer {
         let queued = std::mem::take(&mut self.state().queued);
         for (uri, version, diags) in queued {
             self.publish(&uri, Some(version), &diags).await;
+            if self.script.stale_versions {
+                self.publish(&uri, Some(version - 1), &stale_diagnostics())
+                    .await;
+            }
         }
     }
 
@@ -382,9 +386,21 @@ impl FakeServer {
             self.notify::<ServerStatus>(json!({ "health": "ok", "quiescent": true }))
                 .await;
         }
+        // Like rust-analyzer, with `skip_unchanged`: a check whose result is the one published
+        // last for the document (whoever's text that was) publishes nothing.
+        let mut state = self.state();
+        if let Some(doc) = state.docs.get_mut(uri) {
+            if self.script.skip_unchanged && doc.last_published.as_ref() == Some(&diags) {
+                drop(state);
+                self.log.line(&format!("skip {uri} {version}"));
+                return;
+            }
+            doc.last_published = Some(diags.clone());
+        }
+        state.queued.push((uri.to_owned(), version, diags.clone()));
+        drop(state);
         self.log
             .line(&format!("queue {uri} {version} {}", diags.len()));
-        self.state().queued.push((uri.to_owned(), version, diags));
     }
 
     /// The requests and notifications a real server sends after `initialized`. The requests

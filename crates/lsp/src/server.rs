@@ -80,13 +80,15 @@ impl Request for Barrier {
     const METHOD: &'static str = "lspedit/barrier";
 }
 
-/// When the host sent our `didSave` of a document on: the `seq` its word arrived at, and the
-/// check counts then (the progress of our check comes after it).
-#[derive(Debug, Clone, Copy)]
+/// When the host sent our `didSave` of a document on: the `seq` its word arrived at, the check
+/// counts then (the progress of our check comes after it), and the diagnostics the server had
+/// published for the document then, to whichever client's text (its state before our check).
+#[derive(Debug, Clone)]
 struct SaveStart {
     seq: u64,
     check_begins: u64,
     check_failures: u64,
+    published: Vec<lsp_types::Diagnostic>,
 }
 
 #[derive(Debug, Clone)]
@@ -1710,6 +1712,10 @@ impl Server {
     /// on save of a document at a time), and holds only if no other client's text replaced
     /// ours in the shared server from then to the fence ([`crate::host::TEXT_REPLACED`]):
     /// publishes go to the client whose text they are about.
+    /// A check that finds what the server last published for the document publishes nothing
+    /// (rust-analyzer), so the verdict is the server's latest publish: ours, or, through the
+    /// host, the one the host says the server had made when our save went on, which may have
+    /// gone to another client's text.
     /// Otherwise (another session wrote the file, an editor saved, the text was never saved)
     /// the answer is [`LspError::Superseded`], never the diagnostics of the other text as this
     /// one's.
@@ -1749,11 +1755,12 @@ impl Server {
         // goes on, so the checks counted from then on are ours, and another client's text that
         // replaces ours from then on voids the result.
         let mut replaced_after = seq0;
+        let mut published_before = None;
         let _turn = self.is_hosted().then_some(SaveTurn { server: self, uri });
         if self.is_hosted() {
             let started = self
                 .wait_for(deadline, |st| {
-                    st.save_started.get(uri).filter(|s| s.seq > asked).copied()
+                    st.save_started.get(uri).filter(|s| s.seq > asked).cloned()
                 })
                 .await?
                 .ok_or_else(|| {
@@ -1761,6 +1768,7 @@ impl Server {
                 })?;
             (begins0, failures0) = (started.check_begins, started.check_failures);
             replaced_after = started.seq;
+            published_before = Some(started.published);
         }
         let mut answered_at = None;
         loop {
@@ -1813,12 +1821,22 @@ impl Server {
                 server: self.id.clone(),
             });
         }
+        // A check that finds what the server published last publishes nothing: the verdict is
+        // the server's latest publish. Through the host, that may have gone to another client's
+        // text before our save went on (the host said what it was); from then on, every publish
+        // of the document comes here (else the host says another text took it: `replaced`).
         let latest = st.publishes.get(uri);
+        let diagnostics = match published_before {
+            Some(before) => latest
+                .filter(|p| p.seq > replaced_after)
+                .map_or(before, |p| p.diagnostics.clone()),
+            None => latest.map(|p| p.diagnostics.clone()).unwrap_or_default(),
+        };
         if answered_at.is_none() {
             answered_at = latest.filter(|p| p.seq > seq0).map(|p| p.at);
         }
         Ok(Outcome {
-            diagnostics: Some(latest.map(|p| p.diagnostics.clone()).unwrap_or_default()),
+            diagnostics: Some(diagnostics),
             answered_at,
         })
     }

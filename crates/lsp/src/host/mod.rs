@@ -50,15 +50,18 @@ use serde::{Deserialize, Serialize};
 pub const PROTOCOL: u32 = 3;
 
 /// The host's notification to a client: another client's text of the document `params.uri`,
-/// which this client has open, replaced this client's in the server. A check that needs the
-/// server to hold the client's text throughout (a check on save) is void if this comes
-/// before its end. A server's own notification of this name never reaches a client.
+/// which this client has open, replaced this client's in the server, or a publish of the
+/// document during this client's check on save went to another client's text. A check that
+/// needs the server to hold the client's text throughout (a check on save) is void if this
+/// comes before its end. A server's own notification of this name never reaches a client.
 pub const TEXT_REPLACED: &str = "$/lspedit/textReplaced";
 
 /// The host's word to a client that its `didSave` of `params.uri` goes to the server now:
 /// one client's check on save of a document runs at a time, so a save that comes while another
 /// client's runs waits until that one ends ([`SAVE_ENDED`]). Sent just before the save is
-/// forwarded: the check's progress and publishes follow it.
+/// forwarded: the check's progress and publishes follow it. `params.diagnostics` are the
+/// diagnostics the server last published for the document (`[]`: none), whichever client's
+/// text they went to: a check that finds the same publishes nothing.
 pub const SAVE_STARTED: &str = "$/lspedit/saveStarted";
 
 /// A client's word to the host that its check on save of `params.uri` ended (with a verdict,

@@ -13,7 +13,10 @@
 //! - one client's check on save of a document runs at a time: a `didSave` that comes while
 //!   another client's check of the document runs waits until that client ends it
 //!   ([`super::SAVE_ENDED`]) or leaves; the client is told ([`super::SAVE_STARTED`]) just
-//!   before its save reaches the server;
+//!   before its save reaches the server, with the diagnostics the server last published for
+//!   the document (a check that finds the same publishes nothing, and that publish may have
+//!   gone to another client's text); a publish of the document during the check that does not
+//!   reach the client is as if another text replaced its own ([`super::TEXT_REPLACED`]);
 //! - `initialize` reaches the server once, with no process id (the sandbox scopes signals, so a
 //!   server could not probe one); later clients get the first answer, and `initialized`,
 //!   `shutdown` and `exit` of a client never reach the server;
@@ -603,10 +606,20 @@ impl Instance {
     /// ended. The client is told first; its own text goes before the save, since the check's
     /// publishes carry the server's version of the document and are routed by its text.
     fn start_save(&self, m: &mut Mux, client: u64, uri: String, msg: &Value) {
+        // A check that finds what the server last published publishes nothing, and that
+        // publish may have gone to another client's text: the client hears what it was.
+        let diagnostics = m
+            .publishes
+            .get(&uri)
+            .map_or_else(|| json!([]), |p| p["diagnostics"].clone());
         Self::send_client(
             m,
             client,
-            &json!({ "jsonrpc": "2.0", "method": SAVE_STARTED, "params": { "uri": uri } }),
+            &json!({
+                "jsonrpc": "2.0",
+                "method": SAVE_STARTED,
+                "params": { "uri": uri, "diagnostics": diagnostics },
+            }),
         );
         m.saving.insert(uri, client);
         self.own_text_first(m, client, msg);
@@ -964,6 +977,7 @@ impl Instance {
                     .iter()
                     .map(|(id, c)| (*id, c.docs.get(&uri).cloned()))
                     .collect();
+                let mut told = HashSet::new();
                 for (client, doc) in clients {
                     match (current, of, doc) {
                         (Some(_), Some(_), Some((version, hash))) if hash_of == Some(hash) => {
@@ -972,9 +986,22 @@ impl Instance {
                         (Some(now), None, Some((_, hash))) if now == hash => {
                             Self::publish_to(m, client, params.clone(), None);
                         }
-                        (Some(_), _, _) => {}
+                        (Some(_), _, _) => continue,
                         (None, _, _) => Self::publish_to(m, client, params.clone(), None),
                     }
+                    told.insert(client);
+                }
+                // The server's latest publish of a document during a client's check on save is
+                // the check's verdict when nothing follows it: one that went to another text
+                // (an older version's, late) leaves that client without it.
+                if let Some(saver) = m.saving.get(&uri).copied()
+                    && !told.contains(&saver)
+                {
+                    Self::send_client(
+                        m,
+                        saver,
+                        &json!({ "jsonrpc": "2.0", "method": TEXT_REPLACED, "params": { "uri": uri } }),
+                    );
                 }
                 return;
             }

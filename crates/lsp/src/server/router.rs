@@ -121,6 +121,9 @@ enum SaveStarted {}
 #[derive(Debug, Serialize, Deserialize)]
 struct SaveStartedParams {
     uri: Url,
+    /// The diagnostics the server last published for the document, whichever client's text
+    /// they went to (none: `[]`).
+    diagnostics: Value,
 }
 
 impl Notification for SaveStarted {
@@ -538,11 +541,16 @@ impl Shared {
     }
 
     /// The host says our `didSave` goes to the server now: recorded with the sequence number it
-    /// arrived at and the check counts as they were (our check's progress follows it).
+    /// arrived at, the check counts as they were (our check's progress follows it) and what
+    /// the server had published for the document then.
     fn on_save_started(&self, p: &Params<SaveStartedParams>) {
         let Some(uri) = uri_param(p, |p| &p.uri) else {
             return;
         };
+        let published = each_diagnostic(match p {
+            Params::Typed(p) => Some(&p.diagnostics),
+            Params::Raw(v) => v.get("diagnostics"),
+        });
         tracing::trace!(server = %self.name, %uri, "the host sent our save on");
         {
             let mut st = self.lock();
@@ -551,6 +559,7 @@ impl Shared {
                 seq: st.seq,
                 check_begins: st.check_begins,
                 check_failures: st.check_failures,
+                published,
             };
             st.save_started.insert(uri, started);
         }

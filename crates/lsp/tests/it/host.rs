@@ -337,10 +337,17 @@ async fn end_sessions(host: TestHost, pools: &[&Pool]) {
 /// A host of a new workspace whose fake server checks on save as rust-analyzer does, each check
 /// taking `delay_ms`, and the configuration pools attach to it with.
 fn on_save_host(delay_ms: u64) -> (FakeWs, TestHost, PoolConfig) {
-    let ws = FakeWs::new(Script {
-        check_on_save: true,
+    on_save_host_with(Script {
         delay_ms,
         ..Script::default()
+    })
+}
+
+/// [`on_save_host`] with the rest of the fake's `script` as given.
+fn on_save_host_with(script: Script) -> (FakeWs, TestHost, PoolConfig) {
+    let ws = FakeWs::new(Script {
+        check_on_save: true,
+        ..script
     });
     let server = ws.server_config_with(
         r#"strategy = "push-versioned", save = true, wait_quiescent = true, check_progress = "fake/flycheck", hover_barrier = true"#,
@@ -398,6 +405,60 @@ async fn two_sessions_saving_one_file_get_their_own_verdict_or_none() {
     assert_eq!(write_check(&a, &f, OK).await, Vec::<String>::new());
     assert_eq!(write_check(&b, &f, BAD).await, vec!["2:14 found ERROR"]);
     assert_eq!(ws.started_pgids().len(), 1, "{}", ws.log());
+    end_sessions(host, &[&a, &b]).await;
+}
+
+/// Regression (issue 48, item 5; CI of stop 57: the real rust-analyzer gave a session the other
+/// text's E0308 through the host): rust-analyzer publishes nothing when a check finds what it
+/// published last for the document, so the verdict is the server's last publish — which, through
+/// the host, may have gone to another client's text. A's latest publish is its own old error;
+/// B's check then cleared it (published to B only); B's next text reaches the server, so A's
+/// clean text goes in as a change, and its check publishes nothing new: A's verdict is the
+/// server's last publish (clean), never A's own older one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_check_that_publishes_nothing_new_is_judged_by_the_servers_last_publish() {
+    let (ws, host, config) = on_save_host_with(Script {
+        skip_unchanged: true,
+        ..Script::default()
+    });
+    let a = Pool::new(ws.root(), config.clone()).unwrap();
+    let b = Pool::new(ws.root(), config).unwrap();
+    let f = ws.file("a.fk");
+    assert_eq!(write_check(&a, &f, BAD).await, vec!["2:14 found ERROR"]);
+    assert!(write_check(&b, &f, OK).await.is_empty());
+    // B's next text reaches the server; the disk does not hold it, so B gets no verdict.
+    let r = check_timed(&b, &f, BAD2, 5000).await;
+    assert!(matches!(r, Err(LspError::Superseded { .. })), "{r:?}");
+    let skips = ws.log().matches("skip ").count();
+    assert!(write_check(&a, &f, OK).await.is_empty(), "{}", ws.log());
+    assert_eq!(ws.log().matches("skip ").count(), skips + 1, "{}", ws.log());
+    end_sessions(host, &[&a, &b]).await;
+}
+
+/// A publish of the document during a client's check on save that goes to another client's
+/// text (the server's late publish of an older version) may be the last the server makes, and
+/// so the verdict of a check that finds the same: the client never saw it, and gets no verdict.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_publish_during_a_check_that_goes_to_another_text_voids_it() {
+    let (ws, host, config) = on_save_host_with(Script {
+        stale_versions: true,
+        ..Script::default()
+    });
+    let a = Pool::new(ws.root(), config.clone()).unwrap();
+    let b = Pool::new(ws.root(), config).unwrap();
+    let f = ws.file("a.fk");
+    // Each check publishes its result, then one for the server's previous version: A's check,
+    // for version 0 (no client's text); B's, for version 1 (A's text).
+    for (pool, text, stale) in [(&a, BAD, " Some(0) 1\n"), (&b, OK, " Some(1) 1\n")] {
+        std::fs::write(&f, text).unwrap();
+        let r = check_timed(pool, &f, text, 5000).await;
+        assert!(
+            matches!(r, Err(LspError::Superseded { .. })),
+            "{r:?}\n{}",
+            ws.log()
+        );
+        assert!(ws.log().contains(stale), "{}", ws.log());
+    }
     end_sessions(host, &[&a, &b]).await;
 }
 
