@@ -80,15 +80,13 @@ impl Request for Barrier {
     const METHOD: &'static str = "lspedit/barrier";
 }
 
-/// When the host sent our `didSave` of a document on: the `seq` its word arrived at, the check
-/// counts then (the progress of our check comes after it), and the diagnostics the server had
-/// published for the document then, to whichever client's text (its state before our check).
-#[derive(Debug, Clone)]
+/// When the host sent our `didSave` of a document on: the `seq` its word arrived at, and the
+/// check counts then (the progress of our check comes after it).
+#[derive(Debug, Clone, Copy)]
 struct SaveStart {
     seq: u64,
     check_begins: u64,
     check_failures: u64,
-    published: Vec<lsp_types::Diagnostic>,
 }
 
 #[derive(Debug, Clone)]
@@ -105,6 +103,10 @@ struct State {
     /// Bumped on every notification; orders publishes relative to our writes.
     seq: u64,
     publishes: HashMap<Url, Published>,
+    /// Through the host: per document, what the server last published when the host last said
+    /// so ([`crate::host::PUBLISHED`], [`crate::host::SAVE_STARTED`]), with the `seq` its word
+    /// arrived at. Never a publish that follows a write; see [`State::latest`].
+    relayed: HashMap<Url, (u64, Vec<lsp_types::Diagnostic>)>,
     /// Through the host: per document, the `seq` at which the host last said another client's
     /// text replaced ours in the server ([`crate::host::TEXT_REPLACED`]).
     replaced: HashMap<Url, u64>,
@@ -138,6 +140,20 @@ struct State {
     /// The edits of the server's `workspace/applyEdit` requests, in arrival order, with the
     /// `seq` they arrived at: collected for the caller (see `requests.rs`), never applied here.
     applied_edits: Vec<(u64, Value)>,
+}
+
+impl State {
+    /// The server's latest word on `uri`'s diagnostics: the newer of our latest publish and
+    /// what the host relayed (`None`: the server never published for it). A server that
+    /// publishes nothing when a text's diagnostics are unchanged leaves this as its result.
+    fn latest(&self, uri: &Url) -> Option<Vec<lsp_types::Diagnostic>> {
+        let published = self.publishes.get(uri).map(|p| (p.seq, &p.diagnostics));
+        let relayed = self.relayed.get(uri).map(|(seq, d)| (*seq, d));
+        match (published, relayed) {
+            (Some(p), Some(r)) => Some(if p.0 > r.0 { p.1 } else { r.1 }.clone()),
+            (p, r) => p.or(r).map(|(_, d)| d.clone()),
+        }
+    }
 }
 
 struct Shared {
@@ -1755,12 +1771,11 @@ impl Server {
         // goes on, so the checks counted from then on are ours, and another client's text that
         // replaces ours from then on voids the result.
         let mut replaced_after = seq0;
-        let mut published_before = None;
         let _turn = self.is_hosted().then_some(SaveTurn { server: self, uri });
         if self.is_hosted() {
             let started = self
                 .wait_for(deadline, |st| {
-                    st.save_started.get(uri).filter(|s| s.seq > asked).cloned()
+                    st.save_started.get(uri).filter(|s| s.seq > asked).copied()
                 })
                 .await?
                 .ok_or_else(|| {
@@ -1768,7 +1783,6 @@ impl Server {
                 })?;
             (begins0, failures0) = (started.check_begins, started.check_failures);
             replaced_after = started.seq;
-            published_before = Some(started.published);
         }
         let mut answered_at = None;
         loop {
@@ -1825,13 +1839,8 @@ impl Server {
         // the server's latest publish. Through the host, that may have gone to another client's
         // text before our save went on (the host said what it was); from then on, every publish
         // of the document comes here (else the host says another text took it: `replaced`).
+        let diagnostics = st.latest(uri).unwrap_or_default();
         let latest = st.publishes.get(uri);
-        let diagnostics = match published_before {
-            Some(before) => latest
-                .filter(|p| p.seq > replaced_after)
-                .map_or(before, |p| p.diagnostics.clone()),
-            None => latest.map(|p| p.diagnostics.clone()).unwrap_or_default(),
-        };
         if answered_at.is_none() {
             answered_at = latest.filter(|p| p.seq > seq0).map(|p| p.at);
         }
@@ -1920,12 +1929,7 @@ impl Server {
             // fixed, tsserver republished the importer clean right away (before the importer's
             // own check began), published nothing for the unchanged importer, and the check
             // returned the importer's previous error (bench `servers`, 4 of 10 fixes).
-            let latest = self
-                .shared
-                .lock()
-                .publishes
-                .get(uri)
-                .map(|p| p.diagnostics.clone());
+            let latest = self.shared.lock().latest(uri);
             return Ok(Outcome {
                 diagnostics: latest,
                 answered_at: None,

@@ -46,7 +46,9 @@ use serde::{Deserialize, Serialize};
 /// The protocol's version: a host and a client of different versions do not talk (the client
 /// runs its servers itself). 2: every hello carries the token. 3: the host tells a client when
 /// another client's text of a document replaced its own in the server ([`TEXT_REPLACED`]), and
-/// runs one client's check on save of a document at a time ([`SAVE_STARTED`], [`SAVE_ENDED`]).
+/// runs one client's check on save of a document at a time ([`SAVE_STARTED`], [`SAVE_ENDED`]);
+/// a client whose text goes to the server in place of another's hears what the server last
+/// published ([`PUBLISHED`]).
 pub const PROTOCOL: u32 = 3;
 
 /// The host's notification to a client: another client's text of the document `params.uri`,
@@ -63,6 +65,14 @@ pub const TEXT_REPLACED: &str = "$/lspedit/textReplaced";
 /// diagnostics the server last published for the document (`[]`: none), whichever client's
 /// text they went to: a check that finds the same publishes nothing.
 pub const SAVE_STARTED: &str = "$/lspedit/saveStarted";
+
+/// The host's notification to a client whose text of the document `params.uri` goes to the
+/// server in place of another client's: `params.diagnostics` are the diagnostics the server
+/// last published for the document (`[]`: none), whichever client's text they went to. A
+/// server that publishes nothing when a text's diagnostics are the ones it published last
+/// (rust-analyzer, typescript-language-server) leaves exactly these as its result for the
+/// client's text, which the client may never have received.
+pub const PUBLISHED: &str = "$/lspedit/published";
 
 /// A client's word to the host that its check on save of `params.uri` ended (with a verdict,
 /// an error or its deadline), or that it no longer waits for its save to start: the next

@@ -9,7 +9,9 @@
 //!   has no version to route by);
 //! - when a client's text of a document replaces another's in the server, each other client
 //!   that has it open is told ([`super::TEXT_REPLACED`]): a check on save of theirs under way
-//!   may have lost its publishes to this client's text;
+//!   may have lost its publishes to this client's text; and this client is told what the
+//!   server last published for it ([`super::PUBLISHED`]): a server that publishes nothing when
+//!   the diagnostics are unchanged leaves those as this text's, and they went to another;
 //! - one client's check on save of a document runs at a time: a `didSave` that comes while
 //!   another client's check of the document runs waits until that client ends it
 //!   ([`super::SAVE_ENDED`]) or leaves; the client is told ([`super::SAVE_STARTED`]) just
@@ -53,7 +55,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::sync::{mpsc, watch};
 
 use super::daemon::Tree;
-use super::{SAVE_ENDED, SAVE_STARTED, TEXT_REPLACED};
+use super::{PUBLISHED, SAVE_ENDED, SAVE_STARTED, TEXT_REPLACED};
 use crate::transport::sanitize;
 use crate::watcher::{self, Watcher};
 
@@ -608,22 +610,38 @@ impl Instance {
     fn start_save(&self, m: &mut Mux, client: u64, uri: String, msg: &Value) {
         // A check that finds what the server last published publishes nothing, and that
         // publish may have gone to another client's text: the client hears what it was.
-        let diagnostics = m
-            .publishes
-            .get(&uri)
-            .map_or_else(|| json!([]), |p| p["diagnostics"].clone());
         Self::send_client(
             m,
             client,
             &json!({
                 "jsonrpc": "2.0",
                 "method": SAVE_STARTED,
-                "params": { "uri": uri, "diagnostics": diagnostics },
+                "params": { "uri": uri, "diagnostics": Self::last_published(m, &uri) },
             }),
         );
         m.saving.insert(uri, client);
         self.own_text_first(m, client, msg);
         self.send_server(msg);
+    }
+
+    /// The diagnostics the server last published for `uri` (`[]`: none).
+    fn last_published(m: &Mux, uri: &str) -> Value {
+        m.publishes
+            .get(uri)
+            .map_or_else(|| json!([]), |p| p["diagnostics"].clone())
+    }
+
+    /// Tells `client` what the server last published for `uri` ([`super::PUBLISHED`]).
+    fn relay_published(m: &Mux, client: u64, uri: &str) {
+        Self::send_client(
+            m,
+            client,
+            &json!({
+                "jsonrpc": "2.0",
+                "method": PUBLISHED,
+                "params": { "uri": uri, "diagnostics": Self::last_published(m, uri) },
+            }),
+        );
     }
 
     /// The check on save of `uri` ended: the first save of it that waited goes on.
@@ -680,6 +698,10 @@ impl Instance {
                             }),
                         );
                     }
+                    // A server that publishes nothing for a text whose diagnostics are the
+                    // ones it published last leaves those as this text's, and they may have
+                    // gone to another client.
+                    Self::relay_published(m, client, uri);
                     let Some(doc) = m.docs.get_mut(uri) else {
                         return;
                     };
@@ -700,16 +722,23 @@ impl Instance {
                         },
                     }));
                     m.last_version = next;
-                } else if let Some(p) = m.publishes.get(uri).cloned() {
+                } else {
                     // The server has this text already: its diagnostics of it, if they are
-                    // in, are this version's too.
+                    // in, are this version's too. If not, its next publish will be; none
+                    // (unchanged) leaves its last one as this text's.
                     let (current, fresh) = m
                         .docs
                         .get(uri)
                         .map_or((None, false), |d| (Some(d.version), d.published));
-                    let of = p.get("version").and_then(Value::as_i64);
-                    if (of.is_none() && fresh) || (of.is_some() && of == current) {
-                        Self::publish_to(m, client, p, Some(version));
+                    match m.publishes.get(uri).cloned() {
+                        Some(p)
+                            if p.get("version")
+                                .and_then(Value::as_i64)
+                                .map_or(fresh, |of| Some(of) == current) =>
+                        {
+                            Self::publish_to(m, client, p, Some(version));
+                        }
+                        _ => Self::relay_published(m, client, uri),
                     }
                 }
             }

@@ -115,6 +115,21 @@ impl Notification for TextReplaced {
     const METHOD: &'static str = crate::host::TEXT_REPLACED;
 }
 
+/// The host's word of what the server last published for a document, whichever client's text
+/// it went to ([`crate::host::PUBLISHED`]).
+enum Relayed {}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct RelayedParams {
+    uri: Url,
+    diagnostics: Value,
+}
+
+impl Notification for Relayed {
+    type Params = RelayedParams;
+    const METHOD: &'static str = crate::host::PUBLISHED;
+}
+
 /// The host's word that our `didSave` goes to the server now ([`crate::host::SAVE_STARTED`]).
 enum SaveStarted {}
 
@@ -184,6 +199,10 @@ pub(super) fn router(shared: Arc<Shared>) -> Router<Arc<Shared>> {
         })
         .notification::<Tolerant<SaveStarted>>(|st, p| {
             st.on_save_started(&p);
+            ControlFlow::Continue(())
+        })
+        .notification::<Tolerant<Relayed>>(|st, p| {
+            st.on_relayed(&p);
             ControlFlow::Continue(())
         })
         .notification::<Tolerant<LogMessage>>(|st, p| {
@@ -540,9 +559,29 @@ impl Shared {
         self.bump();
     }
 
+    /// The host says what the server last published for a document: recorded as the
+    /// server's latest word on it (never as a publish that follows a write).
+    fn on_relayed(&self, p: &Params<RelayedParams>) {
+        let Some(uri) = uri_param(p, |p| &p.uri) else {
+            return;
+        };
+        let diagnostics = each_diagnostic(match p {
+            Params::Typed(p) => Some(&p.diagnostics),
+            Params::Raw(v) => v.get("diagnostics"),
+        });
+        tracing::trace!(server = %self.name, %uri, count = diagnostics.len(), "the server's last publish, relayed");
+        {
+            let mut st = self.lock();
+            st.seq += 1;
+            let seq = st.seq;
+            st.relayed.insert(uri, (seq, diagnostics));
+        }
+        self.bump();
+    }
+
     /// The host says our `didSave` goes to the server now: recorded with the sequence number it
-    /// arrived at, the check counts as they were (our check's progress follows it) and what
-    /// the server had published for the document then.
+    /// arrived at and the check counts as they were (our check's progress follows it); what the
+    /// server had published for the document then is relayed (see [`Shared::on_relayed`]).
     fn on_save_started(&self, p: &Params<SaveStartedParams>) {
         let Some(uri) = uri_param(p, |p| &p.uri) else {
             return;
@@ -559,8 +598,8 @@ impl Shared {
                 seq: st.seq,
                 check_begins: st.check_begins,
                 check_failures: st.check_failures,
-                published,
             };
+            st.relayed.insert(uri.clone(), (started.seq, published));
             st.save_started.insert(uri, started);
         }
         self.bump();

@@ -179,6 +179,40 @@ async fn two_pools_share_one_server_push_unversioned() {
     two_pools_share_one_server("push-unversioned", Mode::PushUnversioned).await;
 }
 
+/// The class of the check on save's defect, for a server that publishes only on change
+/// (typescript-language-server publishes nothing when a text's diagnostics are the ones it
+/// published last): B's latest publish says clean; A's broken text then reaches the server,
+/// which publishes the error to A only; B's next text has the same error, so the server
+/// publishes nothing. B's verdict is the server's last publish (the error), never B's own
+/// older "clean" — which was a false "no errors".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_text_the_server_publishes_nothing_for_is_judged_by_its_last_publish() {
+    let ws = FakeWs::new(Script {
+        mode: Mode::PushUnversioned,
+        skip_unchanged: true,
+        ..Script::default()
+    });
+    let config = ws.config("push-unversioned");
+    let host = TestHost::start(&ws, config.clone());
+    let a = Pool::new(ws.root(), host.client_config(config.clone())).unwrap();
+    let b = Pool::new(ws.root(), host.client_config(config)).unwrap();
+    let f = ws.file("a.fk");
+    assert!(write_check(&b, &f, OK).await.is_empty());
+    // A's text only (B would follow a change on disk, and get the error that way).
+    let r = check_timed(&a, &f, BAD, 5000).await.unwrap();
+    assert_eq!(messages(&r), vec!["2:14 found ERROR"]);
+    let skips = ws.log().matches("skip ").count();
+    let same_error = format!("{BAD}one more fine line\n");
+    assert_eq!(
+        write_check(&b, &f, &same_error).await,
+        vec!["2:14 found ERROR"],
+        "{}",
+        ws.log()
+    );
+    assert_eq!(ws.log().matches("skip ").count(), skips + 1, "{}", ws.log());
+    end_sessions(host, &[&a, &b]).await;
+}
+
 /// A pool that shuts down detaches: the server stays up, warm, for the next client, with no
 /// document of the first left open in it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
