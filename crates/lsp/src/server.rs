@@ -104,8 +104,8 @@ struct State {
     seq: u64,
     publishes: HashMap<Url, Published>,
     /// Through the host: per document, what the server last published when the host last said
-    /// so ([`crate::host::PUBLISHED`], [`crate::host::SAVE_STARTED`]), with the `seq` its word
-    /// arrived at. Never a publish that follows a write; see [`State::latest`].
+    /// so ([`crate::host::PUBLISHED`]), with the `seq` its word arrived at. Never a publish that
+    /// follows a write; see [`State::latest`].
     relayed: HashMap<Url, (u64, Vec<lsp_types::Diagnostic>)>,
     /// Through the host: per document, the `seq` at which the host last said another client's
     /// text replaced ours in the server ([`crate::host::TEXT_REPLACED`]).

@@ -61,13 +61,13 @@ pub const TEXT_REPLACED: &str = "$/lspedit/textReplaced";
 /// The host's word to a client that its `didSave` of `params.uri` goes to the server now:
 /// one client's check on save of a document runs at a time, so a save that comes while another
 /// client's runs waits until that one ends ([`SAVE_ENDED`]). Sent just before the save is
-/// forwarded: the check's progress and publishes follow it. `params.diagnostics` are the
-/// diagnostics the server last published for the document (`[]`: none), whichever client's
-/// text they went to: a check that finds the same publishes nothing.
+/// forwarded, after what the server last published for the document ([`PUBLISHED`]: a check
+/// that finds the same publishes nothing): the check's progress and publishes follow it.
 pub const SAVE_STARTED: &str = "$/lspedit/saveStarted";
 
 /// The host's notification to a client whose text of the document `params.uri` goes to the
-/// server in place of another client's: `params.diagnostics` are the diagnostics the server
+/// server in place of another client's, or whose check on save of it starts
+/// ([`SAVE_STARTED`]): `params.diagnostics` are the diagnostics the server
 /// last published for the document (`[]`: none), whichever client's text they went to. A
 /// server that publishes nothing when a text's diagnostics are the ones it published last
 /// (rust-analyzer, typescript-language-server) leaves exactly these as its result for the

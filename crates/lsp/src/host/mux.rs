@@ -15,10 +15,11 @@
 //! - one client's check on save of a document runs at a time: a `didSave` that comes while
 //!   another client's check of the document runs waits until that client ends it
 //!   ([`super::SAVE_ENDED`]) or leaves; the client is told ([`super::SAVE_STARTED`]) just
-//!   before its save reaches the server, with the diagnostics the server last published for
-//!   the document (a check that finds the same publishes nothing, and that publish may have
-//!   gone to another client's text); a publish of the document during the check that does not
-//!   reach the client is as if another text replaced its own ([`super::TEXT_REPLACED`]);
+//!   before its save reaches the server, after what the server last published for the
+//!   document ([`super::PUBLISHED`]: a check that finds the same publishes nothing, and that
+//!   publish may have gone to another client's text); a publish of the document during the
+//!   check that does not reach the client is as if another text replaced its own
+//!   ([`super::TEXT_REPLACED`]);
 //! - `initialize` reaches the server once, with no process id (the sandbox scopes signals, so a
 //!   server could not probe one); later clients get the first answer, and `initialized`,
 //!   `shutdown` and `exit` of a client never reach the server;
@@ -610,36 +611,30 @@ impl Instance {
     fn start_save(&self, m: &mut Mux, client: u64, uri: String, msg: &Value) {
         // A check that finds what the server last published publishes nothing, and that
         // publish may have gone to another client's text: the client hears what it was.
+        Self::relay_published(m, client, &uri);
         Self::send_client(
             m,
             client,
-            &json!({
-                "jsonrpc": "2.0",
-                "method": SAVE_STARTED,
-                "params": { "uri": uri, "diagnostics": Self::last_published(m, &uri) },
-            }),
+            &json!({ "jsonrpc": "2.0", "method": SAVE_STARTED, "params": { "uri": uri } }),
         );
         m.saving.insert(uri, client);
         self.own_text_first(m, client, msg);
         self.send_server(msg);
     }
 
-    /// The diagnostics the server last published for `uri` (`[]`: none).
-    fn last_published(m: &Mux, uri: &str) -> Value {
-        m.publishes
-            .get(uri)
-            .map_or_else(|| json!([]), |p| p["diagnostics"].clone())
-    }
-
     /// Tells `client` what the server last published for `uri` ([`super::PUBLISHED`]).
     fn relay_published(m: &Mux, client: u64, uri: &str) {
+        let diagnostics = m
+            .publishes
+            .get(uri)
+            .map_or_else(|| json!([]), |p| p["diagnostics"].clone());
         Self::send_client(
             m,
             client,
             &json!({
                 "jsonrpc": "2.0",
                 "method": PUBLISHED,
-                "params": { "uri": uri, "diagnostics": Self::last_published(m, uri) },
+                "params": { "uri": uri, "diagnostics": diagnostics },
             }),
         );
     }

@@ -136,9 +136,6 @@ enum SaveStarted {}
 #[derive(Debug, Serialize, Deserialize)]
 struct SaveStartedParams {
     uri: Url,
-    /// The diagnostics the server last published for the document, whichever client's text
-    /// they went to (none: `[]`).
-    diagnostics: Value,
 }
 
 impl Notification for SaveStarted {
@@ -580,16 +577,11 @@ impl Shared {
     }
 
     /// The host says our `didSave` goes to the server now: recorded with the sequence number it
-    /// arrived at and the check counts as they were (our check's progress follows it); what the
-    /// server had published for the document then is relayed (see [`Shared::on_relayed`]).
+    /// arrived at and the check counts as they were (our check's progress follows it).
     fn on_save_started(&self, p: &Params<SaveStartedParams>) {
         let Some(uri) = uri_param(p, |p| &p.uri) else {
             return;
         };
-        let published = each_diagnostic(match p {
-            Params::Typed(p) => Some(&p.diagnostics),
-            Params::Raw(v) => v.get("diagnostics"),
-        });
         tracing::trace!(server = %self.name, %uri, "the host sent our save on");
         {
             let mut st = self.lock();
@@ -599,7 +591,6 @@ impl Shared {
                 check_begins: st.check_begins,
                 check_failures: st.check_failures,
             };
-            st.relayed.insert(uri.clone(), (started.seq, published));
             st.save_started.insert(uri, started);
         }
         self.bump();
