@@ -1929,6 +1929,20 @@ impl Server {
             // fixed, tsserver republished the importer clean right away (before the importer's
             // own check began), published nothing for the unchanged importer, and the check
             // returned the importer's previous error (bench `servers`, 4 of 10 fixes).
+            // Through the host, the server's latest publish may have gone to another client's
+            // text: the host answers every text we send with it, so wait for that word.
+            if self.is_hosted() {
+                self.wait_for(deadline, |st| {
+                    st.relayed
+                        .get(uri)
+                        .is_some_and(|(seq, _)| *seq > seq0)
+                        .then_some(())
+                })
+                .await?
+                .ok_or_else(|| {
+                    self.timeout("waiting for the host's word on the last publish", t0)
+                })?;
+            }
             let latest = self.shared.lock().latest(uri);
             return Ok(Outcome {
                 diagnostics: latest,

@@ -47,8 +47,7 @@ use serde::{Deserialize, Serialize};
 /// runs its servers itself). 2: every hello carries the token. 3: the host tells a client when
 /// another client's text of a document replaced its own in the server ([`TEXT_REPLACED`]), and
 /// runs one client's check on save of a document at a time ([`SAVE_STARTED`], [`SAVE_ENDED`]);
-/// a client whose text goes to the server in place of another's hears what the server last
-/// published ([`PUBLISHED`]).
+/// every text a client sends is answered with what the server last published ([`PUBLISHED`]).
 pub const PROTOCOL: u32 = 3;
 
 /// The host's notification to a client: another client's text of the document `params.uri`,
@@ -65,8 +64,8 @@ pub const TEXT_REPLACED: &str = "$/lspedit/textReplaced";
 /// that finds the same publishes nothing): the check's progress and publishes follow it.
 pub const SAVE_STARTED: &str = "$/lspedit/saveStarted";
 
-/// The host's notification to a client whose text of the document `params.uri` goes to the
-/// server in place of another client's, or whose check on save of it starts
+/// The host's answer to every text of the document `params.uri` a client sends (`didOpen`,
+/// `didChange`), and its word just before the client's check on save of it starts
 /// ([`SAVE_STARTED`]): `params.diagnostics` are the diagnostics the server
 /// last published for the document (`[]`: none), whichever client's text they went to. A
 /// server that publishes nothing when a text's diagnostics are the ones it published last

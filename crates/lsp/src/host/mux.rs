@@ -9,9 +9,10 @@
 //!   has no version to route by);
 //! - when a client's text of a document replaces another's in the server, each other client
 //!   that has it open is told ([`super::TEXT_REPLACED`]): a check on save of theirs under way
-//!   may have lost its publishes to this client's text; and this client is told what the
-//!   server last published for it ([`super::PUBLISHED`]): a server that publishes nothing when
-//!   the diagnostics are unchanged leaves those as this text's, and they went to another;
+//!   may have lost its publishes to this client's text;
+//! - every text a client sends is answered with what the server last published for the
+//!   document ([`super::PUBLISHED`]): a server that publishes nothing when the diagnostics are
+//!   unchanged leaves those as this text's, and they may have gone to another client;
 //! - one client's check on save of a document runs at a time: a `didSave` that comes while
 //!   another client's check of the document runs waits until that client ends it
 //!   ([`super::SAVE_ENDED`]) or leaves; the client is told ([`super::SAVE_STARTED`]) just
@@ -693,10 +694,6 @@ impl Instance {
                             }),
                         );
                     }
-                    // A server that publishes nothing for a text whose diagnostics are the
-                    // ones it published last leaves those as this text's, and they may have
-                    // gone to another client.
-                    Self::relay_published(m, client, uri);
                     let Some(doc) = m.docs.get_mut(uri) else {
                         return;
                     };
@@ -725,15 +722,12 @@ impl Instance {
                         .docs
                         .get(uri)
                         .map_or((None, false), |d| (Some(d.version), d.published));
-                    match m.publishes.get(uri).cloned() {
-                        Some(p)
-                            if p.get("version")
-                                .and_then(Value::as_i64)
-                                .map_or(fresh, |of| Some(of) == current) =>
-                        {
-                            Self::publish_to(m, client, p, Some(version));
-                        }
-                        _ => Self::relay_published(m, client, uri),
+                    if let Some(p) = m.publishes.get(uri).cloned()
+                        && p.get("version")
+                            .and_then(Value::as_i64)
+                            .map_or(fresh, |of| Some(of) == current)
+                    {
+                        Self::publish_to(m, client, p, Some(version));
                     }
                 }
             }
@@ -759,6 +753,11 @@ impl Instance {
                 }));
             }
         }
+        // A server that publishes nothing for a text whose diagnostics are the ones it
+        // published last leaves those as this text's, and they may have gone to another
+        // client. Every text a client sends is answered so: its pool, seeing nothing
+        // published, waits for this word before it takes "unchanged" for an answer.
+        Self::relay_published(m, client, uri);
     }
 
     /// Before a request about a document the client has open: when the server has another

@@ -271,6 +271,7 @@ async fn rust_analyzer_check_that_cannot_run_is_no_verdict() {
 /// diagnostics or "changed during the check", never the other's; alone, each gets its verdict.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rust_analyzer_two_sessions_through_the_host_get_their_own_verdict_or_none() {
+    init_tracing();
     let Some(cfg) = require_server("rust-analyzer") else {
         return;
     };
