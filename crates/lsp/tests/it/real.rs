@@ -268,7 +268,8 @@ async fn rust_analyzer_check_that_cannot_run_is_no_verdict() {
 /// (each first in turn, each text broken in turn). rust-analyzer's check on save reads the disk
 /// the other session rewrites and publishes under the version the other session's text may
 /// have become: 7 of 20 results were the other text's. Every answer is now its own text's
-/// diagnostics or "changed during the check", never the other's; alone, each gets its verdict.
+/// diagnostics, "changed during the check" or none by the deadline, never the other's; alone,
+/// each gets its verdict.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rust_analyzer_two_sessions_through_the_host_get_their_own_verdict_or_none() {
     init_tracing();
@@ -292,7 +293,7 @@ async fn rust_analyzer_two_sessions_through_the_host_get_their_own_verdict_or_no
     // Warm: the first check loads the project.
     let r = save_check(&a, &path, &bad, 120_000).await.unwrap();
     assert!(right(&r, true), "{r:#?}");
-    let (mut verdicts, mut superseded) = (0, 0);
+    let (mut verdicts, mut superseded, mut timeouts) = (0, 0, 0);
     for round in 0..6 {
         let (a_broken, b_broken) = if round % 4 < 2 {
             (true, false)
@@ -322,11 +323,15 @@ async fn rust_analyzer_two_sessions_through_the_host_get_their_own_verdict_or_no
                     );
                 }
                 Err(lspedit_lsp::LspError::Superseded { .. }) => superseded += 1,
+                // No answer by the deadline is "none" too, never a wrong one (one CI run: the
+                // server stopped answering in round 5 and the pool's probe restarted it). The
+                // rounds alone below must each get their verdict.
+                Err(lspedit_lsp::LspError::Timeout { .. }) => timeouts += 1,
                 Err(e) => panic!("round {round}, {who}: {e}"),
             }
         }
     }
-    eprintln!("two sessions: {verdicts} verdicts, {superseded} superseded");
+    eprintln!("two sessions: {verdicts} verdicts, {superseded} superseded, {timeouts} timed out");
     for (pool, broken) in [(&a, false), (&b, true), (&a, true), (&b, false)] {
         let r = save_check(pool, &path, if broken { &bad } else { &good }, 60_000)
             .await
