@@ -12,7 +12,7 @@
 //! cargo run --release -p lspedit-bench -- concurrency [--write] [--quick]
 //! cargo run --release -p lspedit-bench -- rename  [--write] [--quick]
 //! cargo run --release -p lspedit-bench -- symbols [--write] [--quick]
-//! cargo run --release -p lspedit-bench -- real    [--write] [--quick]
+//! cargo run --release -p lspedit-bench -- real    [--write] [--quick] [--burn N]
 //! cargo run --release -p lspedit-bench -- real --large [--write] [--quick]
 //! cargo run --release -p lspedit-bench -- retry   [--quick]
 //! cargo run --release -p lspedit-bench -- large   [--quick]
@@ -27,6 +27,7 @@
 // A benchmark's output is its purpose: results go to stdout, progress to stderr.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod burners;
 mod child;
 mod concurrency;
 mod corpus;
@@ -102,6 +103,7 @@ const USAGE: &str = "usage: lspedit-bench <engine|process|servers|workflow|renam
   --no-build  do not run `cargo build --release -p lspedit` before `process`
 
   LSPEDIT_BIN=path   time this lspedit binary (no build); default <target>/release/lspedit
+  --burn N    real: beside N CPU burners, in a section of its own
   LSPEDIT_BENCH_SERVERS=a,b   real, host: only these servers (not for --write)
   LSPEDIT_BENCH_PROJECTS=a,b  real --large: only these projects (not for --write)";
 
@@ -501,28 +503,46 @@ fn run_real(options: &[String]) -> Result<()> {
             .collect();
         return run_real_large(&rest);
     }
-    let (write, quick) = write_quick(options)?;
+    // `--burn N`: beside N CPU burners (busy loops in processes of their own, as
+    // `scripts/burn` runs them), in a section of their own.
+    let (burn, options) = burners_option(options)?;
+    let (write, quick) = write_quick(&options)?;
     ensure!(
         !(write && quick),
         "--quick figures are not written to BENCHMARKS.md"
     );
     let root = workspace_root();
+    let _burners = burners::Burners::start(burn)?;
     let (machine, date, start) = (machine(&root), today(), load());
     let table = real::run(quick)?;
+    let (heading, command, beside) = if burn == 0 {
+        (real::HEADING.to_string(), "real --write".to_string(), String::new())
+    } else {
+        (
+            format!("{} beside {burn} CPU burners", real::HEADING),
+            format!("real --burn {burn} --write"),
+            format!(
+                "The same measure as in \"Real projects\", beside {burn} CPU burners (busy loops \
+                 at normal priority, each a process of its own, as `scripts/burn` runs them), \
+                 as agents' machines are.\n\n"
+            ),
+        )
+    };
     let body = format!(
-        "Command (after `scripts/install-servers`; release build):\n\n```\ncargo run --release -p lspedit-bench -- real --write\n```\n\n\
+        "Command (after `scripts/install-servers`; release build):\n\n```\ncargo run --release -p lspedit-bench -- {command}\n```\n\n\
          Measured {date} on: {machine}; 1-minute load average {start:.2} at the start, {:.2} at \
-         the end; servers as pinned in `lsp-configs/`.\n\n\
+         the end; servers as pinned in `lsp-configs/`.\n\n{beside}\
          Pinned projects, downloaded once into `~/.cache/lspedit/bench/` and checked against a \
          pinned SHA-256, each run on a fresh copy: zod 4.1.12 (npm; `src/` without its tests, \
          which need vitest, and a strict `nodenext` tsconfig), requests 2.32.3 (PyPI sdist, \
          tests included, dependencies as the machine has them), memchr 2.7.4 (crates.io; its \
          lock file made once and kept beside the archive). Driven as an agent drives them: \
-         `Tools::edit` over `LspProvider` on a pool of the one server, default `ToolsConfig` \
-         (the result returns once the edited file is checked and the other files checked \
-         within the server's `dependents_wait_ms` after it; the rest come as late results). *Cold*: from creating the pool to the first edit's result (the server \
+         `Tools::edit` over `LspProvider` on a pool of the one server (the result returns \
+         once the edited file is checked and the other files checked within the server's \
+         `dependents_wait_ms` after it; the rest come as late results). *Cold*: from creating the pool to the first edit's result (the server \
          starts and loads the project; rust-analyzer's first `cargo check` builds memchr's \
-         dependencies). *Warm*: 20 edit → fix cycles of a type error inside a function body \
+         dependencies); the cold edit and the timed warm cycles wait for the edited file's \
+         verdict up to 5 min and 60 s, so their times are the server's. *Warm*: 20 edit → fix cycles of a type error inside a function body \
          (no exported type changes), both edits timed, each result checked: an error on the \
          broken line after the break, none there after the fix (a written file's other errors \
          are shown too: requests' `utils.py` has 13 from before the session). *Server's own time*: in the same \
@@ -530,7 +550,13 @@ fn run_real(options: &[String]) -> Result<()> {
          = per edit, its result's time minus that edit's own time (what lspedit adds: \
          writing, planning, waiting for the server's queue, formatting); *pool level*: the \
          same per-edit difference for the same edits made at the pool level \
-         (`check_change_within`, other files not waited for) after the warm cycles. *Cross-file*: edits \
+         (`check_change_within`, other files not waited for) after the warm cycles. *Default \
+         budgets*: the same 20 cycles again through a `Tools` with the default `ToolsConfig` \
+         (an agent's: 3 s for a warm server), each result counted as checked and right, \
+         pending (the edited file not checked within the budget) or checked but wrong; *late \
+         blocks about the edited file*: those results that start with a late block about the \
+         file they edit (an answer about an older text of it). *Cross-file* (default \
+         `ToolsConfig` too): edits \
          to exported API (rename, parameter type or count, return type, a removed export, a \
          re-export through a barrel, `__init__.py` or `pub use`), each reverted (and its \
          result awaited) before the next. Expected: the files other than the edited one in \
@@ -545,7 +571,30 @@ fn run_real(options: &[String]) -> Result<()> {
          its text said some dependents were not checked or the search hit its bounds.\n\n{table}",
         load()
     );
-    publish(&root, write, real::HEADING, &body, rename::HEADING)
+    let after = if burn == 0 {
+        rename::HEADING
+    } else {
+        real::HEADING
+    };
+    publish(&root, write, &heading, &body, after)
+}
+
+/// `--burn N` taken out of `options`: N (0 without it) and the other options.
+fn burners_option(options: &[String]) -> Result<(usize, Vec<String>)> {
+    let mut rest = Vec::new();
+    let mut burn = 0;
+    let mut it = options.iter();
+    while let Some(o) = it.next() {
+        if o == "--burn" {
+            let n = it.next().with_context(|| format!("--burn needs a number\n{USAGE}"))?;
+            burn = n.parse().map_err(|_| {
+                anyhow::anyhow!("--burn {n}: not a number of burners\n{USAGE}")
+            })?;
+        } else {
+            rest.push(o.clone());
+        }
+    }
+    Ok((burn, rest))
 }
 
 /// The retry measure: every drift case applied in process, then the same patch again.
