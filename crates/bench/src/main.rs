@@ -516,7 +516,11 @@ fn run_real(options: &[String]) -> Result<()> {
     let (machine, date, start) = (machine(&root), today(), load());
     let table = real::run(quick)?;
     let (heading, command, beside) = if burn == 0 {
-        (real::HEADING.to_string(), "real --write".to_string(), String::new())
+        (
+            real::HEADING.to_string(),
+            "real --write".to_string(),
+            String::new(),
+        )
     } else {
         (
             format!("{} beside {burn} CPU burners", real::HEADING),
@@ -586,10 +590,12 @@ fn burners_option(options: &[String]) -> Result<(usize, Vec<String>)> {
     let mut it = options.iter();
     while let Some(o) = it.next() {
         if o == "--burn" {
-            let n = it.next().with_context(|| format!("--burn needs a number\n{USAGE}"))?;
-            burn = n.parse().map_err(|_| {
-                anyhow::anyhow!("--burn {n}: not a number of burners\n{USAGE}")
-            })?;
+            let n = it
+                .next()
+                .with_context(|| format!("--burn needs a number\n{USAGE}"))?;
+            burn = n
+                .parse()
+                .map_err(|_| anyhow::anyhow!("--burn {n}: not a number of burners\n{USAGE}"))?;
         } else {
             rest.push(o.clone());
         }

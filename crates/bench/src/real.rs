@@ -271,8 +271,15 @@ fn session(
     // The same edits as an agent with the default configuration makes them: a verdict, or
     // "pending" when the warm server is slower than the budget (issue 48's "a verdict in
     // >= 95% of warm edits").
-    let plain = Tools::new(Workspace::open(&root)?, dyn_provider(), ToolsConfig::default());
-    let late = format!("LSP errors detected in {} after your earlier change", warm.file);
+    let plain = Tools::new(
+        Workspace::open(&root)?,
+        dyn_provider(),
+        ToolsConfig::default(),
+    );
+    let late = format!(
+        "LSP errors detected in {} after your earlier change",
+        warm.file
+    );
     for i in 0..cycles {
         for forward in [true, false] {
             let r = edit(&plain, warm, forward)?;
