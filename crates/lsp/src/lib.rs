@@ -71,6 +71,7 @@ mod diagnostics;
 mod error;
 pub mod host;
 mod importers;
+mod likely;
 mod pool;
 mod position;
 mod requests;

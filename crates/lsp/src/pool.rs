@@ -103,10 +103,6 @@ struct Inner {
     serials: Mutex<HashMap<ServerKey, Serials>>,
     /// Per server, what its last dependents scan read (see `importers.rs`).
     scans: Mutex<HashMap<ServerKey, crate::importers::ScanCache>>,
-    /// Per server, how long its last complete pass took to check the other files once the
-    /// named files had their verdict: a declared wait they did not fit in last time is not
-    /// waited ([`OthersWait::Declared`]).
-    others_took: Mutex<HashMap<ServerKey, Duration>>,
 }
 
 /// See [`Inner::serials`].
@@ -160,14 +156,54 @@ const OTHER_CHECKS_IN_FLIGHT: usize = 3;
 /// documents) once the named files have their verdict ([`Pool::check_change_within`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum OthersWait {
-    /// Up to the server's declared `dependents_wait_ms` (its `[diagnostics]`): the other files
-    /// finished by then come in the same result, the rest are counted and come later.
+    /// For the files the change most likely broke (those that name what it touched,
+    /// `likely.rs`; checked first), up to the server's declared `dependents_wait_ms` (its
+    /// `[diagnostics]`); none when no file is likely. The other files finished by then come
+    /// in the same result, the rest are counted and come later.
     #[default]
     Declared,
     /// Up to this long (`ZERO`: not at all).
     For(Duration),
     /// Up to the call's deadline (a one-shot command that has no later result).
     UntilDeadline,
+}
+
+/// How long one server's caller waits for its other files (from [`OthersWait`]).
+#[derive(Debug, Clone, Copy)]
+enum OthersBy {
+    /// Until the likely broken files are checked, at most this long.
+    Likely(Duration),
+    /// At most this long.
+    For(Duration),
+    /// Until the call's deadline.
+    Deadline,
+}
+
+/// Tells its `Notify` when dropped (once more is harmless: a permit is kept at most once).
+struct TellOnDrop<'a>(&'a tokio::sync::Notify);
+
+impl Drop for TellOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.notify_one();
+    }
+}
+
+/// `candidates` with the files the change of `items` most likely broke first (`likely.rs`:
+/// those naming an identifier of a changed line), and how many those are. Only the order
+/// changes: every candidate is still checked.
+fn likely_first(candidates: Vec<Candidate>, items: &[Item]) -> (Vec<Candidate>, usize) {
+    let mut touched = HashSet::new();
+    for it in items {
+        touched.extend(crate::likely::touched_words(
+            it.previous.as_deref(),
+            &it.text,
+        ));
+    }
+    let texts: Vec<&str> = candidates.iter().map(|(_, t, _)| &**t).collect();
+    let (order, likely) = crate::likely::order(&texts, &touched);
+    let mut slots: Vec<Option<Candidate>> = candidates.into_iter().map(Some).collect();
+    let ordered = order.into_iter().filter_map(|i| slots[i].take()).collect();
+    (ordered, likely)
 }
 
 /// A changed file of a pass: its path, its new text and its previous one (when known).
@@ -200,6 +236,9 @@ struct OthersOut {
     asked: Instant,
     /// The other files checked so far, for a caller that stops waiting before the pass ends.
     partial: Arc<Mutex<PartialOthers>>,
+    /// Told once the likely broken files ([`OthersPlan::likely`]) are checked, or the pass
+    /// stopped checking.
+    likely_done: Arc<tokio::sync::Notify>,
 }
 
 /// A pull server's other files as their checks finish: what a caller that stops waiting
@@ -226,6 +265,8 @@ impl PartialOthers {
 #[derive(Debug, Clone, Copy, Default)]
 struct OthersPlan {
     pulls: usize,
+    /// Of which the first ones, the files the change most likely broke (`likely.rs`).
+    likely: usize,
     unchecked: usize,
     bounded: bool,
 }
@@ -388,7 +429,6 @@ impl Pool {
             passes: watch::channel(0).0,
             serials: Mutex::default(),
             scans: Mutex::default(),
-            others_took: Mutex::default(),
         });
         let owner = Some(Arc::new(Owner {
             inner: Arc::downgrade(&inner),
@@ -507,7 +547,7 @@ impl Pool {
             Vec::with_capacity(n);
         let mut groups: BTreeMap<ServerKey, Vec<Item>> = BTreeMap::new();
         // Per server, how long the other files are waited for.
-        let mut waits_for: BTreeMap<ServerKey, Option<Duration>> = BTreeMap::new();
+        let mut waits_for: BTreeMap<ServerKey, OthersBy> = BTreeMap::new();
         for (
             i,
             ChangedFile {
@@ -525,24 +565,19 @@ impl Pool {
                     let declared = self
                         .server_for(&abs)
                         .map(|c| Duration::from_millis(c.diagnostics.dependents_wait_ms));
-                    let fit_last_time = |wait: Duration| {
-                        self.inner
-                            .others_took
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .get(&key)
-                            .is_none_or(|took| *took <= wait)
-                    };
-                    waits_for.entry(key.clone()).or_insert(match others_wait {
-                        // Waiting costs the caller the whole wait when the other files do not
-                        // fit in it: measured on zod and requests, 20 importers took seconds
-                        // and every edit paid the full second for nothing.
-                        OthersWait::Declared => {
-                            declared.map(|d| if fit_last_time(d) { d } else { Duration::ZERO })
-                        }
-                        OthersWait::For(d) => Some(d),
-                        OthersWait::UntilDeadline => None,
-                    });
+                    waits_for
+                        .entry(key.clone())
+                        .or_insert(match (others_wait, declared) {
+                            // Waiting for every other file cost the caller the whole wait when
+                            // they did not fit in it (measured on zod and requests: 20 importers
+                            // took seconds, every edit paid the full second): the wait is for the
+                            // files the change most likely broke, checked first.
+                            (OthersWait::Declared, Some(d)) => OthersBy::Likely(d),
+                            (OthersWait::Declared, None) | (OthersWait::UntilDeadline, _) => {
+                                OthersBy::Deadline
+                            }
+                            (OthersWait::For(d), _) => OthersBy::For(d),
+                        });
                     let generation = self.next_generation(&abs);
                     out.push((abs.clone(), None));
                     groups.entry(key).or_default().push(Item {
@@ -573,7 +608,8 @@ impl Pool {
             let (others_tx, others_rx) = tokio::sync::oneshot::channel();
             let plan: Arc<Mutex<Option<OthersPlan>>> = Arc::default();
             let partial: Arc<Mutex<PartialOthers>> = Arc::default();
-            let others_wait = waits_for.get(&key).copied().flatten();
+            let likely_done = Arc::new(tokio::sync::Notify::new());
+            let others_wait = waits_for.get(&key).copied().unwrap_or(OthersBy::Deadline);
             // The pass runs on its own task so that it goes on past the caller's deadline and
             // a late answer can still be kept (bounded by the startup timeout).
             let pool = self.background();
@@ -583,6 +619,7 @@ impl Pool {
             let task_key = key.clone();
             let task_plan = Arc::clone(&plan);
             let task_partial = Arc::clone(&partial);
+            let task_likely_done = Arc::clone(&likely_done);
             let running = PassGuard::new(&self.inner.passes);
             tokio::spawn(async move {
                 let _running = running;
@@ -595,68 +632,107 @@ impl Pool {
                         plan: task_plan,
                         asked,
                         partial: task_partial,
+                        likely_done: task_likely_done,
                     },
                     late_deadline,
                 )
                 .await;
             });
-            waits.push((key, receivers, others_rx, plan, partial, others_wait, limit));
+            waits.push((
+                key,
+                receivers,
+                others_rx,
+                plan,
+                partial,
+                likely_done,
+                others_wait,
+                limit,
+            ));
         }
         let since = Instant::now();
-        let all = futures::future::join_all(waits.into_iter().map(
-            |(key, receivers, others_rx, plan, partial, others_wait, limit)| async move {
-                let results =
-                    futures::future::join_all(receivers.into_iter().map(|(i, path, rx)| {
-                        let key = key.clone();
-                        async move {
-                            let r = self
-                                .wait_verdict(&key, &path, rx, deadline, limit, since)
-                                .await;
-                            (i, r)
-                        }
-                    }))
-                    .await;
-                // The named files are settled (or past the deadline): other files that need
-                // requests of their own get `others_wait` more; a push server's are ready.
-                // Counted from the verdict, bounded by how long the verdict itself could wait
-                // (`limit`): a verdict that came past the deadline leaves the others their time.
-                // A named file without one ends the wait at the deadline (the server is idle,
-                // or gone).
-                let planned = *plan.lock().unwrap_or_else(|e| e.into_inner());
-                let bound = if results
-                    .iter()
-                    .any(|(_, r)| matches!(r, Err(LspError::Timeout { .. })))
-                {
-                    deadline
-                } else {
-                    limit
-                };
-                let others_by = match (others_wait, planned) {
-                    (Some(wait), Some(p)) if p.pulls > 0 => bound.min(Instant::now() + wait),
-                    _ => bound,
-                };
-                let others = match tokio::time::timeout_at(others_by.into(), others_rx).await {
-                    Ok(Ok(o)) => o,
-                    Ok(Err(_)) => OthersReport::default(),
-                    Err(_) => {
-                        // What is finished comes now; the rest is counted, and kept for later.
-                        let p = plan
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .unwrap_or_default();
-                        let files = partial.lock().unwrap_or_else(|e| e.into_inner()).take();
-                        OthersReport {
-                            pending: p.pulls.saturating_sub(files.len()),
-                            files,
-                            unchecked: p.unchecked,
-                            bounded: p.bounded,
-                        }
-                    }
-                };
-                (key, results, others)
-            },
-        ))
-        .await;
+        let all =
+            futures::future::join_all(
+                waits.into_iter().map(
+                    |(
+                        key,
+                        receivers,
+                        others_rx,
+                        plan,
+                        partial,
+                        likely_done,
+                        others_wait,
+                        limit,
+                    )| async move {
+                        let results = futures::future::join_all(receivers.into_iter().map(
+                            |(i, path, rx)| {
+                                let key = key.clone();
+                                async move {
+                                    let r = self
+                                        .wait_verdict(&key, &path, rx, deadline, limit, since)
+                                        .await;
+                                    (i, r)
+                                }
+                            },
+                        ))
+                        .await;
+                        // The named files are settled (or past the deadline): other files that need
+                        // requests of their own get `others_wait` more; a push server's are ready.
+                        // Counted from the verdict, bounded by how long the verdict itself could wait
+                        // (`limit`): a verdict that came past the deadline leaves the others their time.
+                        // A named file without one ends the wait at the deadline (the server is idle,
+                        // or gone).
+                        let planned = *plan.lock().unwrap_or_else(|e| e.into_inner());
+                        let bound = if results
+                            .iter()
+                            .any(|(_, r)| matches!(r, Err(LspError::Timeout { .. })))
+                        {
+                            deadline
+                        } else {
+                            limit
+                        };
+                        let (others_by, likely_only) = match (others_wait, planned) {
+                            (OthersBy::Likely(_), Some(p)) if p.likely == 0 => {
+                                (Instant::now(), false)
+                            }
+                            (OthersBy::Likely(wait), Some(p)) if p.pulls > 0 => {
+                                (bound.min(Instant::now() + wait), true)
+                            }
+                            (OthersBy::For(wait), Some(p)) if p.pulls > 0 => {
+                                (bound.min(Instant::now() + wait), false)
+                            }
+                            _ => (bound, false),
+                        };
+                        let ended = tokio::select! {
+                            // The whole report when it is there, whatever else is.
+                            biased;
+                            o = others_rx => Some(o),
+                            () = tokio::time::sleep_until(others_by.into()) => None,
+                            () = likely_done.notified(), if likely_only => None,
+                        };
+                        let others = match ended {
+                            Some(Ok(o)) => o,
+                            Some(Err(_)) => OthersReport::default(),
+                            None => {
+                                // What is finished comes now; the rest is counted, and kept for later.
+                                let p = plan
+                                    .lock()
+                                    .unwrap_or_else(|e| e.into_inner())
+                                    .unwrap_or_default();
+                                let files =
+                                    partial.lock().unwrap_or_else(|e| e.into_inner()).take();
+                                OthersReport {
+                                    pending: p.pulls.saturating_sub(files.len()),
+                                    files,
+                                    unchecked: p.unchecked,
+                                    bounded: p.bounded,
+                                }
+                            }
+                        };
+                        (key, results, others)
+                    },
+                ),
+            )
+            .await;
         let mut others = Vec::new();
         let mut others_pending = 0;
         let mut others_unchecked = 0;
@@ -759,10 +835,12 @@ impl Pool {
         } else {
             (Vec::new(), 0, false)
         };
+        let (candidates, likely) = likely_first(candidates, &items);
         // Known before any named file is settled, so the caller can tell how many other
         // files are still being checked when it stops waiting for them.
         *others_out.plan.lock().unwrap_or_else(|e| e.into_inner()) = Some(OthersPlan {
             pulls: candidates.len(),
+            likely,
             unchecked,
             bounded,
         });
@@ -848,7 +926,6 @@ impl Pool {
             }
         });
         let oks = futures::future::join_all(settles).await;
-        let verdict_at = Instant::now();
         self.touch_slot(&key);
         if oks.contains(&true)
             && let Some(slot) = self.slots().get_mut(&key)
@@ -889,7 +966,6 @@ impl Pool {
         // checked are counted.
         let mut epoch = server.epoch();
         let mut superseded = false;
-        let candidates_empty = candidates.is_empty();
         if !candidates.is_empty() {
             self.checking_others(
                 &key,
@@ -901,11 +977,11 @@ impl Pool {
                     &server,
                     &key,
                     serial,
-                    candidates,
+                    (candidates, likely),
                     &changed,
                     deadline,
                     &current,
-                    &others_out.partial,
+                    (&others_out.partial, &others_out.likely_done),
                 )
                 .await;
             self.done_checking_others(&key, serial);
@@ -939,13 +1015,6 @@ impl Pool {
         // Not busy any more before the caller hears the end, so that maintenance right after
         // a call sees the server idle.
         drop(busy);
-        if !superseded && !candidates_empty {
-            self.inner
-                .others_took
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(key.clone(), verdict_at.elapsed());
-        }
         let report = OthersReport {
             files: others,
             pending: 0,
@@ -1040,18 +1109,28 @@ impl Pool {
     /// in flight, nearest file first, and a newer pass of the server stops the rest unsent:
     /// the server's queue holds a few of lspedit's background requests, never a batch that
     /// the next edit's verdict would wait behind.
+    ///
+    /// The first `likely` candidates are the files the change most likely broke
+    /// ([`likely_first`]): `likely_done` is told once their checks ended (or the pass stopped
+    /// checking), so that a caller waiting for them stops.
     #[allow(clippy::too_many_arguments)]
     async fn check_others(
         &self,
         server: &Arc<Server>,
         key: &ServerKey,
         serial: u64,
-        candidates: Vec<Candidate>,
+        (candidates, likely): (Vec<Candidate>, usize),
         changed: &[ChangedText],
         deadline: Instant,
         current: &(dyn Fn(&Path) -> bool + Send + Sync),
-        partial: &Mutex<PartialOthers>,
+        (partial, likely_done): (&Mutex<PartialOthers>, &tokio::sync::Notify),
     ) -> CheckedOthers {
+        // Whatever way this ends, a caller waiting for the likely files stops waiting.
+        let _told = TellOnDrop(likely_done);
+        let likely_paths: HashSet<PathBuf> = candidates[..likely]
+            .iter()
+            .map(|(p, _, _)| p.clone())
+            .collect();
         let unknown: Vec<(PathBuf, Arc<str>)> = candidates
             .iter()
             .filter(|(_, _, c)| c.is_none())
@@ -1123,13 +1202,29 @@ impl Pool {
         // The state the "after"s are computed in: the changed files' new texts are back.
         let epoch = server.epoch();
         let mut afters = Vec::new();
+        // The likely files that have a "before" come first in `known`; their checks end first.
+        let likely_known = known
+            .iter()
+            .filter(|(p, _, _)| likely_paths.contains(p))
+            .count();
+        if likely_known == 0 {
+            likely_done.notify_one();
+        }
         if !superseded {
             let files = known
                 .iter()
                 .map(|(p, t, _)| (p.clone(), Arc::clone(t)))
                 .collect();
+            let likely_ended = std::sync::atomic::AtomicUsize::new(0);
             // Each file as it finishes, for a caller that stops waiting before the rest.
-            let finished = |i: usize, after: &FileDiagnostics| {
+            let finished = |i: usize, after: Option<&FileDiagnostics>| {
+                if i < likely_known
+                    && likely_ended.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1
+                        == likely_known
+                {
+                    likely_done.notify_one();
+                }
+                let Some(after) = after else { return };
                 let (path, _, before) = &known[i];
                 partial
                     .lock()
@@ -1166,14 +1261,14 @@ impl Pool {
 
     /// Each file's settled result (in order; `None` for one that could not be checked), with
     /// at most [`OTHER_CHECKS_IN_FLIGHT`] checks at a time: the rest are not sent until one
-    /// answers, and are never sent when the caller drops this. `finished` hears each result
-    /// (with the file's index) as soon as it is settled.
+    /// answers, and are never sent when the caller drops this. `finished` hears each file's
+    /// end (with its index, and its result if it has one) as soon as it is settled.
     async fn check_each(
         &self,
         server: &Arc<Server>,
         files: Vec<(PathBuf, Arc<str>)>,
         deadline: Instant,
-        finished: &(dyn Fn(usize, &FileDiagnostics) + Send + Sync),
+        finished: &(dyn Fn(usize, Option<&FileDiagnostics>) + Send + Sync),
     ) -> Vec<Option<FileDiagnostics>> {
         use futures::StreamExt;
         futures::stream::iter(files.into_iter().enumerate())
@@ -1183,9 +1278,7 @@ impl Pool {
                     Some(Ok(s)) => server.settle(s, deadline).await.ok(),
                     _ => None,
                 };
-                if let Some(r) = &result {
-                    finished(i, r);
-                }
+                finished(i, result.as_ref());
                 result
             })
             .buffered(OTHER_CHECKS_IN_FLIGHT)

@@ -151,11 +151,12 @@ pub struct DiagnosticsConfig {
     /// been observed (a cold project, or one whose files were all clean so far).
     #[serde(default = "default_first_publish_timeout_ms")]
     pub first_publish_timeout_ms: u64,
-    /// Pull servers: how long a tool's result waits for the other files a change may have
-    /// broken (its dependents) once the written files have their verdict, before it reports
-    /// what is finished and counts the rest for a later result. Bounds the wait; skipped for
-    /// a server whose other files took longer than this on its last change. Push servers'
-    /// other files come with the written files' verdict.
+    /// Pull servers: how long a tool's result waits for the other files a change most likely
+    /// broke (its dependents and open documents that name an identifier of a changed line;
+    /// checked first) once the written files have their verdict, before it reports what is
+    /// finished and counts the rest for a later result. Bounds the wait; none when no other
+    /// file names anything the change touched. Push servers' other files come with the
+    /// written files' verdict.
     #[serde(default = "default_dependents_wait_ms")]
     pub dependents_wait_ms: u64,
 }
