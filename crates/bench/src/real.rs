@@ -81,15 +81,76 @@ struct Row {
     /// The pool-level call's time minus the server's own (for the same kind of edit).
     pool_added: Vec<Duration>,
     wrong: usize,
-    /// The same break → fix edits as an agent with the default configuration makes them
-    /// (3 s for a warm server): results checked and right, pending, checked but wrong.
-    default_right: usize,
-    default_pending: usize,
-    default_wrong: usize,
-    /// Results of those edits that start with a late block about the file they edit (an
-    /// answer about an older text of it: never true once the edit changed it).
-    stale_late: usize,
+    /// The same break → fix edits as an agent with the default configuration makes them.
+    defaults: DefaultBudgets,
     verdicts: Vec<Verdict>,
+}
+
+/// Break → fix edits made through a `Tools` with the default `ToolsConfig` (3 s for a warm
+/// server), each result counted.
+#[derive(Default)]
+pub(crate) struct DefaultBudgets {
+    /// Checked, with the edit's error shown after the break and gone after the fix.
+    pub(crate) right: usize,
+    /// The edited file not checked within the budget.
+    pub(crate) pending: usize,
+    /// Checked, but the errors are not the edit's.
+    pub(crate) wrong: usize,
+    /// Results that start with a late block about the file they edit (an answer about an older
+    /// text of it: never true once the edit changed it).
+    pub(crate) stale_late: usize,
+}
+
+impl DefaultBudgets {
+    pub(crate) fn total(&self) -> usize {
+        self.right + self.pending + self.wrong
+    }
+
+    /// `cycles` break → fix cycles of `warm` (whose error is on `line`) through `tools`, each
+    /// result counted; `label` names the measure in what is printed about a wrong result.
+    pub(crate) fn measure(
+        tools: &Tools,
+        warm: &Edit,
+        line: u32,
+        cycles: usize,
+        label: &str,
+    ) -> Result<Self> {
+        let mut counts = Self::default();
+        let late = format!(
+            "LSP errors detected in {} after your earlier change",
+            warm.file
+        );
+        for i in 0..cycles {
+            for forward in [true, false] {
+                let r = edit(tools, warm, forward)?;
+                let what = if forward { "break" } else { "fix" };
+                if r.llm_content.contains(&late) {
+                    counts.stale_late += 1;
+                    eprintln!(
+                        "{label}: default budgets, cycle {i} ({what}) starts with a late block for the file it edits:\n{}",
+                        r.llm_content
+                    );
+                }
+                let checked = r
+                    .diagnostics
+                    .iter()
+                    .any(|s| s.path == warm.file && s.status == DiagnosticsStatus::Checked);
+                if !checked {
+                    counts.pending += 1;
+                } else if right_result(&r, warm.file, line, forward) {
+                    counts.right += 1;
+                } else {
+                    counts.wrong += 1;
+                    eprintln!(
+                        "{label}: default budgets, cycle {i} ({what}) got a wrong or stale result:\n{}",
+                        r.llm_content
+                    );
+                }
+            }
+        }
+        tools.take_late_feedback();
+        Ok(counts)
+    }
 }
 
 /// The other files a result's text names: every `<diagnostics file="…">` block but the edited
@@ -231,10 +292,7 @@ fn session(
         added: Vec::new(),
         pool_added: Vec::new(),
         wrong: 0,
-        default_right: 0,
-        default_pending: 0,
-        default_wrong: 0,
-        stale_late: 0,
+        defaults: DefaultBudgets::default(),
         verdicts: Vec::new(),
     };
     let warm = &project.warm;
@@ -276,39 +334,7 @@ fn session(
         dyn_provider(),
         ToolsConfig::default(),
     );
-    let late = format!(
-        "LSP errors detected in {} after your earlier change",
-        warm.file
-    );
-    for i in 0..cycles {
-        for forward in [true, false] {
-            let r = edit(&plain, warm, forward)?;
-            let what = if forward { "break" } else { "fix" };
-            if r.llm_content.contains(&late) {
-                row.stale_late += 1;
-                eprintln!(
-                    "real: {server}: default budgets, cycle {i} ({what}) starts with a late block for the file it edits:\n{}",
-                    r.llm_content
-                );
-            }
-            let checked = r
-                .diagnostics
-                .iter()
-                .any(|s| s.path == warm.file && s.status == DiagnosticsStatus::Checked);
-            if !checked {
-                row.default_pending += 1;
-            } else if right_result(&r, warm.file, line, forward) {
-                row.default_right += 1;
-            } else {
-                row.default_wrong += 1;
-                eprintln!(
-                    "real: {server}: default budgets, cycle {i} ({what}) got a wrong or stale result:\n{}",
-                    r.llm_content
-                );
-            }
-        }
-    }
-    plain.take_late_feedback();
+    row.defaults = DefaultBudgets::measure(&plain, warm, line, cycles, &format!("real: {server}"))?;
 
     // The server's own time for the same edits, at the pool level.
     let pool = provider.pool();
@@ -460,11 +486,11 @@ pub fn run(quick: bool) -> Result<String> {
             ms(percentile(&r.added, 0.9)),
             ms(percentile(&r.pool_added, 0.5)),
             r.wrong,
-            r.default_right,
-            r.default_pending,
-            r.default_wrong,
-            r.default_right + r.default_pending + r.default_wrong,
-            r.stale_late,
+            r.defaults.right,
+            r.defaults.pending,
+            r.defaults.wrong,
+            r.defaults.total(),
+            r.defaults.stale_late,
             r.verdicts.len(),
         );
     }

@@ -23,7 +23,7 @@ use lspedit_lsp::BlockingPool;
 use lspedit_tools::{DiagnosticsProvider, DiagnosticsStatus, LspProvider, Tools, ToolsConfig};
 use lspedit_write::Workspace;
 
-use crate::real::{edit, pool_config, right_result, warm_line};
+use crate::real::{DefaultBudgets, edit, pool_config, right_result, warm_line};
 use crate::real_projects::{Checker, LARGE_PROJECTS, Project};
 use crate::timing::ms;
 
@@ -55,12 +55,8 @@ struct Row {
     wrong: usize,
     /// Results that were not `Checked` (timed out at [`WARM_BOUND`], or failed).
     unchecked: usize,
-    /// The same edits with the default budgets, after the bounded ones: results checked and
-    /// right, pending (timed out), checked but wrong, and all.
-    default_right: usize,
-    default_pending: usize,
-    default_wrong: usize,
-    default_total: usize,
+    /// The same edits with the default budgets, after the bounded ones.
+    defaults: DefaultBudgets,
     peak: Rss,
     settled: Rss,
     settled_in_time: bool,
@@ -227,10 +223,7 @@ fn session(project: &Project, server: &'static str, cycles: usize) -> Result<Opt
         own: Vec::new(),
         wrong: 0,
         unchecked: 0,
-        default_right: 0,
-        default_pending: 0,
-        default_wrong: 0,
-        default_total: 0,
+        defaults: DefaultBudgets::default(),
         peak: Rss::default(),
         settled: Rss::default(),
         settled_in_time: false,
@@ -278,44 +271,13 @@ fn session(project: &Project, server: &'static str, cycles: usize) -> Result<Opt
         Some(provider.clone() as Arc<dyn DiagnosticsProvider>),
         ToolsConfig::default(),
     );
-    for i in 0..DEFAULT_CYCLES.min(cycles) {
-        for forward in [true, false] {
-            let r = edit(&plain, warm, forward)?;
-            row.default_total += 1;
-            // A late block about the edited file (the answer to an earlier, pending edit) at
-            // the start of this result: shown in full, the edit having changed the text it is
-            // about.
-            let late = format!(
-                "LSP errors detected in {} after your earlier change",
-                warm.file
-            );
-            if r.llm_content.contains(&late) {
-                eprintln!(
-                    "real --large: {server}: default budgets, cycle {i} ({}) starts with a late block for the file it edits:\n{}",
-                    if forward { "break" } else { "fix" },
-                    r.llm_content
-                );
-            }
-            let status = r
-                .diagnostics
-                .iter()
-                .find(|s| s.path == warm.file)
-                .map(|s| s.status);
-            if status != Some(DiagnosticsStatus::Checked) {
-                row.default_pending += 1;
-            } else if right_result(&r, warm.file, line, forward) {
-                row.default_right += 1;
-            } else {
-                row.default_wrong += 1;
-                eprintln!(
-                    "real --large: {server}: default budgets, cycle {i} ({}) got a wrong or stale result:\n{}",
-                    if forward { "break" } else { "fix" },
-                    r.llm_content
-                );
-            }
-        }
-    }
-    plain.take_late_feedback();
+    row.defaults = DefaultBudgets::measure(
+        &plain,
+        warm,
+        line,
+        DEFAULT_CYCLES.min(cycles),
+        &format!("real --large: {server}"),
+    )?;
 
     // Settled: once the server has answered for everything it was sent.
     row.settled_in_time = provider
@@ -396,10 +358,10 @@ pub fn run(quick: bool) -> Result<String> {
             r.default_warm.as_secs(),
             r.wrong,
             r.unchecked,
-            r.default_right,
-            r.default_pending,
-            r.default_wrong,
-            r.default_total,
+            r.defaults.right,
+            r.defaults.pending,
+            r.defaults.wrong,
+            r.defaults.total(),
             mib(r.peak.group),
             mib(r.peak.tree),
             mib(r.settled.group),

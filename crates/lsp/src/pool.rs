@@ -179,6 +179,26 @@ enum OthersBy {
     Deadline,
 }
 
+/// A verdict's receiver: the file's index in the call, its path, the channel.
+type VerdictRx = (
+    usize,
+    PathBuf,
+    tokio::sync::oneshot::Receiver<Result<FileDiagnostics, LspError>>,
+);
+
+/// One server's share of a call, as the caller waits for it ([`Pool::check_change_within`]).
+struct ServerWait {
+    key: ServerKey,
+    receivers: Vec<VerdictRx>,
+    others_rx: tokio::sync::oneshot::Receiver<OthersReport>,
+    plan: Arc<Mutex<Option<OthersPlan>>>,
+    partial: Arc<Mutex<PartialOthers>>,
+    likely_done: Arc<tokio::sync::Notify>,
+    others_wait: OthersBy,
+    /// Past the deadline, a working server's verdict is waited for up to this.
+    limit: Instant,
+}
+
 /// Tells its `Notify` when dropped (once more is harmless: a permit is kept at most once).
 struct TellOnDrop<'a>(&'a tokio::sync::Notify);
 
@@ -638,7 +658,7 @@ impl Pool {
                 )
                 .await;
             });
-            waits.push((
+            waits.push(ServerWait {
                 key,
                 receivers,
                 others_rx,
@@ -647,92 +667,83 @@ impl Pool {
                 likely_done,
                 others_wait,
                 limit,
-            ));
+            });
         }
         let since = Instant::now();
-        let all =
-            futures::future::join_all(
-                waits.into_iter().map(
-                    |(
-                        key,
-                        receivers,
-                        others_rx,
-                        plan,
-                        partial,
-                        likely_done,
-                        others_wait,
-                        limit,
-                    )| async move {
-                        let results = futures::future::join_all(receivers.into_iter().map(
-                            |(i, path, rx)| {
-                                let key = key.clone();
-                                async move {
-                                    let r = self
-                                        .wait_verdict(&key, &path, rx, deadline, limit, since)
-                                        .await;
-                                    (i, r)
-                                }
-                            },
-                        ))
+        let all = futures::future::join_all(waits.into_iter().map(|w: ServerWait| async move {
+            let ServerWait {
+                key,
+                receivers,
+                others_rx,
+                plan,
+                partial,
+                likely_done,
+                others_wait,
+                limit,
+            } = w;
+            let results = futures::future::join_all(receivers.into_iter().map(|(i, path, rx)| {
+                let key = key.clone();
+                async move {
+                    let r = self
+                        .wait_verdict(&key, &path, rx, deadline, limit, since)
                         .await;
-                        // The named files are settled (or past the deadline): other files that need
-                        // requests of their own get `others_wait` more; a push server's are ready.
-                        // Counted from the verdict, bounded by how long the verdict itself could wait
-                        // (`limit`): a verdict that came past the deadline leaves the others their time.
-                        // A named file without one ends the wait at the deadline (the server is idle,
-                        // or gone).
-                        let planned = *plan.lock().unwrap_or_else(|e| e.into_inner());
-                        let bound = if results
-                            .iter()
-                            .any(|(_, r)| matches!(r, Err(LspError::Timeout { .. })))
-                        {
-                            deadline
-                        } else {
-                            limit
-                        };
-                        let (others_by, likely_only) = match (others_wait, planned) {
-                            (OthersBy::Likely(_), Some(p)) if p.likely == 0 => {
-                                (Instant::now(), false)
-                            }
-                            (OthersBy::Likely(wait), Some(p)) if p.pulls > 0 => {
-                                (bound.min(Instant::now() + wait), true)
-                            }
-                            (OthersBy::For(wait), Some(p)) if p.pulls > 0 => {
-                                (bound.min(Instant::now() + wait), false)
-                            }
-                            _ => (bound, false),
-                        };
-                        let ended = tokio::select! {
-                            // The whole report when it is there, whatever else is.
-                            biased;
-                            o = others_rx => Some(o),
-                            () = tokio::time::sleep_until(others_by.into()) => None,
-                            () = likely_done.notified(), if likely_only => None,
-                        };
-                        let others = match ended {
-                            Some(Ok(o)) => o,
-                            Some(Err(_)) => OthersReport::default(),
-                            None => {
-                                // What is finished comes now; the rest is counted, and kept for later.
-                                let p = plan
-                                    .lock()
-                                    .unwrap_or_else(|e| e.into_inner())
-                                    .unwrap_or_default();
-                                let files =
-                                    partial.lock().unwrap_or_else(|e| e.into_inner()).take();
-                                OthersReport {
-                                    pending: p.pulls.saturating_sub(files.len()),
-                                    files,
-                                    unchecked: p.unchecked,
-                                    bounded: p.bounded,
-                                }
-                            }
-                        };
-                        (key, results, others)
-                    },
-                ),
-            )
+                    (i, r)
+                }
+            }))
             .await;
+            // The named files are settled (or past the deadline): other files that need
+            // requests of their own get `others_wait` more; a push server's are ready.
+            // Counted from the verdict, bounded by how long the verdict itself could wait
+            // (`limit`): a verdict that came past the deadline leaves the others their time.
+            // A named file without one ends the wait at the deadline (the server is idle,
+            // or gone).
+            let planned = *plan.lock().unwrap_or_else(|e| e.into_inner());
+            let bound = if results
+                .iter()
+                .any(|(_, r)| matches!(r, Err(LspError::Timeout { .. })))
+            {
+                deadline
+            } else {
+                limit
+            };
+            let (others_by, likely_only) = match (others_wait, planned) {
+                (OthersBy::Likely(_), Some(p)) if p.likely == 0 => (Instant::now(), false),
+                (OthersBy::Likely(wait), Some(p)) if p.pulls > 0 => {
+                    (bound.min(Instant::now() + wait), true)
+                }
+                (OthersBy::For(wait), Some(p)) if p.pulls > 0 => {
+                    (bound.min(Instant::now() + wait), false)
+                }
+                _ => (bound, false),
+            };
+            let ended = tokio::select! {
+                // The whole report when it is there, whatever else is.
+                biased;
+                o = others_rx => Some(o),
+                () = tokio::time::sleep_until(others_by.into()) => None,
+                () = likely_done.notified(), if likely_only => None,
+            };
+            let others = match ended {
+                Some(Ok(o)) => o,
+                Some(Err(_)) => OthersReport::default(),
+                None => {
+                    // What is finished comes now; the rest is counted, and kept for later.
+                    let p = plan
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .unwrap_or_default();
+                    let files = partial.lock().unwrap_or_else(|e| e.into_inner()).take();
+                    OthersReport {
+                        pending: p.pulls.saturating_sub(files.len()),
+                        files,
+                        unchecked: p.unchecked,
+                        bounded: p.bounded,
+                    }
+                }
+            };
+            (key, results, others)
+        }))
+        .await;
         let mut others = Vec::new();
         let mut others_pending = 0;
         let mut others_unchecked = 0;
