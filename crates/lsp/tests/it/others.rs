@@ -241,15 +241,14 @@ async fn a_first_changes_late_other_files_are_kept_once_the_new_texts_are_back()
 /// Item 2 of issue 48: the callers a change broke come in the result of the edit that broke
 /// them. With the default wait ([`OthersWait::Declared`]) the caller waits for the files that
 /// name what the change touched up to the server's declared `dependents_wait_ms` after the
-/// written file's verdict: an importer whose check ends within it is in the same outcome, and
-/// `c.ts` (an open document, quick to check beside the slow importer) too, nothing left pending.
+/// written file's verdict: an importer whose check ends within it is in the same outcome.
 /// (Before: the tools never waited, and the importer's error came a call late.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dependents_checked_within_the_servers_declared_wait_come_in_the_same_outcome() {
     let (ws, pool) = project_declaring(
         Script {
             slow_suffix: Some("/b.ts".to_string()),
-            slow_ms: 2_000,
+            slow_ms: 300,
             ..Script::default()
         },
         &["b.ts"],
@@ -263,8 +262,12 @@ async fn dependents_checked_within_the_servers_declared_wait_come_in_the_same_ou
             OthersWait::Declared,
         )
         .await;
-    assert_eq!(out.others_pending, 0, "{out:#?}");
     assert_b_broken(&out);
+    // c.ts (an open document) names nothing the change touched: it is not waited for, so it
+    // is in the outcome if its check (after b.ts's: the fake answers one request at a time)
+    // finished by then, and counted pending otherwise. Nothing else is left.
+    let c_in = out.others.iter().any(|o| o.path.ends_with("c.ts"));
+    assert_eq!(out.others_pending, usize::from(!c_in), "{out:#?}");
     pool.shutdown().await;
 }
 
