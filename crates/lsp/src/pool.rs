@@ -707,7 +707,11 @@ impl Pool {
                 limit
             };
             let (others_by, likely_only) = match (others_wait, planned) {
-                (OthersBy::Likely(_), Some(p)) if p.likely == 0 => (Instant::now(), false),
+                // Pull servers only: a push server's other files come with the verdict (its
+                // pass sends them right after), and are always waited for.
+                (OthersBy::Likely(_), Some(p)) if p.pulls > 0 && p.likely == 0 => {
+                    (Instant::now(), false)
+                }
                 (OthersBy::Likely(wait), Some(p)) if p.pulls > 0 => {
                     (bound.min(Instant::now() + wait), true)
                 }
