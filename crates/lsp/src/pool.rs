@@ -199,6 +199,24 @@ struct ServerWait {
     limit: Instant,
 }
 
+/// Until when a caller waits for its other files once the named files are settled (`now`),
+/// never past `bound`, and whether it stops once the likely files are checked. A pull server
+/// with no likely file: not at all. A push server's other files come with the verdict (its
+/// pass sends them right after): always waited for, up to `bound`, whatever `wait` says.
+fn others_deadline(
+    wait: OthersBy,
+    planned: Option<OthersPlan>,
+    bound: Instant,
+    now: Instant,
+) -> (Instant, bool) {
+    match (wait, planned) {
+        (OthersBy::Likely(_), Some(p)) if p.pulls > 0 && p.likely == 0 => (now, false),
+        (OthersBy::Likely(wait), Some(p)) if p.pulls > 0 => (bound.min(now + wait), true),
+        (OthersBy::For(wait), Some(p)) if p.pulls > 0 => (bound.min(now + wait), false),
+        _ => (bound, false),
+    }
+}
+
 /// Tells its `Notify` when dropped (once more is harmless: a permit is kept at most once).
 struct TellOnDrop<'a>(&'a tokio::sync::Notify);
 
@@ -706,20 +724,8 @@ impl Pool {
             } else {
                 limit
             };
-            let (others_by, likely_only) = match (others_wait, planned) {
-                // Pull servers only: a push server's other files come with the verdict (its
-                // pass sends them right after), and are always waited for.
-                (OthersBy::Likely(_), Some(p)) if p.pulls > 0 && p.likely == 0 => {
-                    (Instant::now(), false)
-                }
-                (OthersBy::Likely(wait), Some(p)) if p.pulls > 0 => {
-                    (bound.min(Instant::now() + wait), true)
-                }
-                (OthersBy::For(wait), Some(p)) if p.pulls > 0 => {
-                    (bound.min(Instant::now() + wait), false)
-                }
-                _ => (bound, false),
-            };
+            let (others_by, likely_only) =
+                others_deadline(others_wait, planned, bound, Instant::now());
             let ended = tokio::select! {
                 // The whole report when it is there, whatever else is.
                 biased;
@@ -2481,6 +2487,49 @@ impl Drop for Inner {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A push server's other files are waited for up to the bound whatever the wait says
+    /// (they come with the verdict); a pull server's by the wait, none with no likely file.
+    #[test]
+    fn push_servers_other_files_are_always_waited_for() {
+        let now = Instant::now();
+        let bound = now + Duration::from_secs(30);
+        let plan = |pulls, likely| {
+            Some(OthersPlan {
+                pulls,
+                likely,
+                unchecked: 0,
+                bounded: false,
+            })
+        };
+        let second = Duration::from_secs(1);
+        for wait in [
+            OthersBy::Likely(second),
+            OthersBy::For(second),
+            OthersBy::Deadline,
+        ] {
+            assert_eq!(
+                others_deadline(wait, plan(0, 0), bound, now),
+                (bound, false)
+            );
+        }
+        assert_eq!(
+            others_deadline(OthersBy::Likely(second), plan(5, 0), bound, now),
+            (now, false)
+        );
+        assert_eq!(
+            others_deadline(OthersBy::Likely(second), plan(5, 2), bound, now),
+            (now + second, true)
+        );
+        assert_eq!(
+            others_deadline(OthersBy::For(second), plan(5, 0), bound, now),
+            (now + second, false)
+        );
+        assert_eq!(
+            others_deadline(OthersBy::Deadline, plan(5, 2), bound, now),
+            (bound, false)
+        );
+    }
 
     #[test]
     fn computing_is_a_share_of_the_probes_wait_not_any_tick() {
